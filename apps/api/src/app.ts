@@ -1,0 +1,44 @@
+import express, { type Express } from 'express';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppDeps } from './deps';
+import { authenticate } from './auth/authenticate';
+import { errorHandler, routeNotFound } from './http/errors';
+import { requestContext, requireUtf8, securityHeaders } from './http/middleware';
+import { apiRouter } from './routes';
+import { devLoginRouter } from './routes/auth/dev';
+import { logoutRouter } from './routes/auth/session-routes';
+
+export const JSON_BODY_LIMIT = '1mb';
+
+/** Builds the Express app without listening, so tests can drive it directly. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'simple');
+  app.use(requestContext(deps.logger));
+  app.use(securityHeaders);
+  app.use(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8 }));
+  app.use(express.urlencoded({ extended: false, limit: '16kb', verify: requireUtf8 }));
+  app.use(authenticate(deps.tokens, deps.db, deps.config.adminUsers));
+
+  app.use('/svc/api', apiRouter(deps));
+  const auth = express.Router();
+  if (deps.config.auth.provider === 'dev') auth.use(devLoginRouter(deps));
+  auth.use(logoutRouter(deps));
+  app.use('/svc/auth', auth);
+  app.use('/svc', routeNotFound);
+
+  serveWebApp(app, deps.config.webDistDir);
+  app.use(routeNotFound);
+  app.use(errorHandler);
+  return app;
+}
+
+/** Serves the built web app with an index.html fallback for its client-side routes. */
+function serveWebApp(app: Express, dir: string | null): void {
+  if (!dir || !existsSync(join(dir, 'index.html'))) return;
+  app.use(express.static(dir, { index: 'index.html', maxAge: '1h' }));
+  app.get(/^\/(?!svc\/).*/, (_req, res) => res.sendFile(join(dir, 'index.html')));
+}

@@ -1,0 +1,35 @@
+import type { Response } from 'express';
+import type { Db } from '@svc/db';
+import type { AppDeps } from '../deps';
+import { SESSION_COOKIE } from './authenticate';
+
+export interface ExternalIdentity {
+  provider: string;
+  subject: string;
+  login: string;
+  email?: string | null;
+  name?: string | null;
+  avatarUrl?: string | null;
+}
+
+/** Finds or creates the user behind a provider identity; a taken login gets a numeric suffix. */
+export async function upsertUser(db: Db, identity: ExternalIdentity) {
+  const existing = await db.user.findUnique({ where: { provider_provider_subject: { provider: identity.provider, provider_subject: identity.subject } } });
+  const profile = { email: identity.email ?? null, name: identity.name ?? null, avatar_url: identity.avatarUrl ?? null };
+  if (existing) return db.user.update({ where: { id: existing.id }, data: profile });
+  let login = identity.login;
+  for (let n = 2; await db.user.findUnique({ where: { login } }); n++) login = `${identity.login}-${n}`;
+  return db.user.create({ data: { ...profile, login, provider: identity.provider, provider_subject: identity.subject } });
+}
+
+/** Issues a session JWT for the user and sets it as the `svc_session` cookie. */
+export async function startSession(deps: AppDeps, res: Response, userId: string, secure: boolean): Promise<void> {
+  const { token } = await deps.tokens.issue({ sub: userId, scope: 'session', ttlSeconds: deps.config.jwt.sessionTtlSeconds });
+  res.cookie(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+    path: '/',
+    maxAge: deps.config.jwt.sessionTtlSeconds * 1000,
+  });
+}

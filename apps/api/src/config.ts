@@ -1,0 +1,95 @@
+import { resolve, join } from 'node:path';
+import { EnvSchema, type Env } from './env';
+
+export interface OAuthProviderConfig {
+  authorizeUrl: string;
+  tokenUrl: string;
+  userInfoUrl: string;
+  clientId: string;
+  clientSecret: string;
+  scopes: string[];
+  pkce: boolean;
+}
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  host: string;
+  port: number;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string;
+  databasePoolSize: number;
+  logLevel: Env['LOG_LEVEL'];
+  webDistDir: string | null;
+  webAppUrl: string;
+  allowedOrigins: string[];
+  adminUsers: Set<string>;
+  auth: { provider: Env['AUTH_PROVIDER']; oauth2: OAuthProviderConfig | null; sso: OAuthProviderConfig | null };
+  jwt: { privateKeyPath: string | null; issuer: string; audience: string; sessionTtlSeconds: number };
+  storage: { maxUploadBytes: number };
+  templates: { repoUrl: string | null; localPath: string };
+  kbEmbeddings: { url: string; model: string; apiKey: string | null } | null;
+  workers: { heartbeatSeconds: number; offlineAfterSeconds: number };
+}
+
+export class ConfigError extends Error {}
+
+const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+function oauthConfig(kind: string, values: (string | undefined)[], scopes: string, pkce: boolean): OAuthProviderConfig {
+  const [authorizeUrl, tokenUrl, userInfoUrl, clientId, clientSecret] = values;
+  if (!authorizeUrl || !tokenUrl || !userInfoUrl || !clientId || !clientSecret) {
+    throw new ConfigError(`AUTH_PROVIDER=${kind} needs its authorize, token and user-info URLs, client id/key and secret`);
+  }
+  return { authorizeUrl, tokenUrl, userInfoUrl, clientId, clientSecret, scopes: scopes.split(/[\s,]+/).filter(Boolean), pkce };
+}
+
+/** Turns the parsed environment into the server's config; throws ConfigError on inconsistent settings. */
+export function buildConfig(env: Env): Config {
+  if (env.AUTH_PROVIDER === 'dev' && env.NODE_ENV === 'production') {
+    throw new ConfigError('AUTH_PROVIDER=dev is refused when NODE_ENV=production');
+  }
+  const dataDir = resolve(env.DATA_DIR);
+  return {
+    env: env.NODE_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    publicUrl: env.PUBLIC_URL.replace(/\/$/, ''),
+    dataDir,
+    databaseUrl: env.DATABASE_URL ?? `file:${join(dataDir, 'svc.db')}`,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
+    logLevel: env.LOG_LEVEL,
+    webDistDir: env.WEB_DIST_DIR ? resolve(env.WEB_DIST_DIR) : null,
+    webAppUrl: env.WEB_APP_URL,
+    allowedOrigins: list(env.ALLOWED_ORIGINS),
+    adminUsers: new Set(list(env.ADMIN_USERS).map((s) => s.toLowerCase())),
+    auth: {
+      provider: env.AUTH_PROVIDER,
+      oauth2:
+        env.AUTH_PROVIDER === 'oauth2'
+          ? oauthConfig('oauth2', [env.OAUTH_AUTHORIZE_URL, env.OAUTH_TOKEN_URL, env.OAUTH_USERINFO_URL, env.OAUTH_CLIENT_ID, env.OAUTH_CLIENT_SECRET], env.OAUTH_SCOPES, env.OAUTH_PKCE)
+          : null,
+      sso:
+        env.AUTH_PROVIDER === 'sso'
+          ? oauthConfig('sso', [env.SSO_AUTHORIZE_URL, env.SSO_TOKEN_URL, env.SSO_USERINFO_URL, env.SSO_CLIENT_KEY, env.SSO_CLIENT_SECRET], env.SSO_SCOPES, env.OAUTH_PKCE)
+          : null,
+    },
+    jwt: {
+      privateKeyPath: env.JWT_PRIVATE_KEY ? resolve(env.JWT_PRIVATE_KEY) : null,
+      issuer: env.SVC_ISSUER,
+      audience: env.SVC_AUDIENCE,
+      sessionTtlSeconds: env.SESSION_TTL_SECONDS,
+    },
+    storage: { maxUploadBytes: env.STORAGE_MAX_UPLOAD_BYTES },
+    templates: { repoUrl: env.TEMPLATE_REPO_URL ?? null, localPath: resolve(env.TEMPLATE_LOCAL_PATH ?? join(dataDir, 'templates')) },
+    kbEmbeddings: env.KB_EMBEDDINGS_URL
+      ? { url: env.KB_EMBEDDINGS_URL, model: env.KB_EMBEDDINGS_MODEL, apiKey: env.KB_EMBEDDINGS_API_KEY ?? null }
+      : null,
+    workers: { heartbeatSeconds: env.WORKER_HEARTBEAT_SECONDS, offlineAfterSeconds: env.WORKER_OFFLINE_AFTER_SECONDS },
+  };
+}
+
+/** A config for tests: the defaults plus the given environment overrides. */
+export function configFromEnv(overrides: Record<string, string | undefined>): Config {
+  return buildConfig(EnvSchema.parse(overrides));
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const optionalUrl = z.url().optional();
+
+/** Every environment variable the server reads; README "Configuration" documents each one. */
+export const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PUBLIC_URL: z.url().default('http://localhost:8080'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEB_DIST_DIR: z.string().optional(),
+  WEB_APP_URL: z.string().default('/'),
+  ALLOWED_ORIGINS: z.string().default(''),
+  ADMIN_USERS: z.string().default(''),
+  AUTH_PROVIDER: z.enum(['oauth2', 'sso', 'dev']).default('dev'),
+  JWT_PRIVATE_KEY: z.string().optional(),
+  SVC_ISSUER: z.string().min(1).default('svc'),
+  SVC_AUDIENCE: z.string().min(1).default('svc'),
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+  OAUTH_AUTHORIZE_URL: optionalUrl,
+  OAUTH_TOKEN_URL: optionalUrl,
+  OAUTH_USERINFO_URL: optionalUrl,
+  OAUTH_CLIENT_ID: z.string().optional(),
+  OAUTH_CLIENT_SECRET: z.string().optional(),
+  OAUTH_SCOPES: z.string().default('openid profile email'),
+  OAUTH_PKCE: bool.default(true),
+  SSO_AUTHORIZE_URL: optionalUrl,
+  SSO_TOKEN_URL: optionalUrl,
+  SSO_USERINFO_URL: optionalUrl,
+  SSO_CLIENT_KEY: z.string().optional(),
+  SSO_CLIENT_SECRET: z.string().optional(),
+  SSO_SCOPES: z.string().default('user_info'),
+  STORAGE_MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(2 * 1024 ** 3),
+  TEMPLATE_REPO_URL: z.string().optional(),
+  TEMPLATE_LOCAL_PATH: z.string().optional(),
+  KB_EMBEDDINGS_URL: optionalUrl,
+  KB_EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small'),
+  KB_EMBEDDINGS_API_KEY: z.string().optional(),
+  WORKER_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).default(10),
+  WORKER_OFFLINE_AFTER_SECONDS: z.coerce.number().int().min(2).default(30),
+});
+export type Env = z.infer<typeof EnvSchema>;
+
+/** Parses the environment; prints every problem and exits non-zero when it is invalid. */
+export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const parsed = EnvSchema.safeParse(source);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) console.error(`config: ${issue.path.join('.')}: ${issue.message}`);
+  process.exit(2);
+}

@@ -1,0 +1,43 @@
+import { mkdirSync } from 'node:fs';
+import pino from 'pino';
+import { readEnv } from './env';
+import { buildConfig, ConfigError } from './config';
+import { buildRuntime } from './bootstrap';
+import { startServer } from './server';
+
+export { createApp } from './app';
+export { buildRuntime } from './bootstrap';
+export { startServer } from './server';
+export { buildConfig, configFromEnv } from './config';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = buildConfig(readEnv());
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`config: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  const logger = pino({ level: config.logLevel });
+  const runtime = await buildRuntime(config, logger);
+  const running = await startServer(runtime);
+  logger.info({ url: running.url, provider: config.auth.provider, database: runtime.dbHandle.provider }, 'svc listening');
+  const stop = async () => {
+    logger.info('shutting down');
+    await running.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,27 @@
+import { Router, type Request } from 'express';
+import { DevLoginRequestSchema } from '@svc/protocol';
+import type { AppDeps } from '../../deps';
+import { parseInput } from '../../http/validate';
+import { presentUser } from '../../presenters/user';
+import { isAdminUser } from '../../auth/principal';
+import { startSession, upsertUser } from '../../auth/session';
+
+export const wantsJson = (req: Request) => (req.get('accept') ?? '').includes('application/json') && !(req.get('accept') ?? '').includes('text/html');
+
+/** `POST /svc/auth/dev-login`: local single-machine sign-in by user name (refused in production at start-up). */
+export function devLoginRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.get('/login', (_req, res) => {
+    res.type('html').send(`<!doctype html><meta charset="utf-8"><title>svc sign-in</title>
+<form method="post" action="/svc/auth/dev-login"><label>User name <input name="login" autofocus required></label>
+<button type="submit">Sign in</button></form>`);
+  });
+  router.post('/dev-login', async (req, res) => {
+    const { login } = parseInput(DevLoginRequestSchema, req.body);
+    const user = await upsertUser(deps.db, { provider: 'dev', subject: login.toLowerCase(), login: login.toLowerCase(), name: login });
+    await startSession(deps, res, user.id, req.secure);
+    if (wantsJson(req)) res.json(presentUser(user, isAdminUser(user, deps.config.adminUsers)));
+    else res.redirect(303, deps.config.webAppUrl);
+  });
+  return router;
+}

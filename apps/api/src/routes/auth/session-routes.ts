@@ -1,0 +1,31 @@
+import { Router } from 'express';
+import type { AppDeps } from '../../deps';
+import { SESSION_COOKIE } from '../../auth/authenticate';
+import { requireAuth, principalOf } from '../../auth/authenticate';
+import { presentUser } from '../../presenters/user';
+import { unauthenticated } from '../../http/errors';
+
+/** `/svc/api/auth/provider` (public) and `/svc/api/me`. */
+export function authApiRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.get('/auth/provider', (_req, res) => {
+    res.json({ provider: deps.config.auth.provider, login_url: '/svc/auth/login' });
+  });
+  router.get('/me', requireAuth, (req, res) => {
+    const principal = principalOf(req);
+    if (principal.kind !== 'user') throw unauthenticated('this token does not belong to a user');
+    res.json(presentUser(principal.user, principal.isAdmin));
+  });
+  return router;
+}
+
+/** `POST /svc/auth/logout`: clears the cookie and revokes the token's `jti`. */
+export function logoutRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.post('/logout', async (req, res) => {
+    if (req.principal) await deps.tokens.revoke(req.principal.claims);
+    res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: req.secure });
+    res.status(204).end();
+  });
+  return router;
+}

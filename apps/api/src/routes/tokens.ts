@@ -1,0 +1,38 @@
+import { Router } from 'express';
+import { TokenRequestSchema } from '@svc/protocol';
+import type { AppDeps } from '../deps';
+import { principalOf, requireAuth } from '../auth/authenticate';
+import { parseInput } from '../http/validate';
+import { authorizeGlobal, authorizeProject, authorizeWorkflow } from '../policies/access';
+import { invalidInput } from '../http/errors';
+import type { IssuedToken } from '../auth/tokens';
+
+/** `POST /svc/api/token` and the public JWKS. The server sets every claim; callers only narrow. */
+export function tokensRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.get('/.well-known/jwks.json', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').json({ keys: [deps.keys.publicJwk] });
+  });
+  router.post('/token', requireAuth, async (req, res) => {
+    const principal = principalOf(req);
+    const body = parseInput(TokenRequestSchema, req.body ?? {});
+    const scope = body.scope ?? 'api';
+    const ttlSeconds = body.ttl_seconds;
+    let issued: IssuedToken;
+    if (scope === 'job') {
+      const { workflow } = await authorizeWorkflow(deps.db, principal, body.workflow_id!, 'token.job');
+      issued = await deps.tokens.issue({ sub: `job:${workflow.id}`, scope, ttlSeconds, projectId: workflow.project_id, workflowId: workflow.id });
+    } else if (principal.kind !== 'user') {
+      throw invalidInput(`a ${principal.kind} token may only ask for a job token`);
+    } else if (scope === 'worker') {
+      authorizeGlobal(principal, 'token.worker');
+      issued = await deps.tokens.issue({ sub: `worker:${principal.user.id}`, scope, ttlSeconds });
+    } else {
+      authorizeGlobal(principal, 'token.api');
+      if (body.project_id) await authorizeProject(deps.db, principal, body.project_id, 'project.read');
+      issued = await deps.tokens.issue({ sub: principal.user.id, scope, ttlSeconds, projectId: body.project_id });
+    }
+    res.status(201).json({ token: issued.token, token_type: 'Bearer', expires_at: issued.expiresAt.toISOString() });
+  });
+  return router;
+}

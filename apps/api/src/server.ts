@@ -1,0 +1,33 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app';
+import type { Runtime } from './bootstrap';
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts HTTP (and, through attachments, WebSocket) serving on the configured host and port. */
+export async function startServer(runtime: Runtime, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+  const { config } = runtime.deps;
+  const server = createServer(createApp(runtime.deps));
+  server.requestTimeout = 0; // large uploads and downloads stream for as long as they need
+  server.headersTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? config.port, options.host ?? config.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${options.host ?? config.host}:${port}`;
+  return {
+    server,
+    url,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await runtime.close();
+    },
+  };
+}

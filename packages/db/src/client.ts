@@ -1,0 +1,40 @@
+import { PrismaLibSQL } from '@prisma/adapter-libsql';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { Prisma as SqlitePrisma, PrismaClient as SqliteClient } from '../generated/sqlite';
+import { PrismaClient as PostgresClient } from '../generated/postgres';
+import { providerOf, type DbProvider } from './url';
+
+/**
+ * The database client. Both generated clients expose the same model API (one schema source), so the
+ * SQLite client's type stands for both.
+ */
+export type Db = SqliteClient;
+export { SqlitePrisma as Prisma };
+
+export interface DbHandle {
+  db: Db;
+  provider: DbProvider;
+  close(): Promise<void>;
+}
+
+export interface CreateDbOptions {
+  url: string;
+  /** PostgreSQL pool size; SQLite uses one connection. */
+  poolSize?: number;
+}
+
+export async function createDb({ url, poolSize = 10 }: CreateDbOptions): Promise<DbHandle> {
+  const provider = providerOf(url);
+  if (provider === 'sqlite') {
+    const db = new SqliteClient({ adapter: new PrismaLibSQL({ url }) });
+    // WAL lets readers run beside the writer; the busy timeout makes writers wait instead of failing.
+    await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
+    await db.$queryRawUnsafe('PRAGMA busy_timeout = 30000');
+    await db.$queryRawUnsafe('PRAGMA foreign_keys = ON');
+    await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
+    return { db, provider, close: () => db.$disconnect() };
+  }
+  const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) });
+  const db = client as unknown as Db;
+  return { db, provider, close: () => client.$disconnect() };
+}

@@ -1,0 +1,5 @@
+export { createDb, Prisma, type Db, type DbHandle, type CreateDbOptions } from './client';
+export { migrate, loadMigrations, type Migration, type MigrationResult } from './migrate';
+export { classifyDbError, type DbErrorKind } from './errors';
+export { providerOf, type DbProvider } from './url';
+export type * from '../generated/sqlite';

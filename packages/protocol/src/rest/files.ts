@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { TimestampSchema } from '../common';
+
+/** One entry of a workspace or storage listing. */
+export const FileEntrySchema = z.object({
+  name: z.string(),
+  /** relative to the workspace (or storage) root, `/`-separated */
+  path: z.string(),
+  type: z.enum(['file', 'dir']),
+  size: z.int().min(0),
+  modified_at: TimestampSchema,
+});
+export type FileEntry = z.infer<typeof FileEntrySchema>;
+
+/** `?path=<dir>` of listings and multipart uploads; the server still checks it against the root. */
+export const FilesQuerySchema = z.object({ path: z.string().max(4096).default('') });
+export type FilesQuery = z.infer<typeof FilesQuerySchema>;

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { IdSchema, MAX_NAME_CHARS, RoleSchema, TimestampSchema } from '../common';
+
+const ProjectNameSchema = z.string().trim().min(1).max(MAX_NAME_CHARS);
+const ProjectDescriptionSchema = z.string().max(10_000);
+
+export const ProjectSchema = z.object({
+  id: IdSchema,
+  name: z.string(),
+  description: z.string().nullable(),
+  created_at: TimestampSchema,
+  updated_at: TimestampSchema,
+  /** the caller's role; absent when an administrator sees a project without being a member */
+  role: RoleSchema.optional(),
+});
+export type Project = z.infer<typeof ProjectSchema>;
+
+export const CreateProjectRequestSchema = z
+  .object({ name: ProjectNameSchema, description: ProjectDescriptionSchema.optional() })
+  .strict();
+export type CreateProjectRequest = z.infer<typeof CreateProjectRequestSchema>;
+
+export const PatchProjectRequestSchema = z
+  .object({ name: ProjectNameSchema.optional(), description: ProjectDescriptionSchema.optional() })
+  .strict()
+  .refine((b) => b.name !== undefined || b.description !== undefined, {
+    message: 'give at least one of name, description',
+  });
+export type PatchProjectRequest = z.infer<typeof PatchProjectRequestSchema>;
+
+export const MemberSchema = z.object({
+  user_id: IdSchema,
+  login: z.string(),
+  name: z.string().nullable().optional(),
+  role: RoleSchema,
+  created_at: TimestampSchema,
+});
+export type Member = z.infer<typeof MemberSchema>;
+
+export const AddMemberRequestSchema = z
+  .object({ login: z.string().trim().min(1).max(MAX_NAME_CHARS), role: RoleSchema })
+  .strict();
+export type AddMemberRequest = z.infer<typeof AddMemberRequestSchema>;
+
+export const PatchMemberRequestSchema = z.object({ role: RoleSchema }).strict();
+export type PatchMemberRequest = z.infer<typeof PatchMemberRequestSchema>;

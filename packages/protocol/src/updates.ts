@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { LlmCallPhaseSchema, PhaseSchema, StepIndexSchema, StepStatusSchema, WorkflowStatusSchema } from './common';
+
+/** One plan step as stored in a snapshot. */
+export const SnapshotStepSchema = z.object({
+  title: z.string(),
+  description: z.string(),
+  status: StepStatusSchema,
+  /** what `advance_step` reported when the step finished */
+  summary: z.string().optional(),
+});
+export type SnapshotStep = z.infer<typeof SnapshotStepSchema>;
+
+/**
+ * Agent state in wire form. `current_step` is the running step while executing and null otherwise.
+ * Only the shape is checked here; @svc/agent-core `fromSnapshot` checks the statuses agree.
+ */
+export const SnapshotDataSchema = z.object({
+  phase: PhaseSchema,
+  current_step: z.int().min(0).nullable(),
+  steps: z.array(SnapshotStepSchema),
+  memo: z.array(z.string()),
+  /** the open `ask_user` question, null when none */
+  pending_question: z.string().nullable().optional(),
+});
+export type SnapshotData = z.infer<typeof SnapshotDataSchema>;
+
+export const LogEntryUpdateDataSchema = z.object({
+  step_index: StepIndexSchema,
+  tool_name: z.string().min(1),
+  tool_input: z.record(z.string(), z.unknown()),
+  output: z.string(),
+  is_error: z.boolean(),
+});
+export type LogEntryUpdateData = z.infer<typeof LogEntryUpdateDataSchema>;
+
+export const LlmCallUpdateDataSchema = z.object({
+  phase: LlmCallPhaseSchema,
+  model: z.string(),
+  prompt_tokens: z.int().min(0),
+  completion_tokens: z.int().min(0),
+  latency_ms: z.int().min(0),
+  step_index: StepIndexSchema,
+});
+export type LlmCallUpdateData = z.infer<typeof LlmCallUpdateDataSchema>;
+
+export const StatusUpdateDataSchema = z.object({
+  status: WorkflowStatusSchema,
+  question: z.string().optional(),
+  error: z.string().optional(),
+});
+export type StatusUpdateData = z.infer<typeof StatusUpdateDataSchema>;
+
+export const TitleUpdateDataSchema = z.object({ title: z.string().min(1).max(500) });
+export type TitleUpdateData = z.infer<typeof TitleUpdateDataSchema>;
+
+export const ReportUpdateDataSchema = z.object({
+  /** workspace-relative path of the report file */
+  path: z.string().min(1),
+  /** where the built app is reachable; null when nothing was built */
+  app_url: z.string().nullable(),
+});
+export type ReportUpdateData = z.infer<typeof ReportUpdateDataSchema>;
+
+export const FileChangedUpdateDataSchema = z.object({
+  path: z.string().min(1),
+  size: z.int().min(0),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits'),
+});
+export type FileChangedUpdateData = z.infer<typeof FileChangedUpdateDataSchema>;
+
+/** `kind` -> `data` schema of a worker update. */
+export const UPDATE_DATA_SCHEMAS = {
+  snapshot: SnapshotDataSchema,
+  log_entry: LogEntryUpdateDataSchema,
+  llm_call: LlmCallUpdateDataSchema,
+  status: StatusUpdateDataSchema,
+  title: TitleUpdateDataSchema,
+  report: ReportUpdateDataSchema,
+  file_changed: FileChangedUpdateDataSchema,
+} as const;
+
+export const UPDATE_KINDS = Object.keys(UPDATE_DATA_SCHEMAS) as (keyof typeof UPDATE_DATA_SCHEMAS)[];
+export const UpdateKindSchema = z.enum(UPDATE_KINDS as [UpdateKind, ...UpdateKind[]]);
+export type UpdateKind = keyof typeof UPDATE_DATA_SCHEMAS;
+
+/** `{kind, data}`: the body of an update, without routing fields. */
+export const UpdateBodySchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('snapshot'), data: SnapshotDataSchema }),
+  z.object({ kind: z.literal('log_entry'), data: LogEntryUpdateDataSchema }),
+  z.object({ kind: z.literal('llm_call'), data: LlmCallUpdateDataSchema }),
+  z.object({ kind: z.literal('status'), data: StatusUpdateDataSchema }),
+  z.object({ kind: z.literal('title'), data: TitleUpdateDataSchema }),
+  z.object({ kind: z.literal('report'), data: ReportUpdateDataSchema }),
+  z.object({ kind: z.literal('file_changed'), data: FileChangedUpdateDataSchema }),
+]);
+export type UpdateBody = z.infer<typeof UpdateBodySchema>;

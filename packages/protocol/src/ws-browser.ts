@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { IdSchema, StepStatusSchema, TimestampSchema, WorkflowStatusSchema } from './common';
+import { WsErrorInfoSchema } from './errors';
+import { ExecutionLogEntrySchema, LlmCallLogSchema } from './rest/logs';
+import { WorkerSchema } from './rest/workers';
+import { UpdateBodySchema } from './updates';
+
+// ---- client -> server ----
+
+export const SubscribeMessageSchema = z.object({
+  type: z.literal('subscribe'),
+  workflow_id: IdSchema,
+  /** replay every stored event with a greater seq first */
+  since_seq: z.int().min(0).optional(),
+});
+export const UnsubscribeMessageSchema = z.object({ type: z.literal('unsubscribe'), workflow_id: IdSchema });
+export const SubscribeProjectMessageSchema = z.object({ type: z.literal('subscribe_project'), project_id: IdSchema });
+export const UnsubscribeProjectMessageSchema = z.object({
+  type: z.literal('unsubscribe_project'),
+  project_id: IdSchema,
+});
+
+export const BrowserClientMessageSchema = z.discriminatedUnion('type', [
+  SubscribeMessageSchema,
+  UnsubscribeMessageSchema,
+  SubscribeProjectMessageSchema,
+  UnsubscribeProjectMessageSchema,
+]);
+export type BrowserClientMessage = z.infer<typeof BrowserClientMessageSchema>;
+
+// ---- event data ----
+
+export const PlanStepStatusEventDataSchema = z.object({
+  index: z.int().min(0),
+  title: z.string(),
+  status: StepStatusSchema,
+});
+export type PlanStepStatusEventData = z.infer<typeof PlanStepStatusEventDataSchema>;
+
+export const WorkflowStatusEventDataSchema = z.object({
+  status: WorkflowStatusSchema,
+  question: z.string().nullable().optional(),
+  error: z.string().nullable().optional(),
+});
+export type WorkflowStatusEventData = z.infer<typeof WorkflowStatusEventDataSchema>;
+
+export const WorkflowTitleEventDataSchema = z.object({ title: z.string() });
+
+export const FileChangedEventDataSchema = z.object({
+  path: z.string(),
+  size: z.int().min(0),
+  sha256: z.string().nullable().optional(),
+  deleted: z.boolean().optional(),
+});
+export type FileChangedEventData = z.infer<typeof FileChangedEventDataSchema>;
+
+export const ProjectChangeSchema = z.enum([
+  'updated',
+  'deleted',
+  'members',
+  'workflow_created',
+  'workflow_updated',
+  'workflow_deleted',
+]);
+export const ProjectChangedEventDataSchema = z.object({
+  change: ProjectChangeSchema,
+  workflow_id: IdSchema.optional(),
+});
+export type ProjectChangedEventData = z.infer<typeof ProjectChangedEventDataSchema>;
+
+// ---- server -> client ----
+
+/** Envelope shared by every event; `seq` increases per workflow (0 for events outside a workflow). */
+function event<T extends string, D extends z.ZodType>(type: T, data: D) {
+  return z.object({
+    type: z.literal(type),
+    workflow_id: IdSchema.optional(),
+    project_id: IdSchema.optional(),
+    seq: z.int().min(0),
+    ts: TimestampSchema,
+    data,
+  });
+}
+
+export const BrowserEventSchema = z.discriminatedUnion('type', [
+  event('plan_step_status', PlanStepStatusEventDataSchema),
+  event('llm_call', LlmCallLogSchema),
+  /** what a worker sent, as `{kind, data}` */
+  event('workflow_update', UpdateBodySchema),
+  event('workflow_status', WorkflowStatusEventDataSchema),
+  event('workflow_title', WorkflowTitleEventDataSchema),
+  event('log_entry', ExecutionLogEntrySchema),
+  event('file_changed', FileChangedEventDataSchema),
+  event('worker_status', WorkerSchema),
+  event('project_changed', ProjectChangedEventDataSchema),
+]);
+export type BrowserEvent = z.infer<typeof BrowserEventSchema>;
+export type BrowserEventType = BrowserEvent['type'];
+/** The event of one type, e.g. `BrowserEventOf<'plan_step_status'>`. */
+export type BrowserEventOf<T extends BrowserEventType> = Extract<BrowserEvent, { type: T }>;
+
+export const SubscribedMessageSchema = z.object({
+  type: z.literal('subscribed'),
+  workflow_id: IdSchema,
+  /** highest seq stored for the workflow, after any replay */
+  last_seq: z.int().min(0),
+});
+export type SubscribedMessage = z.infer<typeof SubscribedMessageSchema>;
+
+export const BrowserErrorMessageSchema = z.object({ type: z.literal('error'), error: WsErrorInfoSchema });
+export type BrowserErrorMessage = z.infer<typeof BrowserErrorMessageSchema>;
+
+export const BrowserServerMessageSchema = z.discriminatedUnion('type', [
+  ...BrowserEventSchema.options,
+  SubscribedMessageSchema,
+  BrowserErrorMessageSchema,
+]);
+export type BrowserServerMessage = z.infer<typeof BrowserServerMessageSchema>;

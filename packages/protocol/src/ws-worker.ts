@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { IdSchema } from './common';
+import { WsErrorInfoSchema } from './errors';
+import { SnapshotDataSchema, UPDATE_DATA_SCHEMAS, type UpdateKind } from './updates';
+
+/** Version of the worker protocol; a worker sending another one is closed with WS_CLOSE_UNSUPPORTED_VERSION. */
+export const WORKER_PROTOCOL_VERSION = 1;
+export const WS_CLOSE_UNSUPPORTED_VERSION = 4400;
+
+const TimeoutSecondsSchema = z.int().min(1).max(86_400);
+
+// ---- worker -> server ----
+
+export const RegisterMessageSchema = z.object({
+  type: z.literal('register'),
+  protocol_version: z.int().min(1),
+  name: z.string().min(1).max(200),
+  labels: z.array(z.string().min(1).max(100)).max(100),
+  capacity: z.int().min(1).max(1000),
+  version: z.string(),
+  hostname: z.string(),
+});
+export type RegisterMessage = z.infer<typeof RegisterMessageSchema>;
+
+export const HeartbeatMessageSchema = z.object({
+  type: z.literal('heartbeat'),
+  /** workflows the worker is running now */
+  active_workflows: z.array(IdSchema).optional(),
+});
+export type HeartbeatMessage = z.infer<typeof HeartbeatMessageSchema>;
+
+function updateMessageOption<K extends UpdateKind>(kind: K) {
+  return z.object({
+    type: z.literal('update'),
+    workflow_id: IdSchema,
+    /** counts from 1 per workflow; unique with workflow_id */
+    seq: z.int().min(1),
+    kind: z.literal(kind),
+    data: UPDATE_DATA_SCHEMAS[kind],
+  });
+}
+
+/** The spec's `Update`: progress a worker reports, stored once per (workflow_id, seq) then acked. */
+export const UpdateMessageSchema = z.discriminatedUnion('kind', [
+  updateMessageOption('snapshot'),
+  updateMessageOption('log_entry'),
+  updateMessageOption('llm_call'),
+  updateMessageOption('status'),
+  updateMessageOption('title'),
+  updateMessageOption('report'),
+  updateMessageOption('file_changed'),
+]);
+export type UpdateMessage = z.infer<typeof UpdateMessageSchema>;
+
+/** Result of an `exec`; sent by the worker that ran it and relayed by the server to the asker. */
+export const ExecResultMessageSchema = z.object({
+  type: z.literal('exec_result'),
+  request_id: IdSchema,
+  /** null when the process was killed by a signal */
+  exit_code: z.int().nullable(),
+  output: z.string(),
+  timed_out: z.boolean(),
+});
+export type ExecResultMessage = z.infer<typeof ExecResultMessageSchema>;
+
+/** A worker's agent asks the server to run a command on another worker (`execute_on_worker`). */
+export const ExecRequestMessageSchema = z.object({
+  type: z.literal('exec_request'),
+  request_id: IdSchema,
+  /** worker id or name */
+  target_worker: z.string().min(1),
+  workflow_id: IdSchema,
+  command: z.string().min(1),
+  timeout_seconds: TimeoutSecondsSchema.optional(),
+});
+export type ExecRequestMessage = z.infer<typeof ExecRequestMessageSchema>;
+
+export const WorkerToServerMessageSchema = z.discriminatedUnion('type', [
+  RegisterMessageSchema,
+  HeartbeatMessageSchema,
+  UpdateMessageSchema,
+  ExecResultMessageSchema,
+  ExecRequestMessageSchema,
+]);
+export type WorkerToServerMessage = z.infer<typeof WorkerToServerMessageSchema>;
+
+// ---- server -> worker ----
+
+export const RegisteredMessageSchema = z.object({
+  type: z.literal('registered'),
+  worker_id: IdSchema,
+  protocol_version: z.int().min(1),
+  heartbeat_seconds: z.int().min(1),
+});
+export type RegisteredMessage = z.infer<typeof RegisteredMessageSchema>;
+
+export const AckMessageSchema = z.object({
+  type: z.literal('ack'),
+  workflow_id: IdSchema,
+  seq: z.int().min(1),
+});
+export type AckMessage = z.infer<typeof AckMessageSchema>;
+
+export const DispatchActionSchema = z.enum(['start', 'resume', 'feedback', 'answer', 'cancel', 'generate_title']);
+export type DispatchAction = z.infer<typeof DispatchActionSchema>;
+
+export const DispatchMessageSchema = z
+  .object({
+    type: z.literal('dispatch'),
+    action: DispatchActionSchema,
+    workflow_id: IdSchema,
+    project_id: IdSchema,
+    requirement: z.string(),
+    template: z.string().nullable().optional(),
+    /** latest snapshot, for resume and feedback */
+    snapshot: SnapshotDataSchema.optional(),
+    /** feedback text or the user's answer */
+    message: z.string().optional(),
+    /** highest seq stored for the workflow (0 when none); the worker continues after it */
+    last_seq: z.int().min(0),
+  })
+  .refine((d) => (d.action !== 'feedback' && d.action !== 'answer') || d.message !== undefined, {
+    path: ['message'],
+    message: 'message is required for feedback and answer',
+  });
+export type DispatchMessage = z.infer<typeof DispatchMessageSchema>;
+
+/** Run a command for another worker's agent; answered with `exec_result`. */
+export const ExecMessageSchema = z.object({
+  type: z.literal('exec'),
+  request_id: IdSchema,
+  workflow_id: IdSchema,
+  command: z.string().min(1),
+  timeout_seconds: TimeoutSecondsSchema.optional(),
+});
+export type ExecMessage = z.infer<typeof ExecMessageSchema>;
+
+export const WorkerErrorMessageSchema = z.object({
+  type: z.literal('error'),
+  error: WsErrorInfoSchema,
+});
+export type WorkerErrorMessage = z.infer<typeof WorkerErrorMessageSchema>;
+
+export const ServerToWorkerMessageSchema = z.discriminatedUnion('type', [
+  RegisteredMessageSchema,
+  AckMessageSchema,
+  DispatchMessageSchema,
+  ExecMessageSchema,
+  ExecResultMessageSchema,
+  WorkerErrorMessageSchema,
+]);
+export type ServerToWorkerMessage = z.infer<typeof ServerToWorkerMessageSchema>;

@@ -1,0 +1,13 @@
+export { decodeUtf8 } from './decode';
+export { TextInputError, type TextInputErrorCode } from './errors';
+export { graphemes, type Grapheme } from './graphemes';
+export {
+  truncateBytes,
+  truncateChars,
+  truncateCodePoints,
+  truncateUtf8,
+  type TruncateCodePointsResult,
+  type TruncateOptions,
+  type TruncateUtf8Result,
+} from './truncate';
+export { codePointLength, replaceLoneSurrogates, utf8ByteLength } from './utf8';

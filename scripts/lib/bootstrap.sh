@@ -1,0 +1,45 @@
+# Shared by scripts/run.sh, scripts/test.sh and .ci/run: installs what a fresh machine lacks.
+PNPM_VERSION=10.34.8
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+ensure_node() {
+  if ! command -v node >/dev/null 2>&1; then
+    log "installing Node.js (Debian package)"
+    apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
+  fi
+  local major
+  major=$(node -p 'process.versions.node.split(".")[0]')
+  if [ "$major" -lt 20 ]; then echo "Node.js >= 20.19 is required (found $(node --version))" >&2; exit 1; fi
+}
+
+ensure_pnpm() {
+  if [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
+    log "installing pnpm $PNPM_VERSION"
+    npm install -g --silent "pnpm@$PNPM_VERSION" >/dev/null
+  fi
+}
+
+install_dependencies() {
+  log "installing dependencies"
+  pnpm install --frozen-lockfile --reporter=append-only | tail -n 3
+}
+
+# PostgreSQL for the integration tests: use TEST_DATABASE_URL when given, else the local server
+# (started, or installed from Debian's packages, when it is not running).
+ensure_postgres() {
+  if [ -n "${TEST_DATABASE_URL:-}" ]; then return; fi
+  if pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then return; fi
+  if ! ls /etc/postgresql/*/main >/dev/null 2>&1; then
+    log "installing PostgreSQL (Debian package)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  fi
+  log "starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -n 1)" main start || true
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+  # A fresh Debian cluster wants a password over TCP; give the tests one.
+  if ! psql -h 127.0.0.1 -U postgres -c 'select 1' >/dev/null 2>&1; then
+    su postgres -c "psql -qc \"ALTER USER postgres PASSWORD 'postgres'\"" >/dev/null
+    export TEST_DATABASE_URL=postgresql://postgres:postgres@127.0.0.1:5432/postgres
+  fi
+}
