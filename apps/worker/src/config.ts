@@ -1,0 +1,202 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { z } from 'zod';
+
+/** A config problem; `message` lists every bad key as `key.path: problem`, one per line. */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly problems: string[] = [message],
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const nonEmpty = z.string().trim().min(1, 'must not be empty');
+
+const llmSchema = z
+  .object({
+    base_url: httpUrl,
+    api_key: nonEmpty.optional(),
+    api_key_env: nonEmpty.optional(),
+    model: nonEmpty,
+    temperature: z.number().min(0).max(2).optional(),
+    max_tokens: z.number().int().positive().optional(),
+    timeout_seconds: z.number().positive().default(120),
+    max_retries: z.number().int().min(0).max(20).default(4),
+  })
+  .strict();
+
+const fileSchema = z
+  .object({
+    server_url: httpUrl,
+    token: nonEmpty.optional(),
+    token_env: nonEmpty.optional(),
+    name: nonEmpty.optional(),
+    labels: z.array(nonEmpty).default([]),
+    capacity: z.number().int().min(1).max(1000).default(1),
+    workspace_root: nonEmpty.default('workspaces'),
+    jwt_private_key: nonEmpty.optional(),
+    jwt_issuer: nonEmpty.default('svc'),
+    jwt_audience: nonEmpty.default('svc'),
+    app_base_url: httpUrl.optional(),
+    prompts_dir: nonEmpty.optional(),
+    llm: llmSchema,
+    tool_output_max_bytes: z.number().int().min(256).default(16384),
+    command_timeout_seconds: z.number().positive().default(600),
+    max_turns_per_step: z.number().int().min(1).default(40),
+  })
+  .strict();
+
+/** Every key the file may hold, nested ones dotted (`llm.model`); the README documents each. */
+export const CONFIG_KEYS: readonly string[] = [
+  ...Object.keys(fileSchema.shape).filter((key) => key !== 'llm'),
+  ...Object.keys(llmSchema.shape).map((key) => `llm.${key}`),
+];
+
+export interface LlmConfig {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  temperature: number | undefined;
+  maxTokens: number | undefined;
+  timeoutSeconds: number;
+  maxRetries: number;
+}
+
+export interface WorkerConfig {
+  serverUrl: string;
+  token: string;
+  name: string;
+  labels: string[];
+  capacity: number;
+  /** Absolute. */
+  workspaceRoot: string;
+  /** Absolute path of a PEM file, or undefined: then SVC_JWT is a `job` token from the server. */
+  jwtPrivateKey: string | undefined;
+  jwtIssuer: string;
+  jwtAudience: string;
+  /** Base of the URL a built app is reached at; undefined means the server's file-serving URL. */
+  appBaseUrl: string | undefined;
+  /** Absolute, or undefined for the repository's prompts/ directory. */
+  promptsDir: string | undefined;
+  llm: LlmConfig;
+  toolOutputMaxBytes: number;
+  commandTimeoutSeconds: number;
+  maxTurnsPerStep: number;
+  /** Environment variable names that hold secrets; kept out of the commands the agent runs. */
+  secretEnvNames: string[];
+}
+
+export interface ConfigContext {
+  /** Environment to resolve `token_env` / `api_key_env` against. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Default worker name. */
+  hostname: string;
+  /** Relative paths in the file are resolved against this directory (the config file's). */
+  baseDir: string;
+}
+
+function formatPath(segments: readonly PropertyKey[]): string {
+  return segments.map((s) => (typeof s === 'number' ? `[${s}]` : String(s))).join('.').replace(/\.\[/g, '[');
+}
+
+function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => `${formatPath([...issue.path, key])}: unknown key`);
+    }
+    return [`${formatPath(issue.path) || '(root)'}: ${issue.message}`];
+  });
+}
+
+function fromEnv(
+  direct: string | undefined,
+  envName: string | undefined,
+  key: string,
+  env: ConfigContext['env'],
+  problems: string[],
+): string {
+  if (direct && envName) problems.push(`${key}: give either ${key} or ${key}_env, not both`);
+  if (direct) return direct;
+  if (!envName) {
+    problems.push(`${key}: required (or ${key}_env naming an environment variable)`);
+    return '';
+  }
+  const value = env[envName]?.trim();
+  if (!value) problems.push(`${key}_env: environment variable ${envName} is not set`);
+  return value ?? '';
+}
+
+/** Validates a parsed config document. Throws ConfigError naming every bad key. */
+export function resolveConfig(raw: unknown, ctx: ConfigContext): WorkerConfig {
+  const parsed = fileSchema.safeParse(raw ?? {}, {
+    error: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'required' : undefined),
+  });
+  if (!parsed.success) {
+    const problems = formatIssues(parsed.error.issues);
+    throw new ConfigError(problems.join('\n'), problems);
+  }
+  const file = parsed.data;
+  const problems: string[] = [];
+  const token = fromEnv(file.token, file.token_env, 'token', ctx.env, problems);
+  const apiKey = fromEnv(file.llm.api_key, file.llm.api_key_env, 'llm.api_key', ctx.env, problems);
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'), problems);
+
+  const abs = (p: string): string => path.resolve(ctx.baseDir, p);
+  return {
+    serverUrl: file.server_url.replace(/\/+$/, ''),
+    token,
+    name: file.name ?? ctx.hostname,
+    labels: file.labels,
+    capacity: file.capacity,
+    workspaceRoot: abs(file.workspace_root),
+    jwtPrivateKey: file.jwt_private_key ? abs(file.jwt_private_key) : undefined,
+    jwtIssuer: file.jwt_issuer,
+    jwtAudience: file.jwt_audience,
+    appBaseUrl: file.app_base_url?.replace(/\/+$/, ''),
+    promptsDir: file.prompts_dir ? abs(file.prompts_dir) : undefined,
+    llm: {
+      baseUrl: file.llm.base_url,
+      apiKey,
+      model: file.llm.model,
+      temperature: file.llm.temperature,
+      maxTokens: file.llm.max_tokens,
+      timeoutSeconds: file.llm.timeout_seconds,
+      maxRetries: file.llm.max_retries,
+    },
+    toolOutputMaxBytes: file.tool_output_max_bytes,
+    commandTimeoutSeconds: file.command_timeout_seconds,
+    maxTurnsPerStep: file.max_turns_per_step,
+    secretEnvNames: [file.token_env, file.llm.api_key_env].filter((n): n is string => !!n),
+  };
+}
+
+/** Parses YAML text and validates it. */
+export function parseConfigText(text: string, ctx: ConfigContext): WorkerConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (err) {
+    const where = err instanceof YAMLParseError && err.linePos ? ` (line ${err.linePos[0].line})` : '';
+    throw new ConfigError(`config is not valid YAML${where}: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (raw !== null && raw !== undefined && (typeof raw !== 'object' || Array.isArray(raw))) {
+    throw new ConfigError('config must be a YAML mapping of keys to values');
+  }
+  return resolveConfig(raw, ctx);
+}
+
+/** Reads and validates the config file at `file`. */
+export function loadConfig(file: string, ctx: Omit<ConfigContext, 'baseDir'>): WorkerConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  return parseConfigText(text, { ...ctx, baseDir: path.dirname(path.resolve(file)) });
+}

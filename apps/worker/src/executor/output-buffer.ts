@@ -1,0 +1,63 @@
+import { decodeUtf8 } from '@svc/text';
+
+/**
+ * Keeps the first and the last `maxBytes / 2` bytes of a stream. The head shows how a command
+ * started, the tail shows how it ended (where errors usually are); the middle is counted, not kept.
+ */
+export class HeadTailBuffer {
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+  private tail: Buffer[] = [];
+  private tailBytes = 0;
+  private total = 0;
+  private readonly headLimit: number;
+  private readonly tailLimit: number;
+
+  constructor(maxBytes: number) {
+    this.headLimit = Math.ceil(maxBytes / 2);
+    this.tailLimit = Math.floor(maxBytes / 2);
+  }
+
+  get totalBytes(): number {
+    return this.total;
+  }
+
+  get truncated(): boolean {
+    return this.total > this.headBytes + this.tailBytes;
+  }
+
+  push(chunk: Buffer): void {
+    this.total += chunk.length;
+    let rest = chunk;
+    if (this.headBytes < this.headLimit) {
+      const take = rest.subarray(0, this.headLimit - this.headBytes);
+      this.head.push(take);
+      this.headBytes += take.length;
+      rest = rest.subarray(take.length);
+    }
+    if (rest.length === 0 || this.tailLimit === 0) return;
+    this.tail.push(rest);
+    this.tailBytes += rest.length;
+    while (this.tailBytes > this.tailLimit) {
+      const first = this.tail[0] as Buffer;
+      const excess = this.tailBytes - this.tailLimit;
+      if (first.length <= excess) {
+        this.tail.shift();
+        this.tailBytes -= first.length;
+      } else {
+        this.tail[0] = first.subarray(excess);
+        this.tailBytes -= excess;
+      }
+    }
+  }
+
+  /** Decoded text; a cut in the middle is marked with the number of bytes left out. */
+  text(): string {
+    const omitted = this.total - this.headBytes - this.tailBytes;
+    // Decode in one piece when nothing is left out, so a character split across head and tail survives.
+    if (omitted === 0) return decodeUtf8(Buffer.concat([...this.head, ...this.tail]));
+    const head = decodeUtf8(Buffer.concat(this.head));
+    const tail = decodeUtf8(Buffer.concat(this.tail));
+    return `${head}\n…[${omitted} bytes of output omitted]…\n${tail}`;
+  }
+}

@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { HeadTailBuffer } from './output-buffer';
+
+export interface CommandSpec {
+  command: string;
+  cwd: string;
+  /** The complete environment of the command (nothing is inherited implicitly). */
+  env: Readonly<Record<string, string>>;
+  timeoutMs: number;
+  /** Bytes of combined stdout+stderr kept (head and tail). */
+  maxOutputBytes: number;
+  /** Aborting kills the command's whole process group. */
+  signal?: AbortSignal;
+  /** Time between SIGTERM and SIGKILL. */
+  killGraceMs?: number;
+  /** How long to keep reading after bash exits while a background child still holds the pipes. */
+  drainMs?: number;
+}
+
+export interface CommandResult {
+  /** null when killed by a signal or when the command could not start */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+  /** Bytes the command wrote in total (before capping). */
+  outputBytes: number;
+  truncated: boolean;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  /** Why the command could not start, when it could not. */
+  startError?: string;
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
+/**
+ * Runs `bash -c <command>` as the leader of its own process group, so a time-out or a cancel can
+ * stop everything it started (SIGTERM to the group, SIGKILL after a grace period).
+ */
+export function runCommand(spec: CommandSpec): Promise<CommandResult> {
+  const started = Date.now();
+  const killGraceMs = spec.killGraceMs ?? 2000;
+  const drainMs = spec.drainMs ?? 500;
+  const output = new HeadTailBuffer(spec.maxOutputBytes);
+  let timedOut = false;
+  let cancelled = false;
+
+  return new Promise((resolve) => {
+    if (spec.signal?.aborted) {
+      resolve({ exitCode: null, signal: null, output: '', outputBytes: 0, truncated: false, timedOut: false, cancelled: true, durationMs: 0 });
+      return;
+    }
+    const child = spawn('bash', ['-c', spec.command], {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let settled = false;
+    let drainTimer: NodeJS.Timeout | undefined;
+
+    const stop = (): void => {
+      if (child.pid === undefined) return;
+      const pid = child.pid;
+      killGroup(pid, 'SIGTERM');
+      setTimeout(() => killGroup(pid, 'SIGKILL'), killGraceMs).unref();
+    };
+    const onAbort = (): void => {
+      cancelled = true;
+      stop();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, spec.timeoutMs);
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const finish = (startError?: string): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(drainTimer);
+      spec.signal?.removeEventListener('abort', onAbort);
+      resolve({
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        output: startError ?? output.text(),
+        outputBytes: output.totalBytes,
+        truncated: output.truncated,
+        timedOut,
+        cancelled,
+        durationMs: Date.now() - started,
+        ...(startError ? { startError } : {}),
+      });
+    };
+
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    child.on('error', (err) => finish(`command could not start: ${err.message}`));
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      // A background child may keep the pipes open; stop waiting for it after a short drain.
+      drainTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish();
+      }, drainMs);
+    });
+    child.on('close', () => finish());
+  });
+}

@@ -1,0 +1,49 @@
+import type { UpdateBody, UpdateMessage } from '@svc/protocol';
+
+/**
+ * Updates waiting for the server's ack. Sequence numbers count per workflow from the `last_seq`
+ * the server gave in its dispatch; an update stays here until acked, so a reconnect can send it
+ * again (the server stores each (workflow_id, seq) once, so a resend is never stored twice).
+ */
+export class Outbox {
+  private readonly lastSeq = new Map<string, number>();
+  /** Insertion order is send order. */
+  private readonly pending = new Map<string, UpdateMessage>();
+
+  /** Continue numbering after `lastSeq` (never going back below a number already used here). */
+  begin(workflowId: string, lastSeq: number): void {
+    this.lastSeq.set(workflowId, Math.max(lastSeq, this.lastSeq.get(workflowId) ?? 0));
+  }
+
+  isTracking(workflowId: string): boolean {
+    return this.lastSeq.has(workflowId);
+  }
+
+  add(workflowId: string, body: UpdateBody): UpdateMessage {
+    const last = this.lastSeq.get(workflowId);
+    if (last === undefined) throw new Error(`outbox: workflow ${workflowId} was not begun with its last_seq`);
+    const seq = last + 1;
+    this.lastSeq.set(workflowId, seq);
+    const message = { type: 'update', workflow_id: workflowId, seq, ...body } as UpdateMessage;
+    this.pending.set(key(workflowId, seq), message);
+    return message;
+  }
+
+  /** Drops an acknowledged update; false when it was not pending (a duplicate or stray ack). */
+  ack(workflowId: string, seq: number): boolean {
+    return this.pending.delete(key(workflowId, seq));
+  }
+
+  /** Every unacknowledged update, oldest first. */
+  unacked(): UpdateMessage[] {
+    return [...this.pending.values()];
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+}
+
+function key(workflowId: string, seq: number): string {
+  return `${workflowId}\u0000${seq}`;
+}

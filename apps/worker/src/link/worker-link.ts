@@ -1,0 +1,231 @@
+import {
+  parseJsonMessage,
+  ServerToWorkerMessageSchema,
+  WORKER_PROTOCOL_VERSION,
+  WS_CLOSE_UNSUPPORTED_VERSION,
+  type DispatchMessage,
+  type ExecMessage,
+  type ExecResultMessage,
+  type RegisterMessage,
+  type UpdateBody,
+  type WorkerToServerMessage,
+} from '@svc/protocol';
+import WebSocket from 'ws';
+import { backoffDelay, type BackoffOptions } from '../util/backoff';
+import { errorMessage, silentLogger, type Logger } from '../util/logger';
+import { ExecRelay } from './exec-relay';
+import { Outbox } from './outbox';
+import { LinkError, type RemoteExecRequest, type ServerLink } from './server-link';
+
+export interface LinkHandlers {
+  onDispatch(message: DispatchMessage): void;
+  onExec(message: ExecMessage): void;
+  /** The server will never accept this worker (bad token, unsupported protocol); the link has stopped. */
+  onFatal(error: LinkError): void;
+  onRegistered?(workerId: string): void;
+}
+
+export interface WorkerLinkOptions {
+  serverUrl: string;
+  token: string;
+  registration: Omit<RegisterMessage, 'type' | 'protocol_version'>;
+  handlers: LinkHandlers;
+  /** Workflow ids reported with each heartbeat. */
+  activeWorkflows?: () => string[];
+  reconnect?: BackoffOptions;
+  /** Extra time an exec relay waits beyond the command's own time-out. */
+  execMarginMs?: number;
+  logger?: Logger;
+}
+
+export const WORKER_WS_PATH = '/svc/worker/ws';
+
+/** `http(s)://host/base` -> `ws(s)://host/base/svc/worker/ws`. */
+export function workerSocketUrl(serverUrl: string): string {
+  const url = new URL(serverUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${WORKER_WS_PATH}`;
+  return url.toString();
+}
+
+/**
+ * The worker's WebSocket to the server: registers, heart-beats (and pings to notice a dead
+ * peer), reconnects with exponential back-off plus jitter, and resends every unacknowledged
+ * update after each (re)registration.
+ */
+export class WorkerLink implements ServerLink {
+  readonly outbox = new Outbox();
+  private socket: WebSocket | undefined;
+  private registered = false;
+  private stopped = true;
+  private attempt = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private awaitingPong = false;
+  private readonly execs: ExecRelay;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: WorkerLinkOptions) {
+    this.logger = options.logger ?? silentLogger;
+    this.execs = new ExecRelay(options.execMarginMs);
+  }
+
+  get isRegistered(): boolean {
+    return this.registered;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.connect();
+  }
+
+  /** Closes the socket and stops reconnecting. Unacknowledged updates stay in the outbox. */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    this.teardown(new LinkError('worker is shutting down'));
+    const socket = this.socket;
+    this.socket = undefined;
+    if (socket?.readyState === WebSocket.OPEN) socket.close(1000, 'worker stopping');
+    else socket?.terminate();
+  }
+
+  beginWorkflow(workflowId: string, lastSeq: number): void {
+    this.outbox.begin(workflowId, lastSeq);
+  }
+
+  sendUpdate(workflowId: string, update: UpdateBody): void {
+    const message = this.outbox.add(workflowId, update);
+    if (this.registered) this.send(message);
+  }
+
+  sendExecResult(result: ExecResultMessage): boolean {
+    if (!this.registered) return false;
+    this.send(result);
+    return true;
+  }
+
+  requestExec(request: RemoteExecRequest, signal?: AbortSignal): Promise<ExecResultMessage> {
+    if (!this.registered) return Promise.reject(new LinkError('not connected to the server; try again later'));
+    return this.execs.request((message) => this.send(message), request, signal);
+  }
+
+  private send(message: WorkerToServerMessage): void {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  private connect(): void {
+    const url = workerSocketUrl(this.options.serverUrl);
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.options.token}` }, handshakeTimeout: 15_000 });
+    this.socket = socket;
+    socket.on('open', () => {
+      this.logger.info({ url }, 'connected to server, registering');
+      this.send({ type: 'register', protocol_version: WORKER_PROTOCOL_VERSION, ...this.options.registration });
+    });
+    socket.on('message', (data, isBinary) => {
+      if (socket === this.socket) this.receive(isBinary ? '' : data.toString());
+    });
+    socket.on('pong', () => {
+      this.awaitingPong = false;
+    });
+    socket.on('unexpected-response', (_req, res) => {
+      const status = res.statusCode ?? 0;
+      res.resume();
+      if (status === 401 || status === 403) {
+        this.fail(new LinkError(`server refused the worker token (HTTP ${status}); check token / token_env`));
+      } else {
+        this.logger.warn({ status }, 'server refused the WebSocket upgrade');
+        socket.terminate();
+      }
+    });
+    socket.on('error', (err) => this.logger.warn({ err: errorMessage(err) }, 'worker socket error'));
+    socket.on('close', (code, reason) => {
+      if (socket !== this.socket) return;
+      this.socket = undefined;
+      this.teardown(new LinkError('connection to the server was lost'));
+      if (code === WS_CLOSE_UNSUPPORTED_VERSION) {
+        this.fail(new LinkError(`server does not support worker protocol ${WORKER_PROTOCOL_VERSION}: ${reason.toString() || 'closed 4400'}`));
+        return;
+      }
+      if (!this.stopped) this.scheduleReconnect(code);
+    });
+  }
+
+  private receive(raw: string): void {
+    const parsed = parseJsonMessage(ServerToWorkerMessageSchema, raw);
+    if (!parsed.ok) {
+      this.logger.warn({ error: parsed.error.message }, 'ignoring a malformed server message');
+      return;
+    }
+    const message = parsed.value;
+    switch (message.type) {
+      case 'registered':
+        this.onRegistered(message.worker_id, message.heartbeat_seconds);
+        return;
+      case 'ack':
+        this.outbox.ack(message.workflow_id, message.seq);
+        return;
+      case 'dispatch':
+        this.options.handlers.onDispatch(message);
+        return;
+      case 'exec':
+        this.options.handlers.onExec(message);
+        return;
+      case 'exec_result':
+        this.execs.resolve(message);
+        return;
+      case 'error':
+        this.logger.warn({ code: message.error.code, error: message.error.message }, 'server reported an error');
+        return;
+      default: {
+        const unreachable: never = message;
+        return unreachable;
+      }
+    }
+  }
+
+  private onRegistered(workerId: string, heartbeatSeconds: number): void {
+    this.registered = true;
+    this.attempt = 0;
+    this.logger.info({ workerId, resend: this.outbox.size }, 'registered');
+    for (const update of this.outbox.unacked()) this.send(update);
+    clearInterval(this.heartbeatTimer);
+    this.awaitingPong = false;
+    this.heartbeatTimer = setInterval(() => this.heartbeat(), heartbeatSeconds * 1000);
+    this.options.handlers.onRegistered?.(workerId);
+  }
+
+  private heartbeat(): void {
+    const socket = this.socket;
+    if (!socket) return;
+    if (this.awaitingPong) {
+      this.logger.warn({}, 'server did not answer the last ping; reconnecting');
+      socket.terminate();
+      return;
+    }
+    this.awaitingPong = true;
+    socket.ping();
+    this.send({ type: 'heartbeat', active_workflows: this.options.activeWorkflows?.() ?? [] });
+  }
+
+  private teardown(reason: LinkError): void {
+    this.registered = false;
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+    this.execs.rejectAll(reason);
+  }
+
+  private scheduleReconnect(code: number): void {
+    const delay = backoffDelay(this.attempt++, this.options.reconnect ?? { baseMs: 500, maxMs: 30_000, jitter: 0.5 });
+    this.logger.warn({ code, delayMs: delay, attempt: this.attempt }, 'disconnected; reconnecting');
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  private fail(error: LinkError): void {
+    this.logger.error({ error: error.message }, 'worker link stopped');
+    this.stop();
+    this.options.handlers.onFatal(error);
+  }
+}

@@ -1,0 +1,117 @@
+import type { Step } from '@svc/agent-core';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+
+function memoSection(memo: readonly string[]): string {
+  return memo.length === 0 ? '(none yet)' : memo.map((note) => `- ${note.replace(/\n/g, '\n  ')}`).join('\n');
+}
+
+/** Titles and statuses only: the outline's size does not depend on how far execution got. */
+function planOutline(steps: readonly Step[]): string {
+  return steps.map((step, index) => `${index + 1}. [${step.status}] ${step.title}`).join('\n');
+}
+
+export interface StepContextInput {
+  systemPrompt: string;
+  requirement: string;
+  steps: readonly Step[];
+  memo: readonly string[];
+  stepIndex: number;
+  /** Something the step must know on this run only (e.g. why a timer resumed it). */
+  note?: string;
+}
+
+/**
+ * The opening of a step's fresh context: system prompt, requirement, plan outline, memos and the
+ * current step. Nothing of earlier steps' conversations is included, so a step's prompt grows only
+ * with the memos, never with the number of steps already run.
+ */
+export function stepMessages(input: StepContextInput): ChatCompletionMessageParam[] {
+  const step = input.steps[input.stepIndex];
+  if (!step) throw new RangeError(`step ${input.stepIndex} is not in a plan of ${input.steps.length} steps`);
+  const sections = [
+    `# Requirement\n\n${input.requirement}`,
+    `# Plan\n\n${planOutline(input.steps)}`,
+    `# Memos from earlier work\n\n${memoSection(input.memo)}`,
+    `# Current task: Step ${input.stepIndex + 1} of ${input.steps.length}\n\n## ${step.title}\n\n${step.description}`,
+  ];
+  if (input.note) sections.push(`# Note\n\n${input.note}`);
+  sections.push('Work on this step only. Call advance_step with a summary when it is done and verified.');
+  return [
+    { role: 'system', content: input.systemPrompt },
+    { role: 'user', content: sections.join('\n\n') },
+  ];
+}
+
+export interface PlanningContextInput {
+  systemPrompt: string;
+  requirement: string;
+  /** Template the workflow was created with, if any (its files are already in the workspace). */
+  template: string | null | undefined;
+  workspaceFiles: readonly string[];
+}
+
+const LISTED_FILES = 100;
+
+export function planningMessages(input: PlanningContextInput): ChatCompletionMessageParam[] {
+  const files =
+    input.workspaceFiles.length === 0
+      ? 'The workspace is empty.'
+      : [
+          ...input.workspaceFiles.slice(0, LISTED_FILES).map((f) => `- ${f}`),
+          ...(input.workspaceFiles.length > LISTED_FILES ? [`… and ${input.workspaceFiles.length - LISTED_FILES} more`] : []),
+        ].join('\n');
+  const template = input.template ? `The workflow was created with the template "${input.template}"; its files are in the workspace.` : 'No template was chosen.';
+  const user = [`# Requirement\n\n${input.requirement}`, `# Workspace\n\n${template}\n\n${files}`, 'Write the plan and submit it with submit_plan.'];
+  return [
+    { role: 'system', content: input.systemPrompt },
+    { role: 'user', content: user.join('\n\n') },
+  ];
+}
+
+/** The plan with statuses, descriptions and summaries, for the revise and report prompts. */
+export function detailedPlan(steps: readonly Step[]): string {
+  if (steps.length === 0) return '(no plan yet)';
+  return steps
+    .map((step, index) => {
+      const summary = step.summary ? `\n   Summary: ${step.summary.replace(/\n/g, '\n   ')}` : '';
+      return `${index + 1}. [${step.status}] ${step.title}\n   ${step.description.replace(/\n/g, '\n   ')}${summary}`;
+    })
+    .join('\n');
+}
+
+export function reviseMessages(input: { systemPrompt: string; requirement: string; steps: readonly Step[]; memo: readonly string[]; feedback: string }): ChatCompletionMessageParam[] {
+  const user = [
+    `# Requirement\n\n${input.requirement}`,
+    `# Current plan\n\n${detailedPlan(input.steps)}`,
+    `# Memos\n\n${memoSection(input.memo)}`,
+    `# Feedback from the user\n\n${input.feedback}`,
+    'Submit the complete revised plan with submit_plan.',
+  ];
+  return [
+    { role: 'system', content: input.systemPrompt },
+    { role: 'user', content: user.join('\n\n') },
+  ];
+}
+
+export function reportMessages(input: {
+  systemPrompt: string;
+  requirement: string;
+  steps: readonly Step[];
+  memo: readonly string[];
+  appUrl: string;
+  workspaceFiles: readonly string[];
+}): ChatCompletionMessageParam[] {
+  const files = input.workspaceFiles.slice(0, 200).map((f) => `- ${f}`).join('\n') || '(no files)';
+  const user = [
+    `# Requirement\n\n${input.requirement}`,
+    `# Plan and results\n\n${detailedPlan(input.steps)}`,
+    `# Memos\n\n${memoSection(input.memo)}`,
+    `# Workspace files\n\n${files}`,
+    `# App URL\n\n${input.appUrl}`,
+    'Write the report.',
+  ];
+  return [
+    { role: 'system', content: input.systemPrompt },
+    { role: 'user', content: user.join('\n\n') },
+  ];
+}

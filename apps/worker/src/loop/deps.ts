@@ -1,0 +1,30 @@
+import type { ServerApi } from '../api/server-api';
+import type { WorkerConfig } from '../config';
+import type { Executor } from '../executor/executor';
+import type { ServerLink } from '../link/server-link';
+import type { ChatModel } from '../llm/llm-client';
+import type { Prompts } from '../prompts';
+import type { Logger } from '../util/logger';
+import type { WorkspaceSync } from '../workspace/sync';
+
+/** Everything the agent loop uses, built once by the CLI (or a test). */
+export interface LoopDeps {
+  config: Pick<WorkerConfig, 'name' | 'toolOutputMaxBytes' | 'commandTimeoutSeconds' | 'maxTurnsPerStep' | 'appBaseUrl' | 'serverUrl'>;
+  prompts: Prompts;
+  api: ServerApi;
+  /** The LLM client for one workflow (its calls are reported as that workflow's `llm_call`s). */
+  llmFor(workflowId: string): ChatModel;
+  executor: Executor;
+  workspace: WorkspaceSync;
+  link: ServerLink;
+  /** This worker's server id, once registered. */
+  workerId(): string | undefined;
+  logger: Logger;
+}
+
+/** The workflow a loop runs for. */
+export interface Job {
+  workflowId: string;
+  projectId: string;
+  requirement: string;
+}

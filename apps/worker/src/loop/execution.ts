@@ -1,0 +1,53 @@
+import { advanceStep } from '@svc/agent-core';
+import { EXECUTION_TOOLS } from '../tools/registry';
+import { stepMessages } from './context';
+import { runConversation } from './conversation';
+import { attempt, sharedEffect } from './effects';
+import type { RunContext } from './run-context';
+
+export type StepOutcome = { kind: 'advanced' } | { kind: 'timer'; seconds: number; reason: string };
+
+/**
+ * Executing(N): one step in a fresh context (its own tool history only). Ends when the agent
+ * advances (workspace changes are uploaded first) or sets a timer.
+ */
+export async function runStep(run: RunContext, note?: string): Promise<StepOutcome> {
+  const { phase } = run.state;
+  if (phase.kind !== 'executing') throw new Error(`runStep called while ${phase.kind}`);
+  const index = phase.step;
+  const result = await runConversation({
+    llm: run.llm,
+    phase: 'executing',
+    stepIndex: index,
+    messages: stepMessages({
+      systemPrompt: run.deps.prompts.execution,
+      requirement: run.job.requirement,
+      steps: run.state.steps,
+      memo: run.state.memo,
+      stepIndex: index,
+      note,
+    }),
+    tools: EXECUTION_TOOLS,
+    toolContext: run.toolContext(index),
+    maxTurns: run.deps.config.maxTurnsPerStep,
+    outputMaxBytes: run.deps.config.toolOutputMaxBytes,
+    nudge: 'Continue with the tools. When this step is done and verified, call advance_step with a summary.',
+    onLog: (entry) => run.log(entry),
+    onEffect: async (effect) => {
+      switch (effect.kind) {
+        case 'advance_step':
+          await run.syncWorkspace();
+          return attempt(() => {
+            run.apply(advanceStep(run.state, effect.summary));
+            return { stop: true };
+          });
+        case 'set_timer':
+          return { stop: true };
+        default:
+          return (await sharedEffect(run, effect, 'running')) ?? { output: `Rejected: ${effect.kind} is not available while executing.`, isError: true };
+      }
+    },
+  });
+  const end = result.stoppedBy;
+  return end.kind === 'set_timer' ? { kind: 'timer', seconds: end.seconds, reason: end.reason } : { kind: 'advanced' };
+}

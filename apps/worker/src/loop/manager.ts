@@ -1,0 +1,170 @@
+import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/protocol';
+import { errorMessage } from '../util/logger';
+import type { LoopDeps } from './deps';
+import { WorkflowRun, type RunEnd } from './runner';
+import { generateTitle } from './title';
+import { WorkflowUpdates } from './updates';
+
+type RunDispatch = DispatchMessage & { action: 'start' | 'resume' | 'feedback' | 'answer' };
+
+/**
+ * Routes dispatches to workflow runs: runs up to `capacity` workflows at once (more wait in a
+ * local queue), delivers answers to waiting loops, restarts a live loop on feedback, cancels,
+ * generates titles on the side, and serves `exec` requests from other workers.
+ */
+export class WorkflowManager {
+  private readonly runs = new Map<string, WorkflowRun>();
+  private readonly finished = new Map<string, Promise<RunEnd>>();
+  private queue: RunDispatch[] = [];
+  /** Feedback that interrupted a live run: started with that run's state once it has stopped. */
+  private readonly followUps = new Map<string, RunDispatch>();
+  private readonly titled = new Set<string>();
+  private readonly titles = new Set<Promise<void>>();
+  private closing = false;
+
+  constructor(
+    private readonly deps: LoopDeps,
+    private readonly capacity: number,
+  ) {}
+
+  activeWorkflows(): string[] {
+    return [...this.runs.keys()];
+  }
+
+  dispatch(message: DispatchMessage): void {
+    if (this.closing) return;
+    const id = message.workflow_id;
+    const run = this.runs.get(id);
+    switch (message.action) {
+      case 'generate_title':
+        this.generateTitle(message);
+        return;
+      case 'cancel':
+        this.queue = this.queue.filter((q) => q.workflow_id !== id);
+        this.followUps.delete(id);
+        run?.stop('cancel');
+        return;
+      case 'answer':
+        if (run?.deliverAnswer(message.message ?? '')) return;
+        if (run) {
+          this.deps.logger.warn({ workflowId: id }, 'answer for a workflow that is not waiting; ignored');
+          return;
+        }
+        this.enqueue({ ...message, action: 'answer' });
+        return;
+      case 'feedback':
+        if (run) {
+          this.followUps.set(id, { ...message, action: 'feedback' });
+          run.stop('supersede');
+          return;
+        }
+        this.enqueue({ ...message, action: 'feedback' });
+        return;
+      case 'start':
+      case 'resume':
+        if (run) {
+          this.deps.logger.warn({ workflowId: id, action: message.action }, 'workflow already runs here; dispatch ignored');
+          return;
+        }
+        this.enqueue({ ...message, action: message.action });
+        return;
+      default: {
+        const unreachable: never = message.action;
+        return unreachable;
+      }
+    }
+  }
+
+  /** Runs a command for another worker's agent; the caller sends the result back. */
+  async serveExec(message: ExecMessage): Promise<ExecResultMessage> {
+    const timeout = message.timeout_seconds ?? this.deps.config.commandTimeoutSeconds;
+    try {
+      const result = await this.deps.executor.run({
+        workflowId: message.workflow_id,
+        command: message.command,
+        timeoutSeconds: timeout,
+        maxOutputBytes: this.deps.config.toolOutputMaxBytes,
+      });
+      const output = result.startError ?? result.output;
+      return { type: 'exec_result', request_id: message.request_id, exit_code: result.exitCode, output, timed_out: result.timedOut };
+    } catch (err) {
+      return { type: 'exec_result', request_id: message.request_id, exit_code: null, output: `exec failed on this worker: ${errorMessage(err)}`, timed_out: false };
+    }
+  }
+
+  /** Resolves when every run and title generation has ended (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.finished.size > 0 || this.titles.size > 0 || this.queue.length > 0) {
+      await Promise.all([...this.finished.values(), ...this.titles]);
+    }
+  }
+
+  /** Stops every loop (their commands are killed) and waits for them to end. */
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    this.queue = [];
+    this.followUps.clear();
+    for (const run of this.runs.values()) run.stop('shutdown');
+    await this.idle();
+  }
+
+  private enqueue(message: RunDispatch): void {
+    // The newest dispatch for a workflow carries the server's latest intent and snapshot.
+    this.queue = [...this.queue.filter((q) => q.workflow_id !== message.workflow_id), message];
+    this.drain();
+  }
+
+  private drain(): void {
+    while (!this.closing && this.runs.size < this.capacity) {
+      const next = this.queue.shift();
+      if (!next) return;
+      this.launch(next);
+    }
+  }
+
+  private launch(message: RunDispatch, previous?: WorkflowRun): void {
+    const id = message.workflow_id;
+    this.deps.link.beginWorkflow(id, message.last_seq);
+    if (message.action === 'start') this.generateTitle(message);
+    const run = new WorkflowRun(this.deps, { workflowId: id, projectId: message.project_id, requirement: message.requirement });
+    this.runs.set(id, run);
+    const done = run
+      .execute({
+        action: message.action,
+        template: message.template,
+        snapshot: message.snapshot,
+        message: message.message,
+        ...(previous ? { state: previous.state } : {}),
+      })
+      .catch((err: unknown) => {
+        this.deps.logger.error({ workflowId: id, error: errorMessage(err) }, 'workflow run crashed');
+        return 'failed' as const;
+      })
+      .then((end) => {
+        this.runs.delete(id);
+        this.finished.delete(id);
+        if (end === 'completed' || end === 'failed' || end === 'cancelled') this.titled.delete(id);
+        this.deps.logger.info({ workflowId: id, end }, 'workflow run ended');
+        const followUp = this.followUps.get(id);
+        this.followUps.delete(id);
+        if (followUp && !this.closing) this.launch(followUp, run);
+        else this.drain();
+        return end;
+      });
+    this.finished.set(id, done);
+  }
+
+  private generateTitle(message: DispatchMessage): void {
+    const id = message.workflow_id;
+    if (this.titled.has(id)) return;
+    this.titled.add(id);
+    this.deps.link.beginWorkflow(id, message.last_seq);
+    const job = generateTitle(this.deps.llmFor(id), this.deps.prompts.title, message.requirement)
+      .then((title) => {
+        if (title) new WorkflowUpdates(this.deps.link, id).title(title);
+      })
+      .catch((err: unknown) => this.deps.logger.warn({ workflowId: id, error: errorMessage(err) }, 'title generation failed'))
+      .finally(() => this.titles.delete(job));
+    this.titles.add(job);
+  }
+}

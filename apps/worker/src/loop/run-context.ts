@@ -1,0 +1,28 @@
+import type { AgentState } from '@svc/agent-core';
+import type { LogEntryUpdateData } from '@svc/protocol';
+import type { ChatModel } from '../llm/llm-client';
+import type { ToolContext } from '../tools/tool';
+import type { Job, LoopDeps } from './deps';
+import type { WorkflowUpdates } from './updates';
+
+/** What the phase functions (planning, execution, revise, report) see of a running workflow. */
+export interface RunContext {
+  readonly deps: LoopDeps;
+  readonly job: Job;
+  readonly llm: ChatModel;
+  readonly signal: AbortSignal;
+  readonly updates: WorkflowUpdates;
+  /** The agent state; change it only through `apply`. */
+  readonly state: AgentState;
+  /** Takes the state of an agent-core transition and reports the new snapshot. */
+  apply(transition: { state: AgentState }): void;
+  /**
+   * Puts a question to the user (status waiting_user), waits for the answer, records it and
+   * restores `resumeStatus`. Rejects with AbortedError when the workflow is cancelled.
+   */
+  askUser(question: string, resumeStatus: 'planning' | 'running'): Promise<string>;
+  /** Uploads workspace changes since the last sync and reports them as `file_changed`. */
+  syncWorkspace(): Promise<void>;
+  toolContext(stepIndex: number | null): ToolContext;
+  log(entry: LogEntryUpdateData): void;
+}

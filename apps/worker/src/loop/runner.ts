@@ -1,0 +1,178 @@
+import { AgentTransitionError, answerUser, askUser, fromSnapshot, initialState, type AgentState } from '@svc/agent-core';
+import type { LogEntryUpdateData, SnapshotData } from '@svc/protocol';
+import type { ChatModel } from '../llm/llm-client';
+import type { ToolContext } from '../tools/tool';
+import { errorMessage } from '../util/logger';
+import { AbortedError } from '../util/sleep';
+import type { TreeState } from '../workspace/sync';
+import type { Job, LoopDeps } from './deps';
+import { runStep } from './execution';
+import { runPlanning } from './planning';
+import { writeReport } from './report';
+import { revise } from './revise';
+import type { RunContext } from './run-context';
+import { createToolContext } from './tool-context';
+import { WorkflowUpdates } from './updates';
+
+export interface RunRequest {
+  action: 'start' | 'resume' | 'feedback' | 'answer';
+  template?: string | null;
+  /** The server's latest snapshot (resume, feedback, answer). */
+  snapshot?: SnapshotData;
+  /** A newer state this worker still holds (feedback that interrupted a live run). */
+  state?: AgentState;
+  /** Feedback text, the user's answer, or why a timer resumed the workflow. */
+  message?: string;
+}
+
+/** How a run ended. `paused`: waiting for a timer; `superseded`: replaced by a newer run (feedback). */
+export type RunEnd = 'completed' | 'failed' | 'cancelled' | 'paused' | 'superseded' | 'shutdown';
+export type StopReason = 'cancel' | 'supersede' | 'shutdown';
+
+/** One workflow's agent loop on this worker: Planning -> Executing(N) -> Completed. */
+export class WorkflowRun implements RunContext {
+  readonly llm: ChatModel;
+  readonly updates: WorkflowUpdates;
+  private current: AgentState = initialState();
+  private readonly controller = new AbortController();
+  private stopReason: StopReason | undefined;
+  private answerWaiter: { resolve(answer: string): void; reject(err: Error): void } | undefined;
+  private baseline: TreeState = new Map();
+
+  constructor(
+    readonly deps: LoopDeps,
+    readonly job: Job,
+  ) {
+    this.llm = deps.llmFor(job.workflowId);
+    this.updates = new WorkflowUpdates(deps.link, job.workflowId);
+  }
+
+  get state(): AgentState {
+    return this.current;
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get waitingForAnswer(): boolean {
+    return this.answerWaiter !== undefined;
+  }
+
+  apply(transition: { state: AgentState }): void {
+    this.current = transition.state;
+    this.updates.snapshot(transition.state);
+  }
+
+  log(entry: LogEntryUpdateData): void {
+    this.updates.log(entry);
+  }
+
+  toolContext(stepIndex: number | null): ToolContext {
+    return createToolContext(this.deps, this.job, stepIndex, this.signal);
+  }
+
+  async syncWorkspace(): Promise<void> {
+    const pushed = await this.deps.workspace.push(this.job.workflowId, this.baseline);
+    this.baseline = pushed.after;
+    this.updates.filesChanged(pushed.changes);
+  }
+
+  async askUser(question: string, resumeStatus: 'planning' | 'running'): Promise<string> {
+    this.apply(askUser(this.current, question));
+    await this.syncWorkspace();
+    const answer = await this.waitForAnswer(question);
+    this.apply(answerUser(this.current, answer));
+    this.updates.status(resumeStatus);
+    return answer;
+  }
+
+  /** Hands the user's answer to a waiting loop; false when the loop is not waiting. */
+  deliverAnswer(answer: string): boolean {
+    const waiter = this.answerWaiter;
+    if (!waiter) return false;
+    this.answerWaiter = undefined;
+    waiter.resolve(answer);
+    return true;
+  }
+
+  /** Stops the loop: running commands are killed, pending LLM calls aborted. */
+  stop(reason: StopReason): void {
+    this.stopReason ??= reason;
+    this.controller.abort();
+    this.answerWaiter?.reject(new AbortedError());
+    this.answerWaiter = undefined;
+  }
+
+  private waitForAnswer(question: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      if (this.signal.aborted) return reject(new AbortedError());
+      // The waiter is in place before the status goes out, so an immediate answer is not missed.
+      this.answerWaiter = { resolve, reject };
+      this.updates.status('waiting_user', { question });
+    });
+  }
+
+  async execute(request: RunRequest): Promise<RunEnd> {
+    try {
+      this.baseline = await this.deps.workspace.pull(this.job.workflowId);
+      this.current = request.state ?? (request.snapshot ? fromSnapshot(request.snapshot) : initialState());
+      let note: string | undefined;
+      if (request.action === 'answer' && this.current.pendingQuestion !== null && request.message !== undefined) {
+        this.apply(answerUser(this.current, request.message));
+      } else if (request.action === 'feedback') {
+        this.updates.status(this.current.steps.length === 0 ? 'planning' : 'running');
+        const from = await revise(this, request.message ?? '');
+        this.deps.logger.info({ workflowId: this.job.workflowId, resumeFromStep: from + 1 }, 'plan revised');
+      } else if (request.action === 'resume' && request.message) {
+        note = `This step was interrupted and is resumed now: ${request.message}`;
+      }
+      return await this.drive(request.template, note);
+    } catch (err) {
+      return this.ended(err);
+    }
+  }
+
+  private async drive(template: string | null | undefined, note: string | undefined): Promise<RunEnd> {
+    const question = this.current.pendingQuestion;
+    if (question !== null) {
+      const answer = await this.waitForAnswer(question);
+      this.apply(answerUser(this.current, answer));
+    }
+    if (this.current.phase.kind === 'planning') {
+      this.updates.status('planning');
+      await runPlanning(this, template);
+    }
+    if (this.current.phase.kind === 'executing') this.updates.status('running');
+    let stepNote = note;
+    while (this.current.phase.kind === 'executing') {
+      const outcome = await runStep(this, stepNote);
+      stepNote = undefined;
+      if (outcome.kind === 'timer') {
+        await this.syncWorkspace();
+        this.updates.status('pending');
+        return 'paused';
+      }
+    }
+    await writeReport(this);
+    this.updates.status('completed');
+    return 'completed';
+  }
+
+  private async ended(err: unknown): Promise<RunEnd> {
+    const stopped = err instanceof AbortedError || this.signal.aborted;
+    if (stopped && this.stopReason === 'supersede') return 'superseded';
+    await this.syncWorkspace().catch((syncErr: unknown) =>
+      this.deps.logger.warn({ workflowId: this.job.workflowId, error: errorMessage(syncErr) }, 'workspace upload failed'),
+    );
+    if (stopped && this.stopReason === 'shutdown') return 'shutdown';
+    if (stopped) {
+      this.updates.status('cancelled');
+      return 'cancelled';
+    }
+    const reason = err instanceof AgentTransitionError ? `invalid agent state: ${err.message}` : errorMessage(err);
+    this.deps.logger.error({ workflowId: this.job.workflowId, error: reason }, 'workflow failed');
+    this.updates.status('failed', { error: reason });
+    return 'failed';
+  }
+}

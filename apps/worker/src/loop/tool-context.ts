@@ -1,0 +1,45 @@
+import { describeCommandResult } from '../executor/executor';
+import type { ToolContext } from '../tools/tool';
+import type { Job, LoopDeps } from './deps';
+
+/** Room kept for the status line and the cut marker within the output budget. */
+const OUTPUT_HEADROOM_BYTES = 256;
+
+export function createToolContext(deps: LoopDeps, job: Job, stepIndex: number | null, signal: AbortSignal): ToolContext {
+  const outputMaxBytes = deps.config.toolOutputMaxBytes;
+  return {
+    workflowId: job.workflowId,
+    projectId: job.projectId,
+    stepIndex,
+    workspaceDir: deps.workspace.dir(job.workflowId),
+    self: { name: deps.config.name, id: deps.workerId() },
+    api: deps.api,
+    commandTimeoutSeconds: deps.config.commandTimeoutSeconds,
+    outputMaxBytes,
+    signal,
+    async runLocal(command, timeoutSeconds) {
+      const result = await deps.executor.run({
+        workflowId: job.workflowId,
+        projectId: job.projectId,
+        command,
+        timeoutSeconds,
+        maxOutputBytes: Math.max(256, outputMaxBytes - OUTPUT_HEADROOM_BYTES),
+        signal,
+      });
+      return describeCommandResult(result, timeoutSeconds);
+    },
+    async runRemote(request) {
+      const result = await deps.link.requestExec(request, signal);
+      const status = result.timed_out
+        ? `timed out on worker ${request.targetWorker}`
+        : result.exit_code === null
+          ? `killed on worker ${request.targetWorker}`
+          : `exit code ${result.exit_code} on worker ${request.targetWorker}`;
+      return { text: `[${status}]\n${result.output || '(no output)'}`, isError: result.exit_code !== 0 };
+    },
+    async refreshWorkspace() {
+      const state = await deps.workspace.pull(job.workflowId);
+      return [...state.keys()].sort();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { toSnapshot, type AgentState } from '@svc/agent-core';
+import type { FileChangedUpdateData, LogEntryUpdateData, WorkflowStatus } from '@svc/protocol';
+import type { ServerLink } from '../link/server-link';
+
+/** The updates of one workflow, as typed calls. */
+export class WorkflowUpdates {
+  constructor(
+    private readonly link: ServerLink,
+    readonly workflowId: string,
+  ) {}
+
+  status(status: WorkflowStatus, extra: { question?: string; error?: string } = {}): void {
+    this.link.sendUpdate(this.workflowId, { kind: 'status', data: { status, ...extra } });
+  }
+
+  snapshot(state: AgentState): void {
+    this.link.sendUpdate(this.workflowId, { kind: 'snapshot', data: toSnapshot(state) });
+  }
+
+  log(data: LogEntryUpdateData): void {
+    this.link.sendUpdate(this.workflowId, { kind: 'log_entry', data });
+  }
+
+  filesChanged(changes: readonly FileChangedUpdateData[]): void {
+    for (const data of changes) this.link.sendUpdate(this.workflowId, { kind: 'file_changed', data });
+  }
+
+  title(title: string): void {
+    this.link.sendUpdate(this.workflowId, { kind: 'title', data: { title } });
+  }
+
+  report(path: string, appUrl: string | null): void {
+    this.link.sendUpdate(this.workflowId, { kind: 'report', data: { path, app_url: appUrl } });
+  }
+}

@@ -1,0 +1,43 @@
+import { startToolEnv, TOOL_WORKFLOW, type ToolEnv } from '../../../test/support/tool-env';
+import { executeOnWorker } from './execute-on-worker';
+
+let env: ToolEnv;
+beforeAll(async () => {
+  env = await startToolEnv({ config: { tool_output_max_bytes: 1024 } });
+});
+afterAll(() => env.close());
+
+describe('execute_on_worker', () => {
+  it('runs locally in the workspace with the SVC_* environment', async () => {
+    const { result } = await env.call(executeOnWorker, { command: 'echo "$SVC_WORKFLOW_ID $SVC_PROJECT_ID $SVC_URL"; basename "$PWD"; test -n "$SVC_JWT"' });
+    expect(result).toEqual({ output: `[exit code 0]\n${TOOL_WORKFLOW} p1 ${env.harness.server.url}\n${TOOL_WORKFLOW}\n`, isError: false });
+  });
+
+  it('runs locally when the worker named is this one', async () => {
+    const { result } = await env.call(executeOnWorker, { command: 'echo here', worker: 'test-worker' });
+    expect(result.output).toBe('[exit code 0]\nhere\n');
+  });
+
+  it('reports a failing command as an error and keeps long output within the budget', async () => {
+    const failing = await env.call(executeOnWorker, { command: 'echo broken >&2; exit 2' });
+    expect(failing.result).toEqual({ output: '[exit code 2]\nbroken\n', isError: true });
+    const long = await env.call(executeOnWorker, { command: 'seq 1 5000' });
+    expect(Buffer.byteLength(long.result.output)).toBeLessThanOrEqual(1024);
+    expect(long.result.output).toMatch(/^\[exit code 0\]\n1\n2\n/);
+    expect(long.result.output).toMatch(/4999\n5000\n$/);
+  });
+
+  it('applies the time-out it is given', async () => {
+    const { result } = await env.call(executeOnWorker, { command: 'sleep 10', timeout_seconds: 0.2 });
+    expect(result).toMatchObject({ isError: true, output: expect.stringMatching(/^\[timed out after 0.2s/) });
+  });
+
+  it('relays to another worker through the server', async () => {
+    const server = env.harness.server;
+    const pending = env.call(executeOnWorker, { command: 'uname -a', worker: 'mac-mini', timeout_seconds: 5 });
+    const request = await server.waitFor((m) => m.type === 'exec_request');
+    if (request.type !== 'exec_request') throw new Error('unreachable');
+    server.send({ type: 'exec_result', request_id: request.request_id, exit_code: 1, output: 'Darwin failure', timed_out: false });
+    expect((await pending).result).toEqual({ output: '[exit code 1 on worker mac-mini]\nDarwin failure', isError: true });
+  });
+});

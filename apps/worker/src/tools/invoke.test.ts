@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { startToolEnv, type ToolEnv } from '../../test/support/tool-env';
+import { ApiError } from '../api/server-api';
+import { AbortedError } from '../util/sleep';
+import { invokeTool } from './invoke';
+import { defineTool, ok } from './tool';
+
+let env: ToolEnv;
+beforeAll(async () => {
+  env = await startToolEnv();
+});
+afterAll(() => env.close());
+
+const echo = defineTool({
+  name: 'echo',
+  description: 'Echoes its text.',
+  parameters: z.object({ text: z.string(), times: z.number().int().default(1) }).strict(),
+  async run({ text, times }) {
+    return ok(text.repeat(times));
+  },
+});
+
+const throwing = (err: unknown) =>
+  defineTool({ name: 'boom', description: 'Fails.', parameters: z.object({}), run: async () => Promise.reject(err) });
+
+describe('invokeTool', () => {
+  it('runs a tool with validated arguments and defaults applied', async () => {
+    const invocation = await invokeTool(echo, '{"text":"ab","times":2}', env.context());
+    expect(invocation).toEqual({ input: { text: 'ab', times: 2 }, result: { output: 'abab', isError: false } });
+    expect((await invokeTool(echo, '{"text":"x"}', env.context())).result.output).toBe('x');
+  });
+
+  it('turns malformed arguments into errors the LLM can read', async () => {
+    expect((await invokeTool(echo, '{"text":', env.context())).result.output).toMatch(/^arguments are not valid JSON: /);
+    expect((await invokeTool(echo, '[1]', env.context())).result.output).toBe('arguments must be a JSON object');
+    expect((await invokeTool(echo, '{"text":1,"extra":true}', env.context())).result.output).toBe(
+      'invalid arguments for echo: text: Invalid input: expected string, received number; (arguments): Unrecognized key: "extra"',
+    );
+  });
+
+  it('reports tool failures as error results, naming unexpected ones', async () => {
+    expect((await invokeTool(throwing(new ApiError(503, 'unavailable', 'GET /svc/api/kb: down')), '{}', env.context())).result).toEqual({
+      output: 'boom failed: GET /svc/api/kb: down',
+      isError: true,
+    });
+    expect((await invokeTool(throwing(new TypeError('x is undefined')), '{}', env.context())).result.output).toBe('boom failed: unexpected error: x is undefined');
+  });
+
+  it('lets a cancel through', async () => {
+    await expect(invokeTool(throwing(new AbortedError()), '{}', env.context())).rejects.toBeInstanceOf(AbortedError);
+  });
+});

@@ -1,0 +1,61 @@
+import type { PlannedStep } from '@svc/agent-core';
+import type { z } from 'zod';
+import type { ServerApi } from '../api/server-api';
+import type { RemoteExecRequest } from '../link/server-link';
+
+/** A state change a tool asks the loop to make through @svc/agent-core. */
+export type ToolEffect =
+  | { kind: 'submit_plan'; steps: PlannedStep[] }
+  | { kind: 'advance_step'; summary: string }
+  | { kind: 'save_memo'; note: string }
+  | { kind: 'ask_user'; question: string }
+  | { kind: 'set_timer'; seconds: number; reason: string };
+
+export interface ToolResult {
+  output: string;
+  isError: boolean;
+  effect?: ToolEffect;
+}
+
+export type ToolApi = Pick<ServerApi, 'kbText' | 'kbSearch' | 'listWorkers' | 'listTemplates' | 'useTemplate' | 'createTimer'>;
+
+export interface CommandOutcome {
+  text: string;
+  isError: boolean;
+}
+
+/** Everything a tool may touch, handed in by the loop for one workflow (and step). */
+export interface ToolContext {
+  workflowId: string;
+  projectId: string;
+  stepIndex: number | null;
+  /** Absolute workspace directory of the workflow. */
+  workspaceDir: string;
+  /** This worker's name and (once registered) server id, to tell local from remote commands. */
+  self: { name: string; id: string | undefined };
+  api: ToolApi;
+  commandTimeoutSeconds: number;
+  /** Bytes of tool output that reach the LLM; tools with their own cutting aim below it. */
+  outputMaxBytes: number;
+  runLocal(command: string, timeoutSeconds: number): Promise<CommandOutcome>;
+  runRemote(request: RemoteExecRequest): Promise<CommandOutcome>;
+  /** Re-pulls the workspace from the server (after the server changed it, e.g. a template). */
+  refreshWorkspace(): Promise<string[]>;
+  signal: AbortSignal;
+}
+
+/** One tool: a name, a description and a zod parameter schema the LLM sees as JSON schema. */
+export interface Tool<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  description: string;
+  parameters: S;
+  // Method syntax keeps Tool<Specific> assignable to Tool (parameter bivariance).
+  run(input: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export function defineTool<S extends z.ZodObject>(tool: Tool<S>): Tool<S> {
+  return tool;
+}
+
+export const ok = (output: string, effect?: ToolEffect): ToolResult => (effect ? { output, isError: false, effect } : { output, isError: false });
+export const fail = (output: string): ToolResult => ({ output, isError: true });

@@ -1,0 +1,108 @@
+import { ServerApi } from './api/server-api';
+import type { WorkerConfig } from './config';
+import { Executor } from './executor/executor';
+import { LocalJobTokenSigner, ServerJobTokens, type JobTokenSource } from './executor/job-token';
+import type { LinkError } from './link/server-link';
+import { WorkerLink } from './link/worker-link';
+import { LlmClient } from './llm/llm-client';
+import type { LoopDeps } from './loop/deps';
+import { WorkflowManager } from './loop/manager';
+import type { Prompts } from './prompts';
+import { errorMessage, type Logger } from './util/logger';
+import { WorkspaceSync } from './workspace/sync';
+
+export const WORKER_VERSION = '0.1.0';
+
+export interface WorkerOptions {
+  config: WorkerConfig;
+  prompts: Prompts;
+  /** The worker's environment: the base environment of the commands it runs. */
+  baseEnv: Readonly<Record<string, string | undefined>>;
+  hostname: string;
+  logger: Logger;
+  /** Called when the server will never accept this worker; the CLI exits. */
+  onFatal?: (error: LinkError) => void;
+  /** Overrides for tests (faster reconnects and LLM retries). */
+  reconnect?: { baseMs: number; maxMs: number };
+  llmRetry?: { baseMs: number; maxMs: number };
+}
+
+export interface RunningWorker {
+  link: WorkerLink;
+  manager: WorkflowManager;
+  deps: LoopDeps;
+  /** Stops the loops (killing their commands), waits briefly for updates to be acked, disconnects. */
+  stop(drainMs?: number): Promise<void>;
+}
+
+/** Builds the worker from its config and connects it to the server. */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const { config, logger } = options;
+  const api = new ServerApi({ serverUrl: config.serverUrl, token: config.token });
+  const jobTokens: JobTokenSource = config.jwtPrivateKey
+    ? await LocalJobTokenSigner.fromPemFile(config.jwtPrivateKey, { issuer: config.jwtIssuer, audience: config.jwtAudience })
+    : new ServerJobTokens(api);
+  const executor = new Executor({
+    baseEnv: options.baseEnv,
+    secretEnvNames: config.secretEnvNames,
+    serverUrl: config.serverUrl,
+    workspaceRoot: config.workspaceRoot,
+    jobTokens,
+    defaultTimeoutSeconds: config.commandTimeoutSeconds,
+  });
+  // The link's handlers reach the manager, which is built after the link (it needs it).
+  const late: { workerId?: string; manager?: WorkflowManager } = {};
+  const link = new WorkerLink({
+    serverUrl: config.serverUrl,
+    token: config.token,
+    registration: { name: config.name, labels: config.labels, capacity: config.capacity, version: WORKER_VERSION, hostname: options.hostname },
+    activeWorkflows: () => late.manager?.activeWorkflows() ?? [],
+    reconnect: options.reconnect ? { ...options.reconnect, jitter: 0.5 } : undefined,
+    logger,
+    handlers: {
+      onRegistered: (id) => {
+        late.workerId = id;
+      },
+      onDispatch: (message) => late.manager?.dispatch(message),
+      onExec: (message) => {
+        void late.manager?.serveExec(message).then((result) => {
+          if (!link.sendExecResult(result)) logger.warn({ requestId: message.request_id }, 'exec result lost: not connected');
+        });
+      },
+      onFatal: (error) => options.onFatal?.(error),
+    },
+  });
+  const llm = new LlmClient(config.llm, {
+    logger,
+    retryBaseMs: options.llmRetry?.baseMs,
+    retryMaxMs: options.llmRetry?.maxMs,
+    onCall: (workflowId, record) => {
+      if (workflowId) link.sendUpdate(workflowId, { kind: 'llm_call', data: record });
+    },
+  });
+  const deps: LoopDeps = {
+    config,
+    prompts: options.prompts,
+    api,
+    llmFor: (workflowId) => llm.forWorkflow(workflowId),
+    executor,
+    workspace: new WorkspaceSync(api, config.workspaceRoot),
+    link,
+    workerId: () => late.workerId,
+    logger,
+  };
+  const running = new WorkflowManager(deps, config.capacity);
+  late.manager = running;
+  link.start();
+  return {
+    link,
+    manager: running,
+    deps,
+    async stop(drainMs = 5000) {
+      await running.shutdown().catch((err: unknown) => logger.warn({ error: errorMessage(err) }, 'shutdown of workflow runs failed'));
+      const deadline = Date.now() + drainMs;
+      while (link.outbox.size > 0 && link.isRegistered && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      link.stop();
+    },
+  };
+}
