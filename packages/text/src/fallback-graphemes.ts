@@ -54,11 +54,11 @@ function joins(state: State, cur: Kind): boolean {
   return false;
 }
 
-/** Grapheme clusters of `text` with their start index (in UTF-16 code units). */
-export function* fallbackGraphemes(text: string): Generator<{ segment: string; index: number }> {
-  let start = 0;
+/** Grapheme clusters of `text` from `from` (a boundary) on, with their start index in UTF-16 code units. */
+export function* fallbackGraphemes(text: string, from = 0): Generator<{ segment: string; index: number }> {
+  let start = from;
   let state: State | undefined;
-  for (let i = 0; i < text.length; ) {
+  for (let i = from; i < text.length; ) {
     const cp = text.codePointAt(i) as number;
     const width = cp > 0xffff ? 2 : 1;
     const kind = kindOf(text.slice(i, i + width), cp);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { fallbackGraphemes } from './fallback-graphemes';
-import { graphemes } from './graphemes';
+import { graphemeBoundaryAtOrBefore, graphemes } from './graphemes';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const viaIntl = (text: string): string[] => [...segmenter.segment(text)].map((s) => s.segment);
@@ -45,5 +45,49 @@ describe('grapheme segmentation', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('windowed segmentation of long text', () => {
+  const pieces = fc.constantFrom('abc ', '\n', '\r\n', '中文字', 'é', 'e\u0301', '👍🏽', '👨‍👩‍👧', '🇫🇷', '🇩', '\u0301', '\u200d', 'x'.repeat(40), '東京'.repeat(30));
+  const longText = fc.array(pieces, { minLength: 20, maxLength: 200 }).map((list) => list.join(''));
+  const boundariesOf = (text: string): number[] => [0, ...[...segmenter.segment(text)].map((s) => s.index + s.segment.length)];
+
+  it('yields the clusters of the whole text across window edges', () => {
+    fc.assert(
+      fc.property(longText, (text) => {
+        expect([...graphemes(text)].map((g) => g.segment)).toEqual(viaIntl(text));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('widens a window for a cluster longer than it', () => {
+    const huge = `e${'\u0301'.repeat(1000)}`;
+    expect([...graphemes(`a${huge}b`)].map((g) => g.segment)).toEqual(['a', huge, 'b']);
+  });
+
+  it('finds the last boundary at or before any position', () => {
+    fc.assert(
+      fc.property(longText.chain((text) => fc.tuple(fc.constant(text), fc.nat({ max: text.length }))), ([text, position]) => {
+        const expected = Math.max(...boundariesOf(text).filter((b) => b <= position));
+        expect(graphemeBoundaryAtOrBefore(text, position)).toBe(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('looks back past long text without ASCII', () => {
+    const text = `${'東京'.repeat(500)}👍🏽tail`;
+    expect(graphemeBoundaryAtOrBefore(text, 1001)).toBe(1000);
+    expect(graphemeBoundaryAtOrBefore(text, 1002)).toBe(1000);
+    expect(graphemeBoundaryAtOrBefore(text, 1004)).toBe(1004);
+  });
+
+  it('restarts the fallback at a given boundary', () => {
+    expect([...fallbackGraphemes('ab👍🏽c', 2)]).toEqual([
+      { segment: '👍🏽', index: 2 },
+      { segment: 'c', index: 6 },
+    ]);
   });
 });

@@ -1,6 +1,5 @@
 export { decodeUtf8 } from './decode';
 export { TextInputError, type TextInputErrorCode } from './errors';
-export { graphemes, type Grapheme } from './graphemes';
 export {
   truncateBytes,
   truncateChars,

@@ -34,6 +34,11 @@ describe('truncateUtf8', () => {
     expect(truncateBytes('ae\u0301\u0323', 6)).toBe('ae\u0301\u0323');
   });
 
+  it('cuts long text without ASCII at a character boundary', () => {
+    expect(truncateBytes('中'.repeat(10_000), 1000)).toBe('中'.repeat(333));
+    expect(truncateUtf8(`${'👍🏽'.repeat(1000)}`, 4001)).toEqual({ text: '👍🏽'.repeat(500), truncated: true, omittedBytes: 4000 });
+  });
+
   it('keeps CR LF together', () => {
     expect(truncateBytes('a\r\nb', 2)).toBe('a');
   });
