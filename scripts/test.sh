@@ -8,6 +8,7 @@ ensure_node
 ensure_pnpm
 install_dependencies
 ensure_postgres
+ensure_chromium
 rm -rf apps/*/.test-results packages/*/.test-results
 status=0
 pnpm turbo run lint typecheck test --output-logs=errors-only --continue || status=$?

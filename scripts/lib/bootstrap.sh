@@ -43,3 +43,10 @@ ensure_postgres() {
     export TEST_DATABASE_URL=postgresql://postgres:postgres@127.0.0.1:5432/postgres
   fi
 }
+
+# Debian's Chromium for the web app's browser tests (never a test tool's own browser download).
+ensure_chromium() {
+  if [ -x /usr/bin/chromium ]; then return; fi
+  log "installing Chromium (Debian package)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+}
