@@ -1,0 +1,101 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Worker, Workflow, WorkflowStatus } from '@svc/protocol';
+import { startScriptedLlm, type RunningScriptedLlm, type Script, type ScriptedHandler } from '@svc/scripted-llm';
+import { startApiServer, type ApiServer, type DbKind } from './e2e-api';
+import { ApiClient } from './e2e-client';
+import type { ManagedProcess } from './e2e-process';
+import { startWorkerProcess } from './e2e-worker';
+import { StopWaiting, waitUntil } from './e2e-wait';
+
+export interface StackOptions {
+  db?: DbKind;
+  script?: Script;
+  handler?: ScriptedHandler;
+  apiEnv?: Record<string, string>;
+  /** Extra worker config keys for the worker started with the stack. */
+  workerConfig?: Record<string, unknown>;
+}
+
+/**
+ * Everything real, wired together: the API server process, the scripted LLM over HTTP, one worker
+ * CLI process registered with a server-minted worker token, and `alice` signed in with a project.
+ */
+export interface Stack {
+  api: ApiServer;
+  llm: RunningScriptedLlm;
+  alice: ApiClient;
+  projectId: string;
+  workerToken: string;
+  /** Scratch directory: worker configs, workspaces, files the tests' commands write. */
+  dir: string;
+  workers: ManagedProcess[];
+  /** Starts another worker CLI process and waits until the server lists it online. */
+  startWorker(name: string, config?: Record<string, unknown>): Promise<ManagedProcess>;
+  /** alice's `waitForStatus`, failing with every process's recent output attached. */
+  waitForStatus(workflowId: string, status: WorkflowStatus, timeoutMs?: number): Promise<Workflow>;
+  /** Output of every process, for a failing assertion's message. */
+  diagnostics(): string;
+  close(): Promise<void>;
+}
+
+export const FIRST_WORKER = 'e2e-worker';
+/** Jest time limit of an e2e hook or test: real processes on a loaded 2-core machine need room. */
+export const E2E_TIMEOUT_MS = 120_000;
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-e2e-'));
+  const workers: ManagedProcess[] = [];
+  const llm = await startScriptedLlm({ port: 0, script: options.script, handler: options.handler });
+  let api: ApiServer | undefined;
+  const close = async () => {
+    await Promise.all(workers.map((w) => w.stop('SIGTERM')));
+    await api?.close();
+    await llm.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    api = await startApiServer({ db: options.db, env: options.apiEnv });
+    const server = api;
+    const root = await ApiClient.signIn(server.url, 'root');
+    const alice = await ApiClient.signIn(server.url, 'alice');
+    const workerToken = await root.workerToken();
+    const { id: projectId } = await alice.createProject('e2e');
+
+    const startWorker = async (name: string, config?: Record<string, unknown>) => {
+      const worker = startWorkerProcess({ dir, serverUrl: server.url, token: workerToken, llmUrl: llm.url, name, config });
+      workers.push(worker);
+      await waitUntil(
+        async () => {
+          if (worker.exit) throw new StopWaiting(`worker ${name} exited ${JSON.stringify(worker.exit)}\n${worker.tail()}`);
+          const list = await alice.json<Worker[]>('/workers');
+          return list.some((w) => w.name === name && w.status === 'online');
+        },
+        { what: `worker ${name} to register`, timeoutMs: 20_000, intervalMs: 100, detail: () => worker.tail() },
+      );
+      return worker;
+    };
+    await startWorker(FIRST_WORKER, options.workerConfig);
+    const diagnostics = () => [server.process, ...workers].map((p) => p.tail(60)).join('\n');
+    return {
+      api: server,
+      llm,
+      alice,
+      projectId,
+      workerToken,
+      dir,
+      workers,
+      startWorker,
+      diagnostics,
+      waitForStatus: (workflowId, status, timeoutMs) =>
+        alice.waitForStatus(workflowId, status, timeoutMs).catch((err: Error) => {
+          throw new Error(`${err.message}\n${diagnostics()}`);
+        }),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,67 @@
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { spawnProcess, type ManagedProcess } from './e2e-process';
+
+const WORKER_DIR = path.resolve(__dirname, '../..');
+const CLI = path.join(WORKER_DIR, 'dist/cli.js');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** The e2e tests run the built CLI; a build older than the sources would test old code. */
+export function assertWorkerBuilt(): void {
+  let built: number;
+  try {
+    built = statSync(CLI).mtimeMs;
+  } catch {
+    throw new Error(`${CLI} is missing: run \`pnpm turbo run build --filter @svc/worker\` first`);
+  }
+  if (newestMtime(path.join(WORKER_DIR, 'src')) > built) {
+    throw new Error(`${CLI} is older than apps/worker/src: run \`pnpm turbo run build --filter @svc/worker\` first`);
+  }
+}
+
+export interface WorkerProcessOptions {
+  dir: string;
+  serverUrl: string;
+  token: string;
+  llmUrl: string;
+  name: string;
+  /** Extra config keys (snake_case), e.g. `jwt_private_key`. */
+  config?: Record<string, unknown>;
+}
+
+/** Writes `<dir>/<name>.yaml` for the real CLI; the token travels in the environment (`token_env`). */
+export function writeWorkerConfig(options: WorkerProcessOptions): string {
+  const file = path.join(options.dir, `${options.name}.yaml`);
+  const config = {
+    server_url: options.serverUrl,
+    token_env: 'SVC_E2E_WORKER_TOKEN',
+    name: options.name,
+    capacity: 2,
+    workspace_root: path.join(options.dir, `${options.name}-workspaces`),
+    llm: { base_url: options.llmUrl, api_key: 'sk-e2e', model: 'scripted-e2e', timeout_seconds: 20, max_retries: 2 },
+    command_timeout_seconds: 120,
+    max_turns_per_step: 12,
+    ...options.config,
+  };
+  writeFileSync(file, stringify(config));
+  return file;
+}
+
+/** `node apps/worker/dist/cli.js --config <file>` as its own process. */
+export function startWorkerProcess(options: WorkerProcessOptions): ManagedProcess {
+  assertWorkerBuilt();
+  const configFile = writeWorkerConfig(options);
+  return spawnProcess(`worker ${options.name}`, process.execPath, [CLI, '--config', configFile], {
+    cwd: options.dir,
+    env: { PATH: process.env.PATH, HOME: options.dir, SVC_E2E_WORKER_TOKEN: options.token },
+  });
+}
