@@ -1,0 +1,63 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { NavLink, useNavigate } from 'react-router';
+import type { Project } from '@svc/protocol';
+import { queryKeys } from '../../lib/query-keys';
+import { shorten } from '../../lib/format';
+import { ErrorNote, Loading } from '../../components/Feedback';
+import { createProject } from './api';
+import { useProjects } from './hooks';
+
+/** The project list (the current one is in the URL) and the form that creates a project. */
+export function ProjectSidebar() {
+  const projects = useProjects();
+  return (
+    <nav className="sidebar" aria-label="Projects">
+      <h2>Projects</h2>
+      {projects.isPending && <Loading what="projects" />}
+      <ErrorNote error={projects.error} />
+      {projects.data && projects.data.length === 0 && <p className="muted">No projects yet.</p>}
+      <ul className="project-list">
+        {projects.data?.map((project) => (
+          <li key={project.id}>
+            <NavLink to={`/projects/${encodeURIComponent(project.id)}`} title={project.name}>
+              {shorten(project.name, 40)}
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+      <CreateProjectForm />
+    </nav>
+  );
+}
+
+function CreateProjectForm() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [name, setName] = useState('');
+  const create = useMutation({
+    mutationFn: createProject,
+    onSuccess: (project) => {
+      queryClient.setQueryData<Project[]>(queryKeys.projects, (list) => [...(list ?? []), project]);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
+      setName('');
+      navigate(`/projects/${encodeURIComponent(project.id)}`);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (name.trim()) create.mutate({ name: name.trim() });
+  };
+  return (
+    <form onSubmit={submit} className="stack compact" aria-label="New project">
+      <label>
+        New project
+        <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Project name" maxLength={200} required />
+      </label>
+      <ErrorNote error={create.error} />
+      <button type="submit" disabled={create.isPending}>
+        Create project
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,22 @@
+/** Every react-query key in one place, so invalidations match what the views read. */
+export const queryKeys = {
+  me: ['me'] as const,
+  authProvider: ['auth-provider'] as const,
+  projects: ['projects'] as const,
+  members: (projectId: string) => ['projects', projectId, 'members'] as const,
+  workflows: (projectId: string) => ['projects', projectId, 'workflows'] as const,
+  /** prefix of everything about one workflow */
+  workflowAll: (workflowId: string) => ['workflow', workflowId] as const,
+  workflow: (workflowId: string) => ['workflow', workflowId, 'record'] as const,
+  plan: (workflowId: string) => ['workflow', workflowId, 'plan'] as const,
+  log: (workflowId: string) => ['workflow', workflowId, 'log'] as const,
+  llmCalls: (workflowId: string) => ['workflow', workflowId, 'llm-calls'] as const,
+  files: (workflowId: string, path: string) => ['workflow', workflowId, 'files', path] as const,
+  filesAll: (workflowId: string) => ['workflow', workflowId, 'files'] as const,
+  report: (workflowId: string) => ['workflow', workflowId, 'report'] as const,
+  workers: ['workers'] as const,
+  templates: ['templates'] as const,
+  kbArticles: ['kb', 'articles'] as const,
+  kbSearch: (q: string) => ['kb', 'search', q] as const,
+  settings: ['settings'] as const,
+};

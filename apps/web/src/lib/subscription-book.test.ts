@@ -1,0 +1,131 @@
+import type { BrowserEvent, BrowserServerMessage } from '@svc/protocol';
+import { SubscriptionBook, type WorkflowListener } from './subscription-book';
+import { browserSocketUrl, retryDelay, RETRY_MAX_MS } from './ws';
+
+const ts = '2026-01-01T00:00:00Z';
+const stepEvent = (seq: number, index = 0): BrowserEvent => ({
+  type: 'plan_step_status',
+  workflow_id: 'wf',
+  project_id: 'p',
+  seq,
+  ts,
+  data: { index, title: `Step ${index + 1}`, status: 'done' },
+});
+
+function recorder(): WorkflowListener & { events: number[]; subscribed: number[] } {
+  const events: number[] = [];
+  const subscribed: number[] = [];
+  return { events, subscribed, onEvent: (e) => events.push(e.seq), onSubscribed: (s) => subscribed.push(s) };
+}
+
+const deliver = (book: SubscriptionBook, message: BrowserServerMessage) => book.receive(message).deliver();
+
+describe('SubscriptionBook subscriptions', () => {
+  it('subscribes once per workflow and unsubscribes when the last listener leaves', () => {
+    const book = new SubscriptionBook();
+    const a = recorder();
+    const b = recorder();
+    expect(book.addWorkflow('wf', a)).toEqual({ type: 'subscribe', workflow_id: 'wf' });
+    expect(book.addWorkflow('wf', b)).toBeNull();
+    expect(book.removeWorkflow('wf', a)).toBeNull();
+    expect(book.removeWorkflow('wf', b)).toEqual({ type: 'unsubscribe', workflow_id: 'wf' });
+    expect(book.removeWorkflow('wf', b)).toBeNull();
+  });
+
+  it('does the same for projects', () => {
+    const book = new SubscriptionBook();
+    const listener = () => undefined;
+    expect(book.addProject('p', listener)).toEqual({ type: 'subscribe_project', project_id: 'p' });
+    expect(book.addProject('p', () => undefined)).toBeNull();
+    expect(book.removeProject('p', listener)).toBeNull();
+  });
+
+  it('resubscribes after a reconnect from the last seq seen, so the server replays only what was missed', () => {
+    const book = new SubscriptionBook();
+    const listener = recorder();
+    book.addWorkflow('wf', listener);
+    book.addWorkflow('fresh', recorder());
+    book.addProject('p', () => undefined);
+    deliver(book, { type: 'subscribed', workflow_id: 'wf', last_seq: 4 });
+    deliver(book, stepEvent(5));
+    deliver(book, stepEvent(6));
+    expect(book.resubscribeMessages()).toEqual([
+      { type: 'subscribe_project', project_id: 'p' },
+      { type: 'subscribe', workflow_id: 'wf', since_seq: 6 },
+      // never confirmed: starts from now (the page reloads its REST views on `subscribed`)
+      { type: 'subscribe', workflow_id: 'fresh' },
+    ]);
+    expect(listener.subscribed).toEqual([4]);
+  });
+});
+
+describe('SubscriptionBook delivery', () => {
+  it('drops events already seen (a replay overlapping live events) and keeps order', () => {
+    const book = new SubscriptionBook();
+    const listener = recorder();
+    book.addWorkflow('wf', listener);
+    deliver(book, { type: 'subscribed', workflow_id: 'wf', last_seq: 2 });
+    for (const seq of [2, 3, 4, 3, 4, 5]) deliver(book, stepEvent(seq));
+    expect(listener.events).toEqual([3, 4, 5]);
+    expect(book.receive(stepEvent(5)).duplicate).toBe(true);
+  });
+
+  it('never moves the last seq backwards when a late subscribed arrives', () => {
+    const book = new SubscriptionBook();
+    book.addWorkflow('wf', recorder());
+    deliver(book, stepEvent(9));
+    deliver(book, { type: 'subscribed', workflow_id: 'wf', last_seq: 7 });
+    expect(book.lastSeq('wf')).toBe(9);
+  });
+
+  it('gives a workflow status to both the workflow and its project listeners (the server sends it once)', () => {
+    const book = new SubscriptionBook();
+    const workflow = recorder();
+    const project: string[] = [];
+    book.addWorkflow('wf', workflow);
+    book.addProject('p', (e) => project.push(e.type));
+    deliver(book, { type: 'workflow_status', workflow_id: 'wf', project_id: 'p', seq: 3, ts, data: { status: 'running' } });
+    deliver(book, stepEvent(4));
+    expect(workflow.events).toEqual([3, 4]);
+    // plan steps are not project news
+    expect(project).toEqual(['workflow_status']);
+  });
+
+  it('passes project events (seq 0) every time, without deduplication', () => {
+    const book = new SubscriptionBook();
+    const seen: string[] = [];
+    book.addProject('p', (e) => seen.push(e.type));
+    const changed: BrowserEvent = { type: 'project_changed', project_id: 'p', seq: 0, ts, data: { change: 'workflow_created', workflow_id: 'w1' } };
+    deliver(book, changed);
+    deliver(book, changed);
+    deliver(book, { ...changed, project_id: 'other' });
+    expect(seen).toEqual(['project_changed', 'project_changed']);
+  });
+
+  it('keeps delivering to other listeners when one throws', () => {
+    const book = new SubscriptionBook();
+    const after = recorder();
+    const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    book.addWorkflow('wf', { onEvent: () => { throw new Error('listener bug'); } });
+    book.addWorkflow('wf', after);
+    deliver(book, stepEvent(1));
+    expect(after.events).toEqual([1]);
+    expect(spy).toHaveBeenCalledWith('svc: a live event listener failed', expect.any(Error));
+    spy.mockRestore();
+  });
+});
+
+describe('reconnect helpers', () => {
+  it('backs off exponentially with jitter and a cap', () => {
+    expect(retryDelay(0, () => 0)).toBe(250);
+    expect(retryDelay(0, () => 1)).toBe(500);
+    expect(retryDelay(3, () => 1)).toBe(4000);
+    expect(retryDelay(30, () => 1)).toBe(RETRY_MAX_MS);
+    expect(retryDelay(30, () => 0)).toBe(RETRY_MAX_MS / 2);
+  });
+
+  it('builds the socket URL from the page origin', () => {
+    expect(browserSocketUrl({ protocol: 'https:', host: 'svc.example.com' })).toBe('wss://svc.example.com/svc/ws');
+    expect(browserSocketUrl({ protocol: 'http:', host: '127.0.0.1:8080' })).toBe('ws://127.0.0.1:8080/svc/ws');
+  });
+});

@@ -1,0 +1,124 @@
+import type { BrowserClientMessage, BrowserEvent, BrowserServerMessage } from '@svc/protocol';
+
+export interface WorkflowListener {
+  onEvent(event: BrowserEvent): void;
+  /** the server confirmed the (re)subscription; everything after `lastSeq` will arrive live */
+  onSubscribed?(lastSeq: number): void;
+}
+
+export type ProjectListener = (event: BrowserEvent) => void;
+
+/** Event types a project subscriber is told about (the server sends these to project subscribers). */
+const PROJECT_EVENT_TYPES: ReadonlySet<string> = new Set(['project_changed', 'workflow_status', 'workflow_title']);
+
+interface WorkflowEntry {
+  listeners: Set<WorkflowListener>;
+  /** highest seq delivered (or confirmed by `subscribed`); null before the first confirmation */
+  lastSeq: number | null;
+}
+
+/** What `receive` decided: who gets a message, and whether it was a duplicate. */
+export interface Delivery {
+  deliver: () => void;
+  duplicate: boolean;
+}
+
+/**
+ * The socket-independent half of the live connection: who listens to which workflow and project,
+ * the last seq seen per workflow (so a reconnect asks for exactly what was missed), and dropping
+ * events delivered twice (a replay overlapping live events). Pure: no timers, no sockets.
+ */
+export class SubscriptionBook {
+  private readonly workflows = new Map<string, WorkflowEntry>();
+  private readonly projects = new Map<string, Set<ProjectListener>>();
+
+  /** Adds a listener; returns the message to send when it is the workflow's first, else null. */
+  addWorkflow(workflowId: string, listener: WorkflowListener): BrowserClientMessage | null {
+    const entry = this.workflows.get(workflowId);
+    if (entry) {
+      entry.listeners.add(listener);
+      return null;
+    }
+    this.workflows.set(workflowId, { listeners: new Set([listener]), lastSeq: null });
+    return this.subscribeMessage(workflowId);
+  }
+
+  /** Removes a listener; returns the unsubscribe message when it was the last one. */
+  removeWorkflow(workflowId: string, listener: WorkflowListener): BrowserClientMessage | null {
+    const entry = this.workflows.get(workflowId);
+    if (!entry || !entry.listeners.delete(listener) || entry.listeners.size > 0) return null;
+    this.workflows.delete(workflowId);
+    return { type: 'unsubscribe', workflow_id: workflowId };
+  }
+
+  addProject(projectId: string, listener: ProjectListener): BrowserClientMessage | null {
+    const listeners = this.projects.get(projectId);
+    if (listeners) {
+      listeners.add(listener);
+      return null;
+    }
+    this.projects.set(projectId, new Set([listener]));
+    return { type: 'subscribe_project', project_id: projectId };
+  }
+
+  removeProject(projectId: string, listener: ProjectListener): BrowserClientMessage | null {
+    const listeners = this.projects.get(projectId);
+    if (!listeners || !listeners.delete(listener) || listeners.size > 0) return null;
+    this.projects.delete(projectId);
+    return { type: 'unsubscribe_project', project_id: projectId };
+  }
+
+  lastSeq(workflowId: string): number | null {
+    return this.workflows.get(workflowId)?.lastSeq ?? null;
+  }
+
+  /** A subscribe that continues after the last seq seen (a replay), or starts from now. */
+  subscribeMessage(workflowId: string): BrowserClientMessage {
+    const lastSeq = this.lastSeq(workflowId);
+    return lastSeq === null ? { type: 'subscribe', workflow_id: workflowId } : { type: 'subscribe', workflow_id: workflowId, since_seq: lastSeq };
+  }
+
+  /** Everything to send on a fresh connection, so the new socket follows what the old one did. */
+  resubscribeMessages(): BrowserClientMessage[] {
+    return [
+      ...[...this.projects.keys()].map((id): BrowserClientMessage => ({ type: 'subscribe_project', project_id: id })),
+      ...[...this.workflows.keys()].map((id) => this.subscribeMessage(id)),
+    ];
+  }
+
+  /** Records a server message and returns who should be told; duplicates (seq already seen) go nowhere. */
+  receive(message: BrowserServerMessage): Delivery {
+    if (message.type === 'error') return { deliver: () => undefined, duplicate: false };
+    if (message.type === 'subscribed') {
+      const entry = this.workflows.get(message.workflow_id);
+      if (!entry) return { deliver: () => undefined, duplicate: false };
+      entry.lastSeq = Math.max(entry.lastSeq ?? 0, message.last_seq);
+      const listeners = [...entry.listeners];
+      return { deliver: () => listeners.forEach((l) => runSafely(() => l.onSubscribed?.(message.last_seq))), duplicate: false };
+    }
+    return this.receiveEvent(message);
+  }
+
+  private receiveEvent(event: BrowserEvent): Delivery {
+    const entry = event.workflow_id ? this.workflows.get(event.workflow_id) : undefined;
+    if (entry && event.seq > 0) {
+      if (entry.lastSeq !== null && event.seq <= entry.lastSeq) return { deliver: () => undefined, duplicate: true };
+      entry.lastSeq = event.seq;
+    }
+    const targets: (() => void)[] = [];
+    if (entry) for (const listener of entry.listeners) targets.push(() => listener.onEvent(event));
+    // The server sends a workflow's status once per socket, so project listeners are served from here too.
+    const projectListeners = event.project_id ? this.projects.get(event.project_id) : undefined;
+    if (projectListeners && PROJECT_EVENT_TYPES.has(event.type)) for (const listener of projectListeners) targets.push(() => listener(event));
+    return { deliver: () => targets.forEach(runSafely), duplicate: false };
+  }
+}
+
+/** One listener's failure must not keep the event from the others. */
+function runSafely(run: () => void): void {
+  try {
+    run();
+  } catch (error) {
+    console.error('svc: a live event listener failed', error);
+  }
+}

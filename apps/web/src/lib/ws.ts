@@ -1,0 +1,156 @@
+import { BrowserServerMessageSchema, parseJsonMessage, type BrowserClientMessage, type WsErrorInfo } from '@svc/protocol';
+import { SubscriptionBook, type ProjectListener, type WorkflowListener } from './subscription-book';
+
+export type { ProjectListener, WorkflowListener } from './subscription-book';
+
+/** The part of the browser's WebSocket this client uses (the `ws` package's socket fits it too). */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number; reason: string }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
+
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+export interface LiveSocketOptions {
+  url: string;
+  createSocket?: (url: string) => SocketLike;
+  /** wait before reconnect attempt `attempt` (0-based) */
+  retryDelayMs?: (attempt: number) => number;
+  /** a message the server refused (e.g. a subscription to a workflow the user may not see) */
+  onServerError?: (error: WsErrorInfo) => void;
+}
+
+const OPEN = 1;
+export const RETRY_BASE_MS = 500;
+export const RETRY_MAX_MS = 10_000;
+
+/** Exponential back-off with jitter (half to full delay), capped, so many tabs do not reconnect in step. */
+export function retryDelay(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempt));
+  return Math.round(ceiling * (0.5 + random() / 2));
+}
+
+/** `ws(s)://<host>/svc/ws` for the page's own origin. */
+export function browserSocketUrl(location: { protocol: string; host: string }): string {
+  return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/svc/ws`;
+}
+
+/**
+ * One reconnecting WebSocket for the whole app (CONTRACT section 4). After a drop it reconnects,
+ * subscribes again to every project and workflow still listened to, and asks for each workflow's
+ * events after the last seq it saw, so a reconnecting page misses nothing and sees nothing twice.
+ */
+export class LiveSocket {
+  private readonly book = new SubscriptionBook();
+  private readonly stateListeners = new Set<(state: ConnectionState) => void>();
+  private readonly createSocket: (url: string) => SocketLike;
+  private readonly retryDelayMs: (attempt: number) => number;
+  private socket: SocketLike | null = null;
+  private attempt = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private current: ConnectionState = 'connecting';
+
+  constructor(private readonly options: LiveSocketOptions) {
+    this.createSocket = options.createSocket ?? ((url) => new WebSocket(url) as unknown as SocketLike);
+    this.retryDelayMs = options.retryDelayMs ?? ((attempt) => retryDelay(attempt));
+    this.connect();
+  }
+
+  get state(): ConnectionState {
+    return this.current;
+  }
+
+  onStateChange(listener: (state: ConnectionState) => void): () => void {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  /** Follows one workflow's events; the returned function stops following. */
+  subscribeWorkflow(workflowId: string, listener: WorkflowListener): () => void {
+    this.send(this.book.addWorkflow(workflowId, listener));
+    return () => this.send(this.book.removeWorkflow(workflowId, listener));
+  }
+
+  /** Follows a project's changes (workflow list, statuses, titles, deletion). */
+  subscribeProject(projectId: string, listener: ProjectListener): () => void {
+    this.send(this.book.addProject(projectId, listener));
+    return () => this.send(this.book.removeProject(projectId, listener));
+  }
+
+  /** Last seq seen for a workflow (null before the server confirmed the subscription). */
+  lastSeq(workflowId: string): number | null {
+    return this.book.lastSeq(workflowId);
+  }
+
+  /** Closes for good (sign-out, page teardown); no reconnect follows. */
+  close(): void {
+    this.setState('closed');
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const socket = this.socket;
+    this.socket = null;
+    socket?.close(1000, 'closed by the page');
+  }
+
+  private connect(): void {
+    if (this.current === 'closed') return;
+    const socket = this.createSocket(this.options.url);
+    this.socket = socket;
+    socket.onopen = () => {
+      if (this.socket !== socket) return;
+      this.attempt = 0;
+      this.setState('open');
+      for (const message of this.book.resubscribeMessages()) socket.send(JSON.stringify(message));
+    };
+    socket.onmessage = (event) => {
+      if (this.socket === socket) this.receive(event.data);
+    };
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.scheduleReconnect();
+    };
+    // An error is always followed by close, which reconnects.
+    socket.onerror = () => undefined;
+  }
+
+  private scheduleReconnect(): void {
+    if (this.current === 'closed') return;
+    this.setState('reconnecting');
+    const delay = this.retryDelayMs(this.attempt++);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.connect();
+    }, delay);
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = parseJsonMessage(BrowserServerMessageSchema, typeof raw === 'string' ? raw : String(raw));
+    if (!parsed.ok) {
+      console.warn(`svc: ignored a WebSocket message: ${parsed.error.message}`);
+      return;
+    }
+    const message = parsed.value;
+    if (message.type === 'error') {
+      this.options.onServerError?.(message.error);
+      return;
+    }
+    this.book.receive(message).deliver();
+  }
+
+  /** Sends now when open; otherwise the book's resubscribe covers it once the socket opens. */
+  private send(message: BrowserClientMessage | null): void {
+    if (message && this.socket && this.socket.readyState === OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  private setState(state: ConnectionState): void {
+    if (this.current === state || this.current === 'closed') return;
+    this.current = state;
+    for (const listener of this.stateListeners) listener(state);
+  }
+}

@@ -1,0 +1,34 @@
+import { useParams } from 'react-router';
+import { Empty, ErrorNote, Loading } from '../components/Feedback';
+import { useCurrentUser } from '../features/auth/user-context';
+import { useProjects } from '../features/projects/hooks';
+import { DeleteProjectButton } from '../features/projects/DeleteProjectButton';
+import { MembersPanel } from '../features/projects/MembersPanel';
+import { CreateWorkflowForm } from '../features/workflows/CreateWorkflowForm';
+import { WorkflowList } from '../features/workflows/WorkflowList';
+
+/** One project: start a workflow, its workflows (live), its members. */
+export function ProjectRoute() {
+  const { projectId = '' } = useParams();
+  const user = useCurrentUser();
+  const projects = useProjects();
+  if (projects.isPending) return <Loading what="the project" />;
+  if (projects.isError) return <ErrorNote error={projects.error} />;
+  const project = projects.data.find((p) => p.id === projectId);
+  if (!project) return <Empty>This project does not exist, was deleted, or you are not a member of it.</Empty>;
+  const canDelete = project.role === 'owner' || user.is_admin;
+  return (
+    <div className="project-page" key={project.id}>
+      <header className="page-head">
+        <div>
+          <h1>{project.name}</h1>
+          {project.description && <p className="muted">{project.description}</p>}
+        </div>
+        {canDelete && <DeleteProjectButton project={project} />}
+      </header>
+      <CreateWorkflowForm projectId={project.id} />
+      <WorkflowList projectId={project.id} />
+      <MembersPanel project={project} />
+    </div>
+  );
+}

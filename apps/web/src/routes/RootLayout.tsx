@@ -1,0 +1,70 @@
+import { useQuery } from '@tanstack/react-query';
+import { NavLink, Outlet } from 'react-router';
+import { queryKeys } from '../lib/query-keys';
+import { LiveProvider, useConnectionState } from '../lib/live';
+import { ErrorNote, Loading } from '../components/Feedback';
+import { fetchMe } from '../features/auth/api';
+import { SignInPage } from '../features/auth/SignInPage';
+import { SignOutButton } from '../features/auth/SignOutButton';
+import { UserContext } from '../features/auth/user-context';
+import { ProjectSidebar } from '../features/projects/ProjectSidebar';
+
+/** Sign-in gate, header, project sidebar and the live socket around every signed-in page. */
+export function RootLayout() {
+  const me = useQuery({ queryKey: queryKeys.me, queryFn: fetchMe });
+  if (me.isPending) return <Loading what="svc" />;
+  if (me.isError) {
+    return (
+      <main className="sign-in">
+        <ErrorNote error={me.error} />
+      </main>
+    );
+  }
+  if (!me.data) return <SignInPage />;
+  const user = me.data;
+  return (
+    <UserContext.Provider value={user}>
+      <LiveProvider enabled>
+        <a href="#main" className="skip-link">
+          Skip to content
+        </a>
+        <header className="app-header">
+          <NavLink to="/" className="brand">
+            svc
+          </NavLink>
+          <nav aria-label="Main">
+            <NavLink to="/" end>
+              Projects
+            </NavLink>
+            <NavLink to="/kb">Knowledge base</NavLink>
+            <NavLink to="/settings">Settings</NavLink>
+          </nav>
+          <div className="user">
+            <ConnectionIndicator />
+            <span data-testid="current-user">
+              {user.name ?? user.login}
+              {user.is_admin && <span className="tag">admin</span>}
+            </span>
+            <SignOutButton />
+          </div>
+        </header>
+        <div className="layout">
+          <ProjectSidebar />
+          <main id="main" tabIndex={-1}>
+            <Outlet />
+          </main>
+        </div>
+      </LiveProvider>
+    </UserContext.Provider>
+  );
+}
+
+function ConnectionIndicator() {
+  const state = useConnectionState();
+  const label = state === 'open' ? 'Live' : state === 'closed' ? 'Offline' : 'Connecting…';
+  return (
+    <span className={`live live-${state}`} role="status" title="Live updates">
+      <span aria-hidden="true" className="dot" /> {label}
+    </span>
+  );
+}

@@ -1,0 +1,25 @@
+import { createBrowserRouter } from 'react-router';
+import { RootLayout } from './RootLayout';
+import { HomeRoute } from './HomeRoute';
+import { ProjectRoute } from './ProjectRoute';
+import { WorkflowRoute } from './WorkflowRoute';
+import { KbRoute } from './KbRoute';
+import { SettingsRoute } from './SettingsRoute';
+import { NotFoundRoute } from './NotFoundRoute';
+
+export function createRouter() {
+  return createBrowserRouter([
+    {
+      path: '/',
+      element: <RootLayout />,
+      children: [
+        { index: true, element: <HomeRoute /> },
+        { path: 'projects/:projectId', element: <ProjectRoute /> },
+        { path: 'projects/:projectId/workflows/:workflowId', element: <WorkflowRoute /> },
+        { path: 'kb', element: <KbRoute /> },
+        { path: 'settings', element: <SettingsRoute /> },
+        { path: '*', element: <NotFoundRoute /> },
+      ],
+    },
+  ]);
+}
