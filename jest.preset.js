@@ -14,5 +14,7 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(jose|oauth2-mock-server)[@/])'],
   moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'cjs', 'json'],
   testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+  // Integration tests start real servers and databases; a loaded 2-core CI machine needs headroom.
+  testTimeout: 30_000,
 };
 module.exports.reporters = ['default', require('node:path').join(__dirname, 'tools/jest-count-reporter.js')];

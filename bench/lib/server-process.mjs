@@ -49,11 +49,11 @@ export function memoryOf(pid) {
   return { rssMiB: field('VmRSS'), peakMiB: field('VmHWM') };
 }
 
-export async function startServerProcess({ provider = 'sqlite', env = {} } = {}) {
+export async function startServerProcess({ provider = 'sqlite', env = {}, nodeArgs = [] } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const database = await createDatabase(provider, dataDir);
   const port = await freePort();
-  const child = spawn(process.execPath, [join(repoRoot, 'apps/api/dist/index.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'apps/api/dist/index.js')], {
     env: {
       ...process.env,
       NODE_ENV: 'production' === env.NODE_ENV ? 'production' : 'test',

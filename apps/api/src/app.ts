@@ -8,6 +8,8 @@ import { requestContext, requireUtf8, securityHeaders } from './http/middleware'
 import { apiRouter } from './routes';
 import { devLoginRouter } from './routes/auth/dev';
 import { logoutRouter } from './routes/auth/session-routes';
+import { unlessRawBody } from './routes/files/raw-body-paths';
+import { oauthRouter } from './routes/auth/oauth';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -19,13 +21,14 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestContext(deps.logger));
   app.use(securityHeaders);
-  app.use(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8 }));
-  app.use(express.urlencoded({ extended: false, limit: '16kb', verify: requireUtf8 }));
+  app.use(unlessRawBody(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8 })));
+  app.use(unlessRawBody(express.urlencoded({ extended: false, limit: '16kb', verify: requireUtf8 })));
   app.use(authenticate(deps.tokens, deps.db, deps.config.adminUsers));
 
   app.use('/svc/api', apiRouter(deps));
   const auth = express.Router();
   if (deps.config.auth.provider === 'dev') auth.use(devLoginRouter(deps));
+  if (deps.config.auth.provider === 'oauth2' || deps.config.auth.provider === 'sso') auth.use(oauthRouter(deps));
   auth.use(logoutRouter(deps));
   app.use('/svc/auth', auth);
   app.use('/svc', routeNotFound);

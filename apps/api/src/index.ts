@@ -12,18 +12,21 @@ export { buildConfig, configFromEnv } from './config';
 
 async function main(): Promise<void> {
   let config;
+  let runtime;
+  let logger;
   try {
     config = buildConfig(readEnv());
+    mkdirSync(config.dataDir, { recursive: true });
+    logger = pino({ level: config.logLevel });
+    runtime = await buildRuntime(config, logger);
   } catch (error) {
+    // Bad settings (including an unusable JWT_PRIVATE_KEY) are reported in one line, not a stack trace.
     if (error instanceof ConfigError) {
       console.error(`config: ${error.message}`);
       process.exit(2);
     }
     throw error;
   }
-  mkdirSync(config.dataDir, { recursive: true });
-  const logger = pino({ level: config.logLevel });
-  const runtime = await buildRuntime(config, logger);
   const running = await startServer(runtime);
   logger.info({ url: running.url, provider: config.auth.provider, database: runtime.dbHandle.provider }, 'svc listening');
   const stop = async () => {

@@ -2,10 +2,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import type { Runtime } from './bootstrap';
+import { attachWebSockets, type WebSocketAttachment } from './ws/upgrade';
 
 export interface RunningServer {
   server: Server;
   url: string;
+  sockets: WebSocketAttachment;
   close(): Promise<void>;
 }
 
@@ -15,6 +17,7 @@ export async function startServer(runtime: Runtime, options: { port?: number; ho
   const server = createServer(createApp(runtime.deps));
   server.requestTimeout = 0; // large uploads and downloads stream for as long as they need
   server.headersTimeout = 60_000;
+  const sockets = attachWebSockets(server, runtime);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? config.port, options.host ?? config.host, resolve);
@@ -24,7 +27,9 @@ export async function startServer(runtime: Runtime, options: { port?: number; ho
   return {
     server,
     url,
+    sockets,
     close: async () => {
+      await sockets.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.close();

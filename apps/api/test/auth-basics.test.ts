@@ -1,4 +1,5 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from './support/server';
+import { body as json } from './resources/fixtures';
 
 describe.each(TEST_PROVIDERS)('sign-in and health on %s', (provider) => {
   let server: TestServer;
@@ -40,7 +41,7 @@ describe.each(TEST_PROVIDERS)('sign-in and health on %s', (provider) => {
   it('refuses requests without or with a bad credential using the error body', async () => {
     const anonymous = await server.request('/svc/api/me');
     expect(anonymous.status).toBe(401);
-    const body = await anonymous.json();
+    const body = await json(anonymous);
     expect(body.error).toMatchObject({ code: 'unauthenticated' });
     expect(body.error.request_id).toBeTruthy();
     const forged = await server.request('/svc/api/me', { as: 'not.a.jwt' });
@@ -54,13 +55,13 @@ describe.each(TEST_PROVIDERS)('sign-in and health on %s', (provider) => {
     expect(out.status).toBe(204);
     const after = await server.request('/svc/api/me', { as: cookie });
     expect(after.status).toBe(401);
-    expect((await after.json()).error.message).toMatch(/revoked/);
+    expect((await json(after)).error.message).toMatch(/revoked/);
   });
 
   it('rejects malformed JSON, invalid UTF-8 and unknown fields without side effects', async () => {
     const broken = await server.request('/svc/auth/dev-login', { method: 'POST', body: '{"login":', headers: { 'content-type': 'application/json' } });
     expect(broken.status).toBe(400);
-    expect((await broken.json()).error.code).toBe('invalid_input');
+    expect((await json(broken)).error.code).toBe('invalid_input');
     const badUtf8 = await server.request('/svc/auth/dev-login', {
       method: 'POST',
       body: Buffer.from([0x7b, 0x22, 0x6c, 0x6f, 0x67, 0x69, 0x6e, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
@@ -69,13 +70,28 @@ describe.each(TEST_PROVIDERS)('sign-in and health on %s', (provider) => {
     expect(badUtf8.status).toBe(400);
     const unknown = await server.request('/svc/auth/dev-login', { method: 'POST', json: { login: 'x', admin: true } });
     expect(unknown.status).toBe(400);
-    expect((await unknown.json()).error.message).toMatch(/body\.admin: unknown field/);
+    expect((await json(unknown)).error.message).toMatch(/body\.admin: unknown field/);
     await expect(server.deps.db.user.count({ where: { login: 'x' } })).resolves.toBe(0);
   });
 
   it('answers unknown API paths with not_found', async () => {
     const res = await server.request('/svc/api/nope');
     expect(res.status).toBe(404);
-    expect((await res.json()).error.code).toBe('not_found');
+    expect((await json(res)).error.code).toBe('not_found');
+  });
+});
+
+describe('malformed URLs', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+  });
+  afterAll(async () => server?.close());
+
+  it('answers a broken percent-encoding in a route parameter with invalid_input, not a crash', async () => {
+    const cookie = await server.login('carol');
+    const res = await server.request('/svc/api/workflows/%E0%A4%A/plan', { as: cookie });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_input');
   });
 });

@@ -55,22 +55,35 @@ export async function authenticateToken(token: string, tokens: TokenService, db:
   throw new AppError('unauthenticated', 'invalid token');
 }
 
-/** Sets `req.principal` (null when no credentials were sent); a bad credential is a 401 at once. */
+/**
+ * Sets `req.principal` (null when no valid credentials were sent). A bad credential is kept in
+ * `req.authError` and answered 401 by every route that needs a caller; public routes (health, the
+ * provider, sign-in itself) still work, so an expired session cookie cannot lock a browser out of login.
+ */
 export function authenticate(tokens: TokenService, db: Db, adminUsers: Set<string>): RequestHandler {
   return async (req, _res, next) => {
     const token = tokenFromRequest(req.headers);
-    req.principal = token === null ? null : await authenticateToken(token, tokens, db, adminUsers);
+    req.principal = null;
+    req.authError = null;
+    if (token !== null) {
+      try {
+        req.principal = await authenticateToken(token, tokens, db, adminUsers);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        req.authError = error;
+      }
+    }
     next();
   };
 }
 
 export const requireAuth: RequestHandler = (req, _res, next) => {
-  if (!req.principal) throw new AppError('unauthenticated', 'sign in first');
+  principalOf(req);
   next();
 };
 
-/** The signed-in caller of a route behind requireAuth. */
-export function principalOf(req: { principal: Principal | null }): Principal {
-  if (!req.principal) throw new AppError('unauthenticated', 'sign in first');
+/** The signed-in caller of a route behind requireAuth (401 with the credential's problem otherwise). */
+export function principalOf(req: { principal: Principal | null; authError?: AppError | null }): Principal {
+  if (!req.principal) throw req.authError ?? new AppError('unauthenticated', 'sign in first');
   return req.principal;
 }

@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type CryptoKey, type JWK } from 'jose';
-import { createPublicKey, createPrivateKey } from 'node:crypto';
+import { createPublicKey, createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
+import { ConfigError } from '../config';
 
 export interface SigningKeys {
   kid: string;
@@ -10,26 +11,55 @@ export interface SigningKeys {
   publicJwk: JWK;
 }
 
+/** Where the generated key lives when `jwt_private_key` is not configured. */
+export const generatedKeyPath = (dataDir: string) => join(dataDir, 'keys', 'jwt-es256.pem');
+
 /**
  * The ES256 signing key: the PEM named by `jwt_private_key`, or a key generated once and kept under
- * the data directory (mode 0600) so sessions survive a restart.
+ * the data directory (mode 0600) so sessions survive a restart. Throws ConfigError for an unusable key.
  */
 export async function loadSigningKeys(privateKeyPath: string | null, dataDir: string): Promise<SigningKeys> {
-  const path = privateKeyPath ?? join(dataDir, 'keys', 'jwt-es256.pem');
-  if (!privateKeyPath && !existsSync(path)) {
-    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(path, await exportPKCS8(privateKey), { mode: 0o600 });
-    chmodSync(path, 0o600);
-  }
-  return keysFromPem(readFileSync(path, 'utf8'));
+  if (privateKeyPath) return keysFromPem(readKeyFile(privateKeyPath, 'JWT_PRIVATE_KEY'), `JWT_PRIVATE_KEY (${privateKeyPath})`);
+  const path = generatedKeyPath(dataDir);
+  if (!existsSync(path)) await createKeyOnce(path);
+  return keysFromPem(readKeyFile(path, 'the generated signing key'), path);
 }
 
-export async function keysFromPem(pem: string): Promise<SigningKeys> {
+function readKeyFile(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${what}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/** Writes a fresh key to a temporary file and links it into place, so a crash or a second process never leaves a half key. */
+async function createKeyOnce(path: string): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temporary, await exportPKCS8(privateKey), { mode: 0o600, flush: true });
+  chmodSync(temporary, 0o600);
+  try {
+    linkSync(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(temporary);
+  }
+}
+
+export async function keysFromPem(pem: string, source = 'jwt_private_key'): Promise<SigningKeys> {
   // Node's parser accepts both PKCS#8 and SEC1 ("EC PRIVATE KEY") PEMs; jose wants PKCS#8.
-  const nodeKey = createPrivateKey(pem);
+  let nodeKey: KeyObject;
+  try {
+    nodeKey = createPrivateKey(pem);
+  } catch {
+    throw new ConfigError(`${source} is not an unencrypted PEM private key`);
+  }
   if (nodeKey.asymmetricKeyType !== 'ec' || nodeKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-    throw new Error('jwt_private_key must be an EC P-256 private key (ES256)');
+    const found = nodeKey.asymmetricKeyType === 'ec' ? `EC ${nodeKey.asymmetricKeyDetails?.namedCurve}` : nodeKey.asymmetricKeyType;
+    throw new ConfigError(`${source} must be an EC P-256 private key (ES256), found ${found}`);
   }
   const pkcs8 = nodeKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const privateKey = await importPKCS8(pkcs8, 'ES256', { extractable: false });

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { Db } from '@svc/db';
+import { classifyDbError, type Db, type User } from '@svc/db';
 import type { AppDeps } from '../deps';
 import { SESSION_COOKIE } from './authenticate';
 
@@ -12,14 +12,22 @@ export interface ExternalIdentity {
   avatarUrl?: string | null;
 }
 
-/** Finds or creates the user behind a provider identity; a taken login gets a numeric suffix. */
-export async function upsertUser(db: Db, identity: ExternalIdentity) {
+/**
+ * Finds or creates the user behind a provider identity; a taken login gets a numeric suffix. Two sign-ins
+ * racing (a double click, two new users wanting one login) lose the unique constraint and look again.
+ */
+export async function upsertUser(db: Db, identity: ExternalIdentity, attempts = 3): Promise<User> {
   const existing = await db.user.findUnique({ where: { provider_provider_subject: { provider: identity.provider, provider_subject: identity.subject } } });
   const profile = { email: identity.email ?? null, name: identity.name ?? null, avatar_url: identity.avatarUrl ?? null };
   if (existing) return db.user.update({ where: { id: existing.id }, data: profile });
   let login = identity.login;
   for (let n = 2; await db.user.findUnique({ where: { login } }); n++) login = `${identity.login}-${n}`;
-  return db.user.create({ data: { ...profile, login, provider: identity.provider, provider_subject: identity.subject } });
+  try {
+    return await db.user.create({ data: { ...profile, login, provider: identity.provider, provider_subject: identity.subject } });
+  } catch (error) {
+    if (attempts <= 1 || classifyDbError(error) !== 'conflict') throw error;
+    return upsertUser(db, identity, attempts - 1);
+  }
 }
 
 /** Issues a session JWT for the user and sets it as the `svc_session` cookie. */

@@ -36,6 +36,8 @@ export function toAppError(error: unknown): AppError {
     const [code, message] = DB_MESSAGES[dbKind];
     return new AppError(code, message);
   }
+  // Express answers a malformed percent-encoding in a route parameter with a URIError.
+  if (error instanceof URIError) return new AppError('invalid_input', 'the URL is not valid percent-encoding');
   const type = (error as { type?: unknown })?.type;
   if (type === 'entity.parse.failed') return new AppError('invalid_input', 'the body is not valid JSON');
   if (type === 'entity.too.large') return new AppError('payload_too_large', 'the body is too large');

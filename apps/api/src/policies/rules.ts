@@ -63,6 +63,8 @@ export function canInProject(principal: Principal, action: ProjectAction, scope:
   switch (principal.kind) {
     case 'user':
       if (action === 'workflow.worker') return false;
+      // An `api` token is a leaf credential: it mints no further tokens (see docs/decisions.md).
+      if (action === 'token.job') return principal.scope === 'session';
       if (OWNER_ONLY.has(action)) return principal.isAdmin || scope.role === 'owner';
       return MEMBER_ACTIONS.has(action);
     case 'worker':

@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps';
 import { principalOf, requireAuth } from '../auth/authenticate';
 import { parseInput } from '../http/validate';
 import { authorizeGlobal, authorizeProject, authorizeWorkflow } from '../policies/access';
-import { invalidInput } from '../http/errors';
+import { forbidden, invalidInput } from '../http/errors';
 import type { IssuedToken } from '../auth/tokens';
 
 /** `POST /svc/api/token` and the public JWKS. The server sets every claim; callers only narrow. */
@@ -21,10 +21,12 @@ export function tokensRouter(deps: AppDeps): Router {
     let issued: IssuedToken;
     if (scope === 'job') {
       const { workflow } = await authorizeWorkflow(deps.db, principal, body.workflow_id!, 'token.job');
+      if (body.project_id && body.project_id !== workflow.project_id) throw invalidInput('body.project_id: the workflow belongs to another project');
       issued = await deps.tokens.issue({ sub: `job:${workflow.id}`, scope, ttlSeconds, projectId: workflow.project_id, workflowId: workflow.id });
     } else if (principal.kind !== 'user') {
-      throw invalidInput(`a ${principal.kind} token may only ask for a job token`);
+      throw forbidden(`a ${principal.kind} token may only ask for a job token`);
     } else if (scope === 'worker') {
+      if (body.project_id) throw invalidInput('body.project_id: only an api token can be narrowed to a project');
       authorizeGlobal(principal, 'token.worker');
       issued = await deps.tokens.issue({ sub: `worker:${principal.user.id}`, scope, ttlSeconds });
     } else {

@@ -11,6 +11,8 @@ export interface Dispatcher {
   feedback(workflowId: string, message: string): Promise<void>;
   cancel(workflowId: string): Promise<void>;
   retry(workflowId: string): Promise<void>;
+  /** A timer was created or deleted: the scheduler looks again and the workflow may be handed out. */
+  timersChanged?(): void;
 }
 
 /** The dispatcher of a server with no worker connection: workflows simply stay queued as `pending`. */

@@ -6,7 +6,8 @@ import type { BrowserEventType } from '@svc/protocol';
 export interface StoredEvent {
   type: BrowserEventType;
   workflow_id?: string;
-  project_id: string;
+  /** absent only for installation-wide events (`worker_status`) */
+  project_id?: string;
   seq: number;
   ts: string;
   data: unknown;
@@ -51,6 +52,18 @@ export class EventBus {
     const event: StoredEvent = { type, project_id: projectId, seq: 0, ts: new Date().toISOString(), data };
     this.emitter.emit('event', event);
     return event;
+  }
+
+  /** Installation-wide events (`worker_status`): announced to every connected browser, not stored. */
+  publishGlobalEvent(type: BrowserEventType, data: unknown): StoredEvent {
+    const event: StoredEvent = { type, seq: 0, ts: new Date().toISOString(), data };
+    this.emitter.emit('event', event);
+    return event;
+  }
+
+  /** Announces events a caller stored in its own transaction (worker updates store theirs in batches). */
+  announce(events: readonly StoredEvent[]): void {
+    for (const event of events) this.emitter.emit('event', event);
   }
 
   /** Events of one workflow after `sinceSeq`, in order, for replay. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal';
+import type { AppError } from '../http/errors';
 
 declare global {
   namespace Express {
@@ -7,6 +8,8 @@ declare global {
       id: string;
       log: Logger;
       principal: Principal | null;
+      /** Why the credential sent with the request was refused (see auth/authenticate.ts). */
+      authError: AppError | null;
     }
   }
 }

@@ -38,6 +38,8 @@ export async function startTestServer(provider: DbProvider, env: Record<string, 
   });
   const runtime = await buildRuntime(config, pino({ level: 'silent' }));
   const running: RunningServer = await startServer(runtime, { port: 0, host: '127.0.0.1' });
+  // The port is only known now; the config is read per request, so the real origin can be set here.
+  if (!env.PUBLIC_URL) runtime.deps.config.publicUrl = running.url;
 
   const request: TestServer['request'] = async (path, init = {}) => {
     const { as, json, ...rest } = init;

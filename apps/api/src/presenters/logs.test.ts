@@ -1,0 +1,35 @@
+import { parse } from 'yaml';
+import { presentLogEntry, toolInputYaml } from './logs';
+
+describe('toolInputYaml', () => {
+  it('writes the stored JSON as YAML that parses back to the same value', () => {
+    const input = { command: 'npm test', env: { CI: true }, args: ['--watch=false', 3], note: null };
+    const text = toolInputYaml(input);
+    expect(text).toContain('command: npm test\n');
+    expect(parse(text)).toEqual(input);
+  });
+
+  it('keeps multi-line strings readable as block scalars without folding long lines', () => {
+    const script = `set -e\necho ${'x'.repeat(200)}\n`;
+    const text = toolInputYaml({ script });
+    expect(text.startsWith('script: |')).toBe(true);
+    expect(text).toContain(`echo ${'x'.repeat(200)}`);
+    expect(parse(text)).toEqual({ script });
+  });
+
+  it('renders an empty or missing input as an empty mapping', () => {
+    expect(toolInputYaml({})).toBe('{}\n');
+    expect(toolInputYaml(null)).toBe('{}\n');
+  });
+});
+
+describe('presentLogEntry', () => {
+  it('whitelists the wire fields and formats the time', () => {
+    const created = new Date('2026-01-02T03:04:05.000Z');
+    const entry = presentLogEntry({
+      id: 'l1', workflow_id: 'wf', seq: 4, step_index: 1, tool_name: 'save_memo', tool_input: { note: 'hi' },
+      output: 'ok', is_error: false, created_at: created,
+    });
+    expect(entry).toEqual({ id: 'l1', seq: 4, step_index: 1, tool_name: 'save_memo', tool_input: 'note: hi\n', output: 'ok', is_error: false, created_at: '2026-01-02T03:04:05.000Z' });
+  });
+});

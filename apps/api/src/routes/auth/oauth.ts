@@ -1,0 +1,79 @@
+import { Router, type Request, type Response } from 'express';
+import cookieParser from 'cookie-parser';
+import { Passport, type AuthenticateOptions } from 'passport';
+import { z } from 'zod';
+import type { AppDeps } from '../../deps';
+import { ConfigError } from '../../config';
+import { AppError, invalidInput, unauthenticated } from '../../http/errors';
+import { parseInput } from '../../http/validate';
+import { startSession, upsertUser, type ExternalIdentity } from '../../auth/session';
+import { OAUTH_STATE_COOKIE, OAUTH_STATE_COOKIE_PATH, SignedCookieStateStore, type StateFailure } from '../../auth/oauth/state-store';
+import { ProviderStrategy } from '../../auth/oauth/strategy';
+import { variantFor } from '../../auth/oauth/variants';
+import { safeCode } from '../../auth/oauth/provider-http';
+
+export const OAUTH_CALLBACK_PATH = '/svc/auth/callback';
+
+// Providers add their own parameters (iss, scope, session_state...); only these are read.
+const CallbackQuerySchema = z.object({
+  code: z.string().min(1).max(4096).optional(),
+  state: z.string().min(1).max(512).optional(),
+  error: z.string().max(256).optional(),
+});
+
+/**
+ * `GET /svc/auth/login` (redirect to the provider, state + PKCE bound to a signed cookie) and
+ * `GET /svc/auth/callback` (state checked, code exchanged, user upserted, session started, 303 to the web app).
+ */
+export function oauthRouter(deps: AppDeps): Router {
+  const kind = deps.config.auth.provider;
+  const providerConfig = kind === 'dev' ? null : deps.config.auth[kind];
+  if (kind === 'dev' || !providerConfig) throw new ConfigError(`AUTH_PROVIDER=${kind} has no OAuth configuration`);
+  const authenticator = new Passport();
+  authenticator.use(kind, new ProviderStrategy(variantFor(kind, providerConfig), new SignedCookieStateStore(deps.keys, kind)));
+  // Read per request: the callback must be the public address the provider has registered.
+  const options = (): AuthenticateOptions & { callbackURL: string } => ({ session: false, callbackURL: `${deps.config.publicUrl}${OAUTH_CALLBACK_PATH}` });
+
+  /** Runs the code exchange; resolves with the provider's identity or rejects with a typed AppError. */
+  const completeSignIn = (req: Request, res: Response) =>
+    new Promise<ExternalIdentity>((resolve, reject) => {
+      const done = (error: unknown, identity?: unknown, info?: unknown) => {
+        if (error) reject(signInError(error));
+        else if (!identity) reject(invalidInput((info as StateFailure | undefined)?.message ?? 'the sign-in state does not match; start again'));
+        else resolve(identity as ExternalIdentity);
+      };
+      authenticator.authenticate(kind, options(), done)(req, res, (error?: unknown) => reject(error ?? new AppError('internal', 'sign-in did not complete')));
+    });
+
+  const router = Router();
+  router.use(cookieParser());
+  router.get('/login', (req, res, next) => authenticator.authenticate(kind, options())(req, res, next));
+  router.get('/callback', async (req, res) => {
+    // The state cookie is single use: cleared whatever the outcome.
+    res.clearCookie(OAUTH_STATE_COOKIE, { path: OAUTH_STATE_COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: req.secure });
+    const query = parseInput(CallbackQuerySchema, req.query, 'query');
+    if (query.error !== undefined) throw unauthenticated(`sign-in was not completed: the provider answered ${safeCode(query.error)}`);
+    if (!query.state) throw invalidInput('query.state: missing; start again at /svc/auth/login');
+    if (!query.code) throw invalidInput('query.code: missing');
+    let identity: ExternalIdentity;
+    try {
+      identity = await completeSignIn(req, res);
+    } catch (error) {
+      req.log.warn({ err: error, provider: kind }, 'oauth sign-in failed');
+      throw error;
+    }
+    const user = await upsertUser(deps.db, identity);
+    await startSession(deps, res, user.id, req.secure);
+    req.log.info({ user_id: user.id, provider: kind }, 'signed in');
+    res.redirect(303, deps.config.webAppUrl);
+  });
+  return router;
+}
+
+/** passport-oauth2 wraps token-exchange errors in InternalOAuthError (`oauthError`); unwrap ours. */
+function signInError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const inner = (error as { oauthError?: unknown }).oauthError;
+  if (inner instanceof AppError) return inner;
+  return new AppError('unavailable', 'sign-in failed: the provider answered unexpectedly');
+}

@@ -1,0 +1,98 @@
+import { Router, type RequestHandler } from 'express';
+import { joinKbText } from '@svc/kb';
+import { CreateKbArticleRequestSchema, KbSearchQuerySchema, UpdateKbArticleRequestSchema } from '@svc/protocol';
+import type { AppDeps } from '../../deps';
+import { principalOf, requireAuth } from '../../auth/authenticate';
+import { parseInput } from '../../http/validate';
+import { notFound } from '../../http/errors';
+import { authorizeGlobal } from '../../policies/access';
+import { presentKbArticle } from '../../presenters/kb';
+import { prepareChunks, searchIndex, writeChunks } from '../../services/kb-index';
+import { createKbEmbedder } from './embedder';
+import { kbArticlesFromText, kbTextFromRequest, kbTextParser } from './body';
+
+const TX = { timeout: 60_000, maxWait: 10_000 };
+const ARTICLE_ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
+
+/** The installation's knowledge base: anyone signed in reads and searches, administrators write. */
+export function kbRouter(deps: AppDeps): Router {
+  const router = Router();
+  const { db } = deps;
+  const embedder = createKbEmbedder(deps.config.kbEmbeddings);
+  const allowed = (action: 'kb.read' | 'kb.write'): RequestHandler => (req, _res, next) => {
+    authorizeGlobal(principalOf(req), action);
+    next();
+  };
+  const read = allowed('kb.read');
+  const write = allowed('kb.write');
+
+  router.get('/kb', requireAuth, read, async (_req, res) => {
+    const articles = await db.kbArticle.findMany({ orderBy: ARTICLE_ORDER });
+    res.type('text/plain; charset=utf-8').send(joinKbText(articles));
+  });
+
+  router.put('/kb', requireAuth, write, kbTextParser, async (req, res) => {
+    const articles = kbArticlesFromText(kbTextFromRequest(req));
+    const chunks = await prepareChunks(articles, embedder);
+    const base = Date.now();
+    const saved = await db.$transaction(async (tx) => {
+      await tx.kbArticle.deleteMany({});
+      const created = [];
+      for (const [i, article] of articles.entries()) {
+        // Distinct creation times keep the text's article order when it is read back.
+        const row = await tx.kbArticle.create({ data: { title: article.title, content: article.content, created_at: new Date(base + i) } });
+        await writeChunks(tx, row.id, chunks[i]!);
+        created.push(row);
+      }
+      return created;
+    }, TX);
+    res.json(saved.map(presentKbArticle));
+  });
+
+  router.get('/kb/search', requireAuth, read, async (req, res) => {
+    const { q, k } = parseInput(KbSearchQuerySchema, { q: req.query.q, k: req.query.k }, 'query');
+    res.json(await searchIndex(db, embedder, q, k));
+  });
+
+  router.get('/kb/articles', requireAuth, read, async (_req, res) => {
+    res.json((await db.kbArticle.findMany({ orderBy: ARTICLE_ORDER })).map(presentKbArticle));
+  });
+
+  router.post('/kb/articles', requireAuth, write, async (req, res) => {
+    const body = parseInput(CreateKbArticleRequestSchema, req.body ?? {});
+    const [chunks] = await prepareChunks([body], embedder);
+    const article = await db.$transaction(async (tx) => {
+      const row = await tx.kbArticle.create({ data: body });
+      await writeChunks(tx, row.id, chunks!);
+      return row;
+    }, TX);
+    res.status(201).location(`/svc/api/kb/articles/${article.id}`).json(presentKbArticle(article));
+  });
+
+  router.get('/kb/articles/:id', requireAuth, read, async (req, res) => {
+    const article = await db.kbArticle.findUnique({ where: { id: req.params.id as string } });
+    if (!article) throw notFound('article not found');
+    res.json(presentKbArticle(article));
+  });
+
+  router.put('/kb/articles/:id', requireAuth, write, async (req, res) => {
+    const id = req.params.id as string;
+    const body = parseInput(UpdateKbArticleRequestSchema, req.body ?? {});
+    if (!(await db.kbArticle.findUnique({ where: { id }, select: { id: true } }))) throw notFound('article not found');
+    const [chunks] = await prepareChunks([body], embedder);
+    const article = await db.$transaction(async (tx) => {
+      const row = await tx.kbArticle.update({ where: { id }, data: body });
+      await writeChunks(tx, id, chunks!);
+      return row;
+    }, TX);
+    res.json(presentKbArticle(article));
+  });
+
+  router.delete('/kb/articles/:id', requireAuth, write, async (req, res) => {
+    const { count } = await db.kbArticle.deleteMany({ where: { id: req.params.id as string } });
+    if (count === 0) throw notFound('article not found');
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,67 @@
+import { Router } from 'express';
+import { CreateProjectRequestSchema, PatchProjectRequestSchema, type Role } from '@svc/protocol';
+import type { AppDeps } from '../../deps';
+import { principalOf, requireAuth } from '../../auth/authenticate';
+import { parseInput } from '../../http/validate';
+import { forbidden, notFound } from '../../http/errors';
+import { authorizeGlobal, authorizeProject } from '../../policies/access';
+import { presentProject } from '../../presenters/project';
+import { deleteProject } from './delete';
+
+/** `/projects` and `/projects/{id}`: list, create, read, rename, soft delete. */
+export function projectsRouter(deps: AppDeps): Router {
+  const router = Router();
+  const { db } = deps;
+
+  router.get('/projects', requireAuth, async (req, res) => {
+    const principal = principalOf(req);
+    authorizeGlobal(principal, 'project.list');
+    if (principal.kind !== 'user') throw forbidden('only a person lists projects'); // the rule above already says so; narrows the type
+    const userId = principal.user.id;
+    const projects = await db.project.findMany({
+      where: {
+        deleted_at: null,
+        ...(principal.isAdmin ? {} : { members: { some: { user_id: userId } } }),
+        ...(principal.projectId ? { id: principal.projectId } : {}),
+      },
+      include: { members: { where: { user_id: userId }, select: { role: true } } },
+      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+    });
+    res.json(projects.map(({ members, ...project }) => presentProject(project, (members[0]?.role as Role | undefined) ?? null)));
+  });
+
+  router.post('/projects', requireAuth, async (req, res) => {
+    const principal = principalOf(req);
+    authorizeGlobal(principal, 'project.create');
+    if (principal.kind !== 'user') throw forbidden('only a person creates projects');
+    const body = parseInput(CreateProjectRequestSchema, req.body ?? {});
+    const userId = principal.user.id;
+    const project = await db.project.create({
+      data: { name: body.name, description: body.description ?? '', created_by: userId, members: { create: { user_id: userId, role: 'owner' } } },
+    });
+    res.status(201).location(`/svc/api/projects/${project.id}`).json(presentProject(project, 'owner'));
+  });
+
+  router.get('/projects/:id', requireAuth, async (req, res) => {
+    const { project, role } = await authorizeProject(db, principalOf(req), req.params.id as string, 'project.read');
+    res.json(presentProject(project, role));
+  });
+
+  router.patch('/projects/:id', requireAuth, async (req, res) => {
+    const { project, role } = await authorizeProject(db, principalOf(req), req.params.id as string, 'project.update');
+    const body = parseInput(PatchProjectRequestSchema, req.body ?? {});
+    const { count } = await db.project.updateMany({ where: { id: project.id, deleted_at: null }, data: body });
+    const updated = count ? await db.project.findUnique({ where: { id: project.id } }) : null;
+    if (!updated) throw notFound('project not found');
+    deps.events.publishProjectEvent(project.id, 'project_changed', { change: 'updated' });
+    res.json(presentProject(updated, role));
+  });
+
+  router.delete('/projects/:id', requireAuth, async (req, res) => {
+    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'project.delete');
+    await deleteProject(deps, project, req.log);
+    res.status(204).end();
+  });
+
+  return router;
+}

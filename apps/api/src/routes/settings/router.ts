@@ -1,0 +1,30 @@
+import { Router } from 'express';
+import { PutSettingRequestSchema, SettingKeySchema } from '@svc/protocol';
+import type { AppDeps } from '../../deps';
+import { principalOf, requireAuth } from '../../auth/authenticate';
+import { parseInput } from '../../http/validate';
+import { authorizeGlobal } from '../../policies/access';
+
+/** `GET /settings` (anyone signed in) and `PUT /settings/{key}` (administrators). */
+export function settingsRouter(deps: AppDeps): Router {
+  const router = Router();
+  const { db } = deps;
+
+  router.get('/settings', requireAuth, async (req, res) => {
+    authorizeGlobal(principalOf(req), 'settings.read');
+    const rows = await db.setting.findMany({ orderBy: { key: 'asc' } });
+    res.json(Object.fromEntries(rows.map((row) => [row.key, row.value])));
+  });
+
+  router.put('/settings/:key', requireAuth, async (req, res) => {
+    const principal = principalOf(req);
+    authorizeGlobal(principal, 'settings.write');
+    const key = parseInput(SettingKeySchema, req.params.key, 'path.key');
+    const { value } = parseInput(PutSettingRequestSchema, req.body ?? {});
+    const updatedBy = principal.kind === 'user' ? principal.user.id : null;
+    const row = await db.setting.upsert({ where: { key }, create: { key, value, updated_by: updatedBy }, update: { value, updated_by: updatedBy } });
+    res.json({ key: row.key, value: row.value, updated_at: row.updated_at.toISOString() });
+  });
+
+  return router;
+}

@@ -1,0 +1,52 @@
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import type { AppDeps } from '../../deps';
+import { principalOf } from '../../auth/authenticate';
+import { notFound } from '../../http/errors';
+import { authorizeProject } from '../../policies/access';
+import { deletePath } from '../../services/file-listing';
+import { resolveSafePath } from '../../services/safe-path';
+import { projectStorageDir } from '../../services/workspace-paths';
+import { guardUnreadBody, listPath, presentWrite, writeRequestBody } from '../files/operations';
+import { pathFromUrl } from '../files/request-path';
+import { serveFile } from '../files/serve-file';
+
+const METHODS = { GET: 'storage.read', HEAD: 'storage.read', PUT: 'storage.write', DELETE: 'storage.write' } as const;
+
+/**
+ * Object storage of a project (CONTRACT section 3): `GET|PUT|DELETE /projects/{id}/storage/<path>`,
+ * and `GET /projects/{id}/storage/<dir>/` (trailing slash, also the root) for a listing. Uploads are
+ * streamed, limited to STORAGE_MAX_UPLOAD_BYTES while streaming, and renamed into place when whole.
+ */
+export function storageRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.use('/projects/:id/storage', (req, res, next) => handleStorage(deps, req, res, next));
+  return router;
+}
+
+async function handleStorage(deps: AppDeps, req: Request, res: Response, next: NextFunction): Promise<void> {
+  const action = METHODS[req.method as keyof typeof METHODS];
+  if (!action) throw notFound('no such endpoint');
+  await guardUnreadBody(req, res, async () => {
+    const { project } = await authorizeProject(deps.db, principalOf(req), String(req.params.id), action);
+    const root = projectStorageDir(deps.config.dataDir, project.id);
+    const { path, trailingSlash } = pathFromUrl(req);
+    switch (req.method) {
+      case 'GET':
+      case 'HEAD': {
+        if (trailingSlash) return void res.json(await listPath(req, root, path));
+        const target = await resolveSafePath(root, path);
+        if (target.stats?.isDirectory()) throw notFound(`"${target.relative}" is a directory; list it as "${target.relative}/"`);
+        return serveFile(req, res, next, target, { renderMarkdown: false, rawMarkdown: false });
+      }
+      case 'PUT': {
+        // No hash here: it would cost as much CPU as the copy itself on multi-GB objects.
+        const written = await writeRequestBody(req, root, path, trailingSlash, { maxBytes: deps.config.storage.maxUploadBytes, sha256: false });
+        return void res.status(written.created ? 201 : 200).json(presentWrite(written));
+      }
+      case 'DELETE': {
+        await deletePath(await resolveSafePath(root, path));
+        return void res.status(204).end();
+      }
+    }
+  });
+}

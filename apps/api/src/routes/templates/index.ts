@@ -1,0 +1,35 @@
+import { mkdir } from 'node:fs/promises';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AppDeps } from '../../deps';
+import { principalOf, requireAuth } from '../../auth/authenticate';
+import { notFound } from '../../http/errors';
+import { parseInput } from '../../http/validate';
+import { authorizeGlobal, authorizeWorkflow } from '../../policies/access';
+import { workflowWorkspaceDir } from '../../services/workspace-paths';
+
+/** `POST /workflows/{id}/template` body (the worker's `use_template`). */
+export const UseTemplateRequestSchema = z.object({ name: z.string().min(1).max(200) }).strict();
+
+/**
+ * `GET /templates` -> `[{name, description}]`, one per remote branch of the template repository, and
+ * `POST /workflows/{id}/template` `{name}`: copies that branch's files into an existing workspace.
+ */
+export function templatesRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.get('/templates', requireAuth, async (req, res) => {
+    authorizeGlobal(principalOf(req), 'templates.read');
+    res.json(await deps.templates.list());
+  });
+  router.post('/workflows/:id/template', requireAuth, async (req, res) => {
+    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), String(req.params.id), 'files.write');
+    const { name } = parseInput(UseTemplateRequestSchema, req.body ?? {});
+    if (!(await deps.templates.list()).some((t) => t.name === name)) throw notFound(`no template named ${JSON.stringify(name)}`);
+    const dir = workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id);
+    await mkdir(dir, { recursive: true });
+    await deps.templates.materialize(name, dir);
+    await deps.db.workflow.update({ where: { id: workflow.id }, data: { template: name } });
+    res.json({ name });
+  });
+  return router;
+}

@@ -1,0 +1,62 @@
+import { Router } from 'express';
+import { CreateWorkflowRequestSchema } from '@svc/protocol';
+import type { AppDeps } from '../../deps';
+import { principalOf, requireAuth } from '../../auth/authenticate';
+import { parseInput } from '../../http/validate';
+import { forbidden } from '../../http/errors';
+import { authorizeProject, authorizeWorkflow } from '../../policies/access';
+import { presentWorkflow } from '../../presenters/workflow';
+import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../../services/pagination';
+import { createWorkflow } from './create';
+import { dispatchSafely, publishStatus, UNFINISHED_STATUSES } from './status';
+import { workflowActionsRouter } from './actions';
+import { workflowHistoryRouter } from './history';
+import { workflowReportRouter } from './report';
+
+/** Workflows of a project, one workflow, its actions and its history. */
+export function workflowsRouter(deps: AppDeps): Router {
+  const router = Router();
+  const { db } = deps;
+
+  router.get('/projects/:id/workflows', requireAuth, async (req, res) => {
+    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'workflow.read');
+    const page = readPageQuery(req.query, TimeIdKeySchema);
+    const rows = await db.workflow.findMany({
+      where: { project_id: project.id, deleted_at: null, ...beforeTimeId(page.after) },
+      orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+      take: page.limit + 1,
+    });
+    res.json(toPage(rows, page.limit, (w) => [w.created_at.toISOString(), w.id], presentWorkflow));
+  });
+
+  router.post('/projects/:id/workflows', requireAuth, async (req, res) => {
+    const principal = principalOf(req);
+    const { project } = await authorizeProject(db, principal, req.params.id as string, 'workflow.create');
+    if (principal.kind !== 'user') throw forbidden('only a person creates workflows');
+    const body = parseInput(CreateWorkflowRequestSchema, req.body ?? {});
+    const workflow = await createWorkflow(deps, project, principal.user.id, body, req.log);
+    res.status(201).location(`/svc/api/workflows/${workflow.id}`).json(presentWorkflow(workflow));
+  });
+
+  router.get('/workflows/:id', requireAuth, async (req, res) => {
+    const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read');
+    res.json(presentWorkflow(workflow));
+  });
+
+  router.delete('/workflows/:id', requireAuth, async (req, res) => {
+    const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.control');
+    const cancelled = await db.workflow.updateMany({ where: { id: workflow.id, status: { in: [...UNFINISHED_STATUSES] } }, data: { status: 'cancelled', question: null } });
+    if (cancelled.count > 0) {
+      await publishStatus(deps, workflow, { status: 'cancelled', question: null });
+      await dispatchSafely(req.log, 'cancel', workflow.id, () => deps.dispatcher.cancel(workflow.id));
+    }
+    await db.workflow.updateMany({ where: { id: workflow.id, deleted_at: null }, data: { deleted_at: new Date() } });
+    deps.events.publishProjectEvent(workflow.project_id, 'project_changed', { change: 'workflow_deleted', workflow_id: workflow.id });
+    res.status(204).end();
+  });
+
+  router.use(workflowActionsRouter(deps));
+  router.use(workflowHistoryRouter(deps));
+  router.use(workflowReportRouter(deps));
+  return router;
+}

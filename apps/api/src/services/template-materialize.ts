@@ -1,0 +1,63 @@
+import * as fs from 'node:fs';
+import git from 'isomorphic-git';
+import { resolveSafePath } from './safe-path';
+import { prepareParent, writeBufferAtomically } from './streaming-upload';
+
+export interface MaterializeOutcome {
+  /** Paths written, relative to the target directory. */
+  written: string[];
+  /** Tree entries that were not written, with why (symlinks, submodules, paths that would escape). */
+  refused: { path: string; reason: string }[];
+}
+
+const SYMLINK_MODE = '120000';
+const EXECUTABLE_MODE = '100755';
+
+/**
+ * Writes the tree of `commitOid` from the repository's git objects into `targetDir` (no checkout).
+ * Every entry path goes through the workspace resolver with `.git` forbidden; symlink and submodule
+ * entries are refused outright, and a refused directory is skipped with everything below it.
+ */
+export async function materializeTree(repoDir: string, commitOid: string, targetDir: string): Promise<MaterializeOutcome> {
+  const cache = {};
+  const outcome: MaterializeOutcome = { written: [], refused: [] };
+  const refuse = (path: string, reason: string) => outcome.refused.push({ path, reason });
+
+  const walk = async (treeOid: string, prefix: string): Promise<void> => {
+    // isomorphic-git refuses to parse a tree holding a name with a slash or backslash: skip that directory.
+    const tree = await git.readTree({ fs, dir: repoDir, oid: treeOid, cache }).then(
+      (result) => result.tree,
+      (error: Error & { code?: string }) => {
+        if (error.code !== 'UnsafeFilepathError') throw error;
+        refuse(prefix === '' ? '.' : prefix, error.message);
+        return [];
+      },
+    );
+    for (const entry of tree) {
+      const path = prefix === '' ? entry.path : `${prefix}/${entry.path}`;
+      if (entry.path.includes('/')) {
+        refuse(path, 'a slash inside an entry name');
+        continue;
+      }
+      const target = await resolveSafePath(targetDir, path, { forbiddenSegments: ['.git'] }).catch((error: Error) => {
+        refuse(path, error.message);
+        return null;
+      });
+      if (!target) continue;
+      if (entry.type === 'tree') {
+        await walk(entry.oid, path);
+      } else if (entry.type !== 'blob' || entry.mode === SYMLINK_MODE) {
+        refuse(path, entry.mode === SYMLINK_MODE ? 'symlinks are not copied' : 'submodules are not copied');
+      } else if (target.stats?.isDirectory()) {
+        refuse(path, 'a directory is in the way');
+      } else {
+        const { blob } = await git.readBlob({ fs, dir: repoDir, oid: entry.oid, cache });
+        await writeBufferAtomically(await prepareParent(target), blob, entry.mode === EXECUTABLE_MODE ? 0o755 : 0o644);
+        outcome.written.push(target.relative);
+      }
+    }
+  };
+
+  await walk(commitOid, '');
+  return outcome;
+}

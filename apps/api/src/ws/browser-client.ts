@@ -1,0 +1,82 @@
+import type { Duplex } from 'node:stream';
+import WebSocket from 'ws';
+import type { BrowserServerMessage, WsErrorInfo } from '@svc/protocol';
+import type { Principal } from '../auth/principal';
+import type { WorkflowSubscription } from './workflow-subscription';
+import { TickCork } from './tick-cork';
+
+/** Closed with this when a client reads too slowly: 1013 "try again later", the client reconnects with since_seq. */
+export const WS_CLOSE_TOO_SLOW = 1013;
+
+export interface BrowserClientLimits {
+  /** bytes the server may hold for one client before it is dropped */
+  maxBufferedBytes: number;
+}
+
+/** One browser socket: its caller, its subscriptions, and sending with a bound on what is buffered. */
+export class BrowserClient {
+  readonly workflows = new Map<string, WorkflowSubscription>();
+  readonly projects = new Set<string>();
+  isAlive = true;
+  private dropped = false;
+  /** inbound frames are handled one after another, in order */
+  queue: Promise<void> = Promise.resolve();
+  private readonly cork: TickCork;
+
+  constructor(
+    readonly socket: WebSocket,
+    rawSocket: Duplex,
+    readonly principal: Principal,
+    private readonly limits: BrowserClientLimits,
+  ) {
+    this.cork = new TickCork(rawSocket);
+  }
+
+  get open(): boolean {
+    return !this.dropped && this.socket.readyState === WebSocket.OPEN;
+  }
+
+  /** Sends a serialized message; a client whose backlog is over the limit is closed and dropped instead. */
+  sendText(text: string): boolean {
+    if (!this.open) return false;
+    if (this.socket.bufferedAmount + text.length > this.limits.maxBufferedBytes) {
+      this.drop(WS_CLOSE_TOO_SLOW, 'client reads too slowly; reconnect with since_seq');
+      return false;
+    }
+    this.cork.hold();
+    this.socket.send(text);
+    return true;
+  }
+
+  send(message: BrowserServerMessage): boolean {
+    return this.sendText(JSON.stringify(message));
+  }
+
+  sendError(error: WsErrorInfo): void {
+    this.send({ type: 'error', error });
+  }
+
+  /** Waits until the backlog is small (replays send many events); false when the client went away. */
+  async roomToSend(): Promise<boolean> {
+    const deadline = Date.now() + 30_000;
+    while (this.open && this.socket.bufferedAmount > this.limits.maxBufferedBytes / 4) {
+      if (Date.now() > deadline) {
+        this.drop(WS_CLOSE_TOO_SLOW, 'client reads too slowly; reconnect with since_seq');
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return this.open;
+  }
+
+  /**
+   * Stops sending at once. The close frame queues behind the backlog (already bounded), so a client that
+   * still reads sees the code; one that does not is cut after a grace period.
+   */
+  drop(code: number, reason: string): void {
+    if (this.dropped) return;
+    this.dropped = true;
+    this.socket.close(code, reason);
+    setTimeout(() => this.socket.terminate(), 5000).unref();
+  }
+}

@@ -1,0 +1,156 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { BrowserClientMessageSchema, parseJsonMessage, type BrowserClientMessage } from '@svc/protocol';
+import type { AppDeps } from '../deps';
+import type { Principal } from '../auth/principal';
+import { toAppError } from '../http/errors';
+import type { StoredEvent } from '../services/events';
+import { BrowserClient } from './browser-client';
+import { BrowserSubscriptions } from './browser-subscriptions';
+import { envelope } from './envelope';
+import { authenticateBrowserUpgrade, refuseUpgrade } from './upgrade-auth';
+
+export interface BrowserHubOptions {
+  /** largest inbound frame; ws closes the socket with 1009 past it */
+  maxPayloadBytes: number;
+  /** backlog per client before it is dropped */
+  maxBufferedBytes: number;
+  pingIntervalMs: number;
+}
+
+export const BROWSER_HUB_DEFAULTS: BrowserHubOptions = { maxPayloadBytes: 64 * 1024, maxBufferedBytes: 4 * 1024 * 1024, pingIntervalMs: 30_000 };
+
+/** Event types a project subscriber receives about the project's workflows. */
+const PROJECT_TYPES = new Set(['project_changed', 'workflow_status', 'workflow_title']);
+
+/** Project changes after which who may see what is checked again. */
+const RECHECK_CHANGES = new Set(['members', 'deleted', 'workflow_deleted']);
+
+/** `GET /svc/ws`: live events for browsers, per workflow (with replay) and per project. */
+export class BrowserHub {
+  private readonly wss: WebSocketServer;
+  private readonly clients = new Set<BrowserClient>();
+  private readonly subscriptions: BrowserSubscriptions;
+  private readonly unsubscribe: () => void;
+  private readonly pinger: NodeJS.Timeout;
+  private readonly options: BrowserHubOptions;
+
+  constructor(
+    private readonly deps: AppDeps,
+    options: Partial<BrowserHubOptions> = {},
+  ) {
+    this.options = { ...BROWSER_HUB_DEFAULTS, ...options };
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxPayloadBytes, perMessageDeflate: false });
+    this.subscriptions = new BrowserSubscriptions(deps);
+    this.unsubscribe = deps.events.subscribe((event) => this.route(event));
+    this.pinger = setInterval(() => this.ping(), this.options.pingIntervalMs);
+    this.pinger.unref();
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    let principal: Principal;
+    try {
+      principal = await authenticateBrowserUpgrade(req, this.deps);
+    } catch (err) {
+      if (toAppError(err).code === 'internal') this.deps.logger.error({ err }, 'browser socket authentication failed');
+      refuseUpgrade(socket, err);
+      return;
+    }
+    if (socket.destroyed) return;
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, socket, principal));
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.pinger);
+    this.unsubscribe();
+    for (const client of this.clients) client.socket.terminate();
+    // Subscriptions being set up read the database: let them finish before it closes.
+    await Promise.allSettled([...this.clients].map((c) => c.queue));
+    this.clients.clear();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+
+  private connected(ws: WebSocket, socket: Duplex, principal: Principal): void {
+    const client = new BrowserClient(ws, socket, principal, { maxBufferedBytes: this.options.maxBufferedBytes });
+    this.clients.add(client);
+    ws.on('pong', () => (client.isAlive = true));
+    ws.on('message', (data, isBinary) => {
+      client.queue = client.queue.then(() => this.receive(client, data, isBinary));
+    });
+    ws.on('error', (err) => this.deps.logger.debug({ err }, 'browser socket error'));
+    ws.on('close', () => {
+      this.clients.delete(client);
+      this.subscriptions.removeClient(client);
+    });
+  }
+
+  private async receive(client: BrowserClient, data: RawData, isBinary: boolean): Promise<void> {
+    if (!client.open) return;
+    const parsed = isBinary
+      ? ({ ok: false, error: { message: 'expected a JSON text message' } } as const)
+      : parseJsonMessage(BrowserClientMessageSchema, data.toString());
+    if (!parsed.ok) {
+      client.sendError({ code: 'invalid_input', message: parsed.error.message });
+      return;
+    }
+    try {
+      await this.handle(client, parsed.value);
+    } catch (err) {
+      const error = toAppError(err);
+      if (error.code === 'internal') this.deps.logger.error({ err }, 'browser message failed');
+      client.sendError({ code: error.code, message: error.message });
+    }
+  }
+
+  private async handle(client: BrowserClient, message: BrowserClientMessage): Promise<void> {
+    switch (message.type) {
+      case 'subscribe':
+        return this.subscriptions.subscribeWorkflow(client, message.workflow_id, message.since_seq);
+      case 'unsubscribe':
+        return this.subscriptions.unsubscribeWorkflow(client, message.workflow_id);
+      case 'subscribe_project':
+        return this.subscriptions.subscribeProject(client, message.project_id);
+      case 'unsubscribe_project':
+        return this.subscriptions.unsubscribeProject(client, message.project_id);
+      default: {
+        const unreachable: never = message;
+        return unreachable;
+      }
+    }
+  }
+
+  /** Fans one event out: workflow subscribers, project subscribers, or everyone (worker_status). */
+  private route(event: StoredEvent): void {
+    if (event.type === 'worker_status' && !event.project_id) {
+      const text = envelope(event);
+      for (const client of this.clients) client.sendText(text);
+      return;
+    }
+    if (event.workflow_id) this.subscriptions.forWorkflow(event.workflow_id, (sub) => sub.onEvent(event));
+    if (event.project_id && PROJECT_TYPES.has(event.type)) {
+      this.subscriptions.forProject(event.project_id, (client) => {
+        if (!event.workflow_id || !client.workflows.has(event.workflow_id)) client.sendText(envelope(event));
+      });
+    }
+    if (event.type === 'project_changed' && event.project_id && RECHECK_CHANGES.has((event.data as { change?: string }).change ?? '')) {
+      this.subscriptions.recheckProject(event.project_id);
+    }
+  }
+
+  /** Ping/pong liveness: a client that did not answer the last ping is cut. */
+  private ping(): void {
+    for (const client of this.clients) {
+      if (!client.isAlive) {
+        client.socket.terminate();
+        continue;
+      }
+      client.isAlive = false;
+      client.socket.ping();
+    }
+  }
+}

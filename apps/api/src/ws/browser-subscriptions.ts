@@ -1,0 +1,121 @@
+import type { AppDeps } from '../deps';
+import { AppError, toAppError } from '../http/errors';
+import { authorizeProject, authorizeWorkflow } from '../policies/access';
+import type { BrowserClient } from './browser-client';
+import { WorkflowSubscription } from './workflow-subscription';
+
+/** Most subscriptions (workflows plus projects) one socket may hold. */
+export const MAX_SUBSCRIPTIONS_PER_CLIENT = 500;
+
+/**
+ * Who follows what. Every subscription is authorized when it is made (a non-member gets not_found,
+ * exactly like REST) and checked again when the project's members change or it is deleted.
+ */
+export class BrowserSubscriptions {
+  private readonly byWorkflow = new Map<string, Set<WorkflowSubscription>>();
+  private readonly byProject = new Map<string, Set<BrowserClient>>();
+
+  constructor(private readonly deps: AppDeps) {}
+
+  async subscribeWorkflow(client: BrowserClient, workflowId: string, sinceSeq: number | undefined): Promise<void> {
+    const { db, events } = this.deps;
+    const { workflow } = await authorizeWorkflow(db, client.principal, workflowId, 'workflow.read');
+    this.unsubscribeWorkflow(client, workflow.id);
+    this.checkRoom(client);
+    // Registered before reading the current seq, so nothing announced from here on can be missed.
+    const sub = new WorkflowSubscription(client, workflow.id, workflow.project_id, events);
+    client.workflows.set(workflow.id, sub);
+    add(this.byWorkflow, workflow.id, sub);
+    const current = (await db.workflow.findUnique({ where: { id: workflow.id }, select: { last_event_seq: true } }))?.last_event_seq ?? 0;
+    // No since_seq, or one from the future: the client starts from now.
+    await sub.begin(sinceSeq === undefined || sinceSeq > current ? current : sinceSeq);
+    if (client.workflows.get(workflow.id) === sub) client.send({ type: 'subscribed', workflow_id: workflow.id, last_seq: sub.lastSent });
+  }
+
+  unsubscribeWorkflow(client: BrowserClient, workflowId: string): void {
+    const sub = client.workflows.get(workflowId);
+    if (!sub) return;
+    sub.cancel();
+    client.workflows.delete(workflowId);
+    remove(this.byWorkflow, workflowId, sub);
+  }
+
+  async subscribeProject(client: BrowserClient, projectId: string): Promise<void> {
+    const { project } = await authorizeProject(this.deps.db, client.principal, projectId, 'project.read');
+    if (client.projects.has(project.id)) return;
+    this.checkRoom(client);
+    client.projects.add(project.id);
+    add(this.byProject, project.id, client);
+  }
+
+  unsubscribeProject(client: BrowserClient, projectId: string): void {
+    if (!client.projects.delete(projectId)) return;
+    remove(this.byProject, projectId, client);
+  }
+
+  removeClient(client: BrowserClient): void {
+    for (const id of [...client.workflows.keys()]) this.unsubscribeWorkflow(client, id);
+    for (const id of [...client.projects]) this.unsubscribeProject(client, id);
+  }
+
+  forWorkflow(workflowId: string, visit: (sub: WorkflowSubscription) => void): void {
+    const subs = this.byWorkflow.get(workflowId);
+    if (subs) for (const sub of subs) visit(sub);
+  }
+
+  forProject(projectId: string, visit: (client: BrowserClient) => void): void {
+    const clients = this.byProject.get(projectId);
+    if (clients) for (const client of clients) visit(client);
+  }
+
+  /** Drops (with an error message) the subscriptions in the project their owners may no longer see. */
+  recheckProject(projectId: string): void {
+    const { db } = this.deps;
+    const checks: Promise<void>[] = [];
+    for (const client of this.byProject.get(projectId) ?? []) {
+      checks.push(
+        authorizeProject(db, client.principal, projectId, 'project.read').then(
+          () => undefined,
+          (err: unknown) => {
+            this.unsubscribeProject(client, projectId);
+            client.sendError({ code: toAppError(err).code, message: `project ${projectId}: ${toAppError(err).message}; unsubscribed` });
+          },
+        ),
+      );
+    }
+    for (const [workflowId, subs] of this.byWorkflow) {
+      for (const sub of subs) {
+        if (sub.projectId !== projectId) continue;
+        checks.push(
+          authorizeWorkflow(db, sub.client.principal, workflowId, 'workflow.read').then(
+            () => undefined,
+            (err: unknown) => {
+              this.unsubscribeWorkflow(sub.client, workflowId);
+              sub.client.sendError({ code: toAppError(err).code, message: `workflow ${workflowId}: ${toAppError(err).message}; unsubscribed` });
+            },
+          ),
+        );
+      }
+    }
+    void Promise.all(checks).catch((err: unknown) => this.deps.logger.error({ err }, 'subscription re-check failed'));
+  }
+
+  private checkRoom(client: BrowserClient): void {
+    if (client.workflows.size + client.projects.size >= MAX_SUBSCRIPTIONS_PER_CLIENT) {
+      throw new AppError('rate_limited', `at most ${MAX_SUBSCRIPTIONS_PER_CLIENT} subscriptions per socket`);
+    }
+  }
+}
+
+function add<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new Set()));
+  set.add(value);
+}
+
+function remove<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {
+  const set = index.get(key);
+  if (!set) return;
+  set.delete(value);
+  if (set.size === 0) index.delete(key);
+}

@@ -1,0 +1,13 @@
+import type { StoredEvent } from '../services/events';
+
+const serialized = new WeakMap<StoredEvent, string>();
+
+/** The browser envelope `{type, workflow_id?, project_id?, seq, ts, data}`, serialized once per event. */
+export function envelope(event: StoredEvent): string {
+  let text = serialized.get(event);
+  if (text === undefined) {
+    text = JSON.stringify({ type: event.type, workflow_id: event.workflow_id, project_id: event.project_id, seq: event.seq, ts: event.ts, data: event.data });
+    serialized.set(event, text);
+  }
+  return text;
+}

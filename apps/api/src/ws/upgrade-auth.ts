@@ -1,0 +1,69 @@
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ERROR_STATUS, type ErrorCode } from '@svc/protocol';
+import type { AppDeps } from '../deps';
+import { authenticateToken, tokenFromRequest } from '../auth/authenticate';
+import type { Principal } from '../auth/principal';
+import { AppError, toAppError } from '../http/errors';
+
+/**
+ * Answers a refused upgrade with a plain HTTP error (the contract's error body) and closes the
+ * socket, so the client sees e.g. 401 before any WebSocket exists.
+ */
+export function refuseUpgrade(socket: Duplex, error: unknown): void {
+  const { code, message } = toAppError(error);
+  const status = ERROR_STATUS[code];
+  if (socket.destroyed) return;
+  const body = JSON.stringify({ error: { code, message, request_id: '' } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+export const refusal = (code: ErrorCode, message: string) => new AppError(code, message);
+
+async function principalFrom(token: string | null, deps: AppDeps): Promise<Principal> {
+  if (token === null) throw refusal('unauthenticated', 'sign in first');
+  return authenticateToken(token, deps.tokens, deps.db, deps.config.adminUsers);
+}
+
+/**
+ * A browser socket: cookie or bearer token, a person (not a worker or job token), and an `Origin` that
+ * is the server's own or an allowed one. Only bearer clients (no ambient cookie) may omit `Origin`.
+ */
+export async function authenticateBrowserUpgrade(req: IncomingMessage, deps: AppDeps): Promise<Principal> {
+  const viaBearer = req.headers.authorization !== undefined;
+  const principal = await principalFrom(tokenFromRequest(req.headers), deps);
+  if (principal.kind !== 'user') throw refusal('forbidden', `a ${principal.kind} token cannot open the browser socket`);
+  const origin = req.headers.origin;
+  if (origin === undefined) {
+    if (!viaBearer) throw refusal('forbidden', 'a cookie-authenticated socket needs an Origin header');
+  } else if (!originAllowed(origin, deps.config.publicUrl, deps.config.allowedOrigins)) {
+    throw refusal('forbidden', `origin ${origin} is not allowed`);
+  }
+  return principal;
+}
+
+export function originAllowed(origin: string, publicUrl: string, allowed: readonly string[]): boolean {
+  const normalized = (value: string) => {
+    try {
+      return new URL(value).origin;
+    } catch {
+      return null;
+    }
+  };
+  const own = normalized(publicUrl);
+  const candidate = normalized(origin);
+  if (candidate === null || candidate === 'null') return false;
+  return candidate === own || allowed.some((entry) => normalized(entry) === candidate);
+}
+
+/** A worker socket: `Authorization: Bearer <worker-scope JWT>` only. */
+export async function authenticateWorkerUpgrade(req: IncomingMessage, deps: AppDeps): Promise<Principal> {
+  if (req.headers.authorization === undefined) throw refusal('unauthenticated', 'a worker authenticates with Authorization: Bearer <worker token>');
+  const principal = await principalFrom(tokenFromRequest(req.headers), deps);
+  if (principal.kind !== 'worker') throw refusal('forbidden', 'a worker-scope token is required');
+  return principal;
+}

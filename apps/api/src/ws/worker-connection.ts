@@ -1,0 +1,180 @@
+import type { Duplex } from 'node:stream';
+import WebSocket, { type RawData } from 'ws';
+import type { Logger } from 'pino';
+import {
+  parseJsonMessage,
+  WORKER_PROTOCOL_VERSION,
+  WorkerToServerMessageSchema,
+  WS_CLOSE_UNSUPPORTED_VERSION,
+  type RegisterMessage,
+  type ServerToWorkerMessage,
+  type UpdateMessage,
+  type WorkerToServerMessage,
+  type WsErrorInfo,
+} from '@svc/protocol';
+import type { LiveServices } from '../services/dispatch-runtime';
+import type { WorkerSession } from '../services/worker-registry';
+import type { ExecRelay } from './exec-relay';
+import { TickCork } from './tick-cork';
+
+/** Policy violation: the first message was not `register`. */
+export const WS_CLOSE_POLICY = 1008;
+
+/** One worker socket: registration, then heartbeats, updates (stored, then acked) and exec relays. */
+export class WorkerConnection implements WorkerSession {
+  workerId = '';
+  name = '';
+  capacity = 0;
+  lastSeenAt = Date.now();
+  readonly holding = new Set<string>();
+  reconciled = false;
+  private state: 'new' | 'registering' | 'registered' | 'closed' = 'new';
+  private queue: Promise<void> = Promise.resolve();
+  private readonly cork: TickCork;
+
+  constructor(
+    private readonly socket: WebSocket,
+    rawSocket: Duplex,
+    private readonly live: LiveServices,
+    private readonly exec: ExecRelay,
+    private readonly logger: Logger,
+    /** true while the server shuts down: a lost connection then keeps its workflows */
+    private readonly shuttingDown: () => boolean,
+  ) {
+    this.cork = new TickCork(rawSocket);
+    socket.on('message', (data, isBinary) => {
+      this.queue = this.queue.then(() => this.receive(data, isBinary)).catch((err: unknown) => this.failed(err));
+      live.background.run(this.queue);
+    });
+    socket.on('error', (err) => logger.debug({ err }, 'worker socket error'));
+    socket.on('close', () => live.background.run(this.closed()));
+  }
+
+  send(message: ServerToWorkerMessage): boolean {
+    if (this.socket.readyState !== WebSocket.OPEN) return false;
+    this.cork.hold(); // a batch's acks leave together
+    this.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+    // A peer that does not answer the close handshake (dead host) is cut.
+    setTimeout(() => this.socket.terminate(), 1000).unref();
+  }
+
+  private sendError(error: WsErrorInfo): void {
+    this.send({ type: 'error', error });
+  }
+
+  private async receive(data: RawData, isBinary: boolean): Promise<void> {
+    if (this.state === 'closed') return;
+    const text = isBinary ? '' : data.toString();
+    if (this.state === 'new' && this.refusesVersion(text)) return;
+    const parsed = parseJsonMessage(WorkerToServerMessageSchema, text);
+    if (!parsed.ok) {
+      this.sendError({ code: 'invalid_input', message: isBinary ? 'expected a JSON text message' : parsed.error.message });
+      if (this.state === 'new') this.close(WS_CLOSE_POLICY, 'the first message must be a valid register');
+      return;
+    }
+    const message = parsed.value;
+    if (this.state === 'new' && message.type !== 'register') {
+      this.sendError({ code: 'invalid_input', message: 'the first message must be register' });
+      this.close(WS_CLOSE_POLICY, 'the first message must be register');
+      return;
+    }
+    await this.handle(message);
+  }
+
+  /** A `register` with another protocol version is closed with 4400 before its other fields are read. */
+  private refusesVersion(text: string): boolean {
+    let version: unknown;
+    try {
+      const value = JSON.parse(text) as { type?: unknown; protocol_version?: unknown };
+      if (value?.type !== 'register') return false;
+      version = value.protocol_version;
+    } catch {
+      return false;
+    }
+    if (version === WORKER_PROTOCOL_VERSION) return false;
+    this.state = 'closed';
+    this.close(WS_CLOSE_UNSUPPORTED_VERSION, `unsupported worker protocol version ${JSON.stringify(version)}; this server speaks ${WORKER_PROTOCOL_VERSION}`.slice(0, 120));
+    return true;
+  }
+
+  private async handle(message: WorkerToServerMessage): Promise<void> {
+    const { registry, dispatcher } = this.live;
+    switch (message.type) {
+      case 'register':
+        if (this.state !== 'new') return this.sendError({ code: 'conflict', message: 'already registered' });
+        return this.register(message);
+      case 'heartbeat': {
+        this.live.background.run(registry.heartbeat(this));
+        this.live.background.run(dispatcher.heartbeat(this, message.active_workflows));
+        return;
+      }
+      case 'update':
+        return this.update(message);
+      case 'exec_request':
+        this.live.background.run(this.exec.request(this, message).catch((err: unknown) => this.failed(err)));
+        return;
+      case 'exec_result':
+        if (!this.exec.result(this, message)) this.sendError({ code: 'not_found', message: `no exec request ${message.request_id} is waiting for this worker` });
+        return;
+      default: {
+        const unreachable: never = message;
+        return unreachable;
+      }
+    }
+  }
+
+  private async register(message: RegisterMessage): Promise<void> {
+    this.state = 'registering';
+    let row;
+    try {
+      row = await this.live.registry.upsert(message);
+    } catch (err) {
+      // Nothing is registered: the worker reconnects and tries again.
+      this.logger.error({ err, worker: message.name }, 'worker registration failed');
+      this.sendError({ code: 'unavailable', message: 'registration failed; try again' });
+      this.state = 'closed';
+      this.close(1011, 'registration failed');
+      return;
+    }
+    if (this.socket.readyState !== WebSocket.OPEN) return;
+    Object.assign(this, { workerId: row.id, name: row.name, capacity: row.capacity, lastSeenAt: Date.now() });
+    this.state = 'registered';
+    this.live.registry.attach(this);
+    this.send({ type: 'registered', worker_id: row.id, protocol_version: WORKER_PROTOCOL_VERSION, heartbeat_seconds: this.live.config.workers.heartbeatSeconds });
+    this.logger.info({ worker: row.name, worker_id: row.id, capacity: row.capacity }, 'worker registered');
+    this.live.dispatcher.kick();
+  }
+
+  /** Stored (or found stored) -> ack; refused -> error. Not awaited: acks follow their batch's commit. */
+  private update(message: UpdateMessage): void {
+    this.live.ingest.submit(this.workerId, message).then(
+      (outcome) => {
+        if (outcome.kind === 'refused') this.sendError(outcome.error);
+        else this.send({ type: 'ack', workflow_id: message.workflow_id, seq: message.seq });
+      },
+      (err: unknown) => this.failed(err),
+    );
+  }
+
+  private async closed(): Promise<void> {
+    const wasRegistered = this.state === 'registered';
+    this.state = 'closed';
+    // On shutdown the worker keeps its workflows: it reconnects to the next server and goes on.
+    if (!wasRegistered || this.shuttingDown()) return;
+    this.exec.workerGone(this.workerId);
+    if (await this.live.registry.detach(this)) {
+      this.logger.warn({ worker: this.name }, 'worker disconnected; its workflows go back to the queue');
+      await this.live.dispatcher.takeBack(this.workerId);
+    }
+  }
+
+  private failed(err: unknown): void {
+    this.logger.error({ err, worker: this.name }, 'worker message handling failed');
+    this.sendError({ code: 'internal', message: 'internal error' });
+  }
+}

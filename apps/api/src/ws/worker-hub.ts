@@ -1,0 +1,48 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { AppDeps } from '../deps';
+import { toAppError } from '../http/errors';
+import type { LiveServices } from '../services/dispatch-runtime';
+import { ExecRelay } from './exec-relay';
+import { authenticateWorkerUpgrade, refuseUpgrade } from './upgrade-auth';
+import { WorkerConnection } from './worker-connection';
+
+/** Largest worker frame: log entries and snapshots are bounded by the worker's output budget. */
+export const WORKER_MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
+
+/** `GET /svc/worker/ws`: worker-scope JWT at the upgrade, then the worker protocol. */
+export class WorkerHub {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: WORKER_MAX_PAYLOAD_BYTES, perMessageDeflate: false });
+  readonly exec: ExecRelay;
+  private closing = false;
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly live: LiveServices,
+  ) {
+    this.exec = new ExecRelay(live.registry, deps.db);
+    this.logger = deps.logger.child({ component: 'worker-ws' });
+  }
+
+  private readonly logger: AppDeps['logger'];
+
+  async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    try {
+      await authenticateWorkerUpgrade(req, this.deps);
+    } catch (err) {
+      if (toAppError(err).code === 'internal') this.deps.logger.error({ err }, 'worker socket authentication failed');
+      refuseUpgrade(socket, err);
+      return;
+    }
+    if (socket.destroyed) return;
+    this.wss.handleUpgrade(req, socket, head, (ws) => new WorkerConnection(ws, socket, this.live, this.exec, this.logger, () => this.closing));
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.exec.close();
+    for (const ws of this.wss.clients) ws.terminate();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+}

@@ -1,0 +1,87 @@
+import type { EventBus, StoredEvent } from '../services/events';
+import type { BrowserClient } from './browser-client';
+import { envelope } from './envelope';
+
+const REPLAY_PAGE = 500;
+/** Live events held while a replay runs; a client whose replay falls this far behind is dropped. */
+const MAX_HELD = 20_000;
+
+/**
+ * One client's subscription to one workflow. Stored events after `lastSent` are replayed from the
+ * database while live events are held; then the held ones follow, deduplicated by seq, so the client
+ * sees every seq once and in order. A live event that skips a seq starts the same catch-up.
+ */
+export class WorkflowSubscription {
+  /** true until `begin`: live events are held while the starting point is read */
+  private catchingUp = true;
+  private held: StoredEvent[] = [];
+  private active = true;
+
+  constructor(
+    readonly client: BrowserClient,
+    readonly workflowId: string,
+    readonly projectId: string,
+    private readonly events: EventBus,
+  ) {}
+
+  /** highest seq the client has (or was told it has) */
+  lastSent = 0;
+
+  /** Starts the subscription after `lastSent`: replays, then goes live. */
+  begin(lastSent: number): Promise<void> {
+    this.lastSent = lastSent;
+    return this.replay();
+  }
+
+  private async catchUp(): Promise<void> {
+    if (this.catchingUp) return;
+    this.catchingUp = true;
+    return this.replay();
+  }
+
+  /** Replays what is stored after `lastSent`, then what arrived meanwhile (caller set catchingUp). */
+  private async replay(): Promise<void> {
+    try {
+      for (;;) {
+        const page = await this.events.eventsSince(this.workflowId, this.projectId, this.lastSent, REPLAY_PAGE);
+        for (const event of page) {
+          if (!this.active || !(await this.client.roomToSend())) return;
+          this.deliver(event);
+        }
+        if (page.length < REPLAY_PAGE) break;
+      }
+      // Everything committed before the held events has been read; what is held follows in seq order.
+      const held = this.held.sort((a, b) => a.seq - b.seq);
+      this.held = [];
+      for (const event of held) this.deliver(event);
+    } finally {
+      this.catchingUp = false;
+    }
+  }
+
+  /** A live event of this workflow. */
+  onEvent(event: StoredEvent): void {
+    if (!this.active || event.seq <= this.lastSent) return;
+    if (!this.catchingUp && event.seq === this.lastSent + 1) {
+      this.deliver(event);
+      return;
+    }
+    this.held.push(event);
+    if (this.held.length > MAX_HELD) {
+      this.client.drop(1013, 'client fell too far behind; reconnect with since_seq');
+      return;
+    }
+    if (!this.catchingUp) void this.catchUp().catch(() => this.client.drop(1011, 'replay failed'));
+  }
+
+  cancel(): void {
+    this.active = false;
+    this.held = [];
+  }
+
+  private deliver(event: StoredEvent): void {
+    if (event.seq <= this.lastSent) return;
+    this.lastSent = event.seq;
+    this.client.sendText(envelope(event));
+  }
+}

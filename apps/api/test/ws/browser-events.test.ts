@@ -1,0 +1,142 @@
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
+import { addMember, createProject, createWorkflow, waitFor } from '../resources/fixtures';
+import { logEntry, openBrowser, resetWorkers, snapshot, TestWorker, workerToken, type Inbox, type Message, SETUP_TIMEOUT_MS } from './clients';
+
+describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
+  let server: TestServer;
+  let token: string;
+  let alice: string;
+  let projectId: string;
+  const workers: TestWorker[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer(provider);
+    token = await workerToken(server);
+    alice = await server.login('alice');
+    projectId = (await createProject(server, alice)).id;
+  }, SETUP_TIMEOUT_MS);
+  afterEach(() => resetWorkers(server, workers));
+  afterAll(async () => server?.close());
+
+  async function running(name: string): Promise<{ worker: TestWorker; id: string; seq: { next: number } }> {
+    const worker = await TestWorker.start(server, token, name);
+    workers.push(worker);
+    const { id } = await createWorkflow(server, alice, projectId);
+    const { last_seq } = await worker.dispatch(id, 'start');
+    return { worker, id, seq: { next: last_seq + 1 } };
+  }
+  const eventsOf = (inbox: Inbox, id: string) => inbox.messages.filter((m) => m.workflow_id === id && typeof m.seq === 'number' && m.type !== 'subscribed');
+
+  it('replays stored events after since_seq, then live ones, with no gap and no duplicate across reconnects', async () => {
+    const { worker, id, seq } = await running('replay');
+    for (let i = 0; i < 5; i++) await worker.store(id, seq.next++, logEntry(`before ${i}`));
+    const first = await openBrowser(server, alice);
+    first.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id, since_seq: 0 }));
+    const subscribed = await first.inbox.next((m) => m.type === 'subscribed');
+    const replayed = eventsOf(first.inbox, id);
+    expect(replayed.map((e: Message) => e.seq)).toEqual(replayed.map((_: Message, i: number) => i + 1));
+    expect(subscribed.last_seq).toBe(replayed.length);
+    expect(first.inbox.messages.indexOf(subscribed)).toBe(first.inbox.messages.length - 1);
+    first.ws.close();
+
+    // Updates keep coming while the page is away and while it subscribes again.
+    for (let i = 0; i < 5; i++) await worker.store(id, seq.next++, logEntry(`away ${i}`));
+    const second = await openBrowser(server, alice);
+    second.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id, since_seq: subscribed.last_seq }));
+    const burst = Array.from({ length: 20 }, () => seq.next++);
+    for (const s of burst) worker.update(id, s, logEntry(`during ${s}`));
+    await second.inbox.next((m) => m.type === 'subscribed');
+    await worker.inbox.next((m) => m.type === 'ack' && m.seq === burst[burst.length - 1]);
+    const stored = await server.deps.db.event.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } });
+    await waitFor(() => eventsOf(second.inbox, id).length === stored.length - subscribed.last_seq, 5000);
+    const received = eventsOf(second.inbox, id);
+    expect(received.map((e: Message) => e.seq)).toEqual(stored.filter((e) => e.seq > subscribed.last_seq).map((e) => e.seq));
+    expect(received.map((e: Message) => e.type)).toEqual(stored.filter((e) => e.seq > subscribed.last_seq).map((e) => e.type));
+    expect(received[0]).toMatchObject({ project_id: projectId, ts: expect.any(String), data: { kind: 'log_entry' } });
+    second.ws.close();
+  });
+
+  it('sends plan_step_status for each changed step, llm_call and workflow_update live', async () => {
+    const { worker, id, seq } = await running('live');
+    const { ws, inbox } = await openBrowser(server, alice);
+    ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id }));
+    await inbox.next((m) => m.type === 'subscribed');
+    await worker.store(id, seq.next++, snapshot('executing', 0, ['running', 'pending', 'pending']));
+    await worker.store(id, seq.next++, snapshot('executing', 1, ['done', 'running', 'pending']));
+    await worker.store(id, seq.next++, { kind: 'llm_call', data: { phase: 'executing', model: 'm', prompt_tokens: 3, completion_tokens: 4, latency_ms: 5, step_index: 1 } });
+    await inbox.next((m) => m.type === 'llm_call');
+    expect(inbox.ofType('plan_step_status').map((m) => m.data)).toEqual([
+      { index: 0, title: 'Step 1', status: 'running' },
+      { index: 1, title: 'Step 2', status: 'pending' },
+      { index: 2, title: 'Step 3', status: 'pending' },
+      { index: 0, title: 'Step 1', status: 'done' },
+      { index: 1, title: 'Step 2', status: 'running' },
+    ]);
+    expect(inbox.ofType('workflow_update').map((m) => m.data.kind)).toEqual(['snapshot', 'snapshot', 'llm_call']);
+    expect(inbox.ofType('llm_call')[0].data).toMatchObject({ id: expect.any(String), prompt_tokens: 3, step_index: 1, created_at: expect.any(String) });
+    ws.close();
+  });
+
+  it('tells a browser of another project nothing about this one', async () => {
+    const { worker, id, seq } = await running('isolated');
+    const bob = await server.login('bob');
+    const bobProject = (await createProject(server, bob, 'Bob')).id;
+    const own = await openBrowser(server, alice);
+    const other = await openBrowser(server, bob);
+    own.ws.send(JSON.stringify({ type: 'subscribe_project', project_id: projectId }));
+    other.ws.send(JSON.stringify({ type: 'subscribe_project', project_id: bobProject }));
+    other.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id, since_seq: 0 }));
+    other.ws.send(JSON.stringify({ type: 'subscribe_project', project_id: projectId }));
+    const refusals = [await other.inbox.next((m) => m.type === 'error' && /workflow/.test(m.error.message)), await other.inbox.next((m) => m.type === 'error' && /project/.test(m.error.message))];
+    expect(refusals.map((r) => r.error.code)).toEqual(['not_found', 'not_found']);
+    await worker.store(id, seq.next++, { kind: 'status', data: { status: 'running' } });
+    await worker.store(id, seq.next++, { kind: 'title', data: { title: 'Secret plan' } });
+    await worker.store(id, seq.next++, logEntry('secret output'));
+    await own.inbox.next((m) => m.type === 'workflow_title');
+    expect(own.inbox.ofType('workflow_status')[0]).toMatchObject({ workflow_id: id, project_id: projectId, data: { status: 'running' } });
+    expect(own.inbox.ofType('project_changed').some((m) => m.data.workflow_id === id)).toBe(true);
+    // Project subscribers get status and title, not the workflow's log.
+    expect(own.inbox.ofType('log_entry')).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 200));
+    const leaked = other.inbox.messages.filter((m) => m.workflow_id === id || m.project_id === projectId || JSON.stringify(m).includes('Secret'));
+    expect(leaked).toEqual([]);
+    expect(other.ws.readyState).toBe(other.ws.OPEN);
+    own.ws.close();
+    other.ws.close();
+  });
+
+  it('ends the subscriptions of a member who is removed from the project', async () => {
+    const { worker, id, seq } = await running('membership');
+    const carol = await server.login('carol');
+    await addMember(server, alice, projectId, 'carol');
+    const { ws, inbox } = await openBrowser(server, carol);
+    ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id }));
+    await inbox.next((m) => m.type === 'subscribed');
+    const carolId = (await server.deps.db.user.findUniqueOrThrow({ where: { login: 'carol' } })).id;
+    expect((await server.request(`/svc/api/projects/${projectId}/members/${carolId}`, { method: 'DELETE', as: alice })).status).toBe(204);
+    expect((await inbox.next((m) => m.type === 'error')).error.code).toBe('not_found');
+    await worker.store(id, seq.next++, logEntry('after removal'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(inbox.ofType('log_entry')).toHaveLength(0);
+    ws.close();
+  });
+
+  it('drops a browser that stops reading instead of buffering without bound', async () => {
+    const { worker, id, seq } = await running('firehose');
+    const slow = await openBrowser(server, alice);
+    const fast = await openBrowser(server, alice);
+    for (const b of [slow, fast]) {
+      b.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id }));
+      await b.inbox.next((m) => m.type === 'subscribed');
+    }
+    const socket = (slow.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    socket.pause();
+    const big = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 12; i++) await worker.store(id, seq.next++, logEntry(`${i}:${big}`));
+    await waitFor(() => fast.inbox.ofType('log_entry').length === 12, 10_000);
+    socket.resume();
+    expect((await slow.inbox.whenClosed(10_000)).code).toBe(1013);
+    expect(slow.inbox.ofType('log_entry').length).toBeLessThan(12);
+    fast.ws.close();
+  }, 20_000);
+});

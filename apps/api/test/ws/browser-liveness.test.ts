@@ -1,0 +1,54 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+import { startTestServer, type TestServer } from '../support/server';
+import { BrowserHub } from '../../src/ws/browser-hub';
+import { openBrowser, SETUP_TIMEOUT_MS, TestWorker, workerToken } from './clients';
+
+describe('browser socket liveness and worker_status', () => {
+  let server: TestServer;
+  let cookie: string;
+
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+    cookie = await server.login('alice');
+  }, SETUP_TIMEOUT_MS);
+  afterAll(async () => server?.close());
+
+  it('cuts a client that stops answering pings and keeps one that answers', async () => {
+    // A hub of its own with a short ping interval, on the same app deps.
+    const hub = new BrowserHub(server.deps, { pingIntervalMs: 100 });
+    const http: Server = createServer();
+    http.on('upgrade', (req, socket, head) => void hub.upgrade(req, socket, head));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}/svc/ws`;
+    const headers = { cookie, origin: server.deps.config.publicUrl };
+    const open = (autoPong: boolean) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(url, { headers, autoPong });
+        ws.once('open', () => resolve(ws));
+        ws.once('error', reject);
+      });
+    try {
+      const [mute, lively] = await Promise.all([open(false), open(true)]);
+      const closed = new Promise<number>((resolve) => mute.once('close', (code) => resolve(code)));
+      expect(await closed).toBe(1006); // terminated, no close handshake
+      await new Promise((r) => setTimeout(r, 300));
+      expect(lively.readyState).toBe(WebSocket.OPEN);
+      expect(hub.size).toBe(1);
+      lively.close();
+    } finally {
+      await hub.close();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
+  });
+
+  it('tells every browser when a worker comes online and goes offline', async () => {
+    const { ws, inbox } = await openBrowser(server, cookie);
+    const worker = await TestWorker.start(server, await workerToken(server), 'visible', 2);
+    expect((await inbox.next((m) => m.type === 'worker_status' && m.data.status === 'online')).data).toMatchObject({ id: worker.id, name: 'visible', capacity: 2, active: 0 });
+    worker.close();
+    expect((await inbox.next((m) => m.type === 'worker_status' && m.data.status === 'offline')).data).toMatchObject({ id: worker.id });
+    ws.close();
+  });
+});

@@ -1,0 +1,28 @@
+// `pnpm bench`: builds what the benchmarks start, then runs them one after another (never in
+// parallel: each measures a server on this machine). Pass names to run a subset:
+//   pnpm bench [http] [ws] [files]      (default: all three; files streams 2 GiB, see bench/files)
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from './lib/server-process.mjs';
+
+const BENCHES = {
+  http: ['bench/api/http-load.mjs'],
+  ws: ['bench/ws/ws-load.mjs'],
+  files: ['bench/files/transfer.mjs', process.env.BENCH_FILE_SIZE ?? '2G'],
+};
+const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
+const unknown = chosen.filter((name) => !BENCHES[name]);
+if (unknown.length) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; choose from ${Object.keys(BENCHES).join(', ')}`);
+  process.exit(2);
+}
+const run = (command, args) => {
+  const result = spawnSync(command, args, { cwd: repoRoot, stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+};
+run('pnpm', ['turbo', 'run', 'build', '--filter=@svc/api', '--output-logs=errors-only']);
+for (const name of chosen) {
+  const [script, ...args] = BENCHES[name];
+  console.log(`\n== ${name}: ${script} ${args.join(' ')}`);
+  run(process.execPath, [join(repoRoot, script), ...args]);
+}

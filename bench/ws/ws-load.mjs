@@ -1,0 +1,97 @@
+// Benchmark (issue: live updates and worker dispatch). N simulated workers on loopback each stream
+// log_entry updates for their own workflow as fast as acks allow (8 in flight), M browsers watch the
+// workflows (spread evenly, or all on one: "hot"). Reports updates/s stored and acknowledged and the
+// p50/p99 latency from a worker's send to a browser's receipt, for svc on SQLite and PostgreSQL
+// (apps/api/dist, started as a child process) and for bench/ws/bare-server.mjs.
+// Usage: node bench/ws/ws-load.mjs [--seconds 10] [--targets bare,sqlite,postgresql] [--cases 1x1,10x100,10x100hot]
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { devLogin, freePort, percentile, repoRoot, startServerProcess } from '../lib/server-process.mjs';
+import { connectBrowser, connectWorker, stream } from './load-clients.mjs';
+
+const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean).map((a) => a.trim().split(/\s+/)));
+const measureMs = Number(args.seconds ?? 10) * 1000;
+const warmupMs = 3000;
+const targets = (args.targets ?? 'bare,sqlite,postgresql').split(',');
+const cases = (args.cases ?? '1x1,10x100,10x100hot').split(',').map((c) => {
+  const [, n, m, hot] = /^(\d+)x(\d+)(hot)?$/.exec(c);
+  return { name: c, n: Number(n), m: Number(m), hot: Boolean(hot) };
+});
+const require = createRequire(join(repoRoot, 'apps/api/package.json'));
+// --profile <dir>: the svc server writes a V8 CPU profile there (to see where a run's time goes).
+const serverEnv = args.profile ? { NODE_OPTIONS: `--require ${join(repoRoot, 'bench/ws/cpu-profile-hook.cjs')}`, SVC_CPU_PROFILE_DIR: args.profile } : {};
+
+async function startBare() {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(repoRoot, 'bench/ws/bare-server.mjs'), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  return { url: `http://127.0.0.1:${port}`, stop: async () => { child.kill('SIGTERM'); await new Promise((r) => child.once('exit', r)); } };
+}
+
+/** svc: N pending workflows created through REST, a worker token, browser credentials. */
+async function prepareSvc(server, n) {
+  const cookie = await devLogin(server.url);
+  const headers = { cookie, 'content-type': 'application/json' };
+  const post = async (path, body) => {
+    const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const { token } = await post('/svc/api/token', { scope: 'worker' });
+  const project = await post('/svc/api/projects', { name: 'ws bench' });
+  for (let i = 0; i < n; i++) await post(`/svc/api/projects/${project.id}/workflows`, { requirement: `bench workflow ${i}` });
+  return { token, browserHeaders: { cookie, origin: server.url } };
+}
+
+async function runCase(target, testCase) {
+  const server = target === 'bare' ? await startBare() : await startServerProcess({ provider: target, env: serverEnv });
+  try {
+    const svc = target === 'bare' ? null : await prepareSvc(server, testCase.n);
+    const workers = [];
+    // One at a time, so each svc worker (capacity 1) is handed exactly one workflow.
+    for (let i = 0; i < testCase.n; i++) workers.push(await connectWorker(server.url, svc?.token, `bench-${i}`, svc ? undefined : `wf-${i}`));
+    const browsers = [];
+    for (let i = 0; i < testCase.m; i++) {
+      const watched = workers[testCase.hot ? 0 : i % workers.length].workflowId;
+      browsers.push(await connectBrowser(server.url, svc?.browserHeaders ?? {}, watched));
+    }
+    const result = await stream(workers, browsers, { warmupMs, measureMs });
+    let stored = null;
+    if (svc) {
+      const { createDb } = require('@svc/db');
+      const { db, close } = await createDb({ url: server.databaseUrl, poolSize: 1 });
+      stored = await db.workerUpdate.count();
+      await close();
+    }
+    for (const ws of [...workers.map((w) => w.ws), ...browsers]) ws.terminate();
+    result.latencies.sort((a, b) => a - b);
+    return {
+      target,
+      case: testCase.name,
+      updatesPerSecond: Math.round(result.acked / result.seconds),
+      deliveriesPerSecond: Math.round(result.received / result.seconds),
+      p50: percentile(result.latencies, 50),
+      p99: percentile(result.latencies, 99),
+      errors: result.errors,
+      stored,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+const rows = [];
+for (const testCase of cases) {
+  for (const target of targets) {
+    const row = await runCase(target, testCase);
+    rows.push(row);
+    console.error(JSON.stringify(row));
+  }
+}
+console.log('\n| case (N workers x M browsers) | server | updates/s stored+acked | deliveries/s | p50 ms | p99 ms |');
+console.log('|---|---|---:|---:|---:|---:|');
+for (const r of rows) {
+  const label = r.target === 'bare' ? 'bare ws (no storage)' : `svc, ${r.target}`;
+  console.log(`| ${r.case} | ${label} | ${r.updatesPerSecond} | ${r.deliveriesPerSecond} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`);
+}
