@@ -3,13 +3,14 @@
 // against the current one. The PostgreSQL diff needs a reachable server (TEST_DATABASE_URL).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const prismaBin = join(root, 'node_modules/.bin/prisma');
 const targets = [
-  { dir: 'sqlite', config: 'prisma.sqlite.config.ts', url: 'file:./data/migration-authoring.db' },
+  { dir: 'sqlite', config: 'prisma.sqlite.config.ts', url: `file:${join(tmpdir(), 'svc-migration-authoring.db')}` },
   { dir: 'postgres', config: 'prisma.postgres.config.ts', url: process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
 ];
 

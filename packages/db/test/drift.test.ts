@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { Client as PgClient } from 'pg';
@@ -8,7 +9,8 @@ import { TEST_POSTGRES_URL } from '../src/testing/env';
 const root = join(__dirname, '..');
 const prisma = join(root, 'node_modules/.bin/prisma');
 const dirOf = (provider: string) => (provider === 'postgresql' ? 'postgres' : 'sqlite');
-const cliUrl = (provider: string) => (provider === 'postgresql' ? TEST_POSTGRES_URL : 'file:./data/drift-check.db');
+// The CLI's SQLite adapter needs a file it can create; the diff itself does not touch it.
+const cliUrl = (provider: string) => (provider === 'postgresql' ? TEST_POSTGRES_URL : `file:${join(tmpdir(), `svc-drift-${process.pid}.db`)}`);
 
 function migrateDiff(provider: string, fromArgs: string[]): string {
   return execFileSync(

@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "workflows_assigned_worker_id_idx" ON "workflows"("assigned_worker_id");
+
