@@ -7,6 +7,7 @@ import type { AppDeps } from './deps';
 import { loadSigningKeys } from './auth/keys';
 import { TokenService } from './auth/tokens';
 import { EventBus } from './services/events';
+import { sweepStaleUploads } from './services/upload-sweep';
 import { createLiveServices, type LiveServices } from './services/dispatch-runtime';
 import { GitTemplateCatalog } from './services/template-repo';
 
@@ -33,6 +34,11 @@ export async function buildRuntime(config: Config, logger: Logger = pino({ level
   // Clones or fetches in the background: start-up never waits for the template repository.
   const templates = new GitTemplateCatalog(config.templates, logger);
   void templates.sync();
+  // Also in the background: upload temp files left by a crash are removed once they are stale.
+  void sweepStaleUploads([join(config.dataDir, 'workspaces'), join(config.dataDir, 'storage')]).then(
+    (removed) => removed.length && logger.info({ removed: removed.length }, 'removed stale upload temp files'),
+    (error: unknown) => logger.warn({ err: error }, 'sweeping upload temp files failed'),
+  );
   const deps: AppDeps = {
     config,
     db: dbHandle.db,
