@@ -30,14 +30,11 @@ export async function upsertUser(db: Db, identity: ExternalIdentity, attempts = 
   }
 }
 
+/** The session cookie's attributes; clearing it only works with the same ones it was set with. */
+export const sessionCookieOptions = (secure: boolean) => ({ httpOnly: true, sameSite: 'lax' as const, secure, path: '/' });
+
 /** Issues a session JWT for the user and sets it as the `svc_session` cookie. */
 export async function startSession(deps: AppDeps, res: Response, userId: string, secure: boolean): Promise<void> {
   const { token } = await deps.tokens.issue({ sub: userId, scope: 'session', ttlSeconds: deps.config.jwt.sessionTtlSeconds });
-  res.cookie(SESSION_COOKIE, token, {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure,
-    path: '/',
-    maxAge: deps.config.jwt.sessionTtlSeconds * 1000,
-  });
+  res.cookie(SESSION_COOKIE, token, { ...sessionCookieOptions(secure), maxAge: deps.config.jwt.sessionTtlSeconds * 1000 });
 }

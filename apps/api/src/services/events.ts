@@ -44,21 +44,24 @@ export class EventBus {
       await tx.event.createMany({ data: rows });
       return rows.map((row) => ({ type: row.type as BrowserEventType, workflow_id: workflow.id, project_id: workflow.project_id, seq: row.seq, ts: now.toISOString(), data: row.data }));
     });
-    for (const event of stored) this.emitter.emit('event', event);
+    this.announce(stored);
     return stored;
   }
 
   publishProjectEvent(projectId: string, type: BrowserEventType, data: unknown): StoredEvent {
-    const event: StoredEvent = { type, project_id: projectId, seq: 0, ts: new Date().toISOString(), data };
-    this.emitter.emit('event', event);
-    return event;
+    return this.announceUnstored({ type, project_id: projectId, data });
   }
 
   /** Installation-wide events (`worker_status`): announced to every connected browser, not stored. */
   publishGlobalEvent(type: BrowserEventType, data: unknown): StoredEvent {
-    const event: StoredEvent = { type, seq: 0, ts: new Date().toISOString(), data };
-    this.emitter.emit('event', event);
-    return event;
+    return this.announceUnstored({ type, data });
+  }
+
+  /** Events outside a workflow's stream are not replayable: they carry seq 0. */
+  private announceUnstored(event: Pick<StoredEvent, 'type' | 'project_id' | 'data'>): StoredEvent {
+    const announced: StoredEvent = { ...event, seq: 0, ts: new Date().toISOString() };
+    this.announce([announced]);
+    return announced;
   }
 
   /** Announces events a caller stored in its own transaction (worker updates store theirs in batches). */

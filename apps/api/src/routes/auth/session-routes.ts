@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import type { AppDeps } from '../../deps';
-import { SESSION_COOKIE } from '../../auth/authenticate';
-import { requireAuth, principalOf } from '../../auth/authenticate';
+import { principalOf, requireAuth, SESSION_COOKIE } from '../../auth/authenticate';
 import { presentUser } from '../../presenters/user';
+import { sessionCookieOptions } from '../../auth/session';
 import { unauthenticated } from '../../http/errors';
 
 /** `/svc/api/auth/provider` (public) and `/svc/api/me`. */
@@ -24,7 +24,7 @@ export function logoutRouter(deps: AppDeps): Router {
   const router = Router();
   router.post('/logout', async (req, res) => {
     if (req.principal) await deps.tokens.revoke(req.principal.claims);
-    res.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: req.secure });
+    res.clearCookie(SESSION_COOKIE, sessionCookieOptions(req.secure));
     res.status(204).end();
   });
   return router;
