@@ -23,7 +23,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(securityHeaders);
   app.use(unlessRawBody(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8 })));
   app.use(unlessRawBody(express.urlencoded({ extended: false, limit: '16kb', verify: requireUtf8 })));
-  app.use(authenticate(deps.tokens, deps.db, deps.config.adminUsers));
+  // Only the API and sign-in need the caller; the web app's static files are public.
+  app.use('/svc', authenticate(deps.tokens, deps.db, deps.config.adminUsers));
 
   app.use('/svc/api', apiRouter(deps));
   const auth = express.Router();
