@@ -11,6 +11,8 @@ ensure_postgres
 ensure_chromium
 rm -rf apps/*/.test-results packages/*/.test-results
 status=0
+log "checking formatting (prettier)"
+pnpm --silent format:check || status=1
 pnpm turbo run lint typecheck test --output-logs=errors-only --continue || status=$?
 node tools/test-summary.mjs || status=1
 exit $status

@@ -49,9 +49,16 @@ function ensureBuilt() {
   say('building the server, the worker and the scripted LLM (turbo; cached when unchanged)…');
   const filters = ['@svc/api', '@svc/worker', '@svc/scripted-llm'].map((f) => `--filter=${f}`);
   // Piped, not inherited: a turbo daemon must not hold this process's output open.
-  const result = spawnSync('pnpm', ['turbo', 'run', 'build', ...filters, '--no-daemon', '--output-logs=errors-only'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = spawnSync('pnpm', ['turbo', 'run', 'build', ...filters, '--no-daemon', '--output-logs=errors-only'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   if (!result.error && result.status === 0) return say(`build ready (${((Date.now() - begun) / 1000).toFixed(1)}s)`);
-  const output = `${result.error?.message ?? ''}${result.stdout ?? ''}${result.stderr ?? ''}`.split('\n').slice(-25).join('\n');
+  const output = `${result.error?.message ?? ''}${result.stdout ?? ''}${result.stderr ?? ''}`
+    .split('\n')
+    .slice(-25)
+    .join('\n');
   if (APPS.every((app) => existsSync(path.join(ROOT, app, 'dist')))) {
     return say(`warning: the build failed; running the existing builds\n${output}`);
   }
@@ -65,8 +72,18 @@ const children = [];
 function start(name, args, env) {
   // Own process groups: Ctrl-C reaches the demo only, which then stops them in order.
   const childEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...env };
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const entry = { name, child, output: '', exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))) };
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const entry = {
+    name,
+    child,
+    output: '',
+    exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
+  };
   const keep = (chunk) => (entry.output = (entry.output + chunk).slice(-20_000));
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
@@ -88,7 +105,8 @@ async function stopAll() {
 let cleanup = async () => undefined;
 async function fail(message) {
   console.error(`\ndemo failed: ${message}`);
-  for (const { name, output } of children) console.error(`--- ${name} (last lines) ---\n${output.split('\n').slice(-25).join('\n')}`);
+  for (const { name, output } of children)
+    console.error(`--- ${name} (last lines) ---\n${output.split('\n').slice(-25).join('\n')}`);
   await cleanup();
   process.exit(1);
 }
@@ -119,12 +137,20 @@ async function until(what, probe, timeoutMs = 30_000) {
 // ---- the API, as a browser and an administrator would use it ----
 
 async function signIn(base, login) {
-  const res = await fetch(`${base}/svc/auth/dev-login`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ login }) });
+  const res = await fetch(`${base}/svc/auth/dev-login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ login }),
+  });
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith('svc_session='));
   if (res.status !== 200 || !cookie) return fail(`dev login of ${login}: HTTP ${res.status} ${await res.text()}`);
   const session = cookie.split(';')[0];
   const call = async (method, route, body) => {
-    const r = await fetch(`${base}/svc/api${route}`, { method, headers: { cookie: session, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const r = await fetch(`${base}/svc/api${route}`, {
+      method,
+      headers: { cookie: session, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     const text = await r.text();
     if (!r.ok) return fail(`${method} ${route}: HTTP ${r.status} ${text}`);
     return r.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
@@ -133,7 +159,10 @@ async function signIn(base, login) {
 }
 
 const firstLine = (text, max = 100) => {
-  const line = String(text ?? '').trim().split('\n')[0] ?? '';
+  const line =
+    String(text ?? '')
+      .trim()
+      .split('\n')[0] ?? '';
   return line.length > max ? `${line.slice(0, max)}…` : line;
 };
 
@@ -143,13 +172,19 @@ function printEvent(event) {
     case 'plan_step_status':
       return say(`plan    step ${d.index + 1} "${d.title}" -> ${d.status}`);
     case 'workflow_status':
-      return say(`status  ${d.status}${d.question ? ` (question: ${d.question})` : ''}${d.error ? ` (error: ${d.error})` : ''}`);
+      return say(
+        `status  ${d.status}${d.question ? ` (question: ${d.question})` : ''}${d.error ? ` (error: ${d.error})` : ''}`,
+      );
     case 'workflow_title':
       return say(`title   ${d.title}`);
     case 'log_entry':
-      return say(`log     ${d.step_index === null ? 'planning' : `step ${d.step_index + 1}`} ${d.tool_name}: ${firstLine(d.tool_input)}${d.output ? `\n                 -> ${firstLine(d.output.replace(/^\[exit code 0\]\n/, ''))}` : ''}`);
+      return say(
+        `log     ${d.step_index === null ? 'planning' : `step ${d.step_index + 1}`} ${d.tool_name}: ${firstLine(d.tool_input)}${d.output ? `\n                 -> ${firstLine(d.output.replace(/^\[exit code 0\]\n/, ''))}` : ''}`,
+      );
     case 'llm_call':
-      return say(`llm     ${d.phase}${d.step_index === null ? '' : ` step ${d.step_index + 1}`}: ${d.prompt_tokens} prompt + ${d.completion_tokens} completion tokens, ${d.latency_ms} ms`);
+      return say(
+        `llm     ${d.phase}${d.step_index === null ? '' : ` step ${d.step_index + 1}`}: ${d.prompt_tokens} prompt + ${d.completion_tokens} completion tokens, ${d.latency_ms} ms`,
+      );
     default:
       return undefined;
   }
@@ -170,25 +205,50 @@ async function main() {
   const base = `http://127.0.0.1:${port}`;
   const webDist = path.join(ROOT, 'apps/web/dist');
   start('api', ['apps/api/dist/index.js'], {
-    NODE_ENV: 'development', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: base, ALLOWED_ORIGINS: `http://localhost:${port}`,
-    DATA_DIR: dataDir, AUTH_PROVIDER: 'dev', ADMIN_USERS: 'admin', LOG_LEVEL: 'warn', ...(existsSync(webDist) ? { WEB_DIST_DIR: webDist } : {}),
+    NODE_ENV: 'development',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: base,
+    ALLOWED_ORIGINS: `http://localhost:${port}`,
+    DATA_DIR: dataDir,
+    AUTH_PROVIDER: 'dev',
+    ADMIN_USERS: 'admin',
+    LOG_LEVEL: 'warn',
+    ...(existsSync(webDist) ? { WEB_DIST_DIR: webDist } : {}),
   });
   await until('the server', async () => (await fetch(`${base}/svc/api/health`)).ok);
   say(`server   ${base} (SQLite in ${dataDir})`);
 
-  const llm = start('scripted-llm', ['apps/scripted-llm/dist/cli.js', '--script', 'apps/scripted-llm/scripts/demo.yaml', '--port', '0'], {});
+  const llm = start(
+    'scripted-llm',
+    ['apps/scripted-llm/dist/cli.js', '--script', 'apps/scripted-llm/scripts/demo.yaml', '--port', '0'],
+    {},
+  );
   const llmUrl = await until('the scripted LLM', async () => /listening on (\S+)/.exec(llm.output)?.[1]);
   say(`llm      ${llmUrl} (scripted: apps/scripted-llm/scripts/demo.yaml)`);
 
   const { call: admin } = await signIn(base, 'admin');
   const { token } = await admin('POST', '/token', { scope: 'worker' });
   const workerConfig = path.join(dataDir, 'demo-worker.yaml');
-  writeFileSync(workerConfig, [
-    `server_url: ${base}`, 'token_env: SVC_WORKER_TOKEN', 'name: demo-worker', 'capacity: 1', `workspace_root: ${path.join(dataDir, 'worker-workspaces')}`,
-    'llm:', `  base_url: ${llmUrl}`, '  api_key: demo', '  model: scripted-demo', '',
-  ].join('\n'));
+  writeFileSync(
+    workerConfig,
+    [
+      `server_url: ${base}`,
+      'token_env: SVC_WORKER_TOKEN',
+      'name: demo-worker',
+      'capacity: 1',
+      `workspace_root: ${path.join(dataDir, 'worker-workspaces')}`,
+      'llm:',
+      `  base_url: ${llmUrl}`,
+      '  api_key: demo',
+      '  model: scripted-demo',
+      '',
+    ].join('\n'),
+  );
   start('worker', ['apps/worker/dist/cli.js', '--config', workerConfig], { SVC_WORKER_TOKEN: token });
-  await until('the worker to register', async () => (await admin('GET', '/workers')).some((w) => w.name === 'demo-worker' && w.status === 'online'));
+  await until('the worker to register', async () =>
+    (await admin('GET', '/workers')).some((w) => w.name === 'demo-worker' && w.status === 'online'),
+  );
   say(`worker   demo-worker registered (config ${workerConfig})`);
 
   const { call: demo, cookie } = await signIn(base, 'demo');
@@ -203,12 +263,16 @@ async function main() {
       const event = JSON.parse(raw.toString());
       if (event.workflow_id !== workflow.id) return;
       printEvent(event);
-      if (event.type === 'workflow_status' && ['completed', 'failed', 'cancelled'].includes(event.data.status)) resolve(event.data.status);
+      if (event.type === 'workflow_status' && ['completed', 'failed', 'cancelled'].includes(event.data.status))
+        resolve(event.data.status);
     });
   });
   socket.once('open', () => socket.send(JSON.stringify({ type: 'subscribe', workflow_id: workflow.id, since_seq: 0 })));
   socket.once('error', (err) => fail(`browser socket: ${err.message}`));
-  const status = await Promise.race([finished, new Promise((r) => setTimeout(() => r('timed out'), WORKFLOW_TIMEOUT_MS).unref())]);
+  const status = await Promise.race([
+    finished,
+    new Promise((r) => setTimeout(() => r('timed out'), WORKFLOW_TIMEOUT_MS).unref()),
+  ]);
   const workflowSeconds = ((Date.now() - createdAt) / 1000).toFixed(1);
   socket.close();
   if (status !== 'completed') return fail(`the workflow ended ${status}`);
@@ -216,7 +280,9 @@ async function main() {
   const report = await demo('GET', `/workflows/${workflow.id}/report`);
   const calls = await demo('GET', `/workflows/${workflow.id}/llm-calls`);
   console.log(`\n----- report.md -----\n${report.trim()}\n---------------------`);
-  say(`workflow completed in ${workflowSeconds}s (${calls.totals.calls} LLM calls, ${calls.totals.prompt_tokens} prompt + ${calls.totals.completion_tokens} completion tokens); demo wall time ${elapsed()}`);
+  say(
+    `workflow completed in ${workflowSeconds}s (${calls.totals.calls} LLM calls, ${calls.totals.prompt_tokens} prompt + ${calls.totals.completion_tokens} completion tokens); demo wall time ${elapsed()}`,
+  );
 
   if (args.keep) {
     const appUrl = (await demo('GET', `/workflows/${workflow.id}`)).app_url;

@@ -5,7 +5,14 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { devLogin, percentile, repoRoot, startServerProcess } from '../lib/server-process.mjs';
 
-const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean).map((a) => a.trim().split(/\s+/)));
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .join(' ')
+    .split('--')
+    .filter(Boolean)
+    .map((a) => a.trim().split(/\s+/)),
+);
 const seconds = Number(args.seconds ?? 10);
 const concurrency = Number(args.concurrency ?? 64);
 const providers = (args.providers ?? 'sqlite,postgresql').split(',');
@@ -16,7 +23,11 @@ async function seed(server) {
   const headers = { cookie, 'content-type': 'application/json' };
   let projectId;
   for (let i = 0; i < 20; i++) {
-    const res = await fetch(`${server.url}/svc/api/projects`, { method: 'POST', headers, body: JSON.stringify({ name: `bench ${i}` }) });
+    const res = await fetch(`${server.url}/svc/api/projects`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: `bench ${i}` }),
+    });
     if (!res.ok) throw new Error(`create project: ${res.status} ${await res.text()}`);
     projectId ??= (await res.json()).id;
   }
@@ -30,8 +41,14 @@ async function seed(server) {
   // A plan snapshot as a worker would have stored it: 12 steps, executing step 5.
   const { createDb } = require('@svc/db');
   const { db, close } = await createDb({ url: server.databaseUrl, poolSize: 1 });
-  const steps = Array.from({ length: 12 }, (_, i) => ({ title: `Step ${i + 1}`, description: `Do part ${i + 1} of the work`, status: i < 5 ? 'done' : i === 5 ? 'running' : 'pending' }));
-  await db.agentStateSnapshot.create({ data: { workflow_id: workflowId, seq: 1, phase: 'executing', current_step: 5, steps, memo: ['note a', 'note b'] } });
+  const steps = Array.from({ length: 12 }, (_, i) => ({
+    title: `Step ${i + 1}`,
+    description: `Do part ${i + 1} of the work`,
+    status: i < 5 ? 'done' : i === 5 ? 'running' : 'pending',
+  }));
+  await db.agentStateSnapshot.create({
+    data: { workflow_id: workflowId, seq: 1, phase: 'executing', current_step: 5, steps, memo: ['note a', 'note b'] },
+  });
   await close();
   const check = await fetch(`${server.url}/svc/api/workflows/${workflowId}/plan`, { headers: { cookie } });
   const plan = await check.json();
@@ -56,7 +73,13 @@ async function load(url, cookie) {
   await Promise.all(Array.from({ length: concurrency }, client));
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, requests: latencies.length };
+  return {
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+    requests: latencies.length,
+  };
 }
 
 const rows = [];
@@ -71,7 +94,9 @@ for (const provider of providers) {
       await load(`${server.url}${path}`, cookie); // warm-up pass, discarded
       const result = await load(`${server.url}${path}`, cookie);
       rows.push({ provider, endpoint: name, ...result });
-      console.log(`${provider.padEnd(10)} ${name.padEnd(26)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms  errors ${result.errors}`);
+      console.log(
+        `${provider.padEnd(10)} ${name.padEnd(26)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms  errors ${result.errors}`,
+      );
     }
   } finally {
     await server.stop();

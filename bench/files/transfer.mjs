@@ -33,7 +33,8 @@ async function writeSourceFile(path, size) {
   const block = randomBytes(64 * MiB); // incompressible, generated once and repeated
   const out = createWriteStream(path);
   for (let left = size; left > 0; left -= block.length) {
-    if (!out.write(left >= block.length ? block : block.subarray(0, left))) await new Promise((r) => out.once('drain', r));
+    if (!out.write(left >= block.length ? block : block.subarray(0, left)))
+      await new Promise((r) => out.once('drain', r));
   }
   await new Promise((r, j) => out.end((error) => (error ? j(error) : r())));
 }
@@ -91,7 +92,10 @@ function http(baseUrl, method, path, { headers = {}, body, sink } = {}) {
 
 async function signIn(url) {
   const cookie = await devLogin(url);
-  const created = await http(url, 'POST', '/svc/api/projects', { headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench' }) });
+  const created = await http(url, 'POST', '/svc/api/projects', {
+    headers: { cookie, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench' }),
+  });
   if (created.status !== 201) throw new Error(`project creation failed: ${created.status} ${created.text}`);
   return { cookie, projectId: JSON.parse(created.text).id };
 }
@@ -119,10 +123,16 @@ function report(size, cp, upload, download, served) {
     server_vm_hwm: served.hwm,
   };
   console.log('\n            until returned          until on disk (sync)');
-  console.log(`cp          ${cp.cached.toFixed(2).padStart(6)} s                ${cp.durable.toFixed(2).padStart(6)} s               ${result.cp.durable_throughput}`);
+  console.log(
+    `cp          ${cp.cached.toFixed(2).padStart(6)} s                ${cp.durable.toFixed(2).padStart(6)} s               ${result.cp.durable_throughput}`,
+  );
   for (const name of ['upload', 'download', 'download_discarded_by_client']) {
     const r = result[name];
-    const verdict = name.startsWith('download_') ? '(not a target)' : r.ratio_to_cp_durable >= 0.5 && r.rss_growth < 100 * 1e6 ? 'ok' : 'BELOW TARGET';
+    const verdict = name.startsWith('download_')
+      ? '(not a target)'
+      : r.ratio_to_cp_durable >= 0.5 && r.rss_growth < 100 * 1e6
+        ? 'ok'
+        : 'BELOW TARGET';
     console.log(
       `${name === 'download_discarded_by_client' ? 'download, client discarding\n           ' : name.padEnd(10)}  ${r.cached_seconds.toFixed(2).padStart(6)} s (${r.ratio_to_cp_cached.toFixed(2)} of cp)  ${r.durable_seconds.toFixed(2).padStart(6)} s (${r.ratio_to_cp_durable.toFixed(2)} of cp)  ${r.durable_throughput}` +
         `  server RSS ${mb(r.rss_before)} -> peak ${mb(r.rss_peak)} (+${mb(r.rss_growth)})  ${verdict}`,
@@ -134,7 +144,8 @@ function report(size, cp, upload, download, served) {
 
 async function main() {
   const size = parseSize(process.argv[2]);
-  if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: build first (pnpm turbo run build --filter @svc/api...)`);
+  if (!existsSync(serverEntry))
+    throw new Error(`${serverEntry} is missing: build first (pnpm turbo run build --filter @svc/api...)`);
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-files-'));
   const source = join(work, 'source.bin');
   let server;
@@ -157,24 +168,42 @@ async function main() {
     const cp = [...cpRuns].sort((a, b) => a.durable - b.durable)[1];
     console.log(`cp runs (until on disk): ${cpRuns.map((r) => `${r.durable.toFixed(2)} s`).join(', ')}`);
 
-    server = await startServerProcess({ provider: 'sqlite', env: { STORAGE_MAX_UPLOAD_BYTES: String(Math.max(size, 2 * 1024 ** 3)) } });
+    server = await startServerProcess({
+      provider: 'sqlite',
+      env: { STORAGE_MAX_UPLOAD_BYTES: String(Math.max(size, 2 * 1024 ** 3)) },
+    });
     const { cookie, projectId } = await signIn(server.url);
     const objectPath = `/svc/api/projects/${projectId}/storage/bench/object.bin`;
 
     const upload = await measure(
-      () => http(server.url, 'PUT', objectPath, { headers: { cookie, 'content-type': 'application/octet-stream', 'content-length': String(size) }, body: createReadStream(source, { highWaterMark: MiB }) }),
+      () =>
+        http(server.url, 'PUT', objectPath, {
+          headers: { cookie, 'content-type': 'application/octet-stream', 'content-length': String(size) },
+          body: createReadStream(source, { highWaterMark: MiB }),
+        }),
       server.pid,
     );
     if (upload.result.status !== 201) throw new Error(`upload failed: ${upload.result.status} ${upload.result.text}`);
 
     const downloaded = join(work, 'downloaded.bin');
-    const download = await measure(() => http(server.url, 'GET', objectPath, { headers: { cookie }, sink: createWriteStream(downloaded, { highWaterMark: MiB }) }), server.pid);
-    if (download.result.status !== 200 || statSync(downloaded).size !== size) throw new Error(`download failed: ${download.result.status}`);
+    const download = await measure(
+      () =>
+        http(server.url, 'GET', objectPath, {
+          headers: { cookie },
+          sink: createWriteStream(downloaded, { highWaterMark: MiB }),
+        }),
+      server.pid,
+    );
+    if (download.result.status !== 200 || statSync(downloaded).size !== size)
+      throw new Error(`download failed: ${download.result.status}`);
 
     // The same download with the client throwing the bytes away: what the server sends, without the
     // client's own disk writes (which cp does in the kernel, and a user-space writer pays for).
     const discard = () => new Writable({ highWaterMark: MiB, write: (_chunk, _encoding, done) => done() });
-    const served = await measure(() => http(server.url, 'GET', objectPath, { headers: { cookie }, sink: discard() }), server.pid);
+    const served = await measure(
+      () => http(server.url, 'GET', objectPath, { headers: { cookie }, sink: discard() }),
+      server.pid,
+    );
 
     report(size, cp, upload, download, served);
   } finally {

@@ -73,7 +73,10 @@ export async function startServerProcess({ provider = 'sqlite', env = {}, nodeAr
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const ok = await fetch(`${url}/svc/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/svc/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error('server did not become healthy');
     await new Promise((r) => setTimeout(r, 100));
@@ -100,7 +103,10 @@ export async function devLogin(url, login = 'bench') {
     body: JSON.stringify({ login }),
   });
   if (!res.ok) throw new Error(`dev login failed: ${res.status}`);
-  return res.headers.getSetCookie().find((c) => c.startsWith('svc_session=')).split(';')[0];
+  return res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('svc_session='))
+    .split(';')[0];
 }
 
 export function percentile(sorted, p) {

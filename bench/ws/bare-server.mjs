@@ -21,7 +21,9 @@ workers.on('connection', (ws) => {
   ws.on('message', (raw) => {
     const message = JSON.parse(raw.toString());
     if (message.type === 'register') {
-      ws.send(JSON.stringify({ type: 'registered', worker_id: message.name, protocol_version: 1, heartbeat_seconds: 10 }));
+      ws.send(
+        JSON.stringify({ type: 'registered', worker_id: message.name, protocol_version: 1, heartbeat_seconds: 10 }),
+      );
       return;
     }
     if (message.type !== 'update') return;
@@ -29,11 +31,23 @@ workers.on('connection', (ws) => {
     const seq = seqs.get(message.workflow_id) ?? 0;
     seqs.set(message.workflow_id, seq + 2);
     const ts = new Date().toISOString();
-    const envelope = (n, type, data) => JSON.stringify({ type, workflow_id: message.workflow_id, project_id: 'bench', seq: n, ts, data });
+    const envelope = (n, type, data) =>
+      JSON.stringify({ type, workflow_id: message.workflow_id, project_id: 'bench', seq: n, ts, data });
     const texts = [envelope(seq + 1, 'workflow_update', { kind: message.kind, data: message.data })];
     if (message.kind === 'log_entry') {
       const { step_index, tool_name, tool_input, output, is_error } = message.data;
-      texts.push(envelope(seq + 2, 'log_entry', { id: `${message.workflow_id}-${message.seq}`, seq: message.seq, step_index, tool_name, tool_input: JSON.stringify(tool_input), output, is_error, created_at: ts }));
+      texts.push(
+        envelope(seq + 2, 'log_entry', {
+          id: `${message.workflow_id}-${message.seq}`,
+          seq: message.seq,
+          step_index,
+          tool_name,
+          tool_input: JSON.stringify(tool_input),
+          output,
+          is_error,
+          created_at: ts,
+        }),
+      );
     }
     for (const browser of watchers.get(message.workflow_id) ?? []) for (const text of texts) browser.send(text);
   });
@@ -46,7 +60,13 @@ browsers.on('connection', (ws) => {
     if (!watchers.has(message.workflow_id)) watchers.set(message.workflow_id, new Set());
     watchers.get(message.workflow_id).add(ws);
     ws.on('close', () => watchers.get(message.workflow_id)?.delete(ws));
-    ws.send(JSON.stringify({ type: 'subscribed', workflow_id: message.workflow_id, last_seq: seqs.get(message.workflow_id) ?? 0 }));
+    ws.send(
+      JSON.stringify({
+        type: 'subscribed',
+        workflow_id: message.workflow_id,
+        last_seq: seqs.get(message.workflow_id) ?? 0,
+      }),
+    );
   });
 });
 

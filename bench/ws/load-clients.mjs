@@ -37,10 +37,25 @@ function nextMessage(ws, match, timeoutMs = 15_000) {
  * the bare server has no dispatch, so the bench names the workflow itself).
  */
 export async function connectWorker(baseUrl, token, name, workflowId) {
-  const ws = await openSocket(`${baseUrl.replace(/^http/, 'ws')}/svc/worker/ws`, token ? { authorization: `Bearer ${token}` } : {});
+  const ws = await openSocket(
+    `${baseUrl.replace(/^http/, 'ws')}/svc/worker/ws`,
+    token ? { authorization: `Bearer ${token}` } : {},
+  );
   const registered = nextMessage(ws, (m) => m.type === 'registered');
-  const dispatched = workflowId ? null : nextMessage(ws, (m) => m.type === 'dispatch' && (m.action === 'start' || m.action === 'resume'));
-  ws.send(JSON.stringify({ type: 'register', protocol_version: 1, name, labels: [], capacity: 1, version: 'bench', hostname: 'bench' }));
+  const dispatched = workflowId
+    ? null
+    : nextMessage(ws, (m) => m.type === 'dispatch' && (m.action === 'start' || m.action === 'resume'));
+  ws.send(
+    JSON.stringify({
+      type: 'register',
+      protocol_version: 1,
+      name,
+      labels: [],
+      capacity: 1,
+      version: 'bench',
+      hostname: 'bench',
+    }),
+  );
   await registered;
   const dispatch = dispatched ? await dispatched : { workflow_id: workflowId, last_seq: 0 };
   return { ws, workflowId: dispatch.workflow_id, nextSeq: dispatch.last_seq + 1 };
@@ -76,8 +91,16 @@ export async function stream(workers, browsers, { warmupMs, measureMs }) {
       while (!state.stopped && inFlight < WINDOW) {
         inFlight++;
         const seq = worker.nextSeq++;
-        const data = { step_index: 0, tool_name: 'bench', tool_input: { t: performance.now(), i: seq }, output: OUTPUT, is_error: false };
-        worker.ws.send(JSON.stringify({ type: 'update', workflow_id: worker.workflowId, seq, kind: 'log_entry', data }));
+        const data = {
+          step_index: 0,
+          tool_name: 'bench',
+          tool_input: { t: performance.now(), i: seq },
+          output: OUTPUT,
+          is_error: false,
+        };
+        worker.ws.send(
+          JSON.stringify({ type: 'update', workflow_id: worker.workflowId, seq, kind: 'log_entry', data }),
+        );
       }
     };
     worker.ws.on('message', (raw) => {

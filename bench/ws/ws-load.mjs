@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import { devLogin, freePort, percentile, repoRoot, startServerProcess } from '../lib/server-process.mjs';
 import { connectBrowser, connectWorker, stream } from './load-clients.mjs';
 
-const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean).map((a) => a.trim().split(/\s+/)));
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .join(' ')
+    .split('--')
+    .filter(Boolean)
+    .map((a) => a.trim().split(/\s+/)),
+);
 const measureMs = Number(args.seconds ?? 10) * 1000;
 const warmupMs = 3000;
 const targets = (args.targets ?? 'bare,sqlite,postgresql').split(',');
@@ -20,13 +27,23 @@ const cases = (args.cases ?? '1x1,10x100,10x100hot').split(',').map((c) => {
 });
 const require = createRequire(join(repoRoot, 'apps/api/package.json'));
 // --profile <dir>: the svc server writes a V8 CPU profile there (to see where a run's time goes).
-const serverEnv = args.profile ? { NODE_OPTIONS: `--require ${join(repoRoot, 'bench/ws/cpu-profile-hook.cjs')}`, SVC_CPU_PROFILE_DIR: args.profile } : {};
+const serverEnv = args.profile
+  ? { NODE_OPTIONS: `--require ${join(repoRoot, 'bench/ws/cpu-profile-hook.cjs')}`, SVC_CPU_PROFILE_DIR: args.profile }
+  : {};
 
 async function startBare() {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(repoRoot, 'bench/ws/bare-server.mjs'), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'bench/ws/bare-server.mjs'), String(port)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise((resolve) => child.stdout.once('data', resolve));
-  return { url: `http://127.0.0.1:${port}`, stop: async () => { child.kill('SIGTERM'); await new Promise((r) => child.once('exit', r)); } };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
 }
 
 /** svc: N pending workflows created through REST, a worker token, browser credentials. */
@@ -40,7 +57,8 @@ async function prepareSvc(server, n) {
   };
   const { token } = await post('/svc/api/token', { scope: 'worker' });
   const project = await post('/svc/api/projects', { name: 'ws bench' });
-  for (let i = 0; i < n; i++) await post(`/svc/api/projects/${project.id}/workflows`, { requirement: `bench workflow ${i}` });
+  for (let i = 0; i < n; i++)
+    await post(`/svc/api/projects/${project.id}/workflows`, { requirement: `bench workflow ${i}` });
   return { token, browserHeaders: { cookie, origin: server.url } };
 }
 
@@ -50,7 +68,8 @@ async function runCase(target, testCase) {
     const svc = target === 'bare' ? null : await prepareSvc(server, testCase.n);
     const workers = [];
     // One at a time, so each svc worker (capacity 1) is handed exactly one workflow.
-    for (let i = 0; i < testCase.n; i++) workers.push(await connectWorker(server.url, svc?.token, `bench-${i}`, svc ? undefined : `wf-${i}`));
+    for (let i = 0; i < testCase.n; i++)
+      workers.push(await connectWorker(server.url, svc?.token, `bench-${i}`, svc ? undefined : `wf-${i}`));
     const browsers = [];
     for (let i = 0; i < testCase.m; i++) {
       const watched = workers[testCase.hot ? 0 : i % workers.length].workflowId;
@@ -93,5 +112,7 @@ console.log('\n| case (N workers x M browsers) | server | updates/s stored+acked
 console.log('|---|---|---:|---:|---:|---:|');
 for (const r of rows) {
   const label = r.target === 'bare' ? 'bare ws (no storage)' : `svc, ${r.target}`;
-  console.log(`| ${r.case} | ${label} | ${r.updatesPerSecond} | ${r.deliveriesPerSecond} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`);
+  console.log(
+    `| ${r.case} | ${label} | ${r.updatesPerSecond} | ${r.deliveriesPerSecond} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`,
+  );
 }

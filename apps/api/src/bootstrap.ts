@@ -22,7 +22,10 @@ export interface Runtime {
 }
 
 /** Migrates the database and builds the app's dependencies (used by main and by tests). */
-export async function buildRuntime(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<Runtime> {
+export async function buildRuntime(
+  config: Config,
+  logger: Logger = pino({ level: config.logLevel }),
+): Promise<Runtime> {
   // The key first: an unusable JWT_PRIVATE_KEY refuses start-up before the database is touched.
   const keys = await loadSigningKeys(config.jwt.privateKeyPath, config.dataDir);
   const migration = await migrate(config.databaseUrl);

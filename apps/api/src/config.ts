@@ -34,14 +34,28 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function oauthConfig(kind: string, values: (string | undefined)[], scopes: string, pkce: boolean): OAuthProviderConfig {
   const [authorizeUrl, tokenUrl, userInfoUrl, clientId, clientSecret] = values;
   if (!authorizeUrl || !tokenUrl || !userInfoUrl || !clientId || !clientSecret) {
-    throw new ConfigError(`AUTH_PROVIDER=${kind} needs its authorize, token and user-info URLs, client id/key and secret`);
+    throw new ConfigError(
+      `AUTH_PROVIDER=${kind} needs its authorize, token and user-info URLs, client id/key and secret`,
+    );
   }
-  return { authorizeUrl, tokenUrl, userInfoUrl, clientId, clientSecret, scopes: scopes.split(/[\s,]+/).filter(Boolean), pkce };
+  return {
+    authorizeUrl,
+    tokenUrl,
+    userInfoUrl,
+    clientId,
+    clientSecret,
+    scopes: scopes.split(/[\s,]+/).filter(Boolean),
+    pkce,
+  };
 }
 
 /** Turns the parsed environment into the server's config; throws ConfigError on inconsistent settings. */
@@ -67,11 +81,33 @@ export function buildConfig(env: Env): Config {
       provider: env.AUTH_PROVIDER,
       oauth2:
         env.AUTH_PROVIDER === 'oauth2'
-          ? oauthConfig('oauth2', [env.OAUTH_AUTHORIZE_URL, env.OAUTH_TOKEN_URL, env.OAUTH_USERINFO_URL, env.OAUTH_CLIENT_ID, env.OAUTH_CLIENT_SECRET], env.OAUTH_SCOPES, env.OAUTH_PKCE)
+          ? oauthConfig(
+              'oauth2',
+              [
+                env.OAUTH_AUTHORIZE_URL,
+                env.OAUTH_TOKEN_URL,
+                env.OAUTH_USERINFO_URL,
+                env.OAUTH_CLIENT_ID,
+                env.OAUTH_CLIENT_SECRET,
+              ],
+              env.OAUTH_SCOPES,
+              env.OAUTH_PKCE,
+            )
           : null,
       sso:
         env.AUTH_PROVIDER === 'sso'
-          ? oauthConfig('sso', [env.SSO_AUTHORIZE_URL, env.SSO_TOKEN_URL, env.SSO_USERINFO_URL, env.SSO_CLIENT_KEY, env.SSO_CLIENT_SECRET], env.SSO_SCOPES, env.OAUTH_PKCE)
+          ? oauthConfig(
+              'sso',
+              [
+                env.SSO_AUTHORIZE_URL,
+                env.SSO_TOKEN_URL,
+                env.SSO_USERINFO_URL,
+                env.SSO_CLIENT_KEY,
+                env.SSO_CLIENT_SECRET,
+              ],
+              env.SSO_SCOPES,
+              env.OAUTH_PKCE,
+            )
           : null,
     },
     jwt: {
@@ -81,7 +117,10 @@ export function buildConfig(env: Env): Config {
       sessionTtlSeconds: env.SESSION_TTL_SECONDS,
     },
     storage: { maxUploadBytes: env.STORAGE_MAX_UPLOAD_BYTES },
-    templates: { repoUrl: env.TEMPLATE_REPO_URL ?? null, localPath: resolve(env.TEMPLATE_LOCAL_PATH ?? join(dataDir, 'templates')) },
+    templates: {
+      repoUrl: env.TEMPLATE_REPO_URL ?? null,
+      localPath: resolve(env.TEMPLATE_LOCAL_PATH ?? join(dataDir, 'templates')),
+    },
     kbEmbeddings: env.KB_EMBEDDINGS_URL
       ? { url: env.KB_EMBEDDINGS_URL, model: env.KB_EMBEDDINGS_MODEL, apiKey: env.KB_EMBEDDINGS_API_KEY ?? null }
       : null,

@@ -21,7 +21,11 @@ export const EnvSchema = z.object({
   JWT_PRIVATE_KEY: z.string().optional(),
   SVC_ISSUER: z.string().min(1).default('svc'),
   SVC_AUDIENCE: z.string().min(1).default('svc'),
-  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+  SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(7 * 24 * 3600),
   OAUTH_AUTHORIZE_URL: optionalUrl,
   OAUTH_TOKEN_URL: optionalUrl,
   OAUTH_USERINFO_URL: optionalUrl,
@@ -35,7 +39,11 @@ export const EnvSchema = z.object({
   SSO_CLIENT_KEY: z.string().optional(),
   SSO_CLIENT_SECRET: z.string().optional(),
   SSO_SCOPES: z.string().default('user_info'),
-  STORAGE_MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(2 * 1024 ** 3),
+  STORAGE_MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2 * 1024 ** 3),
   TEMPLATE_REPO_URL: z.string().optional(),
   TEMPLATE_LOCAL_PATH: z.string().optional(),
   KB_EMBEDDINGS_URL: optionalUrl,

@@ -28,7 +28,10 @@ async function main(): Promise<void> {
     throw error;
   }
   const running = await startServer(runtime);
-  logger.info({ url: running.url, provider: config.auth.provider, database: runtime.dbHandle.provider }, 'svc listening');
+  logger.info(
+    { url: running.url, provider: config.auth.provider, database: runtime.dbHandle.provider },
+    'svc listening',
+  );
   const stop = async () => {
     logger.info('shutting down');
     await running.close();

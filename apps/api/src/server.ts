@@ -12,7 +12,10 @@ export interface RunningServer {
 }
 
 /** Starts HTTP (and, through attachments, WebSocket) serving on the configured host and port. */
-export async function startServer(runtime: Runtime, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+export async function startServer(
+  runtime: Runtime,
+  options: { port?: number; host?: string } = {},
+): Promise<RunningServer> {
   const { config } = runtime.deps;
   const server = createServer(createApp(runtime.deps));
   server.requestTimeout = 0; // large uploads and downloads stream for as long as they need

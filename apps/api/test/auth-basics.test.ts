@@ -59,7 +59,11 @@ describe.each(TEST_PROVIDERS)('sign-in and health on %s', (provider) => {
   });
 
   it('rejects malformed JSON, invalid UTF-8 and unknown fields without side effects', async () => {
-    const broken = await server.request('/svc/auth/dev-login', { method: 'POST', body: '{"login":', headers: { 'content-type': 'application/json' } });
+    const broken = await server.request('/svc/auth/dev-login', {
+      method: 'POST',
+      body: '{"login":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.status).toBe(400);
     expect((await json(broken)).error.code).toBe('invalid_input');
     const badUtf8 = await server.request('/svc/auth/dev-login', {

@@ -4,7 +4,13 @@ import { NoMatchingRuleError, type ScriptEngine, type Selection } from './engine
 import { bearerToken, parseJsonBody, readBody, sendEventStream, sendJson, sleep } from './http-io';
 import { describeIssues } from './load-script';
 import { HttpError, openAiError } from './openai-error';
-import { chatRequestSchema, describeRequest, tokenizedMessages, type ChatRequest, type ScriptedRequest } from './request';
+import {
+  chatRequestSchema,
+  describeRequest,
+  tokenizedMessages,
+  type ChatRequest,
+  type ScriptedRequest,
+} from './request';
 import { replySchema, type ScriptedReply } from './script';
 import type { TemplateValues } from './template';
 import { countCompletionTokens, countPromptTokens } from './tokens';
@@ -47,7 +53,11 @@ async function choose(context: ChatContext, request: ScriptedRequest): Promise<C
     if (result !== undefined && result !== null) {
       const parsed = replySchema.safeParse(result);
       if (!parsed.success) {
-        throw new HttpError(500, `scripted handler returned an invalid reply: ${describeIssues(parsed.error).join('; ')}`, 'invalid_handler_reply');
+        throw new HttpError(
+          500,
+          `scripted handler returned an invalid reply: ${describeIssues(parsed.error).join('; ')}`,
+          'invalid_handler_reply',
+        );
       }
       return { rule: 'handler', responseIndex: null, response: parsed.data, values: null };
     }
@@ -62,24 +72,52 @@ async function choose(context: ChatContext, request: ScriptedRequest): Promise<C
 
 function validateRequest(json: unknown): ChatRequest {
   const parsed = chatRequestSchema.safeParse(json);
-  if (!parsed.success) throw new HttpError(400, `invalid chat completion request: ${describeIssues(parsed.error).join('; ')}`, 'invalid_request');
+  if (!parsed.success)
+    throw new HttpError(
+      400,
+      `invalid chat completion request: ${describeIssues(parsed.error).join('; ')}`,
+      'invalid_request',
+    );
   return parsed.data;
 }
 
-function computeUsage(body: ChatRequest, content: string | null, toolCalls: { name: string; arguments: string }[]): Usage {
-  const prompt = countPromptTokens(tokenizedMessages(body), body.tools === undefined ? null : JSON.stringify(body.tools));
+function computeUsage(
+  body: ChatRequest,
+  content: string | null,
+  toolCalls: { name: string; arguments: string }[],
+): Usage {
+  const prompt = countPromptTokens(
+    tokenizedMessages(body),
+    body.tools === undefined ? null : JSON.stringify(body.tools),
+  );
   const completion = countCompletionTokens(content, toolCalls);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
 /** Answers one `POST /v1/chat/completions` and reports what happened; never throws. */
-export async function handleChat(context: ChatContext, request: IncomingMessage, response: ServerResponse): Promise<ChatOutcome> {
-  const outcome: ChatOutcome = { body: null, stream: false, status: 0, rule: null, response_index: null, response: null, usage: null };
+export async function handleChat(
+  context: ChatContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<ChatOutcome> {
+  const outcome: ChatOutcome = {
+    body: null,
+    stream: false,
+    status: 0,
+    rule: null,
+    response_index: null,
+    response: null,
+    usage: null,
+  };
   try {
     const text = await readBody(request, context.maxBodyBytes);
     outcome.body = text;
     if (context.requireAuth && bearerToken(request) === null) {
-      throw new HttpError(401, "You didn't provide an API key. Send it as 'Authorization: Bearer <key>'.", 'missing_api_key');
+      throw new HttpError(
+        401,
+        "You didn't provide an API key. Send it as 'Authorization: Bearer <key>'.",
+        'missing_api_key',
+      );
     }
     outcome.body = parseJsonBody(text);
     const body = validateRequest(outcome.body);
@@ -93,7 +131,8 @@ export async function handleChat(context: ChatContext, request: IncomingMessage,
     const { error } = chosen.response;
     if (error !== undefined) {
       const errorBody = openAiError(error.status, error.message, { type: error.type, code: error.code });
-      const headers: Record<string, string> = error.retry_after_ms === undefined ? {} : { 'retry-after-ms': String(error.retry_after_ms) };
+      const headers: Record<string, string> =
+        error.retry_after_ms === undefined ? {} : { 'retry-after-ms': String(error.retry_after_ms) };
       sendJson(response, error.status, errorBody, headers);
       return { ...outcome, status: error.status, response: errorBody };
     }
@@ -103,11 +142,15 @@ export async function handleChat(context: ChatContext, request: IncomingMessage,
     const usage = computeUsage(body, reply.content, reply.toolCalls);
     const meta = { id: `chatcmpl-scripted-${number}`, created: Math.floor(Date.now() / 1000), model: body.model };
     const completion = buildCompletion(meta, reply, usage);
-    if (outcome.stream) sendEventStream(response, buildChunks(meta, reply, usage, body.stream_options?.include_usage === true));
+    if (outcome.stream)
+      sendEventStream(response, buildChunks(meta, reply, usage, body.stream_options?.include_usage === true));
     else sendJson(response, 200, completion);
     return { ...outcome, status: 200, response: completion, usage };
   } catch (error) {
-    const httpError = error instanceof HttpError ? error : new HttpError(500, `scripted-llm failed: ${(error as Error).message}`, 'internal_error');
+    const httpError =
+      error instanceof HttpError
+        ? error
+        : new HttpError(500, `scripted-llm failed: ${(error as Error).message}`, 'internal_error');
     sendJson(response, httpError.status, httpError.body);
     return { ...outcome, status: httpError.status, response: httpError.body };
   }

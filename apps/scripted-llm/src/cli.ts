@@ -45,7 +45,8 @@ function readOptions(argv: string[]): CliOptions | 'help' {
   });
   if (values.help) return 'help';
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer from 0 to 65535, got "${values.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be an integer from 0 to 65535, got "${values.port}"`);
   return { scriptPath: values.script, port, host: values.host, requireAuth: !values['no-auth'] };
 }
 
@@ -57,8 +58,14 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const script: ParsedScript | undefined = options.scriptPath === undefined ? undefined : await loadScriptFile(options.scriptPath);
-  const server = await startScriptedLlm({ script, port: options.port, host: options.host, requireAuth: options.requireAuth });
+  const script: ParsedScript | undefined =
+    options.scriptPath === undefined ? undefined : await loadScriptFile(options.scriptPath);
+  const server = await startScriptedLlm({
+    script,
+    port: options.port,
+    host: options.host,
+    requireAuth: options.requireAuth,
+  });
   process.stdout.write(`listening on ${server.url}\n`);
   const stop = () => {
     server.close().then(

@@ -11,10 +11,17 @@ function deltas(chunks: object[]): Delta[] {
 describe('completion building', () => {
   it('streams content and arguments in pieces that never split a character', () => {
     const content = '🎉 Hello, 世界! '.repeat(5);
-    const reply = renderReply({ content, tool_calls: [{ name: 'save_memo', arguments: { note: '😀'.repeat(30) } }] }, null, 'call_1');
+    const reply = renderReply(
+      { content, tool_calls: [{ name: 'save_memo', arguments: { note: '😀'.repeat(30) } }] },
+      null,
+      'call_1',
+    );
     const parts = deltas(buildChunks(meta, reply, usage, false));
     const streamedContent = parts.map((delta) => delta.content ?? '').join('');
-    const streamedArgs = parts.flatMap((delta) => delta.tool_calls ?? []).map((call) => call.function?.arguments ?? '').join('');
+    const streamedArgs = parts
+      .flatMap((delta) => delta.tool_calls ?? [])
+      .map((call) => call.function?.arguments ?? '')
+      .join('');
     expect(streamedContent).toBe(content);
     expect(JSON.parse(streamedArgs)).toEqual({ note: '😀'.repeat(30) });
     for (const text of parts.map((delta) => JSON.stringify(delta))) expect(text).not.toMatch(/\\ud[89a-f]/i);
@@ -28,11 +35,22 @@ describe('completion building', () => {
   });
 
   it('uses a scripted finish_reason and keeps string arguments verbatim', () => {
-    const reply = renderReply({ finish_reason: 'length', tool_calls: [{ name: 'write_file', arguments: '{"path": "a.txt", "content": "unterminated' }] }, null, 'call_9');
+    const reply = renderReply(
+      {
+        finish_reason: 'length',
+        tool_calls: [{ name: 'write_file', arguments: '{"path": "a.txt", "content": "unterminated' }],
+      },
+      null,
+      'call_9',
+    );
     const completion = buildCompletion(meta, reply, usage);
     expect(completion.choices[0]!.finish_reason).toBe('length');
     expect(completion.choices[0]!.message.tool_calls).toEqual([
-      { id: 'call_9_0', type: 'function', function: { name: 'write_file', arguments: '{"path": "a.txt", "content": "unterminated' } },
+      {
+        id: 'call_9_0',
+        type: 'function',
+        function: { name: 'write_file', arguments: '{"path": "a.txt", "content": "unterminated' },
+      },
     ]);
   });
 });

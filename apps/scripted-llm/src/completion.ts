@@ -21,7 +21,11 @@ export interface Usage {
 }
 
 /** `values` null means use the reply verbatim (handler replies). */
-export function renderReply(response: ScriptResponse, values: TemplateValues | null, callIdPrefix: string): RenderedReply {
+export function renderReply(
+  response: ScriptResponse,
+  values: TemplateValues | null,
+  callIdPrefix: string,
+): RenderedReply {
   const text = (value: string) => (values === null ? value : renderText(value, values));
   const toolCalls = (response.tool_calls ?? []).map((call, index) => {
     const args = values === null ? call.arguments : renderValue(call.arguments, values);
@@ -98,14 +102,23 @@ export function buildChunks(meta: CompletionMeta, reply: RenderedReply, usage: U
   const chunks: object[] = [chunk({ role: 'assistant', content: reply.content === null ? null : '', refusal: null })];
   for (const piece of pieces(reply.content ?? '', CONTENT_PIECE)) chunks.push(chunk({ content: piece }));
   reply.toolCalls.forEach((call, index) => {
-    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    chunks.push(
+      chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
+    );
     for (const piece of pieces(call.arguments, ARGUMENTS_PIECE)) {
       chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }
   });
   chunks.push(chunk({}, reply.finishReason));
   if (includeUsage) {
-    chunks.push({ id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices: [], usage });
+    chunks.push({
+      id: meta.id,
+      object: 'chat.completion.chunk',
+      created: meta.created,
+      model: meta.model,
+      choices: [],
+      usage,
+    });
   }
   return chunks;
 }

@@ -37,7 +37,10 @@ export async function handleControl(
     }
   } catch (error) {
     if (error instanceof ScriptError) {
-      return sendJson(response, 400, { ...openAiError(400, error.message, { code: 'invalid_script' }), issues: error.issues });
+      return sendJson(response, 400, {
+        ...openAiError(400, error.message, { code: 'invalid_script' }),
+        issues: error.issues,
+      });
     }
     const httpError = error instanceof HttpError ? error : new HttpError(500, (error as Error).message);
     sendJson(response, httpError.status, httpError.body);

@@ -87,7 +87,12 @@ export class ScriptEngine {
       };
     }
     if (this.script.fallback !== undefined) {
-      return { rule: 'fallback', responseIndex: null, response: this.script.fallback, values: templateValues(request, 0) };
+      return {
+        rule: 'fallback',
+        responseIndex: null,
+        response: this.script.fallback,
+        values: templateValues(request, 0),
+      };
     }
     const used = exhausted.length > 0 ? `; matching rules used up: ${exhausted.join(', ')}` : '';
     throw new NoMatchingRuleError(
@@ -95,7 +100,11 @@ export class ScriptEngine {
     );
   }
 
-  private pick(rule: ScriptRule, state: RuleState, request: ScriptedRequest): { index: number; response: ScriptResponse } | null {
+  private pick(
+    rule: ScriptRule,
+    state: RuleState,
+    request: ScriptedRequest,
+  ): { index: number; response: ScriptResponse } | null {
     const { responses } = rule;
     const lastIndex = responses.length - 1;
     if (rule.select === 'by_turn') {

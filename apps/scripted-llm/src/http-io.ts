@@ -24,11 +24,20 @@ export function parseJsonBody(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new HttpError(400, `We could not parse the JSON body of your request: ${(error as Error).message}`, 'invalid_json');
+    throw new HttpError(
+      400,
+      `We could not parse the JSON body of your request: ${(error as Error).message}`,
+      'invalid_json',
+    );
   }
 }
 
-export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (response.writableEnded || response.destroyed) return;
   const text = JSON.stringify(body);
   response.writeHead(status, {
@@ -40,7 +49,11 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 }
 
 /** Writes `data:` events then `data: [DONE]`, the server-sent-events framing OpenAI streams use. */
-export function sendEventStream(response: ServerResponse, events: object[], headers: Record<string, string> = {}): void {
+export function sendEventStream(
+  response: ServerResponse,
+  events: object[],
+  headers: Record<string, string> = {},
+): void {
   if (response.writableEnded || response.destroyed) return;
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',

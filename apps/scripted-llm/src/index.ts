@@ -1,5 +1,12 @@
 export { createScriptedLlmServer, startScriptedLlm } from './server';
-export type { ListenOptions, RecordedRequest, RunningScriptedLlm, ScriptedLlmControls, ScriptedLlmOptions, ScriptedLlmServer } from './server';
+export type {
+  ListenOptions,
+  RecordedRequest,
+  RunningScriptedLlm,
+  ScriptedLlmControls,
+  ScriptedLlmOptions,
+  ScriptedLlmServer,
+} from './server';
 export type { ScriptedHandler } from './chat';
 export type { ScriptedRequest, ChatRequest } from './request';
 export type { Script, ParsedScript, ScriptRule, ScriptResponse, ScriptedReply } from './script';

@@ -12,14 +12,22 @@ function issuesOf(run: () => unknown): string[] {
 
 describe('script parsing', () => {
   it('applies defaults and turns single strings into lists', () => {
-    const script = parseScriptText('rules:\n  - match: { system_contains: "svc:title" }\n    responses: [{ content: Title }]\n');
+    const script = parseScriptText(
+      'rules:\n  - match: { system_contains: "svc:title" }\n    responses: [{ content: Title }]\n',
+    );
     expect(script.models).toEqual(['scripted']);
-    expect(script.rules[0]).toMatchObject({ select: 'sequence', repeat_last: false, match: { system_contains: ['svc:title'] } });
+    expect(script.rules[0]).toMatchObject({
+      select: 'sequence',
+      repeat_last: false,
+      match: { system_contains: ['svc:title'] },
+    });
     expect(parseScript(undefined)).toEqual({ models: ['scripted'], rules: [] });
   });
 
   it('accepts JSON text and parses a parsed script again unchanged', () => {
-    const script = parseScriptText(JSON.stringify({ rules: [{ responses: [{ tool_calls: [{ name: 'advance_step' }] }] }] }));
+    const script = parseScriptText(
+      JSON.stringify({ rules: [{ responses: [{ tool_calls: [{ name: 'advance_step' }] }] }] }),
+    );
     expect(script.rules[0]!.responses[0]!.tool_calls).toEqual([{ name: 'advance_step', arguments: {} }]);
     expect(parseScript(script)).toEqual(script);
   });

@@ -87,7 +87,10 @@ const ruleSchema = z
   .strict()
   .superRefine((rule, ctx) => {
     if (rule.select === 'by_turn' && rule.responses.some((response) => response.times !== undefined)) {
-      ctx.addIssue({ code: 'custom', message: '`times` needs `select: sequence` (by_turn picks by turn, not by count)' });
+      ctx.addIssue({
+        code: 'custom',
+        message: '`times` needs `select: sequence` (by_turn picks by turn, not by count)',
+      });
     }
   });
 

@@ -100,15 +100,27 @@ export function createScriptedLlmServer(options: ScriptedLlmOptions = {}): Scrip
   };
 
   async function modelApi(request: IncomingMessage, response: ServerResponse, path: string): Promise<ChatOutcome> {
-    const base: ChatOutcome = { body: null, stream: false, status: 0, rule: null, response_index: null, response: null, usage: null };
+    const base: ChatOutcome = {
+      body: null,
+      stream: false,
+      status: 0,
+      rule: null,
+      response_index: null,
+      response: null,
+      usage: null,
+    };
     if (path === '/chat/completions') {
       if (request.method !== 'POST') throw new HttpError(405, `use POST for ${path}`);
       return handleChat(chatContext, request, response);
     }
     if (path === '/models') {
       if (request.method !== 'GET') throw new HttpError(405, `use GET for ${path}`);
-      if (chatContext.requireAuth && bearerToken(request) === null) throw new HttpError(401, "You didn't provide an API key.", 'missing_api_key');
-      const list = { object: 'list', data: engine.current.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted-llm' })) };
+      if (chatContext.requireAuth && bearerToken(request) === null)
+        throw new HttpError(401, "You didn't provide an API key.", 'missing_api_key');
+      const list = {
+        object: 'list',
+        data: engine.current.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted-llm' })),
+      };
       sendJson(response, 200, list);
       return { ...base, status: 200, response: list };
     }
@@ -127,10 +139,25 @@ export function createScriptedLlmServer(options: ScriptedLlmOptions = {}): Scrip
     } catch (error) {
       const httpError = error instanceof HttpError ? error : new HttpError(500, (error as Error).message);
       sendJson(response, httpError.status, httpError.body);
-      outcome = { body: null, stream: false, status: httpError.status, rule: null, response_index: null, response: httpError.body, usage: null };
+      outcome = {
+        body: null,
+        stream: false,
+        status: httpError.status,
+        rule: null,
+        response_index: null,
+        response: httpError.body,
+        usage: null,
+      };
     }
     const seq = (records[records.length - 1]?.seq ?? 0) + 1;
-    records.push({ seq, received_at: received, method: request.method ?? '', path, duration_ms: Date.now() - started, ...outcome });
+    records.push({
+      seq,
+      received_at: received,
+      method: request.method ?? '',
+      path,
+      duration_ms: Date.now() - started,
+      ...outcome,
+    });
   }
 
   const httpServer = createServer((request, response) => {
@@ -158,7 +185,11 @@ function bindControls(controls: ScriptedLlmControls): ScriptedLlmControls {
   };
 }
 
-function listen(httpServer: Server, controls: ScriptedLlmControls, options: ListenOptions): Promise<RunningScriptedLlm> {
+function listen(
+  httpServer: Server,
+  controls: ScriptedLlmControls,
+  options: ListenOptions,
+): Promise<RunningScriptedLlm> {
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     httpServer.once('error', reject);

@@ -17,7 +17,9 @@ describe('templates', () => {
   });
 
   it('keeps a lone numeric placeholder a number and renders nested strings', () => {
-    expect(renderValue({ seconds: '{{step_number}}', reason: ['call {{rule_call}}'], keep: true, n: null }, values)).toEqual({
+    expect(
+      renderValue({ seconds: '{{step_number}}', reason: ['call {{rule_call}}'], keep: true, n: null }, values),
+    ).toEqual({
       seconds: 3,
       reason: ['call 2'],
       keep: true,

@@ -23,7 +23,8 @@ function isKnown(name: string): name is TemplateVariable {
 function collectStrings(value: unknown, into: string[]): string[] {
   if (typeof value === 'string') into.push(value);
   else if (Array.isArray(value)) value.forEach((item) => collectStrings(item, into));
-  else if (value !== null && typeof value === 'object') Object.values(value).forEach((item) => collectStrings(item, into));
+  else if (value !== null && typeof value === 'object')
+    Object.values(value).forEach((item) => collectStrings(item, into));
   return into;
 }
 

@@ -19,9 +19,18 @@ describe('countTokens', () => {
 describe('prompt and completion counts', () => {
   it('charges per message, per tool call and for the tools list', () => {
     const one = countPromptTokens([{ text: 'hi', toolCalls: [] }], null);
-    const two = countPromptTokens([{ text: 'hi', toolCalls: [] }, { text: 'hi', toolCalls: [] }], null);
+    const two = countPromptTokens(
+      [
+        { text: 'hi', toolCalls: [] },
+        { text: 'hi', toolCalls: [] },
+      ],
+      null,
+    );
     expect(two - one).toBe(one - countPromptTokens([], null));
-    const withCall = countPromptTokens([{ text: 'hi', toolCalls: [{ name: 'save_memo', arguments: '{"note":"x"}' }] }], null);
+    const withCall = countPromptTokens(
+      [{ text: 'hi', toolCalls: [{ name: 'save_memo', arguments: '{"note":"x"}' }] }],
+      null,
+    );
     expect(withCall).toBeGreaterThan(one);
     expect(countPromptTokens([{ text: 'hi', toolCalls: [] }], '[{"type":"function"}]')).toBeGreaterThan(one);
   });

@@ -38,7 +38,10 @@ export function countPromptTokens(messages: TokenizedMessage[], toolsJson: strin
   return total;
 }
 
-export function countCompletionTokens(content: string | null, toolCalls: { name: string; arguments: string }[]): number {
+export function countCompletionTokens(
+  content: string | null,
+  toolCalls: { name: string; arguments: string }[],
+): number {
   let total = countTokens(content ?? '');
   for (const call of toolCalls) total += PER_TOOL_CALL + countTokens(call.name) + countTokens(call.arguments);
   return Math.max(total, 1);

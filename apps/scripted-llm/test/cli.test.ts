@@ -9,7 +9,10 @@ const children: ChildProcess[] = [];
 
 /** Runs src/cli.ts through tsx's loader as its own process, like `pnpm --filter @svc/scripted-llm dev`. */
 function runCli(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: packageDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    cwd: packageDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   return child;
 }
@@ -41,7 +44,10 @@ describe('scripted-llm CLI', () => {
     const child = runCli(['--script', 'scripts/demo.yaml', '--port', '0']);
     const url = await waitForListening(child);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
-    const completion = await clientFor({ url }).chat.completions.create({ model: 'scripted-demo', messages: conversation('svc:planning', 'Build a static hello-world web page and serve it') });
+    const completion = await clientFor({ url }).chat.completions.create({
+      model: 'scripted-demo',
+      messages: conversation('svc:planning', 'Build a static hello-world web page and serve it'),
+    });
     expect(firstToolCall(completion).name).toBe('kb_search');
     const requests = (await (await fetch(`${url}/_script/requests`)).json()) as { requests: { rule: string }[] };
     expect(requests.requests.map((record) => record.rule)).toEqual(['planning']);

@@ -10,7 +10,8 @@ describe('scripts/demo.yaml', () => {
   it('plans three steps, runs each as execute_on_worker, save_memo, advance_step, and answers title, report and revise', async () => {
     const server = await startServer({ script: await loadScriptFile(join(__dirname, '..', 'scripts', 'demo.yaml')) });
     const client = clientFor(server);
-    const call = (messages: OpenAI.Chat.ChatCompletionMessageParam[]) => client.chat.completions.create({ model: 'scripted-demo', messages });
+    const call = (messages: OpenAI.Chat.ChatCompletionMessageParam[]) =>
+      client.chat.completions.create({ model: 'scripted-demo', messages });
 
     const planning = conversation('svc:planning', requirement);
     expect(firstToolCall(await call(planning))).toEqual({ name: 'kb_search', args: { query: expect.any(String) } });
@@ -21,7 +22,10 @@ describe('scripts/demo.yaml', () => {
     expect(steps.every((step) => step.title.length > 0 && step.description.length > 0)).toBe(true);
 
     for (const [index, step] of steps.entries()) {
-      let context = conversation('svc:execution', `${requirement}\n\nStep ${index + 1} of 3: ${step.title}\n${step.description}`);
+      let context = conversation(
+        'svc:execution',
+        `${requirement}\n\nStep ${index + 1} of 3: ${step.title}\n${step.description}`,
+      );
       const names: string[] = [];
       for (let turn = 0; turn < 3; turn += 1) {
         const { name, args } = firstToolCall(await call(context));
@@ -31,7 +35,9 @@ describe('scripts/demo.yaml', () => {
       }
       expect(names).toEqual(['execute_on_worker', 'save_memo', 'advance_step']);
     }
-    expect(firstToolCall(await call(conversation('svc:execution', 'Step 1 of 3'))).args).toMatchObject({ command: expect.stringContaining('index.html') });
+    expect(firstToolCall(await call(conversation('svc:execution', 'Step 1 of 3'))).args).toMatchObject({
+      command: expect.stringContaining('index.html'),
+    });
 
     const title = (await call(conversation('svc:title', requirement))).choices[0]!.message.content ?? '';
     expect(title.length).toBeGreaterThan(0);

@@ -4,21 +4,30 @@ import { clientFor, conversation, startServer } from './helpers';
 const messages = conversation('svc:execution', 'Step 1 of 1');
 
 async function postRaw(url: string, body: string, headers: Record<string, string> = { authorization: 'Bearer k' }) {
-  const response = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-  return { status: response.status, body: (await response.json()) as { error: { message: string; type: string; code: string | null; param: null } } };
+  const response = await fetch(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as { error: { message: string; type: string; code: string | null; param: null } },
+  };
 }
 
 describe('fault injection and error answers', () => {
   it('answers 429 and 500 the scripted number of times, then succeeds', async () => {
     const server = await startServer({
       script: {
-        rules: [{
-          responses: [
-            { error: { status: 429, message: 'Rate limit reached' }, times: 1 },
-            { error: { status: 500, message: 'The server had an error' }, times: 2 },
-            { content: 'finally' },
-          ],
-        }],
+        rules: [
+          {
+            responses: [
+              { error: { status: 429, message: 'Rate limit reached' }, times: 1 },
+              { error: { status: 500, message: 'The server had an error' }, times: 2 },
+              { content: 'finally' },
+            ],
+          },
+        ],
       },
     });
     const client = clientFor(server, 0);
@@ -39,7 +48,16 @@ describe('fault injection and error answers', () => {
 
   it('lets a retrying client get through 503s, honouring retry-after-ms', async () => {
     const server = await startServer({
-      script: { rules: [{ responses: [{ error: { status: 503, message: 'overloaded', retry_after_ms: 5 }, times: 2 }, { content: 'recovered' }] }] },
+      script: {
+        rules: [
+          {
+            responses: [
+              { error: { status: 503, message: 'overloaded', retry_after_ms: 5 }, times: 2 },
+              { content: 'recovered' },
+            ],
+          },
+        ],
+      },
     });
     const completion = await clientFor(server, 2).chat.completions.create({ model: 'm', messages });
     expect(completion.choices[0]!.message.content).toBe('recovered');
@@ -61,7 +79,12 @@ describe('fault injection and error answers', () => {
     for (const headers of refused) {
       const answer = await postRaw(server.url, body, headers);
       expect(answer.status).toBe(401);
-      expect(answer.body.error).toEqual({ message: expect.stringContaining('API key'), type: 'invalid_request_error', param: null, code: 'missing_api_key' });
+      expect(answer.body.error).toEqual({
+        message: expect.stringContaining('API key'),
+        type: 'invalid_request_error',
+        param: null,
+        code: 'missing_api_key',
+      });
     }
     expect((await fetch(`${server.url}/models`)).status).toBe(401);
     expect((await postRaw(server.url, body)).status).toBe(200);
@@ -76,7 +99,10 @@ describe('fault injection and error answers', () => {
     expect(malformed.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_json' });
     const noMessages = await postRaw(server.url, JSON.stringify({ model: 'm' }));
     expect(noMessages.status).toBe(400);
-    expect(noMessages.body.error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('messages') });
+    expect(noMessages.body.error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('messages'),
+    });
     expect(server.requests.map((record) => record.status)).toEqual([400, 400]);
   });
 
@@ -91,20 +117,34 @@ describe('fault injection and error answers', () => {
   });
 
   it('accepts the chat route without the /v1 prefix and refuses an oversized body with 413', async () => {
-    const server = await startServer({ script: { rules: [{ repeat_last: true, responses: [{ content: 'hi' }] }] }, maxBodyBytes: 2048 });
+    const server = await startServer({
+      script: { rules: [{ repeat_last: true, responses: [{ content: 'hi' }] }] },
+      maxBodyBytes: 2048,
+    });
     const origin = server.url.replace(/\/v1$/, '');
     expect((await postRaw(origin, JSON.stringify({ model: 'm', messages }))).status).toBe(200);
-    const oversized = await postRaw(server.url, JSON.stringify({ model: 'm', messages: conversation('svc:x', 'y'.repeat(5000)) }));
+    const oversized = await postRaw(
+      server.url,
+      JSON.stringify({ model: 'm', messages: conversation('svc:x', 'y'.repeat(5000)) }),
+    );
     expect(oversized.status).toBe(413);
     expect(oversized.body.error.code).toBe('payload_too_large');
   });
 
   it('turns a throwing or malformed JS handler into a 500 error the client sees', async () => {
-    const throwing = await startServer({ handler: () => { throw new Error('boom'); } });
-    const thrown = await clientFor(throwing).chat.completions.create({ model: 'm', messages }).catch((error: unknown) => error);
+    const throwing = await startServer({
+      handler: () => {
+        throw new Error('boom');
+      },
+    });
+    const thrown = await clientFor(throwing)
+      .chat.completions.create({ model: 'm', messages })
+      .catch((error: unknown) => error);
     expect(thrown).toMatchObject({ status: 500, code: 'handler_failed', message: expect.stringContaining('boom') });
     const malformed = await startServer({ handler: () => ({ content: 'x', error: { status: 500, message: 'both' } }) });
-    const invalid = await clientFor(malformed).chat.completions.create({ model: 'm', messages }).catch((error: unknown) => error);
+    const invalid = await clientFor(malformed)
+      .chat.completions.create({ model: 'm', messages })
+      .catch((error: unknown) => error);
     expect(invalid).toMatchObject({ status: 500, code: 'invalid_handler_reply' });
   });
 });

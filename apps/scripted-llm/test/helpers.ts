@@ -28,7 +28,10 @@ export function conversation(marker: string, user: string): ChatCompletionMessag
 }
 
 export function tool(name: string): ChatCompletionTool {
-  return { type: 'function', function: { name, description: `the ${name} tool`, parameters: { type: 'object', properties: {} } } };
+  return {
+    type: 'function',
+    function: { name, description: `the ${name} tool`, parameters: { type: 'object', properties: {} } },
+  };
 }
 
 /** The assistant tool-call turn and the tool result a worker appends after a tool call. */
@@ -42,6 +45,7 @@ export function toolTurn(name: string, output: string, id = `call_${name}`): Cha
 /** The first tool call of a completion, with its arguments parsed. */
 export function firstToolCall(completion: OpenAI.Chat.ChatCompletion): { name: string; args: unknown } {
   const call = completion.choices[0]?.message.tool_calls?.[0];
-  if (call === undefined || call.type !== 'function') throw new Error(`no function tool call in ${JSON.stringify(completion)}`);
+  if (call === undefined || call.type !== 'function')
+    throw new Error(`no function tool call in ${JSON.stringify(completion)}`);
   return { name: call.function.name, args: JSON.parse(call.function.arguments) };
 }

@@ -4,11 +4,22 @@ import { clientFor, conversation, startServer, tool } from './helpers';
 const command = { command: 'printf "<h1>Hello, world!</h1>" > index.html && wc -c index.html', timeout_seconds: 30 };
 const script = {
   rules: [
-    { match: { system_contains: 'svc:report' }, repeat_last: true, responses: [{ content: '# Report\n\nThe page is live and says Hello, world! in big letters.' }] },
+    {
+      match: { system_contains: 'svc:report' },
+      repeat_last: true,
+      responses: [{ content: '# Report\n\nThe page is live and says Hello, world! in big letters.' }],
+    },
     {
       match: { system_contains: 'svc:execution' },
       repeat_last: true,
-      responses: [{ tool_calls: [{ name: 'execute_on_worker', arguments: command }, { name: 'save_memo', arguments: { note: 'wrote index.html' } }] }],
+      responses: [
+        {
+          tool_calls: [
+            { name: 'execute_on_worker', arguments: command },
+            { name: 'save_memo', arguments: { note: 'wrote index.html' } },
+          ],
+        },
+      ],
     },
   ],
 };
@@ -51,7 +62,9 @@ describe('streaming (stream: true)', () => {
     const client = clientFor(server);
     const params = { model: 'm', messages: conversation('svc:report', 'Write the report') };
     const plain = await client.chat.completions.create(params);
-    const streamed = await client.chat.completions.stream({ ...params, stream_options: { include_usage: true } }).finalChatCompletion();
+    const streamed = await client.chat.completions
+      .stream({ ...params, stream_options: { include_usage: true } })
+      .finalChatCompletion();
     expect(streamed.choices[0]!.message.content).toBe(plain.choices[0]!.message.content);
     expect(streamed.choices[0]!.finish_reason).toBe('stop');
     expect(streamed.usage).toEqual(plain.usage);
@@ -59,12 +72,16 @@ describe('streaming (stream: true)', () => {
     const tools = await client.chat.completions
       .stream({ model: 'm', messages: conversation('svc:execution', 'Step 1 of 3') })
       .finalChatCompletion();
-    expect(tools.choices[0]!.message.tool_calls?.map((call) => call.type === 'function' && call.function.name)).toEqual(['execute_on_worker', 'save_memo']);
+    expect(tools.choices[0]!.message.tool_calls?.map((call) => call.type === 'function' && call.function.name)).toEqual(
+      ['execute_on_worker', 'save_memo'],
+    );
     expect(server.requests.map((record) => record.stream)).toEqual([false, true, true]);
   });
 
   it('sends an injected error as an HTTP status before any stream starts', async () => {
-    const server = await startServer({ script: { rules: [{ responses: [{ error: { status: 429, message: 'slow down' } }] }] } });
+    const server = await startServer({
+      script: { rules: [{ responses: [{ error: { status: 429, message: 'slow down' } }] }] },
+    });
     const failure = await clientFor(server)
       .chat.completions.create({ model: 'm', messages: conversation('svc:planning', 'x'), stream: true })
       .catch((error: unknown) => error);

@@ -15,7 +15,10 @@ describe('LiveSocket against the real server', () => {
   beforeAll(async () => {
     server = await startWebServer();
     cookie = await server.login('alice');
-    project = await expectJson<Project>(await server.request('/svc/api/projects', { method: 'POST', as: cookie, json: { name: 'Live' } }), 201);
+    project = await expectJson<Project>(
+      await server.request('/svc/api/projects', { method: 'POST', as: cookie, json: { name: 'Live' } }),
+      201,
+    );
     ({ worker } = await startWorker(server, 'live-worker', 10));
     // The browser's WebSocket sends the page's cookie and Origin; the ws package is told to do the same.
     live = new LiveSocket({
@@ -41,7 +44,11 @@ describe('LiveSocket against the real server', () => {
 
   async function startedWorkflow(requirement: string): Promise<Workflow> {
     const workflow = await expectJson<Workflow>(
-      await server.request(`/svc/api/projects/${project.id}/workflows`, { method: 'POST', as: cookie, json: { requirement } }),
+      await server.request(`/svc/api/projects/${project.id}/workflows`, {
+        method: 'POST',
+        as: cookie,
+        json: { requirement },
+      }),
       201,
     );
     await worker.dispatch(workflow.id, 'start');
@@ -53,10 +60,19 @@ describe('LiveSocket against the real server', () => {
     const seen: BrowserEvent[] = [];
     const stop = live.subscribeProject(project.id, (event) => seen.push(event));
     // The server handles a socket's frames in order: once a later subscribe is confirmed, the project one is in place.
-    const confirmed = new Promise<void>((resolve) => live.subscribeWorkflow(anchor.id, { onEvent: () => undefined, onSubscribed: () => resolve() }));
+    const confirmed = new Promise<void>((resolve) =>
+      live.subscribeWorkflow(anchor.id, { onEvent: () => undefined, onSubscribed: () => resolve() }),
+    );
     await confirmed;
     const workflow = await startedWorkflow('Project news');
-    await eventually(() => expect(seen).toContainEqual(expect.objectContaining({ type: 'project_changed', data: { change: 'workflow_created', workflow_id: workflow.id } })));
+    await eventually(() =>
+      expect(seen).toContainEqual(
+        expect.objectContaining({
+          type: 'project_changed',
+          data: { change: 'workflow_created', workflow_id: workflow.id },
+        }),
+      ),
+    );
     stop();
   });
 
@@ -99,9 +115,16 @@ describe('LiveSocket against the real server', () => {
   it('reports a subscription the server refuses (a workflow the user may not see)', async () => {
     const errors: string[] = [];
     const other = await server.login('mallory');
-    const otherProject = await expectJson<Project>(await server.request('/svc/api/projects', { method: 'POST', as: other, json: { name: 'Private' } }), 201);
+    const otherProject = await expectJson<Project>(
+      await server.request('/svc/api/projects', { method: 'POST', as: other, json: { name: 'Private' } }),
+      201,
+    );
     const secret = await expectJson<Workflow>(
-      await server.request(`/svc/api/projects/${otherProject.id}/workflows`, { method: 'POST', as: other, json: { requirement: 'secret' } }),
+      await server.request(`/svc/api/projects/${otherProject.id}/workflows`, {
+        method: 'POST',
+        as: other,
+        json: { requirement: 'secret' },
+      }),
       201,
     );
     const refused = new LiveSocket({

@@ -20,7 +20,11 @@ Registers with the svc server and runs agent workflows.
   -h, --help            show this help
   -v, --version         show the version`;
 
-export type CliArgs = { kind: 'run'; configPath: string | undefined } | { kind: 'help' } | { kind: 'version' } | { kind: 'error'; message: string };
+export type CliArgs =
+  | { kind: 'run'; configPath: string | undefined }
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'error'; message: string };
 
 export function parseArgs(argv: readonly string[]): CliArgs {
   let configPath: string | undefined;
@@ -51,11 +55,12 @@ export interface CliIo {
 /** Runs the worker until a stop signal or a fatal link error; returns the exit code. */
 export async function main(argv: readonly string[], env: WorkerEnv, io: CliIo): Promise<number> {
   const args = parseArgs(argv);
-  if (args.kind === 'help') return io.stdout(`${USAGE}\n`), EXIT_OK;
-  if (args.kind === 'version') return io.stdout(`${WORKER_VERSION}\n`), EXIT_OK;
-  if (args.kind === 'error') return io.stderr(`svc-worker: ${args.message}\n\n${USAGE}\n`), EXIT_CONFIG;
+  if (args.kind === 'help') return (io.stdout(`${USAGE}\n`), EXIT_OK);
+  if (args.kind === 'version') return (io.stdout(`${WORKER_VERSION}\n`), EXIT_OK);
+  if (args.kind === 'error') return (io.stderr(`svc-worker: ${args.message}\n\n${USAGE}\n`), EXIT_CONFIG);
   const configPath = args.configPath ?? env.configPath;
-  if (!configPath) return io.stderr(`svc-worker: no config file: pass --config <file> or set SVC_WORKER_CONFIG\n`), EXIT_CONFIG;
+  if (!configPath)
+    return (io.stderr(`svc-worker: no config file: pass --config <file> or set SVC_WORKER_CONFIG\n`), EXIT_CONFIG);
 
   let worker;
   try {
@@ -73,7 +78,10 @@ export async function main(argv: readonly string[], env: WorkerEnv, io: CliIo): 
       onFatal: (error) => fatal?.(error.message),
     });
     logger.info({ server: config.serverUrl, capacity: config.capacity }, 'svc-worker started');
-    const outcome = await Promise.race([io.stopSignal.then((signal) => ({ signal })), fatalError.then((error) => ({ error }))]);
+    const outcome = await Promise.race([
+      io.stopSignal.then((signal) => ({ signal })),
+      fatalError.then((error) => ({ error })),
+    ]);
     await worker.stop();
     if ('error' in outcome) {
       io.stderr(`svc-worker: ${outcome.error}\n`);

@@ -40,7 +40,13 @@ describe('worker config', () => {
       toolOutputMaxBytes: 16384,
       commandTimeoutSeconds: 600,
       maxTurnsPerStep: 40,
-      llm: { baseUrl: 'http://localhost:4000/v1', apiKey: 'sk-test', model: 'gpt-test', timeoutSeconds: 120, maxRetries: 4 },
+      llm: {
+        baseUrl: 'http://localhost:4000/v1',
+        apiKey: 'sk-test',
+        model: 'gpt-test',
+        timeoutSeconds: 120,
+        maxRetries: 4,
+      },
     });
   });
 
@@ -62,7 +68,9 @@ describe('worker config', () => {
   });
 
   it('resolves token_env and api_key_env from the environment and marks them secret', () => {
-    const text = minimal.replace('token: abc', 'token_env: WORKER_TOKEN').replace('api_key: sk-test', 'api_key_env: LLM_KEY');
+    const text = minimal
+      .replace('token: abc', 'token_env: WORKER_TOKEN')
+      .replace('api_key: sk-test', 'api_key_env: LLM_KEY');
     const config = parseConfigText(text, ctx);
     expect(config.token).toBe('tok-from-env');
     expect(config.llm.apiKey).toBe('key-from-env');
@@ -113,7 +121,10 @@ describe('worker config documentation', () => {
   const packageDir = path.join(__dirname, '..');
 
   it('ships an example that validates', () => {
-    const config = loadConfig(path.join(packageDir, 'worker.example.yaml'), { env: { SVC_WORKER_TOKEN: 't', OPENAI_API_KEY: 'k' }, hostname: 'h' });
+    const config = loadConfig(path.join(packageDir, 'worker.example.yaml'), {
+      env: { SVC_WORKER_TOKEN: 't', OPENAI_API_KEY: 'k' },
+      hostname: 'h',
+    });
     expect(config).toMatchObject({ name: 'build-box-1', capacity: 2, llm: { model: 'gpt-4.1' } });
   });
 

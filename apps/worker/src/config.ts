@@ -101,7 +101,10 @@ export interface ConfigContext {
 }
 
 function formatPath(segments: readonly PropertyKey[]): string {
-  return segments.map((s) => (typeof s === 'number' ? `[${s}]` : String(s))).join('.').replace(/\.\[/g, '[');
+  return segments
+    .map((s) => (typeof s === 'number' ? `[${s}]` : String(s)))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }
 
 function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
@@ -196,7 +199,9 @@ export function loadConfig(file: string, ctx: Omit<ConfigContext, 'baseDir'>): W
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError(`cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ConfigError(
+      `cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   return parseConfigText(text, { ...ctx, baseDir: path.dirname(path.resolve(file)) });
 }

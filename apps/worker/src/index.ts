@@ -1,8 +1,22 @@
 export { startWorker, WORKER_VERSION, type RunningWorker, type WorkerOptions } from './worker';
-export { ConfigError, loadConfig, parseConfigText, resolveConfig, type ConfigContext, type LlmConfig, type WorkerConfig } from './config';
+export {
+  ConfigError,
+  loadConfig,
+  parseConfigText,
+  resolveConfig,
+  type ConfigContext,
+  type LlmConfig,
+  type WorkerConfig,
+} from './config';
 export { DEFAULT_PROMPTS_DIR, loadPrompts, PROMPT_NAMES, PromptsError, type PromptName, type Prompts } from './prompts';
 export { ServerApi, ApiError } from './api/server-api';
-export { WorkerLink, workerSocketUrl, WORKER_WS_PATH, type LinkHandlers, type WorkerLinkOptions } from './link/worker-link';
+export {
+  WorkerLink,
+  workerSocketUrl,
+  WORKER_WS_PATH,
+  type LinkHandlers,
+  type WorkerLinkOptions,
+} from './link/worker-link';
 export { Outbox } from './link/outbox';
 export { LinkError, type RemoteExecRequest, type ServerLink } from './link/server-link';
 export { LlmClient, LlmError, type ChatModel, type ChatRequest, type ChatResponse } from './llm/llm-client';

@@ -5,7 +5,8 @@ import { DEFAULT_PROMPTS_DIR, loadPrompts, PROMPT_NAMES, PromptsError } from './
 
 function promptsCopy(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-prompts-'));
-  for (const name of PROMPT_NAMES) copyFileSync(path.join(DEFAULT_PROMPTS_DIR, `${name}.md`), path.join(dir, `${name}.md`));
+  for (const name of PROMPT_NAMES)
+    copyFileSync(path.join(DEFAULT_PROMPTS_DIR, `${name}.md`), path.join(dir, `${name}.md`));
   return dir;
 }
 
@@ -22,7 +23,9 @@ describe('loadPrompts', () => {
   it('names the missing prompt file', () => {
     const dir = promptsCopy();
     rmSync(path.join(dir, 'revise.md'));
-    expect(() => loadPrompts(dir)).toThrow(new PromptsError(`prompt "revise" cannot be read from ${path.join(dir, 'revise.md')} (ENOENT)`));
+    expect(() => loadPrompts(dir)).toThrow(
+      new PromptsError(`prompt "revise" cannot be read from ${path.join(dir, 'revise.md')} (ENOENT)`),
+    );
   });
 
   it('refuses a prompt without its marker line', () => {

@@ -40,7 +40,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const { config, logger } = options;
   const api = new ServerApi({ serverUrl: config.serverUrl, token: config.token });
   const jobTokens: JobTokenSource = config.jwtPrivateKey
-    ? await LocalJobTokenSigner.fromPemFile(config.jwtPrivateKey, { issuer: config.jwtIssuer, audience: config.jwtAudience })
+    ? await LocalJobTokenSigner.fromPemFile(config.jwtPrivateKey, {
+        issuer: config.jwtIssuer,
+        audience: config.jwtAudience,
+      })
     : new ServerJobTokens(api);
   const executor = new Executor({
     baseEnv: options.baseEnv,
@@ -55,7 +58,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const link = new WorkerLink({
     serverUrl: config.serverUrl,
     token: config.token,
-    registration: { name: config.name, labels: config.labels, capacity: config.capacity, version: WORKER_VERSION, hostname: options.hostname },
+    registration: {
+      name: config.name,
+      labels: config.labels,
+      capacity: config.capacity,
+      version: WORKER_VERSION,
+      hostname: options.hostname,
+    },
     activeWorkflows: () => late.manager?.activeWorkflows() ?? [],
     reconnect: options.reconnect ? { ...options.reconnect, jitter: 0.5 } : undefined,
     logger,
@@ -66,7 +75,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       onDispatch: (message) => late.manager?.dispatch(message),
       onExec: (message) => {
         void late.manager?.serveExec(message).then((result) => {
-          if (!link.sendExecResult(result)) logger.warn({ requestId: message.request_id }, 'exec result lost: not connected');
+          if (!link.sendExecResult(result))
+            logger.warn({ requestId: message.request_id }, 'exec result lost: not connected');
         });
       },
       onFatal: (error) => options.onFatal?.(error),
@@ -99,9 +109,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     manager: running,
     deps,
     async stop(drainMs = 5000) {
-      await running.shutdown().catch((err: unknown) => logger.warn({ error: errorMessage(err) }, 'shutdown of workflow runs failed'));
+      await running
+        .shutdown()
+        .catch((err: unknown) => logger.warn({ error: errorMessage(err) }, 'shutdown of workflow runs failed'));
       const deadline = Date.now() + drainMs;
-      while (link.outbox.size > 0 && link.isRegistered && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (link.outbox.size > 0 && link.isRegistered && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       link.stop();
     },
   };

@@ -19,14 +19,23 @@ describe('agent loop: a workflow from start to report', () => {
     h = await startHarness({
       handler: scriptedAgent({
         title: 'Tiny static site',
-        planning: [{ name: 'kb_search', arguments: { query: 'static sites' } }, plan('Write the page', 'Check the page', 'Finish')],
+        planning: [
+          { name: 'kb_search', arguments: { query: 'static sites' } },
+          plan('Write the page', 'Check the page', 'Finish'),
+        ],
         steps: {
           1: [
             { name: 'write_file', arguments: { path: 'index.html', content: '<h1>SECRET-STEP-ONE</h1>' } },
             { name: 'save_memo', arguments: { note: 'The entry page is index.html' } },
             advance('page written'),
           ],
-          2: [{ name: 'execute_on_worker', arguments: { command: 'printf %s "$SVC_WORKFLOW_ID" > wf.txt; wc -c < index.html' } }, advance('checked')],
+          2: [
+            {
+              name: 'execute_on_worker',
+              arguments: { command: 'printf %s "$SVC_WORKFLOW_ID" > wf.txt; wc -c < index.html' },
+            },
+            advance('checked'),
+          ],
         },
         report: '# Tiny site\n\n## Summary\n\nA page was built.',
       }),
@@ -53,7 +62,11 @@ describe('agent loop: a workflow from start to report', () => {
       '1:advance_step',
       '2:advance_step',
     ]);
-    expect(logs[0]).toMatchObject({ tool_input: { query: 'static sites' }, output: '1. [Web]\nUse plain HTML.', is_error: false });
+    expect(logs[0]).toMatchObject({
+      tool_input: { query: 'static sites' },
+      output: '1. [Web]\nUse plain HTML.',
+      is_error: false,
+    });
     expect(logs[5]?.output).toBe('[exit code 0]\n24\n');
 
     // one llm_call per LLM request, with the server's token counts
@@ -64,22 +77,40 @@ describe('agent loop: a workflow from start to report', () => {
     expect(new Set(llmCalls.map((c) => c.phase))).toEqual(new Set(['title', 'planning', 'executing', 'report']));
 
     // step 2 starts fresh: system + user only, the memo but nothing of step 1's conversation
-    const step2First = bodies(h).find((b) => phaseOf({ system: String(b.messages[0]?.content) } as never) === 'execution' && String(b.messages[1]?.content).includes('Step 2 of 3'));
+    const step2First = bodies(h).find(
+      (b) =>
+        phaseOf({ system: String(b.messages[0]?.content) } as never) === 'execution' &&
+        String(b.messages[1]?.content).includes('Step 2 of 3'),
+    );
     expect(step2First?.messages).toHaveLength(2);
     expect(String(step2First?.messages[1]?.content)).toContain('The entry page is index.html');
     expect(JSON.stringify(step2First)).not.toContain('SECRET-STEP-ONE');
 
     const files = h.rest.workspace('wf-a');
     expect(files.get('wf.txt')?.toString()).toBe('wf-a');
-    expect(updates.filter((u) => u.kind === 'file_changed').map((u) => (u.data as { path: string }).path)).toEqual(['index.html', 'wf.txt', 'report.md']);
+    expect(updates.filter((u) => u.kind === 'file_changed').map((u) => (u.data as { path: string }).path)).toEqual([
+      'index.html',
+      'wf.txt',
+      'report.md',
+    ]);
 
     const appUrl = `${h.server.url}/svc/api/workflows/wf-a/files/index.html`;
     expect(updates.find((u) => u.kind === 'report')?.data).toEqual({ path: 'report.md', app_url: appUrl });
-    expect(files.get('report.md')?.toString()).toBe(`# Tiny site\n\nApp URL: ${appUrl}\n\n## Summary\n\nA page was built.\n`);
+    expect(files.get('report.md')?.toString()).toBe(
+      `# Tiny site\n\nApp URL: ${appUrl}\n\n## Summary\n\nA page was built.\n`,
+    );
 
     const last = updates.filter((u) => u.kind === 'snapshot').pop();
-    expect(last?.data).toMatchObject({ phase: 'completed', current_step: null, memo: ['The entry page is index.html'] });
-    expect((last?.data as { steps: Array<{ status: string }> }).steps.map((s) => s.status)).toEqual(['done', 'done', 'done']);
+    expect(last?.data).toMatchObject({
+      phase: 'completed',
+      current_step: null,
+      memo: ['The entry page is index.html'],
+    });
+    expect((last?.data as { steps: Array<{ status: string }> }).steps.map((s) => s.status)).toEqual([
+      'done',
+      'done',
+      'done',
+    ]);
   });
 
   it('generates a title on its own dispatch without running the workflow', async () => {
@@ -108,8 +139,12 @@ describe('agent loop: a workflow from start to report', () => {
     expect(h.worker.manager.activeWorkflows()).toEqual(['wf-1']);
     expect(h.statuses('wf-2')).toEqual([]);
     await h.waitForStatus('wf-2', 'completed');
-    const completedFirst = h.server.received.findIndex((m) => m.type === 'update' && m.workflow_id === 'wf-1' && m.kind === 'status' && m.data.status === 'completed');
-    const secondStarted = h.server.received.findIndex((m) => m.type === 'update' && m.workflow_id === 'wf-2' && m.kind === 'status');
+    const completedFirst = h.server.received.findIndex(
+      (m) => m.type === 'update' && m.workflow_id === 'wf-1' && m.kind === 'status' && m.data.status === 'completed',
+    );
+    const secondStarted = h.server.received.findIndex(
+      (m) => m.type === 'update' && m.workflow_id === 'wf-2' && m.kind === 'status',
+    );
     expect(completedFirst).toBeLessThan(secondStarted);
   });
 });

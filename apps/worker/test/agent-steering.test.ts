@@ -13,7 +13,10 @@ afterEach(async () => {
 });
 
 function latestSnapshot(harness: Harness, workflowId: string): SnapshotData {
-  const snapshot = harness.updates(workflowId).filter((u) => u.kind === 'snapshot').pop();
+  const snapshot = harness
+    .updates(workflowId)
+    .filter((u) => u.kind === 'snapshot')
+    .pop();
   if (!snapshot) throw new Error('no snapshot yet');
   return snapshot.data as SnapshotData;
 }
@@ -34,22 +37,30 @@ describe('agent loop: steering from the server', () => {
     });
     h.dispatch({ action: 'start', workflow_id: 'wf-q' });
     await h.waitForStatus('wf-q', 'waiting_user');
-    expect(h.updates('wf-q').find((u) => u.kind === 'status' && u.data.status === 'waiting_user')?.data).toEqual({ status: 'waiting_user', question: 'Which colour?' });
+    expect(h.updates('wf-q').find((u) => u.kind === 'status' && u.data.status === 'waiting_user')?.data).toEqual({
+      status: 'waiting_user',
+      question: 'Which colour?',
+    });
     expect(latestSnapshot(h, 'wf-q').pending_question).toBe('Which colour?');
 
     h.dispatch({ action: 'answer', workflow_id: 'wf-q', message: 'blue' });
     await h.waitForStatus('wf-q', 'completed');
     expect(h.statuses('wf-q')).toEqual(['planning', 'running', 'waiting_user', 'running', 'completed']);
     const askLog = h.updates('wf-q').find((u) => u.kind === 'log_entry' && u.data.tool_name === 'ask_user');
-    expect(askLog?.data).toMatchObject({ tool_input: { question: 'Which colour?' }, output: 'The user answered: blue' });
+    expect(askLog?.data).toMatchObject({
+      tool_input: { question: 'Which colour?' },
+      output: 'The user answered: blue',
+    });
     expect(executionUsers(h).find((u) => u.includes('Step 2 of 2'))).toContain('Q: Which colour?\n  A: blue');
   });
 
   it('revises the plan on live feedback: kills the running step and resumes from the first changed step', async () => {
     const handler = (request: ScriptedRequest) => {
       const phase = phaseOf(request);
-      if (phase === 'planning') return { tool_calls: [{ name: 'submit_plan', arguments: plan('A', 'B', 'C').arguments ?? {} }] };
-      if (phase === 'revise') return { tool_calls: [{ name: 'submit_plan', arguments: plan('A', 'B2', 'C').arguments ?? {} }] };
+      if (phase === 'planning')
+        return { tool_calls: [{ name: 'submit_plan', arguments: plan('A', 'B', 'C').arguments ?? {} }] };
+      if (phase === 'revise')
+        return { tool_calls: [{ name: 'submit_plan', arguments: plan('A', 'B2', 'C').arguments ?? {} }] };
       if (phase === 'execution' && request.user.includes('## B\n') && request.turn === 0) {
         return { tool_calls: [{ name: 'execute_on_worker', arguments: { command: 'sleep 30' } }] };
       }
@@ -76,7 +87,10 @@ describe('agent loop: steering from the server', () => {
 
   it('cancels: kills the running command and reports cancelled', async () => {
     h = await startHarness({
-      handler: scriptedAgent({ planning: [plan('Long')], steps: { 1: [{ name: 'execute_on_worker', arguments: { command: 'sleep 30' } }] } }),
+      handler: scriptedAgent({
+        planning: [plan('Long')],
+        steps: { 1: [{ name: 'execute_on_worker', arguments: { command: 'sleep 30' } }] },
+      }),
     });
     h.dispatch({ action: 'start', workflow_id: 'wf-c' });
     await h.server.until(() => executionUsers(h!).length > 0);
@@ -96,12 +110,17 @@ describe('agent loop: steering from the server', () => {
     const agent = scriptedAgent({ planning: [plan('One', 'Two')] });
     h = await startHarness({
       handler: (request) =>
-        broken && phaseOf(request) === 'execution' && request.user.includes('Step 2 of 2') ? { error: { status: 503, message: 'overloaded' } } : agent(request),
+        broken && phaseOf(request) === 'execution' && request.user.includes('Step 2 of 2')
+          ? { error: { status: 503, message: 'overloaded' } }
+          : agent(request),
     });
     h.dispatch({ action: 'start', workflow_id: 'wf-e' });
     await h.waitForStatus('wf-e', 'failed');
     const failed = h.updates('wf-e').find((u) => u.kind === 'status' && u.data.status === 'failed');
-    expect(failed?.data).toEqual({ status: 'failed', error: 'LLM call failed after 3 attempts: HTTP 503: 503 overloaded' });
+    expect(failed?.data).toEqual({
+      status: 'failed',
+      error: 'LLM call failed after 3 attempts: HTTP 503: 503 overloaded',
+    });
     const snapshot = latestSnapshot(h, 'wf-e');
     expect(snapshot).toMatchObject({ phase: 'executing', current_step: 1 });
 
@@ -137,8 +156,14 @@ describe('agent loop: steering from the server', () => {
   it('pauses on set_timer (status pending) and continues the step when the timer resumes it', async () => {
     h = await startHarness({
       handler: (request) => {
-        if (phaseOf(request) === 'execution' && request.user.includes('# Note')) return request.turn === 0 ? { tool_calls: [{ name: 'advance_step', arguments: { summary: 'deployed' } }] } : null;
-        return scriptedAgent({ planning: [plan('Deploy')], steps: { 1: [{ name: 'set_timer', arguments: { seconds: 60, reason: 'wait for deploy' } }] } })(request);
+        if (phaseOf(request) === 'execution' && request.user.includes('# Note'))
+          return request.turn === 0
+            ? { tool_calls: [{ name: 'advance_step', arguments: { summary: 'deployed' } }] }
+            : null;
+        return scriptedAgent({
+          planning: [plan('Deploy')],
+          steps: { 1: [{ name: 'set_timer', arguments: { seconds: 60, reason: 'wait for deploy' } }] },
+        })(request);
       },
     });
     h.dispatch({ action: 'start', workflow_id: 'wf-z' });
@@ -146,26 +171,61 @@ describe('agent loop: steering from the server', () => {
     await h.worker.manager.idle();
     expect(h.rest.timers).toEqual([{ workflow_id: 'wf-z', seconds: 60, reason: 'wait for deploy' }]);
     const lastSeq = Math.max(...h.updates('wf-z').map((u) => u.seq));
-    h.dispatch({ action: 'resume', workflow_id: 'wf-z', snapshot: latestSnapshot(h, 'wf-z'), message: 'wait for deploy', last_seq: lastSeq });
+    h.dispatch({
+      action: 'resume',
+      workflow_id: 'wf-z',
+      snapshot: latestSnapshot(h, 'wf-z'),
+      message: 'wait for deploy',
+      last_seq: lastSeq,
+    });
     await h.waitForStatus('wf-z', 'completed');
-    expect(executionUsers(h).pop()).toContain('# Note\n\nThis step was interrupted and is resumed now: wait for deploy');
+    expect(executionUsers(h).pop()).toContain(
+      '# Note\n\nThis step was interrupted and is resumed now: wait for deploy',
+    );
   });
 
   it('relays execute_on_worker to another worker and serves exec requests from others', async () => {
     h = await startHarness({
-      handler: scriptedAgent({ planning: [plan('Remote')], steps: { 1: [{ name: 'execute_on_worker', arguments: { command: 'nvidia-smi', worker: 'gpu-box' } }, advance()] } }),
+      handler: scriptedAgent({
+        planning: [plan('Remote')],
+        steps: {
+          1: [{ name: 'execute_on_worker', arguments: { command: 'nvidia-smi', worker: 'gpu-box' } }, advance()],
+        },
+      }),
     });
     h.dispatch({ action: 'start', workflow_id: 'wf-x' });
     const request = await h.server.waitFor((m) => m.type === 'exec_request');
     if (request.type !== 'exec_request') throw new Error('unreachable');
-    expect(request).toMatchObject({ target_worker: 'gpu-box', workflow_id: 'wf-x', command: 'nvidia-smi', timeout_seconds: 20 });
-    h.server.send({ type: 'exec_result', request_id: request.request_id, exit_code: 0, output: 'GPU 0: ok', timed_out: false });
+    expect(request).toMatchObject({
+      target_worker: 'gpu-box',
+      workflow_id: 'wf-x',
+      command: 'nvidia-smi',
+      timeout_seconds: 20,
+    });
+    h.server.send({
+      type: 'exec_result',
+      request_id: request.request_id,
+      exit_code: 0,
+      output: 'GPU 0: ok',
+      timed_out: false,
+    });
     await h.waitForStatus('wf-x', 'completed');
     const log = h.updates('wf-x').find((u) => u.kind === 'log_entry' && u.data.tool_name === 'execute_on_worker');
     expect(log?.data).toMatchObject({ output: '[exit code 0 on worker gpu-box]\nGPU 0: ok', is_error: false });
 
-    h.server.send({ type: 'exec', request_id: 'req-9', workflow_id: 'wf-other', command: 'printf "%s %s" "$SVC_WORKFLOW_ID" "$(basename "$PWD")"' });
+    h.server.send({
+      type: 'exec',
+      request_id: 'req-9',
+      workflow_id: 'wf-other',
+      command: 'printf "%s %s" "$SVC_WORKFLOW_ID" "$(basename "$PWD")"',
+    });
     const result = await h.server.waitFor((m) => m.type === 'exec_result');
-    expect(result).toEqual({ type: 'exec_result', request_id: 'req-9', exit_code: 0, output: 'wf-other wf-other', timed_out: false });
+    expect(result).toEqual({
+      type: 'exec_result',
+      request_id: 'req-9',
+      exit_code: 0,
+      output: 'wf-other wf-other',
+      timed_out: false,
+    });
   });
 });

@@ -13,7 +13,11 @@ interface Exit {
 }
 
 /** Runs the real CLI (TypeScript through tsx); `whenRunning` may signal it. */
-function runCli(args: string[], env: Record<string, string> = {}, whenRunning?: (stop: () => void) => void): Promise<Exit> {
+function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  whenRunning?: (stop: () => void) => void,
+): Promise<Exit> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', CLI, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...env },
@@ -48,7 +52,9 @@ ${extra}`;
 
 describe('svc-worker CLI', () => {
   it('exits 2 naming the bad key', async () => {
-    const file = writeConfig('server_url: http://localhost:1\ntoken: x\nllm:\n  base_url: http://localhost:2/v1\n  api_key: k\n');
+    const file = writeConfig(
+      'server_url: http://localhost:1\ntoken: x\nllm:\n  base_url: http://localhost:2/v1\n  api_key: k\n',
+    );
     const exit = await runCli(['--config', file]);
     expect(exit).toEqual({ code: 2, stderr: `svc-worker: invalid config ${file}:\n  llm.model: required\n` });
   });
@@ -57,15 +63,22 @@ describe('svc-worker CLI', () => {
     const exit = await runCli([], { SVC_WORKER_CONFIG: '/nonexistent/w.yaml' });
     expect(exit.code).toBe(2);
     expect(exit.stderr).toContain('cannot read config file /nonexistent/w.yaml: ENOENT');
-    expect(await runCli([])).toMatchObject({ code: 2, stderr: expect.stringContaining('pass --config <file> or set SVC_WORKER_CONFIG') });
+    expect(await runCli([])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('pass --config <file> or set SVC_WORKER_CONFIG'),
+    });
   });
 
   it('refuses to start when a prompt file is missing', async () => {
     const prompts = mkdtempSync(path.join(tmpdir(), 'svc-prompts-'));
-    for (const name of ['planning', 'execution', 'title', 'revise']) copyFileSync(path.join(DEFAULT_PROMPTS_DIR, `${name}.md`), path.join(prompts, `${name}.md`));
+    for (const name of ['planning', 'execution', 'title', 'revise'])
+      copyFileSync(path.join(DEFAULT_PROMPTS_DIR, `${name}.md`), path.join(prompts, `${name}.md`));
     const file = writeConfig(validConfig('http://127.0.0.1:9', `prompts_dir: ${prompts}\n`));
     const exit = await runCli(['--config', file], { TEST_WORKER_TOKEN: 't' });
-    expect(exit).toEqual({ code: 2, stderr: `svc-worker: prompt "report" cannot be read from ${path.join(prompts, 'report.md')} (ENOENT)\n` });
+    expect(exit).toEqual({
+      code: 2,
+      stderr: `svc-worker: prompt "report" cannot be read from ${path.join(prompts, 'report.md')} (ENOENT)\n`,
+    });
   });
 
   it('registers with the server and stops cleanly on SIGTERM', async () => {
@@ -77,7 +90,13 @@ describe('svc-worker CLI', () => {
         void server.waitFor((m) => m.type === 'register', 15_000).then(stop);
       });
       expect(exit.code).toBe(0);
-      expect(server.received[0]).toMatchObject({ type: 'register', protocol_version: 1, name: 'cli-worker', labels: ['linux'], capacity: 3 });
+      expect(server.received[0]).toMatchObject({
+        type: 'register',
+        protocol_version: 1,
+        name: 'cli-worker',
+        labels: ['linux'],
+        capacity: 3,
+      });
     } finally {
       await server.close();
     }

@@ -4,18 +4,25 @@ import { WorkerLink, workerSocketUrl } from '../src/link/worker-link';
 import { ProtocolServer } from './support/protocol-server';
 
 const registration = { name: 'w-test', labels: ['gpu'], capacity: 2, version: '0.1.0', hostname: 'host-a' };
-const isUpdate = (m: WorkerToServerMessage): m is Extract<WorkerToServerMessage, { type: 'update' }> => m.type === 'update';
+const isUpdate = (m: WorkerToServerMessage): m is Extract<WorkerToServerMessage, { type: 'update' }> =>
+  m.type === 'update';
 
 let server: ProtocolServer;
 let link: WorkerLink | undefined;
 
-function makeLink(overrides: { token?: string; onDispatch?: (m: DispatchMessage) => void; onExec?: (m: ExecMessage) => void } = {}) {
+function makeLink(
+  overrides: { token?: string; onDispatch?: (m: DispatchMessage) => void; onExec?: (m: ExecMessage) => void } = {},
+) {
   const fatal: LinkError[] = [];
   link = new WorkerLink({
     serverUrl: server.url,
     token: overrides.token ?? 'worker-token',
     registration,
-    handlers: { onDispatch: overrides.onDispatch ?? (() => undefined), onExec: overrides.onExec ?? (() => undefined), onFatal: (e) => fatal.push(e) },
+    handlers: {
+      onDispatch: overrides.onDispatch ?? (() => undefined),
+      onExec: overrides.onExec ?? (() => undefined),
+      onFatal: (e) => fatal.push(e),
+    },
     activeWorkflows: () => ['wf-active'],
     reconnect: { baseMs: 20, maxMs: 100, jitter: 0.5 },
   });
@@ -83,7 +90,14 @@ describe('WorkerLink', () => {
     link.start();
     await server.until(() => link.isRegistered);
     server.send({ type: 'dispatch', action: 'bogus' });
-    server.send({ type: 'dispatch', action: 'start', workflow_id: 'wf9', project_id: 'p1', requirement: 'Make a site', last_seq: 0 });
+    server.send({
+      type: 'dispatch',
+      action: 'start',
+      workflow_id: 'wf9',
+      project_id: 'p1',
+      requirement: 'Make a site',
+      last_seq: 0,
+    });
     await server.until(() => dispatches.length === 1);
     expect(dispatches[0]).toMatchObject({ action: 'start', workflow_id: 'wf9' });
     expect(link.isRegistered).toBe(true);
@@ -93,10 +107,28 @@ describe('WorkerLink', () => {
     const { link } = makeLink();
     link.start();
     await server.until(() => link.isRegistered);
-    const pending = link.requestExec({ targetWorker: 'gpu-box', workflowId: 'wf1', command: 'nvidia-smi', timeoutSeconds: 10 });
-    const request = await server.waitFor((m): m is Extract<WorkerToServerMessage, { type: 'exec_request' }> => m.type === 'exec_request');
-    expect(request).toMatchObject({ target_worker: 'gpu-box', workflow_id: 'wf1', command: 'nvidia-smi', timeout_seconds: 10 });
-    server.send({ type: 'exec_result', request_id: request.request_id, exit_code: 0, output: 'GPU 0', timed_out: false });
+    const pending = link.requestExec({
+      targetWorker: 'gpu-box',
+      workflowId: 'wf1',
+      command: 'nvidia-smi',
+      timeoutSeconds: 10,
+    });
+    const request = await server.waitFor(
+      (m): m is Extract<WorkerToServerMessage, { type: 'exec_request' }> => m.type === 'exec_request',
+    );
+    expect(request).toMatchObject({
+      target_worker: 'gpu-box',
+      workflow_id: 'wf1',
+      command: 'nvidia-smi',
+      timeout_seconds: 10,
+    });
+    server.send({
+      type: 'exec_result',
+      request_id: request.request_id,
+      exit_code: 0,
+      output: 'GPU 0',
+      timed_out: false,
+    });
     await expect(pending).resolves.toMatchObject({ exit_code: 0, output: 'GPU 0' });
   });
 

@@ -33,7 +33,8 @@ describe('revisePlan properties', () => {
         expect(state.memo).toEqual(before.memo);
         expect(state.steps.map((s) => [s.title, s.description])).toEqual(newPlan.map((s) => [s.title, s.description]));
         // the mismatch really is the first one
-        for (let i = 0; i < k; i++) expect(newPlan[i]).toEqual({ title: before.steps[i]?.title, description: before.steps[i]?.description });
+        for (let i = 0; i < k; i++)
+          expect(newPlan[i]).toEqual({ title: before.steps[i]?.title, description: before.steps[i]?.description });
         if (k < newPlan.length && k < before.steps.length) {
           expect(newPlan[k]).not.toEqual({ title: before.steps[k]?.title, description: before.steps[k]?.description });
         }

@@ -78,7 +78,11 @@ describe('revisePlan', () => {
 
   it.each([
     ['an empty plan', () => revisePlan(executingAt(0, 2), []), 'empty_plan'],
-    ['a revision while waiting for the user', () => revisePlan(askUser(executingAt(0, 2), 'q').state, plannedSteps(2)), 'waiting_for_user'],
+    [
+      'a revision while waiting for the user',
+      () => revisePlan(askUser(executingAt(0, 2), 'q').state, plannedSteps(2)),
+      'waiting_for_user',
+    ],
   ])('rejects %s', (_name, run, code) => {
     expect(run).toThrow(AgentTransitionError);
     expect(run).toThrow(expect.objectContaining({ code }));

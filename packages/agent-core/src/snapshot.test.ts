@@ -30,7 +30,13 @@ describe('toSnapshot', () => {
       memo: [],
       pending_question: 'which port?',
     });
-    expect(toSnapshot(initialState())).toEqual({ phase: 'planning', current_step: null, steps: [], memo: [], pending_question: null });
+    expect(toSnapshot(initialState())).toEqual({
+      phase: 'planning',
+      current_step: null,
+      steps: [],
+      memo: [],
+      pending_question: null,
+    });
   });
 });
 
@@ -53,10 +59,22 @@ describe('fromSnapshot', () => {
     ['current_step not running', { ...valid, current_step: 2 }, /step 1 is running but must be done/],
     ['current_step past the plan', { ...valid, current_step: 3 }, /outside the plan/],
     ['executing without current_step', { ...valid, current_step: null }, /current_step must be a step index/],
-    ['completed with a pending step', { ...valid, phase: 'completed', current_step: null, pending_question: null }, /step 1 is running but must be done/],
-    ['completed with an open question', { ...valid, phase: 'completed', current_step: null, steps: [steps[0]] }, /cannot wait/],
+    [
+      'completed with a pending step',
+      { ...valid, phase: 'completed', current_step: null, pending_question: null },
+      /step 1 is running but must be done/,
+    ],
+    [
+      'completed with an open question',
+      { ...valid, phase: 'completed', current_step: null, steps: [steps[0]] },
+      /cannot wait/,
+    ],
     ['planning with a current step', { ...valid, phase: 'planning' }, /current_step must be null while planning/],
-    ['planning with a done step', { ...valid, phase: 'planning', current_step: null }, /step 0 is done but must be pending/],
+    [
+      'planning with a done step',
+      { ...valid, phase: 'planning', current_step: null },
+      /step 0 is done but must be pending/,
+    ],
     ['an unknown phase', { ...valid, phase: 'paused' }, /phase must be/],
     ['an unknown step status', { ...valid, steps: [{ ...steps[0], status: 'skipped' }] }, /steps\.0\.status/],
     ['a step without title', { ...valid, steps: [{ description: 'x', status: 'done' }] }, /steps\.0\.title/],

@@ -28,7 +28,8 @@ function readStep(raw: unknown, index: number): Step {
   const { title, description, status, summary } = raw;
   if (typeof title !== 'string') throw new SnapshotError(`steps.${index}.title must be a string`);
   if (typeof description !== 'string') throw new SnapshotError(`steps.${index}.description must be a string`);
-  if (!STEP_STATUSES.includes(status)) throw new SnapshotError(`steps.${index}.status must be pending, running or done`);
+  if (!STEP_STATUSES.includes(status))
+    throw new SnapshotError(`steps.${index}.status must be pending, running or done`);
   if (summary !== undefined && typeof summary !== 'string') {
     throw new SnapshotError(`steps.${index}.summary must be a string`);
   }

@@ -46,7 +46,12 @@ describe('submitPlan', () => {
     ['a step without description', initialState, [{ title: 't' } as PlannedStep], 'invalid_step'],
     ['a second plan while executing', () => executingAt(0, 2), plannedSteps(1), 'not_planning'],
     ['a plan after completion', completed, plannedSteps(1), 'not_planning'],
-    ['a plan while waiting for the user', () => askUser(initialState(), 'q').state, plannedSteps(1), 'waiting_for_user'],
+    [
+      'a plan while waiting for the user',
+      () => askUser(initialState(), 'q').state,
+      plannedSteps(1),
+      'waiting_for_user',
+    ],
   ])('rejects %s', (_name, makeState, steps, code) => {
     expect(codeOf(() => submitPlan(frozen(makeState()), steps as PlannedStep[]))).toBe(code);
   });
@@ -129,7 +134,11 @@ describe('askUser and answerUser', () => {
 
   it('names itself and its code in the thrown error', () => {
     expect(() => advanceStep(initialState())).toThrow(
-      expect.objectContaining({ name: 'AgentTransitionError', code: 'not_executing', message: 'cannot advance while planning' }),
+      expect.objectContaining({
+        name: 'AgentTransitionError',
+        code: 'not_executing',
+        message: 'cannot advance while planning',
+      }),
     );
   });
 });

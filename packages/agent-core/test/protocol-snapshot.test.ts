@@ -12,7 +12,8 @@ describe('snapshot wire form against @svc/protocol', () => {
       fc.property(planArb, fc.nat({ max: 7 }), fc.boolean(), (plan, advances, ask) => {
         let state = saveMemo(initialState(), 'memo').state;
         state = submitPlan(state, plan).state;
-        for (let i = 0; i < advances && state.phase.kind === 'executing'; i++) state = advanceStep(state, `s${i}`).state;
+        for (let i = 0; i < advances && state.phase.kind === 'executing'; i++)
+          state = advanceStep(state, `s${i}`).state;
         if (ask && state.phase.kind !== 'completed') state = askUser(state, 'q?').state;
         const wire = JSON.parse(JSON.stringify(toSnapshot(state)));
         expect(parseWith(SnapshotDataSchema, wire)).toEqual({ ok: true, value: wire });

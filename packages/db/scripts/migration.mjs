@@ -11,17 +11,25 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const prismaBin = join(root, 'node_modules/.bin/prisma');
 const targets = [
   { dir: 'sqlite', config: 'prisma.sqlite.config.ts', url: `file:${join(tmpdir(), 'svc-migration-authoring.db')}` },
-  { dir: 'postgres', config: 'prisma.postgres.config.ts', url: process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
+  {
+    dir: 'postgres',
+    config: 'prisma.postgres.config.ts',
+    url: process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+  },
 ];
 
 export function diffSql({ config, url, from, to }) {
   const fromArgs = from ? ['--from-schema-datamodel', from] : ['--from-empty'];
-  return execFileSync(prismaBin, ['migrate', 'diff', '--config', config, ...fromArgs, '--to-schema-datamodel', to, '--script'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: url },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return execFileSync(
+    prismaBin,
+    ['migrate', 'diff', '--config', config, ...fromArgs, '--to-schema-datamodel', to, '--script'],
+    {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: url },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
 }
 
 function nextMigration(name) {

@@ -110,7 +110,10 @@ async function migratePostgres(url: string, migrations: Migration[]): Promise<Mi
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);
-        await client.query('INSERT INTO "_svc_migrations" ("id", "checksum") VALUES ($1, $2)', [migration.id, migration.checksum]);
+        await client.query('INSERT INTO "_svc_migrations" ("id", "checksum") VALUES ($1, $2)', [
+          migration.id,
+          migration.checksum,
+        ]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');

@@ -27,11 +27,19 @@ describe.each(TEST_PROVIDERS)('database on %s', (provider) => {
       data: { project_id: project.id, created_by: user.id, requirement: 'line 1\nline 2 ✓', title: 'line 1' },
     });
     await db.executionLogEntry.create({
-      data: { workflow_id: workflow.id, seq: 1, tool_name: 'save_memo', tool_input: { note: 'ü', n: [1, 2] }, output: 'ok' },
+      data: {
+        workflow_id: workflow.id,
+        seq: 1,
+        tool_name: 'save_memo',
+        tool_input: { note: 'ü', n: [1, 2] },
+        output: 'ok',
+      },
     });
     const article = await db.kbArticle.create({ data: { title: 'T', content: '## A' } });
     const blob = new Uint8Array([0, 1, 2, 255]);
-    await db.kbChunk.create({ data: { article_id: article.id, index: 0, text: '## A', embedding: blob, embedder: 'x' } });
+    await db.kbChunk.create({
+      data: { article_id: article.id, index: 0, text: '## A', embedding: blob, embedder: 'x' },
+    });
 
     const log = await db.executionLogEntry.findFirstOrThrow({ where: { workflow_id: workflow.id } });
     expect(log.tool_input).toEqual({ note: 'ü', n: [1, 2] });

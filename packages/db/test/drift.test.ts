@@ -10,13 +10,28 @@ const root = join(__dirname, '..');
 const prisma = join(root, 'node_modules/.bin/prisma');
 const dirOf = (provider: string) => (provider === 'postgresql' ? 'postgres' : 'sqlite');
 // The CLI's SQLite adapter needs a file it can create; the diff itself does not touch it.
-const cliUrl = (provider: string) => (provider === 'postgresql' ? TEST_POSTGRES_URL : `file:${join(tmpdir(), `svc-drift-${process.pid}.db`)}`);
+const cliUrl = (provider: string) =>
+  provider === 'postgresql' ? TEST_POSTGRES_URL : `file:${join(tmpdir(), `svc-drift-${process.pid}.db`)}`;
 
 function migrateDiff(provider: string, fromArgs: string[]): string {
   return execFileSync(
     prisma,
-    ['migrate', 'diff', '--config', `prisma.${dirOf(provider)}.config.ts`, ...fromArgs, '--to-schema-datamodel', `prisma/${dirOf(provider)}/schema.prisma`, '--script'],
-    { cwd: root, env: { ...process.env, DATABASE_URL: cliUrl(provider) }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    [
+      'migrate',
+      'diff',
+      '--config',
+      `prisma.${dirOf(provider)}.config.ts`,
+      ...fromArgs,
+      '--to-schema-datamodel',
+      `prisma/${dirOf(provider)}/schema.prisma`,
+      '--script',
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: cliUrl(provider) },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
 }
 
@@ -25,7 +40,9 @@ async function structureOf(database: TestDatabase): Promise<string[]> {
   if (database.provider === 'sqlite') {
     const client = createClient({ url: database.url });
     try {
-      const objects = await client.execute(`SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name <> '_svc_migrations' ORDER BY name`);
+      const objects = await client.execute(
+        `SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name <> '_svc_migrations' ORDER BY name`,
+      );
       return objects.rows.map((row) => `${row.type} ${row.name} ${String(row.sql ?? '').replace(/\s+/g, ' ')}`);
     } finally {
       client.close();
@@ -38,14 +55,20 @@ async function structureOf(database: TestDatabase): Promise<string[]> {
       `SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns
        WHERE table_schema = 'public' AND table_name <> '_svc_migrations' ORDER BY table_name, column_name`,
     );
-    const indexes = await client.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename <> '_svc_migrations' ORDER BY indexname`);
+    const indexes = await client.query(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename <> '_svc_migrations' ORDER BY indexname`,
+    );
     const constraints = await client.query(
       `SELECT conname, pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY conname`,
     );
     return [
-      ...columns.rows.map((r) => `column ${r.table_name}.${r.column_name} ${r.data_type} ${r.is_nullable} ${r.column_default}`),
+      ...columns.rows.map(
+        (r) => `column ${r.table_name}.${r.column_name} ${r.data_type} ${r.is_nullable} ${r.column_default}`,
+      ),
       ...indexes.rows.map((r) => `index ${r.indexname} ${r.indexdef}`),
-      ...constraints.rows.filter((r) => !String(r.conname).startsWith('_svc')).map((r) => `constraint ${r.conname} ${r.def}`),
+      ...constraints.rows
+        .filter((r) => !String(r.conname).startsWith('_svc'))
+        .map((r) => `constraint ${r.conname} ${r.def}`),
     ];
   } finally {
     await client.end();
@@ -70,12 +93,17 @@ jest.setTimeout(120_000);
 
 describe('schema and migrations stay in sync', () => {
   it('has provider schemas generated from schema.source.prisma', () => {
-    expect(() => execFileSync(process.execPath, ['scripts/schemas.mjs', '--check'], { cwd: root, stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, ['scripts/schemas.mjs', '--check'], { cwd: root, stdio: 'pipe' }),
+    ).not.toThrow();
   });
 
   describe.each(TEST_PROVIDERS)('on %s', (provider) => {
     it('has no schema change since the last migration', () => {
-      const sql = migrateDiff(provider, ['--from-schema-datamodel', `migrations/${dirOf(provider)}/schema.snapshot.prisma`]);
+      const sql = migrateDiff(provider, [
+        '--from-schema-datamodel',
+        `migrations/${dirOf(provider)}/schema.snapshot.prisma`,
+      ]);
       expect(sql).toMatch(/empty migration/);
     });
 

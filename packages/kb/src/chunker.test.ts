@@ -20,7 +20,18 @@ describe('chunkArticle', () => {
   });
 
   it('does not split at ## inside ``` or ~~~ fences', () => {
-    const content = ['## Shell', '```sh', '## not a heading', '```', 'after', '~~~', '## also not', '~~~', '## Next', 'x'].join('\n');
+    const content = [
+      '## Shell',
+      '```sh',
+      '## not a heading',
+      '```',
+      'after',
+      '~~~',
+      '## also not',
+      '~~~',
+      '## Next',
+      'x',
+    ].join('\n');
     expect(summary(content).map((c) => c.heading)).toEqual(['Shell', 'Next']);
     expect(summary(content)[0]?.text).toContain('## also not');
   });
@@ -78,13 +89,17 @@ describe('chunkArticle', () => {
   });
 
   it('throws a KbError for an article without string fields', () => {
-    expect(() => chunkArticle({ id: 'x', title: 'y' } as unknown as Parameters<typeof chunkArticle>[0])).toThrow(KbError);
+    expect(() => chunkArticle({ id: 'x', title: 'y' } as unknown as Parameters<typeof chunkArticle>[0])).toThrow(
+      KbError,
+    );
     expect(() => chunkArticle(null as unknown as Parameters<typeof chunkArticle>[0])).toThrow(KbError);
   });
 });
 
 describe('chunkEmbeddingText', () => {
   it('puts the article title before the section text', () => {
-    expect(chunkEmbeddingText({ article_title: 'Deploying', text: '## Install\nRun it.' })).toBe('Deploying\n\n## Install\nRun it.');
+    expect(chunkEmbeddingText({ article_title: 'Deploying', text: '## Install\nRun it.' })).toBe(
+      'Deploying\n\n## Install\nRun it.',
+    );
   });
 });

@@ -28,7 +28,13 @@ export function chunkArticle(article: KbArticleInput): KbChunk[] {
   for (const section of sections) {
     const text = trimBlankLines(section.lines).join('\n');
     if (section.heading === null && text === '') continue;
-    chunks.push({ article_id: article.id, article_title: article.title, heading: section.heading, index: chunks.length, text });
+    chunks.push({
+      article_id: article.id,
+      article_title: article.title,
+      heading: section.heading,
+      index: chunks.length,
+      text,
+    });
   }
   return chunks;
 }

@@ -6,7 +6,11 @@ import { KbError } from './errors';
 const chunks = chunkArticle({ id: 'a', title: 'Guide', content: 'intro\n## One\nfirst\n## Two\nsecond' });
 
 // Embedders that break the interface's promises, as a misconfigured remote endpoint might.
-const faulty = (vectors: Float32Array[]): Embedder => ({ id: 'faulty', dimensions: 4, embed: () => Promise.resolve(vectors) });
+const faulty = (vectors: Float32Array[]): Embedder => ({
+  id: 'faulty',
+  dimensions: 4,
+  embed: () => Promise.resolve(vectors),
+});
 
 describe('embedChunks', () => {
   it('attaches the embedding of title plus text to every chunk', async () => {
@@ -25,7 +29,9 @@ describe('embedChunks', () => {
 
   it('rejects a wrong vector count, length or a non-finite value', async () => {
     await expect(embedChunks(chunks, faulty([new Float32Array(4)]))).rejects.toThrow(KbError);
-    await expect(embedChunks(chunks, faulty([0, 1, 2].map(() => new Float32Array(3))))).rejects.toThrow(/wrong type or length/);
+    await expect(embedChunks(chunks, faulty([0, 1, 2].map(() => new Float32Array(3))))).rejects.toThrow(
+      /wrong type or length/,
+    );
     const bad = [0, 1, 2].map(() => new Float32Array([1, 0, 0, Number.POSITIVE_INFINITY]));
     await expect(embedChunks(chunks, faulty(bad))).rejects.toMatchObject({ code: 'invalid_embedding' });
   });

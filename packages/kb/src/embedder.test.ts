@@ -27,12 +27,20 @@ describe('createHashingEmbedder', () => {
     const nonZero = Array.from(vector.entries()).filter(([, x]) => x !== 0);
     expect(nonZero).toHaveLength(24);
     expect(nonZero.slice(0, 6).map(([i, x]) => [i, Number(x.toFixed(6))])).toEqual([
-      [8, 0.137074], [12, -0.137074], [29, 0.137074], [63, -0.137074], [69, -0.137074], [73, -0.456912],
+      [8, 0.137074],
+      [12, -0.137074],
+      [29, 0.137074],
+      [63, -0.137074],
+      [69, -0.137074],
+      [73, -0.456912],
     ]);
   });
 
   it('returns unit-length vectors of the configured size', async () => {
-    const [short, long] = await createHashingEmbedder({ dimensions: 128 }).embed(['key', 'A much longer text about deploying services. '.repeat(50)]);
+    const [short, long] = await createHashingEmbedder({ dimensions: 128 }).embed([
+      'key',
+      'A much longer text about deploying services. '.repeat(50),
+    ]);
     for (const vector of [short, long] as Float32Array[]) {
       expect(vector).toHaveLength(128);
       expect(l2Norm(vector)).toBeCloseTo(1, 5);
@@ -49,7 +57,20 @@ describe('createHashingEmbedder', () => {
   });
 
   it('tokenizes letters and numbers of any script, composing combining marks', async () => {
-    expect(words("Привет, мир! 東京タワー café-42 naïve e\u0301t\u00e9 x_y")).toEqual(['привет', 'мир', '東京', '京タ', 'タワ', 'ワー', 'café', '42', 'naïve', '\u00e9t\u00e9', 'x', 'y']);
+    expect(words('Привет, мир! 東京タワー café-42 naïve e\u0301t\u00e9 x_y')).toEqual([
+      'привет',
+      'мир',
+      '東京',
+      '京タ',
+      'タワ',
+      'ワー',
+      'café',
+      '42',
+      'naïve',
+      '\u00e9t\u00e9',
+      'x',
+      'y',
+    ]);
     const russian = await embedOne('Привет мир');
     expect(cosineSimilarity(russian, await embedOne('мир'))).toBeGreaterThan(0.3);
     const tower = await embedOne('東京タワーの高さ');
@@ -59,11 +80,14 @@ describe('createHashingEmbedder', () => {
 
   it('scores shared words and word forms above unrelated text', async () => {
     const query = await embedOne('rotating keys');
-    expect(cosineSimilarity(query, await embedOne('How to rotate a key'))).toBeGreaterThan(cosineSimilarity(query, await embedOne('Boil the pasta water')));
+    expect(cosineSimilarity(query, await embedOne('How to rotate a key'))).toBeGreaterThan(
+      cosineSimilarity(query, await embedOne('Boil the pasta water')),
+    );
   });
 
   it('rejects bad dimensions and non-string input with a KbError', async () => {
-    for (const dimensions of [0, -1, 1.5, 70000, Number.NaN]) expect(() => createHashingEmbedder({ dimensions })).toThrow(KbError);
+    for (const dimensions of [0, -1, 1.5, 70000, Number.NaN])
+      expect(() => createHashingEmbedder({ dimensions })).toThrow(KbError);
     await expect(createHashingEmbedder().embed([42 as unknown as string])).rejects.toThrow(KbError);
     await expect(createHashingEmbedder().embed('text' as unknown as string[])).rejects.toThrow(KbError);
   });

@@ -37,7 +37,10 @@ export function hashingVector(text: string, dimensions: number): Float32Array {
 export function createHashingEmbedder(options: HashingEmbedderOptions = {}): Embedder {
   const dimensions = options.dimensions ?? DEFAULT_HASHING_DIMENSIONS;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
-    throw new KbError('invalid_argument', `dimensions must be an integer from 1 to ${MAX_DIMENSIONS}, got ${String(dimensions)}`);
+    throw new KbError(
+      'invalid_argument',
+      `dimensions must be an integer from 1 to ${MAX_DIMENSIONS}, got ${String(dimensions)}`,
+    );
   }
   return {
     id: `hashing-v1-${dimensions}`,

@@ -45,9 +45,13 @@ describe('splitKbText', () => {
 
 describe('joinKbText', () => {
   it('renders # title, blank line, content, articles separated by a blank line', () => {
-    expect(joinKbText([{ title: 'A', content: 'a1\na2' }, { title: 'B', content: '' }, { title: 'C', content: 'c' }])).toBe(
-      '# A\n\na1\na2\n\n# B\n\n\n\n# C\n\nc',
-    );
+    expect(
+      joinKbText([
+        { title: 'A', content: 'a1\na2' },
+        { title: 'B', content: '' },
+        { title: 'C', content: 'c' },
+      ]),
+    ).toBe('# A\n\na1\na2\n\n# B\n\n\n\n# C\n\nc');
     expect(joinKbText([])).toBe('');
   });
 
@@ -71,7 +75,10 @@ describe('join then split', () => {
     .map((line) => [line]);
   const heading = fc.tuple(fc.constantFrom('## ', '### ', '#### '), title).map(([h, t]) => [h + t]);
   const fenced = fc
-    .tuple(fc.constantFrom('```', '~~~', '````', '~~~~'), fc.array(fc.constantFrom('# not a title', '## not a section', 'code();', '', '  # indented'), { maxLength: 4 }))
+    .tuple(
+      fc.constantFrom('```', '~~~', '````', '~~~~'),
+      fc.array(fc.constantFrom('# not a title', '## not a section', 'code();', '', '  # indented'), { maxLength: 4 }),
+    )
     .map(([fence, body]) => [fence + (fence.startsWith('`') ? 'sh' : ''), ...body, fence]);
   const blank = fc.constant(['']);
   const content = fc.array(fc.oneof(paragraph, heading, fenced, blank), { maxLength: 8 }).map((blocks) => {

@@ -92,7 +92,9 @@ const CASES: Array<[query: string, articleId: string, heading: string]> = [
 
 describe('search relevance with the hashing embedder', () => {
   const embedder = createHashingEmbedder();
-  const indexed = Promise.all(ARTICLES.map((article) => embedChunks(chunkArticle(article), embedder))).then((lists) => lists.flat());
+  const indexed = Promise.all(ARTICLES.map((article) => embedChunks(chunkArticle(article), embedder))).then((lists) =>
+    lists.flat(),
+  );
 
   it.each(CASES)('ranks the matching section first for %j', async (query, articleId, heading) => {
     const results = await searchKb(query, embedder, await indexed);

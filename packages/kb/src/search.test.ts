@@ -31,11 +31,18 @@ describe('cosineTopK', () => {
   });
 
   it('skips a candidate whose vector holds NaN', () => {
-    expect(cosineTopK(v(1, 0), [{ id: 'bad', vector: v(Number.NaN, 0) }, { id: 'ok', vector: v(1, 0) }]).map((c) => c.id)).toEqual(['ok']);
+    expect(
+      cosineTopK(v(1, 0), [
+        { id: 'bad', vector: v(Number.NaN, 0) },
+        { id: 'ok', vector: v(1, 0) },
+      ]).map((c) => c.id),
+    ).toEqual(['ok']);
   });
 
   it('throws for mismatched dimensions and a bad k', () => {
-    expect(() => cosineTopK(v(1, 0), [{ vector: v(1, 0, 0) }])).toThrow(expect.objectContaining({ code: 'dimension_mismatch' }));
+    expect(() => cosineTopK(v(1, 0), [{ vector: v(1, 0, 0) }])).toThrow(
+      expect.objectContaining({ code: 'dimension_mismatch' }),
+    );
     expect(() => cosineTopK(v(1, 0), [], -1)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
     expect(() => cosineTopK(v(1, 0), [], 1.5)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
   });
@@ -65,7 +72,13 @@ describe('cosineTopK', () => {
 });
 
 describe('searchChunks and searchKb', () => {
-  const chunk = (article_id: string, text: string, vector: Float32Array) => ({ article_id, article_title: `T ${article_id}`, text, vector, heading: null });
+  const chunk = (article_id: string, text: string, vector: Float32Array) => ({
+    article_id,
+    article_title: `T ${article_id}`,
+    text,
+    vector,
+    heading: null,
+  });
 
   it('produces the KbSearchResult wire shape only', () => {
     const results = searchChunks(v(1, 0), [chunk('a', 'alpha', v(1, 0)), chunk('b', 'beta', v(0, 1))], 1);
@@ -75,7 +88,10 @@ describe('searchChunks and searchKb', () => {
   it('embeds the query with the given embedder', async () => {
     const embedder = createHashingEmbedder({ dimensions: 64 });
     const [pasta, cars] = await embedder.embed(['boiling pasta water', 'car engine oil']);
-    const results = await searchKb('how long to boil pasta', embedder, [chunk('cars', 'engine', cars as Float32Array), chunk('food', 'pasta', pasta as Float32Array)]);
+    const results = await searchKb('how long to boil pasta', embedder, [
+      chunk('cars', 'engine', cars as Float32Array),
+      chunk('food', 'pasta', pasta as Float32Array),
+    ]);
     expect(results.map((r) => r.article_id)).toEqual(['food', 'cars']);
   });
 });

@@ -15,14 +15,19 @@ export interface SearchableChunk {
 export const DEFAULT_TOP_K = 5;
 
 function assertK(k: number): void {
-  if (!Number.isSafeInteger(k) || k < 0) throw new KbError('invalid_argument', `k must be a non-negative integer, got ${String(k)}`);
+  if (!Number.isSafeInteger(k) || k < 0)
+    throw new KbError('invalid_argument', `k must be a non-negative integer, got ${String(k)}`);
 }
 
 /**
  * The `k` candidates most cosine-similar to `query`, best first, each with its `score`. Equal scores
  * keep the candidates' order. A candidate whose score is not a number (a corrupt vector) is skipped.
  */
-export function cosineTopK<T extends { vector: Float32Array }>(query: Float32Array, candidates: readonly T[], k = DEFAULT_TOP_K): Array<Scored<T>> {
+export function cosineTopK<T extends { vector: Float32Array }>(
+  query: Float32Array,
+  candidates: readonly T[],
+  k = DEFAULT_TOP_K,
+): Array<Scored<T>> {
   if (!(query instanceof Float32Array)) throw new KbError('invalid_argument', 'query must be a Float32Array');
   if (!Array.isArray(candidates)) throw new KbError('invalid_argument', 'candidates must be an array');
   assertK(k);
@@ -30,9 +35,13 @@ export function cosineTopK<T extends { vector: Float32Array }>(query: Float32Arr
   const scored: Array<{ at: number; score: number }> = [];
   candidates.forEach((candidate, at) => {
     const vector = candidate?.vector;
-    if (!(vector instanceof Float32Array)) throw new KbError('invalid_argument', `candidate ${at} has no Float32Array vector`);
+    if (!(vector instanceof Float32Array))
+      throw new KbError('invalid_argument', `candidate ${at} has no Float32Array vector`);
     if (vector.length !== query.length) {
-      throw new KbError('dimension_mismatch', `candidate ${at} has ${vector.length} dimensions, the query has ${query.length}`);
+      throw new KbError(
+        'dimension_mismatch',
+        `candidate ${at} has ${vector.length} dimensions, the query has ${query.length}`,
+      );
     }
     const score = cosineWithNorm(query, queryNorm, vector);
     if (!Number.isNaN(score)) scored.push({ at, score });
@@ -42,14 +51,29 @@ export function cosineTopK<T extends { vector: Float32Array }>(query: Float32Arr
 }
 
 /** Top-k chunks for a query vector, in the `GET /kb/search` wire shape. */
-export function searchChunks(query: Float32Array, chunks: readonly SearchableChunk[], k = DEFAULT_TOP_K): KbSearchResult[] {
-  return cosineTopK(query, chunks, k).map(({ article_id, article_title, text, score }) => ({ article_id, article_title, text, score }));
+export function searchChunks(
+  query: Float32Array,
+  chunks: readonly SearchableChunk[],
+  k = DEFAULT_TOP_K,
+): KbSearchResult[] {
+  return cosineTopK(query, chunks, k).map(({ article_id, article_title, text, score }) => ({
+    article_id,
+    article_title,
+    text,
+    score,
+  }));
 }
 
 /** Embeds `query` with `embedder` and searches `chunks` (which must come from the same embedder). */
-export async function searchKb(query: string, embedder: Embedder, chunks: readonly SearchableChunk[], k = DEFAULT_TOP_K): Promise<KbSearchResult[]> {
+export async function searchKb(
+  query: string,
+  embedder: Embedder,
+  chunks: readonly SearchableChunk[],
+  k = DEFAULT_TOP_K,
+): Promise<KbSearchResult[]> {
   if (typeof query !== 'string') throw new KbError('invalid_argument', 'query must be a string');
   const [vector] = await embedder.embed([query]);
-  if (!(vector instanceof Float32Array)) throw new KbError('invalid_embedding', `embedder ${embedder.id} returned no vector for the query`);
+  if (!(vector instanceof Float32Array))
+    throw new KbError('invalid_embedding', `embedder ${embedder.id} returned no vector for the query`);
   return searchChunks(vector, chunks, k);
 }

@@ -62,7 +62,9 @@ describe('cosineSimilarity and l2Normalize', () => {
   });
 
   it('throws dimension_mismatch for different lengths', () => {
-    expect(() => cosineSimilarity(new Float32Array(2), new Float32Array(3))).toThrow(expect.objectContaining({ code: 'dimension_mismatch' }));
+    expect(() => cosineSimilarity(new Float32Array(2), new Float32Array(3))).toThrow(
+      expect.objectContaining({ code: 'dimension_mismatch' }),
+    );
   });
 
   it('scales to unit length and leaves the zero vector alone', () => {

@@ -27,7 +27,12 @@ export function bytesToFloat32(bytes: Uint8Array): Float32Array {
   const bits = new Uint32Array(bytes.length / 4);
   for (let i = 0; i < bits.length; i++) {
     const at = i * 4;
-    bits[i] = ((bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24)) >>> 0;
+    bits[i] =
+      ((bytes[at] as number) |
+        ((bytes[at + 1] as number) << 8) |
+        ((bytes[at + 2] as number) << 16) |
+        ((bytes[at + 3] as number) << 24)) >>>
+      0;
   }
   return new Float32Array(bits.buffer);
 }
@@ -48,7 +53,8 @@ export function l2Normalize(vector: Float32Array): Float32Array {
 
 /** Cosine similarity in [-1, 1]; 0 when either vector is zero. Lengths must match. */
 export function cosineSimilarity(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) throw new KbError('dimension_mismatch', `vector lengths differ: ${a.length} and ${b.length}`);
+  if (a.length !== b.length)
+    throw new KbError('dimension_mismatch', `vector lengths differ: ${a.length} and ${b.length}`);
   return cosineWithNorm(a, l2Norm(a), b);
 }
 

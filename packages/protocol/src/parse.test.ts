@@ -9,7 +9,10 @@ const Shape = z.discriminatedUnion('type', [
 
 describe('parseWith', () => {
   it('returns the parsed value on success', () => {
-    expect(parseWith(Point, { x: 1, tags: [{ name: 'a' }] })).toEqual({ ok: true, value: { x: 1, tags: [{ name: 'a' }] } });
+    expect(parseWith(Point, { x: 1, tags: [{ name: 'a' }] })).toEqual({
+      ok: true,
+      value: { x: 1, tags: [{ name: 'a' }] },
+    });
   });
 
   it('names the dotted path of a nested problem', () => {

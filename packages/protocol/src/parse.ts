@@ -61,7 +61,9 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): ProtocolIssue[]
   if (issue.code === 'invalid_union' && 'discriminator' in issue && typeof issue.discriminator === 'string') {
     const value = valueAt(input, issue.path);
     const message =
-      value === undefined ? `missing ${issue.discriminator}` : `unknown ${issue.discriminator} ${JSON.stringify(value)}`;
+      value === undefined
+        ? `missing ${issue.discriminator}`
+        : `unknown ${issue.discriminator} ${JSON.stringify(value)}`;
     return [{ path: joinPath(issue.path), message }];
   }
   return [{ path: joinPath(issue.path), message: issue.message }];

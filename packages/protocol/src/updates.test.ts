@@ -3,7 +3,15 @@ import { UPDATE_DATA_SCHEMAS, UPDATE_KINDS, UpdateBodySchema, UpdateKindSchema }
 
 describe('update kinds', () => {
   it('lists the seven kinds of CONTRACT section 4', () => {
-    expect([...UPDATE_KINDS].sort()).toEqual(['file_changed', 'llm_call', 'log_entry', 'report', 'snapshot', 'status', 'title']);
+    expect([...UPDATE_KINDS].sort()).toEqual([
+      'file_changed',
+      'llm_call',
+      'log_entry',
+      'report',
+      'snapshot',
+      'status',
+      'title',
+    ]);
     expect(UpdateKindSchema.options).toEqual(UPDATE_KINDS);
   });
 
@@ -17,7 +25,10 @@ describe('update kinds', () => {
 
   it('keeps a snapshot pending_question optional for older workers', () => {
     const data = { phase: 'planning', current_step: null, steps: [], memo: [] };
-    expect(parseWith(UpdateBodySchema, { kind: 'snapshot', data })).toEqual({ ok: true, value: { kind: 'snapshot', data } });
+    expect(parseWith(UpdateBodySchema, { kind: 'snapshot', data })).toEqual({
+      ok: true,
+      value: { kind: 'snapshot', data },
+    });
   });
 
   it('rejects a fractional current_step', () => {

@@ -19,14 +19,60 @@ const env = { workflow_id: 'wf-1', project_id: 'p-1', seq: 7, ts: '2026-01-02T03
 
 const serverMessages: BrowserServerMessage[] = [
   { ...env, type: 'plan_step_status', data: { index: 1, title: 'Build', status: 'running' } },
-  { ...env, type: 'llm_call', data: { id: 'c1', phase: 'executing', model: 'm', prompt_tokens: 1, completion_tokens: 2, latency_ms: 3, step_index: 1, created_at: env.ts } },
+  {
+    ...env,
+    type: 'llm_call',
+    data: {
+      id: 'c1',
+      phase: 'executing',
+      model: 'm',
+      prompt_tokens: 1,
+      completion_tokens: 2,
+      latency_ms: 3,
+      step_index: 1,
+      created_at: env.ts,
+    },
+  },
   { ...env, type: 'workflow_update', data: { kind: 'title', data: { title: 'Todo app' } } },
   { ...env, type: 'workflow_status', data: { status: 'waiting_user', question: 'Which port?' } },
   { ...env, type: 'workflow_title', data: { title: 'Todo app' } },
-  { ...env, type: 'log_entry', data: { id: 'l1', seq: 4, step_index: null, tool_name: 'kb_search', tool_input: 'query: ports\n', output: '[]', is_error: false, created_at: env.ts } },
+  {
+    ...env,
+    type: 'log_entry',
+    data: {
+      id: 'l1',
+      seq: 4,
+      step_index: null,
+      tool_name: 'kb_search',
+      tool_input: 'query: ports\n',
+      output: '[]',
+      is_error: false,
+      created_at: env.ts,
+    },
+  },
   { ...env, type: 'file_changed', data: { path: 'a.txt', size: 0, deleted: true } },
-  { seq: 0, ts: env.ts, type: 'worker_status', data: { id: 'wk', name: 'w1', labels: [], capacity: 1, active: 0, status: 'offline', last_seen_at: env.ts, version: '1' } },
-  { project_id: 'p-1', seq: 0, ts: env.ts, type: 'project_changed', data: { change: 'workflow_created', workflow_id: 'wf-2' } },
+  {
+    seq: 0,
+    ts: env.ts,
+    type: 'worker_status',
+    data: {
+      id: 'wk',
+      name: 'w1',
+      labels: [],
+      capacity: 1,
+      active: 0,
+      status: 'offline',
+      last_seen_at: env.ts,
+      version: '1',
+    },
+  },
+  {
+    project_id: 'p-1',
+    seq: 0,
+    ts: env.ts,
+    type: 'project_changed',
+    data: { change: 'workflow_created', workflow_id: 'wf-2' },
+  },
   { type: 'subscribed', workflow_id: 'wf-1', last_seq: 7 },
   { type: 'error', error: { code: 'not_found', message: 'no such workflow' } },
 ];
@@ -58,10 +104,18 @@ describe('browser server messages', () => {
 
   it.each([
     ['unknown type', { ...env, type: 'chat', data: {} }, 'type'],
-    ['plan step with a bad status', { ...env, type: 'plan_step_status', data: { index: 0, title: 't', status: 'skipped' } }, 'data.status'],
+    [
+      'plan step with a bad status',
+      { ...env, type: 'plan_step_status', data: { index: 0, title: 't', status: 'skipped' } },
+      'data.status',
+    ],
     ['event without ts', { seq: 1, type: 'workflow_title', data: { title: 't' } }, 'ts'],
     ['ts that is not RFC 3339', { ...env, ts: '02/01/2026', type: 'workflow_title', data: { title: 't' } }, 'ts'],
-    ['workflow_update of an unknown kind', { ...env, type: 'workflow_update', data: { kind: 'chat', data: {} } }, 'data.kind'],
+    [
+      'workflow_update of an unknown kind',
+      { ...env, type: 'workflow_update', data: { kind: 'chat', data: {} } },
+      'data.kind',
+    ],
     ['subscribed without last_seq', { type: 'subscribed', workflow_id: 'w' }, 'last_seq'],
   ])('rejects %s at %s', (_name, message, path) => {
     const result = parseWith(BrowserServerMessageSchema, message);

@@ -22,12 +22,34 @@ const snapshot: SnapshotData = {
 const update = { type: 'update', workflow_id: 'wf-1', seq: 3 } as const;
 
 const workerMessages: WorkerToServerMessage[] = [
-  { type: 'register', protocol_version: WORKER_PROTOCOL_VERSION, name: 'w1', labels: ['gpu'], capacity: 2, version: '0.1.0', hostname: 'box' },
+  {
+    type: 'register',
+    protocol_version: WORKER_PROTOCOL_VERSION,
+    name: 'w1',
+    labels: ['gpu'],
+    capacity: 2,
+    version: '0.1.0',
+    hostname: 'box',
+  },
   { type: 'heartbeat' },
   { type: 'heartbeat', active_workflows: ['wf-1'] },
   { ...update, kind: 'snapshot', data: snapshot },
-  { ...update, kind: 'log_entry', data: { step_index: 0, tool_name: 'execute_on_worker', tool_input: { command: 'ls', nested: { a: [1] } }, output: 'a\n', is_error: false } },
-  { ...update, kind: 'llm_call', data: { phase: 'planning', model: 'm', prompt_tokens: 10, completion_tokens: 5, latency_ms: 120, step_index: null } },
+  {
+    ...update,
+    kind: 'log_entry',
+    data: {
+      step_index: 0,
+      tool_name: 'execute_on_worker',
+      tool_input: { command: 'ls', nested: { a: [1] } },
+      output: 'a\n',
+      is_error: false,
+    },
+  },
+  {
+    ...update,
+    kind: 'llm_call',
+    data: { phase: 'planning', model: 'm', prompt_tokens: 10, completion_tokens: 5, latency_ms: 120, step_index: null },
+  },
   { ...update, kind: 'status', data: { status: 'waiting_user', question: 'Which port?' } },
   { ...update, kind: 'status', data: { status: 'failed', error: 'LLM unreachable' } },
   { ...update, kind: 'title', data: { title: 'Todo app' } },
@@ -35,15 +57,47 @@ const workerMessages: WorkerToServerMessage[] = [
   { ...update, kind: 'file_changed', data: { path: 'src/a.ts', size: 12, sha256: 'a'.repeat(64) } },
   { type: 'exec_result', request_id: 'r1', exit_code: 0, output: 'ok', timed_out: false },
   { type: 'exec_result', request_id: 'r2', exit_code: null, output: '', timed_out: true },
-  { type: 'exec_request', request_id: 'r3', target_worker: 'w2', workflow_id: 'wf-1', command: 'nvidia-smi', timeout_seconds: 30 },
+  {
+    type: 'exec_request',
+    request_id: 'r3',
+    target_worker: 'w2',
+    workflow_id: 'wf-1',
+    command: 'nvidia-smi',
+    timeout_seconds: 30,
+  },
 ];
 
 const serverMessages: ServerToWorkerMessage[] = [
   { type: 'registered', worker_id: 'wk-1', protocol_version: 1, heartbeat_seconds: 15 },
   { type: 'ack', workflow_id: 'wf-1', seq: 3 },
-  { type: 'dispatch', action: 'start', workflow_id: 'wf-1', project_id: 'p-1', requirement: 'Build a\ntodo app', last_seq: 0 },
-  { type: 'dispatch', action: 'feedback', workflow_id: 'wf-1', project_id: 'p-1', requirement: 'r', template: 'react', snapshot, message: 'add tests', last_seq: 9 },
-  { type: 'dispatch', action: 'answer', workflow_id: 'wf-1', project_id: 'p-1', requirement: 'r', message: '8080', last_seq: 9 },
+  {
+    type: 'dispatch',
+    action: 'start',
+    workflow_id: 'wf-1',
+    project_id: 'p-1',
+    requirement: 'Build a\ntodo app',
+    last_seq: 0,
+  },
+  {
+    type: 'dispatch',
+    action: 'feedback',
+    workflow_id: 'wf-1',
+    project_id: 'p-1',
+    requirement: 'r',
+    template: 'react',
+    snapshot,
+    message: 'add tests',
+    last_seq: 9,
+  },
+  {
+    type: 'dispatch',
+    action: 'answer',
+    workflow_id: 'wf-1',
+    project_id: 'p-1',
+    requirement: 'r',
+    message: '8080',
+    last_seq: 9,
+  },
   { type: 'exec', request_id: 'r3', workflow_id: 'wf-1', command: 'nvidia-smi' },
   { type: 'exec_result', request_id: 'r3', exit_code: 1, output: 'not found', timed_out: false },
   { type: 'error', error: { code: 'invalid_input', message: 'seq: expected int' } },
@@ -54,23 +108,69 @@ function errorPath(result: ReturnType<typeof parseWith>): string | null {
 }
 
 describe('worker -> server messages', () => {
-  it.each(workerMessages.map((m) => [`${m.type}${'kind' in m ? `/${m.kind}` : ''}`, m]))('accepts and round-trips %s', (_name, message) => {
-    expect(parseJsonMessage(WorkerToServerMessageSchema, JSON.stringify(message))).toEqual({ ok: true, value: message });
-  });
+  it.each(workerMessages.map((m) => [`${m.type}${'kind' in m ? `/${m.kind}` : ''}`, m]))(
+    'accepts and round-trips %s',
+    (_name, message) => {
+      expect(parseJsonMessage(WorkerToServerMessageSchema, JSON.stringify(message))).toEqual({
+        ok: true,
+        value: message,
+      });
+    },
+  );
 
   it.each([
     ['unknown type', { type: 'hello' }, 'type'],
     ['unknown update kind', { ...update, kind: 'progress', data: {} }, 'kind'],
-    ['snapshot step without title', { ...update, kind: 'snapshot', data: { ...snapshot, steps: [{ description: 'd', status: 'done' }] } }, 'data.steps.0.title'],
-    ['snapshot step with a bad status', { ...update, kind: 'snapshot', data: { ...snapshot, steps: [{ title: 't', description: 'd', status: 'skipped' }] } }, 'data.steps.0.status'],
+    [
+      'snapshot step without title',
+      { ...update, kind: 'snapshot', data: { ...snapshot, steps: [{ description: 'd', status: 'done' }] } },
+      'data.steps.0.title',
+    ],
+    [
+      'snapshot step with a bad status',
+      {
+        ...update,
+        kind: 'snapshot',
+        data: { ...snapshot, steps: [{ title: 't', description: 'd', status: 'skipped' }] },
+      },
+      'data.steps.0.status',
+    ],
     ['seq 0', { ...update, seq: 0, kind: 'title', data: { title: 't' } }, 'seq'],
     ['fractional seq', { ...update, seq: 1.5, kind: 'title', data: { title: 't' } }, 'seq'],
-    ['tool_input that is not an object', { ...update, kind: 'log_entry', data: { step_index: 0, tool_name: 't', tool_input: 'ls', output: '', is_error: false } }, 'data.tool_input'],
-    ['negative token count', { ...update, kind: 'llm_call', data: { phase: 'executing', model: 'm', prompt_tokens: -1, completion_tokens: 0, latency_ms: 0, step_index: 0 } }, 'data.prompt_tokens'],
+    [
+      'tool_input that is not an object',
+      {
+        ...update,
+        kind: 'log_entry',
+        data: { step_index: 0, tool_name: 't', tool_input: 'ls', output: '', is_error: false },
+      },
+      'data.tool_input',
+    ],
+    [
+      'negative token count',
+      {
+        ...update,
+        kind: 'llm_call',
+        data: { phase: 'executing', model: 'm', prompt_tokens: -1, completion_tokens: 0, latency_ms: 0, step_index: 0 },
+      },
+      'data.prompt_tokens',
+    ],
     ['unknown workflow status', { ...update, kind: 'status', data: { status: 'waiting_approval' } }, 'data.status'],
-    ['sha256 that is not hex', { ...update, kind: 'file_changed', data: { path: 'a', size: 1, sha256: 'xyz' } }, 'data.sha256'],
-    ['register without capacity', { type: 'register', protocol_version: 1, name: 'w', labels: [], version: '1', hostname: 'h' }, 'capacity'],
-    ['exec_request without target', { type: 'exec_request', request_id: 'r', workflow_id: 'w', command: 'ls' }, 'target_worker'],
+    [
+      'sha256 that is not hex',
+      { ...update, kind: 'file_changed', data: { path: 'a', size: 1, sha256: 'xyz' } },
+      'data.sha256',
+    ],
+    [
+      'register without capacity',
+      { type: 'register', protocol_version: 1, name: 'w', labels: [], version: '1', hostname: 'h' },
+      'capacity',
+    ],
+    [
+      'exec_request without target',
+      { type: 'exec_request', request_id: 'r', workflow_id: 'w', command: 'ls' },
+      'target_worker',
+    ],
   ])('rejects %s at %s', (_name, message, path) => {
     expect(errorPath(parseWith(WorkerToServerMessageSchema, message))).toBe(path);
   });
@@ -82,16 +182,38 @@ describe('worker -> server messages', () => {
 });
 
 describe('server -> worker messages', () => {
-  it.each(serverMessages.map((m) => [`${m.type}${'action' in m ? `/${m.action}` : ''}`, m]))('accepts and round-trips %s', (_name, message) => {
-    expect(parseJsonMessage(ServerToWorkerMessageSchema, JSON.stringify(message))).toEqual({ ok: true, value: message });
-  });
+  it.each(serverMessages.map((m) => [`${m.type}${'action' in m ? `/${m.action}` : ''}`, m]))(
+    'accepts and round-trips %s',
+    (_name, message) => {
+      expect(parseJsonMessage(ServerToWorkerMessageSchema, JSON.stringify(message))).toEqual({
+        ok: true,
+        value: message,
+      });
+    },
+  );
 
   it.each([
     ['unknown type', { type: 'update' }, 'type'],
-    ['unknown dispatch action', { type: 'dispatch', action: 'pause', workflow_id: 'w', project_id: 'p', requirement: 'r', last_seq: 0 }, 'action'],
-    ['answer without message', { type: 'dispatch', action: 'answer', workflow_id: 'w', project_id: 'p', requirement: 'r', last_seq: 0 }, 'message'],
-    ['dispatch without last_seq', { type: 'dispatch', action: 'start', workflow_id: 'w', project_id: 'p', requirement: 'r' }, 'last_seq'],
-    ['exec with zero timeout', { type: 'exec', request_id: 'r', workflow_id: 'w', command: 'ls', timeout_seconds: 0 }, 'timeout_seconds'],
+    [
+      'unknown dispatch action',
+      { type: 'dispatch', action: 'pause', workflow_id: 'w', project_id: 'p', requirement: 'r', last_seq: 0 },
+      'action',
+    ],
+    [
+      'answer without message',
+      { type: 'dispatch', action: 'answer', workflow_id: 'w', project_id: 'p', requirement: 'r', last_seq: 0 },
+      'message',
+    ],
+    [
+      'dispatch without last_seq',
+      { type: 'dispatch', action: 'start', workflow_id: 'w', project_id: 'p', requirement: 'r' },
+      'last_seq',
+    ],
+    [
+      'exec with zero timeout',
+      { type: 'exec', request_id: 'r', workflow_id: 'w', command: 'ls', timeout_seconds: 0 },
+      'timeout_seconds',
+    ],
     ['error with unknown code', { type: 'error', error: { code: 'oops', message: 'm' } }, 'error.code'],
   ])('rejects %s at %s', (_name, message, path) => {
     expect(errorPath(parseWith(ServerToWorkerMessageSchema, message))).toBe(path);

@@ -2,7 +2,21 @@
 // truncation (CR LF, controls, Hangul syllables, combining marks, emoji modifier and ZWJ
 // sequences, flag pairs). Prepend characters and Indic conjuncts are not joined here.
 
-type Kind = 'cr' | 'lf' | 'control' | 'extend' | 'spacing' | 'zwj' | 'ri' | 'pict' | 'L' | 'V' | 'T' | 'LV' | 'LVT' | 'other';
+type Kind =
+  | 'cr'
+  | 'lf'
+  | 'control'
+  | 'extend'
+  | 'spacing'
+  | 'zwj'
+  | 'ri'
+  | 'pict'
+  | 'L'
+  | 'V'
+  | 'T'
+  | 'LV'
+  | 'LVT'
+  | 'other';
 
 const EXTEND = /^[\p{Grapheme_Extend}\p{Emoji_Modifier}\u{E0020}-\u{E007F}]$/u;
 const SPACING_MARK = /^[\p{Mc}\u0e33\u0eb3]$/u;

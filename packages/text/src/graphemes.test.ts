@@ -10,13 +10,13 @@ const NAMED: Record<string, string> = {
   'skin tone modifier': 'a👍🏽b',
   'ZWJ family': '👨‍👩‍👧‍👦!',
   'ZWJ with skin tones': '👩🏽‍🤝‍👨🏿.',
-  'flags': '🇫🇷🇩🇪🇯',
+  flags: '🇫🇷🇩🇪🇯',
   'tag sequence flag': '🏴󠁧󠁢󠁳󠁣󠁴󠁿x',
   'combining marks': 'e\u0301\u0323o\u0308',
   'CR LF': 'a\r\nb\n\rc',
   'Hangul jamo': '\u1100\u1161\u11a8\uac00\u11a8',
-  'keycap': '1\ufe0f\u20e3#',
-  'controls': 'a\u0000\u0301b\u200bc',
+  keycap: '1\ufe0f\u20e3#',
+  controls: 'a\u0000\u0301b\u200bc',
   'lone surrogates': 'a\ud83d\u0301\ude00b',
 };
 
@@ -35,8 +35,38 @@ describe('grapheme segmentation', () => {
 
   it('fallback matches Intl.Segmenter on mixes of the categories it handles', () => {
     const pieces = fc.constantFrom(
-      'a', 'Z', '7', ' ', 'é', '中', '\u0e01', '\u0e33', '\u093f', '\r', '\n', '\u0000', '\u0301', '\u0308', '\ufe0f', '\u200d', '\u200c',
-      '👍', '🏽', '🏿', '👨', '👩', '❤', '🇫', '🇷', '\u{e0067}', '🏴', '\u1100', '\u1161', '\u11a8', '\uac00', '\uac01',
+      'a',
+      'Z',
+      '7',
+      ' ',
+      'é',
+      '中',
+      '\u0e01',
+      '\u0e33',
+      '\u093f',
+      '\r',
+      '\n',
+      '\u0000',
+      '\u0301',
+      '\u0308',
+      '\ufe0f',
+      '\u200d',
+      '\u200c',
+      '👍',
+      '🏽',
+      '🏿',
+      '👨',
+      '👩',
+      '❤',
+      '🇫',
+      '🇷',
+      '\u{e0067}',
+      '🏴',
+      '\u1100',
+      '\u1161',
+      '\u11a8',
+      '\uac00',
+      '\uac01',
     );
     fc.assert(
       fc.property(fc.array(pieces, { maxLength: 24 }), (list) => {
@@ -49,9 +79,27 @@ describe('grapheme segmentation', () => {
 });
 
 describe('windowed segmentation of long text', () => {
-  const pieces = fc.constantFrom('abc ', '\n', '\r\n', '中文字', 'é', 'e\u0301', '👍🏽', '👨‍👩‍👧', '🇫🇷', '🇩', '\u0301', '\u200d', 'x'.repeat(40), '東京'.repeat(30));
+  const pieces = fc.constantFrom(
+    'abc ',
+    '\n',
+    '\r\n',
+    '中文字',
+    'é',
+    'e\u0301',
+    '👍🏽',
+    '👨‍👩‍👧',
+    '🇫🇷',
+    '🇩',
+    '\u0301',
+    '\u200d',
+    'x'.repeat(40),
+    '東京'.repeat(30),
+  );
   const longText = fc.array(pieces, { minLength: 20, maxLength: 200 }).map((list) => list.join(''));
-  const boundariesOf = (text: string): number[] => [0, ...[...segmenter.segment(text)].map((s) => s.index + s.segment.length)];
+  const boundariesOf = (text: string): number[] => [
+    0,
+    ...[...segmenter.segment(text)].map((s) => s.index + s.segment.length),
+  ];
 
   it('yields the clusters of the whole text across window edges', () => {
     fc.assert(
@@ -69,10 +117,13 @@ describe('windowed segmentation of long text', () => {
 
   it('finds the last boundary at or before any position', () => {
     fc.assert(
-      fc.property(longText.chain((text) => fc.tuple(fc.constant(text), fc.nat({ max: text.length }))), ([text, position]) => {
-        const expected = Math.max(...boundariesOf(text).filter((b) => b <= position));
-        expect(graphemeBoundaryAtOrBefore(text, position)).toBe(expected);
-      }),
+      fc.property(
+        longText.chain((text) => fc.tuple(fc.constant(text), fc.nat({ max: text.length }))),
+        ([text, position]) => {
+          const expected = Math.max(...boundariesOf(text).filter((b) => b <= position));
+          expect(graphemeBoundaryAtOrBefore(text, position)).toBe(expected);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

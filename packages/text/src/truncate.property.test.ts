@@ -3,16 +3,35 @@ import { truncateCodePoints, truncateUtf8 } from './truncate';
 
 // Oracles are Node built-ins and Intl.Segmenter, independent of the code under test.
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-const wellFormed = (text: string): boolean => !/\p{Cs}/u.test(text) && Buffer.from(text, 'utf8').toString('utf8') === text;
+const wellFormed = (text: string): boolean =>
+  !/\p{Cs}/u.test(text) && Buffer.from(text, 'utf8').toString('utf8') === text;
 
-const tricky = fc.constantFrom('👍🏽', '👨‍👩‍👧', '🇫🇷', '🇩', 'e\u0301', '\u0301', '\u200d', '\r\n', 'é', '€', '😀', '中', 'a', ' ');
+const tricky = fc.constantFrom(
+  '👍🏽',
+  '👨‍👩‍👧',
+  '🇫🇷',
+  '🇩',
+  'e\u0301',
+  '\u0301',
+  '\u200d',
+  '\r\n',
+  'é',
+  '€',
+  '😀',
+  '中',
+  'a',
+  ' ',
+);
 const piece = fc.oneof(
   tricky,
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 3 }),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 3 }),
 );
 const text = fc.array(piece, { maxLength: 60 }).map((pieces) => pieces.join(''));
-const anyUnits = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)), maxLength: 40 });
+const anyUnits = fc.string({
+  unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)),
+  maxLength: 40,
+});
 
 interface Unit {
   name: string;
@@ -42,14 +61,15 @@ const units: Unit[] = [
   },
 ];
 
-const withBudget = (unit: Unit) =>
-  text.chain((s) => fc.tuple(fc.constant(s), fc.nat({ max: unit.measure(s) + 4 })));
+const withBudget = (unit: Unit) => text.chain((s) => fc.tuple(fc.constant(s), fc.nat({ max: unit.measure(s) + 4 })));
 
 describe.each(units)('truncation by $name', (unit) => {
   // Splits a result into the kept prefix and its marker ('' when none).
   const split = (out: string, omitted: number, withMarker: boolean): { kept: string; marker: string } => {
     const marker = unit.marker(omitted);
-    return withMarker && omitted > 0 && out.endsWith(marker) ? { kept: out.slice(0, -marker.length), marker } : { kept: out, marker: '' };
+    return withMarker && omitted > 0 && out.endsWith(marker)
+      ? { kept: out.slice(0, -marker.length), marker }
+      : { kept: out, marker: '' };
   };
 
   it.each([false, true])('is a well-formed, grapheme-aligned prefix within budget (marker: %s)', (withMarker) => {
@@ -80,7 +100,8 @@ describe.each(units)('truncation by $name', (unit) => {
         if (!result.truncated) return;
         const { kept, marker } = split(result.text, result.omitted, withMarker);
         const longer = kept + nextCluster(input, kept.length);
-        const cost = unit.measure(longer) + (marker ? unit.measure(unit.marker(unit.measure(input) - unit.measure(longer))) : 0);
+        const cost =
+          unit.measure(longer) + (marker ? unit.measure(unit.marker(unit.measure(input) - unit.measure(longer))) : 0);
         expect(cost).toBeGreaterThan(budget);
         // The marker is left out only when even an empty prefix with a marker would not fit.
         if (withMarker && !marker) expect(unit.measure(unit.marker(unit.measure(input)))).toBeGreaterThan(budget);

@@ -36,7 +36,11 @@ describe('truncateUtf8', () => {
 
   it('cuts long text without ASCII at a character boundary', () => {
     expect(truncateBytes('中'.repeat(10_000), 1000)).toBe('中'.repeat(333));
-    expect(truncateUtf8(`${'👍🏽'.repeat(1000)}`, 4001)).toEqual({ text: '👍🏽'.repeat(500), truncated: true, omittedBytes: 4000 });
+    expect(truncateUtf8(`${'👍🏽'.repeat(1000)}`, 4001)).toEqual({
+      text: '👍🏽'.repeat(500),
+      truncated: true,
+      omittedBytes: 4000,
+    });
   });
 
   it('keeps CR LF together', () => {
@@ -60,7 +64,11 @@ describe('truncateUtf8', () => {
   });
 
   it('drops the marker when the budget cannot hold it, staying within budget', () => {
-    expect(truncateUtf8('abcdefghij'.repeat(3), 5, { marker: true })).toEqual({ text: 'abcde', truncated: true, omittedBytes: 25 });
+    expect(truncateUtf8('abcdefghij'.repeat(3), 5, { marker: true })).toEqual({
+      text: 'abcde',
+      truncated: true,
+      omittedBytes: 25,
+    });
   });
 
   it('gives the empty string for a zero budget', () => {

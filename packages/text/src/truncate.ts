@@ -33,7 +33,11 @@ const BYTES: Unit = {
   codePointCost: (cp) => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4),
   marker: (n) => `…[truncated ${n} bytes]`,
 };
-const CODE_POINTS: Unit = { measure: codePointLength, codePointCost: () => 1, marker: (n) => `…[truncated ${n} characters]` };
+const CODE_POINTS: Unit = {
+  measure: codePointLength,
+  codePointCost: () => 1,
+  marker: (n) => `…[truncated ${n} characters]`,
+};
 
 function decimalDigits(n: number): number {
   let digits = 1;
@@ -94,7 +98,11 @@ export function truncateBytes(text: string, maxBytes: number, options?: Truncate
 }
 
 /** Cuts `text` to at most `maxChars` Unicode code points, never inside a grapheme cluster. */
-export function truncateCodePoints(text: string, maxChars: number, options?: TruncateOptions): TruncateCodePointsResult {
+export function truncateCodePoints(
+  text: string,
+  maxChars: number,
+  options?: TruncateOptions,
+): TruncateCodePointsResult {
   assertText(text);
   assertBudget(maxChars, 'maxChars');
   const { text: out, omitted } = truncateBy(CODE_POINTS, text, maxChars, options?.marker === true);

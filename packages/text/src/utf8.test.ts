@@ -21,7 +21,10 @@ describe('utf8ByteLength', () => {
 
   it('agrees with Buffer.byteLength on any UTF-16 string', () => {
     fc.assert(
-      fc.property(fc.oneof(anyUnits, fc.string({ unit: 'binary' })), (s) => utf8ByteLength(s) === Buffer.byteLength(s, 'utf8')),
+      fc.property(
+        fc.oneof(anyUnits, fc.string({ unit: 'binary' })),
+        (s) => utf8ByteLength(s) === Buffer.byteLength(s, 'utf8'),
+      ),
       { numRuns: 1000 },
     );
   });
@@ -34,7 +37,10 @@ describe('codePointLength', () => {
   });
 
   it('agrees with spreading the string into code points', () => {
-    fc.assert(fc.property(anyUnits, (s) => codePointLength(s) === [...s].length), { numRuns: 1000 });
+    fc.assert(
+      fc.property(anyUnits, (s) => codePointLength(s) === [...s].length),
+      { numRuns: 1000 },
+    );
   });
 });
 

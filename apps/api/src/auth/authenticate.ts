@@ -20,7 +20,11 @@ export function tokenFromRequest(headers: { authorization?: string; cookie?: str
   return null;
 }
 
-export async function principalFromClaims(claims: TokenClaims, db: Db, adminUsers: Set<string>): Promise<Principal | null> {
+export async function principalFromClaims(
+  claims: TokenClaims,
+  db: Db,
+  adminUsers: Set<string>,
+): Promise<Principal | null> {
   switch (claims.scope) {
     case 'worker':
       return { kind: 'worker', claims };
@@ -44,7 +48,12 @@ export async function principalFromClaims(claims: TokenClaims, db: Db, adminUser
 }
 
 /** Resolves the caller from a token string; throws `unauthenticated` for a bad one. */
-export async function authenticateToken(token: string, tokens: TokenService, db: Db, adminUsers: Set<string>): Promise<Principal> {
+export async function authenticateToken(
+  token: string,
+  tokens: TokenService,
+  db: Db,
+  adminUsers: Set<string>,
+): Promise<Principal> {
   try {
     const principal = await principalFromClaims(await tokens.verify(token), db, adminUsers);
     if (principal) return principal;

@@ -1,6 +1,15 @@
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type CryptoKey, type JWK } from 'jose';
+import {
+  calculateJwkThumbprint,
+  exportJWK,
+  exportPKCS8,
+  generateKeyPair,
+  importJWK,
+  importPKCS8,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
 import { createPublicKey, createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import { ConfigError } from '../config';
 
@@ -19,7 +28,8 @@ export const generatedKeyPath = (dataDir: string) => join(dataDir, 'keys', 'jwt-
  * the data directory (mode 0600) so sessions survive a restart. Throws ConfigError for an unusable key.
  */
 export async function loadSigningKeys(privateKeyPath: string | null, dataDir: string): Promise<SigningKeys> {
-  if (privateKeyPath) return keysFromPem(readKeyFile(privateKeyPath, 'JWT_PRIVATE_KEY'), `JWT_PRIVATE_KEY (${privateKeyPath})`);
+  if (privateKeyPath)
+    return keysFromPem(readKeyFile(privateKeyPath, 'JWT_PRIVATE_KEY'), `JWT_PRIVATE_KEY (${privateKeyPath})`);
   const path = generatedKeyPath(dataDir);
   if (!existsSync(path)) await createKeyOnce(path);
   return keysFromPem(readKeyFile(path, 'the generated signing key'), path);
@@ -58,7 +68,8 @@ export async function keysFromPem(pem: string, source = 'jwt_private_key'): Prom
     throw new ConfigError(`${source} is not an unencrypted PEM private key`);
   }
   if (nodeKey.asymmetricKeyType !== 'ec' || nodeKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-    const found = nodeKey.asymmetricKeyType === 'ec' ? `EC ${nodeKey.asymmetricKeyDetails?.namedCurve}` : nodeKey.asymmetricKeyType;
+    const found =
+      nodeKey.asymmetricKeyType === 'ec' ? `EC ${nodeKey.asymmetricKeyDetails?.namedCurve}` : nodeKey.asymmetricKeyType;
     throw new ConfigError(`${source} must be an EC P-256 private key (ES256), found ${found}`);
   }
   const pkcs8 = nodeKey.export({ type: 'pkcs8', format: 'pem' }).toString();

@@ -3,7 +3,14 @@ import type { TokenClaims } from './tokens';
 
 /** Who is calling: a person (browser session or CI `api` token), a worker, or one workflow's job. */
 export type Principal =
-  | { kind: 'user'; user: User; isAdmin: boolean; scope: 'session' | 'api'; projectId: string | null; claims: TokenClaims }
+  | {
+      kind: 'user';
+      user: User;
+      isAdmin: boolean;
+      scope: 'session' | 'api';
+      projectId: string | null;
+      claims: TokenClaims;
+    }
   | { kind: 'worker'; claims: TokenClaims }
   | { kind: 'job'; projectId: string; workflowId: string; claims: TokenClaims };
 

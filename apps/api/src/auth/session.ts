@@ -17,13 +17,21 @@ export interface ExternalIdentity {
  * racing (a double click, two new users wanting one login) lose the unique constraint and look again.
  */
 export async function upsertUser(db: Db, identity: ExternalIdentity, attempts = 3): Promise<User> {
-  const existing = await db.user.findUnique({ where: { provider_provider_subject: { provider: identity.provider, provider_subject: identity.subject } } });
-  const profile = { email: identity.email ?? null, name: identity.name ?? null, avatar_url: identity.avatarUrl ?? null };
+  const existing = await db.user.findUnique({
+    where: { provider_provider_subject: { provider: identity.provider, provider_subject: identity.subject } },
+  });
+  const profile = {
+    email: identity.email ?? null,
+    name: identity.name ?? null,
+    avatar_url: identity.avatarUrl ?? null,
+  };
   if (existing) return db.user.update({ where: { id: existing.id }, data: profile });
   let login = identity.login;
   for (let n = 2; await db.user.findUnique({ where: { login } }); n++) login = `${identity.login}-${n}`;
   try {
-    return await db.user.create({ data: { ...profile, login, provider: identity.provider, provider_subject: identity.subject } });
+    return await db.user.create({
+      data: { ...profile, login, provider: identity.provider, provider_subject: identity.subject },
+    });
   } catch (error) {
     if (attempts <= 1 || classifyDbError(error) !== 'conflict') throw error;
     return upsertUser(db, identity, attempts - 1);
@@ -31,10 +39,22 @@ export async function upsertUser(db: Db, identity: ExternalIdentity, attempts = 
 }
 
 /** The session cookie's attributes; clearing it only works with the same ones it was set with. */
-export const sessionCookieOptions = (secure: boolean) => ({ httpOnly: true, sameSite: 'lax' as const, secure, path: '/' });
+export const sessionCookieOptions = (secure: boolean) => ({
+  httpOnly: true,
+  sameSite: 'lax' as const,
+  secure,
+  path: '/',
+});
 
 /** Issues a session JWT for the user and sets it as the `svc_session` cookie. */
 export async function startSession(deps: AppDeps, res: Response, userId: string, secure: boolean): Promise<void> {
-  const { token } = await deps.tokens.issue({ sub: userId, scope: 'session', ttlSeconds: deps.config.jwt.sessionTtlSeconds });
-  res.cookie(SESSION_COOKIE, token, { ...sessionCookieOptions(secure), maxAge: deps.config.jwt.sessionTtlSeconds * 1000 });
+  const { token } = await deps.tokens.issue({
+    sub: userId,
+    scope: 'session',
+    ttlSeconds: deps.config.jwt.sessionTtlSeconds,
+  });
+  res.cookie(SESSION_COOKIE, token, {
+    ...sessionCookieOptions(secure),
+    maxAge: deps.config.jwt.sessionTtlSeconds * 1000,
+  });
 }

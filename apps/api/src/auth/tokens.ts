@@ -57,7 +57,13 @@ export class TokenService {
     this.revocations = new RevocationCache(db, 2_000, now);
   }
 
-  async issue(input: { sub: string; scope: TokenScope; ttlSeconds?: number; projectId?: string; workflowId?: string }): Promise<IssuedToken> {
+  async issue(input: {
+    sub: string;
+    scope: TokenScope;
+    ttlSeconds?: number;
+    projectId?: string;
+    workflowId?: string;
+  }): Promise<IssuedToken> {
     const ttl = Math.min(input.ttlSeconds ?? DEFAULT_TTL_SECONDS[input.scope], MAX_TOKEN_TTL_SECONDS);
     const iat = Math.floor(this.now() / 1000);
     const claims: TokenClaims = { sub: input.sub, scope: input.scope, jti: randomUUID(), iat, exp: iat + ttl };

@@ -55,9 +55,12 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
     res.destroy();
     return;
   }
-  res.status(status).set(appError.headers).json({
-    error: { code: appError.code, message: appError.message, request_id: req.id ?? '' },
-  });
+  res
+    .status(status)
+    .set(appError.headers)
+    .json({
+      error: { code: appError.code, message: appError.message, request_id: req.id ?? '' },
+    });
 };
 
 export const routeNotFound: RequestHandler = (_req, _res, next) => next(notFound('no such endpoint'));

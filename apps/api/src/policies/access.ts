@@ -14,12 +14,19 @@ export interface WorkflowAccess extends ProjectAccess {
 
 async function roleOf(db: Db, principal: Principal, projectId: string): Promise<Role | null> {
   if (principal.kind !== 'user') return null;
-  const member = await db.projectMember.findUnique({ where: { project_id_user_id: { project_id: projectId, user_id: principal.user.id } } });
+  const member = await db.projectMember.findUnique({
+    where: { project_id_user_id: { project_id: projectId, user_id: principal.user.id } },
+  });
   return (member?.role as Role | undefined) ?? null;
 }
 
 /** Loads a live project the caller may act on: 404 when it is invisible to them, 403 when only the action is denied. */
-export async function authorizeProject(db: Db, principal: Principal, projectId: string, action: ProjectAction): Promise<ProjectAccess> {
+export async function authorizeProject(
+  db: Db,
+  principal: Principal,
+  projectId: string,
+  action: ProjectAction,
+): Promise<ProjectAccess> {
   const project = await db.project.findFirst({ where: { id: projectId, deleted_at: null } });
   if (!project) throw notFound('project not found');
   const role = await roleOf(db, principal, project.id);
@@ -29,13 +36,24 @@ export async function authorizeProject(db: Db, principal: Principal, projectId: 
   return { project, role };
 }
 
-export async function authorizeWorkflow(db: Db, principal: Principal, workflowId: string, action: ProjectAction): Promise<WorkflowAccess> {
-  const workflow = await db.workflow.findFirst({ where: { id: workflowId, deleted_at: null, project: { deleted_at: null } }, include: { project: true } });
+export async function authorizeWorkflow(
+  db: Db,
+  principal: Principal,
+  workflowId: string,
+  action: ProjectAction,
+): Promise<WorkflowAccess> {
+  const workflow = await db.workflow.findFirst({
+    where: { id: workflowId, deleted_at: null, project: { deleted_at: null } },
+    include: { project: true },
+  });
   if (!workflow) throw notFound('workflow not found');
   const { project, ...plain } = workflow;
   const role = await roleOf(db, principal, project.id);
   const scope = { projectId: project.id, role, workflowId: workflow.id };
-  if (!canSeeProject(principal, scope) || (principal.kind === 'job' && principal.workflowId !== workflow.id && action !== 'project.read')) {
+  if (
+    !canSeeProject(principal, scope) ||
+    (principal.kind === 'job' && principal.workflowId !== workflow.id && action !== 'project.read')
+  ) {
     throw notFound('workflow not found');
   }
   if (!canInProject(principal, action, scope)) throw new AppError('forbidden', `not allowed: ${action}`);

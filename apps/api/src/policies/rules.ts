@@ -18,7 +18,17 @@ export type ProjectAction =
   | 'storage.write'
   | 'token.job';
 
-export type GlobalAction = 'project.list' | 'project.create' | 'kb.read' | 'kb.write' | 'settings.read' | 'settings.write' | 'workers.read' | 'templates.read' | 'token.api' | 'token.worker';
+export type GlobalAction =
+  | 'project.list'
+  | 'project.create'
+  | 'kb.read'
+  | 'kb.write'
+  | 'settings.read'
+  | 'settings.write'
+  | 'workers.read'
+  | 'templates.read'
+  | 'token.api'
+  | 'token.worker';
 
 /** The facts a project rule looks at: the caller's role there and which workflow is touched. */
 export interface ProjectScope {
@@ -41,8 +51,23 @@ const MEMBER_ACTIONS = new Set<ProjectAction>([
   'token.job',
 ]);
 const OWNER_ONLY = new Set<ProjectAction>(['project.delete', 'members.manage']);
-const WORKER_ACTIONS = new Set<ProjectAction>(['workflow.read', 'workflow.worker', 'files.read', 'files.write', 'storage.read', 'storage.write', 'token.job']);
-const JOB_ACTIONS = new Set<ProjectAction>(['project.read', 'workflow.read', 'files.read', 'files.write', 'storage.read', 'storage.write']);
+const WORKER_ACTIONS = new Set<ProjectAction>([
+  'workflow.read',
+  'workflow.worker',
+  'files.read',
+  'files.write',
+  'storage.read',
+  'storage.write',
+  'token.job',
+]);
+const JOB_ACTIONS = new Set<ProjectAction>([
+  'project.read',
+  'workflow.read',
+  'files.read',
+  'files.write',
+  'storage.read',
+  'storage.write',
+]);
 
 /** Whether the caller may see the project at all (if not, its objects answer 404, never 403). */
 export function canSeeProject(principal: Principal, scope: ProjectScope): boolean {
@@ -98,7 +123,9 @@ export function canGlobally(principal: Principal, action: GlobalAction): boolean
       }
       return false;
     case 'worker':
-      return action === 'kb.read' || action === 'workers.read' || action === 'templates.read' || action === 'settings.read';
+      return (
+        action === 'kb.read' || action === 'workers.read' || action === 'templates.read' || action === 'settings.read'
+      );
     case 'job':
       return action === 'kb.read';
   }

@@ -27,9 +27,25 @@ describe('presentLogEntry', () => {
   it('whitelists the wire fields and formats the time', () => {
     const created = new Date('2026-01-02T03:04:05.000Z');
     const entry = presentLogEntry({
-      id: 'l1', workflow_id: 'wf', seq: 4, step_index: 1, tool_name: 'save_memo', tool_input: { note: 'hi' },
-      output: 'ok', is_error: false, created_at: created,
+      id: 'l1',
+      workflow_id: 'wf',
+      seq: 4,
+      step_index: 1,
+      tool_name: 'save_memo',
+      tool_input: { note: 'hi' },
+      output: 'ok',
+      is_error: false,
+      created_at: created,
     });
-    expect(entry).toEqual({ id: 'l1', seq: 4, step_index: 1, tool_name: 'save_memo', tool_input: 'note: hi\n', output: 'ok', is_error: false, created_at: '2026-01-02T03:04:05.000Z' });
+    expect(entry).toEqual({
+      id: 'l1',
+      seq: 4,
+      step_index: 1,
+      tool_name: 'save_memo',
+      tool_input: 'note: hi\n',
+      output: 'ok',
+      is_error: false,
+      created_at: '2026-01-02T03:04:05.000Z',
+    });
   });
 });

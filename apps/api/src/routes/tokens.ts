@@ -21,8 +21,15 @@ export function tokensRouter(deps: AppDeps): Router {
     let issued: IssuedToken;
     if (scope === 'job') {
       const { workflow } = await authorizeWorkflow(deps.db, principal, body.workflow_id!, 'token.job');
-      if (body.project_id && body.project_id !== workflow.project_id) throw invalidInput('body.project_id: the workflow belongs to another project');
-      issued = await deps.tokens.issue({ sub: `job:${workflow.id}`, scope, ttlSeconds, projectId: workflow.project_id, workflowId: workflow.id });
+      if (body.project_id && body.project_id !== workflow.project_id)
+        throw invalidInput('body.project_id: the workflow belongs to another project');
+      issued = await deps.tokens.issue({
+        sub: `job:${workflow.id}`,
+        scope,
+        ttlSeconds,
+        projectId: workflow.project_id,
+        workflowId: workflow.id,
+      });
     } else if (principal.kind !== 'user') {
       throw forbidden(`a ${principal.kind} token may only ask for a job token`);
     } else if (scope === 'worker') {

@@ -19,13 +19,49 @@ describe('pickWorker', () => {
   it('chooses the worker with the smallest share of its capacity in use', () => {
     expect(pickWorker([small, big], new Map(), null)).toBe(small);
     expect(pickWorker([small, big], new Map([['big', 1]]), null)).toBe(small);
-    expect(pickWorker([small, big], new Map([['small', 0], ['big', 0]]), null)).toBe(small);
-    expect(pickWorker([big, small], new Map([['small', 0], ['big', 0]]), null)).toBe(big);
-    expect(pickWorker([small, big], new Map([['small', 1], ['big', 3]]), null)).toBe(big);
+    expect(
+      pickWorker(
+        [small, big],
+        new Map([
+          ['small', 0],
+          ['big', 0],
+        ]),
+        null,
+      ),
+    ).toBe(small);
+    expect(
+      pickWorker(
+        [big, small],
+        new Map([
+          ['small', 0],
+          ['big', 0],
+        ]),
+        null,
+      ),
+    ).toBe(big);
+    expect(
+      pickWorker(
+        [small, big],
+        new Map([
+          ['small', 1],
+          ['big', 3],
+        ]),
+        null,
+      ),
+    ).toBe(big);
   });
 
   it('returns null when every worker is full', () => {
-    expect(pickWorker([small, big], new Map([['small', 1], ['big', 4]]), null)).toBeNull();
+    expect(
+      pickWorker(
+        [small, big],
+        new Map([
+          ['small', 1],
+          ['big', 4],
+        ]),
+        null,
+      ),
+    ).toBeNull();
     expect(pickWorker([], new Map(), null)).toBeNull();
   });
 

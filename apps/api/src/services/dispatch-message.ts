@@ -5,7 +5,13 @@ import type { WorkerSession } from './worker-registry';
 
 export type WorkflowForDispatch = Pick<Workflow, 'id' | 'project_id' | 'requirement' | 'template' | 'last_update_seq'>;
 
-export const DISPATCH_SELECT = { id: true, project_id: true, requirement: true, template: true, last_update_seq: true } as const;
+export const DISPATCH_SELECT = {
+  id: true,
+  project_id: true,
+  requirement: true,
+  template: true,
+  last_update_seq: true,
+} as const;
 
 /**
  * The `dispatch` message for a workflow. Resume, feedback and answer carry the latest snapshot; without
@@ -28,7 +34,10 @@ export async function buildDispatch(
     last_seq: lastSeq,
   };
   if (action === 'start' || action === 'cancel' || action === 'generate_title') return { ...base, action };
-  const latest = await db.agentStateSnapshot.findFirst({ where: { workflow_id: workflow.id }, orderBy: { seq: 'desc' } });
+  const latest = await db.agentStateSnapshot.findFirst({
+    where: { workflow_id: workflow.id },
+    orderBy: { seq: 'desc' },
+  });
   if (!latest) return { ...base, action: 'start' };
   const message = options.message === undefined ? {} : { message: options.message };
   return { ...base, action, snapshot: snapshotData(latest), ...message };
@@ -38,7 +47,11 @@ export async function buildDispatch(
  * The worker for a queued workflow: the requested one (by id or name) when it has room, else the
  * connected worker with the most free capacity relative to its size; null when none has room.
  */
-export function pickWorker(sessions: readonly WorkerSession[], load: ReadonlyMap<string, number>, requested: string | null): WorkerSession | null {
+export function pickWorker(
+  sessions: readonly WorkerSession[],
+  load: ReadonlyMap<string, number>,
+  requested: string | null,
+): WorkerSession | null {
   const free = sessions.filter((s) => (load.get(s.workerId) ?? 0) < s.capacity);
   if (requested) return free.find((s) => s.workerId === requested || s.name === requested) ?? null;
   let best: WorkerSession | null = null;

@@ -38,9 +38,18 @@ export async function claim(db: Db, workflowId: string, workerId: string): Promi
 }
 
 /** Takes a claim back (the dispatch could not be sent). Under the ingest lock, like every hand-back. */
-export async function unclaim(db: Db, lock: IngestLock, workflowId: string, workerId: string, reassigned: (ids: string[]) => void): Promise<void> {
+export async function unclaim(
+  db: Db,
+  lock: IngestLock,
+  workflowId: string,
+  workerId: string,
+  reassigned: (ids: string[]) => void,
+): Promise<void> {
   await lock.exclusive(async () => {
-    await db.workflow.updateMany({ where: { id: workflowId, assigned_worker_id: workerId }, data: { assigned_worker_id: null } });
+    await db.workflow.updateMany({
+      where: { id: workflowId, assigned_worker_id: workerId },
+      data: { assigned_worker_id: null },
+    });
     reassigned([workflowId]);
   });
 }
@@ -64,8 +73,14 @@ export async function takeBack(
     });
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    await db.workflow.updateMany({ where: { id: { in: ids }, assigned_worker_id: workerId, status: 'waiting_user' }, data: { assigned_worker_id: null } });
-    await db.workflow.updateMany({ where: { id: { in: ids }, assigned_worker_id: workerId, ...unfinishedWhere }, data: { assigned_worker_id: null, status: 'pending' } });
+    await db.workflow.updateMany({
+      where: { id: { in: ids }, assigned_worker_id: workerId, status: 'waiting_user' },
+      data: { assigned_worker_id: null },
+    });
+    await db.workflow.updateMany({
+      where: { id: { in: ids }, assigned_worker_id: workerId, ...unfinishedWhere },
+      data: { assigned_worker_id: null, status: 'pending' },
+    });
     reassigned(ids);
     return rows;
   });

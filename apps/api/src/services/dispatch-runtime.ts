@@ -24,7 +24,13 @@ export interface LiveServices {
   close(): Promise<void>;
 }
 
-export function createLiveServices(deps: { db: Db; provider: DbProvider; events: EventBus; logger: Logger; config: Config }): LiveServices {
+export function createLiveServices(deps: {
+  db: Db;
+  provider: DbProvider;
+  events: EventBus;
+  logger: Logger;
+  config: Config;
+}): LiveServices {
   const { db, provider, events, config } = deps;
   const logger = deps.logger.child({ component: 'dispatch' });
   const lock = new IngestLock();
@@ -32,7 +38,11 @@ export function createLiveServices(deps: { db: Db; provider: DbProvider; events:
   const registry = new WorkerRegistry(db, events, logger, background);
   const dispatcher = new LiveDispatcher({ db, events, logger, registry, lock });
   const ingest = new UpdateIngest({ db, provider, events, logger, lock, listener: dispatcher });
-  const timers = new TimerScheduler({ db, logger, onFire: (workflowId, reason) => dispatcher.timerFired(workflowId, reason) });
+  const timers = new TimerScheduler({
+    db,
+    logger,
+    onFire: (workflowId, reason) => dispatcher.timerFired(workflowId, reason),
+  });
   dispatcher.onTimersChanged = () => timers.notify();
   dispatcher.onReassigned = (ids) => ingest.forget(ids);
   const offlineAfterMs = config.workers.offlineAfterSeconds * 1000;
@@ -48,8 +58,13 @@ export function createLiveServices(deps: { db: Db; provider: DbProvider; events:
     await registry.markSilentOffline(offlineAfterMs);
     const offline = await registry.offlineIds();
     if (offline.length === 0) return;
-    const stranded = await db.workflow.findMany({ where: { ...unfinishedWhere, assigned_worker_id: { in: offline } }, select: { assigned_worker_id: true }, distinct: ['assigned_worker_id'] });
-    for (const { assigned_worker_id } of stranded) if (assigned_worker_id && !registry.get(assigned_worker_id)) await dispatcher.takeBack(assigned_worker_id);
+    const stranded = await db.workflow.findMany({
+      where: { ...unfinishedWhere, assigned_worker_id: { in: offline } },
+      select: { assigned_worker_id: true },
+      distinct: ['assigned_worker_id'],
+    });
+    for (const { assigned_worker_id } of stranded)
+      if (assigned_worker_id && !registry.get(assigned_worker_id)) await dispatcher.takeBack(assigned_worker_id);
   }
 
   return {

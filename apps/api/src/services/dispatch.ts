@@ -45,7 +45,10 @@ export class LiveDispatcher implements Dispatcher {
   }
 
   async generateTitle(workflowId: string): Promise<void> {
-    const workflow = await this.deps.db.workflow.findFirst({ where: { id: workflowId, ...unfinishedWhere }, select: { ...DISPATCH_SELECT, title_generated: true, assigned_worker_id: true } });
+    const workflow = await this.deps.db.workflow.findFirst({
+      where: { id: workflowId, ...unfinishedWhere },
+      select: { ...DISPATCH_SELECT, title_generated: true, assigned_worker_id: true },
+    });
     if (!workflow || workflow.title_generated) return;
     // A worker generates the title itself when it starts the workflow.
     if (this.holder(workflow.id, workflow.assigned_worker_id)) return;
@@ -74,7 +77,10 @@ export class LiveDispatcher implements Dispatcher {
     this.titleGrants.delete(workflowId);
     const { db } = this.deps;
     await db.timer.updateMany({ where: { workflow_id: workflowId, status: 'pending' }, data: { status: 'cancelled' } });
-    const workflow = await db.workflow.findUnique({ where: { id: workflowId }, select: { ...DISPATCH_SELECT, assigned_worker_id: true } });
+    const workflow = await db.workflow.findUnique({
+      where: { id: workflowId },
+      select: { ...DISPATCH_SELECT, assigned_worker_id: true },
+    });
     // Also to a connected assignee not known to run it yet: a worker ignores a cancel for what it does not run.
     const assignee = workflow?.assigned_worker_id ? this.deps.registry.get(workflow.assigned_worker_id) : undefined;
     if (workflow && assignee) assignee.send(await buildDispatch(db, workflow, 'cancel'));
@@ -119,7 +125,10 @@ export class LiveDispatcher implements Dispatcher {
     const first = !session.reconciled;
     session.reconciled = true;
     if (!first && active === undefined) return;
-    const assigned = await this.deps.db.workflow.findMany({ where: { assigned_worker_id: session.workerId, ...unfinishedWhere }, select: { id: true } });
+    const assigned = await this.deps.db.workflow.findMany({
+      where: { assigned_worker_id: session.workerId, ...unfinishedWhere },
+      select: { id: true },
+    });
     const running = new Set(active ?? assigned.map((w) => w.id));
     const lost: string[] = [];
     for (const { id } of assigned) {
@@ -139,7 +148,8 @@ export class LiveDispatcher implements Dispatcher {
     const taken = await takeBack(this.deps, workerId, only, (ids) => this.onReassigned(ids));
     const session = this.deps.registry.get(workerId);
     for (const id of taken) session?.holding.delete(id);
-    if (taken.length > 0) this.deps.logger.info({ workerId, workflows: taken }, 'workflows taken back from a lost worker');
+    if (taken.length > 0)
+      this.deps.logger.info({ workerId, workflows: taken }, 'workflows taken back from a lost worker');
     this.kick();
   }
 
@@ -176,7 +186,10 @@ export class LiveDispatcher implements Dispatcher {
     const { db, registry } = this.deps;
     const sessions = registry.connected();
     if (sessions.length === 0) return false;
-    const load = await activeCounts(db, sessions.map((s) => s.workerId));
+    const load = await activeCounts(
+      db,
+      sessions.map((s) => s.workerId),
+    );
     if (!sessions.some((s) => (load.get(s.workerId) ?? 0) < s.capacity)) return false;
     const queued = await queuedPage(db);
     let handedOut = 0;
@@ -222,7 +235,10 @@ export class LiveDispatcher implements Dispatcher {
   /** Delivers an answer or feedback to the worker running the workflow, else queues it with the intent. */
   private async steer(workflowId: string, intent: Intent | null): Promise<void> {
     const { db } = this.deps;
-    const workflow = await db.workflow.findFirst({ where: { id: workflowId, ...unfinishedWhere }, select: { ...DISPATCH_SELECT, assigned_worker_id: true } });
+    const workflow = await db.workflow.findFirst({
+      where: { id: workflowId, ...unfinishedWhere },
+      select: { ...DISPATCH_SELECT, assigned_worker_id: true },
+    });
     if (!workflow) return;
     const holder = this.holder(workflow.id, workflow.assigned_worker_id);
     if (holder && intent) {
@@ -237,5 +253,3 @@ export class LiveDispatcher implements Dispatcher {
     this.kick();
   }
 }
-
-

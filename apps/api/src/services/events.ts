@@ -24,13 +24,20 @@ export class EventBus {
     this.emitter.setMaxListeners(0);
   }
 
-  async publishWorkflowEvent(workflow: { id: string; project_id: string }, type: BrowserEventType, data: unknown): Promise<StoredEvent> {
+  async publishWorkflowEvent(
+    workflow: { id: string; project_id: string },
+    type: BrowserEventType,
+    data: unknown,
+  ): Promise<StoredEvent> {
     const [stored] = await this.publishWorkflowEvents(workflow, [{ type, data }]);
     return stored!;
   }
 
   /** Stores several events of one workflow in one transaction, seqs in order. */
-  async publishWorkflowEvents(workflow: { id: string; project_id: string }, events: { type: BrowserEventType; data: unknown }[]): Promise<StoredEvent[]> {
+  async publishWorkflowEvents(
+    workflow: { id: string; project_id: string },
+    events: { type: BrowserEventType; data: unknown }[],
+  ): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
     const stored = await this.db.$transaction(async (tx) => {
       const { last_event_seq } = await tx.workflow.update({
@@ -40,9 +47,22 @@ export class EventBus {
       });
       const first = last_event_seq - events.length + 1;
       const now = new Date();
-      const rows = events.map((event, i) => ({ workflow_id: workflow.id, seq: first + i, type: event.type, data: event.data as object, created_at: now }));
+      const rows = events.map((event, i) => ({
+        workflow_id: workflow.id,
+        seq: first + i,
+        type: event.type,
+        data: event.data as object,
+        created_at: now,
+      }));
       await tx.event.createMany({ data: rows });
-      return rows.map((row) => ({ type: row.type as BrowserEventType, workflow_id: workflow.id, project_id: workflow.project_id, seq: row.seq, ts: now.toISOString(), data: row.data }));
+      return rows.map((row) => ({
+        type: row.type as BrowserEventType,
+        workflow_id: workflow.id,
+        project_id: workflow.project_id,
+        seq: row.seq,
+        ts: now.toISOString(),
+        data: row.data,
+      }));
     });
     this.announce(stored);
     return stored;
@@ -71,8 +91,19 @@ export class EventBus {
 
   /** Events of one workflow after `sinceSeq`, in order, for replay. */
   async eventsSince(workflowId: string, projectId: string, sinceSeq: number, limit = 1000): Promise<StoredEvent[]> {
-    const rows = await this.db.event.findMany({ where: { workflow_id: workflowId, seq: { gt: sinceSeq } }, orderBy: { seq: 'asc' }, take: limit });
-    return rows.map((row) => ({ type: row.type as BrowserEventType, workflow_id: workflowId, project_id: projectId, seq: row.seq, ts: row.created_at.toISOString(), data: row.data }));
+    const rows = await this.db.event.findMany({
+      where: { workflow_id: workflowId, seq: { gt: sinceSeq } },
+      orderBy: { seq: 'asc' },
+      take: limit,
+    });
+    return rows.map((row) => ({
+      type: row.type as BrowserEventType,
+      workflow_id: workflowId,
+      project_id: projectId,
+      seq: row.seq,
+      ts: row.created_at.toISOString(),
+      data: row.data,
+    }));
   }
 
   subscribe(listener: (event: StoredEvent) => void): () => void {

@@ -13,7 +13,10 @@ export const MAX_LISTING_ENTRIES = 200_000;
  * Lists a directory of a resolved path. Only regular files and directories are shown: symlinks,
  * sockets and in-flight upload temp files are left out, and recursion never follows a link.
  */
-export async function listDirectory(dir: SafePath, options: { recursive: boolean; missingIsEmpty: boolean }): Promise<FileEntry[]> {
+export async function listDirectory(
+  dir: SafePath,
+  options: { recursive: boolean; missingIsEmpty: boolean },
+): Promise<FileEntry[]> {
   if (!dir.stats) {
     if (options.missingIsEmpty) return [];
     throw notFound('no such directory');
@@ -26,8 +29,10 @@ export async function listDirectory(dir: SafePath, options: { recursive: boolean
     for await (const dirent of await opendir(absolute)) {
       const entry = await entryOf(dirent, absolute, relative);
       if (!entry) continue;
-      if (entries.push(entry) > MAX_LISTING_ENTRIES) throw new AppError('invalid_input', `more than ${MAX_LISTING_ENTRIES} entries; list a subdirectory`);
-      if (options.recursive && entry.type === 'dir') pending.push({ absolute: join(absolute, dirent.name), relative: entry.path });
+      if (entries.push(entry) > MAX_LISTING_ENTRIES)
+        throw new AppError('invalid_input', `more than ${MAX_LISTING_ENTRIES} entries; list a subdirectory`);
+      if (options.recursive && entry.type === 'dir')
+        pending.push({ absolute: join(absolute, dirent.name), relative: entry.path });
     }
   }
   return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

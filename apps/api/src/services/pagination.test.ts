@@ -39,7 +39,10 @@ describe('readPageQuery', () => {
   });
 
   it('reads the limit and decodes the cursor', () => {
-    expect(readPageQuery({ limit: '1000', cursor: encodeCursor([7]) }, SeqKeySchema)).toEqual({ limit: 1000, after: [7] });
+    expect(readPageQuery({ limit: '1000', cursor: encodeCursor([7]) }, SeqKeySchema)).toEqual({
+      limit: 1000,
+      after: [7],
+    });
   });
 
   it.each(['0', '1001', 'ten'])('refuses limit=%s naming the field', (limit) => {

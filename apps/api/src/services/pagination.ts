@@ -42,7 +42,12 @@ export function readPageQuery<S extends z.ZodType<SortKey>>(query: unknown, keyS
  * Builds a page from rows fetched with `take: limit + 1`: the extra row only says another page exists.
  * `next_cursor` is the key of the last item returned, null at the end.
  */
-export function toPage<Row, Item>(rows: Row[], limit: number, keyOf: (row: Row) => SortKey, present: (row: Row) => Item): Page<Item> {
+export function toPage<Row, Item>(
+  rows: Row[],
+  limit: number,
+  keyOf: (row: Row) => SortKey,
+  present: (row: Row) => Item,
+): Page<Item> {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   const next_cursor = rows.length > limit && last !== undefined ? encodeCursor(keyOf(last)) : null;

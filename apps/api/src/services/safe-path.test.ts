@@ -75,7 +75,11 @@ describe('resolveSafePath on disk', () => {
 
   it('resolves existing and missing paths below the root', async () => {
     const file = await resolveSafePath(root, 'dir/file.txt');
-    expect([file.relative, file.absolute, file.stats?.isFile()]).toEqual(['dir/file.txt', join(root, 'dir/file.txt'), true]);
+    expect([file.relative, file.absolute, file.stats?.isFile()]).toEqual([
+      'dir/file.txt',
+      join(root, 'dir/file.txt'),
+      true,
+    ]);
     const missing = await resolveSafePath(root, 'new/deeper/file.txt');
     expect([missing.absolute, missing.stats]).toEqual([join(root, 'new/deeper/file.txt'), null]);
     const underFile = await resolveSafePath(root, 'dir/file.txt/child');

@@ -121,8 +121,12 @@ export function safeSegments(path: string, options: SegmentOptions = {}): string
   for (const segment of segments) {
     if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) throw invalidPath('name too long');
     if (segment.startsWith(UPLOAD_TEMP_PREFIX)) throw invalidPath('reserved name');
-    const comparable = segment.normalize('NFKC').toLowerCase().replace(/[.\s]+$/, '');
-    if (forbidden.has(comparable) || forbidden.has(segment.toLowerCase())) throw invalidPath(`"${segment}" is not allowed`);
+    const comparable = segment
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/[.\s]+$/, '');
+    if (forbidden.has(comparable) || forbidden.has(segment.toLowerCase()))
+      throw invalidPath(`"${segment}" is not allowed`);
   }
   return segments;
 }
@@ -138,7 +142,8 @@ export interface SafePath {
   stats: Stats | null;
 }
 
-const isInside = (path: string, root: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+const isInside = (path: string, root: string) =>
+  path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 
 /** Real path of the deepest existing ancestor of `path`, plus the segments below it that do not exist. */
 async function deepestExisting(path: string): Promise<{ real: string; missing: string[] }> {
@@ -177,7 +182,12 @@ export async function resolveSafePath(root: string, path: string, options: Segme
 
 /** `relative` of a path inside a resolved root, `/`-separated (for listings and events). */
 export function relativeTo(root: string, absolute: string): string {
-  return absolute === root ? '' : absolute.slice(root.length + 1).split(sep).join('/');
+  return absolute === root
+    ? ''
+    : absolute
+        .slice(root.length + 1)
+        .split(sep)
+        .join('/');
 }
 
 /** Joins a directory (`?path=`) and a name the client sent, for the resolver to check as one path. */

@@ -32,7 +32,8 @@ export interface StageOptions {
 const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
-export const payloadTooLarge = (maxBytes: number) => new AppError('payload_too_large', `the upload is larger than ${maxBytes} bytes`);
+export const payloadTooLarge = (maxBytes: number) =>
+  new AppError('payload_too_large', `the upload is larger than ${maxBytes} bytes`);
 
 /** Maps a file-system failure of a write to the contract's error codes (never a crash, never a path leak). */
 export function writeError(error: unknown): AppError {
@@ -68,7 +69,8 @@ export async function prepareParent(target: SafePath): Promise<string> {
   return target.absolute;
 }
 
-const tempPathFor = (target: string) => join(dirname(target), `${UPLOAD_TEMP_PREFIX}${randomBytes(9).toString('base64url')}`);
+const tempPathFor = (target: string) =>
+  join(dirname(target), `${UPLOAD_TEMP_PREFIX}${randomBytes(9).toString('base64url')}`);
 
 /** Streams `source` into a temp file beside `target`, counting (and hashing); enforces the limit while streaming. */
 export async function stageUpload(source: Readable, target: string, options: StageOptions): Promise<StagedUpload> {

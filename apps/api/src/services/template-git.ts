@@ -46,7 +46,9 @@ export async function readBranches(dir: string): Promise<Map<string, string>> {
 /** First non-empty line of a README, without markdown heading marks. */
 export function describeReadme(text: string): string {
   const line = text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
-  return Array.from(line.replace(/^\s*#+\s*/, '').trim()).slice(0, DESCRIPTION_MAX_CHARS).join('');
+  return Array.from(line.replace(/^\s*#+\s*/, '').trim())
+    .slice(0, DESCRIPTION_MAX_CHARS)
+    .join('');
 }
 
 /** The description of a template commit: its top-level README's first line, or `''` without one. */
@@ -86,7 +88,8 @@ export async function cloneInto(target: string, url: string): Promise<void> {
   try {
     await git.clone({ fs, http, dir: temp, url, remote: REMOTE, noCheckout: true, noTags: true });
     const existing = await readdir(target).catch(() => null);
-    if (existing && existing.length > 0) throw new Error(`${target} exists and is not a git repository; not replacing it`);
+    if (existing && existing.length > 0)
+      throw new Error(`${target} exists and is not a git repository; not replacing it`);
     if (existing) await rmdir(target);
     await rename(temp, target);
   } finally {

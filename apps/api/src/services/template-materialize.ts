@@ -18,7 +18,11 @@ const EXECUTABLE_MODE = '100755';
  * Every entry path goes through the workspace resolver with `.git` forbidden; symlink and submodule
  * entries are refused outright, and a refused directory is skipped with everything below it.
  */
-export async function materializeTree(repoDir: string, commitOid: string, targetDir: string): Promise<MaterializeOutcome> {
+export async function materializeTree(
+  repoDir: string,
+  commitOid: string,
+  targetDir: string,
+): Promise<MaterializeOutcome> {
   const cache = {};
   const outcome: MaterializeOutcome = { written: [], refused: [] };
   const refuse = (path: string, reason: string) => outcome.refused.push({ path, reason });

@@ -3,7 +3,15 @@ import type { Template } from '@svc/protocol';
 import { notFound } from '../http/errors';
 import type { TemplateCatalog } from './templates';
 import { materializeTree } from './template-materialize';
-import { cloneInto, fetchInto, hasLocalCopy, readBranches, readDescription, readRemoteRefs, restoreRefs } from './template-git';
+import {
+  cloneInto,
+  fetchInto,
+  hasLocalCopy,
+  readBranches,
+  readDescription,
+  readRemoteRefs,
+  restoreRefs,
+} from './template-git';
 
 export interface TemplateRepoConfig {
   repoUrl: string | null;
@@ -60,7 +68,8 @@ export class GitTemplateCatalog implements TemplateCatalog {
     await this.freshen();
     const cache = {};
     const templates: Template[] = [];
-    for (const [name, oid] of await this.branches()) templates.push({ name, description: await this.describe(oid, cache) });
+    for (const [name, oid] of await this.branches())
+      templates.push({ name, description: await this.describe(oid, cache) });
     return templates;
   }
 
@@ -69,7 +78,8 @@ export class GitTemplateCatalog implements TemplateCatalog {
     const oid = (await this.branches()).get(name);
     if (!oid) throw notFound(`no template named ${JSON.stringify(name)}`);
     const outcome = await materializeTree(this.config.localPath, oid, targetDir);
-    if (outcome.refused.length) this.logger.warn({ template: name, refused: outcome.refused }, 'template entries refused');
+    if (outcome.refused.length)
+      this.logger.warn({ template: name, refused: outcome.refused }, 'template entries refused');
   }
 
   private branches(): Promise<Map<string, string>> {
@@ -89,7 +99,8 @@ export class GitTemplateCatalog implements TemplateCatalog {
   private async freshen(): Promise<void> {
     if (!this.config.repoUrl) return;
     if (!this.syncing && Date.now() - this.lastSyncAt > TEMPLATE_REFRESH_MS) void this.sync();
-    if (this.syncing && (await this.branches()).size === 0) await Promise.race([this.syncing, delay(FIRST_CLONE_WAIT_MS)]);
+    if (this.syncing && (await this.branches()).size === 0)
+      await Promise.race([this.syncing, delay(FIRST_CLONE_WAIT_MS)]);
   }
 
   private async describe(oid: string, cache: object): Promise<string> {
@@ -119,8 +130,14 @@ export class GitTemplateCatalog implements TemplateCatalog {
       this.logger.info({ action, url: redact(url) }, 'template repository synced');
       return { action, ok: true };
     } catch (error) {
-      if (action === 'fetch') await restoreRefs(dir, before).catch((repairError) => this.logger.error({ err: repairError }, 'template refs could not be restored'));
-      this.logger.error({ err: error, action, url: redact(url) }, 'template repository sync failed; serving the local copy');
+      if (action === 'fetch')
+        await restoreRefs(dir, before).catch((repairError) =>
+          this.logger.error({ err: repairError }, 'template refs could not be restored'),
+        );
+      this.logger.error(
+        { err: error, action, url: redact(url) },
+        'template repository sync failed; serving the local copy',
+      );
       return { action, ok: false, error: (error as Error).message };
     }
   }

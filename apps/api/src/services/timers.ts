@@ -70,17 +70,28 @@ export class TimerScheduler {
     const { db } = this.deps;
     for (;;) {
       const now = new Date();
-      const due = await db.timer.findMany({ where: { status: 'pending', fire_at: { lte: now } }, orderBy: { fire_at: 'asc' }, take: DUE_PAGE });
+      const due = await db.timer.findMany({
+        where: { status: 'pending', fire_at: { lte: now } },
+        orderBy: { fire_at: 'asc' },
+        take: DUE_PAGE,
+      });
       for (const timer of due) await this.fire(timer, now);
       if (due.length < DUE_PAGE || this.stopped) break;
     }
-    const next = await db.timer.findFirst({ where: { status: 'pending' }, orderBy: { fire_at: 'asc' }, select: { fire_at: true } });
+    const next = await db.timer.findFirst({
+      where: { status: 'pending' },
+      orderBy: { fire_at: 'asc' },
+      select: { fire_at: true },
+    });
     if (!next) return this.maxSleepMs;
     return Math.min(Math.max(next.fire_at.getTime() - Date.now(), 0), this.maxSleepMs);
   }
 
   private async fire(timer: TimerRow, now: Date): Promise<void> {
-    const { count } = await this.deps.db.timer.updateMany({ where: { id: timer.id, status: 'pending' }, data: { status: 'fired', fired_at: now } });
+    const { count } = await this.deps.db.timer.updateMany({
+      where: { id: timer.id, status: 'pending' },
+      data: { status: 'fired', fired_at: now },
+    });
     if (count !== 1) return; // another server fired it, or it was deleted meanwhile
     this.deps.logger.info({ timer_id: timer.id, workflow_id: timer.workflow_id }, 'timer fired');
     this.deps.onFire(timer.workflow_id, timer.reason);

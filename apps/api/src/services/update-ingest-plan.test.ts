@@ -2,12 +2,26 @@ import type { UpdateBody, UpdateMessage } from '@svc/protocol';
 import { emptyRows, planUpdate, WorkflowPlan, type IngestWorkflow, type KnownSnapshot } from './update-ingest-plan';
 
 const now = new Date('2026-01-02T03:04:05.000Z');
-const row = (over: Partial<IngestWorkflow> = {}): IngestWorkflow => ({ id: 'wf', project_id: 'p', assigned_worker_id: 'w1', status: 'running', last_update_seq: 0, ...over });
-const update = (seq: number, body: UpdateBody) => ({ type: 'update', workflow_id: 'wf', seq, ...body }) as UpdateMessage;
-const steps = (...statuses: ('pending' | 'running' | 'done')[]) => statuses.map((status, i) => ({ title: `S${i}`, description: `d${i}`, status }));
+const row = (over: Partial<IngestWorkflow> = {}): IngestWorkflow => ({
+  id: 'wf',
+  project_id: 'p',
+  assigned_worker_id: 'w1',
+  status: 'running',
+  last_update_seq: 0,
+  ...over,
+});
+const update = (seq: number, body: UpdateBody) =>
+  ({ type: 'update', workflow_id: 'wf', seq, ...body }) as UpdateMessage;
+const steps = (...statuses: ('pending' | 'running' | 'done')[]) =>
+  statuses.map((status, i) => ({ title: `S${i}`, description: `d${i}`, status }));
 const snapshot = (current: number | null, ...statuses: ('pending' | 'running' | 'done')[]): UpdateBody => ({
   kind: 'snapshot',
-  data: { phase: current === null ? 'planning' : 'executing', current_step: current, steps: steps(...statuses), memo: [] },
+  data: {
+    phase: current === null ? 'planning' : 'executing',
+    current_step: current,
+    steps: steps(...statuses),
+    memo: [],
+  },
 });
 
 describe('planUpdate', () => {
@@ -46,7 +60,14 @@ describe('planUpdate', () => {
     expect(paused.statusPatch).toMatchObject({ status: 'pending', assigned_worker_id: null });
     expect([paused.released, paused.releasedBy]).toEqual(['paused', 'w1']);
     const done = new WorkflowPlan(row(), null);
-    planUpdate(done, emptyRows(), 'w1', update(1, { kind: 'status', data: { status: 'failed', error: 'boom' } }), now, false);
+    planUpdate(
+      done,
+      emptyRows(),
+      'w1',
+      update(1, { kind: 'status', data: { status: 'failed', error: 'boom' } }),
+      now,
+      false,
+    );
     expect(done.statusPatch).toEqual({ status: 'failed', question: null, error: 'boom' });
     expect(done.released).toBe('finished');
   });
@@ -54,7 +75,14 @@ describe('planUpdate', () => {
   it('records but does not apply a status that a later stored one superseded', () => {
     const plan = new WorkflowPlan(row(), null);
     const rows = emptyRows();
-    planUpdate(plan, rows, 'w1', update(2, { kind: 'status', data: { status: 'waiting_user', question: 'Q?' } }), now, true);
+    planUpdate(
+      plan,
+      rows,
+      'w1',
+      update(2, { kind: 'status', data: { status: 'waiting_user', question: 'Q?' } }),
+      now,
+      true,
+    );
     expect(plan.statusPatch).toBeNull();
     expect(plan.events.map((e) => e.type)).toEqual(['workflow_update']);
     expect(rows.workerUpdates).toHaveLength(1);

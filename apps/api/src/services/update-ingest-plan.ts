@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { diffSteps, fromSnapshot, SnapshotError, type Step } from '@svc/agent-core';
 import type { Prisma } from '@svc/db';
-import { TERMINAL_WORKFLOW_STATUSES, type BrowserEventType, type UpdateMessage, type WorkflowStatus, type WsErrorInfo } from '@svc/protocol';
+import {
+  TERMINAL_WORKFLOW_STATUSES,
+  type BrowserEventType,
+  type UpdateMessage,
+  type WorkflowStatus,
+  type WsErrorInfo,
+} from '@svc/protocol';
 import { presentLlmCall, presentLogEntry } from '../presenters/logs';
 
 /** The workflow columns an update batch reads. */
@@ -72,7 +78,14 @@ const isTerminal = (status: string) => TERMINAL_WORKFLOW_STATUSES.includes(statu
  * stored already (this one arrived out of order), so it must not overwrite what that one set.
  * Returns an error instead when the update's content is refused.
  */
-export function planUpdate(plan: WorkflowPlan, rows: PlannedRows, workerId: string, update: UpdateMessage, now: Date, superseded: boolean): WsErrorInfo | null {
+export function planUpdate(
+  plan: WorkflowPlan,
+  rows: PlannedRows,
+  workerId: string,
+  update: UpdateMessage,
+  now: Date,
+  superseded: boolean,
+): WsErrorInfo | null {
   const workflowId = plan.row.id;
   const base = { workflow_id: workflowId, seq: update.seq };
   const derived: PlannedEvent[] = [];
@@ -82,7 +95,8 @@ export function planUpdate(plan: WorkflowPlan, rows: PlannedRows, workerId: stri
       try {
         steps = fromSnapshot(update.data).steps;
       } catch (error) {
-        if (error instanceof SnapshotError) return { code: 'invalid_input', message: `update ${update.seq}: ${error.message}` };
+        if (error instanceof SnapshotError)
+          return { code: 'invalid_input', message: `update ${update.seq}: ${error.message}` };
         throw error;
       }
       const data = update.data;
@@ -100,14 +114,23 @@ export function planUpdate(plan: WorkflowPlan, rows: PlannedRows, workerId: stri
       const previous = plan.snapshot ?? plan.knownSnapshot;
       if (!previous || previous.seq < update.seq) {
         for (const change of diffSteps(previous?.steps ?? [], steps)) {
-          derived.push({ type: 'plan_step_status', data: { index: change.index, title: change.title, status: change.to } });
+          derived.push({
+            type: 'plan_step_status',
+            data: { index: change.index, title: change.title, status: change.to },
+          });
         }
         plan.snapshot = { seq: update.seq, steps };
       }
       break;
     }
     case 'log_entry': {
-      const row = { id: randomUUID(), ...base, ...update.data, tool_input: update.data.tool_input as Prisma.JsonObject, created_at: now };
+      const row = {
+        id: randomUUID(),
+        ...base,
+        ...update.data,
+        tool_input: update.data.tool_input as Prisma.JsonObject,
+        created_at: now,
+      };
       rows.logEntries.push(row);
       derived.push({ type: 'log_entry', data: presentLogEntry(row) });
       break;
@@ -135,7 +158,11 @@ export function planUpdate(plan: WorkflowPlan, rows: PlannedRows, workerId: stri
         plan.released = 'finished';
         plan.releasedBy = plan.row.assigned_worker_id;
       }
-      derived.push({ type: 'workflow_status', data: { status, question: question ?? null, error: error ?? null }, statusChange: true });
+      derived.push({
+        type: 'workflow_status',
+        data: { status, question: question ?? null, error: error ?? null },
+        statusChange: true,
+      });
       break;
     }
     case 'title':
@@ -156,7 +183,13 @@ export function planUpdate(plan: WorkflowPlan, rows: PlannedRows, workerId: stri
       return unreachable;
     }
   }
-  rows.workerUpdates.push({ ...base, kind: update.kind, data: update.data as Prisma.InputJsonObject, worker_id: workerId, created_at: now });
+  rows.workerUpdates.push({
+    ...base,
+    kind: update.kind,
+    data: update.data as Prisma.InputJsonObject,
+    worker_id: workerId,
+    created_at: now,
+  });
   plan.events.push({ type: 'workflow_update', data: { kind: update.kind, data: update.data } }, ...derived);
   plan.maxSeq = Math.max(plan.maxSeq, update.seq);
   return null;

@@ -35,7 +35,10 @@ describe('GroupCommitQueue', () => {
     expect(batches.map((b) => b.map((i) => i.n))).toEqual([[1, 2]]);
     finishers.shift()!();
     await settle();
-    expect(batches.map((b) => b.map((i) => i.n))).toEqual([[1, 2], [3, 4, 5]]);
+    expect(batches.map((b) => b.map((i) => i.n))).toEqual([
+      [1, 2],
+      [3, 4, 5],
+    ]);
     finishers.shift()!();
     await queue.flush();
   });
@@ -66,7 +69,12 @@ describe('GroupCommitQueue', () => {
     const drain = setInterval(() => finishers.shift()?.(), 2);
     await flushed;
     clearInterval(drain);
-    expect(batches.flat().map((i) => i.n).sort()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(
+      batches
+        .flat()
+        .map((i) => i.n)
+        .sort(),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(Math.max(...batches.map((b) => b.length))).toBe(2);
   });
 });

@@ -18,7 +18,10 @@ export class SnapshotCache {
   async get(workflowId: string): Promise<KnownSnapshot | null> {
     const cached = this.known.get(workflowId);
     if (cached !== undefined) return cached;
-    const row = await this.db.agentStateSnapshot.findFirst({ where: { workflow_id: workflowId }, orderBy: { seq: 'desc' } });
+    const row = await this.db.agentStateSnapshot.findFirst({
+      where: { workflow_id: workflowId },
+      orderBy: { seq: 'desc' },
+    });
     let snapshot: KnownSnapshot | null = null;
     if (row) {
       try {

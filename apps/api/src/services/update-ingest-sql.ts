@@ -27,22 +27,67 @@ type Column = readonly [name: string, pgType: 'text' | 'int' | 'jsonb' | 'boolea
 const ROW_TABLES: Record<keyof PlannedRows, { table: string; columns: readonly Column[] }> = {
   workerUpdates: {
     table: 'worker_updates',
-    columns: [['workflow_id', 'text'], ['seq', 'int'], ['kind', 'text'], ['data', 'jsonb'], ['worker_id', 'text'], ['created_at', 'timestamp(3)']],
+    columns: [
+      ['workflow_id', 'text'],
+      ['seq', 'int'],
+      ['kind', 'text'],
+      ['data', 'jsonb'],
+      ['worker_id', 'text'],
+      ['created_at', 'timestamp(3)'],
+    ],
   },
   snapshots: {
     table: 'agent_state_snapshots',
-    columns: [['id', 'text'], ['workflow_id', 'text'], ['seq', 'int'], ['phase', 'text'], ['current_step', 'int'], ['steps', 'jsonb'], ['memo', 'jsonb'], ['pending_question', 'text'], ['created_at', 'timestamp(3)']],
+    columns: [
+      ['id', 'text'],
+      ['workflow_id', 'text'],
+      ['seq', 'int'],
+      ['phase', 'text'],
+      ['current_step', 'int'],
+      ['steps', 'jsonb'],
+      ['memo', 'jsonb'],
+      ['pending_question', 'text'],
+      ['created_at', 'timestamp(3)'],
+    ],
   },
   logEntries: {
     table: 'execution_log_entries',
-    columns: [['id', 'text'], ['workflow_id', 'text'], ['seq', 'int'], ['step_index', 'int'], ['tool_name', 'text'], ['tool_input', 'jsonb'], ['output', 'text'], ['is_error', 'boolean'], ['created_at', 'timestamp(3)']],
+    columns: [
+      ['id', 'text'],
+      ['workflow_id', 'text'],
+      ['seq', 'int'],
+      ['step_index', 'int'],
+      ['tool_name', 'text'],
+      ['tool_input', 'jsonb'],
+      ['output', 'text'],
+      ['is_error', 'boolean'],
+      ['created_at', 'timestamp(3)'],
+    ],
   },
   llmCalls: {
     table: 'llm_call_logs',
-    columns: [['id', 'text'], ['workflow_id', 'text'], ['seq', 'int'], ['phase', 'text'], ['model', 'text'], ['prompt_tokens', 'int'], ['completion_tokens', 'int'], ['latency_ms', 'int'], ['step_index', 'int'], ['created_at', 'timestamp(3)']],
+    columns: [
+      ['id', 'text'],
+      ['workflow_id', 'text'],
+      ['seq', 'int'],
+      ['phase', 'text'],
+      ['model', 'text'],
+      ['prompt_tokens', 'int'],
+      ['completion_tokens', 'int'],
+      ['latency_ms', 'int'],
+      ['step_index', 'int'],
+      ['created_at', 'timestamp(3)'],
+    ],
   },
 };
-const EVENT_COLUMNS: readonly Column[] = [['workflow_id', 'text'], ['ord', 'int'], ['n', 'int'], ['type', 'text'], ['data', 'jsonb'], ['created_at', 'timestamp(3)']];
+const EVENT_COLUMNS: readonly Column[] = [
+  ['workflow_id', 'text'],
+  ['ord', 'int'],
+  ['n', 'int'],
+  ['type', 'text'],
+  ['data', 'jsonb'],
+  ['created_at', 'timestamp(3)'],
+];
 
 /**
  * Raw SQL for the worker-update hot path. Each table's rows travel as ONE JSON parameter that the
@@ -54,16 +99,28 @@ export class IngestSql {
   constructor(private readonly provider: DbProvider) {}
 
   async workflows(db: RawClient, ids: readonly string[]) {
-    return this.query<{ id: string; project_id: string; assigned_worker_id: string | null; status: string; last_update_seq: number }>(
+    return this.query<{
+      id: string;
+      project_id: string;
+      assigned_worker_id: string | null;
+      status: string;
+      last_update_seq: number;
+    }>(
       db,
       Prisma.sql`SELECT id, project_id, assigned_worker_id, status, last_update_seq FROM workflows WHERE id IN (${Prisma.join(ids)})`,
     );
   }
 
   /** Which of these (workflow, seq) pairs are stored already. */
-  async storedUpdates(db: RawClient, seqs: ReadonlyMap<string, number[]>): Promise<{ workflow_id: string; seq: number }[]> {
+  async storedUpdates(
+    db: RawClient,
+    seqs: ReadonlyMap<string, number[]>,
+  ): Promise<{ workflow_id: string; seq: number }[]> {
     const clauses = [...seqs].map(([id, list]) => Prisma.sql`(workflow_id = ${id} AND seq IN (${Prisma.join(list)}))`);
-    return this.query(db, Prisma.sql`SELECT workflow_id, seq FROM worker_updates WHERE ${Prisma.join(clauses, ' OR ')}`);
+    return this.query(
+      db,
+      Prisma.sql`SELECT workflow_id, seq FROM worker_updates WHERE ${Prisma.join(clauses, ' OR ')}`,
+    );
   }
 
   /**
@@ -72,15 +129,30 @@ export class IngestSql {
    * seq = reserved last - n + ord, atomically (`inTransaction`: the caller runs a transaction on `db`).
    * Returns each workflow's new last_event_seq.
    */
-  async writeBatch(db: RawClient, counters: CounterRow[], rows: PlannedRows, events: EventRow[], at: Date, inTransaction: boolean): Promise<Map<string, number>> {
+  async writeBatch(
+    db: RawClient,
+    counters: CounterRow[],
+    rows: PlannedRows,
+    events: EventRow[],
+    at: Date,
+    inTransaction: boolean,
+  ): Promise<Map<string, number>> {
     const stamp = this.provider === 'sqlite' ? at.toISOString().replace('Z', '+00:00') : at.toISOString();
     const stamped = <R extends object>(list: R[]) => JSON.stringify(list.map((r) => ({ ...r, created_at: stamp })));
     const result =
-      this.provider === 'postgresql' ? await this.writePostgres(db, counters, rows, events, stamped) : await this.writeSqlite(db, counters, rows, events, stamped, inTransaction);
+      this.provider === 'postgresql'
+        ? await this.writePostgres(db, counters, rows, events, stamped)
+        : await this.writeSqlite(db, counters, rows, events, stamped, inTransaction);
     return new Map(result.map((r) => [r.id, Number(r.last_event_seq)]));
   }
 
-  private async writePostgres(db: RawClient, counters: CounterRow[], rows: PlannedRows, events: EventRow[], stamped: (l: object[]) => string) {
+  private async writePostgres(
+    db: RawClient,
+    counters: CounterRow[],
+    rows: PlannedRows,
+    events: EventRow[],
+    stamped: (l: object[]) => string,
+  ) {
     const params: string[] = [JSON.stringify(counters)];
     const param = (json: string) => `$${params.push(json)}::jsonb`;
     const record = (columns: readonly Column[]) => columns.map(([name, type]) => `${name} ${type}`).join(', ');
@@ -89,9 +161,14 @@ export class IngestSql {
       `c AS (UPDATE workflows AS w SET last_event_seq = w.last_event_seq + c0.n, last_update_seq = GREATEST(w.last_update_seq, c0.max_seq)
         FROM jsonb_to_recordset($1::jsonb) AS c0(id text, n int, max_seq int) WHERE w.id = c0.id RETURNING w.id, w.last_event_seq)`,
     ];
-    for (const [key, { table, columns }] of Object.entries(ROW_TABLES) as [keyof PlannedRows, (typeof ROW_TABLES)[keyof PlannedRows]][]) {
+    for (const [key, { table, columns }] of Object.entries(ROW_TABLES) as [
+      keyof PlannedRows,
+      (typeof ROW_TABLES)[keyof PlannedRows],
+    ][]) {
       if (rows[key].length === 0) continue;
-      ctes.push(`${key} AS (INSERT INTO ${table} (${names(columns)}) SELECT ${names(columns)} FROM jsonb_to_recordset(${param(stamped(rows[key]))}) AS x(${record(columns)}))`);
+      ctes.push(
+        `${key} AS (INSERT INTO ${table} (${names(columns)}) SELECT ${names(columns)} FROM jsonb_to_recordset(${param(stamped(rows[key]))}) AS x(${record(columns)}))`,
+      );
     }
     if (events.length > 0) {
       ctes.push(`ev AS (INSERT INTO events (workflow_id, seq, type, data, created_at)
@@ -103,8 +180,16 @@ export class IngestSql {
   }
 
   /** SQLite: one statement per table; in one batch transaction unless the caller runs one already. */
-  private async writeSqlite(db: RawClient, counters: CounterRow[], rows: PlannedRows, events: EventRow[], stamped: (l: object[]) => string, inTransaction: boolean) {
-    const extract = (columns: readonly Column[]) => columns.map(([name]) => `json_extract(value, '$.${name}')`).join(', ');
+  private async writeSqlite(
+    db: RawClient,
+    counters: CounterRow[],
+    rows: PlannedRows,
+    events: EventRow[],
+    stamped: (l: object[]) => string,
+    inTransaction: boolean,
+  ) {
+    const extract = (columns: readonly Column[]) =>
+      columns.map(([name]) => `json_extract(value, '$.${name}')`).join(', ');
     const names = (columns: readonly Column[]) => columns.map(([name]) => name).join(', ');
     const statements: [sql: string, json: string][] = [
       [
@@ -114,8 +199,15 @@ export class IngestSql {
         JSON.stringify(counters),
       ],
     ];
-    for (const [key, { table, columns }] of Object.entries(ROW_TABLES) as [keyof PlannedRows, (typeof ROW_TABLES)[keyof PlannedRows]][]) {
-      if (rows[key].length > 0) statements.push([`INSERT INTO ${table} (${names(columns)}) SELECT ${extract(columns)} FROM json_each(?)`, stamped(rows[key])]);
+    for (const [key, { table, columns }] of Object.entries(ROW_TABLES) as [
+      keyof PlannedRows,
+      (typeof ROW_TABLES)[keyof PlannedRows],
+    ][]) {
+      if (rows[key].length > 0)
+        statements.push([
+          `INSERT INTO ${table} (${names(columns)}) SELECT ${extract(columns)} FROM json_each(?)`,
+          stamped(rows[key]),
+        ]);
     }
     if (events.length > 0) {
       // Runs after the counter update in the same transaction, so last_event_seq is already raised.
@@ -134,7 +226,10 @@ export class IngestSql {
       return result;
     }
     const client = db as Db;
-    const [result] = await client.$transaction([client.$queryRawUnsafe<Counted[]>(...first), ...rest.map((statement) => client.$executeRawUnsafe(...statement))]);
+    const [result] = await client.$transaction([
+      client.$queryRawUnsafe<Counted[]>(...first),
+      ...rest.map((statement) => client.$executeRawUnsafe(...statement)),
+    ]);
     return result as Counted[];
   }
 

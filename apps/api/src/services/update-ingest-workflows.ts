@@ -21,7 +21,8 @@ export class IngestWorkflows {
     const missing = fresh ? ids : ids.filter((id) => !this.rows.has(id));
     if (missing.length > 0) {
       for (const id of missing) this.rows.delete(id);
-      for (const row of await this.sql.workflows(this.db, missing)) this.remember({ ...row, last_update_seq: Number(row.last_update_seq) });
+      for (const row of await this.sql.workflows(this.db, missing))
+        this.remember({ ...row, last_update_seq: Number(row.last_update_seq) });
     }
     const found = new Map<string, IngestWorkflow>();
     for (const id of ids) {

@@ -87,9 +87,18 @@ export class UpdateIngest {
         return;
       }
       const kind = classifyDbError(err);
-      this.deps.logger.error({ err, workflow_id: batch[0]!.update.workflow_id, seq: batch[0]!.update.seq }, 'worker update not stored');
+      this.deps.logger.error(
+        { err, workflow_id: batch[0]!.update.workflow_id, seq: batch[0]!.update.seq },
+        'worker update not stored',
+      );
       const code = kind === 'unavailable' ? 'unavailable' : kind === 'invalid_input' ? 'invalid_input' : 'internal';
-      batch[0]!.resolve({ kind: 'refused', error: { code, message: `update ${batch[0]!.update.seq} of workflow ${batch[0]!.update.workflow_id} was not stored; send it again later` } });
+      batch[0]!.resolve({
+        kind: 'refused',
+        error: {
+          code,
+          message: `update ${batch[0]!.update.seq} of workflow ${batch[0]!.update.workflow_id} was not stored; send it again later`,
+        },
+      });
     }
   }
 
@@ -97,10 +106,14 @@ export class UpdateIngest {
     const { listener } = this.deps;
     const ids = [...new Set(batch.map((p) => p.update.workflow_id))];
     const mayWrite = (item: Pending, row: IngestWorkflow | undefined) =>
-      row !== undefined && (row.assigned_worker_id === item.workerId || (item.update.kind === 'title' && listener.titleGrantHolder(row.id) === item.workerId));
+      row !== undefined &&
+      (row.assigned_worker_id === item.workerId ||
+        (item.update.kind === 'title' && listener.titleGrantHolder(row.id) === item.workerId));
     const byId = await this.workflows.load(ids);
     // A cached row that says no is checked against the database before anything is refused.
-    const doubtful = new Set(batch.filter((item) => !mayWrite(item, byId.get(item.update.workflow_id))).map((item) => item.update.workflow_id));
+    const doubtful = new Set(
+      batch.filter((item) => !mayWrite(item, byId.get(item.update.workflow_id))).map((item) => item.update.workflow_id),
+    );
     if (doubtful.size > 0) for (const [id, row] of await this.workflows.load([...doubtful], true)) byId.set(id, row);
     const outcomes = new Map<Pending, IngestOutcome>();
     const owned: Pending[] = [];
@@ -108,7 +121,8 @@ export class UpdateIngest {
       const { workflow_id: id, seq } = item.update;
       const row = byId.get(id);
       if (!row) outcomes.set(item, refused('not_found', `update ${seq}: no workflow ${id}`));
-      else if (!mayWrite(item, row)) outcomes.set(item, refused('forbidden', `update ${seq}: workflow ${id} is not assigned to this worker`));
+      else if (!mayWrite(item, row))
+        outcomes.set(item, refused('forbidden', `update ${seq}: workflow ${id} is not assigned to this worker`));
       else owned.push(item);
     }
     const stored = await this.storedKeys(owned, byId);
@@ -156,8 +170,15 @@ export class UpdateIngest {
 
   /** An update that arrives after a later one of the same kind must not overwrite what that one set. */
   private async isSuperseded(row: IngestWorkflow, update: UpdateMessage): Promise<boolean> {
-    if (update.seq >= row.last_update_seq || (update.kind !== 'status' && update.kind !== 'title' && update.kind !== 'report')) return false;
-    const later = await this.deps.db.workerUpdate.findFirst({ where: { workflow_id: row.id, kind: update.kind, seq: { gt: update.seq } }, select: { seq: true } });
+    if (
+      update.seq >= row.last_update_seq ||
+      (update.kind !== 'status' && update.kind !== 'title' && update.kind !== 'report')
+    )
+      return false;
+    const later = await this.deps.db.workerUpdate.findFirst({
+      where: { workflow_id: row.id, kind: update.kind, seq: { gt: update.seq } },
+      select: { seq: true },
+    });
     return later !== null;
   }
 
@@ -173,13 +194,30 @@ export class UpdateIngest {
       if (tx) {
         for (const plan of touched) {
           if (plan.statusPatch && !(await this.applyStatus(tx, plan.row.id, plan.statusPatch))) plan.statusRefused();
-          if (Object.keys(plan.patch).length > 0) await tx.workflow.update({ where: { id: plan.row.id }, data: plan.patch, select: { id: true } });
+          if (Object.keys(plan.patch).length > 0)
+            await tx.workflow.update({ where: { id: plan.row.id }, data: plan.patch, select: { id: true } });
         }
       }
-      const eventRows: EventRow[] = touched.flatMap(({ row, events }) => events.map((e, i) => ({ workflow_id: row.id, ord: i + 1, n: events.length, type: e.type, data: e.data })));
-      const counters = await this.sql.writeBatch(client, touched.map((p) => ({ id: p.row.id, n: p.events.length, max_seq: p.maxSeq })), rows, eventRows, now, tx !== null);
+      const eventRows: EventRow[] = touched.flatMap(({ row, events }) =>
+        events.map((e, i) => ({ workflow_id: row.id, ord: i + 1, n: events.length, type: e.type, data: e.data })),
+      );
+      const counters = await this.sql.writeBatch(
+        client,
+        touched.map((p) => ({ id: p.row.id, n: p.events.length, max_seq: p.maxSeq })),
+        rows,
+        eventRows,
+        now,
+        tx !== null,
+      );
       const ts = now.toISOString();
-      return eventRows.map((e) => ({ type: e.type as StoredEvent['type'], workflow_id: e.workflow_id, project_id: plans.get(e.workflow_id)!.row.project_id, seq: counters.get(e.workflow_id)! - e.n + e.ord, ts, data: e.data }));
+      return eventRows.map((e) => ({
+        type: e.type as StoredEvent['type'],
+        workflow_id: e.workflow_id,
+        project_id: plans.get(e.workflow_id)!.row.project_id,
+        seq: counters.get(e.workflow_id)! - e.n + e.ord,
+        ts,
+        data: e.data,
+      }));
     };
     // Plain progress updates need no interactive transaction; column changes run in one with them.
     const plain = touched.every((p) => !p.statusPatch && Object.keys(p.patch).length === 0);
@@ -187,7 +225,11 @@ export class UpdateIngest {
   }
 
   /** Writes a worker's status change unless the workflow finished meanwhile (e.g. a user cancelled it). */
-  private async applyStatus(tx: Prisma.TransactionClient, workflowId: string, patch: Prisma.WorkflowUpdateManyMutationInput): Promise<boolean> {
+  private async applyStatus(
+    tx: Prisma.TransactionClient,
+    workflowId: string,
+    patch: Prisma.WorkflowUpdateManyMutationInput,
+  ): Promise<boolean> {
     const { count } = await tx.workflow.updateMany({ where: { id: workflowId, ...unfinishedWhere }, data: patch });
     return count === 1;
   }
@@ -200,7 +242,11 @@ export class UpdateIngest {
       if (plan.statusPatch || plan.released) this.workflows.forget([plan.row.id]);
       else this.workflows.stored(plan.row.id, plan.maxSeq);
       if (plan.snapshot) this.snapshots.set(plan.row.id, plan.snapshot);
-      if (plan.listChanged) bus.publishProjectEvent(plan.row.project_id, 'project_changed', { change: 'workflow_updated', workflow_id: plan.row.id });
+      if (plan.listChanged)
+        bus.publishProjectEvent(plan.row.project_id, 'project_changed', {
+          change: 'workflow_updated',
+          workflow_id: plan.row.id,
+        });
       if (plan.titleStored) listener.titleStored(plan.row.id);
       if (plan.released) {
         if (plan.released === 'finished') this.snapshots.delete(plan.row.id);

@@ -2,7 +2,10 @@ import type { Db, Prisma, Worker as WorkerRow } from '@svc/db';
 import { TERMINAL_WORKFLOW_STATUSES, type Worker, type WorkerStatus } from '@svc/protocol';
 
 /** A workflow a worker holds: assigned to it and not finished (waiting for an answer counts). */
-export const unfinishedWhere = { status: { notIn: [...TERMINAL_WORKFLOW_STATUSES] }, deleted_at: null } satisfies Prisma.WorkflowWhereInput;
+export const unfinishedWhere = {
+  status: { notIn: [...TERMINAL_WORKFLOW_STATUSES] },
+  deleted_at: null,
+} satisfies Prisma.WorkflowWhereInput;
 
 /** How many unfinished workflows each worker holds now (`active` of GET /workers, free capacity). */
 export async function activeCounts(db: Db, workerIds?: readonly string[]): Promise<Map<string, number>> {
@@ -11,7 +14,9 @@ export async function activeCounts(db: Db, workerIds?: readonly string[]): Promi
     where: { ...unfinishedWhere, assigned_worker_id: workerIds ? { in: [...workerIds] } : { not: null } },
     _count: { _all: true },
   });
-  return new Map(groups.filter((g) => g.assigned_worker_id !== null).map((g) => [g.assigned_worker_id!, g._count._all]));
+  return new Map(
+    groups.filter((g) => g.assigned_worker_id !== null).map((g) => [g.assigned_worker_id!, g._count._all]),
+  );
 }
 
 export function presentWorker(row: WorkerRow, active: number): Worker {

@@ -45,7 +45,11 @@ export class WorkerRegistry {
       status: 'online',
       last_seen_at: new Date(),
     };
-    return this.db.worker.upsert({ where: { name: message.name }, create: { name: message.name, ...data }, update: data });
+    return this.db.worker.upsert({
+      where: { name: message.name },
+      create: { name: message.name, ...data },
+      update: data,
+    });
   }
 
   /** Makes `session` the worker's connection; an older one of the same worker is closed (newest wins). */
@@ -71,7 +75,10 @@ export class WorkerRegistry {
   async heartbeat(session: WorkerSession): Promise<void> {
     session.lastSeenAt = Date.now();
     if (this.sessions.get(session.workerId) !== session) return;
-    await this.db.worker.updateMany({ where: { id: session.workerId }, data: { last_seen_at: new Date(session.lastSeenAt), status: 'online' } });
+    await this.db.worker.updateMany({
+      where: { id: session.workerId },
+      data: { last_seen_at: new Date(session.lastSeenAt), status: 'online' },
+    });
   }
 
   get(workerId: string): WorkerSession | undefined {
@@ -98,10 +105,16 @@ export class WorkerRegistry {
    */
   async markSilentOffline(offlineAfterMs: number): Promise<string[]> {
     const cutoff = new Date(Date.now() - offlineAfterMs);
-    const stale = await this.db.worker.findMany({ where: { status: 'online', last_seen_at: { lt: cutoff } }, select: { id: true } });
+    const stale = await this.db.worker.findMany({
+      where: { status: 'online', last_seen_at: { lt: cutoff } },
+      select: { id: true },
+    });
     const ids = stale.map((w) => w.id).filter((id) => !this.sessions.has(id));
     if (ids.length === 0) return [];
-    await this.db.worker.updateMany({ where: { id: { in: ids }, status: 'online', last_seen_at: { lt: cutoff } }, data: { status: 'offline' } });
+    await this.db.worker.updateMany({
+      where: { id: { in: ids }, status: 'online', last_seen_at: { lt: cutoff } },
+      data: { status: 'offline' },
+    });
     for (const id of ids) this.announce(id);
     return ids;
   }

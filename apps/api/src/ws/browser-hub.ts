@@ -19,7 +19,11 @@ export interface BrowserHubOptions {
   pingIntervalMs: number;
 }
 
-export const BROWSER_HUB_DEFAULTS: BrowserHubOptions = { maxPayloadBytes: 64 * 1024, maxBufferedBytes: 4 * 1024 * 1024, pingIntervalMs: 30_000 };
+export const BROWSER_HUB_DEFAULTS: BrowserHubOptions = {
+  maxPayloadBytes: 64 * 1024,
+  maxBufferedBytes: 4 * 1024 * 1024,
+  pingIntervalMs: 30_000,
+};
 
 /** Event types a project subscriber receives about the project's workflows. */
 const PROJECT_TYPES = new Set(['project_changed', 'workflow_status', 'workflow_title']);
@@ -41,7 +45,11 @@ export class BrowserHub {
     options: Partial<BrowserHubOptions> = {},
   ) {
     this.options = { ...BROWSER_HUB_DEFAULTS, ...options };
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxPayloadBytes, perMessageDeflate: false });
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: this.options.maxPayloadBytes,
+      perMessageDeflate: false,
+    });
     this.subscriptions = new BrowserSubscriptions(deps);
     this.unsubscribe = deps.events.subscribe((event) => this.route(event));
     this.pinger = setInterval(() => this.ping(), this.options.pingIntervalMs);
@@ -137,7 +145,11 @@ export class BrowserHub {
         if (!event.workflow_id || !client.workflows.has(event.workflow_id)) client.sendText(envelope(event));
       });
     }
-    if (event.type === 'project_changed' && event.project_id && RECHECK_CHANGES.has((event.data as { change?: string }).change ?? '')) {
+    if (
+      event.type === 'project_changed' &&
+      event.project_id &&
+      RECHECK_CHANGES.has((event.data as { change?: string }).change ?? '')
+    ) {
       this.subscriptions.recheckProject(event.project_id);
     }
   }

@@ -26,10 +26,13 @@ export class BrowserSubscriptions {
     const sub = new WorkflowSubscription(client, workflow.id, workflow.project_id, events);
     client.workflows.set(workflow.id, sub);
     add(this.byWorkflow, workflow.id, sub);
-    const current = (await db.workflow.findUnique({ where: { id: workflow.id }, select: { last_event_seq: true } }))?.last_event_seq ?? 0;
+    const current =
+      (await db.workflow.findUnique({ where: { id: workflow.id }, select: { last_event_seq: true } }))
+        ?.last_event_seq ?? 0;
     // No since_seq, or one from the future: the client starts from now.
     await sub.begin(sinceSeq === undefined || sinceSeq > current ? current : sinceSeq);
-    if (client.workflows.get(workflow.id) === sub) client.send({ type: 'subscribed', workflow_id: workflow.id, last_seq: sub.lastSent });
+    if (client.workflows.get(workflow.id) === sub)
+      client.send({ type: 'subscribed', workflow_id: workflow.id, last_seq: sub.lastSent });
   }
 
   unsubscribeWorkflow(client: BrowserClient, workflowId: string): void {
@@ -78,7 +81,10 @@ export class BrowserSubscriptions {
           () => undefined,
           (err: unknown) => {
             this.unsubscribeProject(client, projectId);
-            client.sendError({ code: toAppError(err).code, message: `project ${projectId}: ${toAppError(err).message}; unsubscribed` });
+            client.sendError({
+              code: toAppError(err).code,
+              message: `project ${projectId}: ${toAppError(err).message}; unsubscribed`,
+            });
           },
         ),
       );
@@ -91,7 +97,10 @@ export class BrowserSubscriptions {
             () => undefined,
             (err: unknown) => {
               this.unsubscribeWorkflow(sub.client, workflowId);
-              sub.client.sendError({ code: toAppError(err).code, message: `workflow ${workflowId}: ${toAppError(err).message}; unsubscribed` });
+              sub.client.sendError({
+                code: toAppError(err).code,
+                message: `workflow ${workflowId}: ${toAppError(err).message}; unsubscribed`,
+              });
             },
           ),
         );

@@ -6,7 +6,14 @@ const serialized = new WeakMap<StoredEvent, string>();
 export function envelope(event: StoredEvent): string {
   let text = serialized.get(event);
   if (text === undefined) {
-    text = JSON.stringify({ type: event.type, workflow_id: event.workflow_id, project_id: event.project_id, seq: event.seq, ts: event.ts, data: event.data });
+    text = JSON.stringify({
+      type: event.type,
+      workflow_id: event.workflow_id,
+      project_id: event.project_id,
+      seq: event.seq,
+      ts: event.ts,
+      data: event.data,
+    });
     serialized.set(event, text);
   }
   return text;

@@ -30,7 +30,10 @@ export class ExecRelay {
 
   async request(from: WorkerSession, message: ExecRequestMessage): Promise<void> {
     const fail = (output: string, timedOut = false) => from.send(errorResult(message.request_id, output, timedOut));
-    const workflow = await this.db.workflow.findUnique({ where: { id: message.workflow_id }, select: { assigned_worker_id: true } });
+    const workflow = await this.db.workflow.findUnique({
+      where: { id: message.workflow_id },
+      select: { assigned_worker_id: true },
+    });
     if (!workflow || workflow.assigned_worker_id !== from.workerId) {
       fail(`refused: workflow ${message.workflow_id} is not assigned to this worker`);
       return;
@@ -42,10 +45,13 @@ export class ExecRelay {
     }
     const id = randomUUID();
     const seconds = message.timeout_seconds ?? DEFAULT_EXEC_TIMEOUT_SECONDS;
-    const timer = setTimeout(() => {
-      this.pending.delete(id);
-      fail(`no result from worker ${target.name} within ${seconds}s`, true);
-    }, seconds * 1000 + this.marginMs);
+    const timer = setTimeout(
+      () => {
+        this.pending.delete(id);
+        fail(`no result from worker ${target.name} within ${seconds}s`, true);
+      },
+      seconds * 1000 + this.marginMs,
+    );
     timer.unref();
     this.pending.set(id, { requester: from, requestId: message.request_id, targetId: target.workerId, timer });
     const sent = target.send({
@@ -70,7 +76,11 @@ export class ExecRelay {
   workerGone(workerId: string): void {
     for (const [id, pending] of this.pending) {
       if (pending.targetId === workerId) {
-        this.settle(id, () => pending.requester.send(errorResult(pending.requestId, 'the target worker disconnected before answering', false)));
+        this.settle(id, () =>
+          pending.requester.send(
+            errorResult(pending.requestId, 'the target worker disconnected before answering', false),
+          ),
+        );
       } else if (pending.requester.workerId === workerId) {
         this.settle(id, () => undefined);
       }

@@ -3,7 +3,7 @@ import { originAllowed } from './upgrade-auth';
 describe('originAllowed', () => {
   const publicUrl = 'https://svc.example.com/base';
 
-  it('accepts the server\'s own origin and the allowed ones, comparing origins only', () => {
+  it("accepts the server's own origin and the allowed ones, comparing origins only", () => {
     expect(originAllowed('https://svc.example.com', publicUrl, [])).toBe(true);
     expect(originAllowed('https://app.example.com', publicUrl, ['https://app.example.com/'])).toBe(true);
   });

@@ -62,7 +62,8 @@ export function originAllowed(origin: string, publicUrl: string, allowed: readon
 
 /** A worker socket: `Authorization: Bearer <worker-scope JWT>` only. */
 export async function authenticateWorkerUpgrade(req: IncomingMessage, deps: AppDeps): Promise<Principal> {
-  if (req.headers.authorization === undefined) throw refusal('unauthenticated', 'a worker authenticates with Authorization: Bearer <worker token>');
+  if (req.headers.authorization === undefined)
+    throw refusal('unauthenticated', 'a worker authenticates with Authorization: Bearer <worker token>');
   const principal = await principalFrom(tokenFromRequest(req.headers), deps);
   if (principal.kind !== 'worker') throw refusal('forbidden', 'a worker-scope token is required');
   return principal;

@@ -73,7 +73,10 @@ export class WorkerConnection implements WorkerSession {
     if (this.state === 'new' && this.refusesVersion(text)) return;
     const parsed = parseJsonMessage(WorkerToServerMessageSchema, text);
     if (!parsed.ok) {
-      this.sendError({ code: 'invalid_input', message: isBinary ? 'expected a JSON text message' : parsed.error.message });
+      this.sendError({
+        code: 'invalid_input',
+        message: isBinary ? 'expected a JSON text message' : parsed.error.message,
+      });
       if (this.state === 'new') this.close(WS_CLOSE_POLICY, 'the first message must be a valid register');
       return;
     }
@@ -98,7 +101,13 @@ export class WorkerConnection implements WorkerSession {
     }
     if (version === WORKER_PROTOCOL_VERSION) return false;
     this.state = 'closed';
-    this.close(WS_CLOSE_UNSUPPORTED_VERSION, `unsupported worker protocol version ${JSON.stringify(version)}; this server speaks ${WORKER_PROTOCOL_VERSION}`.slice(0, 120));
+    this.close(
+      WS_CLOSE_UNSUPPORTED_VERSION,
+      `unsupported worker protocol version ${JSON.stringify(version)}; this server speaks ${WORKER_PROTOCOL_VERSION}`.slice(
+        0,
+        120,
+      ),
+    );
     return true;
   }
 
@@ -119,7 +128,11 @@ export class WorkerConnection implements WorkerSession {
         this.live.background.run(this.exec.request(this, message).catch((err: unknown) => this.failed(err)));
         return;
       case 'exec_result':
-        if (!this.exec.result(this, message)) this.sendError({ code: 'not_found', message: `no exec request ${message.request_id} is waiting for this worker` });
+        if (!this.exec.result(this, message))
+          this.sendError({
+            code: 'not_found',
+            message: `no exec request ${message.request_id} is waiting for this worker`,
+          });
         return;
       default: {
         const unreachable: never = message;
@@ -145,7 +158,12 @@ export class WorkerConnection implements WorkerSession {
     Object.assign(this, { workerId: row.id, name: row.name, capacity: row.capacity, lastSeenAt: Date.now() });
     this.state = 'registered';
     this.live.registry.attach(this);
-    this.send({ type: 'registered', worker_id: row.id, protocol_version: WORKER_PROTOCOL_VERSION, heartbeat_seconds: this.live.config.workers.heartbeatSeconds });
+    this.send({
+      type: 'registered',
+      worker_id: row.id,
+      protocol_version: WORKER_PROTOCOL_VERSION,
+      heartbeat_seconds: this.live.config.workers.heartbeatSeconds,
+    });
     this.logger.info({ worker: row.name, worker_id: row.id, capacity: row.capacity }, 'worker registered');
     this.live.dispatcher.kick();
   }

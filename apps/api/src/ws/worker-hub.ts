@@ -13,7 +13,11 @@ export const WORKER_MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
 
 /** `GET /svc/worker/ws`: worker-scope JWT at the upgrade, then the worker protocol. */
 export class WorkerHub {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: WORKER_MAX_PAYLOAD_BYTES, perMessageDeflate: false });
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: WORKER_MAX_PAYLOAD_BYTES,
+    perMessageDeflate: false,
+  });
   readonly exec: ExecRelay;
   private closing = false;
 
@@ -36,7 +40,12 @@ export class WorkerHub {
       return;
     }
     if (socket.destroyed) return;
-    this.wss.handleUpgrade(req, socket, head, (ws) => new WorkerConnection(ws, socket, this.live, this.exec, this.logger, () => this.closing));
+    this.wss.handleUpgrade(
+      req,
+      socket,
+      head,
+      (ws) => new WorkerConnection(ws, socket, this.live, this.exec, this.logger, () => this.closing),
+    );
   }
 
   async close(): Promise<void> {

@@ -24,20 +24,38 @@ const writeKey = (text: string | Buffer) => {
   writeFileSync(path, text, { mode: 0o600 });
   return path;
 };
-const jwksOf = async (url: string) => (await body<{ keys: (JsonWebKey & { kid: string })[] }>(await fetch(`${url}/svc/api/.well-known/jwks.json`))).keys;
+const jwksOf = async (url: string) =>
+  (await body<{ keys: (JsonWebKey & { kid: string })[] }>(await fetch(`${url}/svc/api/.well-known/jwks.json`))).keys;
 
 describe('JWT_PRIVATE_KEY that cannot sign ES256', () => {
   const pkcs8 = (key: KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }) as string;
   it.each([
-    ['an RSA key', () => pkcs8(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey), /must be an EC P-256 private key \(ES256\), found rsa/],
+    [
+      'an RSA key',
+      () => pkcs8(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey),
+      /must be an EC P-256 private key \(ES256\), found rsa/,
+    ],
     ['a P-384 key', () => pkcs8(ecKey('secp384r1')), /must be an EC P-256 private key \(ES256\), found EC secp384r1/],
     ['an Ed25519 key', () => pkcs8(generateKeyPairSync('ed25519').privateKey), /found ed25519/],
-    ['a public key', () => createPublicKey(ecKey()).export({ type: 'spki', format: 'pem' }) as string, /not an unencrypted PEM private key/],
-    ['an encrypted key', () => ecKey().export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pw' }) as string, /not an unencrypted PEM private key/],
+    [
+      'a public key',
+      () => createPublicKey(ecKey()).export({ type: 'spki', format: 'pem' }) as string,
+      /not an unencrypted PEM private key/,
+    ],
+    [
+      'an encrypted key',
+      () => ecKey().export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pw' }) as string,
+      /not an unencrypted PEM private key/,
+    ],
     ['text that is no PEM', () => 'hello', /not an unencrypted PEM private key/],
   ])('refuses %s at start-up with a clear error, before the database is touched', async (_label, pem, message) => {
     const databaseFile = join(dir, 'untouched.db');
-    const config = configFromEnv({ NODE_ENV: 'test', DATA_DIR: dir, DATABASE_URL: `file:${databaseFile}`, JWT_PRIVATE_KEY: writeKey(pem()) });
+    const config = configFromEnv({
+      NODE_ENV: 'test',
+      DATA_DIR: dir,
+      DATABASE_URL: `file:${databaseFile}`,
+      JWT_PRIVATE_KEY: writeKey(pem()),
+    });
     const failure = buildRuntime(config, pino({ level: 'silent' }));
     await expect(failure).rejects.toBeInstanceOf(ConfigError);
     await expect(failure).rejects.toThrow(message);
@@ -45,14 +63,24 @@ describe('JWT_PRIVATE_KEY that cannot sign ES256', () => {
   });
 
   it('names a key file that cannot be read', async () => {
-    await expect(loadSigningKeys(join(dir, 'missing.pem'), dir)).rejects.toThrow(/JWT_PRIVATE_KEY: cannot read .*missing\.pem: ENOENT/);
+    await expect(loadSigningKeys(join(dir, 'missing.pem'), dir)).rejects.toThrow(
+      /JWT_PRIVATE_KEY: cannot read .*missing\.pem: ENOENT/,
+    );
   });
 
   it('makes the real server process exit non-zero with the reason', async () => {
     const keyPath = writeKey(pkcs8(ecKey('secp384r1')));
     const child = spawn(join(__dirname, '../../node_modules/.bin/tsx'), ['--conditions=development', 'src/index.ts'], {
       cwd: join(__dirname, '../..'),
-      env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dir, PORT: '0', AUTH_PROVIDER: 'dev', LOG_LEVEL: 'silent', JWT_PRIVATE_KEY: keyPath },
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'test',
+        DATA_DIR: dir,
+        PORT: '0',
+        AUTH_PROVIDER: 'dev',
+        LOG_LEVEL: 'silent',
+        JWT_PRIVATE_KEY: keyPath,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -76,22 +104,25 @@ describe.each(TEST_PROVIDERS)('signing keys on %s', (provider) => {
   it.each([
     ['PKCS#8', 'pkcs8', 'BEGIN PRIVATE KEY'],
     ['SEC1 "EC PRIVATE KEY"', 'sec1', 'BEGIN EC PRIVATE KEY'],
-  ] as const)('uses a %s PEM from JWT_PRIVATE_KEY: the JWKS kid is its thumbprint and tokens verify with it', async (_label, type, banner) => {
-    const key = ecKey();
-    const pem = key.export({ type, format: 'pem' }) as string;
-    expect(pem).toContain(banner);
-    const server = await startTestServer(provider, { JWT_PRIVATE_KEY: writeKey(pem) });
-    try {
-      const expected = createPublicKey(key).export({ format: 'jwk' });
-      const [published] = await jwksOf(server.url);
-      expect(published).toMatchObject({ x: expected.x, y: expected.y, kid: ecThumbprint(expected) });
-      const token = (await server.login('erin')).split('=')[1]!;
-      expect(verifyEs256(token, expected)).toBe(true);
-      expect(existsSync(generatedKeyPath(server.dataDir))).toBe(false);
-    } finally {
-      await server.close();
-    }
-  });
+  ] as const)(
+    'uses a %s PEM from JWT_PRIVATE_KEY: the JWKS kid is its thumbprint and tokens verify with it',
+    async (_label, type, banner) => {
+      const key = ecKey();
+      const pem = key.export({ type, format: 'pem' }) as string;
+      expect(pem).toContain(banner);
+      const server = await startTestServer(provider, { JWT_PRIVATE_KEY: writeKey(pem) });
+      try {
+        const expected = createPublicKey(key).export({ format: 'jwk' });
+        const [published] = await jwksOf(server.url);
+        expect(published).toMatchObject({ x: expected.x, y: expected.y, kid: ecThumbprint(expected) });
+        const token = (await server.login('erin')).split('=')[1]!;
+        expect(verifyEs256(token, expected)).toBe(true);
+        expect(existsSync(generatedKeyPath(server.dataDir))).toBe(false);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   it('without JWT_PRIVATE_KEY generates a 0600 key under DATA_DIR/keys and reuses it, so sessions survive a restart', async () => {
     const database = await createTestDatabase(provider);

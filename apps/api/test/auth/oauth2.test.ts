@@ -7,7 +7,14 @@ interface ErrorBody {
   error: { code: string; message: string; request_id: string };
 }
 
-const ANN = { sub: 'oidc|ann', preferred_username: 'Ann.Example', name: 'Ann Example', email: 'ann@example.com', email_verified: true, picture: 'https://img.example/ann.png' };
+const ANN = {
+  sub: 'oidc|ann',
+  preferred_username: 'Ann.Example',
+  name: 'Ann Example',
+  email: 'ann@example.com',
+  email_verified: true,
+  picture: 'https://img.example/ann.png',
+};
 
 describe.each(TEST_PROVIDERS)('OAuth 2.0 sign-in against a real provider on %s', (dbProvider) => {
   let provider: OAuth2Provider;
@@ -46,7 +53,13 @@ describe.each(TEST_PROVIDERS)('OAuth 2.0 sign-in against a real provider on %s',
     const { loginLocation, callback } = await authorize(browser);
     expect(loginLocation.origin + loginLocation.pathname).toBe(`${provider.url}/authorize`);
     const params = Object.fromEntries(loginLocation.searchParams);
-    expect(params).toMatchObject({ client_id: 'svc-test-client', response_type: 'code', redirect_uri: `${server.url}/svc/auth/callback`, scope: 'openid profile email', code_challenge_method: 'S256' });
+    expect(params).toMatchObject({
+      client_id: 'svc-test-client',
+      response_type: 'code',
+      redirect_uri: `${server.url}/svc/auth/callback`,
+      scope: 'openid profile email',
+      code_challenge_method: 'S256',
+    });
     expect(params.state).toMatch(/^[\w-]{43}$/);
     expect(params.code_challenge).toMatch(/^[\w-]{43}$/);
     expect(callback.origin + callback.pathname).toBe(`${server.url}/svc/auth/callback`);
@@ -60,7 +73,13 @@ describe.each(TEST_PROVIDERS)('OAuth 2.0 sign-in against a real provider on %s',
 
     const me = await browser.request(`${server.url}/svc/api/me`);
     expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ login: 'ann.example', name: 'Ann Example', email: 'ann@example.com', avatar_url: 'https://img.example/ann.png', is_admin: false });
+    expect(await me.json()).toMatchObject({
+      login: 'ann.example',
+      name: 'Ann Example',
+      email: 'ann@example.com',
+      avatar_url: 'https://img.example/ann.png',
+      is_admin: false,
+    });
     const stored = await server.deps.db.user.findFirstOrThrow({ where: { login: 'ann.example' } });
     expect(stored).toMatchObject({ provider: 'oauth2', provider_subject: 'oidc|ann' });
   });
@@ -84,7 +103,9 @@ describe.each(TEST_PROVIDERS)('OAuth 2.0 sign-in against a real provider on %s',
     const tokenRequest = await provider.request('token', before + 1);
     const verifier = tokenRequest.body!.code_verifier!;
     expect(verifier).toMatch(/^[\w-]{43,128}$/);
-    expect(createHash('sha256').update(verifier).digest('base64url')).toBe(loginLocation.searchParams.get('code_challenge'));
+    expect(createHash('sha256').update(verifier).digest('base64url')).toBe(
+      loginLocation.searchParams.get('code_challenge'),
+    );
     expect(tokenRequest.body).toMatchObject({
       grant_type: 'authorization_code',
       code: callback.searchParams.get('code'),
@@ -103,12 +124,28 @@ describe.each(TEST_PROVIDERS)('OAuth 2.0 sign-in against a real provider on %s',
     const { callback } = await authorize(browser);
     await browser.request(callback.href);
     expect(await server.deps.db.user.count({ where: { provider_subject: 'oidc|ann' } })).toBe(1);
-    expect(await (await browser.request(`${server.url}/svc/api/me`)).json()).toMatchObject({ login: 'ann.example', name: 'Ann Renamed' });
+    expect(await (await browser.request(`${server.url}/svc/api/me`)).json()).toMatchObject({
+      login: 'ann.example',
+      name: 'Ann Renamed',
+    });
 
-    await provider.configure({ userInfo: { statusCode: 200, body: { sub: 'oidc|other-ann', preferred_username: 'ann.example', email: 'x@example.com', email_verified: false } } });
+    await provider.configure({
+      userInfo: {
+        statusCode: 200,
+        body: {
+          sub: 'oidc|other-ann',
+          preferred_username: 'ann.example',
+          email: 'x@example.com',
+          email_verified: false,
+        },
+      },
+    });
     const other = new Browser();
     await other.request((await authorize(other)).callback.href);
-    expect(await (await other.request(`${server.url}/svc/api/me`)).json()).toMatchObject({ login: 'ann.example-2', email: null });
+    expect(await (await other.request(`${server.url}/svc/api/me`)).json()).toMatchObject({
+      login: 'ann.example-2',
+      email: null,
+    });
   });
 
   it('rejects a tampered state with 400 and stores nothing', async () => {
@@ -164,7 +201,10 @@ describe.each(TEST_PROVIDERS)('OAuth 2.0 sign-in against a real provider on %s',
     const denied = `${server.url}/svc/auth/callback?error=access_denied&error_description=no&state=${loginLocation.searchParams.get('state')}`;
     const res = await browser.request(denied);
     expect(res.status).toBe(401);
-    expect(((await res.json()) as ErrorBody).error).toMatchObject({ code: 'unauthenticated', message: expect.stringMatching(/access_denied/) });
+    expect(((await res.json()) as ErrorBody).error).toMatchObject({
+      code: 'unauthenticated',
+      message: expect.stringMatching(/access_denied/),
+    });
     expect(await users()).toBe(usersBefore);
   });
 
@@ -172,31 +212,37 @@ describe.each(TEST_PROVIDERS)('OAuth 2.0 sign-in against a real provider on %s',
     ['a refusal', 400, { error: 'invalid_grant' }, 401, 'unauthenticated', /token endpoint refused.*invalid_grant/],
     ['a server error', 500, { error: 'server_error' }, 503, 'unavailable', /token endpoint answered HTTP 500/],
     ['no access token', 200, { token_type: 'Bearer' }, 503, 'unavailable', /without an access_token/],
-  ])('maps a token endpoint answer with %s (HTTP %i) to an error and creates no user', async (_label, statusCode, tokenBody, status, code, message) => {
-    const usersBefore = await users();
-    await provider.configure({ token: { statusCode, body: tokenBody } });
-    const browser = new Browser();
-    const res = await browser.request((await authorize(browser)).callback.href);
-    expect(res.status).toBe(status);
-    expect(((await res.json()) as ErrorBody).error).toMatchObject({ code, message: expect.stringMatching(message) });
-    expect(browser.cookie('svc_session')).toBeUndefined();
-    expect(await users()).toBe(usersBefore);
-  });
+  ])(
+    'maps a token endpoint answer with %s (HTTP %i) to an error and creates no user',
+    async (_label, statusCode, tokenBody, status, code, message) => {
+      const usersBefore = await users();
+      await provider.configure({ token: { statusCode, body: tokenBody } });
+      const browser = new Browser();
+      const res = await browser.request((await authorize(browser)).callback.href);
+      expect(res.status).toBe(status);
+      expect(((await res.json()) as ErrorBody).error).toMatchObject({ code, message: expect.stringMatching(message) });
+      expect(browser.cookie('svc_session')).toBeUndefined();
+      expect(await users()).toBe(usersBefore);
+    },
+  );
 
   it.each([
     ['a server error', 500, { error: 'boom' }, 503, /user info endpoint answered HTTP 500/],
     ['a refusal', 401, { error: 'invalid_token' }, 401, /user info endpoint refused.*invalid_token/],
     ['no subject', 200, { name: 'nobody' }, 503, /without a user id/],
-  ])('maps a user info answer with %s (HTTP %i) to an error and creates no user', async (_label, statusCode, userInfoBody, status, message) => {
-    const usersBefore = await users();
-    await provider.configure({ userInfo: { statusCode, body: userInfoBody } });
-    const browser = new Browser();
-    const res = await browser.request((await authorize(browser)).callback.href);
-    expect(res.status).toBe(status);
-    expect(((await res.json()) as ErrorBody).error.message).toMatch(message);
-    expect(browser.cookie('svc_session')).toBeUndefined();
-    expect(await users()).toBe(usersBefore);
-  });
+  ])(
+    'maps a user info answer with %s (HTTP %i) to an error and creates no user',
+    async (_label, statusCode, userInfoBody, status, message) => {
+      const usersBefore = await users();
+      await provider.configure({ userInfo: { statusCode, body: userInfoBody } });
+      const browser = new Browser();
+      const res = await browser.request((await authorize(browser)).callback.href);
+      expect(res.status).toBe(status);
+      expect(((await res.json()) as ErrorBody).error.message).toMatch(message);
+      expect(browser.cookie('svc_session')).toBeUndefined();
+      expect(await users()).toBe(usersBefore);
+    },
+  );
 
   it('lets a browser with an expired or revoked session cookie sign in again', async () => {
     const browser = new Browser();

@@ -22,7 +22,11 @@ describe.each(TEST_PROVIDERS)('short-video platform SSO sign-in on %s', (dbProvi
 
   beforeAll(async () => {
     sso = await startSsoProvider();
-    server = await startTestServer(dbProvider, { AUTH_PROVIDER: 'sso', SSO_SCOPES: 'user_info,video.list', ...sso.env });
+    server = await startTestServer(dbProvider, {
+      AUTH_PROVIDER: 'sso',
+      SSO_SCOPES: 'user_info,video.list',
+      ...sso.env,
+    });
     server.deps.config.publicUrl = server.url; // the callback the provider redirects to
   });
   afterAll(async () => {
@@ -30,11 +34,19 @@ describe.each(TEST_PROVIDERS)('short-video platform SSO sign-in on %s', (dbProvi
     await sso?.close();
   });
   beforeEach(() => {
-    sso.nextUser = { open_id: 'open-lin', union_id: 'union-lin', nickname: 'Lin', avatar: 'https://p.sso.example/lin.jpeg' };
+    sso.nextUser = {
+      open_id: 'open-lin',
+      union_id: 'union-lin',
+      nickname: 'Lin',
+      avatar: 'https://p.sso.example/lin.jpeg',
+    };
   });
 
   it('reports sso as the active provider', async () => {
-    expect(await (await server.request('/svc/api/auth/provider')).json()).toEqual({ provider: 'sso', login_url: '/svc/auth/login' });
+    expect(await (await server.request('/svc/api/auth/provider')).json()).toEqual({
+      provider: 'sso',
+      login_url: '/svc/auth/login',
+    });
   });
 
   it('names the client client_key in the authorize request, with state, PKCE and comma-separated scopes', async () => {
@@ -54,44 +66,98 @@ describe.each(TEST_PROVIDERS)('short-video platform SSO sign-in on %s', (dbProvi
     expect(callback.status).toBe(303);
     expect(hops.at(-1)!.url).toBe(`${server.url}/`);
     const me = await browser.request(`${server.url}/svc/api/me`);
-    expect(await me.json()).toMatchObject({ login: 'lin', name: 'Lin', email: null, avatar_url: 'https://p.sso.example/lin.jpeg', is_admin: false });
-    const user = await server.deps.db.user.findFirstOrThrow({ where: { provider: 'sso', provider_subject: 'open-lin' } });
+    expect(await me.json()).toMatchObject({
+      login: 'lin',
+      name: 'Lin',
+      email: null,
+      avatar_url: 'https://p.sso.example/lin.jpeg',
+      is_admin: false,
+    });
+    const user = await server.deps.db.user.findFirstOrThrow({
+      where: { provider: 'sso', provider_subject: 'open-lin' },
+    });
     expect(user.login).toBe('lin');
 
     const token = lastRequest('/oauth/access_token/').params;
-    expect(token).toMatchObject({ client_key: sso.clientKey, client_secret: sso.clientSecret, grant_type: 'authorization_code' });
+    expect(token).toMatchObject({
+      client_key: sso.clientKey,
+      client_secret: sso.clientSecret,
+      grant_type: 'authorization_code',
+    });
     expect(token).not.toHaveProperty('client_id');
     const authorize = lastRequest('/platform/oauth/connect/').params;
     expect(createHash('sha256').update(token.code_verifier!).digest('base64url')).toBe(authorize.code_challenge);
-    expect(lastRequest('/oauth/userinfo/').params).toMatchObject({ open_id: 'open-lin', access_token: expect.stringMatching(/^act\./) });
+    expect(lastRequest('/oauth/userinfo/').params).toMatchObject({
+      open_id: 'open-lin',
+      access_token: expect.stringMatching(/^act\./),
+    });
   });
 
   it('gives a nickname without Latin letters a stable login derived from open_id', async () => {
-    sso.nextUser = { open_id: 'open-xiao', union_id: 'union-xiao', nickname: '小明', avatar: 'https://p.sso.example/x.jpeg' };
+    sso.nextUser = {
+      open_id: 'open-xiao',
+      union_id: 'union-xiao',
+      nickname: '小明',
+      avatar: 'https://p.sso.example/x.jpeg',
+    };
     const first = await signIn();
     const login = ((await (await first.browser.request(`${server.url}/svc/api/me`)).json()) as { login: string }).login;
     expect(login).toMatch(/^sso-[0-9a-f]{8}$/);
     const again = await signIn();
-    expect(await (await again.browser.request(`${server.url}/svc/api/me`)).json()).toMatchObject({ login, name: '小明' });
+    expect(await (await again.browser.request(`${server.url}/svc/api/me`)).json()).toMatchObject({
+      login,
+      name: '小明',
+    });
     expect(await server.deps.db.user.count({ where: { provider_subject: 'open-xiao' } })).toBe(1);
   });
 
   it.each([
-    ['token', 'an error_code', 200, { data: { error_code: 10007, description: 'code is invalid or used' }, message: 'error' }, 401, /token endpoint refused.*error_code 10007/],
+    [
+      'token',
+      'an error_code',
+      200,
+      { data: { error_code: 10007, description: 'code is invalid or used' }, message: 'error' },
+      401,
+      /token endpoint refused.*error_code 10007/,
+    ],
     ['token', 'HTTP 502', 502, { message: 'bad gateway' }, 503, /token endpoint answered HTTP 502/],
-    ['token', 'no open_id', 200, { data: { access_token: 'act.x', error_code: 0 }, message: 'success' }, 503, /without an open_id/],
-    ['userinfo', 'an error_code', 200, { data: { error_code: 2190008, description: 'access_token is invalid' }, message: 'error' }, 401, /user info endpoint refused.*2190008/],
-    ['userinfo', 'another account', 200, { data: { open_id: 'someone-else', nickname: 'Eve', error_code: 0 }, message: 'success' }, 401, /open_id differs/],
+    [
+      'token',
+      'no open_id',
+      200,
+      { data: { access_token: 'act.x', error_code: 0 }, message: 'success' },
+      503,
+      /without an open_id/,
+    ],
+    [
+      'userinfo',
+      'an error_code',
+      200,
+      { data: { error_code: 2190008, description: 'access_token is invalid' }, message: 'error' },
+      401,
+      /user info endpoint refused.*2190008/,
+    ],
+    [
+      'userinfo',
+      'another account',
+      200,
+      { data: { open_id: 'someone-else', nickname: 'Eve', error_code: 0 }, message: 'success' },
+      401,
+      /open_id differs/,
+    ],
     ['userinfo', 'HTTP 500', 500, 'oops', 503, /user info endpoint answered HTTP 500/],
-  ] as const)('maps a %s answer with %s (HTTP %i) to an error and creates no user', async (endpoint, _label, status, body, expected, message) => {
-    const before = await users();
-    sso.failNext(endpoint, status, body);
-    const { browser, callback } = await signIn();
-    expect(callback.status).toBe(expected);
-    expect(((await callback.json()) as ErrorBody).error.message).toMatch(message);
-    expect(browser.cookie('svc_session')).toBeUndefined();
-    expect(await users()).toBe(before);
-  });
+  ] as const)(
+    'maps a %s answer with %s (HTTP %i) to an error and creates no user',
+    async (endpoint, _label, status, body, expected, message) => {
+      const before = await users();
+      sso.failNext(endpoint, status, body);
+      const { browser, callback } = await signIn();
+      expect(callback.status).toBe(expected);
+      expect(((await callback.json()) as ErrorBody).error.message).toMatch(message);
+      expect(browser.cookie('svc_session')).toBeUndefined();
+      expect(await users()).toBe(before);
+    },
+  );
 
   it('rejects a callback whose state was tampered with, before calling the token endpoint', async () => {
     const tokenCalls = sso.requests.filter((r) => r.path === '/oauth/access_token/').length;

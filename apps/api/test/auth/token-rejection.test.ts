@@ -16,7 +16,16 @@ describe.each(TEST_PROVIDERS)('rejection of bad tokens on %s', (provider) => {
 
   const claims = (overrides: Record<string, unknown> = {}) => {
     const now = Math.floor(Date.now() / 1000);
-    return { iss: 'svc', aud: 'svc', sub: aliceId, scope: 'session', jti: randomUUID(), iat: now, exp: now + 600, ...overrides };
+    return {
+      iss: 'svc',
+      aud: 'svc',
+      sub: aliceId,
+      scope: 'session',
+      jti: randomUUID(),
+      iat: now,
+      exp: now + 600,
+      ...overrides,
+    };
   };
   /** GET /svc/api/me with the token; expects 401 with the error body and returns its message. */
   async function refused(token: string): Promise<string> {
@@ -94,7 +103,9 @@ describe.each(TEST_PROVIDERS)('rejection of bad tokens on %s', (provider) => {
     const cookieRes = await server.request('/svc/api/me', { as: cookie });
     expect(cookieRes.status).toBe(401);
     const { payload } = decodeJwt(token);
-    expect(await refused(signEs256({ kid }, claims({ sub: payload.sub, jti: payload.jti }), serverKey))).toMatch(/revoked/);
+    expect(await refused(signEs256({ kid }, claims({ sub: payload.sub, jti: payload.jti }), serverKey))).toMatch(
+      /revoked/,
+    );
   });
 
   it.each([

@@ -47,7 +47,9 @@ describe.each(TEST_PROVIDERS)('POST /svc/api/token on %s', (provider) => {
     expect(Object.keys(issued).sort()).toEqual(['expires_at', 'token', 'token_type']);
     expect(issued.token_type).toBe('Bearer');
 
-    const jwks = await body<{ keys: (JsonWebKey & { kid: string })[] }>(await server.request('/svc/api/.well-known/jwks.json'));
+    const jwks = await body<{ keys: (JsonWebKey & { kid: string })[] }>(
+      await server.request('/svc/api/.well-known/jwks.json'),
+    );
     expect(jwks.keys).toHaveLength(1);
     const jwk = jwks.keys[0]!;
     expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
@@ -78,11 +80,14 @@ describe.each(TEST_PROVIDERS)('POST /svc/api/token on %s', (provider) => {
     expect((await mint(alice, { ttl_seconds: 365 * DAY + 1 })).status).toBe(400);
   });
 
-  it.each([['sub'], ['aud'], ['iss'], ['exp']])('rejects a body that tries to set %s as an unknown field', async (field) => {
-    const res = await mint(alice, { [field]: field === 'exp' ? 9_999_999_999 : rootId });
-    expect(res.status).toBe(400);
-    expect(await errorOf(res)).toMatchObject({ code: 'invalid_input', message: `body.${field}: unknown field` });
-  });
+  it.each([['sub'], ['aud'], ['iss'], ['exp']])(
+    'rejects a body that tries to set %s as an unknown field',
+    async (field) => {
+      const res = await mint(alice, { [field]: field === 'exp' ? 9_999_999_999 : rootId });
+      expect(res.status).toBe(400);
+      expect(await errorOf(res)).toMatchObject({ code: 'invalid_input', message: `body.${field}: unknown field` });
+    },
+  );
 
   it('gives the worker scope to administrators only', async () => {
     const refused = await mint(alice, { scope: 'worker' });
@@ -100,8 +105,14 @@ describe.each(TEST_PROVIDERS)('POST /svc/api/token on %s', (provider) => {
     expect(decodeJwt(narrowed).payload.project_id).toBe(projectA);
     expect((await server.request(`/svc/api/projects/${projectA}`, { as: narrowed })).status).toBe(200);
     expect((await server.request(`/svc/api/projects/${projectC}`, { as: narrowed })).status).toBe(404);
-    expect((await body<{ id: string }[]>(await server.request('/svc/api/projects', { as: narrowed }))).map((p) => p.id)).toEqual([projectA]);
-    const create = await server.request('/svc/api/projects', { method: 'POST', as: narrowed, json: { name: 'Sneaky' } });
+    expect(
+      (await body<{ id: string }[]>(await server.request('/svc/api/projects', { as: narrowed }))).map((p) => p.id),
+    ).toEqual([projectA]);
+    const create = await server.request('/svc/api/projects', {
+      method: 'POST',
+      as: narrowed,
+      json: { name: 'Sneaky' },
+    });
     expect(create.status).toBe(403);
     expect(await server.deps.db.project.count({ where: { name: 'Sneaky' } })).toBe(0);
   });
@@ -124,13 +135,20 @@ describe.each(TEST_PROVIDERS)('POST /svc/api/token on %s', (provider) => {
   it('issues a job token to a member session or a worker token, scoped to one workflow', async () => {
     const job = await minted(alice, { scope: 'job', workflow_id: workflowA });
     const { payload } = decodeJwt(job);
-    expect(payload).toMatchObject({ scope: 'job', sub: `job:${workflowA}`, project_id: projectA, workflow_id: workflowA });
+    expect(payload).toMatchObject({
+      scope: 'job',
+      sub: `job:${workflowA}`,
+      project_id: projectA,
+      workflow_id: workflowA,
+    });
     expect((payload.exp as number) - (payload.iat as number)).toBe(3600);
     expect((await server.request(`/svc/api/workflows/${workflowA}`, { as: job })).status).toBe(200);
     expect((await server.request(`/svc/api/workflows/${workflowB}`, { as: job })).status).toBe(404);
 
     const worker = await minted(root, { scope: 'worker' });
-    expect(decodeJwt(await minted(worker, { scope: 'job', workflow_id: workflowB })).payload.workflow_id).toBe(workflowB);
+    expect(decodeJwt(await minted(worker, { scope: 'job', workflow_id: workflowB })).payload.workflow_id).toBe(
+      workflowB,
+    );
   });
 
   it('refuses job tokens to non-members, to job tokens, for a mismatched project, and other scopes to a worker', async () => {

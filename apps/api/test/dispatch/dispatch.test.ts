@@ -32,7 +32,15 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     expect(await workflow(undefined, id)).toMatchObject({ status: 'pending', assigned_worker_id: null });
     const worker = await start('late');
     const dispatch = await worker.dispatch(id, 'start');
-    expect(dispatch).toEqual({ type: 'dispatch', action: 'start', workflow_id: id, project_id: projectId, requirement: 'Line one\nLine two', template: null, last_seq: expect.any(Number) });
+    expect(dispatch).toEqual({
+      type: 'dispatch',
+      action: 'start',
+      workflow_id: id,
+      project_id: projectId,
+      requirement: 'Line one\nLine two',
+      template: null,
+      last_seq: expect.any(Number),
+    });
     expect((await workflow(undefined, id)).assigned_worker_id).toBe(worker.id);
     const list = await body(await server.request('/svc/api/workers', { as: alice }));
     expect(list.find((w: Message) => w.id === worker.id)).toMatchObject({ active: 1, status: 'online' });
@@ -41,7 +49,11 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
   it('gives the requested worker its workflow, others to the least loaded worker with room, and waits when all are full', async () => {
     const big = await start('big', 2);
     const small = await start('small', 1);
-    const res = await server.request(`/svc/api/projects/${projectId}/workflows`, { method: 'POST', as: alice, json: { requirement: 'for small', worker_id: small.id } });
+    const res = await server.request(`/svc/api/projects/${projectId}/workflows`, {
+      method: 'POST',
+      as: alice,
+      json: { requirement: 'for small', worker_id: small.id },
+    });
     const chosen = (await body(res)).id;
     await small.dispatch(chosen, 'start');
     const second = (await createWorkflow(server, alice, projectId, 'second')).id;
@@ -54,7 +66,12 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     // Capacity frees up when a workflow finishes: the waiting one goes out.
     await big.store(second, 1, { kind: 'status', data: { status: 'completed' } });
     await big.dispatch(fourth, 'start');
-    expect(small.inbox.ofType('dispatch').filter((d) => d.action === 'start').map((d) => d.workflow_id)).toEqual([chosen]);
+    expect(
+      small.inbox
+        .ofType('dispatch')
+        .filter((d) => d.action === 'start')
+        .map((d) => d.workflow_id),
+    ).toEqual([chosen]);
   });
 
   it('delivers answer, feedback and cancel to the worker holding the workflow, with the latest snapshot', async () => {
@@ -63,12 +80,37 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     await worker.dispatch(id, 'start');
     await worker.store(id, 1, snapshot('executing', 0, ['running', 'pending']));
     await worker.store(id, 2, { kind: 'status', data: { status: 'waiting_user', question: 'Which database?' } });
-    expect((await server.request(`/svc/api/workflows/${id}/answer`, { method: 'POST', as: alice, json: { answer: 'PostgreSQL' } })).status).toBe(200);
+    expect(
+      (
+        await server.request(`/svc/api/workflows/${id}/answer`, {
+          method: 'POST',
+          as: alice,
+          json: { answer: 'PostgreSQL' },
+        })
+      ).status,
+    ).toBe(200);
     const answer = await worker.dispatch(id, 'answer');
-    expect(answer).toMatchObject({ message: 'PostgreSQL', last_seq: 2, snapshot: { phase: 'executing', current_step: 0, steps: [{ status: 'running' }, { status: 'pending' }] } });
-    expect((await server.request(`/svc/api/workflows/${id}/feedback`, { method: 'POST', as: alice, json: { message: 'Use two steps only' } })).status).toBe(200);
-    expect(await worker.dispatch(id, 'feedback')).toMatchObject({ message: 'Use two steps only', snapshot: { phase: 'executing' } });
-    expect((await server.request(`/svc/api/workflows/${id}/cancel`, { method: 'POST', as: alice, json: {} })).status).toBe(200);
+    expect(answer).toMatchObject({
+      message: 'PostgreSQL',
+      last_seq: 2,
+      snapshot: { phase: 'executing', current_step: 0, steps: [{ status: 'running' }, { status: 'pending' }] },
+    });
+    expect(
+      (
+        await server.request(`/svc/api/workflows/${id}/feedback`, {
+          method: 'POST',
+          as: alice,
+          json: { message: 'Use two steps only' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(await worker.dispatch(id, 'feedback')).toMatchObject({
+      message: 'Use two steps only',
+      snapshot: { phase: 'executing' },
+    });
+    expect(
+      (await server.request(`/svc/api/workflows/${id}/cancel`, { method: 'POST', as: alice, json: {} })).status,
+    ).toBe(200);
     expect(await worker.dispatch(id, 'cancel')).toMatchObject({ workflow_id: id, project_id: projectId });
     // A status the worker sent before it saw the cancel is recorded but does not revive the workflow.
     expect((await worker.store(id, 3, { kind: 'status', data: { status: 'running' } })).type).toBe('ack');
@@ -80,26 +122,48 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     const busy = await start('busy', 1);
     const first = (await createWorkflow(server, alice, projectId, 'keeps busy busy')).id;
     await busy.dispatch(first, 'start');
-    const res = await server.request(`/svc/api/projects/${projectId}/workflows`, { method: 'POST', as: alice, json: { requirement: 'name me' } });
+    const res = await server.request(`/svc/api/projects/${projectId}/workflows`, {
+      method: 'POST',
+      as: alice,
+      json: { requirement: 'name me' },
+    });
     expect(res.status).toBe(201);
     const id = (await body(res)).id;
     const titleJob = await busy.dispatch(id, 'generate_title');
     expect(titleJob).toMatchObject({ requirement: 'name me', last_seq: 0 });
-    expect(await busy.store(id, 1, { kind: 'title', data: { title: 'Naming things' } })).toMatchObject({ type: 'ack', seq: 1 });
-    expect(await workflow(undefined, id)).toMatchObject({ title: 'Naming things', title_generated: true, status: 'pending' });
+    expect(await busy.store(id, 1, { kind: 'title', data: { title: 'Naming things' } })).toMatchObject({
+      type: 'ack',
+      seq: 1,
+    });
+    expect(await workflow(undefined, id)).toMatchObject({
+      title: 'Naming things',
+      title_generated: true,
+      status: 'pending',
+    });
     // The worker that later runs it continues after the title's seq.
     const runner = await start('runner');
     expect(await runner.dispatch(id, 'start')).toMatchObject({ last_seq: 1 });
   });
 
   it('never hands one workflow to two workers when many are queued and workers arrive together', async () => {
-    const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => createWorkflow(server, alice, projectId, `parallel ${i}`).then((w) => w.id)));
+    const ids = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => createWorkflow(server, alice, projectId, `parallel ${i}`).then((w) => w.id)),
+    );
     const arrivals = await Promise.all(['p1', 'p2', 'p3'].map((name) => start(name, 4)));
     await Promise.all(Array.from({ length: 5 }, () => server.runtime.live.dispatcher.pump()));
-    await waitFor(() => arrivals.flatMap((w) => w.inbox.ofType('dispatch')).filter((d) => d.action === 'start').length >= 12, 5000);
-    const starts = arrivals.flatMap((w) => w.inbox.ofType('dispatch').filter((d) => d.action === 'start').map((d) => [d.workflow_id, w.id]));
+    await waitFor(
+      () => arrivals.flatMap((w) => w.inbox.ofType('dispatch')).filter((d) => d.action === 'start').length >= 12,
+      5000,
+    );
+    const starts = arrivals.flatMap((w) =>
+      w.inbox
+        .ofType('dispatch')
+        .filter((d) => d.action === 'start')
+        .map((d) => [d.workflow_id, w.id]),
+    );
     expect(starts.map(([wf]) => wf).sort()).toEqual([...ids].sort());
     for (const [wf, workerId] of starts) expect((await workflow(undefined, wf!)).assigned_worker_id).toBe(workerId);
-    for (const w of arrivals) expect(w.inbox.ofType('dispatch').filter((d) => d.action === 'start').length).toBeLessThanOrEqual(4);
+    for (const w of arrivals)
+      expect(w.inbox.ofType('dispatch').filter((d) => d.action === 'start').length).toBeLessThanOrEqual(4);
   });
 });

@@ -29,33 +29,79 @@ describe.each(TEST_PROVIDERS)('execute_on_worker relay on %s', (provider) => {
     await server?.close();
   });
 
-  it('sends exec to the target and relays its result to the asker under the asker\'s request id', async () => {
-    asker.send({ type: 'exec_request', request_id: 'req-1', target_worker: 'gpu-box', workflow_id: workflowId, command: 'nvidia-smi', timeout_seconds: 30 });
+  it("sends exec to the target and relays its result to the asker under the asker's request id", async () => {
+    asker.send({
+      type: 'exec_request',
+      request_id: 'req-1',
+      target_worker: 'gpu-box',
+      workflow_id: workflowId,
+      command: 'nvidia-smi',
+      timeout_seconds: 30,
+    });
     const exec = await target.inbox.next((m) => m.type === 'exec');
     expect(exec).toMatchObject({ workflow_id: workflowId, command: 'nvidia-smi', timeout_seconds: 30 });
     expect(exec.request_id).not.toBe('req-1');
-    target.send({ type: 'exec_result', request_id: exec.request_id, exit_code: 0, output: 'GPU 0: ok', timed_out: false });
-    expect(await asker.inbox.next((m) => m.type === 'exec_result')).toEqual({ type: 'exec_result', request_id: 'req-1', exit_code: 0, output: 'GPU 0: ok', timed_out: false });
+    target.send({
+      type: 'exec_result',
+      request_id: exec.request_id,
+      exit_code: 0,
+      output: 'GPU 0: ok',
+      timed_out: false,
+    });
+    expect(await asker.inbox.next((m) => m.type === 'exec_result')).toEqual({
+      type: 'exec_result',
+      request_id: 'req-1',
+      exit_code: 0,
+      output: 'GPU 0: ok',
+      timed_out: false,
+    });
     // A second answer to the same request is not relayed again.
     target.send({ type: 'exec_result', request_id: exec.request_id, exit_code: 0, output: 'again', timed_out: false });
     expect((await target.inbox.next((m) => m.type === 'error')).error.code).toBe('not_found');
   });
 
   it('answers with an error result when the target is not connected or the asker does not hold the workflow', async () => {
-    asker.send({ type: 'exec_request', request_id: 'req-2', target_worker: 'nobody', workflow_id: workflowId, command: 'true' });
-    expect(await asker.inbox.next((m) => m.type === 'exec_result' && m.request_id === 'req-2')).toMatchObject({ exit_code: null, output: 'worker nobody is not connected' });
-    target.send({ type: 'exec_request', request_id: 'req-3', target_worker: 'asker', workflow_id: workflowId, command: 'rm -rf /' });
-    expect(await target.inbox.next((m) => m.type === 'exec_result' && m.request_id === 'req-3')).toMatchObject({ exit_code: null, output: expect.stringMatching(/not assigned/) });
+    asker.send({
+      type: 'exec_request',
+      request_id: 'req-2',
+      target_worker: 'nobody',
+      workflow_id: workflowId,
+      command: 'true',
+    });
+    expect(await asker.inbox.next((m) => m.type === 'exec_result' && m.request_id === 'req-2')).toMatchObject({
+      exit_code: null,
+      output: 'worker nobody is not connected',
+    });
+    target.send({
+      type: 'exec_request',
+      request_id: 'req-3',
+      target_worker: 'asker',
+      workflow_id: workflowId,
+      command: 'rm -rf /',
+    });
+    expect(await target.inbox.next((m) => m.type === 'exec_result' && m.request_id === 'req-3')).toMatchObject({
+      exit_code: null,
+      output: expect.stringMatching(/not assigned/),
+    });
     expect(asker.inbox.ofType('exec')).toHaveLength(0);
   });
 
   it('fails a pending request at once when the target disconnects', async () => {
     const token = await workerToken(server);
     const flaky = await TestWorker.start(server, token, 'flaky');
-    asker.send({ type: 'exec_request', request_id: 'req-4', target_worker: flaky.id, workflow_id: workflowId, command: 'sleep 100' });
+    asker.send({
+      type: 'exec_request',
+      request_id: 'req-4',
+      target_worker: flaky.id,
+      workflow_id: workflowId,
+      command: 'sleep 100',
+    });
     await flaky.inbox.next((m) => m.type === 'exec');
     flaky.close();
-    expect(await asker.inbox.next((m) => m.type === 'exec_result' && m.request_id === 'req-4')).toMatchObject({ exit_code: null, output: expect.stringMatching(/disconnected/) });
+    expect(await asker.inbox.next((m) => m.type === 'exec_result' && m.request_id === 'req-4')).toMatchObject({
+      exit_code: null,
+      output: expect.stringMatching(/disconnected/),
+    });
   });
 });
 
@@ -64,11 +110,22 @@ describe('execute_on_worker relay time-out', () => {
     const server = await startTestServer('sqlite');
     try {
       const { asker, target, workflowId } = await setup(server);
-      asker.send({ type: 'exec_request', request_id: 'slow', target_worker: 'gpu-box', workflow_id: workflowId, command: 'sleep 999', timeout_seconds: 1 });
+      asker.send({
+        type: 'exec_request',
+        request_id: 'slow',
+        target_worker: 'gpu-box',
+        workflow_id: workflowId,
+        command: 'sleep 999',
+        timeout_seconds: 1,
+      });
       await target.inbox.next((m) => m.type === 'exec');
       const started = Date.now();
       const result = await asker.inbox.next((m) => m.type === 'exec_result' && m.request_id === 'slow', 15_000);
-      expect(result).toMatchObject({ exit_code: null, timed_out: true, output: expect.stringMatching(/no result from worker gpu-box within 1s/) });
+      expect(result).toMatchObject({
+        exit_code: null,
+        timed_out: true,
+        output: expect.stringMatching(/no result from worker gpu-box within 1s/),
+      });
       expect(Date.now() - started).toBeGreaterThan(900);
       asker.close();
       target.close();

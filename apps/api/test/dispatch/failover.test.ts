@@ -45,7 +45,11 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
     expect(resume).toMatchObject({
       project_id: projectId,
       last_seq: stored,
-      snapshot: { phase: 'executing', current_step: 1, steps: [{ status: 'done' }, { status: 'running' }, { status: 'pending' }] },
+      snapshot: {
+        phase: 'executing',
+        current_step: 1,
+        steps: [{ status: 'done' }, { status: 'running' }, { status: 'pending' }],
+      },
     });
     expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id).toBe(second.id);
     // The new holder continues after last_seq; the old one may no longer write.
@@ -66,7 +70,9 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
       expect(row.status).toBe('offline');
       // What the silent worker still sends is refused, not stored.
       const events = await server.deps.db.event.count({ where: { workflow_id: id } });
-      expect(await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({ assigned_worker_id: alive.id });
+      expect(await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({
+        assigned_worker_id: alive.id,
+      });
       expect(await server.deps.db.event.count({ where: { workflow_id: id } })).toBe(events);
     } finally {
       clearInterval(beat);
@@ -81,7 +87,9 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
     const after = await start('phoenix');
     after.send({ type: 'heartbeat', active_workflows: [] });
     expect(await after.dispatch(id, 'resume')).toMatchObject({ snapshot: { current_step: 1 } });
-    await waitFor(async () => (await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id === after.id);
+    await waitFor(
+      async () => (await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id === after.id,
+    );
     before.close();
     after.close();
   }, 20_000);

@@ -20,7 +20,11 @@ describe.each(TEST_PROVIDERS)('worker updates on %s', (provider) => {
   async function started(name: string): Promise<{ worker: TestWorker; workflowId: string }> {
     const worker = await TestWorker.start(server, token, name, 5);
     const { id } = await createWorkflow(server, alice, projectId);
-    expect(await worker.dispatch(id, 'start')).toMatchObject({ project_id: projectId, requirement: 'Build a todo app', last_seq: expect.any(Number) });
+    expect(await worker.dispatch(id, 'start')).toMatchObject({
+      project_id: projectId,
+      requirement: 'Build a todo app',
+      last_seq: expect.any(Number),
+    });
     return { worker, workflowId: id };
   }
 
@@ -30,18 +34,40 @@ describe.each(TEST_PROVIDERS)('worker updates on %s', (provider) => {
     const acks = [
       await worker.store(id, 1, snapshot('executing', 0, ['running', 'pending'])),
       await worker.store(id, 2, logEntry('total 0')),
-      await worker.store(id, 3, { kind: 'llm_call', data: { phase: 'executing', model: 'm', prompt_tokens: 10, completion_tokens: 5, latency_ms: 40, step_index: 0 } }),
+      await worker.store(id, 3, {
+        kind: 'llm_call',
+        data: {
+          phase: 'executing',
+          model: 'm',
+          prompt_tokens: 10,
+          completion_tokens: 5,
+          latency_ms: 40,
+          step_index: 0,
+        },
+      }),
       await worker.store(id, 4, { kind: 'status', data: { status: 'waiting_user', question: 'Which colour?' } }),
       await worker.store(id, 5, { kind: 'title', data: { title: 'Todo app' } }),
       await worker.store(id, 6, { kind: 'report', data: { path: 'report.md', app_url: 'http://apps.local/todo' } }),
-      await worker.store(id, 7, { kind: 'file_changed', data: { path: 'src/app.ts', size: 12, sha256: 'a'.repeat(64) } }),
+      await worker.store(id, 7, {
+        kind: 'file_changed',
+        data: { path: 'src/app.ts', size: 12, sha256: 'a'.repeat(64) },
+      }),
     ];
     expect(acks.map((a) => [a.type, a.seq])).toEqual([1, 2, 3, 4, 5, 6, 7].map((seq) => ['ack', seq]));
     expect(await db.workerUpdate.count({ where: { workflow_id: id } })).toBe(7);
     const snap = await db.agentStateSnapshot.findFirstOrThrow({ where: { workflow_id: id } });
     expect(snap).toMatchObject({ seq: 1, phase: 'executing', current_step: 0 });
-    expect(await db.executionLogEntry.findFirstOrThrow({ where: { workflow_id: id } })).toMatchObject({ seq: 2, tool_name: 'execute_on_worker', tool_input: { command: 'ls -la' }, output: 'total 0' });
-    expect(await db.llmCallLog.findFirstOrThrow({ where: { workflow_id: id } })).toMatchObject({ seq: 3, prompt_tokens: 10, latency_ms: 40 });
+    expect(await db.executionLogEntry.findFirstOrThrow({ where: { workflow_id: id } })).toMatchObject({
+      seq: 2,
+      tool_name: 'execute_on_worker',
+      tool_input: { command: 'ls -la' },
+      output: 'total 0',
+    });
+    expect(await db.llmCallLog.findFirstOrThrow({ where: { workflow_id: id } })).toMatchObject({
+      seq: 3,
+      prompt_tokens: 10,
+      latency_ms: 40,
+    });
     expect(await db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({
       status: 'waiting_user',
       question: 'Which colour?',
@@ -58,14 +84,28 @@ describe.each(TEST_PROVIDERS)('worker updates on %s', (provider) => {
       { index: 0, title: 'Step 1', status: 'running' },
       { index: 1, title: 'Step 2', status: 'pending' },
     ]);
-    expect(events.find((e) => e.type === 'log_entry')?.data).toMatchObject({ seq: 2, tool_input: 'command: ls -la\n', output: 'total 0' });
+    expect(events.find((e) => e.type === 'log_entry')?.data).toMatchObject({
+      seq: 2,
+      tool_input: 'command: ls -la\n',
+      output: 'total 0',
+    });
     expect(events.find((e) => e.type === 'llm_call')?.data).toMatchObject({ phase: 'executing', prompt_tokens: 10 });
-    expect(events.find((e) => e.type === 'workflow_status')?.data).toMatchObject({ status: 'waiting_user', question: 'Which colour?' });
+    expect(events.find((e) => e.type === 'workflow_status')?.data).toMatchObject({
+      status: 'waiting_user',
+      question: 'Which colour?',
+    });
     expect(events.find((e) => e.type === 'workflow_title')?.data).toEqual({ title: 'Todo app' });
-    expect(events.find((e) => e.type === 'file_changed')?.data).toEqual({ path: 'src/app.ts', size: 12, sha256: 'a'.repeat(64) });
+    expect(events.find((e) => e.type === 'file_changed')?.data).toEqual({
+      path: 'src/app.ts',
+      size: 12,
+      sha256: 'a'.repeat(64),
+    });
     // Only the step that changed is announced for the next snapshot.
     await worker.store(id, 8, snapshot('executing', 1, ['done', 'running']));
-    const steps = await db.event.findMany({ where: { workflow_id: id, type: 'plan_step_status', seq: { gt: events.length } }, orderBy: { seq: 'asc' } });
+    const steps = await db.event.findMany({
+      where: { workflow_id: id, type: 'plan_step_status', seq: { gt: events.length } },
+      orderBy: { seq: 'asc' },
+    });
     expect(steps.map((e) => e.data)).toEqual([
       { index: 0, title: 'Step 1', status: 'done' },
       { index: 1, title: 'Step 2', status: 'running' },
@@ -82,16 +122,28 @@ describe.each(TEST_PROVIDERS)('worker updates on %s', (provider) => {
     worker.update(id, 2, { kind: 'status', data: { status: 'running' } });
     worker.update(id, 1, logEntry('first again'));
     for (const seq of [3, 1, 2]) await worker.inbox.next((m) => m.type === 'ack' && m.seq === seq);
-    await worker.inbox.next((m) => worker.inbox.ofType('ack').filter((a) => a.workflow_id === id).length === 5 && m.type === 'ack');
+    await worker.inbox.next(
+      (m) => worker.inbox.ofType('ack').filter((a) => a.workflow_id === id).length === 5 && m.type === 'ack',
+    );
     expect(await db.workerUpdate.count({ where: { workflow_id: id } })).toBe(3);
-    expect((await db.executionLogEntry.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } })).map((e) => e.output)).toEqual(['first', 'third']);
+    expect(
+      (await db.executionLogEntry.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } })).map(
+        (e) => e.output,
+      ),
+    ).toEqual(['first', 'third']);
     expect(await db.event.count({ where: { workflow_id: id, type: 'workflow_update' } })).toBe(3);
     expect((await db.workflow.findUniqueOrThrow({ where: { id } })).last_update_seq).toBe(3);
 
     // A status that arrives after a later status does not overwrite it.
-    expect((await worker.store(id, 5, { kind: 'status', data: { status: 'waiting_user', question: 'Go?' } })).type).toBe('ack');
+    expect(
+      (await worker.store(id, 5, { kind: 'status', data: { status: 'waiting_user', question: 'Go?' } })).type,
+    ).toBe('ack');
     expect((await worker.store(id, 4, { kind: 'status', data: { status: 'running' } })).type).toBe('ack');
-    expect(await db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'waiting_user', question: 'Go?', last_update_seq: 5 });
+    expect(await db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      status: 'waiting_user',
+      question: 'Go?',
+      last_update_seq: 5,
+    });
     worker.close();
   });
 
@@ -99,7 +151,10 @@ describe.each(TEST_PROVIDERS)('worker updates on %s', (provider) => {
     const { worker, workflowId: id } = await started('owner');
     const stranger = await TestWorker.start(server, token, 'stranger');
     const refused = await stranger.store(id, 1, logEntry('sneaky'));
-    expect(refused).toMatchObject({ type: 'error', error: { code: 'forbidden', message: expect.stringContaining('not assigned to this worker') } });
+    expect(refused).toMatchObject({
+      type: 'error',
+      error: { code: 'forbidden', message: expect.stringContaining('not assigned to this worker') },
+    });
     const unknown = await stranger.store('no-such-workflow', 1, logEntry('lost'));
     expect(unknown.error.code).toBe('not_found');
     const twoRunning = snapshot('executing', 0, ['running', 'running']);

@@ -61,10 +61,16 @@ export interface MultipartFile {
 /** A multipart/form-data body with the given file parts (and one ordinary field, as browsers send). */
 export function multipartBody(files: MultipartFile[]): { body: Buffer; contentType: string } {
   const boundary = `----svc-test-${Math.random().toString(16).slice(2)}`;
-  const parts: Buffer[] = [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n`)];
+  const parts: Buffer[] = [
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n`),
+  ];
   for (const file of files) {
     const name = file.extended ? `filename*=UTF-8''${file.filename}` : `filename="${file.filename}"`;
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; ${name}\r\nContent-Type: application/octet-stream\r\n\r\n`));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; ${name}\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+    );
     parts.push(Buffer.from(file.content));
     parts.push(Buffer.from('\r\n'));
   }
@@ -73,7 +79,11 @@ export function multipartBody(files: MultipartFile[]): { body: Buffer; contentTy
 }
 
 /** Runs `task` over `items` with at most `concurrency` in flight. */
-export async function inPool<T, R>(items: readonly T[], concurrency: number, task: (item: T) => Promise<R>): Promise<R[]> {
+export async function inPool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -97,7 +107,11 @@ export interface StreamingUpload {
 }
 
 /** A PUT whose body the test feeds chunk by chunk (chunked unless a content-length header is given). */
-export function startUpload(baseUrl: string, path: string, options: Omit<RawRequestOptions, 'body'> = {}): StreamingUpload {
+export function startUpload(
+  baseUrl: string,
+  path: string,
+  options: Omit<RawRequestOptions, 'body'> = {},
+): StreamingUpload {
   const { hostname, port } = new URL(baseUrl);
   const headers = { ...(options.as ? authHeader(options.as) : {}), ...options.headers };
   const req = httpRequest({ hostname, port, path, method: options.method ?? 'PUT', headers, agent: false });
@@ -107,7 +121,13 @@ export function startUpload(baseUrl: string, path: string, options: Omit<RawRequ
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: () => body.toString('utf8'), json: () => JSON.parse(body.toString('utf8')) });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body,
+          text: () => body.toString('utf8'),
+          json: () => JSON.parse(body.toString('utf8')),
+        });
       });
       res.on('error', reject);
     });
@@ -116,7 +136,8 @@ export function startUpload(baseUrl: string, path: string, options: Omit<RawRequ
   response.catch(() => undefined); // an aborted upload has no answer; callers that care await it
   req.flushHeaders();
   return {
-    write: (chunk) => new Promise<void>((resolve, reject) => req.write(chunk, (error) => (error ? reject(error) : resolve()))),
+    write: (chunk) =>
+      new Promise<void>((resolve, reject) => req.write(chunk, (error) => (error ? reject(error) : resolve()))),
     end: () => req.end(),
     abort: () => req.destroy(),
     response,

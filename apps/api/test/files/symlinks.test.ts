@@ -1,4 +1,14 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
@@ -62,12 +72,28 @@ describe.each(TEST_PROVIDERS)('symlinks that lead out of a root on %s', (provide
   it('refuses to write through a link that leads out, with PUT and multipart', async () => {
     for (const path of ['out/new.txt', 'leak.txt', 'deep/link/sub/new.txt', 'dangling.txt']) {
       expectInvalidPath(await rawRequest(server.url, `${files}/${path}`, { method: 'PUT', as: alice, body: 'pwned' }));
-      expectInvalidPath(await rawRequest(server.url, `${storage}/${path}`, { method: 'PUT', as: alice, body: 'pwned' }));
+      expectInvalidPath(
+        await rawRequest(server.url, `${storage}/${path}`, { method: 'PUT', as: alice, body: 'pwned' }),
+      );
     }
     const intoLinkedDir = multipartBody([{ filename: 'new.txt', content: 'pwned' }]);
-    expectInvalidPath(await rawRequest(server.url, `${files}?path=out`, { method: 'POST', as: alice, body: intoLinkedDir.body, headers: { 'content-type': intoLinkedDir.contentType } }));
+    expectInvalidPath(
+      await rawRequest(server.url, `${files}?path=out`, {
+        method: 'POST',
+        as: alice,
+        body: intoLinkedDir.body,
+        headers: { 'content-type': intoLinkedDir.contentType },
+      }),
+    );
     const namedThroughLink = multipartBody([{ filename: 'deep/link/new.txt', content: 'pwned' }]);
-    expectInvalidPath(await rawRequest(server.url, `${files}?path=`, { method: 'POST', as: alice, body: namedThroughLink.body, headers: { 'content-type': namedThroughLink.contentType } }));
+    expectInvalidPath(
+      await rawRequest(server.url, `${files}?path=`, {
+        method: 'POST',
+        as: alice,
+        body: namedThroughLink.body,
+        headers: { 'content-type': namedThroughLink.contentType },
+      }),
+    );
     outsideUntouched();
     expect(lstatSync(join(workspace, 'leak.txt')).isSymbolicLink()).toBe(true);
     expect(existsSync(join(outside, 'missing.txt'))).toBe(false);

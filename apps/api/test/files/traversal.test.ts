@@ -28,8 +28,17 @@ function snapshot(dir: string): string[] {
  * sequences arrive in the multipart header exactly as they would arrive in a URL).
  */
 function asExtendedFilename(payload: string): string {
-  const bytes = Buffer.from(payload.replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
-  return [...bytes].map((b) => (/[A-Za-z0-9!#$&+\-.^_`|~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`)).join('');
+  const bytes = Buffer.from(
+    payload.replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  );
+  return [...bytes]
+    .map((b) =>
+      /[A-Za-z0-9!#$&+\-.^_`|~]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 /** The directories a payload could reach if it escaped: every ancestor of the root, up to `/`. */
@@ -80,11 +89,23 @@ describe.each(TEST_PROVIDERS)('path traversal corpus against every path-taking r
     'DELETE files/<path>': (p) => rawRequest(server.url, `${files}/${p}`, { method: 'DELETE', as: alice }),
     'POST files?path= (multipart)': (p) => {
       const { body, contentType } = multipartBody([{ filename: 'pwned.txt', content: 'pwned' }]);
-      return rawRequest(server.url, `${files}?path=${p}`, { method: 'POST', as: alice, body, headers: { 'content-type': contentType } });
+      return rawRequest(server.url, `${files}?path=${p}`, {
+        method: 'POST',
+        as: alice,
+        body,
+        headers: { 'content-type': contentType },
+      });
     },
     'POST files (multipart filename)': (p) => {
-      const { body, contentType } = multipartBody([{ filename: asExtendedFilename(p), content: 'pwned', extended: true }]);
-      return rawRequest(server.url, `${files}?path=`, { method: 'POST', as: alice, body, headers: { 'content-type': contentType } });
+      const { body, contentType } = multipartBody([
+        { filename: asExtendedFilename(p), content: 'pwned', extended: true },
+      ]);
+      return rawRequest(server.url, `${files}?path=`, {
+        method: 'POST',
+        as: alice,
+        body,
+        headers: { 'content-type': contentType },
+      });
     },
     'GET storage/<path>': (p) => rawRequest(server.url, `${storage}/${p}`, { as: alice }),
     'GET storage/<dir>/': (p) => rawRequest(server.url, `${storage}/${p}/`, { as: alice }),
@@ -98,25 +119,30 @@ describe.each(TEST_PROVIDERS)('path traversal corpus against every path-taking r
   });
 
   // Several hundred requests per route through real authentication: give them time on a loaded machine.
-  it.each(Object.keys(routes))('%s refuses every payload with 400 invalid_path and touches nothing', async (route) => {
-    const before = snapshot(server.dataDir);
-    const events = await server.deps.db.event.count();
-    const failures: string[] = [];
-    await inPool(payloads, 16, async (payload) => {
-      const res = await routes[route]!(payload);
-      const code = res.status === 400 ? res.json().error?.code : undefined;
-      // 404 only where the router cannot match the request at all.
-      const unmatched = res.status === 404 && res.json().error?.message === 'no such endpoint';
-      if (code !== 'invalid_path' && !unmatched) failures.push(`${payload} -> ${res.status} ${res.text().slice(0, 120)}`);
-    });
-    expect(failures).toEqual([]);
-    expect(snapshot(server.dataDir)).toEqual(before);
-    expect(await server.deps.db.event.count()).toBe(events);
-    for (const file of planted) expect(readFileSync(file, 'utf8')).toBe('canary');
-    for (const root of roots) {
-      for (const dir of ancestorsOf(root)) {
-        if (!planted.includes(join(dir, canary))) expect(existsSync(join(dir, canary))).toBe(false);
+  it.each(Object.keys(routes))(
+    '%s refuses every payload with 400 invalid_path and touches nothing',
+    async (route) => {
+      const before = snapshot(server.dataDir);
+      const events = await server.deps.db.event.count();
+      const failures: string[] = [];
+      await inPool(payloads, 16, async (payload) => {
+        const res = await routes[route]!(payload);
+        const code = res.status === 400 ? res.json().error?.code : undefined;
+        // 404 only where the router cannot match the request at all.
+        const unmatched = res.status === 404 && res.json().error?.message === 'no such endpoint';
+        if (code !== 'invalid_path' && !unmatched)
+          failures.push(`${payload} -> ${res.status} ${res.text().slice(0, 120)}`);
+      });
+      expect(failures).toEqual([]);
+      expect(snapshot(server.dataDir)).toEqual(before);
+      expect(await server.deps.db.event.count()).toBe(events);
+      for (const file of planted) expect(readFileSync(file, 'utf8')).toBe('canary');
+      for (const root of roots) {
+        for (const dir of ancestorsOf(root)) {
+          if (!planted.includes(join(dir, canary))) expect(existsSync(join(dir, canary))).toBe(false);
+        }
       }
-    }
-  }, 180_000);
+    },
+    180_000,
+  );
 });

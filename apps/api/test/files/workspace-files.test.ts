@@ -26,7 +26,12 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
   afterAll(async () => server?.close());
 
   const put = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
-    rawRequest(server.url, `${files}/${path}`, { method: 'PUT', as: alice, body, headers: { 'content-type': 'application/octet-stream', ...headers } });
+    rawRequest(server.url, `${files}/${path}`, {
+      method: 'PUT',
+      as: alice,
+      body,
+      headers: { 'content-type': 'application/octet-stream', ...headers },
+    });
 
   it('creates a file with its parent directories, replaces it, and reports size and sha256', async () => {
     const created = await put('src/app/main.ts', 'console.log(1);\n');
@@ -48,7 +53,13 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
   it('lists a directory, recursively for workers, with sizes and times', async () => {
     await put('README.md', '# Hello\n');
     const top = await server.request(`${files}?path=`, { as: alice });
-    const entries = (await top.json()) as { name: string; path: string; type: string; size: number; modified_at: string }[];
+    const entries = (await top.json()) as {
+      name: string;
+      path: string;
+      type: string;
+      size: number;
+      modified_at: string;
+    }[];
     expect(entries.map((e) => [e.path, e.type])).toEqual([
       ['README.md', 'file'],
       ['data', 'dir'],
@@ -56,7 +67,9 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
     ]);
     expect(entries[0]).toMatchObject({ name: 'README.md', size: 8 });
     expect(new Date(entries[0]!.modified_at).getTime()).toBeGreaterThan(Date.now() - 60_000);
-    const all = (await (await server.request(`${files}?path=&recursive=1`, { as: alice })).json()) as { path: string }[];
+    const all = (await (await server.request(`${files}?path=&recursive=1`, { as: alice })).json()) as {
+      path: string;
+    }[];
     expect(all.map((e) => e.path)).toEqual(['README.md', 'data', 'data/raw.json', 'src', 'src/app', 'src/app/main.ts']);
     const sub = (await (await server.request(`${files}?path=src%2Fapp`, { as: alice })).json()) as { path: string }[];
     expect(sub.map((e) => e.path)).toEqual(['src/app/main.ts']);
@@ -103,7 +116,9 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
     const etag = head.headers.get('etag')!;
     expect(etag).toBeTruthy();
     // fetch would add `cache-control: no-cache` to a conditional request, so this one goes raw.
-    expect((await rawRequest(server.url, `${files}/range.txt`, { as: alice, headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect(
+      (await rawRequest(server.url, `${files}/range.txt`, { as: alice, headers: { 'if-none-match': etag } })).status,
+    ).toBe(304);
     const part = await server.request(`${files}/range.txt`, { as: alice, headers: { range: 'bytes=2-4' } });
     expect(part.status).toBe(206);
     expect(await part.text()).toBe('234');
@@ -127,7 +142,12 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
       { filename: 'nested/two.txt', content: 'second' },
       { filename: '%E2%9C%93.txt', content: 'check', extended: true },
     ]);
-    const res = await rawRequest(server.url, `${files}?path=uploads`, { method: 'POST', as: alice, body, headers: { 'content-type': contentType } });
+    const res = await rawRequest(server.url, `${files}?path=uploads`, {
+      method: 'POST',
+      as: alice,
+      body,
+      headers: { 'content-type': contentType },
+    });
     expect(res.status).toBe(201);
     expect(res.json()).toEqual([
       { path: 'uploads/one.txt', size: 5, sha256: sha256('first') },
@@ -146,9 +166,19 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
   it('refuses a multipart body without files or with a wrong content type, writing nothing', async () => {
     const before = readdirSync(workspace).sort();
     const empty = multipartBody([]);
-    const none = await rawRequest(server.url, `${files}?path=x`, { method: 'POST', as: alice, body: empty.body, headers: { 'content-type': empty.contentType } });
+    const none = await rawRequest(server.url, `${files}?path=x`, {
+      method: 'POST',
+      as: alice,
+      body: empty.body,
+      headers: { 'content-type': empty.contentType },
+    });
     expect(none.status).toBe(400);
-    const wrongType = await rawRequest(server.url, `${files}?path=x`, { method: 'POST', as: alice, body: 'a=b', headers: { 'content-type': 'text/plain' } });
+    const wrongType = await rawRequest(server.url, `${files}?path=x`, {
+      method: 'POST',
+      as: alice,
+      body: 'a=b',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(wrongType.status).toBe(415);
     expect(readdirSync(workspace).sort()).toEqual(before);
   });
@@ -161,7 +191,11 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
     expect((await server.request(`${files}/trash`, { as: alice, method: 'DELETE' })).status).toBe(204);
     expect(existsSync(join(workspace, 'trash'))).toBe(false);
     expect((await server.request(`${files}/trash`, { as: alice, method: 'DELETE' })).status).toBe(404);
-    await waitFor(() => capture.events.filter((e) => e.type === 'file_changed' && (e.data as { deleted?: boolean }).deleted).length === 2);
+    await waitFor(
+      () =>
+        capture.events.filter((e) => e.type === 'file_changed' && (e.data as { deleted?: boolean }).deleted).length ===
+        2,
+    );
     capture.stop();
   });
 

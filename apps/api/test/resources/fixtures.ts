@@ -12,7 +12,9 @@ export async function body<T = any>(res: Response): Promise<T> {
 export type DispatchCall = [method: keyof Dispatcher, workflowId: string, ...args: string[]];
 
 /** A Dispatcher that records what the REST layer asked of it (the worker side is another component). */
-export function recordingDispatcher(behaviour: (call: DispatchCall) => Promise<void> = async () => undefined): Dispatcher & { calls: DispatchCall[] } {
+export function recordingDispatcher(
+  behaviour: (call: DispatchCall) => Promise<void> = async () => undefined,
+): Dispatcher & { calls: DispatchCall[] } {
   const calls: DispatchCall[] = [];
   const record = (call: DispatchCall) => {
     calls.push(call);
@@ -42,13 +44,32 @@ export async function createProject(server: TestServer, as: string, name = 'Shop
   return body(res);
 }
 
-export async function addMember(server: TestServer, as: string, projectId: string, login: string, role: 'owner' | 'member' = 'member'): Promise<void> {
-  const res = await server.request(`/svc/api/projects/${projectId}/members`, { method: 'POST', as, json: { login, role } });
+export async function addMember(
+  server: TestServer,
+  as: string,
+  projectId: string,
+  login: string,
+  role: 'owner' | 'member' = 'member',
+): Promise<void> {
+  const res = await server.request(`/svc/api/projects/${projectId}/members`, {
+    method: 'POST',
+    as,
+    json: { login, role },
+  });
   if (res.status !== 201) throw new Error(`add member: ${res.status} ${await res.text()}`);
 }
 
-export async function createWorkflow(server: TestServer, as: string, projectId: string, requirement = 'Build a todo app'): Promise<{ id: string; project_id: string }> {
-  const res = await server.request(`/svc/api/projects/${projectId}/workflows`, { method: 'POST', as, json: { requirement } });
+export async function createWorkflow(
+  server: TestServer,
+  as: string,
+  projectId: string,
+  requirement = 'Build a todo app',
+): Promise<{ id: string; project_id: string }> {
+  const res = await server.request(`/svc/api/projects/${projectId}/workflows`, {
+    method: 'POST',
+    as,
+    json: { requirement },
+  });
   if (res.status !== 201) throw new Error(`create workflow: ${res.status} ${await res.text()}`);
   return body(res);
 }
@@ -57,9 +78,18 @@ export async function createWorkflow(server: TestServer, as: string, projectId: 
 export async function dbState(db: Db): Promise<unknown> {
   const byId = { orderBy: { id: 'asc' as const } };
   return Promise.all([
-    db.project.findMany({ ...byId, select: { id: true, name: true, description: true, deleted_at: true, archive_path: true } }),
-    db.projectMember.findMany({ orderBy: [{ project_id: 'asc' }, { user_id: 'asc' }], select: { project_id: true, user_id: true, role: true } }),
-    db.workflow.findMany({ ...byId, select: { id: true, status: true, title: true, requirement: true, question: true, error: true, deleted_at: true } }),
+    db.project.findMany({
+      ...byId,
+      select: { id: true, name: true, description: true, deleted_at: true, archive_path: true },
+    }),
+    db.projectMember.findMany({
+      orderBy: [{ project_id: 'asc' }, { user_id: 'asc' }],
+      select: { project_id: true, user_id: true, role: true },
+    }),
+    db.workflow.findMany({
+      ...byId,
+      select: { id: true, status: true, title: true, requirement: true, question: true, error: true, deleted_at: true },
+    }),
     db.kbArticle.findMany({ ...byId, select: { id: true, title: true, content: true } }),
     db.kbChunk.count(),
     db.setting.findMany({ orderBy: { key: 'asc' }, select: { key: true, value: true } }),
@@ -73,10 +103,22 @@ export async function storeSnapshot(
   db: Db,
   workflowId: string,
   seq: number,
-  snapshot: { phase: string; current_step: number | null; steps: { title: string; description: string; status: string }[]; memo?: string[] },
+  snapshot: {
+    phase: string;
+    current_step: number | null;
+    steps: { title: string; description: string; status: string }[];
+    memo?: string[];
+  },
 ): Promise<void> {
   await db.agentStateSnapshot.create({
-    data: { workflow_id: workflowId, seq, phase: snapshot.phase, current_step: snapshot.current_step ?? 0, steps: snapshot.steps, memo: snapshot.memo ?? [] },
+    data: {
+      workflow_id: workflowId,
+      seq,
+      phase: snapshot.phase,
+      current_step: snapshot.current_step ?? 0,
+      steps: snapshot.steps,
+      memo: snapshot.memo ?? [],
+    },
   });
 }
 

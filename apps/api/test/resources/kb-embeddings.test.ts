@@ -27,7 +27,11 @@ async function startEmbeddingsServer() {
       const vectors = await embedder.embed(parsed.input);
       // answered out of order on purpose: clients must sort by index
       const data = vectors.map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v) })).reverse();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: parsed.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({ object: 'list', data, model: parsed.model, usage: { prompt_tokens: 1, total_tokens: 1 } }),
+        );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -46,7 +50,11 @@ describe.each(TEST_PROVIDERS)('knowledge base with an OpenAI-compatible embeddin
   const embedderId = () => `openai:emb-small@${embeddings.url}/embeddings`;
   beforeAll(async () => {
     embeddings = await startEmbeddingsServer();
-    server = await startTestServer(provider, { KB_EMBEDDINGS_URL: embeddings.url, KB_EMBEDDINGS_MODEL: 'emb-small', KB_EMBEDDINGS_API_KEY: 'sk-test' });
+    server = await startTestServer(provider, {
+      KB_EMBEDDINGS_URL: embeddings.url,
+      KB_EMBEDDINGS_MODEL: 'emb-small',
+      KB_EMBEDDINGS_API_KEY: 'sk-test',
+    });
     root = await server.login('root');
   });
   afterAll(async () => {
@@ -55,21 +63,39 @@ describe.each(TEST_PROVIDERS)('knowledge base with an OpenAI-compatible embeddin
   });
 
   it('embeds chunks through the endpoint and searches with it', async () => {
-    const res = await server.request('/svc/api/kb/articles', { method: 'POST', as: root, json: { title: 'Ports', content: '## Web\nThe web app listens on 3000.\n\n## Database\nPostgreSQL listens on 5432.' } });
+    const res = await server.request('/svc/api/kb/articles', {
+      method: 'POST',
+      as: root,
+      json: {
+        title: 'Ports',
+        content: '## Web\nThe web app listens on 3000.\n\n## Database\nPostgreSQL listens on 5432.',
+      },
+    });
     expect(res.status).toBe(201);
-    expect(embeddings.requests.at(-1)).toMatchObject({ path: '/v1/embeddings', authorization: 'Bearer sk-test', model: 'emb-small' });
+    expect(embeddings.requests.at(-1)).toMatchObject({
+      path: '/v1/embeddings',
+      authorization: 'Bearer sk-test',
+      model: 'emb-small',
+    });
     expect(embeddings.requests.at(-1)!.input).toHaveLength(2);
     const chunks = await server.deps.db.kbChunk.findMany();
-    expect(chunks.map((c) => [c.embedder, c.embedding.length])).toEqual([[embedderId(), DIMENSIONS * 4], [embedderId(), DIMENSIONS * 4]]);
+    expect(chunks.map((c) => [c.embedder, c.embedding.length])).toEqual([
+      [embedderId(), DIMENSIONS * 4],
+      [embedderId(), DIMENSIONS * 4],
+    ]);
 
     const results = await body(await server.request('/svc/api/kb/search?q=postgresql%20database&k=1', { as: root }));
-    expect(results).toEqual([expect.objectContaining({ article_title: 'Ports', text: '## Database\nPostgreSQL listens on 5432.' })]);
+    expect(results).toEqual([
+      expect.objectContaining({ article_title: 'Ports', text: '## Database\nPostgreSQL listens on 5432.' }),
+    ]);
   });
 
   it('re-embeds chunks left by the built-in embedder when the configuration changed', async () => {
     const builtIn = createHashingEmbedder();
     const [vector] = await builtIn.embed(['old']);
-    await server.deps.db.kbChunk.updateMany({ data: { embedder: builtIn.id, embedding: new Uint8Array(float32ToBytes(vector!)) } });
+    await server.deps.db.kbChunk.updateMany({
+      data: { embedder: builtIn.id, embedding: new Uint8Array(float32ToBytes(vector!)) },
+    });
     const res = await server.request('/svc/api/kb/search?q=web%20app&k=1', { as: root });
     expect(res.status).toBe(200);
     expect((await body(res))[0].text).toContain('3000');
@@ -81,9 +107,16 @@ describe.each(TEST_PROVIDERS)('knowledge base with an OpenAI-compatible embeddin
     const before = await server.deps.db.kbArticle.count();
     embeddings.setFailing(true);
     try {
-      const res = await server.request('/svc/api/kb/articles', { method: 'POST', as: root, json: { title: 'Down', content: 'x' } });
+      const res = await server.request('/svc/api/kb/articles', {
+        method: 'POST',
+        as: root,
+        json: { title: 'Down', content: 'x' },
+      });
       expect(res.status).toBe(503);
-      expect((await body(res)).error).toMatchObject({ code: 'unavailable', message: 'the embeddings service failed: HTTP 500' });
+      expect((await body(res)).error).toMatchObject({
+        code: 'unavailable',
+        message: 'the embeddings service failed: HTTP 500',
+      });
       expect((await server.request('/svc/api/kb/search?q=x', { as: root })).status).toBe(503);
     } finally {
       embeddings.setFailing(false);

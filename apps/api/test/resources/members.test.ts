@@ -16,12 +16,20 @@ describe.each(TEST_PROVIDERS)('project members on %s', (provider) => {
   afterAll(async () => server?.close());
 
   const members = async (projectId: string, as: string) =>
-    (await body<{ login: string; role: string }[]>(await server.request(`/svc/api/projects/${projectId}/members`, { as }))).map((m) => `${m.login}:${m.role}`);
+    (
+      await body<{ login: string; role: string }[]>(
+        await server.request(`/svc/api/projects/${projectId}/members`, { as }),
+      )
+    ).map((m) => `${m.login}:${m.role}`);
 
   it('adds an existing user by login (case-insensitively) and announces it', async () => {
     const project = await createProject(server, ann);
     const { events, stop } = captureEvents(server);
-    const res = await server.request(`/svc/api/projects/${project.id}/members`, { method: 'POST', as: ann, json: { login: 'BOB', role: 'member' } });
+    const res = await server.request(`/svc/api/projects/${project.id}/members`, {
+      method: 'POST',
+      as: ann,
+      json: { login: 'BOB', role: 'member' },
+    });
     stop();
     expect(res.status).toBe(201);
     expect(await body(res)).toMatchObject({ user_id: ids.bob, login: 'bob', role: 'member' });
@@ -33,7 +41,11 @@ describe.each(TEST_PROVIDERS)('project members on %s', (provider) => {
 
   it('answers 404 for an unknown login and creates nothing', async () => {
     const project = await createProject(server, ann);
-    const res = await server.request(`/svc/api/projects/${project.id}/members`, { method: 'POST', as: ann, json: { login: 'nobody', role: 'member' } });
+    const res = await server.request(`/svc/api/projects/${project.id}/members`, {
+      method: 'POST',
+      as: ann,
+      json: { login: 'nobody', role: 'member' },
+    });
     expect(res.status).toBe(404);
     expect((await body(res)).error.message).toBe('no user with that login');
     await expect(server.deps.db.user.count({ where: { login: 'nobody' } })).resolves.toBe(0);
@@ -43,7 +55,11 @@ describe.each(TEST_PROVIDERS)('project members on %s', (provider) => {
   it('refuses to add someone twice', async () => {
     const project = await createProject(server, ann);
     await addMember(server, ann, project.id, 'bob');
-    const res = await server.request(`/svc/api/projects/${project.id}/members`, { method: 'POST', as: ann, json: { login: 'bob', role: 'owner' } });
+    const res = await server.request(`/svc/api/projects/${project.id}/members`, {
+      method: 'POST',
+      as: ann,
+      json: { login: 'bob', role: 'owner' },
+    });
     expect(res.status).toBe(409);
     expect(await members(project.id, ann)).toEqual(['ann:owner', 'bob:member']);
   });
@@ -51,8 +67,19 @@ describe.each(TEST_PROVIDERS)('project members on %s', (provider) => {
   it('lets only owners manage members; members may read the list', async () => {
     const project = await createProject(server, ann);
     await addMember(server, ann, project.id, 'bob');
-    expect((await server.request(`/svc/api/projects/${project.id}/members`, { method: 'POST', as: bob, json: { login: 'cat', role: 'member' } })).status).toBe(403);
-    expect((await server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, { method: 'DELETE', as: bob })).status).toBe(403);
+    expect(
+      (
+        await server.request(`/svc/api/projects/${project.id}/members`, {
+          method: 'POST',
+          as: bob,
+          json: { login: 'cat', role: 'member' },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, { method: 'DELETE', as: bob }))
+        .status,
+    ).toBe(403);
     expect((await server.request(`/svc/api/projects/${project.id}/members`, { as: cat })).status).toBe(404);
     expect(await members(project.id, bob)).toEqual(['ann:owner', 'bob:member']);
   });
@@ -60,13 +87,36 @@ describe.each(TEST_PROVIDERS)('project members on %s', (provider) => {
   it('promotes, demotes and removes members; removal takes effect at once', async () => {
     const project = await createProject(server, ann);
     await addMember(server, ann, project.id, 'bob');
-    const promoted = await server.request(`/svc/api/projects/${project.id}/members/${ids.bob}`, { method: 'PATCH', as: ann, json: { role: 'owner' } });
+    const promoted = await server.request(`/svc/api/projects/${project.id}/members/${ids.bob}`, {
+      method: 'PATCH',
+      as: ann,
+      json: { role: 'owner' },
+    });
     expect(promoted.status).toBe(200);
     expect(await body(promoted)).toMatchObject({ login: 'bob', role: 'owner' });
     // now bob (an owner) may demote ann, and then ann can no longer manage
-    expect((await server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, { method: 'PATCH', as: bob, json: { role: 'member' } })).status).toBe(200);
-    expect((await server.request(`/svc/api/projects/${project.id}/members`, { method: 'POST', as: ann, json: { login: 'cat', role: 'member' } })).status).toBe(403);
-    expect((await server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, { method: 'DELETE', as: bob })).status).toBe(204);
+    expect(
+      (
+        await server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, {
+          method: 'PATCH',
+          as: bob,
+          json: { role: 'member' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await server.request(`/svc/api/projects/${project.id}/members`, {
+          method: 'POST',
+          as: ann,
+          json: { login: 'cat', role: 'member' },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, { method: 'DELETE', as: bob }))
+        .status,
+    ).toBe(204);
     expect((await server.request(`/svc/api/projects/${project.id}`, { as: ann })).status).toBe(404);
     expect(await members(project.id, bob)).toEqual(['bob:owner']);
   });
@@ -74,10 +124,17 @@ describe.each(TEST_PROVIDERS)('project members on %s', (provider) => {
   it('never leaves a project without an owner (409)', async () => {
     const project = await createProject(server, ann);
     await addMember(server, ann, project.id, 'bob');
-    const demote = await server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, { method: 'PATCH', as: ann, json: { role: 'member' } });
+    const demote = await server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, {
+      method: 'PATCH',
+      as: ann,
+      json: { role: 'member' },
+    });
     expect(demote.status).toBe(409);
     expect((await body(demote)).error.message).toBe('the last owner cannot be demoted');
-    const remove = await server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, { method: 'DELETE', as: ann });
+    const remove = await server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, {
+      method: 'DELETE',
+      as: ann,
+    });
     expect(remove.status).toBe(409);
     expect(await members(project.id, ann)).toEqual(['ann:owner', 'bob:member']);
   });
@@ -86,18 +143,38 @@ describe.each(TEST_PROVIDERS)('project members on %s', (provider) => {
     const project = await createProject(server, ann);
     await addMember(server, ann, project.id, 'bob', 'owner');
     const results = await Promise.all([
-      server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, { method: 'PATCH', as: bob, json: { role: 'member' } }),
-      server.request(`/svc/api/projects/${project.id}/members/${ids.bob}`, { method: 'PATCH', as: ann, json: { role: 'member' } }),
+      server.request(`/svc/api/projects/${project.id}/members/${ids.ann}`, {
+        method: 'PATCH',
+        as: bob,
+        json: { role: 'member' },
+      }),
+      server.request(`/svc/api/projects/${project.id}/members/${ids.bob}`, {
+        method: 'PATCH',
+        as: ann,
+        json: { role: 'member' },
+      }),
     ]);
     // whichever ran second either found itself demoted (403) or found the other the last owner (409)
     expect(results.map((r) => r.status).sort()).toEqual([200, expect.any(Number)]);
     expect([403, 409]).toContain(results.map((r) => r.status).sort()[1]);
-    await expect(server.deps.db.projectMember.count({ where: { project_id: project.id, role: 'owner' } })).resolves.toBe(1);
+    await expect(
+      server.deps.db.projectMember.count({ where: { project_id: project.id, role: 'owner' } }),
+    ).resolves.toBe(1);
   });
 
   it('answers 404 for a member that does not exist', async () => {
     const project = await createProject(server, ann);
-    expect((await server.request(`/svc/api/projects/${project.id}/members/${ids.cat}`, { method: 'PATCH', as: ann, json: { role: 'owner' } })).status).toBe(404);
-    expect((await server.request(`/svc/api/projects/${project.id}/members/nope`, { method: 'DELETE', as: ann })).status).toBe(404);
+    expect(
+      (
+        await server.request(`/svc/api/projects/${project.id}/members/${ids.cat}`, {
+          method: 'PATCH',
+          as: ann,
+          json: { role: 'owner' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await server.request(`/svc/api/projects/${project.id}/members/nope`, { method: 'DELETE', as: ann })).status,
+    ).toBe(404);
   });
 });

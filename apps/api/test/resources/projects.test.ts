@@ -15,7 +15,11 @@ describe.each(TEST_PROVIDERS)('projects on %s', (provider) => {
   afterAll(async () => server?.close());
 
   it('creates a project with its creator as owner', async () => {
-    const res = await server.request('/svc/api/projects', { method: 'POST', as: ann, json: { name: '  Shop ', description: 'the web shop' } });
+    const res = await server.request('/svc/api/projects', {
+      method: 'POST',
+      as: ann,
+      json: { name: '  Shop ', description: 'the web shop' },
+    });
     expect(res.status).toBe(201);
     const project = await body(res);
     expect(project).toMatchObject({ name: 'Shop', description: 'the web shop', role: 'owner' });
@@ -34,7 +38,9 @@ describe.each(TEST_PROVIDERS)('projects on %s', (provider) => {
 
   it('lists every project for an administrator, with a role only where they are a member', async () => {
     const own = await createProject(server, root, 'Root own');
-    const list: { id: string; name: string; role?: string }[] = await body(await server.request('/svc/api/projects', { as: root }));
+    const list: { id: string; name: string; role?: string }[] = await body(
+      await server.request('/svc/api/projects', { as: root }),
+    );
     expect(list.map((p) => p.name)).toEqual(expect.arrayContaining(['Shop', 'Bob only', 'Root own']));
     expect(list.find((p) => p.id === own.id)?.role).toBe('owner');
     expect(list.find((p) => p.name === 'Bob only')).not.toHaveProperty('role');
@@ -43,12 +49,20 @@ describe.each(TEST_PROVIDERS)('projects on %s', (provider) => {
   it('reads and renames a project, announcing the change', async () => {
     const project = await createProject(server, ann, 'Old');
     const { events, stop } = captureEvents(server);
-    const res = await server.request(`/svc/api/projects/${project.id}`, { method: 'PATCH', as: ann, json: { name: 'New', description: 'd' } });
+    const res = await server.request(`/svc/api/projects/${project.id}`, {
+      method: 'PATCH',
+      as: ann,
+      json: { name: 'New', description: 'd' },
+    });
     stop();
     expect(res.status).toBe(200);
     expect(await body(res)).toMatchObject({ id: project.id, name: 'New', description: 'd', role: 'owner' });
-    expect(await body(await server.request(`/svc/api/projects/${project.id}`, { as: ann }))).toMatchObject({ name: 'New' });
-    expect(events).toEqual([expect.objectContaining({ type: 'project_changed', project_id: project.id, data: { change: 'updated' } })]);
+    expect(await body(await server.request(`/svc/api/projects/${project.id}`, { as: ann }))).toMatchObject({
+      name: 'New',
+    });
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'project_changed', project_id: project.id, data: { change: 'updated' } }),
+    ]);
   });
 
   it('soft-deletes a project: hidden, files moved to the archive, nothing destroyed', async () => {
@@ -120,7 +134,11 @@ describe.each(TEST_PROVIDERS)('projects on %s', (provider) => {
 
   it('lets only an owner or an administrator delete', async () => {
     const project = await createProject(server, ann, 'Kept');
-    await server.request(`/svc/api/projects/${project.id}/members`, { method: 'POST', as: ann, json: { login: 'bob', role: 'member' } });
+    await server.request(`/svc/api/projects/${project.id}/members`, {
+      method: 'POST',
+      as: ann,
+      json: { login: 'bob', role: 'member' },
+    });
     const refused = await server.request(`/svc/api/projects/${project.id}`, { method: 'DELETE', as: bob });
     expect(refused.status).toBe(403);
     expect((await server.deps.db.project.findUniqueOrThrow({ where: { id: project.id } })).deleted_at).toBeNull();

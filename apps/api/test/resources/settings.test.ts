@@ -11,7 +11,8 @@ describe.each(TEST_PROVIDERS)('settings on %s', (provider) => {
   });
   afterAll(async () => server?.close());
 
-  const put = (key: string, json: unknown, as = root) => server.request(`/svc/api/settings/${key}`, { method: 'PUT', as, json });
+  const put = (key: string, json: unknown, as = root) =>
+    server.request(`/svc/api/settings/${key}`, { method: 'PUT', as, json });
 
   it('starts empty, stores and overwrites values set by an administrator', async () => {
     expect(await body(await server.request('/svc/api/settings', { as: ann }))).toEqual({});
@@ -20,7 +21,10 @@ describe.each(TEST_PROVIDERS)('settings on %s', (provider) => {
     expect(await body(res)).toMatchObject({ key: 'llm.model', value: 'gpt-x' });
     await put('theme', { value: 'dark' });
     await put('llm.model', { value: 'gpt-y\nmulti-line ✓' });
-    expect(await body(await server.request('/svc/api/settings', { as: ann }))).toEqual({ 'llm.model': 'gpt-y\nmulti-line ✓', theme: 'dark' });
+    expect(await body(await server.request('/svc/api/settings', { as: ann }))).toEqual({
+      'llm.model': 'gpt-y\nmulti-line ✓',
+      theme: 'dark',
+    });
     const row = await server.deps.db.setting.findUniqueOrThrow({ where: { key: 'llm.model' } });
     expect(row.updated_by).toBe((await server.deps.db.user.findUniqueOrThrow({ where: { login: 'root' } })).id);
   });

@@ -2,7 +2,11 @@ import type { WorkflowStatus } from '@svc/protocol';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, captureEvents, createProject, createWorkflow, recordingDispatcher, storeSnapshot } from './fixtures';
 
-const PLAN = { phase: 'executing', current_step: 0, steps: [{ title: 'Scaffold', description: 'create the app', status: 'running' }] };
+const PLAN = {
+  phase: 'executing',
+  current_step: 0,
+  steps: [{ title: 'Scaffold', description: 'create the app', status: 'running' }],
+};
 
 describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
   let server: TestServer;
@@ -21,17 +25,25 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
   afterAll(async () => server?.close());
 
   /** A workflow in `status` (as the worker update path would have left it), optionally with a snapshot. */
-  async function workflowIn(status: WorkflowStatus, extra: { question?: string; error?: string; snapshot?: boolean } = {}) {
+  async function workflowIn(
+    status: WorkflowStatus,
+    extra: { question?: string; error?: string; snapshot?: boolean } = {},
+  ) {
     const workflow = await createWorkflow(server, ann, project.id);
-    await server.deps.db.workflow.update({ where: { id: workflow.id }, data: { status, question: extra.question ?? null, error: extra.error ?? null } });
+    await server.deps.db.workflow.update({
+      where: { id: workflow.id },
+      data: { status, question: extra.question ?? null, error: extra.error ?? null },
+    });
     if (extra.snapshot) await storeSnapshot(server.deps.db, workflow.id, 1, PLAN);
     dispatcher.calls.length = 0;
     return workflow;
   }
 
-  const act = (id: string, action: string, json?: unknown) => server.request(`/svc/api/workflows/${id}/${action}`, { method: 'POST', as: ann, json });
+  const act = (id: string, action: string, json?: unknown) =>
+    server.request(`/svc/api/workflows/${id}/${action}`, { method: 'POST', as: ann, json });
   const statusOf = async (id: string) => (await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).status;
-  const storedEvents = async (id: string) => (await server.deps.events.eventsSince(id, project.id, 0)).map((e) => [e.type, e.data]);
+  const storedEvents = async (id: string) =>
+    (await server.deps.events.eventsSince(id, project.id, 0)).map((e) => [e.type, e.data]);
 
   it('answer: resumes a waiting workflow, clears the question, tells the worker and the browsers', async () => {
     const workflow = await workflowIn('waiting_user', { question: 'Which port?' });
@@ -46,19 +58,25 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
     expect(events[1]!.data).toEqual({ change: 'workflow_updated', workflow_id: workflow.id });
   });
 
-  it.each(['pending', 'running', 'completed'] as const)('answer: 409 when the workflow is %s, nothing changes', async (status) => {
-    const workflow = await workflowIn(status);
-    const res = await act(workflow.id, 'answer', { answer: 'yes' });
-    expect(res.status).toBe(409);
-    expect((await body(res)).error.code).toBe('conflict');
-    expect(await statusOf(workflow.id)).toBe(status);
-    expect(dispatcher.calls).toEqual([]);
-    expect(await storedEvents(workflow.id)).toEqual([]);
-  });
+  it.each(['pending', 'running', 'completed'] as const)(
+    'answer: 409 when the workflow is %s, nothing changes',
+    async (status) => {
+      const workflow = await workflowIn(status);
+      const res = await act(workflow.id, 'answer', { answer: 'yes' });
+      expect(res.status).toBe(409);
+      expect((await body(res)).error.code).toBe('conflict');
+      expect(await statusOf(workflow.id)).toBe(status);
+      expect(dispatcher.calls).toEqual([]);
+      expect(await storedEvents(workflow.id)).toEqual([]);
+    },
+  );
 
   it('answer: only one of two simultaneous answers wins', async () => {
     const workflow = await workflowIn('waiting_user', { question: 'Which port?' });
-    const results = await Promise.all([act(workflow.id, 'answer', { answer: 'a' }), act(workflow.id, 'answer', { answer: 'b' })]);
+    const results = await Promise.all([
+      act(workflow.id, 'answer', { answer: 'a' }),
+      act(workflow.id, 'answer', { answer: 'b' }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(dispatcher.calls).toHaveLength(1);
   });
@@ -90,14 +108,17 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
     expect(dispatcher.calls).toEqual([]);
   });
 
-  it.each(['pending', 'planning', 'running', 'waiting_user'] as const)('cancel: stops a %s workflow', async (status) => {
-    const workflow = await workflowIn(status, { question: status === 'waiting_user' ? 'q?' : undefined });
-    const res = await act(workflow.id, 'cancel');
-    expect(res.status).toBe(200);
-    expect(await body(res)).toMatchObject({ status: 'cancelled', question: null });
-    expect(dispatcher.calls).toEqual([['cancel', workflow.id]]);
-    expect(await storedEvents(workflow.id)).toEqual([['workflow_status', { status: 'cancelled', question: null }]]);
-  });
+  it.each(['pending', 'planning', 'running', 'waiting_user'] as const)(
+    'cancel: stops a %s workflow',
+    async (status) => {
+      const workflow = await workflowIn(status, { question: status === 'waiting_user' ? 'q?' : undefined });
+      const res = await act(workflow.id, 'cancel');
+      expect(res.status).toBe(200);
+      expect(await body(res)).toMatchObject({ status: 'cancelled', question: null });
+      expect(dispatcher.calls).toEqual([['cancel', workflow.id]]);
+      expect(await storedEvents(workflow.id)).toEqual([['workflow_status', { status: 'cancelled', question: null }]]);
+    },
+  );
 
   it.each(['completed', 'failed', 'cancelled'] as const)('cancel: 409 when already %s', async (status) => {
     const workflow = await workflowIn(status);
@@ -111,7 +132,9 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
     expect(res.status).toBe(200);
     expect(await body(res)).toMatchObject({ status: 'pending', error: null });
     expect(dispatcher.calls).toEqual([['retry', workflow.id]]);
-    expect(await storedEvents(workflow.id)).toEqual([['workflow_status', { status: 'pending', question: null, error: null }]]);
+    expect(await storedEvents(workflow.id)).toEqual([
+      ['workflow_status', { status: 'pending', question: null, error: null }],
+    ]);
   });
 
   it.each(['pending', 'running', 'completed'] as const)('retry: 409 when %s', async (status) => {

@@ -4,7 +4,8 @@ import { parse } from 'yaml';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, createProject, createWorkflow, storeSnapshot } from './fixtures';
 
-const steps = (statuses: string[]) => statuses.map((status, i) => ({ title: `Step ${i}`, description: `do ${i}`, status }));
+const steps = (statuses: string[]) =>
+  statuses.map((status, i) => ({ title: `Step ${i}`, description: `do ${i}`, status }));
 
 describe.each(TEST_PROVIDERS)('workflow history on %s', (provider) => {
   let server: TestServer;
@@ -22,24 +23,48 @@ describe.each(TEST_PROVIDERS)('workflow history on %s', (provider) => {
   it('plan: empty before any snapshot, then rebuilt from the latest one', async () => {
     const workflow = await createWorkflow(server, ann, project.id);
     expect(await body(await get(`/workflows/${workflow.id}/plan`))).toEqual([]);
-    await storeSnapshot(server.deps.db, workflow.id, 3, { phase: 'planning', current_step: null, steps: steps(['pending', 'pending']) });
-    await storeSnapshot(server.deps.db, workflow.id, 9, { phase: 'executing', current_step: 1, steps: steps(['done', 'running', 'pending']), memo: ['port 8080'] });
+    await storeSnapshot(server.deps.db, workflow.id, 3, {
+      phase: 'planning',
+      current_step: null,
+      steps: steps(['pending', 'pending']),
+    });
+    await storeSnapshot(server.deps.db, workflow.id, 9, {
+      phase: 'executing',
+      current_step: 1,
+      steps: steps(['done', 'running', 'pending']),
+      memo: ['port 8080'],
+    });
     expect(await body(await get(`/workflows/${workflow.id}/plan`))).toEqual([
       { index: 0, title: 'Step 0', description: 'do 0', status: 'done' },
       { index: 1, title: 'Step 1', description: 'do 1', status: 'running' },
       { index: 2, title: 'Step 2', description: 'do 2', status: 'pending' },
     ]);
-    await storeSnapshot(server.deps.db, workflow.id, 12, { phase: 'completed', current_step: null, steps: steps(['done', 'done', 'done']) });
+    await storeSnapshot(server.deps.db, workflow.id, 12, {
+      phase: 'completed',
+      current_step: null,
+      steps: steps(['done', 'done', 'done']),
+    });
     const plan: { status: string }[] = await body(await get(`/workflows/${workflow.id}/plan`));
     expect(plan.map((s) => s.status)).toEqual(['done', 'done', 'done']);
   });
 
   it('snapshots: the history in seq order, paged', async () => {
     const workflow = await createWorkflow(server, ann, project.id);
-    for (const seq of [2, 5, 7]) await storeSnapshot(server.deps.db, workflow.id, seq, { phase: 'planning', current_step: null, steps: steps(['pending']) });
+    for (const seq of [2, 5, 7])
+      await storeSnapshot(server.deps.db, workflow.id, seq, {
+        phase: 'planning',
+        current_step: null,
+        steps: steps(['pending']),
+      });
     const first = await body(await get(`/workflows/${workflow.id}/snapshots?limit=2`));
     expect(first.items.map((s: { seq: number }) => s.seq)).toEqual([2, 5]);
-    expect(first.items[0].snapshot).toEqual({ phase: 'planning', current_step: null, steps: steps(['pending']), memo: [], pending_question: null });
+    expect(first.items[0].snapshot).toEqual({
+      phase: 'planning',
+      current_step: null,
+      steps: steps(['pending']),
+      memo: [],
+      pending_question: null,
+    });
     const second = await body(await get(`/workflows/${workflow.id}/snapshots?limit=2&cursor=${first.next_cursor}`));
     expect(second).toMatchObject({ items: [expect.objectContaining({ seq: 7 })], next_cursor: null });
   });
@@ -47,15 +72,37 @@ describe.each(TEST_PROVIDERS)('workflow history on %s', (provider) => {
   it('llm-calls: pages of calls with totals over the whole workflow', async () => {
     const workflow = await createWorkflow(server, ann, project.id);
     await server.deps.db.llmCallLog.createMany({
-      data: [1, 2, 3].map((seq) => ({ workflow_id: workflow.id, seq, phase: seq === 1 ? 'planning' : 'executing', model: 'm', prompt_tokens: 100 * seq, completion_tokens: 10 * seq, latency_ms: seq, step_index: seq === 1 ? null : 0 })),
+      data: [1, 2, 3].map((seq) => ({
+        workflow_id: workflow.id,
+        seq,
+        phase: seq === 1 ? 'planning' : 'executing',
+        model: 'm',
+        prompt_tokens: 100 * seq,
+        completion_tokens: 10 * seq,
+        latency_ms: seq,
+        step_index: seq === 1 ? null : 0,
+      })),
     });
     const page = await body(await get(`/workflows/${workflow.id}/llm-calls?limit=1`));
-    expect(page.items).toEqual([expect.objectContaining({ phase: 'planning', model: 'm', prompt_tokens: 100, completion_tokens: 10, latency_ms: 1, step_index: null })]);
+    expect(page.items).toEqual([
+      expect.objectContaining({
+        phase: 'planning',
+        model: 'm',
+        prompt_tokens: 100,
+        completion_tokens: 10,
+        latency_ms: 1,
+        step_index: null,
+      }),
+    ]);
     expect(page.items[0]).not.toHaveProperty('workflow_id');
     expect(page.totals).toEqual({ calls: 3, prompt_tokens: 600, completion_tokens: 60, latency_ms: 6 });
     expect(page.next_cursor).toEqual(expect.any(String));
     const empty = await body(await get(`/workflows/${(await createWorkflow(server, ann, project.id)).id}/llm-calls`));
-    expect(empty).toEqual({ items: [], next_cursor: null, totals: { calls: 0, prompt_tokens: 0, completion_tokens: 0, latency_ms: 0 } });
+    expect(empty).toEqual({
+      items: [],
+      next_cursor: null,
+      totals: { calls: 0, prompt_tokens: 0, completion_tokens: 0, latency_ms: 0 },
+    });
   });
 
   it('log: entries by seq with tool_input turned from JSON into YAML', async () => {
@@ -63,17 +110,40 @@ describe.each(TEST_PROVIDERS)('workflow history on %s', (provider) => {
     const input = { command: 'npm test', timeout_seconds: 60, env: { CI: true }, script: 'line 1\nline 2\n' };
     await server.deps.db.executionLogEntry.createMany({
       data: [
-        { workflow_id: workflow.id, seq: 4, step_index: 0, tool_name: 'execute_on_worker', tool_input: input, output: 'ok', is_error: false },
-        { workflow_id: workflow.id, seq: 6, step_index: 0, tool_name: 'save_memo', tool_input: { note: 'ä' }, output: '', is_error: true },
+        {
+          workflow_id: workflow.id,
+          seq: 4,
+          step_index: 0,
+          tool_name: 'execute_on_worker',
+          tool_input: input,
+          output: 'ok',
+          is_error: false,
+        },
+        {
+          workflow_id: workflow.id,
+          seq: 6,
+          step_index: 0,
+          tool_name: 'save_memo',
+          tool_input: { note: 'ä' },
+          output: '',
+          is_error: true,
+        },
       ],
     });
     const page = await body(await get(`/workflows/${workflow.id}/log`));
     expect(page.items.map((e: { seq: number }) => e.seq)).toEqual([4, 6]);
-    expect(page.items[0]).toMatchObject({ tool_name: 'execute_on_worker', step_index: 0, output: 'ok', is_error: false });
+    expect(page.items[0]).toMatchObject({
+      tool_name: 'execute_on_worker',
+      step_index: 0,
+      output: 'ok',
+      is_error: false,
+    });
     expect(page.items[0].tool_input).toContain('command: npm test\n');
     expect(parse(page.items[0].tool_input)).toEqual(input);
     expect(page.items[1]).toMatchObject({ tool_input: 'note: ä\n', is_error: true });
-    const after = await body(await get(`/workflows/${workflow.id}/log?cursor=${Buffer.from('[4]').toString('base64url')}`));
+    const after = await body(
+      await get(`/workflows/${workflow.id}/log?cursor=${Buffer.from('[4]').toString('base64url')}`),
+    );
     expect(after.items.map((e: { seq: number }) => e.seq)).toEqual([6]);
   });
 

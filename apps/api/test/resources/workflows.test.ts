@@ -18,7 +18,10 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
     writeFileSync(join(templatesDir, 'react', 'package.json'), '{"name":"app"}');
     writeFileSync(join(templatesDir, 'react', 'src', 'main.tsx'), 'export {};');
     server.deps.templates = {
-      list: async () => [{ name: 'react', description: 'Vite + React' }, { name: 'broken', description: 'fails to copy' }],
+      list: async () => [
+        { name: 'react', description: 'Vite + React' },
+        { name: 'broken', description: 'fails to copy' },
+      ],
       materialize: async (name, target) => {
         if (name === 'broken') throw new AppError('unavailable', 'template repository unreachable');
         cpSync(join(templatesDir, name), target, { recursive: true });
@@ -31,37 +34,69 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
     const dispatcher = recordingDispatcher();
     server.deps.dispatcher = dispatcher;
     const { events, stop } = captureEvents(server);
-    const requirement = '\n  \r\n  Build a 购物 shop with a really long first line that goes on and on past eighty bytes\r\n\n- cart 🛒\t\n';
-    const res = await server.request(`/svc/api/projects/${project.id}/workflows`, { method: 'POST', as: ann, json: { requirement } });
+    const requirement =
+      '\n  \r\n  Build a 购物 shop with a really long first line that goes on and on past eighty bytes\r\n\n- cart 🛒\t\n';
+    const res = await server.request(`/svc/api/projects/${project.id}/workflows`, {
+      method: 'POST',
+      as: ann,
+      json: { requirement },
+    });
     expect(res.status).toBe(201);
     const workflow = await body(res);
-    expect(workflow).toMatchObject({ project_id: project.id, requirement, status: 'pending', question: null, error: null, worker_id: null, template: null });
+    expect(workflow).toMatchObject({
+      project_id: project.id,
+      requirement,
+      status: 'pending',
+      question: null,
+      error: null,
+      worker_id: null,
+      template: null,
+    });
     expect(workflow.title).toBe('Build a 购物 shop with a really long first line that goes on and on past eight'); // 80 bytes
     expect(Buffer.byteLength(workflow.title)).toBe(80);
-    expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id: workflow.id } })).requirement).toBe(requirement);
+    expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id: workflow.id } })).requirement).toBe(
+      requirement,
+    );
     expect(existsSync(join(server.dataDir, 'workspaces', project.id, workflow.id))).toBe(true);
     await waitFor(() => dispatcher.calls.length === 2);
     stop();
-    expect(dispatcher.calls).toEqual([['workflowQueued', workflow.id], ['generateTitle', workflow.id]]);
+    expect(dispatcher.calls).toEqual([
+      ['workflowQueued', workflow.id],
+      ['generateTitle', workflow.id],
+    ]);
     expect(events.map((e) => e.data)).toEqual([{ change: 'workflow_created', workflow_id: workflow.id }]);
   });
 
   it('answers at once even when the dispatcher never finishes or fails', async () => {
     server.deps.dispatcher = recordingDispatcher(() => new Promise(() => undefined));
     const started = Date.now();
-    const hanging = await server.request(`/svc/api/projects/${project.id}/workflows`, { method: 'POST', as: ann, json: { requirement: 'Wait' } });
+    const hanging = await server.request(`/svc/api/projects/${project.id}/workflows`, {
+      method: 'POST',
+      as: ann,
+      json: { requirement: 'Wait' },
+    });
     expect(hanging.status).toBe(201);
     expect(Date.now() - started).toBeLessThan(2000);
     server.deps.dispatcher = recordingDispatcher(async () => {
       throw new Error('no worker socket');
     });
-    const failing = await server.request(`/svc/api/projects/${project.id}/workflows`, { method: 'POST', as: ann, json: { requirement: 'Fail' } });
+    const failing = await server.request(`/svc/api/projects/${project.id}/workflows`, {
+      method: 'POST',
+      as: ann,
+      json: { requirement: 'Fail' },
+    });
     expect(failing.status).toBe(201);
-    expect((await body(await server.request(`/svc/api/workflows/${(await body(failing)).id}`, { as: ann }))).status).toBe('pending');
+    expect(
+      (await body(await server.request(`/svc/api/workflows/${(await body(failing)).id}`, { as: ann }))).status,
+    ).toBe('pending');
   });
 
   it('fills the workspace from a chosen template', async () => {
-    const res = await server.request(`/svc/api/projects/${project.id}/workflows`, { method: 'POST', as: ann, json: { requirement: 'Shop', template: 'react' } });
+    const res = await server.request(`/svc/api/projects/${project.id}/workflows`, {
+      method: 'POST',
+      as: ann,
+      json: { requirement: 'Shop', template: 'react' },
+    });
     expect(res.status).toBe(201);
     const workflow = await body(res);
     expect(workflow.template).toBe('react');
@@ -71,19 +106,35 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
 
   it('refuses an unknown template and takes back a workflow whose template failed to copy', async () => {
     const before = await server.deps.db.workflow.count();
-    const unknown = await server.request(`/svc/api/projects/${project.id}/workflows`, { method: 'POST', as: ann, json: { requirement: 'x', template: 'vue' } });
+    const unknown = await server.request(`/svc/api/projects/${project.id}/workflows`, {
+      method: 'POST',
+      as: ann,
+      json: { requirement: 'x', template: 'vue' },
+    });
     expect(unknown.status).toBe(400);
     expect((await body(unknown)).error.message).toBe('body.template: no template named "vue"');
-    const broken = await server.request(`/svc/api/projects/${project.id}/workflows`, { method: 'POST', as: ann, json: { requirement: 'x', template: 'broken' } });
+    const broken = await server.request(`/svc/api/projects/${project.id}/workflows`, {
+      method: 'POST',
+      as: ann,
+      json: { requirement: 'x', template: 'broken' },
+    });
     expect(broken.status).toBe(503);
     await expect(server.deps.db.workflow.count()).resolves.toBe(before);
   });
 
   it('accepts a registered worker choice and refuses an unknown one', async () => {
     const worker = await server.deps.db.worker.create({ data: { name: 'gpu-1', labels: [] } });
-    const chosen = await server.request(`/svc/api/projects/${project.id}/workflows`, { method: 'POST', as: ann, json: { requirement: 'x', worker_id: worker.id } });
+    const chosen = await server.request(`/svc/api/projects/${project.id}/workflows`, {
+      method: 'POST',
+      as: ann,
+      json: { requirement: 'x', worker_id: worker.id },
+    });
     expect((await body(chosen)).worker_id).toBe(worker.id);
-    const unknown = await server.request(`/svc/api/projects/${project.id}/workflows`, { method: 'POST', as: ann, json: { requirement: 'x', worker_id: 'nope' } });
+    const unknown = await server.request(`/svc/api/projects/${project.id}/workflows`, {
+      method: 'POST',
+      as: ann,
+      json: { requirement: 'x', worker_id: 'nope' },
+    });
     expect(unknown.status).toBe(400);
   });
 

@@ -30,7 +30,11 @@ describe.each(TEST_PROVIDERS)('a full disk during an upload on %s', (provider) =
   });
 
   it('answers 503 unavailable, leaves nothing behind and keeps serving', async () => {
-    const res = await rawRequest(server.url, `${storage}/big.bin`, { method: 'PUT', as: alice, body: randomBytes(1024 * 1024) });
+    const res = await rawRequest(server.url, `${storage}/big.bin`, {
+      method: 'PUT',
+      as: alice,
+      body: randomBytes(1024 * 1024),
+    });
     expect([res.status, res.json().error.code]).toEqual([503, 'unavailable']);
     expect(readdirSync(root)).toEqual([]);
     const small = await rawRequest(server.url, `${storage}/small.txt`, { method: 'PUT', as: alice, body: 'fits' });

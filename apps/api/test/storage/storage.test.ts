@@ -21,7 +21,8 @@ describe.each(TEST_PROVIDERS)('project object storage on %s', (provider) => {
   });
   afterAll(async () => server?.close());
 
-  const put = (path: string, body: string | Buffer, as = alice) => rawRequest(server.url, `${storage}/${path}`, { method: 'PUT', as, body });
+  const put = (path: string, body: string | Buffer, as = alice) =>
+    rawRequest(server.url, `${storage}/${path}`, { method: 'PUT', as, body });
 
   it('lists an empty, never-written root as []', async () => {
     rmSync(root, { recursive: true, force: true });
@@ -56,7 +57,10 @@ describe.each(TEST_PROVIDERS)('project object storage on %s', (provider) => {
       ['doc.md', 'file'],
       ['reports', 'dir'],
     ]);
-    const sub = (await (await server.request(`${storage}/reports/2024/`, { as: alice })).json()) as { name: string; size: number }[];
+    const sub = (await (await server.request(`${storage}/reports/2024/`, { as: alice })).json()) as {
+      name: string;
+      size: number;
+    }[];
     expect(sub).toEqual([expect.objectContaining({ name: 'q1.csv', size: 8 })]);
     const deep = (await (await server.request(`${storage}/?recursive=1`, { as: alice })).json()) as { path: string }[];
     expect(deep.map((e) => e.path)).toEqual(['doc.md', 'reports', 'reports/2024', 'reports/2024/q1.csv']);

@@ -30,7 +30,8 @@ describe.each(TEST_PROVIDERS)('streamed uploads on %s', (provider) => {
   });
   afterAll(async () => server?.close());
 
-  const putObject = (path: string, body: Buffer) => rawRequest(server.url, `${storage}/${path}`, { method: 'PUT', as: alice, body });
+  const putObject = (path: string, body: Buffer) =>
+    rawRequest(server.url, `${storage}/${path}`, { method: 'PUT', as: alice, body });
   const entries = (dir: string) => readdirSync(dir).sort();
 
   it('accepts an upload of exactly the limit', async () => {
@@ -38,7 +39,10 @@ describe.each(TEST_PROVIDERS)('streamed uploads on %s', (provider) => {
   });
 
   it('refuses a declared Content-Length over the limit before reading the body', async () => {
-    const upload = startUpload(server.url, `${storage}/up/declared.bin`, { as: alice, headers: { 'content-length': String(LIMIT + 1) } });
+    const upload = startUpload(server.url, `${storage}/up/declared.bin`, {
+      as: alice,
+      headers: { 'content-length': String(LIMIT + 1) },
+    });
     const res = await upload.response; // answered with no body bytes sent at all
     expect([res.status, res.json().error.code]).toEqual([413, 'payload_too_large']);
     upload.abort();
@@ -65,7 +69,11 @@ describe.each(TEST_PROVIDERS)('streamed uploads on %s', (provider) => {
       { filename: 'b.bin', content: randomBytes(LIMIT / 2 + 10) },
     ]);
     // Chunked, so only counting while streaming can catch it.
-    const upload = startUpload(server.url, `${files}?path=multi`, { method: 'POST', as: alice, headers: { 'content-type': contentType } });
+    const upload = startUpload(server.url, `${files}?path=multi`, {
+      method: 'POST',
+      as: alice,
+      headers: { 'content-type': contentType },
+    });
     await upload.write(body).catch(() => undefined);
     upload.end();
     const res = await upload.response;
@@ -86,7 +94,10 @@ describe.each(TEST_PROVIDERS)('streamed uploads on %s', (provider) => {
     const old = Buffer.from('old version');
     await putObject('up/swap.txt', old);
     const next = randomBytes(512 * KIB);
-    const upload = startUpload(server.url, `${storage}/up/swap.txt`, { as: alice, headers: { 'content-length': String(next.length) } });
+    const upload = startUpload(server.url, `${storage}/up/swap.txt`, {
+      as: alice,
+      headers: { 'content-length': String(next.length) },
+    });
     await upload.write(next.subarray(0, 256 * KIB));
     const during = await rawRequest(server.url, `${storage}/up/swap.txt`, { as: alice });
     expect(during.body.equals(old)).toBe(true);
@@ -98,7 +109,10 @@ describe.each(TEST_PROVIDERS)('streamed uploads on %s', (provider) => {
   });
 
   it('removes the partial file when the client aborts mid-upload, and keeps serving', async () => {
-    const upload = startUpload(server.url, `${storage}/up/aborted.bin`, { as: alice, headers: { 'content-length': String(512 * KIB) } });
+    const upload = startUpload(server.url, `${storage}/up/aborted.bin`, {
+      as: alice,
+      headers: { 'content-length': String(512 * KIB) },
+    });
     await upload.write(randomBytes(200 * KIB));
     await waitFor(() => readdirSync(join(root, 'up')).some((name) => name.startsWith('.svc-upload-')));
     upload.abort();

@@ -50,7 +50,11 @@ export class Browser {
   cookieHeader(url: string): string {
     const { hostname, pathname } = new URL(url);
     return this.live()
-      .filter((c) => c.host === hostname && (pathname === c.path || pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)))
+      .filter(
+        (c) =>
+          c.host === hostname &&
+          (pathname === c.path || pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)),
+      )
       .map((c) => `${c.name}=${c.value}`)
       .join('; ');
   }
@@ -66,14 +70,17 @@ export class Browser {
     const eq = pair.indexOf('=');
     const name = pair.slice(0, eq);
     const value = pair.slice(eq + 1);
-    const attributes = new Map(attributeParts.map((a) => [a.split('=')[0]!.toLowerCase(), a.split('=').slice(1).join('=')]));
+    const attributes = new Map(
+      attributeParts.map((a) => [a.split('=')[0]!.toLowerCase(), a.split('=').slice(1).join('=')]),
+    );
     const host = new URL(url).hostname;
     const path = attributes.get('path') || '/';
     let expiresAt: number | null = null;
     if (attributes.has('max-age')) expiresAt = Date.now() + Number(attributes.get('max-age')) * 1000;
     else if (attributes.has('expires')) expiresAt = Date.parse(attributes.get('expires')!);
     this.jar = this.jar.filter((c) => !(c.host === host && c.name === name && c.path === path));
-    if (expiresAt === null || expiresAt > Date.now()) this.jar.push({ host, name, value, path, expiresAt, attributes: attributeParts.join('; ') });
+    if (expiresAt === null || expiresAt > Date.now())
+      this.jar.push({ host, name, value, path, expiresAt, attributes: attributeParts.join('; ') });
   }
 }
 

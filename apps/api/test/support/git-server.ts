@@ -20,7 +20,9 @@ const BROKEN_PACK_BYTES = 64;
 const HTTP_BACKEND = join(execFileSync('git', ['--exec-path'], { encoding: 'utf8' }).trim(), 'git-http-backend');
 
 export async function startGitServer(projectRoot: string): Promise<GitServer> {
-  const server = createServer((req, res) => runBackend(projectRoot, req, res, gitServer.breakPackDownloads && (req.url ?? '').endsWith('/git-upload-pack')));
+  const server = createServer((req, res) =>
+    runBackend(projectRoot, req, res, gitServer.breakPackDownloads && (req.url ?? '').endsWith('/git-upload-pack')),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const gitServer: GitServer = {

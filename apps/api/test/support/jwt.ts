@@ -2,18 +2,27 @@ import { createHash, createHmac, createPublicKey, sign, verify, type JsonWebKey,
 
 /** JWT handling written against Node's crypto only, so tests check the server's tokens without jose. */
 
-const b64 = (value: object | Buffer) => (Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value))).toString('base64url');
+const b64 = (value: object | Buffer) =>
+  (Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value))).toString('base64url');
 
 export function decodeJwt(token: string): { header: Record<string, unknown>; payload: Record<string, unknown> } {
   const [header = '', payload = ''] = token.split('.');
-  return { header: JSON.parse(Buffer.from(header, 'base64url').toString()), payload: JSON.parse(Buffer.from(payload, 'base64url').toString()) };
+  return {
+    header: JSON.parse(Buffer.from(header, 'base64url').toString()),
+    payload: JSON.parse(Buffer.from(payload, 'base64url').toString()),
+  };
 }
 
 /** ES256 check of a compact JWS with a public JWK (P-256, raw r||s signature). */
 export function verifyEs256(token: string, jwk: JsonWebKey): boolean {
   const [header, payload, signature = ''] = token.split('.');
   const key = createPublicKey({ key: jwk, format: 'jwk' });
-  return verify('sha256', Buffer.from(`${header}.${payload}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+  return verify(
+    'sha256',
+    Buffer.from(`${header}.${payload}`),
+    { key, dsaEncoding: 'ieee-p1363' },
+    Buffer.from(signature, 'base64url'),
+  );
 }
 
 export function signEs256(header: object, payload: object, privateKey: KeyObject): string {

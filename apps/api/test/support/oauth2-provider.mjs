@@ -15,7 +15,12 @@ server.service.on('beforeAuthorizeRedirect', (_redirect, req) => {
   process.send({ type: 'request', endpoint: 'authorize', query: req.query });
 });
 server.service.on('beforeResponse', (response, req) => {
-  process.send({ type: 'request', endpoint: 'token', body: req.body, authorization: req.headers.authorization ?? null });
+  process.send({
+    type: 'request',
+    endpoint: 'token',
+    body: req.body,
+    authorization: req.headers.authorization ?? null,
+  });
   if (tokenOverride) Object.assign(response, tokenOverride);
 });
 server.service.on('beforeUserinfo', (response, req) => {

@@ -31,7 +31,10 @@ type ChildMessage = { type: 'ready'; url: string } | { type: 'configured' } | ({
 
 /** Starts oauth2-mock-server in a child process (test/support/oauth2-provider.mjs) on a random port. */
 export async function startOAuth2Provider(): Promise<OAuth2Provider> {
-  const child: ChildProcess = fork(join(__dirname, 'oauth2-provider.mjs'), [], { execArgv: [], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child: ChildProcess = fork(join(__dirname, 'oauth2-provider.mjs'), [], {
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const requests: RecordedRequest[] = [];

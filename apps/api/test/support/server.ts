@@ -59,7 +59,11 @@ export async function startTestServer(provider: DbProvider, env: Record<string, 
     dataDir,
     request,
     async login(login) {
-      const res = await request('/svc/auth/dev-login', { method: 'POST', json: { login }, headers: { accept: 'application/json' } });
+      const res = await request('/svc/auth/dev-login', {
+        method: 'POST',
+        json: { login },
+        headers: { accept: 'application/json' },
+      });
       if (res.status !== 200) throw new Error(`dev login failed: ${res.status} ${await res.text()}`);
       const cookie = res.headers.getSetCookie().find((c) => c.startsWith('svc_session='));
       if (!cookie) throw new Error('no session cookie');

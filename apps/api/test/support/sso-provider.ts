@@ -50,13 +50,15 @@ export async function startSsoProvider(): Promise<SsoProvider> {
   const failures = new Map<string, { status: number; body: unknown }>();
   const requests: SsoRequest[] = [];
 
-  const send = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const send = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
   const handle = (req: IncomingMessage, res: ServerResponse, form: URLSearchParams) => {
     const url = new URL(req.url ?? '/', 'http://sso.local');
     const params = Object.fromEntries(req.method === 'GET' ? url.searchParams : form);
     requests.push({ path: url.pathname, method: req.method ?? '', params });
-    const endpoint = url.pathname === '/oauth/access_token/' ? 'token' : url.pathname === '/oauth/userinfo/' ? 'userinfo' : null;
+    const endpoint =
+      url.pathname === '/oauth/access_token/' ? 'token' : url.pathname === '/oauth/userinfo/' ? 'userinfo' : null;
     const failure = endpoint && failures.get(endpoint);
     if (endpoint && failure) {
       failures.delete(endpoint);
@@ -65,25 +67,45 @@ export async function startSsoProvider(): Promise<SsoProvider> {
     if (req.method === 'GET' && url.pathname === '/platform/oauth/connect/') {
       if (params.client_key !== clientKey) return send(res, 400, refused(10003, 'client_key is invalid'));
       if (params.response_type !== 'code' || !params.redirect_uri) return send(res, 400, refused(10002, 'bad request'));
-      if (params.code_challenge && params.code_challenge_method !== 'S256') return send(res, 400, refused(10002, 'S256 only'));
+      if (params.code_challenge && params.code_challenge_method !== 'S256')
+        return send(res, 400, refused(10002, 'S256 only'));
       const code = randomBytes(16).toString('hex');
-      codes.set(code, { user: provider.nextUser, redirectUri: params.redirect_uri, challenge: params.code_challenge ?? null });
+      codes.set(code, {
+        user: provider.nextUser,
+        redirectUri: params.redirect_uri,
+        challenge: params.code_challenge ?? null,
+      });
       const back = new URL(params.redirect_uri);
       back.searchParams.set('code', code);
       if (params.state) back.searchParams.set('state', params.state);
       return res.writeHead(302, { location: back.href }).end();
     }
     if (req.method === 'POST' && endpoint === 'token') {
-      if (params.client_key !== clientKey || params.client_secret !== clientSecret) return send(res, 200, refused(10013, 'client_key or client_secret is invalid'));
+      if (params.client_key !== clientKey || params.client_secret !== clientSecret)
+        return send(res, 200, refused(10013, 'client_key or client_secret is invalid'));
       const grant = codes.get(params.code ?? '');
       codes.delete(params.code ?? '');
-      if (!grant || params.grant_type !== 'authorization_code') return send(res, 200, refused(10007, 'code is invalid or used'));
-      if (params.redirect_uri && params.redirect_uri !== grant.redirectUri) return send(res, 200, refused(10008, 'redirect_uri mismatch'));
-      const challenge = params.code_verifier ? createHash('sha256').update(params.code_verifier).digest('base64url') : null;
+      if (!grant || params.grant_type !== 'authorization_code')
+        return send(res, 200, refused(10007, 'code is invalid or used'));
+      if (params.redirect_uri && params.redirect_uri !== grant.redirectUri)
+        return send(res, 200, refused(10008, 'redirect_uri mismatch'));
+      const challenge = params.code_verifier
+        ? createHash('sha256').update(params.code_verifier).digest('base64url')
+        : null;
       if (grant.challenge !== challenge) return send(res, 200, refused(10009, 'code_verifier does not match'));
       const accessToken = `act.${randomBytes(16).toString('hex')}`;
       tokens.set(accessToken, grant.user);
-      return send(res, 200, ok({ access_token: accessToken, open_id: grant.user.open_id, expires_in: 86400, refresh_token: `rft.${randomBytes(8).toString('hex')}`, scope: 'user_info' }));
+      return send(
+        res,
+        200,
+        ok({
+          access_token: accessToken,
+          open_id: grant.user.open_id,
+          expires_in: 86400,
+          refresh_token: `rft.${randomBytes(8).toString('hex')}`,
+          scope: 'user_info',
+        }),
+      );
     }
     if (req.method === 'POST' && endpoint === 'userinfo') {
       const user = tokens.get(params.access_token ?? '');

@@ -30,7 +30,8 @@ describe('a template fetch that dies half-way', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  const summary = async (catalog: GitTemplateCatalog) => (await catalog.list()).map((t) => `${t.name}: ${t.description}`);
+  const summary = async (catalog: GitTemplateCatalog) =>
+    (await catalog.list()).map((t) => `${t.name}: ${t.description}`);
 
   it('keeps serving the previous branches, leaves no ref to a missing commit, and recovers on the next fetch', async () => {
     const catalog = catalogAt();
@@ -40,7 +41,9 @@ describe('a template fetch that dies half-way', () => {
 
     git.breakPackDownloads = true;
     expect(await catalog.sync()).toMatchObject({ action: 'fetch', ok: false });
-    expect(lines.some((line) => JSON.parse(line).msg === 'template repository sync failed; serving the local copy')).toBe(true);
+    expect(
+      lines.some((line) => JSON.parse(line).msg === 'template repository sync failed; serving the local copy'),
+    ).toBe(true);
     expect(await summary(catalog)).toEqual(['main: Blank starter', 'react: Vite + React starter']);
     const target = mkdtempSync(join(root, 'ws-'));
     await catalog.materialize('main', target);

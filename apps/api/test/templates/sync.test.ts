@@ -37,7 +37,8 @@ describe.each(TEST_PROVIDERS)('keeping the template clone in sync on %s', (provi
   beforeAll(async () => {
     gitRoot = mkdtempSync(join(tmpdir(), 'svc-git-sync-'));
     repo = new TemplateRepoFixture(gitRoot);
-    for (const branch of ['main', 'react', 'feature/docs'] as const) repo.commitBranch(branch, STARTER_BRANCHES[branch]);
+    for (const branch of ['main', 'react', 'feature/docs'] as const)
+      repo.commitBranch(branch, STARTER_BRANCHES[branch]);
     git = await startGitServer(gitRoot);
     localPath = join(gitRoot, 'local', 'templates');
     repoUrl = `${git.url}/templates.git`;
@@ -88,7 +89,10 @@ describe.each(TEST_PROVIDERS)('keeping the template clone in sync on %s', (provi
   it('never holds up start-up on a git host that hangs', async () => {
     const silent = await startSilentServer();
     const started = Date.now();
-    const server = await startTestServer(provider, { TEMPLATE_REPO_URL: silent.url, TEMPLATE_LOCAL_PATH: join(gitRoot, 'never-cloned') });
+    const server = await startTestServer(provider, {
+      TEMPLATE_REPO_URL: silent.url,
+      TEMPLATE_LOCAL_PATH: join(gitRoot, 'never-cloned'),
+    });
     const health = await server.request('/svc/api/health');
     expect(health.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(10_000);

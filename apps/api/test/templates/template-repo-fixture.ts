@@ -94,8 +94,8 @@ export const STARTER_BRANCHES = {
     '../escaped.txt': 'escaped',
     '.git/config': '[core]\n',
     '.GIT/hooks/post-checkout': '#!/bin/sh\n',
-    'link': { content: '/etc/passwd', mode: '120000' as const },
-    'uplink': { content: '..', mode: '120000' as const },
+    link: { content: '/etc/passwd', mode: '120000' as const },
+    uplink: { content: '..', mode: '120000' as const },
   },
   // git itself stores any name; isomorphic-git refuses to read a tree holding a backslash name.
   'evil-backslash': { 'ok.txt': 'fine', 'nested/a\\..\\..\\b.txt': 'backslashes', 'nested/c.txt': 'same tree' },

@@ -35,7 +35,11 @@ describe.each(TEST_PROVIDERS)('templates from a git repository on %s', (provider
 
   const workspaceOf = (workflowId: string) => workflowWorkspaceDir(server.dataDir, projectId, workflowId);
   const newWorkflow = async (template?: string) =>
-    server.request(`/svc/api/projects/${projectId}/workflows`, { as: alice, method: 'POST', json: { requirement: 'Build it', ...(template ? { template } : {}) } });
+    server.request(`/svc/api/projects/${projectId}/workflows`, {
+      as: alice,
+      method: 'POST',
+      json: { requirement: 'Build it', ...(template ? { template } : {}) },
+    });
 
   it('clones at start-up and lists every remote branch with its README first line', async () => {
     const res = await server.request('/svc/api/templates', { as: alice });
@@ -65,23 +69,47 @@ describe.each(TEST_PROVIDERS)('templates from a git repository on %s', (provider
 
   it('copies a template into an existing workflow (the worker use_template)', async () => {
     const { id } = (await (await newWorkflow()).json()) as { id: string };
-    const res = await server.request(`/svc/api/workflows/${id}/template`, { as: alice, method: 'POST', json: { name: 'feature/docs' } });
+    const res = await server.request(`/svc/api/workflows/${id}/template`, {
+      as: alice,
+      method: 'POST',
+      json: { name: 'feature/docs' },
+    });
     expect([res.status, await res.json()]).toEqual([200, { name: 'feature/docs' }]);
     expect(readFileSync(join(workspaceOf(id), 'docs/index.md'), 'utf8')).toBe('# Docs\n');
     expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).template).toBe('feature/docs');
-    const unknown = await server.request(`/svc/api/workflows/${id}/template`, { as: alice, method: 'POST', json: { name: 'nope' } });
+    const unknown = await server.request(`/svc/api/workflows/${id}/template`, {
+      as: alice,
+      method: 'POST',
+      json: { name: 'nope' },
+    });
     expect(unknown.status).toBe(404);
-    const badBody = await server.request(`/svc/api/workflows/${id}/template`, { as: alice, method: 'POST', json: { name: 'main', extra: 1 } });
+    const badBody = await server.request(`/svc/api/workflows/${id}/template`, {
+      as: alice,
+      method: 'POST',
+      json: { name: 'main', extra: 1 },
+    });
     expect(badBody.status).toBe(400);
     const mallory = await server.login('mallory');
-    expect((await server.request(`/svc/api/workflows/${id}/template`, { as: mallory, method: 'POST', json: { name: 'main' } })).status).toBe(404);
+    expect(
+      (
+        await server.request(`/svc/api/workflows/${id}/template`, {
+          as: mallory,
+          method: 'POST',
+          json: { name: 'main' },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('refuses template entries that would escape the workspace: .., .git, symlinks', async () => {
     const { id } = (await (await newWorkflow()).json()) as { id: string };
     const workspace = workspaceOf(id);
     const around = readdirSync(dirname(workspace)).sort();
-    const res = await server.request(`/svc/api/workflows/${id}/template`, { as: alice, method: 'POST', json: { name: 'evil' } });
+    const res = await server.request(`/svc/api/workflows/${id}/template`, {
+      as: alice,
+      method: 'POST',
+      json: { name: 'evil' },
+    });
     expect(res.status).toBe(200);
     expect(readdirSync(workspace).sort()).toEqual(['ok.txt', 'sub']);
     expect(readdirSync(join(workspace, 'sub'))).toEqual(['ok2.txt']);

@@ -10,8 +10,17 @@ import { TEST_PROVIDERS } from '../support/server';
 import { SETUP_TIMEOUT_MS, snapshot, TestWorker } from '../ws/clients';
 
 /** A real server on a database and data directory that outlive it (so another can start on them). */
-async function serverOn(database: TestDatabase, dataDir: string): Promise<{ runtime: Runtime; running: RunningServer; url: string }> {
-  const config = configFromEnv({ NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: database.url, AUTH_PROVIDER: 'dev', LOG_LEVEL: 'silent' });
+async function serverOn(
+  database: TestDatabase,
+  dataDir: string,
+): Promise<{ runtime: Runtime; running: RunningServer; url: string }> {
+  const config = configFromEnv({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    AUTH_PROVIDER: 'dev',
+    LOG_LEVEL: 'silent',
+  });
   const runtime = await buildRuntime(config, pino({ level: 'silent' }));
   const running = await startServer(runtime, { port: 0, host: '127.0.0.1' });
   return { runtime, running, url: running.url };
@@ -21,10 +30,35 @@ async function serverOn(database: TestDatabase, dataDir: string): Promise<{ runt
 async function pausedWorkflow(runtime: Runtime): Promise<string> {
   const { db } = runtime.deps;
   const user = await db.user.create({ data: { login: 'owner', provider: 'dev', provider_subject: 'owner' } });
-  const project = await db.project.create({ data: { name: 'P', created_by: user.id, members: { create: { user_id: user.id, role: 'owner' } } } });
-  const workflow = await db.workflow.create({ data: { project_id: project.id, created_by: user.id, requirement: 'deploy', title: 'deploy', status: 'pending', last_update_seq: 1 } });
-  const data = snapshot('executing', 0, ['running', 'pending']).data as { phase: string; current_step: number; steps: object[]; memo: string[] };
-  await db.agentStateSnapshot.create({ data: { workflow_id: workflow.id, seq: 1, phase: data.phase, current_step: data.current_step, steps: data.steps, memo: data.memo } });
+  const project = await db.project.create({
+    data: { name: 'P', created_by: user.id, members: { create: { user_id: user.id, role: 'owner' } } },
+  });
+  const workflow = await db.workflow.create({
+    data: {
+      project_id: project.id,
+      created_by: user.id,
+      requirement: 'deploy',
+      title: 'deploy',
+      status: 'pending',
+      last_update_seq: 1,
+    },
+  });
+  const data = snapshot('executing', 0, ['running', 'pending']).data as {
+    phase: string;
+    current_step: number;
+    steps: object[];
+    memo: string[];
+  };
+  await db.agentStateSnapshot.create({
+    data: {
+      workflow_id: workflow.id,
+      seq: 1,
+      phase: data.phase,
+      current_step: data.current_step,
+      steps: data.steps,
+      memo: data.memo,
+    },
+  });
   return workflow.id;
 }
 
@@ -44,7 +78,9 @@ describe.each(TEST_PROVIDERS)('timers across restarts on %s', (provider) => {
   it('fires a timer that came due while the server was down, once the next server starts', async () => {
     const before = await serverOn(database, dataDir);
     const id = await pausedWorkflow(before.runtime);
-    await before.runtime.deps.db.timer.create({ data: { workflow_id: id, fire_at: new Date(Date.now() + 1500), reason: 'resume after the deploy window' } });
+    await before.runtime.deps.db.timer.create({
+      data: { workflow_id: id, fire_at: new Date(Date.now() + 1500), reason: 'resume after the deploy window' },
+    });
     await before.running.close();
     await new Promise((r) => setTimeout(r, 1700)); // the timer comes due while no server runs
 
@@ -53,8 +89,15 @@ describe.each(TEST_PROVIDERS)('timers across restarts on %s', (provider) => {
       const token = (await after.runtime.deps.tokens.issue({ sub: 'worker:restart', scope: 'worker' })).token;
       const worker = await TestWorker.start(after, token, 'after-restart');
       const resume = await worker.dispatch(id, 'resume');
-      expect(resume).toMatchObject({ message: 'resume after the deploy window', last_seq: 1, snapshot: { phase: 'executing', current_step: 0 } });
-      expect(await after.runtime.deps.db.timer.findFirstOrThrow({ where: { workflow_id: id } })).toMatchObject({ status: 'fired', fired_at: expect.any(Date) });
+      expect(resume).toMatchObject({
+        message: 'resume after the deploy window',
+        last_seq: 1,
+        snapshot: { phase: 'executing', current_step: 0 },
+      });
+      expect(await after.runtime.deps.db.timer.findFirstOrThrow({ where: { workflow_id: id } })).toMatchObject({
+        status: 'fired',
+        fired_at: expect.any(Date),
+      });
       worker.close();
     } finally {
       await after.running.close();
@@ -77,11 +120,14 @@ describe.each(TEST_PROVIDERS)('timers across restarts on %s', (provider) => {
       }
       const at = new Date(Date.now() + 500);
       const reasons = Array.from({ length: 20 }, (_, i) => `timer ${i}`);
-      await one.runtime.deps.db.timer.createMany({ data: reasons.map((reason) => ({ workflow_id: id, fire_at: at, reason })) });
+      await one.runtime.deps.db.timer.createMany({
+        data: reasons.map((reason) => ({ workflow_id: id, fire_at: at, reason })),
+      });
       one.runtime.live.timers.notify();
       two.runtime.live.timers.notify();
       const until = Date.now() + 5000;
-      while ((await one.runtime.deps.db.timer.count({ where: { status: 'pending' } })) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      while ((await one.runtime.deps.db.timer.count({ where: { status: 'pending' } })) > 0 && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 50));
       expect([...fired].sort()).toEqual([...reasons].sort());
     } finally {
       await one.running.close();

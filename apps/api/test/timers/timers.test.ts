@@ -25,10 +25,20 @@ describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
     const { id } = await createWorkflow(server, alice, projectId);
     const { last_seq } = await worker.dispatch(id, 'start');
     await worker.store(id, last_seq + 1, snapshot('executing', 0, ['running', 'pending']));
-    const res = await server.request(`/svc/api/workflows/${id}/timers`, { method: 'POST', as: token, json: { seconds, reason } });
+    const res = await server.request(`/svc/api/workflows/${id}/timers`, {
+      method: 'POST',
+      as: token,
+      json: { seconds, reason },
+    });
     expect(res.status).toBe(201);
     const timer = await body(res);
-    expect(timer).toEqual({ id: expect.any(String), workflow_id: id, fire_at: expect.any(String), reason, status: 'pending' });
+    expect(timer).toEqual({
+      id: expect.any(String),
+      workflow_id: id,
+      fire_at: expect.any(String),
+      reason,
+      status: 'pending',
+    });
     await worker.store(id, last_seq + 2, { kind: 'status', data: { status: 'pending' } });
     expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id).toBeNull();
     return { worker, id, timerId: timer.id };
@@ -37,7 +47,9 @@ describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
   it('holds the workflow back while the timer is pending and resumes it with the reason when it fires', async () => {
     const { worker, id, timerId } = await paused(1, 'wait for the CI run');
     await new Promise((r) => setTimeout(r, 300));
-    expect(worker.inbox.ofType('dispatch').filter((d) => d.workflow_id === id && d.action === 'resume')).toHaveLength(0);
+    expect(worker.inbox.ofType('dispatch').filter((d) => d.workflow_id === id && d.action === 'resume')).toHaveLength(
+      0,
+    );
     const resume = await worker.dispatch(id, 'resume', 5000);
     expect(resume).toMatchObject({ message: 'wait for the CI run', snapshot: { phase: 'executing', current_step: 0 } });
     const timers = await body(await server.request(`/svc/api/workflows/${id}/timers`, { as: alice }));
@@ -55,13 +67,22 @@ describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
 
   it('validates timer requests and hides them from non-members', async () => {
     const { id } = await createWorkflow(server, alice, projectId);
-    const post = (json: unknown, as = alice) => server.request(`/svc/api/workflows/${id}/timers`, { method: 'POST', as, json });
-    for (const bad of [{ seconds: 0, reason: 'x' }, { seconds: 10 }, { seconds: 10, reason: '   ' }, { seconds: 1.5, reason: 'x' }, { seconds: 10, reason: 'x', extra: 1 }]) {
+    const post = (json: unknown, as = alice) =>
+      server.request(`/svc/api/workflows/${id}/timers`, { method: 'POST', as, json });
+    for (const bad of [
+      { seconds: 0, reason: 'x' },
+      { seconds: 10 },
+      { seconds: 10, reason: '   ' },
+      { seconds: 1.5, reason: 'x' },
+      { seconds: 10, reason: 'x', extra: 1 },
+    ]) {
       const res = await post(bad);
       expect(res.status).toBe(400);
       expect((await body(res)).error.code).toBe('invalid_input');
     }
-    expect((await body(await post({ seconds: 10, reason: 'x', extra: 1 }))).error.message).toMatch(/body\.extra: unknown field/);
+    expect((await body(await post({ seconds: 10, reason: 'x', extra: 1 }))).error.message).toMatch(
+      /body\.extra: unknown field/,
+    );
     const mallory = await server.login('mallory');
     expect((await post({ seconds: 10, reason: 'x' }, mallory)).status).toBe(404);
     expect((await server.request(`/svc/api/workflows/${id}/timers`, { as: mallory })).status).toBe(404);
@@ -70,8 +91,12 @@ describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
     expect((await server.request('/svc/api/timers/nope', { method: 'DELETE', as: alice })).status).toBe(404);
     expect(await server.deps.db.timer.count({ where: { workflow_id: id } })).toBe(1);
     // A cancelled workflow takes no new timers, and its pending ones are cancelled with it.
-    expect((await server.request(`/svc/api/workflows/${id}/cancel`, { method: 'POST', as: alice, json: {} })).status).toBe(200);
-    await waitFor(async () => (await server.deps.db.timer.findUniqueOrThrow({ where: { id: created.id } })).status === 'cancelled');
+    expect(
+      (await server.request(`/svc/api/workflows/${id}/cancel`, { method: 'POST', as: alice, json: {} })).status,
+    ).toBe(200);
+    await waitFor(
+      async () => (await server.deps.db.timer.findUniqueOrThrow({ where: { id: created.id } })).status === 'cancelled',
+    );
     expect((await post({ seconds: 10, reason: 'late' })).status).toBe(409);
   });
 });

@@ -1,6 +1,16 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { addMember, createProject, createWorkflow, waitFor } from '../resources/fixtures';
-import { logEntry, openBrowser, resetWorkers, snapshot, TestWorker, workerToken, type Inbox, type Message, SETUP_TIMEOUT_MS } from './clients';
+import {
+  logEntry,
+  openBrowser,
+  resetWorkers,
+  snapshot,
+  TestWorker,
+  workerToken,
+  type Inbox,
+  type Message,
+  SETUP_TIMEOUT_MS,
+} from './clients';
 
 describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
   let server: TestServer;
@@ -25,7 +35,8 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     const { last_seq } = await worker.dispatch(id, 'start');
     return { worker, id, seq: { next: last_seq + 1 } };
   }
-  const eventsOf = (inbox: Inbox, id: string) => inbox.messages.filter((m) => m.workflow_id === id && typeof m.seq === 'number' && m.type !== 'subscribed');
+  const eventsOf = (inbox: Inbox, id: string) =>
+    inbox.messages.filter((m) => m.workflow_id === id && typeof m.seq === 'number' && m.type !== 'subscribed');
 
   it('replays stored events after since_seq, then live ones, with no gap and no duplicate across reconnects', async () => {
     const { worker, id, seq } = await running('replay');
@@ -50,8 +61,12 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     const stored = await server.deps.db.event.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } });
     await waitFor(() => eventsOf(second.inbox, id).length === stored.length - subscribed.last_seq, 5000);
     const received = eventsOf(second.inbox, id);
-    expect(received.map((e: Message) => e.seq)).toEqual(stored.filter((e) => e.seq > subscribed.last_seq).map((e) => e.seq));
-    expect(received.map((e: Message) => e.type)).toEqual(stored.filter((e) => e.seq > subscribed.last_seq).map((e) => e.type));
+    expect(received.map((e: Message) => e.seq)).toEqual(
+      stored.filter((e) => e.seq > subscribed.last_seq).map((e) => e.seq),
+    );
+    expect(received.map((e: Message) => e.type)).toEqual(
+      stored.filter((e) => e.seq > subscribed.last_seq).map((e) => e.type),
+    );
     expect(received[0]).toMatchObject({ project_id: projectId, ts: expect.any(String), data: { kind: 'log_entry' } });
     second.ws.close();
   });
@@ -63,7 +78,10 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     await inbox.next((m) => m.type === 'subscribed');
     await worker.store(id, seq.next++, snapshot('executing', 0, ['running', 'pending', 'pending']));
     await worker.store(id, seq.next++, snapshot('executing', 1, ['done', 'running', 'pending']));
-    await worker.store(id, seq.next++, { kind: 'llm_call', data: { phase: 'executing', model: 'm', prompt_tokens: 3, completion_tokens: 4, latency_ms: 5, step_index: 1 } });
+    await worker.store(id, seq.next++, {
+      kind: 'llm_call',
+      data: { phase: 'executing', model: 'm', prompt_tokens: 3, completion_tokens: 4, latency_ms: 5, step_index: 1 },
+    });
     await inbox.next((m) => m.type === 'llm_call');
     expect(inbox.ofType('plan_step_status').map((m) => m.data)).toEqual([
       { index: 0, title: 'Step 1', status: 'running' },
@@ -73,7 +91,12 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
       { index: 1, title: 'Step 2', status: 'running' },
     ]);
     expect(inbox.ofType('workflow_update').map((m) => m.data.kind)).toEqual(['snapshot', 'snapshot', 'llm_call']);
-    expect(inbox.ofType('llm_call')[0].data).toMatchObject({ id: expect.any(String), prompt_tokens: 3, step_index: 1, created_at: expect.any(String) });
+    expect(inbox.ofType('llm_call')[0].data).toMatchObject({
+      id: expect.any(String),
+      prompt_tokens: 3,
+      step_index: 1,
+      created_at: expect.any(String),
+    });
     ws.close();
   });
 
@@ -87,18 +110,27 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     other.ws.send(JSON.stringify({ type: 'subscribe_project', project_id: bobProject }));
     other.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id, since_seq: 0 }));
     other.ws.send(JSON.stringify({ type: 'subscribe_project', project_id: projectId }));
-    const refusals = [await other.inbox.next((m) => m.type === 'error' && /workflow/.test(m.error.message)), await other.inbox.next((m) => m.type === 'error' && /project/.test(m.error.message))];
+    const refusals = [
+      await other.inbox.next((m) => m.type === 'error' && /workflow/.test(m.error.message)),
+      await other.inbox.next((m) => m.type === 'error' && /project/.test(m.error.message)),
+    ];
     expect(refusals.map((r) => r.error.code)).toEqual(['not_found', 'not_found']);
     await worker.store(id, seq.next++, { kind: 'status', data: { status: 'running' } });
     await worker.store(id, seq.next++, { kind: 'title', data: { title: 'Secret plan' } });
     await worker.store(id, seq.next++, logEntry('secret output'));
     await own.inbox.next((m) => m.type === 'workflow_title');
-    expect(own.inbox.ofType('workflow_status')[0]).toMatchObject({ workflow_id: id, project_id: projectId, data: { status: 'running' } });
+    expect(own.inbox.ofType('workflow_status')[0]).toMatchObject({
+      workflow_id: id,
+      project_id: projectId,
+      data: { status: 'running' },
+    });
     expect(own.inbox.ofType('project_changed').some((m) => m.data.workflow_id === id)).toBe(true);
     // Project subscribers get status and title, not the workflow's log.
     expect(own.inbox.ofType('log_entry')).toHaveLength(0);
     await new Promise((r) => setTimeout(r, 200));
-    const leaked = other.inbox.messages.filter((m) => m.workflow_id === id || m.project_id === projectId || JSON.stringify(m).includes('Secret'));
+    const leaked = other.inbox.messages.filter(
+      (m) => m.workflow_id === id || m.project_id === projectId || JSON.stringify(m).includes('Secret'),
+    );
     expect(leaked).toEqual([]);
     expect(other.ws.readyState).toBe(other.ws.OPEN);
     own.ws.close();
@@ -113,7 +145,10 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id }));
     await inbox.next((m) => m.type === 'subscribed');
     const carolId = (await server.deps.db.user.findUniqueOrThrow({ where: { login: 'carol' } })).id;
-    expect((await server.request(`/svc/api/projects/${projectId}/members/${carolId}`, { method: 'DELETE', as: alice })).status).toBe(204);
+    expect(
+      (await server.request(`/svc/api/projects/${projectId}/members/${carolId}`, { method: 'DELETE', as: alice }))
+        .status,
+    ).toBe(204);
     expect((await inbox.next((m) => m.type === 'error')).error.code).toBe('not_found');
     await worker.store(id, seq.next++, logEntry('after removal'));
     await new Promise((r) => setTimeout(r, 200));

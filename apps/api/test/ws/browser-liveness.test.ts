@@ -46,9 +46,16 @@ describe('browser socket liveness and worker_status', () => {
   it('tells every browser when a worker comes online and goes offline', async () => {
     const { ws, inbox } = await openBrowser(server, cookie);
     const worker = await TestWorker.start(server, await workerToken(server), 'visible', 2);
-    expect((await inbox.next((m) => m.type === 'worker_status' && m.data.status === 'online')).data).toMatchObject({ id: worker.id, name: 'visible', capacity: 2, active: 0 });
+    expect((await inbox.next((m) => m.type === 'worker_status' && m.data.status === 'online')).data).toMatchObject({
+      id: worker.id,
+      name: 'visible',
+      capacity: 2,
+      active: 0,
+    });
     worker.close();
-    expect((await inbox.next((m) => m.type === 'worker_status' && m.data.status === 'offline')).data).toMatchObject({ id: worker.id });
+    expect((await inbox.next((m) => m.type === 'worker_status' && m.data.status === 'offline')).data).toMatchObject({
+      id: worker.id,
+    });
     ws.close();
   });
 });

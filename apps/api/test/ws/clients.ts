@@ -27,7 +27,13 @@ export class Inbox {
     const seen = this.messages.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching message within ${timeoutMs}ms; got ${JSON.stringify(this.messages.slice(-5))}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`no matching message within ${timeoutMs}ms; got ${JSON.stringify(this.messages.slice(-5))}`),
+          ),
+        timeoutMs,
+      );
       this.waiters.push({ match, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
   }
@@ -56,7 +62,9 @@ export function openSocket(url: string, headers: Record<string, string>): Promis
     ws.once('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode, body: text })));
+      res.on('end', () =>
+        reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode, body: text })),
+      );
     });
     ws.once('error', (err) => reject(err));
   });
@@ -71,7 +79,11 @@ export async function openBrowser(server: TestServer, cookie: string): Promise<{
 
 /** A worker-scope token, issued the real way: an administrator asks POST /token for one. */
 export async function workerToken(server: TestServer): Promise<string> {
-  const res = await server.request('/svc/api/token', { method: 'POST', as: await server.login('root'), json: { scope: 'worker' } });
+  const res = await server.request('/svc/api/token', {
+    method: 'POST',
+    as: await server.login('root'),
+    json: { scope: 'worker' },
+  });
   if (res.status !== 201) throw new Error(`worker token: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { token: string }).token;
 }
@@ -92,7 +104,15 @@ export class TestWorker {
   /** Connects and registers; resolves with the `registered` answer. */
   static async start(server: Pick<TestServer, 'url'>, token: string, name: string, capacity = 1): Promise<TestWorker> {
     const worker = await TestWorker.connect(server, token);
-    worker.send({ type: 'register', protocol_version: WORKER_PROTOCOL_VERSION, name, labels: ['test'], capacity, version: '1.0.0', hostname: 'test-host' });
+    worker.send({
+      type: 'register',
+      protocol_version: WORKER_PROTOCOL_VERSION,
+      name,
+      labels: ['test'],
+      capacity,
+      version: '1.0.0',
+      hostname: 'test-host',
+    });
     worker.id = (await worker.inbox.next((m) => m.type === 'registered')).worker_id;
     return worker;
   }
@@ -109,11 +129,18 @@ export class TestWorker {
   async store(workflowId: string, seq: number, body: UpdateBody): Promise<Message> {
     const before = this.inbox.messages.length;
     this.update(workflowId, seq, body);
-    return this.inbox.next((m) => (m.type === 'ack' && m.workflow_id === workflowId && m.seq === seq) || (m.type === 'error' && this.inbox.messages.indexOf(m) >= before));
+    return this.inbox.next(
+      (m) =>
+        (m.type === 'ack' && m.workflow_id === workflowId && m.seq === seq) ||
+        (m.type === 'error' && this.inbox.messages.indexOf(m) >= before),
+    );
   }
 
   dispatch(workflowId: string, action?: string, timeoutMs?: number): Promise<Message> {
-    return this.inbox.next((m) => m.type === 'dispatch' && m.workflow_id === workflowId && (!action || m.action === action), timeoutMs);
+    return this.inbox.next(
+      (m) => m.type === 'dispatch' && m.workflow_id === workflowId && (!action || m.action === action),
+      timeoutMs,
+    );
   }
 
   close(): void {
@@ -121,7 +148,11 @@ export class TestWorker {
   }
 }
 
-export const snapshot = (phase: SnapshotData['phase'], current: number | null, statuses: ('pending' | 'running' | 'done')[]): UpdateBody => ({
+export const snapshot = (
+  phase: SnapshotData['phase'],
+  current: number | null,
+  statuses: ('pending' | 'running' | 'done')[],
+): UpdateBody => ({
   kind: 'snapshot',
   data: {
     phase,
@@ -143,7 +174,10 @@ export async function resetWorkers(server: TestServer, workers: TestWorker[]): P
   const until = Date.now() + 5000;
   while (live.registry.connected().length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
   await live.background.settle();
-  await server.deps.db.workflow.updateMany({ where: { status: { notIn: ['completed', 'failed', 'cancelled'] } }, data: { status: 'cancelled' } });
+  await server.deps.db.workflow.updateMany({
+    where: { status: { notIn: ['completed', 'failed', 'cancelled'] } },
+    data: { status: 'cancelled' },
+  });
 }
 
 /** Starting a server on a fresh database can take seconds on a busy machine. */

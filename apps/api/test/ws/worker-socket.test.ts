@@ -18,7 +18,13 @@ describe.each(TEST_PROVIDERS)('worker WebSocket on %s', (provider) => {
   it('refuses the upgrade without a token, with a bad one, and with a non-worker scope', async () => {
     await expect(openSocket(url(), {})).rejects.toMatchObject({ status: 401 });
     await expect(openSocket(url(), { authorization: 'Bearer not.a.jwt' })).rejects.toMatchObject({ status: 401 });
-    const apiToken = await body(await server.request('/svc/api/token', { method: 'POST', as: await server.login('alice'), json: { scope: 'api' } }));
+    const apiToken = await body(
+      await server.request('/svc/api/token', {
+        method: 'POST',
+        as: await server.login('alice'),
+        json: { scope: 'api' },
+      }),
+    );
     const refused = openSocket(url(), { authorization: `Bearer ${apiToken.token}` });
     await expect(refused).rejects.toMatchObject({ status: 403 });
     expect(JSON.parse((await refused.catch((e) => e)).body).error.code).toBe('forbidden');
@@ -28,7 +34,17 @@ describe.each(TEST_PROVIDERS)('worker WebSocket on %s', (provider) => {
 
   it('closes a register with another protocol version with 4400 and a reason', async () => {
     const { ws, inbox } = await openSocket(url(), { authorization: `Bearer ${token}` });
-    ws.send(JSON.stringify({ type: 'register', protocol_version: WORKER_PROTOCOL_VERSION + 1, name: 'future', labels: [], capacity: 1, version: '9', hostname: 'h' }));
+    ws.send(
+      JSON.stringify({
+        type: 'register',
+        protocol_version: WORKER_PROTOCOL_VERSION + 1,
+        name: 'future',
+        labels: [],
+        capacity: 1,
+        version: '9',
+        hostname: 'h',
+      }),
+    );
     const closed = await inbox.whenClosed();
     expect(closed.code).toBe(WS_CLOSE_UNSUPPORTED_VERSION);
     expect(closed.reason).toMatch(/unsupported worker protocol version 2/);
@@ -43,9 +59,14 @@ describe.each(TEST_PROVIDERS)('worker WebSocket on %s', (provider) => {
 
     const worker = await TestWorker.start(server, token, 'frames');
     worker.ws.send('{not json');
-    expect((await worker.inbox.next((m) => m.type === 'error')).error).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/invalid JSON/) });
+    expect((await worker.inbox.next((m) => m.type === 'error')).error).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/invalid JSON/),
+    });
     worker.send({ type: 'launch_missiles' });
-    expect((await worker.inbox.next((m) => m.type === 'error' && /unknown type/.test(m.error.message))).error.code).toBe('invalid_input');
+    expect(
+      (await worker.inbox.next((m) => m.type === 'error' && /unknown type/.test(m.error.message))).error.code,
+    ).toBe('invalid_input');
     worker.send({ type: 'update', workflow_id: 'w', seq: 0, kind: 'title', data: { title: 'x' } });
     await worker.inbox.next((m) => m.type === 'error' && /seq/.test(m.error.message));
     worker.ws.send(Buffer.alloc(5 * 1024 * 1024, 0x20));
@@ -59,7 +80,12 @@ describe.each(TEST_PROVIDERS)('worker WebSocket on %s', (provider) => {
   it('registers, lists the worker online with its fields, records heartbeats, and marks it offline on disconnect', async () => {
     const worker = await TestWorker.start(server, token, 'builder-1', 3);
     const registered = worker.inbox.ofType('registered')[0];
-    expect(registered).toEqual({ type: 'registered', worker_id: worker.id, protocol_version: WORKER_PROTOCOL_VERSION, heartbeat_seconds: server.deps.config.workers.heartbeatSeconds });
+    expect(registered).toEqual({
+      type: 'registered',
+      worker_id: worker.id,
+      protocol_version: WORKER_PROTOCOL_VERSION,
+      heartbeat_seconds: server.deps.config.workers.heartbeatSeconds,
+    });
     const list = await body(await server.request('/svc/api/workers', { as: await server.login('alice') }));
     expect(list.find((w: { name: string }) => w.name === 'builder-1')).toEqual({
       id: worker.id,
@@ -74,10 +100,14 @@ describe.each(TEST_PROVIDERS)('worker WebSocket on %s', (provider) => {
     const before = (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).last_seen_at;
     await new Promise((r) => setTimeout(r, 20));
     worker.send({ type: 'heartbeat', active_workflows: [] });
-    await waitFor(async () => (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).last_seen_at > before);
+    await waitFor(
+      async () => (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).last_seen_at > before,
+    );
 
     worker.close();
-    await waitFor(async () => (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).status === 'offline');
+    await waitFor(
+      async () => (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).status === 'offline',
+    );
     // Registering again under the same name keeps the worker's id.
     const again = await TestWorker.start(server, token, 'builder-1', 2);
     expect(again.id).toBe(worker.id);

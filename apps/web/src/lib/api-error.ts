@@ -31,7 +31,12 @@ export function errorFromResponse(status: number, bodyText: string, requestId: s
   }
   // A proxy or a crashed server answers without the contract's body: keep its status visible.
   const snippet = bodyText.trim().slice(0, 200);
-  return new ApiError(status, 'bad_response', `the server answered ${status}${snippet ? `: ${snippet}` : ''}`, requestId);
+  return new ApiError(
+    status,
+    'bad_response',
+    `the server answered ${status}${snippet ? `: ${snippet}` : ''}`,
+    requestId,
+  );
 }
 
 /** The message to show a person for anything thrown by a query or mutation. */
@@ -41,5 +46,6 @@ export function errorMessage(error: unknown): string {
   return String(error);
 }
 
-export const isUnauthenticated = (error: unknown): boolean => error instanceof ApiError && error.code === 'unauthenticated';
+export const isUnauthenticated = (error: unknown): boolean =>
+  error instanceof ApiError && error.code === 'unauthenticated';
 export const isNotFound = (error: unknown): boolean => error instanceof ApiError && error.code === 'not_found';

@@ -4,10 +4,17 @@ import { shouldRetry } from './query-client';
 
 describe('errorFromResponse', () => {
   it('reads the contract error body into code, message and request id', () => {
-    const body = JSON.stringify({ error: { code: 'conflict', message: 'the last owner cannot be removed', request_id: 'req-1' } });
+    const body = JSON.stringify({
+      error: { code: 'conflict', message: 'the last owner cannot be removed', request_id: 'req-1' },
+    });
     const error = errorFromResponse(409, body);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 409, code: 'conflict', message: 'the last owner cannot be removed', requestId: 'req-1' });
+    expect(error).toMatchObject({
+      status: 409,
+      code: 'conflict',
+      message: 'the last owner cannot be removed',
+      requestId: 'req-1',
+    });
   });
 
   it('keeps the X-Request-Id header when the body has none', () => {
@@ -40,14 +47,19 @@ describe('parseBody', () => {
 
   it('throws bad_response naming the field that does not fit', () => {
     expect(() => parseBody(Schema, { id: 'a', count: 'two' }, 200, '/projects')).toThrow(
-      expect.objectContaining({ code: 'bad_response', message: expect.stringMatching(/^unexpected answer from \/projects: count: /) }),
+      expect.objectContaining({
+        code: 'bad_response',
+        message: expect.stringMatching(/^unexpected answer from \/projects: count: /),
+      }),
     );
   });
 });
 
 describe('apiUrl', () => {
   it('prefixes /svc/api and encodes the query, leaving out undefined values', () => {
-    expect(apiUrl('/kb/search', { q: 'port & host', k: 5, cursor: undefined })).toBe('/svc/api/kb/search?q=port+%26+host&k=5');
+    expect(apiUrl('/kb/search', { q: 'port & host', k: 5, cursor: undefined })).toBe(
+      '/svc/api/kb/search?q=port+%26+host&k=5',
+    );
   });
 
   it('keeps paths already under /svc (auth endpoints)', () => {

@@ -51,12 +51,17 @@ async function send(path: string, options: RequestOptions, accept: string): Prom
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
     throw new ApiError(0, 'network_error', 'the server cannot be reached; check the connection and try again');
   }
-  if (!response.ok) throw errorFromResponse(response.status, await response.text(), response.headers.get('x-request-id'));
+  if (!response.ok)
+    throw errorFromResponse(response.status, await response.text(), response.headers.get('x-request-id'));
   return response;
 }
 
 /** A JSON call whose answer is checked against `schema`. */
-export async function apiJson<S extends z.ZodType>(path: string, schema: S, options: RequestOptions = {}): Promise<z.output<S>> {
+export async function apiJson<S extends z.ZodType>(
+  path: string,
+  schema: S,
+  options: RequestOptions = {},
+): Promise<z.output<S>> {
   const response = await send(path, options, 'application/json');
   let body: unknown;
   try {

@@ -84,7 +84,14 @@ describe('SubscriptionBook delivery', () => {
     const project: string[] = [];
     book.addWorkflow('wf', workflow);
     book.addProject('p', (e) => project.push(e.type));
-    deliver(book, { type: 'workflow_status', workflow_id: 'wf', project_id: 'p', seq: 3, ts, data: { status: 'running' } });
+    deliver(book, {
+      type: 'workflow_status',
+      workflow_id: 'wf',
+      project_id: 'p',
+      seq: 3,
+      ts,
+      data: { status: 'running' },
+    });
     deliver(book, stepEvent(4));
     expect(workflow.events).toEqual([3, 4]);
     // plan steps are not project news
@@ -95,7 +102,13 @@ describe('SubscriptionBook delivery', () => {
     const book = new SubscriptionBook();
     const seen: string[] = [];
     book.addProject('p', (e) => seen.push(e.type));
-    const changed: BrowserEvent = { type: 'project_changed', project_id: 'p', seq: 0, ts, data: { change: 'workflow_created', workflow_id: 'w1' } };
+    const changed: BrowserEvent = {
+      type: 'project_changed',
+      project_id: 'p',
+      seq: 0,
+      ts,
+      data: { change: 'workflow_created', workflow_id: 'w1' },
+    };
     deliver(book, changed);
     deliver(book, changed);
     deliver(book, { ...changed, project_id: 'other' });
@@ -106,7 +119,11 @@ describe('SubscriptionBook delivery', () => {
     const book = new SubscriptionBook();
     const after = recorder();
     const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    book.addWorkflow('wf', { onEvent: () => { throw new Error('listener bug'); } });
+    book.addWorkflow('wf', {
+      onEvent: () => {
+        throw new Error('listener bug');
+      },
+    });
     book.addWorkflow('wf', after);
     deliver(book, stepEvent(1));
     expect(after.events).toEqual([1]);

@@ -75,7 +75,9 @@ export class SubscriptionBook {
   /** A subscribe that continues after the last seq seen (a replay), or starts from now. */
   subscribeMessage(workflowId: string): BrowserClientMessage {
     const lastSeq = this.lastSeq(workflowId);
-    return lastSeq === null ? { type: 'subscribe', workflow_id: workflowId } : { type: 'subscribe', workflow_id: workflowId, since_seq: lastSeq };
+    return lastSeq === null
+      ? { type: 'subscribe', workflow_id: workflowId }
+      : { type: 'subscribe', workflow_id: workflowId, since_seq: lastSeq };
   }
 
   /** Everything to send on a fresh connection, so the new socket follows what the old one did. */
@@ -94,7 +96,10 @@ export class SubscriptionBook {
       if (!entry) return { deliver: () => undefined, duplicate: false };
       entry.lastSeq = Math.max(entry.lastSeq ?? 0, message.last_seq);
       const listeners = [...entry.listeners];
-      return { deliver: () => listeners.forEach((l) => runSafely(() => l.onSubscribed?.(message.last_seq))), duplicate: false };
+      return {
+        deliver: () => listeners.forEach((l) => runSafely(() => l.onSubscribed?.(message.last_seq))),
+        duplicate: false,
+      };
     }
     return this.receiveEvent(message);
   }
@@ -109,7 +114,8 @@ export class SubscriptionBook {
     if (entry) for (const listener of entry.listeners) targets.push(() => listener.onEvent(event));
     // The server sends a workflow's status once per socket, so project listeners are served from here too.
     const projectListeners = event.project_id ? this.projects.get(event.project_id) : undefined;
-    if (projectListeners && PROJECT_EVENT_TYPES.has(event.type)) for (const listener of projectListeners) targets.push(() => listener(event));
+    if (projectListeners && PROJECT_EVENT_TYPES.has(event.type))
+      for (const listener of projectListeners) targets.push(() => listener(event));
     return { deliver: () => targets.forEach(runSafely), duplicate: false };
   }
 }

@@ -1,4 +1,9 @@
-import { BrowserServerMessageSchema, parseJsonMessage, type BrowserClientMessage, type WsErrorInfo } from '@svc/protocol';
+import {
+  BrowserServerMessageSchema,
+  parseJsonMessage,
+  type BrowserClientMessage,
+  type WsErrorInfo,
+} from '@svc/protocol';
 import { SubscriptionBook, type ProjectListener, type WorkflowListener } from './subscription-book';
 
 export type { ProjectListener, WorkflowListener } from './subscription-book';

@@ -41,7 +41,14 @@ export function KbRoute() {
       {creating && (
         <section className="card" aria-labelledby="new-article-heading">
           <h2 id="new-article-heading">New article</h2>
-          <ArticleEditor initial={{ title: '', content: '' }} busy={create.isPending} error={create.error} submitLabel="Create article" onSave={(body) => create.mutate(body)} onCancel={() => setCreating(false)} />
+          <ArticleEditor
+            initial={{ title: '', content: '' }}
+            busy={create.isPending}
+            error={create.error}
+            submitLabel="Create article"
+            onSave={(body) => create.mutate(body)}
+            onCancel={() => setCreating(false)}
+          />
         </section>
       )}
       <div className="split">
@@ -53,14 +60,25 @@ export function KbRoute() {
           <ul className="article-list">
             {articles.data?.map((article) => (
               <li key={article.id}>
-                <button type="button" className="link-button" aria-current={article.id === selected?.id ? 'true' : undefined} onClick={() => open(article.id)}>
+                <button
+                  type="button"
+                  className="link-button"
+                  aria-current={article.id === selected?.id ? 'true' : undefined}
+                  onClick={() => open(article.id)}
+                >
                   {shorten(article.title, 60)}
                 </button>
               </li>
             ))}
           </ul>
         </section>
-        <div>{selected ? <ArticlePanel key={selected.id} article={selected} canEdit={user.is_admin} onDeleted={() => open(null)} /> : <Empty>Choose an article to read it.</Empty>}</div>
+        <div>
+          {selected ? (
+            <ArticlePanel key={selected.id} article={selected} canEdit={user.is_admin} onDeleted={() => open(null)} />
+          ) : (
+            <Empty>Choose an article to read it.</Empty>
+          )}
+        </div>
       </div>
     </div>
   );

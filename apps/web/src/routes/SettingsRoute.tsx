@@ -34,7 +34,13 @@ export function SettingsRoute() {
                 <th scope="row">
                   <code>{key}</code>
                 </th>
-                <td>{user.is_admin ? <SettingEditor key={value} settingKey={key} value={value} /> : <span className="pre-wrap">{value}</span>}</td>
+                <td>
+                  {user.is_admin ? (
+                    <SettingEditor key={value} settingKey={key} value={value} />
+                  ) : (
+                    <span className="pre-wrap">{value}</span>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -62,7 +68,12 @@ function SettingEditor({ settingKey, value }: { settingKey: string; value: strin
   };
   return (
     <form onSubmit={submit} className="row">
-      <input aria-label={`Value of ${settingKey}`} value={draft} onChange={(e) => setDraft(e.target.value)} className="grow" />
+      <input
+        aria-label={`Value of ${settingKey}`}
+        value={draft}
+        onChange={(e) => setDraft(e.target.value)}
+        className="grow"
+      />
       <button type="submit" disabled={save.isPending || draft === value}>
         Save
       </button>

@@ -35,7 +35,9 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
     return (
       <div>
         {back}
-        <ErrorNote>{isNotFound(loaded.error) ? 'This workflow does not exist or you cannot see it.' : undefined}</ErrorNote>
+        <ErrorNote>
+          {isNotFound(loaded.error) ? 'This workflow does not exist or you cannot see it.' : undefined}
+        </ErrorNote>
         {!isNotFound(loaded.error) && <ErrorNote error={loaded.error} />}
       </div>
     );

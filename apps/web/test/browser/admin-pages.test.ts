@@ -6,7 +6,8 @@ import { expectJson, startWebServer, type TestServer } from '../support/server';
 
 jest.setTimeout(60_000);
 
-const PORTS = '## Web\nThe web app listens on port 3000.\n\n## API\nThe API server listens on port 8080 behind the proxy.';
+const PORTS =
+  '## Web\nThe web app listens on port 3000.\n\n## API\nThe API server listens on port 8080 behind the proxy.';
 
 describeInChromium('knowledge base and settings in Chromium against the real server', () => {
   let server: TestServer;
@@ -51,7 +52,12 @@ describeInChromium('knowledge base and settings in Chromium against the real ser
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await expectText(page.locator('.kb-page'), /No articles yet\./);
-    expect(await expectJson<unknown[]>(await server.request('/svc/api/kb/articles', { as: await server.login('root') }), 200)).toEqual([]);
+    expect(
+      await expectJson<unknown[]>(
+        await server.request('/svc/api/kb/articles', { as: await server.login('root') }),
+        200,
+      ),
+    ).toEqual([]);
   });
 
   it('lets an administrator add and change settings, refusing a bad key before sending it', async () => {
@@ -66,10 +72,16 @@ describeInChromium('knowledge base and settings in Chromium against the real ser
     const value = page.getByRole('textbox', { name: 'Value of llm.model' });
     await value.waitFor();
     await value.fill('gpt-large');
-    await page.getByRole('row', { name: /llm\.model/ }).getByRole('button', { name: 'Save' }).click();
+    await page
+      .getByRole('row', { name: /llm\.model/ })
+      .getByRole('button', { name: 'Save' })
+      .click();
     const root = await server.login('root');
     await eventually(async () => {
-      const settings = await expectJson<Record<string, string>>(await server.request('/svc/api/settings', { as: root }), 200);
+      const settings = await expectJson<Record<string, string>>(
+        await server.request('/svc/api/settings', { as: root }),
+        200,
+      );
       expect(settings['llm.model']).toBe('gpt-large');
     });
   });

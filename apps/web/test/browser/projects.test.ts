@@ -45,7 +45,11 @@ describeInChromium('projects in Chromium against the real server', () => {
 
     const { worker } = await startWorker(server, 'list-worker');
     const created = await expectJson<{ id: string }>(
-      await server.request(`/svc/api/projects/${ids.Alpha}/workflows`, { method: 'POST', as: bob, json: { requirement: 'Bob’s landing page\nwith a form' } }),
+      await server.request(`/svc/api/projects/${ids.Alpha}/workflows`, {
+        method: 'POST',
+        as: bob,
+        json: { requirement: 'Bob’s landing page\nwith a form' },
+      }),
       201,
     );
     const item = page.locator(`.workflow-item[data-workflow-id="${created.id}"]`);
@@ -73,7 +77,10 @@ describeInChromium('projects in Chromium against the real server', () => {
     await page.waitForURL(`**/projects/${ids.Gamma}`);
     await page.getByRole('heading', { level: 1, name: 'Gamma' }).waitFor();
     expect(await sidebarNames()).toEqual(['Alpha', 'Gamma']);
-    const listed = await expectJson<Project[]>(await server.request('/svc/api/projects', { as: await server.login('olivia') }), 200);
+    const listed = await expectJson<Project[]>(
+      await server.request('/svc/api/projects', { as: await server.login('olivia') }),
+      200,
+    );
     expect(listed.map((p) => p.name)).toEqual(['Alpha', 'Gamma']);
   });
 
@@ -92,6 +99,12 @@ describeInChromium('projects in Chromium against the real server', () => {
   it('signs out back to the sign-in form', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
-    expect((await server.request('/svc/api/me', { headers: { cookie: (await browser.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } })).status).toBe(401);
+    expect(
+      (
+        await server.request('/svc/api/me', {
+          headers: { cookie: (await browser.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') },
+        })
+      ).status,
+    ).toBe(401);
   });
 });

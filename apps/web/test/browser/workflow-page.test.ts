@@ -8,10 +8,18 @@ import { startWebServer, startWorker, type TestServer, type TestWorker } from '.
 jest.setTimeout(60_000);
 
 /** Screenshots a person looks at to check the page renders sensibly (the test checks the DOM). */
-const SCREENSHOTS = { workflow: '/tmp/svc-web-workflow.png', question: '/tmp/svc-web-question.png', report: '/tmp/svc-web-report.png' };
+const SCREENSHOTS = {
+  workflow: '/tmp/svc-web-workflow.png',
+  question: '/tmp/svc-web-question.png',
+  report: '/tmp/svc-web-report.png',
+};
 const REQUIREMENT = 'Build a shop\n  - with a cart 🛒\n  - and payments in €\n\nKeep it small.';
 
-const plan = (phase: 'planning' | 'executing' | 'completed', current: number | null, statuses: ('done' | 'running' | 'pending')[]): UpdateBody => ({
+const plan = (
+  phase: 'planning' | 'executing' | 'completed',
+  current: number | null,
+  statuses: ('done' | 'running' | 'pending')[],
+): UpdateBody => ({
   kind: 'snapshot',
   data: {
     phase,
@@ -78,7 +86,11 @@ describeInChromium('workflow page in Chromium against the real server', () => {
     await store(plan('executing', 0, ['running', 'pending', 'pending']));
     await page.reload();
     await page.getByText('Scaffold the shop').waitFor();
-    expect(await page.locator('.plan-step-title').allInnerTexts()).toEqual(['Scaffold the shop', 'Build the cart', 'Add payments']);
+    expect(await page.locator('.plan-step-title').allInnerTexts()).toEqual([
+      'Scaffold the shop',
+      'Build the cart',
+      'Add payments',
+    ]);
     expect(await stepStatuses(page)).toEqual(['running', 'pending', 'pending']);
   });
 
@@ -95,15 +107,41 @@ describeInChromium('workflow page in Chromium against the real server', () => {
   it('appends log entries live with the tool input as YAML, and counts LLM calls', async () => {
     await store({
       kind: 'log_entry',
-      data: { step_index: 1, tool_name: 'execute_on_worker', tool_input: { command: 'npm test', timeout_seconds: 120 }, output: 'Tests: 12 passed', is_error: false },
+      data: {
+        step_index: 1,
+        tool_name: 'execute_on_worker',
+        tool_input: { command: 'npm test', timeout_seconds: 120 },
+        output: 'Tests: 12 passed',
+        is_error: false,
+      },
     });
     const entry = page.locator('.log-entry', { hasText: 'npm test' });
     await entry.waitFor();
     expect(await entry.locator('pre').first().innerText()).toBe('command: npm test\ntimeout_seconds: 120\n');
     expect(await entry.locator('pre.output').innerText()).toBe('Tests: 12 passed');
 
-    await store({ kind: 'llm_call', data: { phase: 'executing', model: 'scripted-llm', prompt_tokens: 1200, completion_tokens: 345, latency_ms: 850, step_index: 1 } });
-    await store({ kind: 'llm_call', data: { phase: 'executing', model: 'scripted-llm', prompt_tokens: 800, completion_tokens: 55, latency_ms: 400, step_index: 1 } });
+    await store({
+      kind: 'llm_call',
+      data: {
+        phase: 'executing',
+        model: 'scripted-llm',
+        prompt_tokens: 1200,
+        completion_tokens: 345,
+        latency_ms: 850,
+        step_index: 1,
+      },
+    });
+    await store({
+      kind: 'llm_call',
+      data: {
+        phase: 'executing',
+        model: 'scripted-llm',
+        prompt_tokens: 800,
+        completion_tokens: 55,
+        latency_ms: 400,
+        step_index: 1,
+      },
+    });
     await page.getByRole('tab', { name: 'LLM calls' }).click();
     await expectText(page.locator('[data-total="prompt_tokens"]'), '2,000');
     await expectText(page.locator('[data-total="completion_tokens"]'), '400');
@@ -123,7 +161,11 @@ describeInChromium('workflow page in Chromium against the real server', () => {
   });
 
   it('shows the report sandboxed with the app URL, and the workspace files', async () => {
-    const put = await server.request(`/svc/api/workflows/${workflowId}/files/report.md`, { method: 'PUT', as: workerBearer, body: '# Shop report\n\nThe shop is **ready**.\n' });
+    const put = await server.request(`/svc/api/workflows/${workflowId}/files/report.md`, {
+      method: 'PUT',
+      as: workerBearer,
+      body: '# Shop report\n\nThe shop is **ready**.\n',
+    });
     expect(put.status).toBe(201);
     await store(plan('completed', null, ['done', 'done', 'done']));
     await store({ kind: 'report', data: { path: 'report.md', app_url: 'http://apps.local/shop' } });
@@ -135,7 +177,9 @@ describeInChromium('workflow page in Chromium against the real server', () => {
     const frame = page.frameLocator('iframe[title="Workflow report"]');
     await expectText(frame.locator('h1'), 'Shop report');
     expect(await page.locator('iframe[title="Workflow report"]').getAttribute('sandbox')).toBe('');
-    expect(await page.getByRole('link', { name: 'http://apps.local/shop' }).getAttribute('href')).toBe('http://apps.local/shop');
+    expect(await page.getByRole('link', { name: 'http://apps.local/shop' }).getAttribute('href')).toBe(
+      'http://apps.local/shop',
+    );
     await page.getByRole('tablist').scrollIntoViewIfNeeded();
     await page.screenshot({ path: SCREENSHOTS.report });
 

@@ -24,7 +24,11 @@ export const CHROMIUM_FLAGS = [
  */
 export function describeInChromium(name: string, body: () => void): void {
   if (existsSync(CHROMIUM_PATH) || process.env.CI) describe(name, body);
-  else describe.skip(`${name} [skipped: ${CHROMIUM_PATH} is not installed and CI is not set; install it with apt-get install -y chromium]`, body);
+  else
+    describe.skip(
+      `${name} [skipped: ${CHROMIUM_PATH} is not installed and CI is not set; install it with apt-get install -y chromium]`,
+      body,
+    );
 }
 
 /** Chromium on a fresh user-data dir, removed again on close. */

@@ -36,5 +36,7 @@ export async function expectText(locator: Locator, expected: string | RegExp, ms
 
 /** `data-step-status` of every plan step, in order. */
 export async function stepStatuses(page: Page): Promise<string[]> {
-  return page.locator('.plan-step [data-step-status]').evaluateAll((els) => els.map((el) => el.getAttribute('data-step-status') ?? ''));
+  return page
+    .locator('.plan-step [data-step-status]')
+    .evaluateAll((els) => els.map((el) => el.getAttribute('data-step-status') ?? ''));
 }

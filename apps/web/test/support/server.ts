@@ -35,7 +35,11 @@ export async function expectJson<T>(response: Response, status: number): Promise
  * A worker speaking the real protocol over a real socket: it registers, then sends its first heartbeat
  * at once, as the worker CLI does (the server waits for it before steering workflows assigned to it).
  */
-export async function startWorker(server: TestServer, name: string, capacity = 5): Promise<{ worker: TestWorker; token: string }> {
+export async function startWorker(
+  server: TestServer,
+  name: string,
+  capacity = 5,
+): Promise<{ worker: TestWorker; token: string }> {
   const token = await workerToken(server);
   const worker = await TestWorker.start(server, token, name, capacity);
   worker.send({ type: 'heartbeat' });

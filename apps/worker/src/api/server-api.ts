@@ -50,7 +50,12 @@ export class ServerApi {
     this.timeoutMs = options.timeoutMs ?? 60_000;
   }
 
-  private async request(method: string, path: string, body?: string | Uint8Array | Blob, contentType?: string): Promise<Response> {
+  private async request(
+    method: string,
+    path: string,
+    body?: string | Uint8Array | Blob,
+    contentType?: string,
+  ): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.options.token}` };
     if (contentType) headers['content-type'] = contentType;
     let res: Response;
@@ -68,14 +73,30 @@ export class ServerApi {
       parsedBody = undefined;
     }
     const parsed = parseWith(ErrorBodySchema, parsedBody);
-    if (parsed.ok) throw new ApiError(res.status, parsed.value.error.code, `${method} ${path}: ${parsed.value.error.message}`);
+    if (parsed.ok)
+      throw new ApiError(res.status, parsed.value.error.code, `${method} ${path}: ${parsed.value.error.message}`);
     throw new ApiError(res.status, 'http_error', `${method} ${path}: HTTP ${res.status} ${text.slice(0, 200)}`.trim());
   }
 
-  private async json<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown): Promise<z.output<T>> {
-    const res = await this.request(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? undefined : 'application/json');
+  private async json<T extends z.ZodType>(
+    schema: T,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<z.output<T>> {
+    const res = await this.request(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      body === undefined ? undefined : 'application/json',
+    );
     const parsed = parseWith(schema, await res.json().catch(() => undefined));
-    if (!parsed.ok) throw new ApiError(res.status, 'bad_response', `${method} ${path}: unexpected response (${parsed.error.message})`);
+    if (!parsed.ok)
+      throw new ApiError(
+        res.status,
+        'bad_response',
+        `${method} ${path}: unexpected response (${parsed.error.message})`,
+      );
     return parsed.value;
   }
 
@@ -95,7 +116,12 @@ export class ServerApi {
 
   /** `content` may be a Blob from `fs.openAsBlob`, which fetch streams from disk. */
   async uploadFile(workflowId: string, relPath: string, content: Uint8Array | Blob): Promise<void> {
-    await this.request('PUT', `${this.filesPath(workflowId)}/${encodePath(relPath)}`, content, 'application/octet-stream');
+    await this.request(
+      'PUT',
+      `${this.filesPath(workflowId)}/${encodePath(relPath)}`,
+      content,
+      'application/octet-stream',
+    );
   }
 
   async deleteFile(workflowId: string, relPath: string): Promise<void> {
@@ -119,11 +145,21 @@ export class ServerApi {
   }
 
   async useTemplate(workflowId: string, name: string): Promise<void> {
-    await this.request('POST', `/svc/api/workflows/${encodeURIComponent(workflowId)}/template`, JSON.stringify({ name }), 'application/json');
+    await this.request(
+      'POST',
+      `/svc/api/workflows/${encodeURIComponent(workflowId)}/template`,
+      JSON.stringify({ name }),
+      'application/json',
+    );
   }
 
   async createTimer(workflowId: string, seconds: number, reason: string): Promise<unknown> {
-    const res = await this.request('POST', `/svc/api/workflows/${encodeURIComponent(workflowId)}/timers`, JSON.stringify({ seconds, reason }), 'application/json');
+    const res = await this.request(
+      'POST',
+      `/svc/api/workflows/${encodeURIComponent(workflowId)}/timers`,
+      JSON.stringify({ seconds, reason }),
+      'application/json',
+    );
     return res.json().catch(() => null);
   }
 

@@ -41,10 +41,13 @@ describe('Executor', () => {
     const result = await executor.run({
       workflowId: 'wf1',
       projectId: 'p1',
-      command: 'pwd; echo "url=$SVC_URL project=$SVC_PROJECT_ID wf=$SVC_WORKFLOW_ID secret=${WORKER_TOKEN:-none} cfg=${SVC_WORKER_CONFIG:-none}"; echo "$SVC_JWT" > jwt.txt',
+      command:
+        'pwd; echo "url=$SVC_URL project=$SVC_PROJECT_ID wf=$SVC_WORKFLOW_ID secret=${WORKER_TOKEN:-none} cfg=${SVC_WORKER_CONFIG:-none}"; echo "$SVC_JWT" > jwt.txt',
     });
     expect(result.exitCode).toBe(0);
-    expect(result.output).toBe(`${path.join(workspaceRoot, 'wf1')}\nurl=http://svc.test:3000 project=p1 wf=wf1 secret=none cfg=none\n`);
+    expect(result.output).toBe(
+      `${path.join(workspaceRoot, 'wf1')}\nurl=http://svc.test:3000 project=p1 wf=wf1 secret=none cfg=none\n`,
+    );
   });
 
   it('injects an ES256 job token with the thumbprint kid and the job claims', async () => {
@@ -72,7 +75,9 @@ describe('Executor', () => {
     const result = await executor.run({ workflowId: 'wf4', command: 'echo begin; sleep 30', timeoutSeconds: 0.3 });
     expect(result.timedOut).toBe(true);
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(describeCommandResult(result, 0.3).text).toMatch(/^\[timed out after 0.3s \(process group killed\)\]\nbegin/);
+    expect(describeCommandResult(result, 0.3).text).toMatch(
+      /^\[timed out after 0.3s \(process group killed\)\]\nbegin/,
+    );
   });
 
   it('kills the whole process group on cancel, including background children', async () => {
@@ -100,7 +105,11 @@ describe('Executor', () => {
   it('escalates to SIGKILL when the command ignores SIGTERM', async () => {
     const { executor } = await makeExecutor();
     const started = Date.now();
-    const result = await executor.run({ workflowId: 'wf7', command: 'trap "" TERM; sleep 30 & wait; sleep 30', timeoutSeconds: 0.2 });
+    const result = await executor.run({
+      workflowId: 'wf7',
+      command: 'trap "" TERM; sleep 30 & wait; sleep 30',
+      timeoutSeconds: 0.2,
+    });
     expect(result.timedOut).toBe(true);
     expect(result.signal).toBe('SIGKILL');
     expect(Date.now() - started).toBeLessThan(5000);
@@ -108,7 +117,10 @@ describe('Executor', () => {
 
   it('caps captured output, keeping the head and the tail', async () => {
     const { executor } = await makeExecutor({ captureMaxBytes: 1000 });
-    const result = await executor.run({ workflowId: 'wf6', command: 'echo START; head -c 100000 /dev/zero | tr "\\0" x; echo; echo END' });
+    const result = await executor.run({
+      workflowId: 'wf6',
+      command: 'echo START; head -c 100000 /dev/zero | tr "\\0" x; echo; echo END',
+    });
     expect(result.outputBytes).toBe(6 + 100000 + 1 + 4);
     expect(result.truncated).toBe(true);
     expect(result.output.startsWith('START\nxxx')).toBe(true);
@@ -119,6 +131,8 @@ describe('Executor', () => {
 
   it('refuses a workflow id that is not a plain directory name', async () => {
     const { executor } = await makeExecutor();
-    await expect(executor.run({ workflowId: '../escape', command: 'true' })).rejects.toThrow('cannot be used as a directory name');
+    await expect(executor.run({ workflowId: '../escape', command: 'true' })).rejects.toThrow(
+      'cannot be used as a directory name',
+    );
   });
 });

@@ -63,7 +63,10 @@ export class Executor {
 }
 
 /** The command result as text for the agent (and the execution log). */
-export function describeCommandResult(result: CommandResult, timeoutSeconds: number): { text: string; isError: boolean } {
+export function describeCommandResult(
+  result: CommandResult,
+  timeoutSeconds: number,
+): { text: string; isError: boolean } {
   if (result.startError) return { text: result.startError, isError: true };
   const status = result.cancelled
     ? 'cancelled'

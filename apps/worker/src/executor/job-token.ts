@@ -58,7 +58,9 @@ export class LocalJobTokenSigner implements JobTokenSource {
     try {
       pem = readFileSync(file, 'utf8');
     } catch (err) {
-      throw new JobTokenError(`jwt_private_key ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new JobTokenError(
+        `jwt_private_key ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
     return LocalJobTokenSigner.fromPem(pem, claims);
   }

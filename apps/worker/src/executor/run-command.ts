@@ -54,7 +54,16 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
 
   return new Promise((resolve) => {
     if (spec.signal?.aborted) {
-      resolve({ exitCode: null, signal: null, output: '', outputBytes: 0, truncated: false, timedOut: false, cancelled: true, durationMs: 0 });
+      resolve({
+        exitCode: null,
+        signal: null,
+        output: '',
+        outputBytes: 0,
+        truncated: false,
+        timedOut: false,
+        cancelled: true,
+        durationMs: 0,
+      });
       return;
     }
     const child = spawn('bash', ['-c', spec.command], {

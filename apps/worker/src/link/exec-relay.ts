@@ -15,7 +15,11 @@ export class ExecRelay {
   /** Extra time a relay waits beyond the command's own time-out. */
   constructor(private readonly marginMs = 30_000) {}
 
-  request(send: (message: ExecRequestMessage) => void, request: RemoteExecRequest, signal?: AbortSignal): Promise<ExecResultMessage> {
+  request(
+    send: (message: ExecRequestMessage) => void,
+    request: RemoteExecRequest,
+    signal?: AbortSignal,
+  ): Promise<ExecResultMessage> {
     if (signal?.aborted) return Promise.reject(new AbortedError());
     const requestId = randomUUID();
     const waitMs = (request.timeoutSeconds ?? 600) * 1000 + this.marginMs;
@@ -28,7 +32,12 @@ export class ExecRelay {
       };
       const onAbort = (): void => settle(() => reject(new AbortedError()));
       const timer = setTimeout(
-        () => settle(() => reject(new LinkError(`no exec_result from worker ${request.targetWorker} within ${Math.round(waitMs / 1000)}s`))),
+        () =>
+          settle(() =>
+            reject(
+              new LinkError(`no exec_result from worker ${request.targetWorker} within ${Math.round(waitMs / 1000)}s`),
+            ),
+          ),
         waitMs,
       );
       this.pending.set(requestId, {

@@ -9,7 +9,13 @@ describe('Outbox', () => {
     outbox.begin('b', 0);
     expect(outbox.add('a', status('planning')).seq).toBe(8);
     expect(outbox.add('b', status('planning')).seq).toBe(1);
-    expect(outbox.add('a', status('running'))).toEqual({ type: 'update', workflow_id: 'a', seq: 9, kind: 'status', data: { status: 'running' } });
+    expect(outbox.add('a', status('running'))).toEqual({
+      type: 'update',
+      workflow_id: 'a',
+      seq: 9,
+      kind: 'status',
+      data: { status: 'running' },
+    });
   });
 
   it('never reuses a number when a workflow is begun again with an older last_seq', () => {

@@ -117,7 +117,10 @@ export class WorkerLink implements ServerLink {
 
   private connect(): void {
     const url = workerSocketUrl(this.options.serverUrl);
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.options.token}` }, handshakeTimeout: 15_000 });
+    const socket = new WebSocket(url, {
+      headers: { authorization: `Bearer ${this.options.token}` },
+      handshakeTimeout: 15_000,
+    });
     this.socket = socket;
     socket.on('open', () => {
       this.logger.info({ url }, 'connected to server, registering');
@@ -145,7 +148,11 @@ export class WorkerLink implements ServerLink {
       this.socket = undefined;
       this.teardown(new LinkError('connection to the server was lost'));
       if (code === WS_CLOSE_UNSUPPORTED_VERSION) {
-        this.fail(new LinkError(`server does not support worker protocol ${WORKER_PROTOCOL_VERSION}: ${reason.toString() || 'closed 4400'}`));
+        this.fail(
+          new LinkError(
+            `server does not support worker protocol ${WORKER_PROTOCOL_VERSION}: ${reason.toString() || 'closed 4400'}`,
+          ),
+        );
         return;
       }
       if (!this.stopped) this.scheduleReconnect(code);

@@ -13,16 +13,33 @@ afterAll(() => llm.close());
 beforeEach(() => llm.reset());
 
 function config(overrides: Partial<LlmConfig> = {}): LlmConfig {
-  return { baseUrl: llm.url, apiKey: 'sk-test', model: 'scripted', temperature: 0.2, maxTokens: 500, timeoutSeconds: 5, maxRetries: 3, ...overrides };
+  return {
+    baseUrl: llm.url,
+    apiKey: 'sk-test',
+    model: 'scripted',
+    temperature: 0.2,
+    maxTokens: 500,
+    timeoutSeconds: 5,
+    maxRetries: 3,
+    ...overrides,
+  };
 }
 
 function makeClient(overrides: Partial<LlmConfig> = {}) {
   const calls: Array<{ workflowId: string | undefined; record: LlmCallUpdateData }> = [];
-  const client = new LlmClient(config(overrides), { onCall: (workflowId, record) => calls.push({ workflowId, record }), retryBaseMs: 10, retryMaxMs: 50 });
+  const client = new LlmClient(config(overrides), {
+    onCall: (workflowId, record) => calls.push({ workflowId, record }),
+    retryBaseMs: 10,
+    retryMaxMs: 50,
+  });
   return { client: client.forWorkflow('wf-1'), calls };
 }
 
-const ask = { phase: 'planning' as const, stepIndex: null, messages: [{ role: 'user' as const, content: 'Say hello' }] };
+const ask = {
+  phase: 'planning' as const,
+  stepIndex: null,
+  messages: [{ role: 'user' as const, content: 'Say hello' }],
+};
 
 describe('LlmClient', () => {
   it('returns the reply and reports usage and latency for the workflow', async () => {
@@ -34,7 +51,13 @@ describe('LlmClient', () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({
       workflowId: 'wf-1',
-      record: { phase: 'executing', model: 'scripted', step_index: 3, prompt_tokens: res.usage.promptTokens, completion_tokens: res.usage.completionTokens },
+      record: {
+        phase: 'executing',
+        model: 'scripted',
+        step_index: 3,
+        prompt_tokens: res.usage.promptTokens,
+        completion_tokens: res.usage.completionTokens,
+      },
     });
     expect(calls[0]?.record.latency_ms).toBeGreaterThanOrEqual(0);
     const body = llm.requests[0]?.body as Record<string, unknown>;
@@ -42,9 +65,18 @@ describe('LlmClient', () => {
   });
 
   it('sends tools with the requested tool choice', async () => {
-    llm.setScript({ rules: [{ match: { tools_include: ['submit_plan'] }, responses: [{ tool_calls: [{ name: 'submit_plan', arguments: { steps: [] } }] }] }] });
+    llm.setScript({
+      rules: [
+        {
+          match: { tools_include: ['submit_plan'] },
+          responses: [{ tool_calls: [{ name: 'submit_plan', arguments: { steps: [] } }] }],
+        },
+      ],
+    });
     const { client } = makeClient();
-    const tools = [{ type: 'function' as const, function: { name: 'submit_plan', parameters: { type: 'object', properties: {} } } }];
+    const tools = [
+      { type: 'function' as const, function: { name: 'submit_plan', parameters: { type: 'object', properties: {} } } },
+    ];
     const res = await client.chat({ ...ask, tools, toolChoice: 'required' });
     expect(res.message.tool_calls?.[0]).toMatchObject({ function: { name: 'submit_plan' } });
     expect(llm.requests[0]?.body).toMatchObject({ tool_choice: 'required' });
@@ -52,7 +84,15 @@ describe('LlmClient', () => {
 
   it('retries 429 and 5xx answers and then succeeds', async () => {
     llm.setScript({
-      rules: [{ responses: [{ error: { status: 429, message: 'slow down' } }, { error: { status: 503, message: 'busy' } }, { content: 'finally' }] }],
+      rules: [
+        {
+          responses: [
+            { error: { status: 429, message: 'slow down' } },
+            { error: { status: 503, message: 'busy' } },
+            { content: 'finally' },
+          ],
+        },
+      ],
     });
     const { client, calls } = makeClient();
     const res = await client.chat(ask);
@@ -68,7 +108,9 @@ describe('LlmClient', () => {
   });
 
   it('gives up after max_retries with the reason', async () => {
-    llm.setScript({ rules: [{ repeat_last: true, responses: [{ error: { status: 500, message: 'model crashed' } }] }] });
+    llm.setScript({
+      rules: [{ repeat_last: true, responses: [{ error: { status: 500, message: 'model crashed' } }] }],
+    });
     const { client, calls } = makeClient({ maxRetries: 2 });
     const err = await client.chat(ask).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
@@ -78,7 +120,9 @@ describe('LlmClient', () => {
   });
 
   it('does not retry a 400', async () => {
-    llm.setScript({ rules: [{ responses: [{ error: { status: 400, message: 'bad request' } }, { content: 'never' }] }] });
+    llm.setScript({
+      rules: [{ responses: [{ error: { status: 400, message: 'bad request' } }, { content: 'never' }] }],
+    });
     const { client } = makeClient();
     await expect(client.chat(ask)).rejects.toMatchObject({ status: 400, attempts: 1 });
     expect(llm.requests).toHaveLength(1);

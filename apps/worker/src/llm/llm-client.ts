@@ -1,6 +1,10 @@
 import type { LlmCallPhase, LlmCallUpdateData } from '@svc/protocol';
 import OpenAI from 'openai';
-import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import type { LlmConfig } from '../config';
 import { backoffDelay } from '../util/backoff';
 import { errorMessage, silentLogger, type Logger } from '../util/logger';
@@ -64,7 +68,9 @@ function serverDelayMs(err: unknown): number | undefined {
   const ms = Number(err.headers.get('retry-after-ms'));
   if (Number.isFinite(ms) && ms >= 0 && err.headers.get('retry-after-ms') !== null) return ms;
   const seconds = Number(err.headers.get('retry-after'));
-  return Number.isFinite(seconds) && seconds >= 0 && err.headers.get('retry-after') !== null ? seconds * 1000 : undefined;
+  return Number.isFinite(seconds) && seconds >= 0 && err.headers.get('retry-after') !== null
+    ? seconds * 1000
+    : undefined;
 }
 
 /**
@@ -118,7 +124,10 @@ export class LlmClient implements ChatModel {
         const latencyMs = Date.now() - started;
         const choice = completion.choices[0];
         if (!choice) throw new LlmError('the LLM answered without any choice', undefined, attempt + 1);
-        const usage = { promptTokens: completion.usage?.prompt_tokens ?? 0, completionTokens: completion.usage?.completion_tokens ?? 0 };
+        const usage = {
+          promptTokens: completion.usage?.prompt_tokens ?? 0,
+          completionTokens: completion.usage?.completion_tokens ?? 0,
+        };
         this.options.onCall?.(this.workflowId, {
           phase: request.phase,
           model: completion.model || this.config.model,
@@ -135,11 +144,21 @@ export class LlmClient implements ChatModel {
         const reason = `${status ? `HTTP ${status}: ` : ''}${errorMessage(err)}`;
         if (!retryable(err) || attempt >= this.config.maxRetries) {
           const tries = attempt + 1;
-          throw new LlmError(`LLM call failed after ${tries} attempt${tries === 1 ? '' : 's'}: ${reason}`, status, tries);
+          throw new LlmError(
+            `LLM call failed after ${tries} attempt${tries === 1 ? '' : 's'}: ${reason}`,
+            status,
+            tries,
+          );
         }
         const maxMs = this.options.retryMaxMs ?? 30_000;
-        const delay = Math.min(maxMs, serverDelayMs(err) ?? backoffDelay(attempt, { baseMs: this.options.retryBaseMs ?? 1000, maxMs }));
-        this.logger.warn({ attempt: attempt + 1, delayMs: delay, reason, phase: request.phase }, 'LLM call failed; retrying');
+        const delay = Math.min(
+          maxMs,
+          serverDelayMs(err) ?? backoffDelay(attempt, { baseMs: this.options.retryBaseMs ?? 1000, maxMs }),
+        );
+        this.logger.warn(
+          { attempt: attempt + 1, delayMs: delay, reason, phase: request.phase },
+          'LLM call failed; retrying',
+        );
         await sleep(delay, request.signal);
       }
     }

@@ -9,7 +9,10 @@ const plan = Array.from({ length: 40 }, (_, i) => ({
 }));
 
 function bytes(messages: ChatCompletionMessageParam[]): number {
-  return messages.reduce((sum, m) => sum + Buffer.byteLength(typeof m.content === 'string' ? m.content : JSON.stringify(m.content)), 0);
+  return messages.reduce(
+    (sum, m) => sum + Buffer.byteLength(typeof m.content === 'string' ? m.content : JSON.stringify(m.content)),
+    0,
+  );
 }
 
 function stateAt(stepIndex: number, memos: string[]): AgentState {
@@ -23,7 +26,13 @@ function stateAt(stepIndex: number, memos: string[]): AgentState {
 }
 
 function promptFor(state: AgentState, stepIndex: number) {
-  return stepMessages({ systemPrompt: '# svc:execution\nYou execute steps.', requirement, steps: state.steps, memo: state.memo, stepIndex });
+  return stepMessages({
+    systemPrompt: '# svc:execution\nYou execute steps.',
+    requirement,
+    steps: state.steps,
+    memo: state.memo,
+    stepIndex,
+  });
 }
 
 describe('stepMessages', () => {
@@ -56,15 +65,29 @@ describe('stepMessages', () => {
 
   it('adds a one-off note when given and refuses a step outside the plan', () => {
     const state = stateAt(0, []);
-    const [, user] = stepMessages({ systemPrompt: 's', requirement, steps: state.steps, memo: [], stepIndex: 0, note: 'Resumed after timer: deploy finished' });
+    const [, user] = stepMessages({
+      systemPrompt: 's',
+      requirement,
+      steps: state.steps,
+      memo: [],
+      stepIndex: 0,
+      note: 'Resumed after timer: deploy finished',
+    });
     expect(String(user?.content)).toContain('# Note\n\nResumed after timer: deploy finished');
-    expect(() => stepMessages({ systemPrompt: 's', requirement, steps: state.steps, memo: [], stepIndex: 40 })).toThrow(RangeError);
+    expect(() => stepMessages({ systemPrompt: 's', requirement, steps: state.steps, memo: [], stepIndex: 40 })).toThrow(
+      RangeError,
+    );
   });
 });
 
 describe('planningMessages', () => {
   it('lists the template and workspace files', () => {
-    const [, user] = planningMessages({ systemPrompt: 's', requirement, template: 'react-vite', workspaceFiles: ['package.json', 'src/main.tsx'] });
+    const [, user] = planningMessages({
+      systemPrompt: 's',
+      requirement,
+      template: 'react-vite',
+      workspaceFiles: ['package.json', 'src/main.tsx'],
+    });
     expect(String(user?.content)).toContain('template "react-vite"');
     expect(String(user?.content)).toContain('- src/main.tsx');
   });

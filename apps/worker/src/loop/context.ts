@@ -58,10 +58,18 @@ export function planningMessages(input: PlanningContextInput): ChatCompletionMes
       ? 'The workspace is empty.'
       : [
           ...input.workspaceFiles.slice(0, LISTED_FILES).map((f) => `- ${f}`),
-          ...(input.workspaceFiles.length > LISTED_FILES ? [`… and ${input.workspaceFiles.length - LISTED_FILES} more`] : []),
+          ...(input.workspaceFiles.length > LISTED_FILES
+            ? [`… and ${input.workspaceFiles.length - LISTED_FILES} more`]
+            : []),
         ].join('\n');
-  const template = input.template ? `The workflow was created with the template "${input.template}"; its files are in the workspace.` : 'No template was chosen.';
-  const user = [`# Requirement\n\n${input.requirement}`, `# Workspace\n\n${template}\n\n${files}`, 'Write the plan and submit it with submit_plan.'];
+  const template = input.template
+    ? `The workflow was created with the template "${input.template}"; its files are in the workspace.`
+    : 'No template was chosen.';
+  const user = [
+    `# Requirement\n\n${input.requirement}`,
+    `# Workspace\n\n${template}\n\n${files}`,
+    'Write the plan and submit it with submit_plan.',
+  ];
   return [
     { role: 'system', content: input.systemPrompt },
     { role: 'user', content: user.join('\n\n') },
@@ -79,7 +87,13 @@ export function detailedPlan(steps: readonly Step[]): string {
     .join('\n');
 }
 
-export function reviseMessages(input: { systemPrompt: string; requirement: string; steps: readonly Step[]; memo: readonly string[]; feedback: string }): ChatCompletionMessageParam[] {
+export function reviseMessages(input: {
+  systemPrompt: string;
+  requirement: string;
+  steps: readonly Step[];
+  memo: readonly string[];
+  feedback: string;
+}): ChatCompletionMessageParam[] {
   const user = [
     `# Requirement\n\n${input.requirement}`,
     `# Current plan\n\n${detailedPlan(input.steps)}`,
@@ -101,7 +115,11 @@ export function reportMessages(input: {
   appUrl: string;
   workspaceFiles: readonly string[];
 }): ChatCompletionMessageParam[] {
-  const files = input.workspaceFiles.slice(0, 200).map((f) => `- ${f}`).join('\n') || '(no files)';
+  const files =
+    input.workspaceFiles
+      .slice(0, 200)
+      .map((f) => `- ${f}`)
+      .join('\n') || '(no files)';
   const user = [
     `# Requirement\n\n${input.requirement}`,
     `# Plan and results\n\n${detailedPlan(input.steps)}`,

@@ -38,23 +38,47 @@ async function converse(maxTurns = 5) {
   return { result, logs, effects };
 }
 
-const bodies = () => env.harness.llm.requests.map((r) => r.body as { messages: Array<{ role: string; content?: unknown }> });
+const bodies = () =>
+  env.harness.llm.requests.map((r) => r.body as { messages: Array<{ role: string; content?: unknown }> });
 
 describe('runConversation', () => {
   it('nudges a reply without tool calls and reports unknown tools back to the LLM', async () => {
     env.harness.llm.setScript({
-      rules: [{ select: 'by_turn', responses: [{ content: 'Let me think.' }, { tool_calls: [{ name: 'fly_to_moon' }] }, { tool_calls: [{ name: 'advance_step', arguments: { summary: 'ok' } }] }] }],
+      rules: [
+        {
+          select: 'by_turn',
+          responses: [
+            { content: 'Let me think.' },
+            { tool_calls: [{ name: 'fly_to_moon' }] },
+            { tool_calls: [{ name: 'advance_step', arguments: { summary: 'ok' } }] },
+          ],
+        },
+      ],
     });
     const { result, logs, effects } = await converse();
     expect(result).toEqual({ stoppedBy: { kind: 'advance_step', summary: 'ok' }, turns: 3 });
     expect(bodies()[1]?.messages.at(-1)).toEqual({ role: 'user', content: 'Use a tool.' });
-    expect(logs[0]).toMatchObject({ tool_name: 'fly_to_moon', is_error: true, output: expect.stringContaining('Unknown tool "fly_to_moon". Available tools: execute_on_worker,') });
+    expect(logs[0]).toMatchObject({
+      tool_name: 'fly_to_moon',
+      is_error: true,
+      output: expect.stringContaining('Unknown tool "fly_to_moon". Available tools: execute_on_worker,'),
+    });
     expect(effects).toEqual([{ kind: 'advance_step', summary: 'ok' }]);
   });
 
   it('cuts tool output to the byte budget with a marker before it enters the context', async () => {
     env.harness.rest.kbText = 'ü'.repeat(2000);
-    env.harness.llm.setScript({ rules: [{ select: 'by_turn', responses: [{ tool_calls: [{ name: 'kb_read' }] }, { tool_calls: [{ name: 'advance_step', arguments: { summary: 'ok' } }] }] }] });
+    env.harness.llm.setScript({
+      rules: [
+        {
+          select: 'by_turn',
+          responses: [
+            { tool_calls: [{ name: 'kb_read' }] },
+            { tool_calls: [{ name: 'advance_step', arguments: { summary: 'ok' } }] },
+          ],
+        },
+      ],
+    });
     const { logs } = await converse();
     const output = logs[0]?.output ?? '';
     expect(Buffer.byteLength(output)).toBeLessThanOrEqual(512);
@@ -65,7 +89,18 @@ describe('runConversation', () => {
 
   it('does not run calls that follow the one ending the phase', async () => {
     env.harness.llm.setScript({
-      rules: [{ responses: [{ tool_calls: [{ name: 'advance_step', arguments: { summary: 'ok' } }, { name: 'write_file', arguments: { path: 'late.txt', content: 'x' } }] }] }],
+      rules: [
+        {
+          responses: [
+            {
+              tool_calls: [
+                { name: 'advance_step', arguments: { summary: 'ok' } },
+                { name: 'write_file', arguments: { path: 'late.txt', content: 'x' } },
+              ],
+            },
+          ],
+        },
+      ],
     });
     const { logs } = await converse();
     expect(logs.map((l) => l.tool_name)).toEqual(['advance_step']);

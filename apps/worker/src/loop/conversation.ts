@@ -44,7 +44,9 @@ export interface ConversationResult {
 }
 
 function functionCalls(calls: readonly ChatCompletionMessageToolCall[] | undefined) {
-  return (calls ?? []).filter((c): c is Extract<ChatCompletionMessageToolCall, { type: 'function' }> => c.type === 'function');
+  return (calls ?? []).filter(
+    (c): c is Extract<ChatCompletionMessageToolCall, { type: 'function' }> => c.type === 'function',
+  );
 }
 
 /**
@@ -78,7 +80,11 @@ export async function runConversation(options: ConversationOptions): Promise<Con
     let stoppedBy: ToolEffect | undefined;
     for (const call of calls) {
       if (stoppedBy) {
-        messages.push({ role: 'tool', tool_call_id: call.id, content: `Not run: ${stoppedBy.kind} already ended this phase.` });
+        messages.push({
+          role: 'tool',
+          tool_call_id: call.id,
+          content: `Not run: ${stoppedBy.kind} already ended this phase.`,
+        });
         continue;
       }
       const tool = byName.get(call.function.name);
@@ -100,10 +106,18 @@ export async function runConversation(options: ConversationOptions): Promise<Con
         }
       }
       const cut = truncateUtf8(output, options.outputMaxBytes, { marker: true }).text;
-      options.onLog({ step_index: options.stepIndex, tool_name: call.function.name, tool_input: input, output: cut, is_error: isError });
+      options.onLog({
+        step_index: options.stepIndex,
+        tool_name: call.function.name,
+        tool_input: input,
+        output: cut,
+        is_error: isError,
+      });
       messages.push({ role: 'tool', tool_call_id: call.id, content: cut });
     }
     if (stoppedBy) return { stoppedBy, turns: turn };
   }
-  throw new NoProgressError(`no progress after ${options.maxTurns} LLM turns (${options.phase}${options.stepIndex === null ? '' : ` step ${options.stepIndex + 1}`})`);
+  throw new NoProgressError(
+    `no progress after ${options.maxTurns} LLM turns (${options.phase}${options.stepIndex === null ? '' : ` step ${options.stepIndex + 1}`})`,
+  );
 }

@@ -9,7 +9,10 @@ import type { WorkspaceSync } from '../workspace/sync';
 
 /** Everything the agent loop uses, built once by the CLI (or a test). */
 export interface LoopDeps {
-  config: Pick<WorkerConfig, 'name' | 'toolOutputMaxBytes' | 'commandTimeoutSeconds' | 'maxTurnsPerStep' | 'appBaseUrl' | 'serverUrl'>;
+  config: Pick<
+    WorkerConfig,
+    'name' | 'toolOutputMaxBytes' | 'commandTimeoutSeconds' | 'maxTurnsPerStep' | 'appBaseUrl' | 'serverUrl'
+  >;
   prompts: Prompts;
   api: ServerApi;
   /** The LLM client for one workflow (its calls are reported as that workflow's `llm_call`s). */

@@ -14,7 +14,11 @@ export function attempt(fn: () => EffectOutcome): EffectOutcome {
 }
 
 /** Effects that mean the same in every phase: memos and questions to the user. */
-export async function sharedEffect(run: RunContext, effect: ToolEffect, resumeStatus: 'planning' | 'running'): Promise<EffectOutcome | undefined> {
+export async function sharedEffect(
+  run: RunContext,
+  effect: ToolEffect,
+  resumeStatus: 'planning' | 'running',
+): Promise<EffectOutcome | undefined> {
   if (effect.kind === 'save_memo') {
     return attempt(() => {
       run.apply(saveMemo(run.state, effect.note));

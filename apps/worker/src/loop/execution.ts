@@ -44,7 +44,12 @@ export async function runStep(run: RunContext, note?: string): Promise<StepOutco
         case 'set_timer':
           return { stop: true };
         default:
-          return (await sharedEffect(run, effect, 'running')) ?? { output: `Rejected: ${effect.kind} is not available while executing.`, isError: true };
+          return (
+            (await sharedEffect(run, effect, 'running')) ?? {
+              output: `Rejected: ${effect.kind} is not available while executing.`,
+              isError: true,
+            }
+          );
       }
     },
   });

@@ -63,7 +63,10 @@ export class WorkflowManager {
       case 'start':
       case 'resume':
         if (run) {
-          this.deps.logger.warn({ workflowId: id, action: message.action }, 'workflow already runs here; dispatch ignored');
+          this.deps.logger.warn(
+            { workflowId: id, action: message.action },
+            'workflow already runs here; dispatch ignored',
+          );
           return;
         }
         this.enqueue({ ...message, action: message.action });
@@ -86,9 +89,21 @@ export class WorkflowManager {
         maxOutputBytes: this.deps.config.toolOutputMaxBytes,
       });
       const output = result.startError ?? result.output;
-      return { type: 'exec_result', request_id: message.request_id, exit_code: result.exitCode, output, timed_out: result.timedOut };
+      return {
+        type: 'exec_result',
+        request_id: message.request_id,
+        exit_code: result.exitCode,
+        output,
+        timed_out: result.timedOut,
+      };
     } catch (err) {
-      return { type: 'exec_result', request_id: message.request_id, exit_code: null, output: `exec failed on this worker: ${errorMessage(err)}`, timed_out: false };
+      return {
+        type: 'exec_result',
+        request_id: message.request_id,
+        exit_code: null,
+        output: `exec failed on this worker: ${errorMessage(err)}`,
+        timed_out: false,
+      };
     }
   }
 
@@ -126,7 +141,11 @@ export class WorkflowManager {
     const id = message.workflow_id;
     this.deps.link.beginWorkflow(id, message.last_seq);
     if (message.action === 'start') this.generateTitle(message);
-    const run = new WorkflowRun(this.deps, { workflowId: id, projectId: message.project_id, requirement: message.requirement });
+    const run = new WorkflowRun(this.deps, {
+      workflowId: id,
+      projectId: message.project_id,
+      requirement: message.requirement,
+    });
     this.runs.set(id, run);
     const done = run
       .execute({
@@ -163,7 +182,9 @@ export class WorkflowManager {
       .then((title) => {
         if (title) new WorkflowUpdates(this.deps.link, id).title(title);
       })
-      .catch((err: unknown) => this.deps.logger.warn({ workflowId: id, error: errorMessage(err) }, 'title generation failed'))
+      .catch((err: unknown) =>
+        this.deps.logger.warn({ workflowId: id, error: errorMessage(err) }, 'title generation failed'),
+      )
       .finally(() => this.titles.delete(job));
     this.titles.add(job);
   }

@@ -12,7 +12,12 @@ export async function runPlanning(run: RunContext, template: string | null | und
     llm: run.llm,
     phase: 'planning',
     stepIndex: null,
-    messages: planningMessages({ systemPrompt: run.deps.prompts.planning, requirement: run.job.requirement, template, workspaceFiles: files }),
+    messages: planningMessages({
+      systemPrompt: run.deps.prompts.planning,
+      requirement: run.job.requirement,
+      template,
+      workspaceFiles: files,
+    }),
     tools: PLANNING_TOOLS,
     toolContext: run.toolContext(null),
     maxTurns: run.deps.config.maxTurnsPerStep,
@@ -26,7 +31,12 @@ export async function runPlanning(run: RunContext, template: string | null | und
           return { stop: true };
         });
       }
-      return (await sharedEffect(run, effect, 'planning')) ?? { output: `Rejected: ${effect.kind} is not available while planning.`, isError: true };
+      return (
+        (await sharedEffect(run, effect, 'planning')) ?? {
+          output: `Rejected: ${effect.kind} is not available while planning.`,
+          isError: true,
+        }
+      );
     },
   });
 }

@@ -2,8 +2,12 @@ import { defaultAppUrl, ensureAppUrl } from './report';
 
 describe('defaultAppUrl', () => {
   it('uses app_base_url plus the workflow id, else the server copy of the workspace', () => {
-    expect(defaultAppUrl({ appBaseUrl: 'https://apps.example.com', serverUrl: 'https://svc' }, 'wf 1')).toBe('https://apps.example.com/wf%201/');
-    expect(defaultAppUrl({ appBaseUrl: undefined, serverUrl: 'https://svc' }, 'wf1')).toBe('https://svc/svc/api/workflows/wf1/files/index.html');
+    expect(defaultAppUrl({ appBaseUrl: 'https://apps.example.com', serverUrl: 'https://svc' }, 'wf 1')).toBe(
+      'https://apps.example.com/wf%201/',
+    );
+    expect(defaultAppUrl({ appBaseUrl: undefined, serverUrl: 'https://svc' }, 'wf1')).toBe(
+      'https://svc/svc/api/workflows/wf1/files/index.html',
+    );
   });
 });
 
@@ -11,7 +15,10 @@ describe('ensureAppUrl', () => {
   const url = 'https://apps.example.com/wf1/';
 
   it('puts the URL under the title when the report lacks it', () => {
-    expect(ensureAppUrl('# Shop\n\n## Summary\nDone.', url)).toEqual({ text: `# Shop\n\nApp URL: ${url}\n\n## Summary\nDone.`, appUrl: url });
+    expect(ensureAppUrl('# Shop\n\n## Summary\nDone.', url)).toEqual({
+      text: `# Shop\n\nApp URL: ${url}\n\n## Summary\nDone.`,
+      appUrl: url,
+    });
     expect(ensureAppUrl('# Shop\n## Summary', url).text).toBe(`# Shop\n\nApp URL: ${url}\n\n## Summary`);
     expect(ensureAppUrl('Plain text.', url).text).toBe(`App URL: ${url}\n\nPlain text.`);
   });

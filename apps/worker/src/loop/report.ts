@@ -9,9 +9,14 @@ import type { RunContext } from './run-context';
 export const REPORT_PATH = 'report.md';
 
 /** Where the built app is reached: `app_base_url/<workflow id>/`, else the server's copy of the workspace. */
-export function defaultAppUrl(config: { appBaseUrl: string | undefined; serverUrl: string }, workflowId: string): string {
+export function defaultAppUrl(
+  config: { appBaseUrl: string | undefined; serverUrl: string },
+  workflowId: string,
+): string {
   const id = encodeURIComponent(workflowId);
-  return config.appBaseUrl ? `${config.appBaseUrl}/${id}/` : `${config.serverUrl}/svc/api/workflows/${id}/files/index.html`;
+  return config.appBaseUrl
+    ? `${config.appBaseUrl}/${id}/`
+    : `${config.serverUrl}/svc/api/workflows/${id}/files/index.html`;
 }
 
 const APP_URL_LINE = /^App URL:\s*<?(https?:\/\/[^\s>]+)>?\s*$/im;
@@ -35,7 +40,18 @@ export function ensureAppUrl(report: string, appUrl: string): { text: string; ap
 
 function fallbackReport(requirement: string, steps: readonly Step[], memo: readonly string[]): string {
   const title = requirement.split('\n')[0]?.trim() || 'Workflow report';
-  return [`# ${title}`, '', '## What was done', '', detailedPlan(steps), '', '## Memos', '', memo.map((m) => `- ${m}`).join('\n') || 'None.', ''].join('\n');
+  return [
+    `# ${title}`,
+    '',
+    '## What was done',
+    '',
+    detailedPlan(steps),
+    '',
+    '## Memos',
+    '',
+    memo.map((m) => `- ${m}`).join('\n') || 'None.',
+    '',
+  ].join('\n');
 }
 
 /**
@@ -52,13 +68,23 @@ export async function writeReport(run: RunContext): Promise<void> {
     const reply = await run.llm.chat({
       phase: 'report',
       stepIndex: null,
-      messages: reportMessages({ systemPrompt: deps.prompts.report, requirement: job.requirement, steps: state.steps, memo: state.memo, appUrl: expectedUrl, workspaceFiles: files }),
+      messages: reportMessages({
+        systemPrompt: deps.prompts.report,
+        requirement: job.requirement,
+        steps: state.steps,
+        memo: state.memo,
+        appUrl: expectedUrl,
+        workspaceFiles: files,
+      }),
       signal: run.signal,
     });
     text = reply.message.content?.trim() || fallbackReport(job.requirement, state.steps, state.memo);
   } catch (err) {
     if (err instanceof AbortedError) throw err;
-    deps.logger.warn({ workflowId: job.workflowId, error: errorMessage(err) }, 'report generation failed; writing a plain report');
+    deps.logger.warn(
+      { workflowId: job.workflowId, error: errorMessage(err) },
+      'report generation failed; writing a plain report',
+    );
     text = fallbackReport(job.requirement, state.steps, state.memo);
   }
   const report = ensureAppUrl(text, expectedUrl);

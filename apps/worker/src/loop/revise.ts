@@ -17,7 +17,13 @@ export async function revise(run: RunContext, feedback: string): Promise<number>
     llm: run.llm,
     phase: 'revise',
     stepIndex: null,
-    messages: reviseMessages({ systemPrompt: run.deps.prompts.revise, requirement: run.job.requirement, steps: run.state.steps, memo: run.state.memo, feedback }),
+    messages: reviseMessages({
+      systemPrompt: run.deps.prompts.revise,
+      requirement: run.job.requirement,
+      steps: run.state.steps,
+      memo: run.state.memo,
+      feedback,
+    }),
     tools: REVISE_TOOLS,
     toolChoice: 'required',
     toolContext: run.toolContext(null),
@@ -26,12 +32,16 @@ export async function revise(run: RunContext, feedback: string): Promise<number>
     nudge: 'Submit the complete revised plan with submit_plan.',
     onLog: (entry) => run.log(entry),
     onEffect: async (effect) => {
-      if (effect.kind !== 'submit_plan') return { output: `Rejected: only submit_plan is available now.`, isError: true };
+      if (effect.kind !== 'submit_plan')
+        return { output: `Rejected: only submit_plan is available now.`, isError: true };
       return attempt(() => {
         const revision = revisePlan(run.state, effect.steps);
         firstChanged = revision.firstChangedIndex;
         run.apply(revision);
-        return { stop: true, output: `Revised plan accepted; work resumes from step ${revision.firstChangedIndex + 1}.` };
+        return {
+          stop: true,
+          output: `Revised plan accepted; work resumes from step ${revision.firstChangedIndex + 1}.`,
+        };
       });
     },
   });

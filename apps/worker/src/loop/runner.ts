@@ -1,4 +1,11 @@
-import { AgentTransitionError, answerUser, askUser, fromSnapshot, initialState, type AgentState } from '@svc/agent-core';
+import {
+  AgentTransitionError,
+  answerUser,
+  askUser,
+  fromSnapshot,
+  initialState,
+  type AgentState,
+} from '@svc/agent-core';
 import type { LogEntryUpdateData, SnapshotData } from '@svc/protocol';
 import type { ChatModel } from '../llm/llm-client';
 import type { ToolContext } from '../tools/tool';
@@ -163,7 +170,10 @@ export class WorkflowRun implements RunContext {
     const stopped = err instanceof AbortedError || this.signal.aborted;
     if (stopped && this.stopReason === 'supersede') return 'superseded';
     await this.syncWorkspace().catch((syncErr: unknown) =>
-      this.deps.logger.warn({ workflowId: this.job.workflowId, error: errorMessage(syncErr) }, 'workspace upload failed'),
+      this.deps.logger.warn(
+        { workflowId: this.job.workflowId, error: errorMessage(syncErr) },
+        'workspace upload failed',
+      ),
     );
     if (stopped && this.stopReason === 'shutdown') return 'shutdown';
     if (stopped) {

@@ -19,7 +19,12 @@ export function cleanTitle(raw: string): string {
 }
 
 /** Asks the LLM for a short title of the requirement (title prompt). Empty when it gave none. */
-export async function generateTitle(llm: ChatModel, systemPrompt: string, requirement: string, signal?: AbortSignal): Promise<string> {
+export async function generateTitle(
+  llm: ChatModel,
+  systemPrompt: string,
+  requirement: string,
+  signal?: AbortSignal,
+): Promise<string> {
   const reply = await llm.chat({
     phase: 'title',
     stepIndex: null,

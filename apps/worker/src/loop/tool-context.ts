@@ -5,7 +5,12 @@ import type { Job, LoopDeps } from './deps';
 /** Room kept for the status line and the cut marker within the output budget. */
 const OUTPUT_HEADROOM_BYTES = 256;
 
-export function createToolContext(deps: LoopDeps, job: Job, stepIndex: number | null, signal: AbortSignal): ToolContext {
+export function createToolContext(
+  deps: LoopDeps,
+  job: Job,
+  stepIndex: number | null,
+  signal: AbortSignal,
+): ToolContext {
   const outputMaxBytes = deps.config.toolOutputMaxBytes;
   return {
     workflowId: job.workflowId,

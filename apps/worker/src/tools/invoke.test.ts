@@ -31,7 +31,9 @@ describe('invokeTool', () => {
   });
 
   it('turns malformed arguments into errors the LLM can read', async () => {
-    expect((await invokeTool(echo, '{"text":', env.context())).result.output).toMatch(/^arguments are not valid JSON: /);
+    expect((await invokeTool(echo, '{"text":', env.context())).result.output).toMatch(
+      /^arguments are not valid JSON: /,
+    );
     expect((await invokeTool(echo, '[1]', env.context())).result.output).toBe('arguments must be a JSON object');
     expect((await invokeTool(echo, '{"text":1,"extra":true}', env.context())).result.output).toBe(
       'invalid arguments for echo: text: Invalid input: expected string, received number; (arguments): Unrecognized key: "extra"',
@@ -39,11 +41,16 @@ describe('invokeTool', () => {
   });
 
   it('reports tool failures as error results, naming unexpected ones', async () => {
-    expect((await invokeTool(throwing(new ApiError(503, 'unavailable', 'GET /svc/api/kb: down')), '{}', env.context())).result).toEqual({
+    expect(
+      (await invokeTool(throwing(new ApiError(503, 'unavailable', 'GET /svc/api/kb: down')), '{}', env.context()))
+        .result,
+    ).toEqual({
       output: 'boom failed: GET /svc/api/kb: down',
       isError: true,
     });
-    expect((await invokeTool(throwing(new TypeError('x is undefined')), '{}', env.context())).result.output).toBe('boom failed: unexpected error: x is undefined');
+    expect((await invokeTool(throwing(new TypeError('x is undefined')), '{}', env.context())).result.output).toBe(
+      'boom failed: unexpected error: x is undefined',
+    );
   });
 
   it('lets a cancel through', async () => {

@@ -9,7 +9,10 @@ import type { Tool, ToolContext, ToolResult } from './tool';
 
 /** The tool as the OpenAI API describes functions: its parameters as JSON schema. */
 export function toolSpec(tool: Tool): ChatCompletionFunctionTool {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
 }
 
@@ -32,7 +35,10 @@ export async function invokeTool(tool: Tool, rawArguments: string, ctx: ToolCont
   try {
     parsed = rawArguments.trim() === '' ? {} : JSON.parse(rawArguments);
   } catch (err) {
-    return { input: { _raw: rawArguments }, result: { output: `arguments are not valid JSON: ${errorMessage(err)}`, isError: true } };
+    return {
+      input: { _raw: rawArguments },
+      result: { output: `arguments are not valid JSON: ${errorMessage(err)}`, isError: true },
+    };
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { input: { _raw: rawArguments }, result: { output: 'arguments must be a JSON object', isError: true } };
@@ -40,7 +46,10 @@ export async function invokeTool(tool: Tool, rawArguments: string, ctx: ToolCont
   const input = parsed as Record<string, unknown>;
   const checked = tool.parameters.safeParse(input);
   if (!checked.success) {
-    return { input, result: { output: `invalid arguments for ${tool.name}: ${issuesText(checked.error)}`, isError: true } };
+    return {
+      input,
+      result: { output: `invalid arguments for ${tool.name}: ${issuesText(checked.error)}`, isError: true },
+    };
   }
   try {
     return { input, result: await tool.run(checked.data, ctx) };

@@ -3,7 +3,15 @@ import { EXECUTION_TOOLS, PLANNING_TOOLS, REVISE_TOOLS } from './registry';
 
 describe('tools by phase (CONTRACT section 5)', () => {
   it('gives planning and execution exactly their tools', () => {
-    expect(PLANNING_TOOLS.map((t) => t.name)).toEqual(['kb_search', 'kb_read', 'list_workers', 'list_templates', 'use_template', 'ask_user', 'submit_plan']);
+    expect(PLANNING_TOOLS.map((t) => t.name)).toEqual([
+      'kb_search',
+      'kb_read',
+      'list_workers',
+      'list_templates',
+      'use_template',
+      'ask_user',
+      'submit_plan',
+    ]);
     expect(EXECUTION_TOOLS.map((t) => t.name)).toEqual([
       'execute_on_worker',
       'advance_step',

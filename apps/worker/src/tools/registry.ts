@@ -14,7 +14,15 @@ import { listWorkers } from './shared/list-workers';
 import type { Tool } from './tool';
 
 /** CONTRACT section 5: the tools of each phase, exactly. */
-export const PLANNING_TOOLS: readonly Tool[] = [kbSearch, kbRead, listWorkers, listTemplates, useTemplate, askUser, submitPlan];
+export const PLANNING_TOOLS: readonly Tool[] = [
+  kbSearch,
+  kbRead,
+  listWorkers,
+  listTemplates,
+  useTemplate,
+  askUser,
+  submitPlan,
+];
 
 export const EXECUTION_TOOLS: readonly Tool[] = [
   executeOnWorker,

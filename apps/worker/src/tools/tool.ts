@@ -17,7 +17,10 @@ export interface ToolResult {
   effect?: ToolEffect;
 }
 
-export type ToolApi = Pick<ServerApi, 'kbText' | 'kbSearch' | 'listWorkers' | 'listTemplates' | 'useTemplate' | 'createTimer'>;
+export type ToolApi = Pick<
+  ServerApi,
+  'kbText' | 'kbSearch' | 'listWorkers' | 'listTemplates' | 'useTemplate' | 'createTimer'
+>;
 
 export interface CommandOutcome {
   text: string;
@@ -57,5 +60,6 @@ export function defineTool<S extends z.ZodObject>(tool: Tool<S>): Tool<S> {
   return tool;
 }
 
-export const ok = (output: string, effect?: ToolEffect): ToolResult => (effect ? { output, isError: false, effect } : { output, isError: false });
+export const ok = (output: string, effect?: ToolEffect): ToolResult =>
+  effect ? { output, isError: false, effect } : { output, isError: false };
 export const fail = (output: string): ToolResult => ({ output, isError: true });

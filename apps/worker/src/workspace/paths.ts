@@ -39,7 +39,8 @@ export async function resolveInWorkspace(root: string, relPath: string): Promise
   for (;;) {
     try {
       const real = await realpath(existing);
-      if (!isInside(rootReal, real)) throw new WorkspacePathError(`path ${JSON.stringify(relPath)} leaves the workspace through a symlink`);
+      if (!isInside(rootReal, real))
+        throw new WorkspacePathError(`path ${JSON.stringify(relPath)} leaves the workspace through a symlink`);
       break;
     } catch (err) {
       if (err instanceof WorkspacePathError) throw err;

@@ -12,7 +12,13 @@ const agent = scriptedAgent({
   planning: [plan('Choose the colour', 'Write the page')],
   steps: {
     1: [{ name: 'ask_user', arguments: { question: QUESTION } }],
-    2: [{ name: 'execute_on_worker', arguments: { command: 'printf "<h1 style=color:%s>Hi</h1>" "$(cat colour.txt)" > index.html' } }, advance('page written')],
+    2: [
+      {
+        name: 'execute_on_worker',
+        arguments: { command: 'printf "<h1 style=color:%s>Hi</h1>" "$(cat colour.txt)" > index.html' },
+      },
+      advance('page written'),
+    ],
   },
 });
 
@@ -20,7 +26,10 @@ const agent = scriptedAgent({
 const handler: ScriptedHandler = (request) => {
   if (phaseOf(request) === 'execution' && request.stepNumber === 1 && request.turn > 0) {
     const answer = /The user answered: (.*)$/s.exec(request.lastMessage)?.[1];
-    if (request.turn === 1) return { tool_calls: [{ name: 'write_file', arguments: { path: 'colour.txt', content: answer ?? 'NO ANSWER SEEN' } }] };
+    if (request.turn === 1)
+      return {
+        tool_calls: [{ name: 'write_file', arguments: { path: 'colour.txt', content: answer ?? 'NO ANSWER SEEN' } }],
+      };
     return { tool_calls: [{ name: 'advance_step', arguments: { summary: 'colour chosen' } }] };
   }
   return agent(request);
@@ -38,37 +47,56 @@ describe('ask_user over the real server', () => {
     await stack?.close();
   });
 
-  it('waits for the user, takes the answer from POST /answer and continues to completion', async () => {
-    const { alice } = stack;
-    const { id } = await alice.createWorkflow(stack.projectId, 'Make a page with a coloured heading.');
-    browser = await BrowserSocket.open(stack.api.url, alice.cookie);
-    await browser.subscribe(id, 0);
+  it(
+    'waits for the user, takes the answer from POST /answer and continues to completion',
+    async () => {
+      const { alice } = stack;
+      const { id } = await alice.createWorkflow(stack.projectId, 'Make a page with a coloured heading.');
+      browser = await BrowserSocket.open(stack.api.url, alice.cookie);
+      await browser.subscribe(id, 0);
 
-    const waiting = await stack.waitForStatus(id, 'waiting_user');
-    expect(waiting.question).toBe(QUESTION);
-    expect((await alice.plan(id)).map((s) => s.status)).toEqual(['running', 'pending']);
-    await waitUntil(() => browser!.events('workflow_status', id).some((e) => e.data.status === 'waiting_user' && e.data.question === QUESTION), {
-      what: 'the question on the browser socket',
-      timeoutMs: 10_000,
-    });
-    // Nothing moves while the question is open.
-    const requestsWhileWaiting = stack.llm.requests.length;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(stack.llm.requests.length).toBe(requestsWhileWaiting);
+      const waiting = await stack.waitForStatus(id, 'waiting_user');
+      expect(waiting.question).toBe(QUESTION);
+      expect((await alice.plan(id)).map((s) => s.status)).toEqual(['running', 'pending']);
+      await waitUntil(
+        () =>
+          browser!
+            .events('workflow_status', id)
+            .some((e) => e.data.status === 'waiting_user' && e.data.question === QUESTION),
+        {
+          what: 'the question on the browser socket',
+          timeoutMs: 10_000,
+        },
+      );
+      // Nothing moves while the question is open.
+      const requestsWhileWaiting = stack.llm.requests.length;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(stack.llm.requests.length).toBe(requestsWhileWaiting);
 
-    const answered = await alice.json<{ status: string; question: string | null }>(`/workflows/${id}/answer`, { json: { answer: 'teal' } });
-    expect(answered).toMatchObject({ status: 'running', question: null });
+      const answered = await alice.json<{ status: string; question: string | null }>(`/workflows/${id}/answer`, {
+        json: { answer: 'teal' },
+      });
+      expect(answered).toMatchObject({ status: 'running', question: null });
 
-    await stack.waitForStatus(id, 'completed');
-    expect(await alice.file(id, 'colour.txt')).toBe('teal');
-    expect(await alice.file(id, 'index.html')).toBe('<h1 style=color:teal>Hi</h1>');
-    const asked = (await alice.log(id)).find((e) => e.tool_name === 'ask_user');
-    expect(asked).toMatchObject({ step_index: 0, tool_input: `question: ${QUESTION}\n`, output: 'The user answered: teal', is_error: false });
-    expect((await alice.plan(id)).map((s) => s.status)).toEqual(['done', 'done']);
+      await stack.waitForStatus(id, 'completed');
+      expect(await alice.file(id, 'colour.txt')).toBe('teal');
+      expect(await alice.file(id, 'index.html')).toBe('<h1 style=color:teal>Hi</h1>');
+      const asked = (await alice.log(id)).find((e) => e.tool_name === 'ask_user');
+      expect(asked).toMatchObject({
+        step_index: 0,
+        tool_input: `question: ${QUESTION}\n`,
+        output: 'The user answered: teal',
+        is_error: false,
+      });
+      expect((await alice.plan(id)).map((s) => s.status)).toEqual(['done', 'done']);
 
-    // An answer to a workflow that is not waiting is refused.
-    const late = await alice.json(`/workflows/${id}/answer`, { json: { answer: 'red' } }).catch((err: unknown) => err);
-    expect(late).toBeInstanceOf(HttpError);
-    expect((late as HttpError).status).toBe(409);
-  }, E2E_TIMEOUT_MS);
+      // An answer to a workflow that is not waiting is refused.
+      const late = await alice
+        .json(`/workflows/${id}/answer`, { json: { answer: 'red' } })
+        .catch((err: unknown) => err);
+      expect(late).toBeInstanceOf(HttpError);
+      expect((late as HttpError).status).toBe(409);
+    },
+    E2E_TIMEOUT_MS,
+  );
 });

@@ -27,28 +27,47 @@ describe('cancelling a workflow while a command runs', () => {
     await stack?.close();
   });
 
-  it('kills the process group of the running command within seconds and leaves the workflow cancelled', async () => {
-    const { alice } = stack;
-    const { id } = await alice.createWorkflow(stack.projectId, 'Sleep for five minutes.');
-    await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'the sleep command to start', timeoutMs: 30_000, detail: stack.diagnostics });
-    group = Number(readFileSync(pidFile, 'utf8'));
-    expect(processExists(-group)).toBe(true);
+  it(
+    'kills the process group of the running command within seconds and leaves the workflow cancelled',
+    async () => {
+      const { alice } = stack;
+      const { id } = await alice.createWorkflow(stack.projectId, 'Sleep for five minutes.');
+      await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', {
+        what: 'the sleep command to start',
+        timeoutMs: 30_000,
+        detail: stack.diagnostics,
+      });
+      group = Number(readFileSync(pidFile, 'utf8'));
+      expect(processExists(-group)).toBe(true);
 
-    const cancelled = await alice.json<{ status: string }>(`/workflows/${id}/cancel`, { json: {} });
-    expect(cancelled.status).toBe('cancelled');
-    const started = Date.now();
-    await waitUntil(() => !processExists(-group!), { what: `process group ${group} to end`, timeoutMs: 5_000, intervalMs: 25 });
-    console.log(`cancel: command process group gone ${Date.now() - started} ms after POST /cancel`);
+      const cancelled = await alice.json<{ status: string }>(`/workflows/${id}/cancel`, { json: {} });
+      expect(cancelled.status).toBe('cancelled');
+      const started = Date.now();
+      await waitUntil(() => !processExists(-group!), {
+        what: `process group ${group} to end`,
+        timeoutMs: 5_000,
+        intervalMs: 25,
+      });
+      console.log(`cancel: command process group gone ${Date.now() - started} ms after POST /cancel`);
 
-    await waitUntil(async () => (await alice.json<Array<{ name: string; active: number }>>('/workers')).find((w) => w.name === FIRST_WORKER)?.active === 0, {
-      what: 'the worker to hold no workflow',
-      timeoutMs: 10_000,
-    });
-    // It stays cancelled: nothing resumes it, and step 2 never starts.
-    await sleep(500);
-    expect((await alice.workflow(id)).status).toBe('cancelled');
-    expect((await alice.plan(id)).map((s) => s.status)).toEqual(['running', 'pending']);
-    const log = await alice.log(id);
-    expect(log.filter((e) => e.step_index !== null).map((e) => [e.tool_name, e.is_error, e.output.split('\n')[0]])).toEqual([['execute_on_worker', true, '[cancelled]']]);
-  }, E2E_TIMEOUT_MS);
+      await waitUntil(
+        async () =>
+          (await alice.json<Array<{ name: string; active: number }>>('/workers')).find((w) => w.name === FIRST_WORKER)
+            ?.active === 0,
+        {
+          what: 'the worker to hold no workflow',
+          timeoutMs: 10_000,
+        },
+      );
+      // It stays cancelled: nothing resumes it, and step 2 never starts.
+      await sleep(500);
+      expect((await alice.workflow(id)).status).toBe('cancelled');
+      expect((await alice.plan(id)).map((s) => s.status)).toEqual(['running', 'pending']);
+      const log = await alice.log(id);
+      expect(
+        log.filter((e) => e.step_index !== null).map((e) => [e.tool_name, e.is_error, e.output.split('\n')[0]]),
+      ).toEqual([['execute_on_worker', true, '[cancelled]']]);
+    },
+    E2E_TIMEOUT_MS,
+  );
 });

@@ -23,7 +23,10 @@ describe('SVC_JWT inside a command', () => {
     writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     stack = await startStack({
       apiEnv: { JWT_PRIVATE_KEY: keyFile },
-      handler: scriptedAgent({ planning: [plan('Call the API')], steps: { 1: [{ name: 'execute_on_worker', arguments: { command: COMMAND } }, advance('called')] } }),
+      handler: scriptedAgent({
+        planning: [plan('Call the API')],
+        steps: { 1: [{ name: 'execute_on_worker', arguments: { command: COMMAND } }, advance('called')] },
+      }),
     });
     // A second worker holding the server's key signs SVC_JWT itself instead of asking the server.
     await stack.startWorker('signer', { jwt_private_key: keyFile });
@@ -36,25 +39,44 @@ describe('SVC_JWT inside a command', () => {
   it.each([
     ['a server-issued job token', FIRST_WORKER],
     ['a token the worker signed with the shared key', 'signer'],
-  ])('is %s that verifies against the JWKS and acts only as the job of its workflow', async (_kind, worker) => {
-    const { alice, api } = stack;
-    const workerId = await alice.workerId(worker);
-    const workflow = await alice.createWorkflow(stack.projectId, `Call the API from a command on ${worker}.`, { worker_id: workerId });
-    const done = await stack.waitForStatus(workflow.id, 'completed');
-    expect(done.worker_id).toBe(workerId);
+  ])(
+    'is %s that verifies against the JWKS and acts only as the job of its workflow',
+    async (_kind, worker) => {
+      const { alice, api } = stack;
+      const workerId = await alice.workerId(worker);
+      const workflow = await alice.createWorkflow(stack.projectId, `Call the API from a command on ${worker}.`, {
+        worker_id: workerId,
+      });
+      const done = await stack.waitForStatus(workflow.id, 'completed');
+      expect(done.worker_id).toBe(workerId);
 
-    // The command read its own workflow through the API with the token.
-    const seen = JSON.parse(await alice.file(workflow.id, 'api-workflow.json')) as { id: string; project_id: string; requirement: string };
-    expect(seen).toMatchObject({ id: workflow.id, project_id: stack.projectId, requirement: workflow.requirement });
-    // A job token is no person: it cannot create projects.
-    expect(await alice.file(workflow.id, 'create-project.status')).toBe('403');
+      // The command read its own workflow through the API with the token.
+      const seen = JSON.parse(await alice.file(workflow.id, 'api-workflow.json')) as {
+        id: string;
+        project_id: string;
+        requirement: string;
+      };
+      expect(seen).toMatchObject({ id: workflow.id, project_id: stack.projectId, requirement: workflow.requirement });
+      // A job token is no person: it cannot create projects.
+      expect(await alice.file(workflow.id, 'create-project.status')).toBe('403');
 
-    const token = await alice.file(workflow.id, 'jwt.txt');
-    const jwks = (await (await fetch(`${api.url}/svc/api/.well-known/jwks.json`)).json()) as JSONWebKeySet;
-    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: 'svc', audience: 'svc', algorithms: ['ES256'] });
-    expect(protectedHeader.kid).toBe(jwks.keys[0]?.kid);
-    expect(decodeProtectedHeader(token).alg).toBe('ES256');
-    expect(payload).toMatchObject({ sub: `job:${workflow.id}`, scope: 'job', workflow_id: workflow.id, project_id: stack.projectId });
-    expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBeLessThanOrEqual(3600);
-  }, E2E_TIMEOUT_MS);
+      const token = await alice.file(workflow.id, 'jwt.txt');
+      const jwks = (await (await fetch(`${api.url}/svc/api/.well-known/jwks.json`)).json()) as JSONWebKeySet;
+      const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), {
+        issuer: 'svc',
+        audience: 'svc',
+        algorithms: ['ES256'],
+      });
+      expect(protectedHeader.kid).toBe(jwks.keys[0]?.kid);
+      expect(decodeProtectedHeader(token).alg).toBe('ES256');
+      expect(payload).toMatchObject({
+        sub: `job:${workflow.id}`,
+        scope: 'job',
+        workflow_id: workflow.id,
+        project_id: stack.projectId,
+      });
+      expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBeLessThanOrEqual(3600);
+    },
+    E2E_TIMEOUT_MS,
+  );
 });

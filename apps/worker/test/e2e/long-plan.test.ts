@@ -12,7 +12,10 @@ const handler: ScriptedHandler = (request) => {
   if (phase === 'title') return { content: 'Forty small steps' };
   if (phase === 'report') return { content: '# Forty steps\n\nEvery line was appended.' };
   if (phase === 'planning') {
-    const steps = Array.from({ length: STEPS }, (_, i) => ({ title: `Task ${nn(i + 1)}`, description: `Append line ${nn(i + 1)} to progress.txt.` }));
+    const steps = Array.from({ length: STEPS }, (_, i) => ({
+      title: `Task ${nn(i + 1)}`,
+      description: `Append line ${nn(i + 1)} to progress.txt.`,
+    }));
     return { tool_calls: [{ name: 'submit_plan', arguments: { steps } }] };
   }
   const n = request.stepNumber;
@@ -36,9 +39,14 @@ describe('a 40-step plan', () => {
 
   it('keeps each step prompt bounded: it grows only by the memos, not by earlier steps', async () => {
     const { alice } = stack;
-    const { id } = await alice.createWorkflow(stack.projectId, 'Append forty numbered lines to progress.txt, one step each.');
+    const { id } = await alice.createWorkflow(
+      stack.projectId,
+      'Append forty numbered lines to progress.txt, one step each.',
+    );
     await stack.waitForStatus(id, 'completed', 150_000);
-    expect(await alice.file(id, 'progress.txt')).toBe(Array.from({ length: STEPS }, (_, i) => `${nn(i + 1)}\n`).join(''));
+    expect(await alice.file(id, 'progress.txt')).toBe(
+      Array.from({ length: STEPS }, (_, i) => `${nn(i + 1)}\n`).join(''),
+    );
 
     const { items, totals } = await alice.llmCalls(id);
     const executing = items.filter((c) => c.phase === 'executing');
@@ -69,6 +77,8 @@ describe('a 40-step plan', () => {
       expect((opening[step] ?? 0) - (opening[step - 1] ?? 0)).toBeLessThanOrEqual(memoLine(step) + 2);
     }
     // Within a step the context holds only that step's own turns.
-    expect(Math.max(...largest.map((l, i) => l - (opening[i] ?? 0)))).toBe(Math.min(...largest.map((l, i) => l - (opening[i] ?? 0))));
+    expect(Math.max(...largest.map((l, i) => l - (opening[i] ?? 0)))).toBe(
+      Math.min(...largest.map((l, i) => l - (opening[i] ?? 0))),
+    );
   }, 180_000);
 });

@@ -36,68 +36,96 @@ describe.each(['sqlite', 'postgresql'] as const)('a workflow from requirement to
     await stack?.close();
   });
 
-  it('plans, runs every step, logs, counts tokens, titles and reports, with live plan events', async () => {
-    const { alice, api } = stack;
-    const created = await alice.createWorkflow(stack.projectId, REQUIREMENT);
-    // Until the worker's title arrives, the title is the requirement's first line.
-    expect(created.title).toBe('Build a static hello-world web page and serve it');
-    browser = await BrowserSocket.open(api.url, alice.cookie);
-    await browser.subscribe(created.id, 0);
+  it(
+    'plans, runs every step, logs, counts tokens, titles and reports, with live plan events',
+    async () => {
+      const { alice, api } = stack;
+      const created = await alice.createWorkflow(stack.projectId, REQUIREMENT);
+      // Until the worker's title arrives, the title is the requirement's first line.
+      expect(created.title).toBe('Build a static hello-world web page and serve it');
+      browser = await BrowserSocket.open(api.url, alice.cookie);
+      await browser.subscribe(created.id, 0);
 
-    const done = await stack.waitForStatus(created.id, 'completed');
-    expect(done.title).toBe('Hello-world static web page');
-    expect(done.requirement).toBe(REQUIREMENT);
+      const done = await stack.waitForStatus(created.id, 'completed');
+      expect(done.title).toBe('Hello-world static web page');
+      expect(done.requirement).toBe(REQUIREMENT);
 
-    const plan = await alice.plan(created.id);
-    expect(plan.map((s) => [s.index, s.title, s.status])).toEqual(PLAN_TITLES.map((title, i) => [i, title, 'done']));
+      const plan = await alice.plan(created.id);
+      expect(plan.map((s) => [s.index, s.title, s.status])).toEqual(PLAN_TITLES.map((title, i) => [i, title, 'done']));
 
-    // Every step transition reached the browser, in order, and matches the stored snapshots.
-    const snapshots = (await alice.json<{ items: SnapshotListItem[] }>(`/workflows/${created.id}/snapshots?limit=1000`)).items;
-    const expected = transitions(snapshots);
-    const seen = () => browser!.events('plan_step_status', created.id).map((e) => `${e.data.index}:${e.data.status}`);
-    await waitUntil(() => seen().length >= expected.length, { what: 'every plan_step_status event', timeoutMs: 10_000, detail: () => seen().join(' ') });
-    expect(seen()).toEqual(expected);
-    expect(seen()).toEqual(['0:running', '1:pending', '2:pending', '0:done', '1:running', '1:done', '2:running', '2:done']);
-    const statusEvents = browser.events('workflow_status', created.id).map((e) => e.data.status);
-    expect(statusEvents).toEqual(expect.arrayContaining(['planning', 'running', 'completed']));
-    expect(statusEvents.at(-1)).toBe('completed');
+      // Every step transition reached the browser, in order, and matches the stored snapshots.
+      const snapshots = (
+        await alice.json<{ items: SnapshotListItem[] }>(`/workflows/${created.id}/snapshots?limit=1000`)
+      ).items;
+      const expected = transitions(snapshots);
+      const seen = () => browser!.events('plan_step_status', created.id).map((e) => `${e.data.index}:${e.data.status}`);
+      await waitUntil(() => seen().length >= expected.length, {
+        what: 'every plan_step_status event',
+        timeoutMs: 10_000,
+        detail: () => seen().join(' '),
+      });
+      expect(seen()).toEqual(expected);
+      expect(seen()).toEqual([
+        '0:running',
+        '1:pending',
+        '2:pending',
+        '0:done',
+        '1:running',
+        '1:done',
+        '2:running',
+        '2:done',
+      ]);
+      const statusEvents = browser.events('workflow_status', created.id).map((e) => e.data.status);
+      expect(statusEvents).toEqual(expect.arrayContaining(['planning', 'running', 'completed']));
+      expect(statusEvents.at(-1)).toBe('completed');
 
-    // The execution log: tool_input is YAML text of the JSON the worker sent.
-    const log = await alice.log(created.id);
-    expect(log.map((e) => `${e.step_index}:${e.tool_name}`)).toEqual([
-      'null:kb_search',
-      'null:submit_plan',
-      ...[0, 1, 2].flatMap((i) => [`${i}:execute_on_worker`, `${i}:save_memo`, `${i}:advance_step`]),
-    ]);
-    expect(log[0]?.tool_input).toBe('query: serve a static web page\n');
-    const check = log.find((e) => e.step_index === 1 && e.tool_name === 'execute_on_worker');
-    expect(parseYaml(check!.tool_input)).toEqual({ command: "grep -c 'Hello, world!' index.html", timeout_seconds: 30 });
-    expect(check).toMatchObject({ is_error: false, output: expect.stringContaining('[exit code 0]') });
-    expect(log.every((e) => typeof parseYaml(e.tool_input) === 'object')).toBe(true);
+      // The execution log: tool_input is YAML text of the JSON the worker sent.
+      const log = await alice.log(created.id);
+      expect(log.map((e) => `${e.step_index}:${e.tool_name}`)).toEqual([
+        'null:kb_search',
+        'null:submit_plan',
+        ...[0, 1, 2].flatMap((i) => [`${i}:execute_on_worker`, `${i}:save_memo`, `${i}:advance_step`]),
+      ]);
+      expect(log[0]?.tool_input).toBe('query: serve a static web page\n');
+      const check = log.find((e) => e.step_index === 1 && e.tool_name === 'execute_on_worker');
+      expect(parseYaml(check!.tool_input)).toEqual({
+        command: "grep -c 'Hello, world!' index.html",
+        timeout_seconds: 30,
+      });
+      expect(check).toMatchObject({ is_error: false, output: expect.stringContaining('[exit code 0]') });
+      expect(log.every((e) => typeof parseYaml(e.tool_input) === 'object')).toBe(true);
 
-    // One LLM call record per answered request, with the scripted server's usage numbers.
-    const calls = await alice.llmCalls(created.id);
-    const answered = stack.llm.requests.filter((r) => r.status === 200);
-    expect(calls.items).toHaveLength(answered.length);
-    expect(calls.items.map((c) => c.prompt_tokens).sort((a, b) => a - b)).toEqual(answered.map((r) => r.usage?.prompt_tokens).sort((a, b) => (a ?? 0) - (b ?? 0)));
-    expect(new Set(calls.items.map((c) => c.phase))).toEqual(new Set(['title', 'planning', 'executing', 'report']));
-    expect(calls.items.every((c) => c.prompt_tokens > 0 && c.completion_tokens > 0 && c.model === 'scripted-e2e')).toBe(true);
-    expect(calls.totals).toEqual({
-      calls: calls.items.length,
-      prompt_tokens: calls.items.reduce((sum, c) => sum + c.prompt_tokens, 0),
-      completion_tokens: calls.items.reduce((sum, c) => sum + c.completion_tokens, 0),
-      latency_ms: calls.items.reduce((sum, c) => sum + c.latency_ms, 0),
-    });
-    expect(calls.items.filter((c) => c.phase === 'executing').map((c) => c.step_index)).toEqual([0, 0, 0, 1, 1, 1, 2, 2, 2]);
+      // One LLM call record per answered request, with the scripted server's usage numbers.
+      const calls = await alice.llmCalls(created.id);
+      const answered = stack.llm.requests.filter((r) => r.status === 200);
+      expect(calls.items).toHaveLength(answered.length);
+      expect(calls.items.map((c) => c.prompt_tokens).sort((a, b) => a - b)).toEqual(
+        answered.map((r) => r.usage?.prompt_tokens).sort((a, b) => (a ?? 0) - (b ?? 0)),
+      );
+      expect(new Set(calls.items.map((c) => c.phase))).toEqual(new Set(['title', 'planning', 'executing', 'report']));
+      expect(
+        calls.items.every((c) => c.prompt_tokens > 0 && c.completion_tokens > 0 && c.model === 'scripted-e2e'),
+      ).toBe(true);
+      expect(calls.totals).toEqual({
+        calls: calls.items.length,
+        prompt_tokens: calls.items.reduce((sum, c) => sum + c.prompt_tokens, 0),
+        completion_tokens: calls.items.reduce((sum, c) => sum + c.completion_tokens, 0),
+        latency_ms: calls.items.reduce((sum, c) => sum + c.latency_ms, 0),
+      });
+      expect(calls.items.filter((c) => c.phase === 'executing').map((c) => c.step_index)).toEqual([
+        0, 0, 0, 1, 1, 1, 2, 2, 2,
+      ]);
 
-    // The report names the app URL, and that URL serves the page the agent built.
-    const appUrl = `${api.url}/svc/api/workflows/${created.id}/files/index.html`;
-    expect(done.app_url).toBe(appUrl);
-    const report = await alice.report(created.id);
-    expect(report).toContain('# Report: hello-world web page');
-    expect(report).toContain(appUrl);
-    const page = await fetch(appUrl, { headers: { cookie: alice.cookie } });
-    expect(page.status).toBe(200);
-    expect(await page.text()).toContain('<h1>Hello, world!</h1>');
-  }, E2E_TIMEOUT_MS);
+      // The report names the app URL, and that URL serves the page the agent built.
+      const appUrl = `${api.url}/svc/api/workflows/${created.id}/files/index.html`;
+      expect(done.app_url).toBe(appUrl);
+      const report = await alice.report(created.id);
+      expect(report).toContain('# Report: hello-world web page');
+      expect(report).toContain(appUrl);
+      const page = await fetch(appUrl, { headers: { cookie: alice.cookie } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<h1>Hello, world!</h1>');
+    },
+    E2E_TIMEOUT_MS,
+  );
 });

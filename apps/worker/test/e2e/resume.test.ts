@@ -38,36 +38,51 @@ describe('a worker killed mid-step', () => {
     await stack?.close();
   });
 
-  it('resumes on another worker from the latest snapshot without repeating finished steps', async () => {
-    const { alice } = stack;
-    const { id } = await alice.createWorkflow(stack.projectId, 'Three steps; the second is slow.');
-    await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { what: 'step 2 to start its command', timeoutMs: 30_000, detail: stack.diagnostics });
-    orphan = Number(readFileSync(pidFile, 'utf8'));
-    expect((await alice.plan(id)).map((s) => s.status)).toEqual(['done', 'running', 'pending']);
+  it(
+    'resumes on another worker from the latest snapshot without repeating finished steps',
+    async () => {
+      const { alice } = stack;
+      const { id } = await alice.createWorkflow(stack.projectId, 'Three steps; the second is slow.');
+      await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', {
+        what: 'step 2 to start its command',
+        timeoutMs: 30_000,
+        detail: stack.diagnostics,
+      });
+      orphan = Number(readFileSync(pidFile, 'utf8'));
+      expect((await alice.plan(id)).map((s) => s.status)).toEqual(['done', 'running', 'pending']);
 
-    const [first] = stack.workers;
-    await first!.stop('SIGKILL');
-    // The killed worker's command group lives on (it leads its own group); end it like an operator would.
-    killGroup(orphan);
-    await stack.waitForStatus(id, 'pending', 15_000);
-    const killedAt = stack.llm.requests.length;
-    const stepOneRuns = stack.llm.requests.filter((r) => requestKind(r).step === 1).length;
+      const [first] = stack.workers;
+      await first!.stop('SIGKILL');
+      // The killed worker's command group lives on (it leads its own group); end it like an operator would.
+      killGroup(orphan);
+      await stack.waitForStatus(id, 'pending', 15_000);
+      const killedAt = stack.llm.requests.length;
+      const stepOneRuns = stack.llm.requests.filter((r) => requestKind(r).step === 1).length;
 
-    await stack.startWorker('e2e-worker-2');
-    const done = await stack.waitForStatus(id, 'completed');
-    expect(done.worker_id).toBe(await alice.workerId('e2e-worker-2'));
+      await stack.startWorker('e2e-worker-2');
+      const done = await stack.waitForStatus(id, 'completed');
+      expect(done.worker_id).toBe(await alice.workerId('e2e-worker-2'));
 
-    const after = requestsSince(stack.llm.requests, killedAt);
-    expect(after.filter((r) => r.phase === 'planning' || r.step === 1)).toEqual([]);
-    expect([...new Set(after.filter((r) => r.phase === 'execution').map((r) => r.step))]).toEqual([2, 3]);
-    expect(stack.llm.requests.filter((r) => requestKind(r).step === 1)).toHaveLength(stepOneRuns);
+      const after = requestsSince(stack.llm.requests, killedAt);
+      expect(after.filter((r) => r.phase === 'planning' || r.step === 1)).toEqual([]);
+      expect([...new Set(after.filter((r) => r.phase === 'execution').map((r) => r.step))]).toEqual([2, 3]);
+      expect(stack.llm.requests.filter((r) => requestKind(r).step === 1)).toHaveLength(stepOneRuns);
 
-    const log = await alice.log(id);
-    expect(log.filter((e) => e.step_index === 0).map((e) => e.tool_name)).toEqual(['execute_on_worker', 'advance_step']);
-    // The interrupted run of step 2 never finished its command, so only the resumed run is logged.
-    expect(log.filter((e) => e.step_index === 1 && e.tool_name === 'execute_on_worker').map((e) => e.output)).toEqual(['[exit code 0]\nresumed\n']);
-    // The new worker pulled step 1's file from the server.
-    expect(log.find((e) => e.step_index === 2 && e.tool_name === 'execute_on_worker')?.output).toBe('[exit code 0]\nfirst\n');
-    expect((await alice.plan(id)).map((s) => s.status)).toEqual(['done', 'done', 'done']);
-  }, E2E_TIMEOUT_MS);
+      const log = await alice.log(id);
+      expect(log.filter((e) => e.step_index === 0).map((e) => e.tool_name)).toEqual([
+        'execute_on_worker',
+        'advance_step',
+      ]);
+      // The interrupted run of step 2 never finished its command, so only the resumed run is logged.
+      expect(log.filter((e) => e.step_index === 1 && e.tool_name === 'execute_on_worker').map((e) => e.output)).toEqual(
+        ['[exit code 0]\nresumed\n'],
+      );
+      // The new worker pulled step 1's file from the server.
+      expect(log.find((e) => e.step_index === 2 && e.tool_name === 'execute_on_worker')?.output).toBe(
+        '[exit code 0]\nfirst\n',
+      );
+      expect((await alice.plan(id)).map((s) => s.status)).toEqual(['done', 'done', 'done']);
+    },
+    E2E_TIMEOUT_MS,
+  );
 });

@@ -33,7 +33,9 @@ export function scriptedAgent(script: AgentScript): ScriptedHandler {
       case 'revise':
         return reply(script.revise?.[request.turn]);
       case 'execution': {
-        const calls = script.steps?.[request.stepNumber ?? 0] ?? [{ name: 'advance_step', arguments: { summary: `step ${request.stepNumber} done` } }];
+        const calls = script.steps?.[request.stepNumber ?? 0] ?? [
+          { name: 'advance_step', arguments: { summary: `step ${request.stepNumber} done` } },
+        ];
         return reply(calls[request.turn]);
       }
       case 'report':

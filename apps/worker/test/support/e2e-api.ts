@@ -31,7 +31,9 @@ export async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -89,7 +91,12 @@ export async function startApiServer(options: { db?: DbKind; env?: Record<string
         const res = await fetch(`${url}/svc/api/health`).catch(() => null);
         return res?.status === 200;
       },
-      { what: 'the API server to answer /svc/api/health', timeoutMs: 60_000, intervalMs: 100, detail: () => child.tail() },
+      {
+        what: 'the API server to answer /svc/api/health',
+        timeoutMs: 60_000,
+        intervalMs: 100,
+        detail: () => child.tail(),
+      },
     );
   } catch (err) {
     await close();

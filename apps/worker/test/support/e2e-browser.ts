@@ -15,7 +15,9 @@ export class BrowserSocket {
     const socket = new BrowserSocket(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`browser socket refused: HTTP ${res.statusCode}`)));
+      ws.once('unexpected-response', (_req, res) =>
+        reject(new Error(`browser socket refused: HTTP ${res.statusCode}`)),
+      );
       ws.once('error', reject);
     });
     return socket;
@@ -23,7 +25,13 @@ export class BrowserSocket {
 
   /** Subscribes and waits for the server's `subscribed` answer. */
   async subscribe(workflowId: string, sinceSeq?: number): Promise<void> {
-    this.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: workflowId, ...(sinceSeq === undefined ? {} : { since_seq: sinceSeq }) }));
+    this.ws.send(
+      JSON.stringify({
+        type: 'subscribe',
+        workflow_id: workflowId,
+        ...(sinceSeq === undefined ? {} : { since_seq: sinceSeq }),
+      }),
+    );
     await waitUntil(() => this.messages.some((m) => m.type === 'subscribed' && m.workflow_id === workflowId), {
       what: `subscribed to ${workflowId}`,
       timeoutMs: 10_000,
@@ -32,8 +40,14 @@ export class BrowserSocket {
   }
 
   /** Events of one type for one workflow, in arrival order. */
-  events<T extends BrowserServerMessage['type']>(type: T, workflowId: string): Extract<BrowserServerMessage, { type: T }>[] {
-    return this.messages.filter((m): m is Extract<BrowserServerMessage, { type: T }> => m.type === type && 'workflow_id' in m && m.workflow_id === workflowId);
+  events<T extends BrowserServerMessage['type']>(
+    type: T,
+    workflowId: string,
+  ): Extract<BrowserServerMessage, { type: T }>[] {
+    return this.messages.filter(
+      (m): m is Extract<BrowserServerMessage, { type: T }> =>
+        m.type === type && 'workflow_id' in m && m.workflow_id === workflowId,
+    );
   }
 
   close(): void {

@@ -1,4 +1,12 @@
-import type { ExecutionLogEntry, LlmCallLog, LlmCallTotals, PlanStepInfo, Worker, Workflow, WorkflowStatus } from '@svc/protocol';
+import type {
+  ExecutionLogEntry,
+  LlmCallLog,
+  LlmCallTotals,
+  PlanStepInfo,
+  Worker,
+  Workflow,
+  WorkflowStatus,
+} from '@svc/protocol';
 import { StopWaiting, waitUntil } from './e2e-wait';
 
 export class HttpError extends Error {
@@ -46,7 +54,8 @@ export class ApiClient {
   async json<T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
     const res = await this.fetch(path, init);
     const text = await res.text();
-    if (!res.ok) throw new HttpError(res.status, text, `${init.method ?? (init.json === undefined ? 'GET' : 'POST')} ${path}`);
+    if (!res.ok)
+      throw new HttpError(res.status, text, `${init.method ?? (init.json === undefined ? 'GET' : 'POST')} ${path}`);
     return JSON.parse(text) as T;
   }
 
@@ -66,7 +75,11 @@ export class ApiClient {
     return this.json('/projects', { json: { name } });
   }
 
-  async createWorkflow(projectId: string, requirement: string, options: { worker_id?: string } = {}): Promise<Workflow> {
+  async createWorkflow(
+    projectId: string,
+    requirement: string,
+    options: { worker_id?: string } = {},
+  ): Promise<Workflow> {
     return this.json(`/projects/${projectId}/workflows`, { json: { requirement, ...options } });
   }
 
@@ -128,7 +141,12 @@ export class ApiClient {
         }
         return undefined;
       },
-      { what: `workflow ${id} to be ${status}`, timeoutMs, intervalMs: 100, detail: () => `last seen: ${JSON.stringify(last)}` },
+      {
+        what: `workflow ${id} to be ${status}`,
+        timeoutMs,
+        intervalMs: 100,
+        detail: () => `last seen: ${JSON.stringify(last)}`,
+      },
     );
   }
 }

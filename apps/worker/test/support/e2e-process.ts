@@ -57,7 +57,12 @@ export class ManagedProcess {
   }
 }
 
-export function spawnProcess(name: string, command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): ManagedProcess {
+export function spawnProcess(
+  name: string,
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): ManagedProcess {
   const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   return new ManagedProcess(name, child);
 }

@@ -64,11 +64,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const { id: projectId } = await alice.createProject('e2e');
 
     const startWorker = async (name: string, config?: Record<string, unknown>) => {
-      const worker = startWorkerProcess({ dir, serverUrl: server.url, token: workerToken, llmUrl: llm.url, name, config });
+      const worker = startWorkerProcess({
+        dir,
+        serverUrl: server.url,
+        token: workerToken,
+        llmUrl: llm.url,
+        name,
+        config,
+      });
       workers.push(worker);
       await waitUntil(
         async () => {
-          if (worker.exit) throw new StopWaiting(`worker ${name} exited ${JSON.stringify(worker.exit)}\n${worker.tail()}`);
+          if (worker.exit)
+            throw new StopWaiting(`worker ${name} exited ${JSON.stringify(worker.exit)}\n${worker.tail()}`);
           const list = await alice.json<Worker[]>('/workers');
           return list.some((w) => w.name === name && w.status === 'online');
         },

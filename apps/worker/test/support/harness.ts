@@ -71,13 +71,22 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     config,
     workspaceRoot,
     dispatch(message) {
-      server.send({ type: 'dispatch', project_id: 'p1', requirement: 'Build a tiny static site.', last_seq: 0, ...message });
+      server.send({
+        type: 'dispatch',
+        project_id: 'p1',
+        requirement: 'Build a tiny static site.',
+        last_seq: 0,
+        ...message,
+      });
     },
     updates: (workflowId) => server.updates(workflowId),
-    statuses: (workflowId) =>
-      server.updates(workflowId).flatMap((u) => (u.kind === 'status' ? [u.data.status] : [])),
+    statuses: (workflowId) => server.updates(workflowId).flatMap((u) => (u.kind === 'status' ? [u.data.status] : [])),
     async waitForStatus(workflowId, status, timeoutMs = 10_000) {
-      await server.until(() => harness.statuses(workflowId).includes(status), timeoutMs, `status ${status} of ${workflowId}`);
+      await server.until(
+        () => harness.statuses(workflowId).includes(status),
+        timeoutMs,
+        `status ${status} of ${workflowId}`,
+      );
     },
     async close() {
       await worker.stop(500);

@@ -74,7 +74,12 @@ export class ProtocolServer {
       const message = parsed.value;
       this.received.push(message);
       if (message.type === 'register') {
-        this.send({ type: 'registered', worker_id: 'w-1', protocol_version: 1, heartbeat_seconds: this.options.heartbeatSeconds ?? 30 });
+        this.send({
+          type: 'registered',
+          worker_id: 'w-1',
+          protocol_version: 1,
+          heartbeat_seconds: this.options.heartbeatSeconds ?? 30,
+        });
       }
       if (message.type === 'update') {
         this.stored.set(`${message.workflow_id}:${message.seq}`, message);
@@ -91,7 +96,9 @@ export class ProtocolServer {
     const handled = (await this.options.rest?.(req, res, Buffer.concat(chunks))) ?? false;
     if (!handled) {
       res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: 'not_found', message: `no route ${req.method} ${req.url}`, request_id: 't' } }));
+      res.end(
+        JSON.stringify({ error: { code: 'not_found', message: `no route ${req.method} ${req.url}`, request_id: 't' } }),
+      );
     }
   }
 
@@ -117,7 +124,10 @@ export class ProtocolServer {
   }
 
   /** Resolves with the first received message (from the start) that matches. */
-  async waitFor<T extends WorkerToServerMessage>(match: (m: WorkerToServerMessage) => m is T, timeoutMs?: number): Promise<T>;
+  async waitFor<T extends WorkerToServerMessage>(
+    match: (m: WorkerToServerMessage) => m is T,
+    timeoutMs?: number,
+  ): Promise<T>;
   async waitFor(match: (m: WorkerToServerMessage) => boolean, timeoutMs?: number): Promise<WorkerToServerMessage>;
   async waitFor(match: (m: WorkerToServerMessage) => boolean, timeoutMs = 5000): Promise<WorkerToServerMessage> {
     await this.until(() => this.received.some(match), timeoutMs, 'a matching worker message');
@@ -142,7 +152,10 @@ export class ProtocolServer {
   /** Updates of one workflow in seq order, as stored (duplicates collapsed). */
   updates(workflowId: string): Extract<WorkerToServerMessage, { type: 'update' }>[] {
     return [...this.stored.values()]
-      .filter((m): m is Extract<WorkerToServerMessage, { type: 'update' }> => m.type === 'update' && m.workflow_id === workflowId)
+      .filter(
+        (m): m is Extract<WorkerToServerMessage, { type: 'update' }> =>
+          m.type === 'update' && m.workflow_id === workflowId,
+      )
       .sort((a, b) => a.seq - b.seq);
   }
 

@@ -41,7 +41,8 @@ export class RestState {
       return json(401, { error: { code: 'unauthenticated', message: 'bad token', request_id: 'r' } });
     }
     const files = /^\/svc\/api\/workflows\/([^/]+)\/files(?:\/(.+))?$/.exec(url.pathname);
-    if (files) return this.handleFiles(req.method ?? 'GET', decodeURIComponent(files[1] ?? ''), files[2], body, res, json);
+    if (files)
+      return this.handleFiles(req.method ?? 'GET', decodeURIComponent(files[1] ?? ''), files[2], body, res, json);
     const template = /^\/svc\/api\/workflows\/([^/]+)\/template$/.exec(url.pathname);
     if (template && req.method === 'POST') {
       const { name } = JSON.parse(body.toString()) as { name: string };
@@ -54,7 +55,13 @@ export class RestState {
     if (timers && req.method === 'POST') {
       const { seconds, reason } = JSON.parse(body.toString()) as { seconds: number; reason: string };
       this.timers.push({ workflow_id: timers[1] ?? '', seconds, reason });
-      return json(201, { id: `t${this.timers.length}`, workflow_id: timers[1], fire_at: new Date(Date.now() + seconds * 1000).toISOString(), reason, status: 'pending' });
+      return json(201, {
+        id: `t${this.timers.length}`,
+        workflow_id: timers[1],
+        fire_at: new Date(Date.now() + seconds * 1000).toISOString(),
+        reason,
+        status: 'pending',
+      });
     }
     switch (`${req.method} ${url.pathname}`) {
       case 'GET /svc/api/kb':
@@ -70,8 +77,14 @@ export class RestState {
       case 'POST /svc/api/token': {
         this.jobTokensIssued++;
         // Not a signed token: the worker only decodes its payload for project_id.
-        const payload = Buffer.from(JSON.stringify({ project_id: 'p-from-server', scope: 'job' })).toString('base64url');
-        return json(200, { token: `eyJhbGciOiJFUzI1NiJ9.${payload}.sig`, token_type: 'Bearer', expires_at: new Date(Date.now() + 3600_000).toISOString() });
+        const payload = Buffer.from(JSON.stringify({ project_id: 'p-from-server', scope: 'job' })).toString(
+          'base64url',
+        );
+        return json(200, {
+          token: `eyJhbGciOiJFUzI1NiJ9.${payload}.sig`,
+          token_type: 'Bearer',
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        });
       }
       default:
         return false;
@@ -95,8 +108,17 @@ export class RestState {
         const parts = p.split('/');
         for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
       }
-      const entry = (p: string, type: 'file' | 'dir', size: number) => ({ name: p.split('/').pop(), path: p, type, size, modified_at: now });
-      return json(200, [...[...dirs].map((d) => entry(d, 'dir', 0)), ...[...store].map(([p, b]) => entry(p, 'file', b.length))]);
+      const entry = (p: string, type: 'file' | 'dir', size: number) => ({
+        name: p.split('/').pop(),
+        path: p,
+        type,
+        size,
+        modified_at: now,
+      });
+      return json(200, [
+        ...[...dirs].map((d) => entry(d, 'dir', 0)),
+        ...[...store].map(([p, b]) => entry(p, 'file', b.length)),
+      ]);
     }
     if (rel === undefined) return false;
     if (method === 'GET') {

@@ -19,11 +19,13 @@ export async function startToolEnv(options: HarnessOptions = {}): Promise<ToolEn
   const harness = await startHarness(options);
   const job = { workflowId: TOOL_WORKFLOW, projectId: 'p1', requirement: 'Test the tools.' };
   harness.worker.deps.link.beginWorkflow(TOOL_WORKFLOW, 0);
-  const context = (stepIndex: number | null = 0) => createToolContext(harness.worker.deps, job, stepIndex, new AbortController().signal);
+  const context = (stepIndex: number | null = 0) =>
+    createToolContext(harness.worker.deps, job, stepIndex, new AbortController().signal);
   return {
     harness,
     context,
-    call: (tool, args, stepIndex) => invokeTool(tool, typeof args === 'string' ? args : JSON.stringify(args), context(stepIndex)),
+    call: (tool, args, stepIndex) =>
+      invokeTool(tool, typeof args === 'string' ? args : JSON.stringify(args), context(stepIndex)),
     close: () => harness.close(),
   };
 }

@@ -16,7 +16,10 @@ export interface TestDatabase {
 export const TEST_PROVIDERS: DbProvider[] = ['sqlite', 'postgresql'];
 
 /** A fresh, empty, migrated database for one test file: a temp SQLite file or a new PostgreSQL database. */
-export async function createTestDatabase(provider: DbProvider, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  provider: DbProvider,
+  options: { migrate?: boolean } = {},
+): Promise<TestDatabase> {
   const database = provider === 'sqlite' ? createSqliteDatabase() : await createPostgresDatabase();
   if (options.migrate !== false) await migrate(database.url);
   return database;

@@ -12,9 +12,7 @@ export const AuthProviderResponseSchema = z.object({
 export type AuthProviderResponse = z.infer<typeof AuthProviderResponseSchema>;
 
 /** POST /svc/auth/dev-login (JSON or form-encoded) */
-export const DevLoginRequestSchema = z
-  .object({ login: z.string().trim().min(1).max(100) })
-  .strict();
+export const DevLoginRequestSchema = z.object({ login: z.string().trim().min(1).max(100) }).strict();
 export type DevLoginRequest = z.infer<typeof DevLoginRequestSchema>;
 
 /** GET /svc/api/me */

@@ -17,7 +17,11 @@ const strictBodies = [
   ['PatchProjectRequest', PatchProjectRequestSchema, { description: 'new' }],
   ['AddMemberRequest', AddMemberRequestSchema, { login: 'ann', role: 'member' }],
   ['PatchMemberRequest', PatchMemberRequestSchema, { role: 'owner' }],
-  ['CreateWorkflowRequest', CreateWorkflowRequestSchema, { requirement: 'Build it', worker_id: 'wk', template: 'react' }],
+  [
+    'CreateWorkflowRequest',
+    CreateWorkflowRequestSchema,
+    { requirement: 'Build it', worker_id: 'wk', template: 'react' },
+  ],
   ['AnswerRequest', AnswerRequestSchema, { answer: 'yes' }],
   ['FeedbackRequest', FeedbackRequestSchema, { message: 'add tests' }],
   ['TokenRequest', TokenRequestSchema, { scope: 'api', ttl_seconds: 3600, project_id: 'p' }],

@@ -12,31 +12,100 @@ import { PlanResponseSchema, SnapshotPageSchema, WorkflowPageSchema, WorkflowSch
 
 const ts = '2026-01-02T03:04:05Z';
 const workflow = {
-  id: 'wf', project_id: 'p', title: 'Todo app', requirement: 'Build\na todo app', status: 'running', question: null,
-  error: null, worker_id: 'wk', template: null, created_at: ts, updated_at: ts, app_url: null,
+  id: 'wf',
+  project_id: 'p',
+  title: 'Todo app',
+  requirement: 'Build\na todo app',
+  status: 'running',
+  question: null,
+  error: null,
+  worker_id: 'wk',
+  template: null,
+  created_at: ts,
+  updated_at: ts,
+  app_url: null,
 };
 
 const responses = [
   ['AuthProviderResponse', AuthProviderResponseSchema, { provider: 'dev', login_url: '/svc/auth/login' }],
   ['User', UserSchema, { id: 'u', login: 'ann', name: 'Ann', email: null, avatar_url: null, is_admin: false }],
   ['TokenResponse', TokenResponseSchema, { token: 'a.b.c', token_type: 'Bearer', expires_at: ts }],
-  ['Project', ProjectSchema, { id: 'p', name: 'Shop', description: null, created_at: ts, updated_at: ts, role: 'owner' }],
+  [
+    'Project',
+    ProjectSchema,
+    { id: 'p', name: 'Shop', description: null, created_at: ts, updated_at: ts, role: 'owner' },
+  ],
   ['Member', MemberSchema, { user_id: 'u', login: 'ann', name: null, role: 'member', created_at: ts }],
   ['Workflow', WorkflowSchema, workflow],
   ['WorkflowPage', WorkflowPageSchema, { items: [workflow], next_cursor: 'c2' }],
   ['Plan', PlanResponseSchema, [{ index: 0, title: 't', description: 'd', status: 'done' }]],
-  ['SnapshotPage', SnapshotPageSchema, { items: [{ id: 's', seq: 1, created_at: ts, snapshot: { phase: 'planning', current_step: null, steps: [], memo: [] } }], next_cursor: null }],
-  ['LlmCallPage', LlmCallPageSchema, {
-    items: [{ id: 'c', phase: 'title', model: 'm', prompt_tokens: 3, completion_tokens: 4, latency_ms: 5, step_index: null, created_at: ts }],
-    next_cursor: null,
-    totals: { calls: 1, prompt_tokens: 3, completion_tokens: 4, latency_ms: 5 },
-  }],
-  ['ExecutionLogPage', ExecutionLogPageSchema, { items: [{ id: 'l', seq: 2, step_index: 0, tool_name: 'save_memo', tool_input: 'note: hi\n', output: 'ok', is_error: false, created_at: ts }], next_cursor: null }],
+  [
+    'SnapshotPage',
+    SnapshotPageSchema,
+    {
+      items: [
+        { id: 's', seq: 1, created_at: ts, snapshot: { phase: 'planning', current_step: null, steps: [], memo: [] } },
+      ],
+      next_cursor: null,
+    },
+  ],
+  [
+    'LlmCallPage',
+    LlmCallPageSchema,
+    {
+      items: [
+        {
+          id: 'c',
+          phase: 'title',
+          model: 'm',
+          prompt_tokens: 3,
+          completion_tokens: 4,
+          latency_ms: 5,
+          step_index: null,
+          created_at: ts,
+        },
+      ],
+      next_cursor: null,
+      totals: { calls: 1, prompt_tokens: 3, completion_tokens: 4, latency_ms: 5 },
+    },
+  ],
+  [
+    'ExecutionLogPage',
+    ExecutionLogPageSchema,
+    {
+      items: [
+        {
+          id: 'l',
+          seq: 2,
+          step_index: 0,
+          tool_name: 'save_memo',
+          tool_input: 'note: hi\n',
+          output: 'ok',
+          is_error: false,
+          created_at: ts,
+        },
+      ],
+      next_cursor: null,
+    },
+  ],
   ['KbArticle', KbArticleSchema, { id: 'a', title: 'Ports', content: '## Web' }],
   ['KbSearchResult', KbSearchResultSchema, { article_id: 'a', article_title: 'Ports', text: '## Web', score: 0.83 }],
   ['Settings', SettingsSchema, { 'llm.model': 'gpt', theme: 'dark' }],
   ['Template', TemplateSchema, { name: 'react', description: 'Vite + React' }],
-  ['Worker', WorkerSchema, { id: 'wk', name: 'w1', labels: ['gpu'], capacity: 2, active: 1, status: 'online', last_seen_at: ts, version: '0.1.0' }],
+  [
+    'Worker',
+    WorkerSchema,
+    {
+      id: 'wk',
+      name: 'w1',
+      labels: ['gpu'],
+      capacity: 2,
+      active: 1,
+      status: 'online',
+      last_seen_at: ts,
+      version: '0.1.0',
+    },
+  ],
   ['Timer', TimerSchema, { id: 't', workflow_id: 'wf', fire_at: ts, reason: 'poll CI', status: 'pending' }],
   ['FileEntry', FileEntrySchema, { name: 'a.md', path: 'docs/a.md', type: 'file', size: 10, modified_at: ts }],
   ['HealthResponse', HealthResponseSchema, { status: 'ok', version: '0.1.0', db: 'ok' }],

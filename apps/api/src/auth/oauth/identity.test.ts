@@ -35,7 +35,15 @@ describe('chooseLogin', () => {
 
 describe('identityFromUserInfo', () => {
   it('reads OIDC claims, preferring preferred_username, then login, nickname and the e-mail local part', () => {
-    expect(identityFromUserInfo({ sub: 'u1', preferred_username: 'Ann', email: 'a@x.org', name: 'Ann A', picture: 'https://p/a' })).toEqual({
+    expect(
+      identityFromUserInfo({
+        sub: 'u1',
+        preferred_username: 'Ann',
+        email: 'a@x.org',
+        name: 'Ann A',
+        picture: 'https://p/a',
+      }),
+    ).toEqual({
       provider: 'oauth2',
       subject: 'u1',
       login: 'ann',
@@ -47,7 +55,11 @@ describe('identityFromUserInfo', () => {
   });
 
   it('reads GitHub-style numeric ids, login and avatar_url', () => {
-    expect(identityFromUserInfo({ id: 42, login: 'octo', avatar_url: 'https://a/42' })).toMatchObject({ subject: '42', login: 'octo', avatarUrl: 'https://a/42' });
+    expect(identityFromUserInfo({ id: 42, login: 'octo', avatar_url: 'https://a/42' })).toMatchObject({
+      subject: '42',
+      login: 'octo',
+      avatarUrl: 'https://a/42',
+    });
   });
 
   it('drops an e-mail the provider marks unverified, also as a login source (ADMIN_USERS may list both)', () => {

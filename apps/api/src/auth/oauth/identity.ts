@@ -8,7 +8,10 @@ export const MAX_LOGIN_CHARS = 64;
  * run of characters becomes one `-`. Returns null when nothing usable is left.
  */
 export function sanitizeLogin(raw: string): string | null {
-  const folded = raw.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  const folded = raw
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
   const login = folded
     .replace(/[^a-z0-9._-]+/g, '-')
     .replace(/-{2,}/g, '-')
@@ -38,7 +41,12 @@ export function identityFromUserInfo(info: Record<string, unknown>): ExternalIde
   return {
     provider: 'oauth2',
     subject,
-    login: chooseLogin('oauth2', subject, [text(info.preferred_username), text(info.login), text(info.nickname), emailLocal]),
+    login: chooseLogin('oauth2', subject, [
+      text(info.preferred_username),
+      text(info.login),
+      text(info.nickname),
+      emailLocal,
+    ]),
     email,
     name: text(info.name) ?? text(info.nickname),
     avatarUrl: text(info.picture) ?? text(info.avatar_url),

@@ -23,7 +23,14 @@ describe('providerJson against real sockets', () => {
   let url: string;
   beforeAll(async () => {
     http = createServer((req, res) => {
-      const [status, body] = req.url === '/refuse' ? [400, '{"error":"invalid_grant"}'] : req.url === '/html' ? [200, '<html>'] : req.url === '/evil' ? [401, '{"error":"<script>alert(1)</script>"}'] : [200, '{"ok":true}'];
+      const [status, body] =
+        req.url === '/refuse'
+          ? [400, '{"error":"invalid_grant"}']
+          : req.url === '/html'
+            ? [200, '<html>']
+            : req.url === '/evil'
+              ? [401, '{"error":"<script>alert(1)</script>"}']
+              : [200, '{"ok":true}'];
       res.writeHead(status, { 'content-type': 'application/json' }).end(body);
     });
     url = await listen(http);
@@ -31,7 +38,9 @@ describe('providerJson against real sockets', () => {
   afterAll(() => new Promise<void>((resolve) => http.close(() => resolve())));
 
   it('returns the JSON object and posts form fields, leaving out undefined ones', async () => {
-    await expect(providerJson({ endpoint: 'token', url: `${url}/ok`, method: 'POST', form: { a: '1', b: undefined } })).resolves.toEqual({ ok: true });
+    await expect(
+      providerJson({ endpoint: 'token', url: `${url}/ok`, method: 'POST', form: { a: '1', b: undefined } }),
+    ).resolves.toEqual({ ok: true });
   });
 
   it('maps 4xx to unauthenticated with the OAuth error code, and sanitizes what the provider wrote', async () => {
@@ -44,7 +53,9 @@ describe('providerJson against real sockets', () => {
   });
 
   it('maps a body that is not a JSON object to unavailable', async () => {
-    expect((await failure(providerJson({ endpoint: 'user info', url: `${url}/html`, method: 'GET' }))).code).toBe('unavailable');
+    expect((await failure(providerJson({ endpoint: 'user info', url: `${url}/html`, method: 'GET' }))).code).toBe(
+      'unavailable',
+    );
   });
 
   it('gives up on a provider that accepts the connection but never answers', async () => {

@@ -8,7 +8,10 @@ export type ProviderEndpoint = 'token' | 'user info';
 
 /** A sign-in step the provider refused (4xx or an error code in the body): the user is not signed in. */
 export const providerRefused = (endpoint: ProviderEndpoint, detail: string) =>
-  new AppError('unauthenticated', `sign-in failed: the provider's ${endpoint} endpoint refused the request (${detail})`);
+  new AppError(
+    'unauthenticated',
+    `sign-in failed: the provider's ${endpoint} endpoint refused the request (${detail})`,
+  );
 
 /** The provider did not answer usefully (network, timeout, 5xx, unexpected body): try again later. */
 export const providerUnavailable = (endpoint: ProviderEndpoint, detail: string) =>
@@ -40,7 +43,13 @@ export async function providerJson(request: ProviderRequest): Promise<Record<str
   let response: Response;
   let text: string;
   try {
-    response = await fetch(request.url, { method: request.method, headers, body, redirect: 'error', signal: AbortSignal.timeout(request.timeoutMs ?? PROVIDER_TIMEOUT_MS) });
+    response = await fetch(request.url, {
+      method: request.method,
+      headers,
+      body,
+      redirect: 'error',
+      signal: AbortSignal.timeout(request.timeoutMs ?? PROVIDER_TIMEOUT_MS),
+    });
     text = await response.text();
   } catch (error) {
     const timedOut = (error as Error).name === 'TimeoutError';
@@ -58,7 +67,9 @@ export async function providerJson(request: ProviderRequest): Promise<Record<str
 function parseObject(text: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

@@ -61,8 +61,10 @@ export class SignedCookieStateStore {
     if (typeof cookie !== 'string' || !cookie) return fail('the sign-in cookie is missing or expired; start again');
     jwtVerify(cookie, this.keys.publicKey, { algorithms: ['ES256'], audience: STATE_AUDIENCE, typ: STATE_TYPE }).then(
       ({ payload }) => {
-        if (payload.provider !== this.provider || typeof payload.st !== 'string') return fail('the sign-in cookie is not valid; start again');
-        if (typeof providedState !== 'string' || !sameText(providedState, payload.st)) return fail('the sign-in state does not match; start again');
+        if (payload.provider !== this.provider || typeof payload.st !== 'string')
+          return fail('the sign-in cookie is not valid; start again');
+        if (typeof providedState !== 'string' || !sameText(providedState, payload.st))
+          return fail('the sign-in state does not match; start again');
         done(null, typeof payload.cv === 'string' ? payload.cv : true);
       },
       () => fail('the sign-in cookie is not valid or expired; start again'),

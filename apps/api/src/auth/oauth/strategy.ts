@@ -33,7 +33,13 @@ export class ProviderStrategy extends OAuth2Strategy {
         skipUserProfile: true, // the SSO's user info needs the token answer's open_id: loaded in verify
       },
       // Five parameters, so passport-oauth2 passes the token endpoint's answer as `results`.
-      (_accessToken: string, _refreshToken: string, results: TokenResult, _profile: unknown, done: OAuth2Strategy.VerifyCallback) => {
+      (
+        _accessToken: string,
+        _refreshToken: string,
+        results: TokenResult,
+        _profile: unknown,
+        done: OAuth2Strategy.VerifyCallback,
+      ) => {
         variant.fetchIdentity(results).then(
           (identity) => done(null, identity),
           (error: unknown) => done(error),
@@ -56,7 +62,8 @@ export class ProviderStrategy extends OAuth2Strategy {
     if (clientParam !== 'client_id') {
       // passport-oauth2 always writes `client_id`; `this` is passport's per-request copy of the strategy.
       const redirect = this.redirect.bind(this);
-      this.redirect = (url: string, status?: number) => redirect(renameQueryParam(url, 'client_id', clientParam), status);
+      this.redirect = (url: string, status?: number) =>
+        redirect(renameQueryParam(url, 'client_id', clientParam), status);
     }
     super.authenticate(req, options);
   }

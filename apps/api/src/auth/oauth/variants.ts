@@ -24,7 +24,8 @@ export interface ProviderVariant {
   fetchIdentity(token: TokenResult): Promise<ExternalIdentity>;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Any standard OAuth 2.0 / OIDC provider: client_secret_post at the token endpoint, bearer user info. */
 export function standardVariant(config: OAuthProviderConfig): ProviderVariant {
@@ -46,7 +47,12 @@ export function standardVariant(config: OAuthProviderConfig): ProviderVariant {
       return tokenFrom(body, 'token');
     },
     async fetchIdentity(token) {
-      const info = await providerJson({ endpoint: 'user info', url: config.userInfoUrl, method: 'GET', headers: { authorization: `Bearer ${token.accessToken}` } });
+      const info = await providerJson({
+        endpoint: 'user info',
+        url: config.userInfoUrl,
+        method: 'GET',
+        headers: { authorization: `Bearer ${token.accessToken}` },
+      });
       const identity = identityFromUserInfo(info);
       if (!identity) throw providerUnavailable('user info', 'answered without a user id (`sub` or `id`)');
       return identity;
@@ -75,7 +81,8 @@ export function ssoVariant(config: OAuthProviderConfig): ProviderVariant {
         }),
         'token',
       );
-      if (typeof body.open_id !== 'string' || !body.open_id) throw providerUnavailable('token', 'answered without an open_id');
+      if (typeof body.open_id !== 'string' || !body.open_id)
+        throw providerUnavailable('token', 'answered without an open_id');
       return tokenFrom(body, 'token');
     },
     async fetchIdentity(token) {
@@ -107,8 +114,13 @@ function ssoData(json: Record<string, unknown>, endpoint: ProviderEndpoint): Rec
 }
 
 function tokenFrom(body: Record<string, unknown>, endpoint: ProviderEndpoint): TokenResult {
-  if (typeof body.access_token !== 'string' || !body.access_token) throw providerUnavailable(endpoint, 'answered without an access_token');
-  return { accessToken: body.access_token, refreshToken: typeof body.refresh_token === 'string' ? body.refresh_token : '', body };
+  if (typeof body.access_token !== 'string' || !body.access_token)
+    throw providerUnavailable(endpoint, 'answered without an access_token');
+  return {
+    accessToken: body.access_token,
+    refreshToken: typeof body.refresh_token === 'string' ? body.refresh_token : '',
+    body,
+  };
 }
 
 export function variantFor(kind: ProviderKind, config: OAuthProviderConfig): ProviderVariant {

@@ -6,7 +6,8 @@ import { presentUser } from '../../presenters/user';
 import { isAdminUser } from '../../auth/principal';
 import { startSession, upsertUser } from '../../auth/session';
 
-export const wantsJson = (req: Request) => (req.get('accept') ?? '').includes('application/json') && !(req.get('accept') ?? '').includes('text/html');
+export const wantsJson = (req: Request) =>
+  (req.get('accept') ?? '').includes('application/json') && !(req.get('accept') ?? '').includes('text/html');
 
 /** `POST /svc/auth/dev-login`: local single-machine sign-in by user name (refused in production at start-up). */
 export function devLoginRouter(deps: AppDeps): Router {
@@ -18,7 +19,12 @@ export function devLoginRouter(deps: AppDeps): Router {
   });
   router.post('/dev-login', async (req, res) => {
     const { login } = parseInput(DevLoginRequestSchema, req.body);
-    const user = await upsertUser(deps.db, { provider: 'dev', subject: login.toLowerCase(), login: login.toLowerCase(), name: login });
+    const user = await upsertUser(deps.db, {
+      provider: 'dev',
+      subject: login.toLowerCase(),
+      login: login.toLowerCase(),
+      name: login,
+    });
     await startSession(deps, res, user.id, req.secure);
     if (wantsJson(req)) res.json(presentUser(user, isAdminUser(user, deps.config.adminUsers)));
     else res.redirect(303, deps.config.webAppUrl);

@@ -7,7 +7,12 @@ import { ConfigError } from '../../config';
 import { AppError, invalidInput, unauthenticated } from '../../http/errors';
 import { parseInput } from '../../http/validate';
 import { startSession, upsertUser, type ExternalIdentity } from '../../auth/session';
-import { OAUTH_STATE_COOKIE, OAUTH_STATE_COOKIE_PATH, SignedCookieStateStore, type StateFailure } from '../../auth/oauth/state-store';
+import {
+  OAUTH_STATE_COOKIE,
+  OAUTH_STATE_COOKIE_PATH,
+  SignedCookieStateStore,
+  type StateFailure,
+} from '../../auth/oauth/state-store';
 import { ProviderStrategy } from '../../auth/oauth/strategy';
 import { variantFor } from '../../auth/oauth/variants';
 import { safeCode } from '../../auth/oauth/provider-http';
@@ -30,19 +35,32 @@ export function oauthRouter(deps: AppDeps): Router {
   const providerConfig = kind === 'dev' ? null : deps.config.auth[kind];
   if (kind === 'dev' || !providerConfig) throw new ConfigError(`AUTH_PROVIDER=${kind} has no OAuth configuration`);
   const authenticator = new Passport();
-  authenticator.use(kind, new ProviderStrategy(variantFor(kind, providerConfig), new SignedCookieStateStore(deps.keys, kind)));
+  authenticator.use(
+    kind,
+    new ProviderStrategy(variantFor(kind, providerConfig), new SignedCookieStateStore(deps.keys, kind)),
+  );
   // Read per request: the callback must be the public address the provider has registered.
-  const options = (): AuthenticateOptions & { callbackURL: string } => ({ session: false, callbackURL: `${deps.config.publicUrl}${OAUTH_CALLBACK_PATH}` });
+  const options = (): AuthenticateOptions & { callbackURL: string } => ({
+    session: false,
+    callbackURL: `${deps.config.publicUrl}${OAUTH_CALLBACK_PATH}`,
+  });
 
   /** Runs the code exchange; resolves with the provider's identity or rejects with a typed AppError. */
   const completeSignIn = (req: Request, res: Response) =>
     new Promise<ExternalIdentity>((resolve, reject) => {
       const done = (error: unknown, identity?: unknown, info?: unknown) => {
         if (error) reject(signInError(error));
-        else if (!identity) reject(invalidInput((info as StateFailure | undefined)?.message ?? 'the sign-in state does not match; start again'));
+        else if (!identity)
+          reject(
+            invalidInput(
+              (info as StateFailure | undefined)?.message ?? 'the sign-in state does not match; start again',
+            ),
+          );
         else resolve(identity as ExternalIdentity);
       };
-      authenticator.authenticate(kind, options(), done)(req, res, (error?: unknown) => reject(error ?? new AppError('internal', 'sign-in did not complete')));
+      authenticator.authenticate(kind, options(), done)(req, res, (error?: unknown) =>
+        reject(error ?? new AppError('internal', 'sign-in did not complete')),
+      );
     });
 
   const router = Router();
@@ -50,9 +68,15 @@ export function oauthRouter(deps: AppDeps): Router {
   router.get('/login', (req, res, next) => authenticator.authenticate(kind, options())(req, res, next));
   router.get('/callback', async (req, res) => {
     // The state cookie is single use: cleared whatever the outcome.
-    res.clearCookie(OAUTH_STATE_COOKIE, { path: OAUTH_STATE_COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: req.secure });
+    res.clearCookie(OAUTH_STATE_COOKIE, {
+      path: OAUTH_STATE_COOKIE_PATH,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: req.secure,
+    });
     const query = parseInput(CallbackQuerySchema, req.query, 'query');
-    if (query.error !== undefined) throw unauthenticated(`sign-in was not completed: the provider answered ${safeCode(query.error)}`);
+    if (query.error !== undefined)
+      throw unauthenticated(`sign-in was not completed: the provider answered ${safeCode(query.error)}`);
     if (!query.state) throw invalidInput('query.state: missing; start again at /svc/auth/login');
     if (!query.code) throw invalidInput('query.code: missing');
     let identity: ExternalIdentity;

@@ -30,7 +30,12 @@ async function handleFiles(deps: AppDeps, req: Request, res: Response, next: Nex
   const writes = WRITES.has(req.method);
   if (!writes && !READS.has(req.method)) throw notFound('no such endpoint');
   await guardUnreadBody(req, res, async () => {
-    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), String(req.params.id), writes ? 'files.write' : 'files.read');
+    const { workflow } = await authorizeWorkflow(
+      deps.db,
+      principalOf(req),
+      String(req.params.id),
+      writes ? 'files.write' : 'files.read',
+    );
     const root = workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id);
     const { path, trailingSlash } = pathFromUrl(req);
     const maxBytes = deps.config.storage.maxUploadBytes;
@@ -50,7 +55,8 @@ async function handleFiles(deps: AppDeps, req: Request, res: Response, next: Nex
       }
       case 'POST': {
         const written = await writeMultipartBody(req, root, path || queryValue(req, 'path'), maxBytes);
-        for (const file of written) await announce(deps, req, workflow, { path: file.path, size: file.size, sha256: file.sha256 });
+        for (const file of written)
+          await announce(deps, req, workflow, { path: file.path, size: file.size, sha256: file.sha256 });
         return void res.status(201).json(written.map(presentWrite));
       }
       case 'DELETE': {

@@ -20,7 +20,12 @@ const MAX_PARTS = 1000;
 export async function stageMultipart(req: Request, root: string, dir: string, maxBytes: number): Promise<StagedPart[]> {
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: req.headers, preservePath: true, defParamCharset: 'utf8', limits: { files: MAX_PARTS, parts: MAX_PARTS, fieldSize: 64 * 1024 } });
+    parser = busboy({
+      headers: req.headers,
+      preservePath: true,
+      defParamCharset: 'utf8',
+      limits: { files: MAX_PARTS, parts: MAX_PARTS, fieldSize: 64 * 1024 },
+    });
   } catch {
     throw new AppError('unsupported_media_type', 'expected a multipart/form-data body');
   }
@@ -52,7 +57,9 @@ export async function stageMultipart(req: Request, root: string, dir: string, ma
     parser.on('file', (_field, stream, info) => work.push(stagePart(work.length, stream, info.filename)));
     parser.on('partsLimit', () => fail(invalidInput(`more than ${MAX_PARTS} parts`)));
     parser.on('filesLimit', () => fail(invalidInput(`more than ${MAX_PARTS} files`)));
-    parser.on('error', (error) => fail(error instanceof AppError ? error : invalidInput(`malformed multipart body: ${(error as Error).message}`)));
+    parser.on('error', (error) =>
+      fail(error instanceof AppError ? error : invalidInput(`malformed multipart body: ${(error as Error).message}`)),
+    );
     parser.on('close', resolve);
     pipeBody(req, parser);
   });

@@ -16,7 +16,8 @@ export interface WriteResult {
   created: boolean;
 }
 
-export const presentWrite = ({ path, size, sha256 }: WriteResult) => (sha256 === null ? { path, size } : { path, size, sha256 });
+export const presentWrite = ({ path, size, sha256 }: WriteResult) =>
+  sha256 === null ? { path, size } : { path, size, sha256 };
 
 /** Runs a handler that may leave a request body unread; an error answer then lingers instead of resetting. */
 export async function guardUnreadBody(req: Request, res: Response, handler: () => Promise<void>): Promise<void> {
@@ -32,7 +33,13 @@ export async function guardUnreadBody(req: Request, res: Response, handler: () =
  * PUT: the raw request body streamed into `path` under `root`, renamed into place when complete.
  * `sha256` hashes it on the way (workspace files, whose events carry the hash).
  */
-export async function writeRequestBody(req: Request, root: string, path: string, trailingSlash: boolean, options: { maxBytes: number; sha256: boolean }): Promise<WriteResult> {
+export async function writeRequestBody(
+  req: Request,
+  root: string,
+  path: string,
+  trailingSlash: boolean,
+  options: { maxBytes: number; sha256: boolean },
+): Promise<WriteResult> {
   const { maxBytes } = options;
   checkDeclaredLength(req, maxBytes);
   const target = await resolveSafePath(root, path);
@@ -44,7 +51,12 @@ export async function writeRequestBody(req: Request, root: string, path: string,
 }
 
 /** POST multipart: every file part staged first, then all renamed into place. */
-export async function writeMultipartBody(req: Request, root: string, dir: string, maxBytes: number): Promise<WriteResult[]> {
+export async function writeMultipartBody(
+  req: Request,
+  root: string,
+  dir: string,
+  maxBytes: number,
+): Promise<WriteResult[]> {
   checkDeclaredLength(req, maxBytes);
   const staged = await stageMultipart(req, root, dir, maxBytes);
   const results: WriteResult[] = [];

@@ -43,7 +43,13 @@ export function renderMarkdownPage(title: string, source: string): string {
  * gatekeeper: `send` gets the checked absolute path, dotfiles allowed, no root of its own. Never sent
  * as an attachment; the client decides how to show it.
  */
-export async function serveFile(req: Request, res: Response, next: NextFunction, file: SafePath, options: { renderMarkdown: boolean; rawMarkdown: boolean }): Promise<void> {
+export async function serveFile(
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  file: SafePath,
+  options: { renderMarkdown: boolean; rawMarkdown: boolean },
+): Promise<void> {
   if (!file.stats?.isFile()) throw notFound('no such file');
   res.set(USER_CONTENT_HEADERS);
   const isMarkdown = extname(file.relative).toLowerCase() === '.md';
@@ -52,10 +58,16 @@ export async function serveFile(req: Request, res: Response, next: NextFunction,
     res.type('html').send(page);
     return;
   }
-  if (isMarkdown && (options.rawMarkdown || options.renderMarkdown)) res.set('Content-Type', 'text/plain; charset=utf-8');
+  if (isMarkdown && (options.rawMarkdown || options.renderMarkdown))
+    res.set('Content-Type', 'text/plain; charset=utf-8');
   else res.type(extname(file.relative) || 'application/octet-stream');
   // send passes unknown options on to fs.createReadStream, hence highWaterMark here.
-  const sendOptions = { dotfiles: 'allow' as const, lastModified: true, acceptRanges: true, highWaterMark: READ_CHUNK_BYTES };
+  const sendOptions = {
+    dotfiles: 'allow' as const,
+    lastModified: true,
+    acceptRanges: true,
+    highWaterMark: READ_CHUNK_BYTES,
+  };
   res.sendFile(file.absolute, sendOptions, (error?: NodeJS.ErrnoException) => {
     if (!error || res.headersSent) return;
     next(error.code === 'ENOENT' || error.code === 'EISDIR' ? notFound('no such file') : error);

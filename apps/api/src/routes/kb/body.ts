@@ -10,7 +10,11 @@ import { parseInput } from '../../http/validate';
 export const KB_TEXT_LIMIT = '5mb';
 
 /** Parses `text/plain` (and `text/markdown`) bodies of `PUT /kb`, refusing invalid UTF-8. */
-export const kbTextParser: RequestHandler = express.text({ type: ['text/plain', 'text/markdown'], limit: KB_TEXT_LIMIT, verify: requireUtf8 });
+export const kbTextParser: RequestHandler = express.text({
+  type: ['text/plain', 'text/markdown'],
+  limit: KB_TEXT_LIMIT,
+  verify: requireUtf8,
+});
 
 const KbTextJsonSchema = z.object({ text: z.string() }).strict();
 
@@ -25,8 +29,10 @@ export function kbTextFromRequest(req: Request): string {
 export function kbArticlesFromText(text: string): KbTextArticle[] {
   const articles = splitKbText(text);
   articles.forEach((article, i) => {
-    if (article.title.length > MAX_NAME_CHARS) throw invalidInput(`article ${i + 1}: the title is longer than ${MAX_NAME_CHARS} characters`);
-    if (article.content.length > KB_ARTICLE_MAX_CHARS) throw invalidInput(`article ${i + 1}: the content is longer than ${KB_ARTICLE_MAX_CHARS} characters`);
+    if (article.title.length > MAX_NAME_CHARS)
+      throw invalidInput(`article ${i + 1}: the title is longer than ${MAX_NAME_CHARS} characters`);
+    if (article.content.length > KB_ARTICLE_MAX_CHARS)
+      throw invalidInput(`article ${i + 1}: the content is longer than ${KB_ARTICLE_MAX_CHARS} characters`);
   });
   return articles;
 }

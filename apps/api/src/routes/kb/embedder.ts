@@ -34,7 +34,10 @@ export function createOpenAiEmbedder(config: EmbeddingsConfig): Embedder {
     try {
       response = await fetch(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}),
+        },
         body: JSON.stringify({ model: config.model, input, encoding_format: 'float' }),
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
@@ -43,15 +46,23 @@ export function createOpenAiEmbedder(config: EmbeddingsConfig): Embedder {
     }
     if (!response.ok) throw unavailable(`HTTP ${response.status}`);
     const body = (await response.json().catch(() => null)) as { data?: unknown } | null;
-    if (!body || !Array.isArray(body.data) || body.data.length !== input.length) throw unavailable('unexpected response shape');
-    const rows = [...(body.data as { index?: unknown; embedding?: unknown }[])].sort((a, b) => Number(a.index) - Number(b.index));
+    if (!body || !Array.isArray(body.data) || body.data.length !== input.length)
+      throw unavailable('unexpected response shape');
+    const rows = [...(body.data as { index?: unknown; embedding?: unknown }[])].sort(
+      (a, b) => Number(a.index) - Number(b.index),
+    );
     return rows.map((row) => {
       const values = row.embedding;
-      if (!Array.isArray(values) || values.length === 0 || !values.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+      if (
+        !Array.isArray(values) ||
+        values.length === 0 ||
+        !values.every((v) => typeof v === 'number' && Number.isFinite(v))
+      ) {
         throw unavailable('an embedding is not a list of numbers');
       }
       if (dimensions === 0) dimensions = values.length;
-      if (values.length !== dimensions) throw unavailable(`vector length changed from ${dimensions} to ${values.length}`);
+      if (values.length !== dimensions)
+        throw unavailable(`vector length changed from ${dimensions} to ${values.length}`);
       return Float32Array.from(values as number[]);
     });
   }

@@ -19,10 +19,12 @@ export function kbRouter(deps: AppDeps): Router {
   const router = Router();
   const { db } = deps;
   const embedder = createKbEmbedder(deps.config.kbEmbeddings);
-  const allowed = (action: 'kb.read' | 'kb.write'): RequestHandler => (req, _res, next) => {
-    authorizeGlobal(principalOf(req), action);
-    next();
-  };
+  const allowed =
+    (action: 'kb.read' | 'kb.write'): RequestHandler =>
+    (req, _res, next) => {
+      authorizeGlobal(principalOf(req), action);
+      next();
+    };
   const read = allowed('kb.read');
   const write = allowed('kb.write');
 
@@ -40,7 +42,9 @@ export function kbRouter(deps: AppDeps): Router {
       const created = [];
       for (const [i, article] of articles.entries()) {
         // Distinct creation times keep the text's article order when it is read back.
-        const row = await tx.kbArticle.create({ data: { title: article.title, content: article.content, created_at: new Date(base + i) } });
+        const row = await tx.kbArticle.create({
+          data: { title: article.title, content: article.content, created_at: new Date(base + i) },
+        });
         await writeChunks(tx, row.id, chunks[i]!);
         created.push(row);
       }

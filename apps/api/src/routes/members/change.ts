@@ -10,13 +10,19 @@ import { conflict, notFound } from '../../http/errors';
 export async function changeMember(db: Db, projectId: string, userId: string, role: Role | null): Promise<void> {
   await db.$transaction(async (tx) => {
     await tx.project.update({ where: { id: projectId }, data: { updated_at: new Date() } });
-    const member = await tx.projectMember.findUnique({ where: { project_id_user_id: { project_id: projectId, user_id: userId } } });
+    const member = await tx.projectMember.findUnique({
+      where: { project_id_user_id: { project_id: projectId, user_id: userId } },
+    });
     if (!member) throw notFound('member not found');
     if (member.role === 'owner' && role !== 'owner') {
       const owners = await tx.projectMember.count({ where: { project_id: projectId, role: 'owner' } });
       if (owners <= 1) throw conflict(role ? 'the last owner cannot be demoted' : 'the last owner cannot be removed');
     }
-    if (role) await tx.projectMember.update({ where: { project_id_user_id: { project_id: projectId, user_id: userId } }, data: { role } });
+    if (role)
+      await tx.projectMember.update({
+        where: { project_id_user_id: { project_id: projectId, user_id: userId } },
+        data: { role },
+      });
     else await tx.projectMember.delete({ where: { project_id_user_id: { project_id: projectId, user_id: userId } } });
   });
 }

@@ -15,7 +15,10 @@ export async function deleteProject(deps: AppDeps, project: Project, log: Logger
   const { db } = deps;
   const at = new Date();
   const archivePath = archiveDir(deps.config.dataDir, project.id, at);
-  const marked = await db.project.updateMany({ where: { id: project.id, deleted_at: null }, data: { deleted_at: at, archive_path: archivePath } });
+  const marked = await db.project.updateMany({
+    where: { id: project.id, deleted_at: null },
+    data: { deleted_at: at, archive_path: archivePath },
+  });
   if (marked.count === 0) throw notFound('project not found');
   try {
     await archiveProjectFiles(deps.config.dataDir, project.id, at);

@@ -27,7 +27,11 @@ export function projectsRouter(deps: AppDeps): Router {
       include: { members: { where: { user_id: userId }, select: { role: true } } },
       orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
     });
-    res.json(projects.map(({ members, ...project }) => presentProject(project, (members[0]?.role as Role | undefined) ?? null)));
+    res.json(
+      projects.map(({ members, ...project }) =>
+        presentProject(project, (members[0]?.role as Role | undefined) ?? null),
+      ),
+    );
   });
 
   router.post('/projects', requireAuth, async (req, res) => {
@@ -37,7 +41,12 @@ export function projectsRouter(deps: AppDeps): Router {
     const body = parseInput(CreateProjectRequestSchema, req.body ?? {});
     const userId = principal.user.id;
     const project = await db.project.create({
-      data: { name: body.name, description: body.description ?? '', created_by: userId, members: { create: { user_id: userId, role: 'owner' } } },
+      data: {
+        name: body.name,
+        description: body.description ?? '',
+        created_by: userId,
+        members: { create: { user_id: userId, role: 'owner' } },
+      },
     });
     res.status(201).location(`/svc/api/projects/${project.id}`).json(presentProject(project, 'owner'));
   });

@@ -22,7 +22,11 @@ export function settingsRouter(deps: AppDeps): Router {
     const key = parseInput(SettingKeySchema, req.params.key, 'path.key');
     const { value } = parseInput(PutSettingRequestSchema, req.body ?? {});
     const updatedBy = principal.kind === 'user' ? principal.user.id : null;
-    const row = await db.setting.upsert({ where: { key }, create: { key, value, updated_by: updatedBy }, update: { value, updated_by: updatedBy } });
+    const row = await db.setting.upsert({
+      where: { key },
+      create: { key, value, updated_by: updatedBy },
+      update: { value, updated_by: updatedBy },
+    });
     res.json({ key: row.key, value: row.value, updated_at: row.updated_at.toISOString() });
   });
 

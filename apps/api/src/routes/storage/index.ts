@@ -35,12 +35,16 @@ async function handleStorage(deps: AppDeps, req: Request, res: Response, next: N
       case 'HEAD': {
         if (trailingSlash) return void res.json(await listPath(req, root, path));
         const target = await resolveSafePath(root, path);
-        if (target.stats?.isDirectory()) throw notFound(`"${target.relative}" is a directory; list it as "${target.relative}/"`);
+        if (target.stats?.isDirectory())
+          throw notFound(`"${target.relative}" is a directory; list it as "${target.relative}/"`);
         return serveFile(req, res, next, target, { renderMarkdown: false, rawMarkdown: false });
       }
       case 'PUT': {
         // No hash here: it would cost as much CPU as the copy itself on multi-GB objects.
-        const written = await writeRequestBody(req, root, path, trailingSlash, { maxBytes: deps.config.storage.maxUploadBytes, sha256: false });
+        const written = await writeRequestBody(req, root, path, trailingSlash, {
+          maxBytes: deps.config.storage.maxUploadBytes,
+          sha256: false,
+        });
         return void res.status(written.created ? 201 : 200).json(presentWrite(written));
       }
       case 'DELETE': {

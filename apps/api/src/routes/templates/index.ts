@@ -24,7 +24,8 @@ export function templatesRouter(deps: AppDeps): Router {
   router.post('/workflows/:id/template', requireAuth, async (req, res) => {
     const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), String(req.params.id), 'files.write');
     const { name } = parseInput(UseTemplateRequestSchema, req.body ?? {});
-    if (!(await deps.templates.list()).some((t) => t.name === name)) throw notFound(`no template named ${JSON.stringify(name)}`);
+    if (!(await deps.templates.list()).some((t) => t.name === name))
+      throw notFound(`no template named ${JSON.stringify(name)}`);
     const dir = workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id);
     await mkdir(dir, { recursive: true });
     await deps.templates.materialize(name, dir);

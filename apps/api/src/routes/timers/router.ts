@@ -11,7 +11,8 @@ import { presentTimer } from '../../services/timers';
 import { CreateTimerRequestSchema } from './schema';
 
 /** A worker sets timers on the workflows it runs; a person needs the right to steer the workflow. */
-const controlAction = (principal: Principal): ProjectAction => (principal.kind === 'worker' ? 'workflow.worker' : 'workflow.control');
+const controlAction = (principal: Principal): ProjectAction =>
+  principal.kind === 'worker' ? 'workflow.worker' : 'workflow.control';
 
 /** Timers (spec rule 12): durable scheduled resumes of a workflow, fired once by the server. */
 export function timersRouter(deps: AppDeps): Router {
@@ -22,9 +23,15 @@ export function timersRouter(deps: AppDeps): Router {
     const principal = principalOf(req);
     const { workflow } = await authorizeWorkflow(db, principal, req.params.id as string, controlAction(principal));
     const body = parseInput(CreateTimerRequestSchema, req.body ?? {});
-    if (TERMINAL_WORKFLOW_STATUSES.includes(workflow.status as WorkflowStatus)) throw conflict(`the workflow has finished (status is ${workflow.status})`);
+    if (TERMINAL_WORKFLOW_STATUSES.includes(workflow.status as WorkflowStatus))
+      throw conflict(`the workflow has finished (status is ${workflow.status})`);
     const timer = await db.timer.create({
-      data: { workflow_id: workflow.id, fire_at: new Date(Date.now() + body.seconds * 1000), reason: body.reason, status: 'pending' },
+      data: {
+        workflow_id: workflow.id,
+        fire_at: new Date(Date.now() + body.seconds * 1000),
+        reason: body.reason,
+        status: 'pending',
+      },
     });
     deps.dispatcher.timersChanged?.();
     res.status(201).location(`/svc/api/timers/${timer.id}`).json(presentTimer(timer));
@@ -32,7 +39,10 @@ export function timersRouter(deps: AppDeps): Router {
 
   router.get('/workflows/:id/timers', requireAuth, async (req, res) => {
     const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read');
-    const timers = await db.timer.findMany({ where: { workflow_id: workflow.id }, orderBy: [{ fire_at: 'asc' }, { id: 'asc' }] });
+    const timers = await db.timer.findMany({
+      where: { workflow_id: workflow.id },
+      orderBy: [{ fire_at: 'asc' }, { id: 'asc' }],
+    });
     res.json(timers.map(presentTimer));
   });
 
@@ -42,8 +52,12 @@ export function timersRouter(deps: AppDeps): Router {
     const timer = await db.timer.findUnique({ where: { id: req.params.id as string } });
     if (!timer) throw notFound('timer not found');
     await authorizeWorkflow(db, principal, timer.workflow_id, controlAction(principal));
-    const { count } = await db.timer.updateMany({ where: { id: timer.id, status: 'pending' }, data: { status: 'cancelled' } });
-    if (count === 0) throw conflict(`the timer is ${timer.status === 'pending' ? 'no longer pending' : timer.status} already`);
+    const { count } = await db.timer.updateMany({
+      where: { id: timer.id, status: 'pending' },
+      data: { status: 'cancelled' },
+    });
+    if (count === 0)
+      throw conflict(`the timer is ${timer.status === 'pending' ? 'no longer pending' : timer.status} already`);
     deps.dispatcher.timersChanged?.();
     res.status(204).end();
   });

@@ -20,7 +20,13 @@ export function workflowActionsRouter(deps: AppDeps): Router {
   router.post('/workflows/:id/answer', requireAuth, async (req, res) => {
     const { workflow } = await load(req);
     const { answer } = parseInput(AnswerRequestSchema, req.body ?? {});
-    const updated = await transitionWorkflow(deps, workflow, ['waiting_user'], { status: 'running', question: null }, 'the workflow is not waiting for an answer');
+    const updated = await transitionWorkflow(
+      deps,
+      workflow,
+      ['waiting_user'],
+      { status: 'running', question: null },
+      'the workflow is not waiting for an answer',
+    );
     await dispatchSafely(req.log, 'answer', workflow.id, () => deps.dispatcher.answer(workflow.id, answer));
     res.json(presentWorkflow(updated));
   });
@@ -30,11 +36,18 @@ export function workflowActionsRouter(deps: AppDeps): Router {
     const { message } = parseInput(FeedbackRequestSchema, req.body ?? {});
     if (workflow.status === 'waiting_user') throw conflict('answer the open question first');
     if (workflow.status === 'cancelled') throw conflict('the workflow was cancelled; retry it first');
-    if ((await db.agentStateSnapshot.count({ where: { workflow_id: workflow.id } })) === 0) throw conflict('there is no plan to revise yet');
+    if ((await db.agentStateSnapshot.count({ where: { workflow_id: workflow.id } })) === 0)
+      throw conflict('there is no plan to revise yet');
     // A finished workflow goes back to the queue; one in progress keeps its status and the worker revises.
     const updated =
       workflow.status === 'completed' || workflow.status === 'failed'
-        ? await transitionWorkflow(deps, workflow, ['completed', 'failed'], { status: 'pending', error: null }, 'the workflow changed meanwhile')
+        ? await transitionWorkflow(
+            deps,
+            workflow,
+            ['completed', 'failed'],
+            { status: 'pending', error: null },
+            'the workflow changed meanwhile',
+          )
         : workflow;
     await dispatchSafely(req.log, 'feedback', workflow.id, () => deps.dispatcher.feedback(workflow.id, message));
     res.json(presentWorkflow(updated));
@@ -43,7 +56,13 @@ export function workflowActionsRouter(deps: AppDeps): Router {
   router.post('/workflows/:id/cancel', requireAuth, async (req, res) => {
     const { workflow } = await load(req);
     parseInput(EmptyBodySchema, req.body ?? {});
-    const updated = await transitionWorkflow(deps, workflow, UNFINISHED_STATUSES, { status: 'cancelled', question: null }, 'the workflow has already finished');
+    const updated = await transitionWorkflow(
+      deps,
+      workflow,
+      UNFINISHED_STATUSES,
+      { status: 'cancelled', question: null },
+      'the workflow has already finished',
+    );
     await dispatchSafely(req.log, 'cancel', workflow.id, () => deps.dispatcher.cancel(workflow.id));
     res.json(presentWorkflow(updated));
   });
@@ -51,7 +70,13 @@ export function workflowActionsRouter(deps: AppDeps): Router {
   router.post('/workflows/:id/retry', requireAuth, async (req, res) => {
     const { workflow } = await load(req);
     parseInput(EmptyBodySchema, req.body ?? {});
-    const updated = await transitionWorkflow(deps, workflow, ['failed', 'cancelled'], { status: 'pending', error: null, question: null }, 'only a failed or cancelled workflow can be retried');
+    const updated = await transitionWorkflow(
+      deps,
+      workflow,
+      ['failed', 'cancelled'],
+      { status: 'pending', error: null, question: null },
+      'only a failed or cancelled workflow can be retried',
+    );
     await dispatchSafely(req.log, 'retry', workflow.id, () => deps.dispatcher.retry(workflow.id));
     res.json(presentWorkflow(updated));
   });

@@ -12,13 +12,23 @@ import { placeholderTitle } from './title';
  * Creates a `pending` workflow with its workspace (filled from the template when one is chosen), then
  * hands it to the dispatcher and asks for a title without waiting for either: creation never blocks.
  */
-export async function createWorkflow(deps: AppDeps, project: Project, createdBy: string, body: CreateWorkflowRequest, log: Logger): Promise<Workflow> {
+export async function createWorkflow(
+  deps: AppDeps,
+  project: Project,
+  createdBy: string,
+  body: CreateWorkflowRequest,
+  log: Logger,
+): Promise<Workflow> {
   const { db } = deps;
   if (body.template !== undefined) {
     const templates = await deps.templates.list();
-    if (!templates.some((t) => t.name === body.template)) throw invalidInput(`body.template: no template named ${JSON.stringify(body.template)}`);
+    if (!templates.some((t) => t.name === body.template))
+      throw invalidInput(`body.template: no template named ${JSON.stringify(body.template)}`);
   }
-  if (body.worker_id !== undefined && !(await db.worker.findUnique({ where: { id: body.worker_id }, select: { id: true } }))) {
+  if (
+    body.worker_id !== undefined &&
+    !(await db.worker.findUnique({ where: { id: body.worker_id }, select: { id: true } }))
+  ) {
     throw invalidInput('body.worker_id: no worker with that id');
   }
   const workflow = await db.workflow.create({
@@ -42,7 +52,10 @@ export async function createWorkflow(deps: AppDeps, project: Project, createdBy:
     await db.workflow.delete({ where: { id: workflow.id } });
     throw err;
   }
-  deps.events.publishProjectEvent(project.id, 'project_changed', { change: 'workflow_created', workflow_id: workflow.id });
+  deps.events.publishProjectEvent(project.id, 'project_changed', {
+    change: 'workflow_created',
+    workflow_id: workflow.id,
+  });
   void dispatchSafely(log, 'workflowQueued', workflow.id, () => deps.dispatcher.workflowQueued(workflow.id));
   void dispatchSafely(log, 'generateTitle', workflow.id, () => deps.dispatcher.generateTitle(workflow.id));
   return workflow;

@@ -13,11 +13,15 @@ const bySeq = (row: { seq: number }) => [row.seq] as const;
 export function workflowHistoryRouter(deps: AppDeps): Router {
   const router = Router();
   const { db } = deps;
-  const load = async (req: Request) => (await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read')).workflow;
+  const load = async (req: Request) =>
+    (await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read')).workflow;
 
   router.get('/workflows/:id/plan', requireAuth, async (req, res) => {
     const workflow = await load(req);
-    const latest = await db.agentStateSnapshot.findFirst({ where: { workflow_id: workflow.id }, orderBy: { seq: 'desc' } });
+    const latest = await db.agentStateSnapshot.findFirst({
+      where: { workflow_id: workflow.id },
+      orderBy: { seq: 'desc' },
+    });
     res.json(latest ? planFromState(fromSnapshot(snapshotData(latest))) : []);
   });
 
@@ -36,7 +40,11 @@ export function workflowHistoryRouter(deps: AppDeps): Router {
     const workflow = await load(req);
     const page = readPageQuery(req.query, SeqKeySchema);
     const [rows, sums] = await Promise.all([
-      db.llmCallLog.findMany({ where: { workflow_id: workflow.id, ...afterSeq(page.after) }, orderBy: { seq: 'asc' }, take: page.limit + 1 }),
+      db.llmCallLog.findMany({
+        where: { workflow_id: workflow.id, ...afterSeq(page.after) },
+        orderBy: { seq: 'asc' },
+        take: page.limit + 1,
+      }),
       db.llmCallLog.aggregate({
         where: { workflow_id: workflow.id },
         _count: { _all: true },

@@ -35,7 +35,9 @@ export function workflowReportRouter(deps: AppDeps): Router {
   router.get('/workflows/:id/report', requireAuth, async (req, res) => {
     const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), req.params.id as string, 'workflow.read');
     const { format } = parseInput(ReportQuerySchema, { format: req.query.format }, 'query');
-    const text = await readRegularFile(join(workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id), REPORT_FILE));
+    const text = await readRegularFile(
+      join(workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id), REPORT_FILE),
+    );
     if (text === null) throw notFound('the report does not exist yet');
     res.set({ 'Content-Security-Policy': 'sandbox', 'Cache-Control': 'no-store' });
     if (format === 'html') res.type('text/html; charset=utf-8').send(renderReportHtml(text));

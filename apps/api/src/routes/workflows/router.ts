@@ -45,13 +45,19 @@ export function workflowsRouter(deps: AppDeps): Router {
 
   router.delete('/workflows/:id', requireAuth, async (req, res) => {
     const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.control');
-    const cancelled = await db.workflow.updateMany({ where: { id: workflow.id, status: { in: [...UNFINISHED_STATUSES] } }, data: { status: 'cancelled', question: null } });
+    const cancelled = await db.workflow.updateMany({
+      where: { id: workflow.id, status: { in: [...UNFINISHED_STATUSES] } },
+      data: { status: 'cancelled', question: null },
+    });
     if (cancelled.count > 0) {
       await publishStatus(deps, workflow, { status: 'cancelled', question: null });
       await dispatchSafely(req.log, 'cancel', workflow.id, () => deps.dispatcher.cancel(workflow.id));
     }
     await db.workflow.updateMany({ where: { id: workflow.id, deleted_at: null }, data: { deleted_at: new Date() } });
-    deps.events.publishProjectEvent(workflow.project_id, 'project_changed', { change: 'workflow_deleted', workflow_id: workflow.id });
+    deps.events.publishProjectEvent(workflow.project_id, 'project_changed', {
+      change: 'workflow_deleted',
+      workflow_id: workflow.id,
+    });
     res.status(204).end();
   });
 

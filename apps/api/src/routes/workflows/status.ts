@@ -20,7 +20,13 @@ export interface StatusChange {
  * Moves a live workflow to `change.status` only if its status is still one of `from` (one conditional
  * UPDATE, so two racing requests cannot both win); 409 `conflict` otherwise. Publishes the events.
  */
-export async function transitionWorkflow(deps: AppDeps, workflow: WorkflowRef, from: readonly WorkflowStatus[], change: StatusChange, why: string): Promise<Workflow> {
+export async function transitionWorkflow(
+  deps: AppDeps,
+  workflow: WorkflowRef,
+  from: readonly WorkflowStatus[],
+  change: StatusChange,
+  why: string,
+): Promise<Workflow> {
   const { count } = await deps.db.workflow.updateMany({
     where: { id: workflow.id, deleted_at: null, status: { in: [...from] } },
     data: change,
@@ -38,14 +44,22 @@ export async function publishStatus(deps: AppDeps, workflow: WorkflowRef, change
   if (change.question !== undefined) data.question = change.question;
   if (change.error !== undefined) data.error = change.error;
   await deps.events.publishWorkflowEvent(workflow, 'workflow_status', data);
-  deps.events.publishProjectEvent(workflow.project_id, 'project_changed', { change: 'workflow_updated', workflow_id: workflow.id });
+  deps.events.publishProjectEvent(workflow.project_id, 'project_changed', {
+    change: 'workflow_updated',
+    workflow_id: workflow.id,
+  });
 }
 
 /**
  * Hands work to the dispatcher without letting its failure undo what the database already says: the
  * stored status is the truth and the dispatcher re-reads it; a failed hand-off is only logged.
  */
-export async function dispatchSafely(log: Logger, what: string, workflowId: string, call: () => Promise<void>): Promise<void> {
+export async function dispatchSafely(
+  log: Logger,
+  what: string,
+  workflowId: string,
+  call: () => Promise<void>,
+): Promise<void> {
   try {
     await call();
   } catch (err) {

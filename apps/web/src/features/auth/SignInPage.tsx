@@ -41,7 +41,14 @@ function DevSignInForm() {
     <form onSubmit={submit} className="stack">
       <label>
         User name
-        <input name="login" value={login} onChange={(e) => setLogin(e.target.value)} autoComplete="username" required autoFocus />
+        <input
+          name="login"
+          value={login}
+          onChange={(e) => setLogin(e.target.value)}
+          autoComplete="username"
+          required
+          autoFocus
+        />
       </label>
       <p className="hint">Development sign-in: no password. Any name creates that user.</p>
       <ErrorNote error={signIn.error} />

@@ -14,6 +14,7 @@ export async function fetchMe(): Promise<User | null> {
 }
 
 /** Dev provider sign-in by user name (JSON answer instead of the redirect a plain form gets). */
-export const devLogin = (login: string) => apiJson('/svc/auth/dev-login', UserSchema, { method: 'POST', json: { login } });
+export const devLogin = (login: string) =>
+  apiJson('/svc/auth/dev-login', UserSchema, { method: 'POST', json: { login } });
 
 export const logout = () => apiVoid('/svc/auth/logout', { method: 'POST' });

@@ -8,7 +8,15 @@ import { deleteArticle, updateArticle } from './api';
 import { ArticleEditor } from './ArticleEditor';
 
 /** One article; administrators edit or delete it in place. */
-export function ArticlePanel({ article, canEdit, onDeleted }: { article: KbArticle; canEdit: boolean; onDeleted(): void }) {
+export function ArticlePanel({
+  article,
+  canEdit,
+  onDeleted,
+}: {
+  article: KbArticle;
+  canEdit: boolean;
+  onDeleted(): void;
+}) {
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['kb'] });
@@ -31,7 +39,14 @@ export function ArticlePanel({ article, canEdit, onDeleted }: { article: KbArtic
     return (
       <article className="card">
         <h2>Edit article</h2>
-        <ArticleEditor initial={article} busy={save.isPending} error={save.error} submitLabel="Save article" onSave={(body) => save.mutate(body)} onCancel={() => setEditing(false)} />
+        <ArticleEditor
+          initial={article}
+          busy={save.isPending}
+          error={save.error}
+          submitLabel="Save article"
+          onSave={(body) => save.mutate(body)}
+          onCancel={() => setEditing(false)}
+        />
       </article>
     );
   }
@@ -44,7 +59,13 @@ export function ArticlePanel({ article, canEdit, onDeleted }: { article: KbArtic
             <button type="button" onClick={() => setEditing(true)}>
               Edit
             </button>
-            <ConfirmButton label="Delete" question={`Delete “${article.title}”?`} confirmLabel="Yes, delete" busy={remove.isPending} onConfirm={() => remove.mutate()} />
+            <ConfirmButton
+              label="Delete"
+              question={`Delete “${article.title}”?`}
+              confirmLabel="Yes, delete"
+              busy={remove.isPending}
+              onConfirm={() => remove.mutate()}
+            />
           </div>
         )}
       </div>

@@ -9,7 +9,11 @@ import { searchKb } from './api';
 export function KbSearch({ onOpen }: { onOpen(articleId: string): void }) {
   const [text, setText] = useState('');
   const [query, setQuery] = useState('');
-  const results = useQuery({ queryKey: queryKeys.kbSearch(query), queryFn: () => searchKb(query), enabled: query !== '' });
+  const results = useQuery({
+    queryKey: queryKeys.kbSearch(query),
+    queryFn: () => searchKb(query),
+    enabled: query !== '',
+  });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setQuery(text.trim());
@@ -20,7 +24,12 @@ export function KbSearch({ onOpen }: { onOpen(articleId: string): void }) {
       <form role="search" onSubmit={submit} className="row">
         <label className="grow">
           <span className="visually-hidden">Search the knowledge base</span>
-          <input type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="e.g. which port does the web app use?" />
+          <input
+            type="search"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder="e.g. which port does the web app use?"
+          />
         </label>
         <button type="submit">Search</button>
       </form>

@@ -5,7 +5,8 @@ import { apiJson, apiVoid } from '../../lib/api';
 const enc = encodeURIComponent;
 
 export const listArticles = () => apiJson('/kb/articles', z.array(KbArticleSchema));
-export const createArticle = (body: { title: string; content: string }) => apiJson('/kb/articles', KbArticleSchema, { method: 'POST', json: body });
+export const createArticle = (body: { title: string; content: string }) =>
+  apiJson('/kb/articles', KbArticleSchema, { method: 'POST', json: body });
 export const updateArticle = (id: string, body: { title: string; content: string }) =>
   apiJson(`/kb/articles/${enc(id)}`, KbArticleSchema, { method: 'PUT', json: body });
 export const deleteArticle = (id: string) => apiVoid(`/kb/articles/${enc(id)}`, { method: 'DELETE' });

@@ -16,7 +16,10 @@ export function DeleteProjectButton({ project }: { project: Project }) {
     onSuccess: () => {
       const before = queryClient.getQueryData<Project[]>(queryKeys.projects) ?? [project];
       const next = nextProjectAfterDelete(before, project.id);
-      queryClient.setQueryData<Project[]>(queryKeys.projects, before.filter((p) => p.id !== project.id));
+      queryClient.setQueryData<Project[]>(
+        queryKeys.projects,
+        before.filter((p) => p.id !== project.id),
+      );
       void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
       navigate(next ? `/projects/${encodeURIComponent(next)}` : '/', { replace: true });
     },

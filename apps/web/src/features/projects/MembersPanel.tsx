@@ -27,7 +27,13 @@ export function MembersPanel({ project }: { project: Project }) {
           </thead>
           <tbody>
             {members.data.map((member) => (
-              <MemberRow key={member.user_id} projectId={project.id} member={member} canManage={canManage} isSelf={member.user_id === user.id} />
+              <MemberRow
+                key={member.user_id}
+                projectId={project.id}
+                member={member}
+                canManage={canManage}
+                isSelf={member.user_id === user.id}
+              />
             ))}
           </tbody>
         </table>
@@ -45,7 +51,17 @@ function useMemberMutation<T>(projectId: string, run: (arg: T) => Promise<unknow
   });
 }
 
-function MemberRow({ projectId, member, canManage, isSelf }: { projectId: string; member: Member; canManage: boolean; isSelf: boolean }) {
+function MemberRow({
+  projectId,
+  member,
+  canManage,
+  isSelf,
+}: {
+  projectId: string;
+  member: Member;
+  canManage: boolean;
+  isSelf: boolean;
+}) {
   const setRole = useMemberMutation(projectId, (role: Role) => changeMemberRole(projectId, member.user_id, role));
   const remove = useMemberMutation(projectId, () => removeMember(projectId, member.user_id));
   return (
@@ -57,7 +73,12 @@ function MemberRow({ projectId, member, canManage, isSelf }: { projectId: string
       </td>
       <td>
         {canManage ? (
-          <select aria-label={`Role of ${member.login}`} value={member.role} onChange={(e) => setRole.mutate(e.target.value as Role)} disabled={setRole.isPending}>
+          <select
+            aria-label={`Role of ${member.login}`}
+            value={member.role}
+            onChange={(e) => setRole.mutate(e.target.value as Role)}
+            disabled={setRole.isPending}
+          >
             <option value="owner">owner</option>
             <option value="member">member</option>
           </select>
@@ -68,7 +89,13 @@ function MemberRow({ projectId, member, canManage, isSelf }: { projectId: string
       </td>
       {canManage && (
         <td>
-          <button type="button" className="danger small" onClick={() => remove.mutate(undefined)} disabled={remove.isPending} aria-label={`Remove ${member.login}`}>
+          <button
+            type="button"
+            className="danger small"
+            onClick={() => remove.mutate(undefined)}
+            disabled={remove.isPending}
+            aria-label={`Remove ${member.login}`}
+          >
             Remove
           </button>
           <ErrorNote error={remove.error} />

@@ -52,7 +52,13 @@ function CreateProjectForm() {
     <form onSubmit={submit} className="stack compact" aria-label="New project">
       <label>
         New project
-        <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Project name" maxLength={200} required />
+        <input
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="Project name"
+          maxLength={200}
+          required
+        />
       </label>
       <ErrorNote error={create.error} />
       <button type="submit" disabled={create.isPending}>

@@ -5,12 +5,14 @@ import { apiJson, apiVoid } from '../../lib/api';
 const enc = encodeURIComponent;
 
 export const listProjects = () => apiJson('/projects', z.array(ProjectSchema));
-export const createProject = (body: { name: string; description?: string }) => apiJson('/projects', ProjectSchema, { method: 'POST', json: body });
+export const createProject = (body: { name: string; description?: string }) =>
+  apiJson('/projects', ProjectSchema, { method: 'POST', json: body });
 export const deleteProject = (projectId: string) => apiVoid(`/projects/${enc(projectId)}`, { method: 'DELETE' });
 
 export const listMembers = (projectId: string) => apiJson(`/projects/${enc(projectId)}/members`, z.array(MemberSchema));
 export const addMember = (projectId: string, body: { login: string; role: Role }) =>
   apiJson(`/projects/${enc(projectId)}/members`, MemberSchema, { method: 'POST', json: body });
-export const removeMember = (projectId: string, userId: string) => apiVoid(`/projects/${enc(projectId)}/members/${enc(userId)}`, { method: 'DELETE' });
+export const removeMember = (projectId: string, userId: string) =>
+  apiVoid(`/projects/${enc(projectId)}/members/${enc(userId)}`, { method: 'DELETE' });
 export const changeMemberRole = (projectId: string, userId: string, role: Role) =>
   apiJson(`/projects/${enc(projectId)}/members/${enc(userId)}`, MemberSchema, { method: 'PATCH', json: { role } });

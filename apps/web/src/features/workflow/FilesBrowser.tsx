@@ -15,7 +15,9 @@ export function pathCrumbs(path: string): [path: string, name: string][] {
 export function FilesBrowser({ workflowId }: { workflowId: string }) {
   const [path, setPath] = useState('');
   const files = useQuery({ queryKey: queryKeys.files(workflowId, path), queryFn: () => listFiles(workflowId, path) });
-  const entries = [...(files.data ?? [])].sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'dir' ? -1 : 1));
+  const entries = [...(files.data ?? [])].sort((a, b) =>
+    a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'dir' ? -1 : 1,
+  );
   return (
     <div className="files">
       <nav aria-label="Folder" className="crumbs">
@@ -60,7 +62,13 @@ export function FilesBrowser({ workflowId }: { workflowId: string }) {
                         {entry.name}
                       </a>
                       {entry.name.toLowerCase().endsWith('.md') && (
-                        <a className="muted small raw-link" href={`${fileUrl(workflowId, entry.path)}?raw`} target="_blank" rel="noopener noreferrer" aria-label={`${entry.name} as plain text`}>
+                        <a
+                          className="muted small raw-link"
+                          href={`${fileUrl(workflowId, entry.path)}?raw`}
+                          target="_blank"
+                          rel="noopener noreferrer"
+                          aria-label={`${entry.name} as plain text`}
+                        >
                           raw
                         </a>
                       )}

@@ -16,7 +16,12 @@ export function LlmCallsTable({ workflowId, live }: { workflowId: string; live: 
   });
   const pages = calls.data?.pages ?? [];
   const serverTotals = pages[0]?.totals ?? { calls: 0, prompt_tokens: 0, completion_tokens: 0, latency_ms: 0 };
-  const { items, totals } = mergeLlmCalls(pages.flatMap((p) => p.items), serverTotals, pages.length > 0 && !calls.hasNextPage, live);
+  const { items, totals } = mergeLlmCalls(
+    pages.flatMap((p) => p.items),
+    serverTotals,
+    pages.length > 0 && !calls.hasNextPage,
+    live,
+  );
   if (calls.isPending) return <Loading what="LLM calls" />;
   return (
     <div>

@@ -22,10 +22,17 @@ export function PlanView({ workflowId, events }: { workflowId: string; events: r
       </div>
       {plan.isPending && steps.length === 0 && <Loading what="the plan" />}
       <ErrorNote error={plan.error} />
-      {!plan.isPending && steps.length === 0 && <Empty>No plan yet: the agent writes one when it starts planning.</Empty>}
+      {!plan.isPending && steps.length === 0 && (
+        <Empty>No plan yet: the agent writes one when it starts planning.</Empty>
+      )}
       <ol className="plan">
         {steps.map((step) => (
-          <li key={step.index} className={`plan-step plan-step-${step.status}`} data-step-index={step.index} aria-current={step.status === 'running' ? 'step' : undefined}>
+          <li
+            key={step.index}
+            className={`plan-step plan-step-${step.status}`}
+            data-step-index={step.index}
+            aria-current={step.status === 'running' ? 'step' : undefined}
+          >
             <div className="plan-step-head">
               <span className="plan-step-title">{step.title}</span>
               <StepBadge status={step.status} />

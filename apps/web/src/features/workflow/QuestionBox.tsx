@@ -10,7 +10,13 @@ export function QuestionBox({ workflow }: { workflow: Workflow }) {
     <section aria-labelledby="question-heading" className="card attention">
       <h2 id="question-heading">The agent asks</h2>
       <p className="question">{workflow.question ?? 'The agent is waiting for your input.'}</p>
-      <TextSubmitForm label="Your answer" submitLabel="Send answer" busy={answer.isPending} error={answer.error} onSubmit={(text) => answer.mutateAsync(text)} />
+      <TextSubmitForm
+        label="Your answer"
+        submitLabel="Send answer"
+        busy={answer.isPending}
+        error={answer.error}
+        onSubmit={(text) => answer.mutateAsync(text)}
+      />
     </section>
   );
 }

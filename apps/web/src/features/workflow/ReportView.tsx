@@ -23,7 +23,12 @@ export function ReportView({ workflow }: { workflow: Workflow }) {
         </p>
       )}
       {report.isPending && <Loading what="the report" />}
-      {report.isError && (isNotFound(report.error) ? <Empty>No report yet: it is written when the workflow completes.</Empty> : <ErrorNote error={report.error} />)}
+      {report.isError &&
+        (isNotFound(report.error) ? (
+          <Empty>No report yet: it is written when the workflow completes.</Empty>
+        ) : (
+          <ErrorNote error={report.error} />
+        ))}
       {report.isSuccess && (
         <>
           <iframe

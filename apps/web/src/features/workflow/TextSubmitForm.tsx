@@ -26,7 +26,14 @@ export function TextSubmitForm({ label, submitLabel, hint, busy, error, onSubmit
   return (
     <form onSubmit={submit} className="stack">
       <label htmlFor={id}>{label}</label>
-      <textarea id={id} value={text} onChange={(e) => setText(e.target.value)} rows={3} required aria-describedby={hint ? `${id}-hint` : undefined} />
+      <textarea
+        id={id}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        rows={3}
+        required
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      />
       {hint && (
         <p id={`${id}-hint`} className="hint">
           {hint}

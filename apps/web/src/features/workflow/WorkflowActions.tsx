@@ -13,7 +13,13 @@ export function WorkflowActions({ workflow }: { workflow: Workflow }) {
   return (
     <div className="inline-actions">
       {canCancel && (
-        <ConfirmButton label="Cancel workflow" question="Stop this workflow?" confirmLabel="Yes, cancel" busy={cancel.isPending} onConfirm={() => cancel.mutate(undefined)} />
+        <ConfirmButton
+          label="Cancel workflow"
+          question="Stop this workflow?"
+          confirmLabel="Yes, cancel"
+          busy={cancel.isPending}
+          onConfirm={() => cancel.mutate(undefined)}
+        />
       )}
       {canRetry && (
         <button type="button" onClick={() => retry.mutate(undefined)} disabled={retry.isPending}>

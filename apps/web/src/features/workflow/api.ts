@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { ExecutionLogPageSchema, FileEntrySchema, LlmCallPageSchema, PlanResponseSchema, WorkflowSchema } from '@svc/protocol';
+import {
+  ExecutionLogPageSchema,
+  FileEntrySchema,
+  LlmCallPageSchema,
+  PlanResponseSchema,
+  WorkflowSchema,
+} from '@svc/protocol';
 import { API_BASE, apiJson, apiText } from '../../lib/api';
 
 const enc = encodeURIComponent;
@@ -9,14 +15,20 @@ export const HISTORY_PAGE_SIZE = 500;
 
 export const getWorkflow = (id: string) => apiJson(base(id), WorkflowSchema);
 export const getPlan = (id: string) => apiJson(`${base(id)}/plan`, PlanResponseSchema);
-export const getLog = (id: string, cursor?: string) => apiJson(`${base(id)}/log`, ExecutionLogPageSchema, { query: { limit: HISTORY_PAGE_SIZE, cursor } });
-export const getLlmCalls = (id: string, cursor?: string) => apiJson(`${base(id)}/llm-calls`, LlmCallPageSchema, { query: { limit: HISTORY_PAGE_SIZE, cursor } });
-export const listFiles = (id: string, path: string) => apiJson(`${base(id)}/files`, z.array(FileEntrySchema), { query: { path } });
+export const getLog = (id: string, cursor?: string) =>
+  apiJson(`${base(id)}/log`, ExecutionLogPageSchema, { query: { limit: HISTORY_PAGE_SIZE, cursor } });
+export const getLlmCalls = (id: string, cursor?: string) =>
+  apiJson(`${base(id)}/llm-calls`, LlmCallPageSchema, { query: { limit: HISTORY_PAGE_SIZE, cursor } });
+export const listFiles = (id: string, path: string) =>
+  apiJson(`${base(id)}/files`, z.array(FileEntrySchema), { query: { path } });
 export const getReportMarkdown = (id: string) => apiText(`${base(id)}/report`);
 
-export const answerQuestion = (id: string, answer: string) => apiJson(`${base(id)}/answer`, WorkflowSchema, { method: 'POST', json: { answer } });
-export const sendFeedback = (id: string, message: string) => apiJson(`${base(id)}/feedback`, WorkflowSchema, { method: 'POST', json: { message } });
-export const cancelWorkflow = (id: string) => apiJson(`${base(id)}/cancel`, WorkflowSchema, { method: 'POST', json: {} });
+export const answerQuestion = (id: string, answer: string) =>
+  apiJson(`${base(id)}/answer`, WorkflowSchema, { method: 'POST', json: { answer } });
+export const sendFeedback = (id: string, message: string) =>
+  apiJson(`${base(id)}/feedback`, WorkflowSchema, { method: 'POST', json: { message } });
+export const cancelWorkflow = (id: string) =>
+  apiJson(`${base(id)}/cancel`, WorkflowSchema, { method: 'POST', json: {} });
 export const retryWorkflow = (id: string) => apiJson(`${base(id)}/retry`, WorkflowSchema, { method: 'POST', json: {} });
 
 /** Where a workspace file is served (rendered for .md); each path segment is encoded on its own. */

@@ -2,10 +2,23 @@ import type { ExecutionLogEntry, LlmCallLog } from '@svc/protocol';
 import { mergeLlmCalls, mergeLog, totalsOf } from './history-merge';
 
 const entry = (seq: number, output = `out ${seq}`): ExecutionLogEntry => ({
-  id: `l${seq}`, seq, step_index: null, tool_name: 'kb_read', tool_input: '{}\n', output, is_error: false, created_at: '2026-01-01T00:00:00Z',
+  id: `l${seq}`,
+  seq,
+  step_index: null,
+  tool_name: 'kb_read',
+  tool_input: '{}\n',
+  output,
+  is_error: false,
+  created_at: '2026-01-01T00:00:00Z',
 });
 const call = (id: string, minute: number, prompt = 10): LlmCallLog => ({
-  id, phase: 'executing', model: 'm', prompt_tokens: prompt, completion_tokens: 1, latency_ms: 100, step_index: 0,
+  id,
+  phase: 'executing',
+  model: 'm',
+  prompt_tokens: prompt,
+  completion_tokens: 1,
+  latency_ms: 100,
+  step_index: 0,
   created_at: `2026-01-01T00:${String(minute).padStart(2, '0')}:00Z`,
 });
 
@@ -21,7 +34,10 @@ describe('mergeLlmCalls', () => {
   const serverTotals = { calls: 10, prompt_tokens: 1000, completion_tokens: 10, latency_ms: 1000 };
 
   it('adds live calls not loaded yet and sums the full list when every page is loaded', () => {
-    const { items, totals } = mergeLlmCalls([call('a', 1), call('b', 2)], serverTotals, true, [call('b', 2), call('c', 3, 7)]);
+    const { items, totals } = mergeLlmCalls([call('a', 1), call('b', 2)], serverTotals, true, [
+      call('b', 2),
+      call('c', 3, 7),
+    ]);
     expect(items.map((c) => c.id)).toEqual(['a', 'b', 'c']);
     expect(totals).toEqual({ calls: 3, prompt_tokens: 27, completion_tokens: 3, latency_ms: 300 });
   });

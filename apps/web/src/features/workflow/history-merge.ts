@@ -1,7 +1,10 @@
 import type { ExecutionLogEntry, LlmCallLog, LlmCallTotals } from '@svc/protocol';
 
 /** Loaded log pages plus live entries: each seq once, in seq order. */
-export function mergeLog(loaded: readonly ExecutionLogEntry[], live: readonly ExecutionLogEntry[]): ExecutionLogEntry[] {
+export function mergeLog(
+  loaded: readonly ExecutionLogEntry[],
+  live: readonly ExecutionLogEntry[],
+): ExecutionLogEntry[] {
   const bySeq = new Map<number, ExecutionLogEntry>();
   for (const entry of [...loaded, ...live]) if (!bySeq.has(entry.seq)) bySeq.set(entry.seq, entry);
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
@@ -31,6 +34,8 @@ export function mergeLlmCalls(
   live: readonly LlmCallLog[],
 ): { items: LlmCallLog[]; totals: LlmCallTotals } {
   const known = new Set(loaded.map((c) => c.id));
-  const items = [...loaded, ...live.filter((c) => !known.has(c.id))].sort((a, b) => a.created_at.localeCompare(b.created_at));
+  const items = [...loaded, ...live.filter((c) => !known.has(c.id))].sort((a, b) =>
+    a.created_at.localeCompare(b.created_at),
+  );
   return { items, totals: allLoaded ? totalsOf(items) : serverTotals };
 }

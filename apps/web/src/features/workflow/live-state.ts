@@ -12,7 +12,14 @@ export interface LiveState {
   appUrl: string | null | undefined;
 }
 
-export const initialLiveState: LiveState = { planEvents: [], log: [], llmCalls: [], status: null, title: null, appUrl: undefined };
+export const initialLiveState: LiveState = {
+  planEvents: [],
+  log: [],
+  llmCalls: [],
+  status: null,
+  title: null,
+  appUrl: undefined,
+};
 
 /** Folds one event of the workflow into the live state (pure; unrelated events leave it unchanged). */
 export function liveReducer(state: LiveState, event: BrowserEvent): LiveState {
@@ -20,13 +27,16 @@ export function liveReducer(state: LiveState, event: BrowserEvent): LiveState {
     case 'plan_step_status':
       return { ...state, planEvents: [...state.planEvents, { kind: 'step', data: event.data }] };
     case 'workflow_update':
-      if (event.data.kind === 'snapshot') return { ...state, planEvents: [...state.planEvents, { kind: 'snapshot', data: event.data.data }] };
+      if (event.data.kind === 'snapshot')
+        return { ...state, planEvents: [...state.planEvents, { kind: 'snapshot', data: event.data.data }] };
       if (event.data.kind === 'report') return { ...state, appUrl: event.data.data.app_url };
       return state;
     case 'log_entry':
       return state.log.some((e) => e.seq === event.data.seq) ? state : { ...state, log: [...state.log, event.data] };
     case 'llm_call':
-      return state.llmCalls.some((c) => c.id === event.data.id) ? state : { ...state, llmCalls: [...state.llmCalls, event.data] };
+      return state.llmCalls.some((c) => c.id === event.data.id)
+        ? state
+        : { ...state, llmCalls: [...state.llmCalls, event.data] };
     case 'workflow_status':
       return { ...state, status: event.data };
     case 'workflow_title':

@@ -4,7 +4,10 @@ import { applyPlanEvent, livePlan, planFromSnapshot, planProgress, type PlanEven
 
 const plan = (...statuses: StepStatus[]): PlanStepInfo[] =>
   statuses.map((status, index) => ({ index, title: `Step ${index + 1}`, description: `Do part ${index + 1}`, status }));
-const step = (index: number, status: StepStatus, title = `Step ${index + 1}`): PlanEvent => ({ kind: 'step', data: { index, title, status } });
+const step = (index: number, status: StepStatus, title = `Step ${index + 1}`): PlanEvent => ({
+  kind: 'step',
+  data: { index, title, status },
+});
 const snapshot = (data: Partial<SnapshotData> & Pick<SnapshotData, 'steps'>): PlanEvent => ({
   kind: 'snapshot',
   data: { phase: 'executing', current_step: 0, memo: [], ...data },
@@ -12,7 +15,10 @@ const snapshot = (data: Partial<SnapshotData> & Pick<SnapshotData, 'steps'>): Pl
 
 describe('applyPlanEvent', () => {
   it('changes the status of the step the event names', () => {
-    expect(applyPlanEvent(plan('running', 'pending'), step(0, 'done')).map((s) => s.status)).toEqual(['done', 'pending']);
+    expect(applyPlanEvent(plan('running', 'pending'), step(0, 'done')).map((s) => s.status)).toEqual([
+      'done',
+      'pending',
+    ]);
   });
 
   it('ignores an event about a step of another plan (title differs) or beyond the plan', () => {
@@ -22,15 +28,18 @@ describe('applyPlanEvent', () => {
   });
 
   it('replaces the whole plan with a snapshot, statuses rebuilt from the phase like GET /plan', () => {
-    const next = applyPlanEvent(plan('pending'), snapshot({
-      phase: 'executing',
-      current_step: 1,
-      steps: [
-        { title: 'Write', description: 'index.html', status: 'done' },
-        { title: 'Serve', description: 'static', status: 'running' },
-        { title: 'Test', description: 'e2e', status: 'pending' },
-      ],
-    }));
+    const next = applyPlanEvent(
+      plan('pending'),
+      snapshot({
+        phase: 'executing',
+        current_step: 1,
+        steps: [
+          { title: 'Write', description: 'index.html', status: 'done' },
+          { title: 'Serve', description: 'static', status: 'running' },
+          { title: 'Test', description: 'e2e', status: 'pending' },
+        ],
+      }),
+    );
     expect(next).toEqual([
       { index: 0, title: 'Write', description: 'index.html', status: 'done' },
       { index: 1, title: 'Serve', description: 'static', status: 'running' },
@@ -41,14 +50,27 @@ describe('applyPlanEvent', () => {
 
 describe('planFromSnapshot', () => {
   it('shows every step done once completed and pending while planning', () => {
-    const steps = [{ title: 'A', description: '', status: 'done' as const }, { title: 'B', description: '', status: 'done' as const }];
-    expect(planFromSnapshot({ phase: 'completed', current_step: null, steps, memo: [] }).map((s) => s.status)).toEqual(['done', 'done']);
+    const steps = [
+      { title: 'A', description: '', status: 'done' as const },
+      { title: 'B', description: '', status: 'done' as const },
+    ];
+    expect(planFromSnapshot({ phase: 'completed', current_step: null, steps, memo: [] }).map((s) => s.status)).toEqual([
+      'done',
+      'done',
+    ]);
     const pending = steps.map((s) => ({ ...s, status: 'pending' as const }));
-    expect(planFromSnapshot({ phase: 'planning', current_step: null, steps: pending, memo: [] }).map((s) => s.status)).toEqual(['pending', 'pending']);
+    expect(
+      planFromSnapshot({ phase: 'planning', current_step: null, steps: pending, memo: [] }).map((s) => s.status),
+    ).toEqual(['pending', 'pending']);
   });
 
   it('still shows a snapshot the state machine rejects, as it says', () => {
-    const odd: SnapshotData = { phase: 'executing', current_step: 0, steps: [{ title: 'A', description: 'x', status: 'done' }], memo: [] };
+    const odd: SnapshotData = {
+      phase: 'executing',
+      current_step: 0,
+      steps: [{ title: 'A', description: 'x', status: 'done' }],
+      memo: [],
+    };
     expect(planFromSnapshot(odd)).toEqual([{ index: 0, title: 'A', description: 'x', status: 'done' }]);
   });
 });
@@ -56,14 +78,21 @@ describe('planFromSnapshot', () => {
 describe('livePlan', () => {
   it('applies live events in order over the loaded plan', () => {
     const events = [step(0, 'done'), step(1, 'running'), step(1, 'done'), step(2, 'running')];
-    expect(livePlan(plan('running', 'pending', 'pending'), events).map((s) => s.status)).toEqual(['done', 'done', 'running']);
+    expect(livePlan(plan('running', 'pending', 'pending'), events).map((s) => s.status)).toEqual([
+      'done',
+      'done',
+      'running',
+    ]);
   });
 
   // A REST answer loaded after any prefix of the events, with all events replayed on top, gives the
   // same plan as all events: events the answer already reflects change nothing.
   it('reaches the latest plan whichever prefix of the events the loaded plan already reflects', () => {
     const statuses = fc.constantFrom<StepStatus>('done', 'running', 'pending');
-    const stepEvents = fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), statuses).map(([i, s]) => step(i, s)), { maxLength: 12 });
+    const stepEvents = fc.array(
+      fc.tuple(fc.integer({ min: 0, max: 3 }), statuses).map(([i, s]) => step(i, s)),
+      { maxLength: 12 },
+    );
     fc.assert(
       fc.property(stepEvents, fc.nat(), (events, cut) => {
         const start = plan('pending', 'pending', 'pending', 'pending');

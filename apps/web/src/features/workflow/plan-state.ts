@@ -10,7 +10,12 @@ export function planFromSnapshot(data: SnapshotData): PlanStepInfo[] {
     return planFromState(fromSnapshot(data));
   } catch {
     // A snapshot the state machine would not accept still shows what it says.
-    return data.steps.map((step, index) => ({ index, title: step.title, description: step.description, status: step.status }));
+    return data.steps.map((step, index) => ({
+      index,
+      title: step.title,
+      description: step.description,
+      status: step.status,
+    }));
   }
 }
 

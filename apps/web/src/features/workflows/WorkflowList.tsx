@@ -28,12 +28,18 @@ export function WorkflowList({ projectId }: { projectId: string }) {
       <h2 id="workflows-heading">Workflows</h2>
       {workflows.isPending && <Loading what="workflows" />}
       <ErrorNote error={workflows.error} />
-      {workflows.isSuccess && items.length === 0 && <Empty>No workflows yet. Describe what to build above to start one.</Empty>}
+      {workflows.isSuccess && items.length === 0 && (
+        <Empty>No workflows yet. Describe what to build above to start one.</Empty>
+      )}
       <ul className="workflow-list">
         {items.map((workflow) => (
           <li key={workflow.id} className="workflow-item" data-workflow-id={workflow.id}>
             <div className="workflow-item-head">
-              <Link to={`/projects/${encodeURIComponent(projectId)}/workflows/${encodeURIComponent(workflow.id)}`} className="workflow-title" title={workflow.title}>
+              <Link
+                to={`/projects/${encodeURIComponent(projectId)}/workflows/${encodeURIComponent(workflow.id)}`}
+                className="workflow-title"
+                title={workflow.title}
+              >
                 {shorten(workflow.title || 'Untitled workflow', 100)}
               </Link>
               <StatusBadge status={workflow.status} />

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { TemplateSchema, WorkerSchema, WorkflowPageSchema, WorkflowSchema, type CreateWorkflowRequest } from '@svc/protocol';
+import {
+  TemplateSchema,
+  WorkerSchema,
+  WorkflowPageSchema,
+  WorkflowSchema,
+  type CreateWorkflowRequest,
+} from '@svc/protocol';
 import { apiJson } from '../../lib/api';
 
 const enc = encodeURIComponent;
@@ -7,7 +13,9 @@ const enc = encodeURIComponent;
 export const WORKFLOW_PAGE_SIZE = 100;
 
 export const listWorkflows = (projectId: string, cursor?: string) =>
-  apiJson(`/projects/${enc(projectId)}/workflows`, WorkflowPageSchema, { query: { limit: WORKFLOW_PAGE_SIZE, cursor } });
+  apiJson(`/projects/${enc(projectId)}/workflows`, WorkflowPageSchema, {
+    query: { limit: WORKFLOW_PAGE_SIZE, cursor },
+  });
 
 export const createWorkflow = (projectId: string, body: CreateWorkflowRequest) =>
   apiJson(`/projects/${enc(projectId)}/workflows`, WorkflowSchema, { method: 'POST', json: body });

@@ -9,8 +9,13 @@ afterAll(() => env.close());
 
 describe('execute_on_worker', () => {
   it('runs locally in the workspace with the SVC_* environment', async () => {
-    const { result } = await env.call(executeOnWorker, { command: 'echo "$SVC_WORKFLOW_ID $SVC_PROJECT_ID $SVC_URL"; basename "$PWD"; test -n "$SVC_JWT"' });
-    expect(result).toEqual({ output: `[exit code 0]\n${TOOL_WORKFLOW} p1 ${env.harness.server.url}\n${TOOL_WORKFLOW}\n`, isError: false });
+    const { result } = await env.call(executeOnWorker, {
+      command: 'echo "$SVC_WORKFLOW_ID $SVC_PROJECT_ID $SVC_URL"; basename "$PWD"; test -n "$SVC_JWT"',
+    });
+    expect(result).toEqual({
+      output: `[exit code 0]\n${TOOL_WORKFLOW} p1 ${env.harness.server.url}\n${TOOL_WORKFLOW}\n`,
+      isError: false,
+    });
   });
 
   it('runs locally when the worker named is this one', async () => {
@@ -37,7 +42,16 @@ describe('execute_on_worker', () => {
     const pending = env.call(executeOnWorker, { command: 'uname -a', worker: 'mac-mini', timeout_seconds: 5 });
     const request = await server.waitFor((m) => m.type === 'exec_request');
     if (request.type !== 'exec_request') throw new Error('unreachable');
-    server.send({ type: 'exec_result', request_id: request.request_id, exit_code: 1, output: 'Darwin failure', timed_out: false });
-    expect((await pending).result).toEqual({ output: '[exit code 1 on worker mac-mini]\nDarwin failure', isError: true });
+    server.send({
+      type: 'exec_result',
+      request_id: request.request_id,
+      exit_code: 1,
+      output: 'Darwin failure',
+      timed_out: false,
+    });
+    expect((await pending).result).toEqual({
+      output: '[exit code 1 on worker mac-mini]\nDarwin failure',
+      isError: true,
+    });
   });
 });

@@ -9,7 +9,12 @@ export const executeOnWorker = defineTool({
     .object({
       command: z.string().min(1).max(100_000).describe('Shell command, run with bash -c'),
       worker: z.string().trim().min(1).max(200).optional().describe('Another worker to run the command on'),
-      timeout_seconds: z.number().positive().max(86_400).optional().describe('Time-out; default from the worker config'),
+      timeout_seconds: z
+        .number()
+        .positive()
+        .max(86_400)
+        .optional()
+        .describe('Time-out; default from the worker config'),
     })
     .strict(),
   async run({ command, worker, timeout_seconds }, ctx) {

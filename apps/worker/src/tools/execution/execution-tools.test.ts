@@ -20,7 +20,11 @@ afterAll(() => env.close());
 describe('advance_step', () => {
   it('asks the loop to finish the step with the summary', async () => {
     const { result } = await env.call(advanceStep, { summary: 'Tests pass.' });
-    expect(result).toEqual({ output: 'Step completed.', isError: false, effect: { kind: 'advance_step', summary: 'Tests pass.' } });
+    expect(result).toEqual({
+      output: 'Step completed.',
+      isError: false,
+      effect: { kind: 'advance_step', summary: 'Tests pass.' },
+    });
     expect((await env.call(advanceStep, {})).result.isError).toBe(true);
   });
 });
@@ -29,14 +33,20 @@ describe('save_memo', () => {
   it('asks the loop to keep the note', async () => {
     const { result } = await env.call(saveMemo, { note: 'API on port 8080' });
     expect(result.effect).toEqual({ kind: 'save_memo', note: 'API on port 8080' });
-    expect((await env.call(saveMemo, { note: '', extra: 1 })).result.output).toMatch(/^invalid arguments for save_memo: /);
+    expect((await env.call(saveMemo, { note: '', extra: 1 })).result.output).toMatch(
+      /^invalid arguments for save_memo: /,
+    );
   });
 });
 
 describe('set_timer', () => {
   it('creates a durable timer on the server and asks the loop to pause', async () => {
     const { result } = await env.call(setTimer, { seconds: 90, reason: 'wait for DNS' });
-    expect(result).toEqual({ output: 'Timer set: the workflow resumes in 90s.', isError: false, effect: { kind: 'set_timer', seconds: 90, reason: 'wait for DNS' } });
+    expect(result).toEqual({
+      output: 'Timer set: the workflow resumes in 90s.',
+      isError: false,
+      effect: { kind: 'set_timer', seconds: 90, reason: 'wait for DNS' },
+    });
     expect(env.harness.rest.timers).toContainEqual({ workflow_id: TOOL_WORKFLOW, seconds: 90, reason: 'wait for DNS' });
     expect((await env.call(setTimer, { seconds: 0, reason: 'x' })).result.isError).toBe(true);
   });
@@ -54,16 +64,23 @@ describe('write_file', () => {
       output: 'write_file failed: path "../escape.txt" leaves the workspace',
       isError: true,
     });
-    expect((await env.call(writeFile, { path: '/etc/passwd', content: 'x' })).result.output).toContain('must be relative to the workspace');
+    expect((await env.call(writeFile, { path: '/etc/passwd', content: 'x' })).result.output).toContain(
+      'must be relative to the workspace',
+    );
     symlinkSync(tmpdir(), path.join(dir, 'outside-link'));
-    expect((await env.call(writeFile, { path: 'outside-link/pwned.txt', content: 'x' })).result.output).toContain('leaves the workspace through a symlink');
+    expect((await env.call(writeFile, { path: 'outside-link/pwned.txt', content: 'x' })).result.output).toContain(
+      'leaves the workspace through a symlink',
+    );
   });
 });
 
 describe('read_file', () => {
   it('reads a small file whole', async () => {
     writeFileSync(path.join(dir, 'notes.md'), '# Notes\nhello');
-    expect((await env.call(readFile, { path: 'notes.md' })).result).toEqual({ output: '# Notes\nhello', isError: false });
+    expect((await env.call(readFile, { path: 'notes.md' })).result).toEqual({
+      output: '# Notes\nhello',
+      isError: false,
+    });
   });
 
   it('reads a large file in pages within the output budget', async () => {
@@ -75,7 +92,10 @@ describe('read_file', () => {
   });
 
   it('explains missing files, directories and escapes', async () => {
-    expect((await env.call(readFile, { path: 'nope.txt' })).result).toEqual({ output: 'nope.txt does not exist', isError: true });
+    expect((await env.call(readFile, { path: 'nope.txt' })).result).toEqual({
+      output: 'nope.txt does not exist',
+      isError: true,
+    });
     expect((await env.call(readFile, { path: 'src' })).result.output).toBe('src is not a file');
     expect((await env.call(readFile, { path: '../../etc/passwd' })).result.isError).toBe(true);
   });

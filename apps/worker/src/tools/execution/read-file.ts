@@ -19,7 +19,8 @@ export const readFile = defineTool({
     const info = await stat(file).catch(() => undefined);
     if (!info) return fail(`${rel} does not exist`);
     if (!info.isFile()) return fail(`${rel} is not a file`);
-    if (offset >= info.size && info.size > 0) return fail(`offset ${offset} is past the end of ${rel} (${info.size} bytes)`);
+    if (offset >= info.size && info.size > 0)
+      return fail(`offset ${offset} is past the end of ${rel} (${info.size} bytes)`);
     const length = Math.min(info.size - offset, ctx.outputMaxBytes);
     const buffer = Buffer.alloc(length);
     const handle = await open(file, 'r');
@@ -29,7 +30,8 @@ export const readFile = defineTool({
       await handle.close();
     }
     const end = offset + length;
-    const header = offset > 0 || end < info.size ? `[bytes ${offset}-${end} of ${info.size}; continue with offset ${end}]\n` : '';
+    const header =
+      offset > 0 || end < info.size ? `[bytes ${offset}-${end} of ${info.size}; continue with offset ${end}]\n` : '';
     return ok(header + decodeUtf8(buffer));
   },
 });

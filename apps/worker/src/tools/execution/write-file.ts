@@ -6,7 +6,8 @@ import { defineTool, ok } from '../tool';
 
 export const writeFile = defineTool({
   name: 'write_file',
-  description: 'Creates or replaces a file of the workspace with the given text (parent directories are created). Path relative to the workspace root.',
+  description:
+    'Creates or replaces a file of the workspace with the given text (parent directories are created). Path relative to the workspace root.',
   parameters: z
     .object({
       path: z.string().min(1).max(4096).describe('Workspace-relative path'),

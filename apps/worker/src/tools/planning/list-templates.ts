@@ -3,7 +3,8 @@ import { defineTool, ok } from '../tool';
 
 export const listTemplates = defineTool({
   name: 'list_templates',
-  description: 'Lists the project templates available (name and description). A template gives the workspace a ready-made starting point.',
+  description:
+    'Lists the project templates available (name and description). A template gives the workspace a ready-made starting point.',
   parameters: z.object({}).strict(),
   async run(_input, ctx) {
     const templates = await ctx.api.listTemplates();

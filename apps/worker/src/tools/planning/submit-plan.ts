@@ -23,6 +23,9 @@ export const submitPlan = defineTool({
     })
     .strict(),
   async run({ steps }) {
-    return ok(`Plan accepted with ${steps.length} step${steps.length === 1 ? '' : 's'}.`, { kind: 'submit_plan', steps });
+    return ok(`Plan accepted with ${steps.length} step${steps.length === 1 ? '' : 's'}.`, {
+      kind: 'submit_plan',
+      steps,
+    });
   },
 });

@@ -5,8 +5,11 @@ const SHOWN_FILES = 50;
 
 export const useTemplate = defineTool({
   name: 'use_template',
-  description: 'Copies a template (by name, from list_templates) into the workflow workspace. Use it once, before planning steps that build on it.',
-  parameters: z.object({ name: z.string().trim().min(1).max(200).describe('Template name as listed by list_templates') }).strict(),
+  description:
+    'Copies a template (by name, from list_templates) into the workflow workspace. Use it once, before planning steps that build on it.',
+  parameters: z
+    .object({ name: z.string().trim().min(1).max(200).describe('Template name as listed by list_templates') })
+    .strict(),
   async run({ name }, ctx) {
     await ctx.api.useTemplate(ctx.workflowId, name);
     const files = await ctx.refreshWorkspace();

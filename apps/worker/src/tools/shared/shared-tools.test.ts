@@ -23,8 +23,13 @@ describe('kb_search', () => {
 
   it('says so when nothing matches and rejects an empty query', async () => {
     env.harness.rest.kbResults = [];
-    expect((await env.call(kbSearch, { query: 'nothing' })).result.output).toBe('No knowledge-base sections match "nothing".');
-    expect((await env.call(kbSearch, { query: '  ' })).result).toMatchObject({ isError: true, output: expect.stringContaining('invalid arguments for kb_search: query') });
+    expect((await env.call(kbSearch, { query: 'nothing' })).result.output).toBe(
+      'No knowledge-base sections match "nothing".',
+    );
+    expect((await env.call(kbSearch, { query: '  ' })).result).toMatchObject({
+      isError: true,
+      output: expect.stringContaining('invalid arguments for kb_search: query'),
+    });
   });
 });
 
@@ -40,8 +45,26 @@ describe('kb_read', () => {
 describe('list_workers', () => {
   it('lists workers with status, labels and load, marking this one', async () => {
     env.harness.rest.workers = [
-      { id: 'w-1', name: 'test-worker', labels: [], capacity: 2, active: 1, status: 'online', last_seen_at: null, version: '0.1.0' },
-      { id: 'w-2', name: 'gpu-box', labels: ['gpu', 'linux'], capacity: 4, active: 0, status: 'offline', last_seen_at: null, version: '0.1.0' },
+      {
+        id: 'w-1',
+        name: 'test-worker',
+        labels: [],
+        capacity: 2,
+        active: 1,
+        status: 'online',
+        last_seen_at: null,
+        version: '0.1.0',
+      },
+      {
+        id: 'w-2',
+        name: 'gpu-box',
+        labels: ['gpu', 'linux'],
+        capacity: 4,
+        active: 0,
+        status: 'offline',
+        last_seen_at: null,
+        version: '0.1.0',
+      },
     ];
     expect((await env.call(listWorkers, {})).result.output).toBe(
       '- test-worker (this worker): online, labels: none, running 1/2, version 0.1.0\n- gpu-box: offline, labels: gpu, linux, running 0/4, version 0.1.0',
@@ -56,6 +79,8 @@ describe('ask_user', () => {
   });
 
   it('rejects a missing question', async () => {
-    expect((await env.call(askUser, {})).result.output).toBe('invalid arguments for ask_user: question: Invalid input: expected string, received undefined');
+    expect((await env.call(askUser, {})).result.output).toBe(
+      'invalid arguments for ask_user: question: Invalid input: expected string, received undefined',
+    );
   });
 });
