@@ -6,9 +6,11 @@ import type { Config } from './config';
 import type { AppDeps } from './deps';
 import { loadSigningKeys } from './auth/keys';
 import { TokenService } from './auth/tokens';
-import { EventBus } from './services/events';
+import { EventStore, LocalFanout } from './events';
 import { sweepStaleUploads } from './services/upload-sweep';
-import { createLiveServices, type LiveServices } from './services/dispatch-runtime';
+import { createLiveServices, type LiveServices } from './live-services';
+import type { Steering } from './workflows';
+import type { TemplateCatalog } from './services/templates';
 import { GitTemplateCatalog } from './services/template-repo';
 
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
@@ -22,9 +24,17 @@ export interface Runtime {
 }
 
 /** Migrates the database and builds the app's dependencies (used by main and by tests). */
+/** Replacements for parts owned by other components (tests record dispatch calls, use a local template catalog). */
+export interface RuntimeOptions {
+  steering?: Steering;
+  templates?: TemplateCatalog;
+}
+
+/** Migrates the database and builds the app's dependencies (used by main and by tests). */
 export async function buildRuntime(
   config: Config,
   logger: Logger = pino({ level: config.logLevel }),
+  options: RuntimeOptions = {},
 ): Promise<Runtime> {
   // The key first: an unusable JWT_PRIVATE_KEY refuses start-up before the database is touched.
   const keys = await loadSigningKeys(config.jwt.privateKeyPath, config.dataDir);
@@ -32,11 +42,20 @@ export async function buildRuntime(
   if (migration.applied.length) logger.info({ applied: migration.applied }, 'database migrated');
   const dbHandle = await createDb({ url: config.databaseUrl, poolSize: config.databasePoolSize });
   const tokens = new TokenService(keys, dbHandle.db, config.jwt.issuer, config.jwt.audience);
-  const events = new EventBus(dbHandle.db);
-  const live = createLiveServices({ db: dbHandle.db, provider: dbHandle.provider, events, logger, config });
+  const events = new EventStore({ db: dbHandle.db, provider: dbHandle.provider, fanout: new LocalFanout() });
   // Clones or fetches in the background: start-up never waits for the template repository.
-  const templates = new GitTemplateCatalog(config.templates, logger);
-  void templates.sync();
+  const gitTemplates = options.templates ? null : new GitTemplateCatalog(config.templates, logger);
+  void gitTemplates?.sync();
+  const templates = options.templates ?? gitTemplates!;
+  const live = createLiveServices({
+    db: dbHandle.db,
+    provider: dbHandle.provider,
+    events,
+    templates,
+    logger,
+    config,
+    steering: options.steering,
+  });
   // Also in the background: upload temp files left by a crash are removed once they are stale.
   void sweepStaleUploads([join(config.dataDir, 'workspaces'), join(config.dataDir, 'storage')]).then(
     (removed) => removed.length && logger.info({ removed: removed.length }, 'removed stale upload temp files'),
@@ -50,7 +69,7 @@ export async function buildRuntime(
     keys,
     tokens,
     events,
-    dispatcher: live.dispatcher,
+    workflows: live.workflows,
     templates,
     version: VERSION,
   };
@@ -61,7 +80,7 @@ export async function buildRuntime(
     live,
     close: async () => {
       await live.close();
-      await templates.idle();
+      await gitTemplates?.idle();
       await dbHandle.close();
     },
   };

@@ -3,8 +3,8 @@ import type { Db, DbProvider } from '@svc/db';
 import type { Config } from './config';
 import type { SigningKeys } from './auth/keys';
 import type { TokenService } from './auth/tokens';
-import type { EventBus } from './services/events';
-import type { Dispatcher } from './services/dispatcher';
+import type { EventStore } from './events';
+import type { WorkflowLifecycle } from './workflows';
 import type { TemplateCatalog } from './services/templates';
 
 /** Everything the app needs, built once in main.ts (or by a test) and passed to createApp. */
@@ -15,8 +15,9 @@ export interface AppDeps {
   logger: Logger;
   keys: SigningKeys;
   tokens: TokenService;
-  events: EventBus;
-  dispatcher: Dispatcher;
+  events: EventStore;
+  /** every change of a workflow's status goes through here */
+  workflows: WorkflowLifecycle;
   templates: TemplateCatalog;
   version: string;
 }

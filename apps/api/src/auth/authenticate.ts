@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Db } from '@svc/db';
-import { AppError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 import { isAdminUser, type Principal } from './principal';
 import { TokenError, type TokenClaims, type TokenService } from './tokens';
 
@@ -58,10 +58,10 @@ export async function authenticateToken(
     const principal = await principalFromClaims(await tokens.verify(token), db, adminUsers);
     if (principal) return principal;
   } catch (error) {
-    if (error instanceof TokenError) throw new AppError('unauthenticated', error.message);
+    if (error instanceof TokenError) throw new DomainError('unauthenticated', error.message);
     throw error;
   }
-  throw new AppError('unauthenticated', 'invalid token');
+  throw new DomainError('unauthenticated', 'invalid token');
 }
 
 /**
@@ -78,7 +78,7 @@ export function authenticate(tokens: TokenService, db: Db, adminUsers: Set<strin
       try {
         req.principal = await authenticateToken(token, tokens, db, adminUsers);
       } catch (error) {
-        if (!(error instanceof AppError)) throw error;
+        if (!(error instanceof DomainError)) throw error;
         req.authError = error;
       }
     }
@@ -92,7 +92,7 @@ export const requireAuth: RequestHandler = (req, _res, next) => {
 };
 
 /** The signed-in caller of a route behind requireAuth (401 with the credential's problem otherwise). */
-export function principalOf(req: { principal: Principal | null; authError?: AppError | null }): Principal {
-  if (!req.principal) throw req.authError ?? new AppError('unauthenticated', 'sign in first');
+export function principalOf(req: { principal: Principal | null; authError?: DomainError | null }): Principal {
+  if (!req.principal) throw req.authError ?? new DomainError('unauthenticated', 'sign in first');
   return req.principal;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { AppError } from './errors';
+import { DomainError } from '../domain/errors';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -34,6 +34,6 @@ export function requireUtf8(_req: unknown, _res: unknown, buf: Buffer): void {
   try {
     utf8.decode(buf);
   } catch {
-    throw new AppError('invalid_input', 'the body is not valid UTF-8');
+    throw new DomainError('invalid_input', 'the body is not valid UTF-8');
   }
 }

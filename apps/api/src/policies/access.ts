@@ -1,6 +1,6 @@
 import type { Db, Project, Workflow } from '@svc/db';
 import type { Principal } from '../auth/principal';
-import { AppError, notFound } from '../http/errors';
+import { DomainError, notFound } from '../domain/errors';
 import { canGlobally, canInProject, canSeeProject, type GlobalAction, type ProjectAction, type Role } from './rules';
 
 export interface ProjectAccess {
@@ -32,7 +32,7 @@ export async function authorizeProject(
   const role = await roleOf(db, principal, project.id);
   const scope = { projectId: project.id, role };
   if (!canSeeProject(principal, scope)) throw notFound('project not found');
-  if (!canInProject(principal, action, scope)) throw new AppError('forbidden', `not allowed: ${action}`);
+  if (!canInProject(principal, action, scope)) throw new DomainError('forbidden', `not allowed: ${action}`);
   return { project, role };
 }
 
@@ -56,10 +56,10 @@ export async function authorizeWorkflow(
   ) {
     throw notFound('workflow not found');
   }
-  if (!canInProject(principal, action, scope)) throw new AppError('forbidden', `not allowed: ${action}`);
+  if (!canInProject(principal, action, scope)) throw new DomainError('forbidden', `not allowed: ${action}`);
   return { project, role, workflow: plain };
 }
 
 export function authorizeGlobal(principal: Principal, action: GlobalAction): void {
-  if (!canGlobally(principal, action)) throw new AppError('forbidden', `not allowed: ${action}`);
+  if (!canGlobally(principal, action)) throw new DomainError('forbidden', `not allowed: ${action}`);
 }

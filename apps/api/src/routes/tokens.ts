@@ -2,9 +2,9 @@ import { Router } from 'express';
 import { TokenRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../deps';
 import { principalOf, requireAuth } from '../auth/authenticate';
-import { parseInput } from '../http/validate';
+import { parseInput } from '../domain/validate';
 import { authorizeGlobal, authorizeProject, authorizeWorkflow } from '../policies/access';
-import { forbidden, invalidInput } from '../http/errors';
+import { forbidden, invalidInput } from '../domain/errors';
 import type { IssuedToken } from '../auth/tokens';
 
 /** `POST /svc/api/token` and the public JWKS. The server sets every claim; callers only narrow. */

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, opendir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileEntry } from '@svc/protocol';
-import { AppError, notFound } from '../http/errors';
+import { DomainError, notFound } from '../domain/errors';
 import type { SafePath } from './safe-path';
 import { isUploadTemp } from './streaming-upload';
 
@@ -21,7 +21,7 @@ export async function listDirectory(
     if (options.missingIsEmpty) return [];
     throw notFound('no such directory');
   }
-  if (!dir.stats.isDirectory()) throw new AppError('invalid_input', 'not a directory');
+  if (!dir.stats.isDirectory()) throw new DomainError('invalid_input', 'not a directory');
   const entries: FileEntry[] = [];
   const pending: { absolute: string; relative: string }[] = [{ absolute: dir.absolute, relative: dir.relative }];
   for (let next = 0; next < pending.length; next++) {
@@ -30,7 +30,7 @@ export async function listDirectory(
       const entry = await entryOf(dirent, absolute, relative);
       if (!entry) continue;
       if (entries.push(entry) > MAX_LISTING_ENTRIES)
-        throw new AppError('invalid_input', `more than ${MAX_LISTING_ENTRIES} entries; list a subdirectory`);
+        throw new DomainError('invalid_input', `more than ${MAX_LISTING_ENTRIES} entries; list a subdirectory`);
       if (options.recursive && entry.type === 'dir')
         pending.push({ absolute: join(absolute, dirent.name), relative: entry.path });
     }
@@ -56,7 +56,7 @@ async function entryOf(dirent: Dirent, parent: string, parentRelative: string): 
  * (a symlink the resolver let through is unlinked, not its target); links inside are never followed.
  */
 export async function deletePath(target: SafePath): Promise<{ wasDir: boolean; size: number }> {
-  if (target.relative === '') throw new AppError('invalid_path', 'invalid path: the root itself cannot be deleted');
+  if (target.relative === '') throw new DomainError('invalid_path', 'invalid path: the root itself cannot be deleted');
   const named = join(target.root, ...target.relative.split('/'));
   const stats = await lstat(named).catch(() => null);
   if (!stats) throw notFound('no such file');
@@ -65,7 +65,7 @@ export async function deletePath(target: SafePath): Promise<{ wasDir: boolean; s
     await rm(named, { recursive: wasDir, force: false });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound('no such file');
-    throw new AppError('internal', 'the file could not be deleted');
+    throw new DomainError('internal', 'the file could not be deleted');
   }
   return { wasDir, size: wasDir ? 0 : stats.size };
 }

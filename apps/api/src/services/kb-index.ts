@@ -10,7 +10,7 @@ import {
   type KbChunk,
   type KbSearchResult,
 } from '@svc/kb';
-import { AppError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 
 /** A chunk ready to store, minus the article id (not known yet for a new article). */
 export interface PreparedChunk {
@@ -28,7 +28,7 @@ async function embedding<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (err instanceof KbError) throw new AppError('unavailable', `the embeddings service failed: ${err.message}`);
+    if (err instanceof KbError) throw new DomainError('unavailable', `the embeddings service failed: ${err.message}`);
     throw err;
   }
 }
@@ -70,7 +70,7 @@ export async function writeChunks(tx: Tx, articleId: string, chunks: readonly Pr
  */
 export async function searchIndex(db: Db, embedder: Embedder, query: string, k: number): Promise<KbSearchResult[]> {
   const [queryVector] = await embedding(() => embedder.embed([query]));
-  if (!queryVector) throw new AppError('unavailable', 'the embeddings service returned no vector');
+  if (!queryVector) throw new DomainError('unavailable', 'the embeddings service returned no vector');
   const rows = await db.kbChunk.findMany({
     include: { article: { select: { title: true } } },
     orderBy: [{ article_id: 'asc' }, { index: 'asc' }],

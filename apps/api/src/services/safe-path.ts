@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
-import { AppError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 
 /**
  * The one resolver every file, storage and template path goes through (spec 7.1, CONTRACT section 3).
@@ -24,7 +24,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const DRIVE = /^[a-z]:/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export const invalidPath = (why: string) => new AppError('invalid_path', `invalid path: ${why}`);
+export const invalidPath = (why: string) => new DomainError('invalid_path', `invalid path: ${why}`);
 
 /**
  * Percent-decodes text at the byte level and requires the result to be valid UTF-8, so overlong

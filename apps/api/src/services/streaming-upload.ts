@@ -4,7 +4,7 @@ import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AppError } from '../http/errors';
+import { DomainError } from '../domain/errors';
 import { invalidPath, UPLOAD_TEMP_PREFIX, type SafePath } from './safe-path';
 
 /**
@@ -33,26 +33,26 @@ const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | c
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 export const payloadTooLarge = (maxBytes: number) =>
-  new AppError('payload_too_large', `the upload is larger than ${maxBytes} bytes`);
+  new DomainError('payload_too_large', `the upload is larger than ${maxBytes} bytes`);
 
 /** Maps a file-system failure of a write to the contract's error codes (never a crash, never a path leak). */
-export function writeError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
+export function writeError(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
   switch ((error as NodeJS.ErrnoException).code) {
     case 'ENOSPC':
     case 'EDQUOT':
-      return new AppError('unavailable', 'the server is out of storage space, try again later');
+      return new DomainError('unavailable', 'the server is out of storage space, try again later');
     case 'EISDIR':
-      return new AppError('conflict', 'a directory exists at that path');
+      return new DomainError('conflict', 'a directory exists at that path');
     case 'ENOTDIR':
     case 'EEXIST':
-      return new AppError('conflict', 'a file is in the way of that path');
+      return new DomainError('conflict', 'a file is in the way of that path');
     case 'ENAMETOOLONG':
       return invalidPath('too long');
     case 'ELOOP':
       return invalidPath('symlink');
     default:
-      return new AppError('internal', 'the file could not be written');
+      return new DomainError('internal', 'the file could not be written');
   }
 }
 

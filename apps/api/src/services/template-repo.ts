@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Template } from '@svc/protocol';
-import { notFound } from '../http/errors';
+import { notFound } from '../domain/errors';
 import type { TemplateCatalog } from './templates';
 import { materializeTree } from './template-materialize';
 import {

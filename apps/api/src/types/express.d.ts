@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal';
-import type { AppError } from '../http/errors';
+import type { DomainError } from '../http/errors';
 
 declare global {
   namespace Express {
@@ -9,7 +9,7 @@ declare global {
       log: Logger;
       principal: Principal | null;
       /** Why the credential sent with the request was refused (see auth/authenticate.ts). */
-      authError: AppError | null;
+      authError: DomainError | null;
     }
   }
 }

@@ -4,8 +4,8 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { BrowserClientMessageSchema, parseJsonMessage, type BrowserClientMessage } from '@svc/protocol';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../auth/principal';
-import { toAppError } from '../http/errors';
-import type { StoredEvent } from '../services/events';
+import { toDomainError } from '../domain/errors';
+import type { StoredEvent } from '../events';
 import { BrowserClient } from './browser-client';
 import { BrowserSubscriptions } from './browser-subscriptions';
 import { envelope } from './envelope';
@@ -65,7 +65,8 @@ export class BrowserHub {
     try {
       principal = await authenticateBrowserUpgrade(req, this.deps);
     } catch (err) {
-      if (toAppError(err).code === 'internal') this.deps.logger.error({ err }, 'browser socket authentication failed');
+      if (toDomainError(err).code === 'internal')
+        this.deps.logger.error({ err }, 'browser socket authentication failed');
       refuseUpgrade(socket, err);
       return;
     }
@@ -109,7 +110,7 @@ export class BrowserHub {
     try {
       await this.handle(client, parsed.value);
     } catch (err) {
-      const error = toAppError(err);
+      const error = toDomainError(err);
       if (error.code === 'internal') this.deps.logger.error({ err }, 'browser message failed');
       client.sendError({ code: error.code, message: error.message });
     }

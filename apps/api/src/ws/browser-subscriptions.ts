@@ -1,5 +1,5 @@
 import type { AppDeps } from '../deps';
-import { AppError, toAppError } from '../http/errors';
+import { DomainError, toDomainError } from '../domain/errors';
 import { authorizeProject, authorizeWorkflow } from '../policies/access';
 import type { BrowserClient } from './browser-client';
 import { WorkflowSubscription } from './workflow-subscription';
@@ -82,8 +82,8 @@ export class BrowserSubscriptions {
           (err: unknown) => {
             this.unsubscribeProject(client, projectId);
             client.sendError({
-              code: toAppError(err).code,
-              message: `project ${projectId}: ${toAppError(err).message}; unsubscribed`,
+              code: toDomainError(err).code,
+              message: `project ${projectId}: ${toDomainError(err).message}; unsubscribed`,
             });
           },
         ),
@@ -98,8 +98,8 @@ export class BrowserSubscriptions {
             (err: unknown) => {
               this.unsubscribeWorkflow(sub.client, workflowId);
               sub.client.sendError({
-                code: toAppError(err).code,
-                message: `workflow ${workflowId}: ${toAppError(err).message}; unsubscribed`,
+                code: toDomainError(err).code,
+                message: `workflow ${workflowId}: ${toDomainError(err).message}; unsubscribed`,
               });
             },
           ),
@@ -111,7 +111,7 @@ export class BrowserSubscriptions {
 
   private checkRoom(client: BrowserClient): void {
     if (client.workflows.size + client.projects.size >= MAX_SUBSCRIPTIONS_PER_CLIENT) {
-      throw new AppError('rate_limited', `at most ${MAX_SUBSCRIPTIONS_PER_CLIENT} subscriptions per socket`);
+      throw new DomainError('rate_limited', `at most ${MAX_SUBSCRIPTIONS_PER_CLIENT} subscriptions per socket`);
     }
   }
 }

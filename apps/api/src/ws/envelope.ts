@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../services/events';
+import type { StoredEvent } from '../events';
 
 const serialized = new WeakMap<StoredEvent, string>();
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
 import type { ExecRequestMessage, ExecResultMessage } from '@svc/protocol';
-import type { WorkerRegistry, WorkerSession } from '../services/worker-registry';
+import type { WorkerRegistry } from '../dispatch/registry';
+import type { WorkerSession } from '../dispatch/worker-session';
 
 /** Used when the asker names no time-out (the worker's own default is the same). */
 export const DEFAULT_EXEC_TIMEOUT_SECONDS = 600;

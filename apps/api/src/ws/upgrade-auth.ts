@@ -4,14 +4,14 @@ import { ERROR_STATUS, type ErrorCode } from '@svc/protocol';
 import type { AppDeps } from '../deps';
 import { authenticateToken, tokenFromRequest } from '../auth/authenticate';
 import type { Principal } from '../auth/principal';
-import { AppError, toAppError } from '../http/errors';
+import { DomainError, toDomainError } from '../domain/errors';
 
 /**
  * Answers a refused upgrade with a plain HTTP error (the contract's error body) and closes the
  * socket, so the client sees e.g. 401 before any WebSocket exists.
  */
 export function refuseUpgrade(socket: Duplex, error: unknown): void {
-  const { code, message } = toAppError(error);
+  const { code, message } = toDomainError(error);
   const status = ERROR_STATUS[code];
   if (socket.destroyed) return;
   const body = JSON.stringify({ error: { code, message, request_id: '' } });
@@ -22,7 +22,7 @@ export function refuseUpgrade(socket: Duplex, error: unknown): void {
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 
-export const refusal = (code: ErrorCode, message: string) => new AppError(code, message);
+export const refusal = (code: ErrorCode, message: string) => new DomainError(code, message);
 
 async function principalFrom(token: string | null, deps: AppDeps): Promise<Principal> {
   if (token === null) throw refusal('unauthenticated', 'sign in first');

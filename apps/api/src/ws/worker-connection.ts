@@ -12,8 +12,8 @@ import {
   type WorkerToServerMessage,
   type WsErrorInfo,
 } from '@svc/protocol';
-import type { LiveServices } from '../services/dispatch-runtime';
-import type { WorkerSession } from '../services/worker-registry';
+import type { LiveServices } from '../live-services';
+import type { WorkerSession } from '../dispatch/worker-session';
 import type { ExecRelay } from './exec-relay';
 import { TickCork } from './tick-cork';
 
@@ -25,9 +25,6 @@ export class WorkerConnection implements WorkerSession {
   workerId = '';
   name = '';
   capacity = 0;
-  lastSeenAt = Date.now();
-  readonly holding = new Set<string>();
-  reconciled = false;
   private state: 'new' | 'registering' | 'registered' | 'closed' = 'new';
   private queue: Promise<void> = Promise.resolve();
   private readonly cork: TickCork;
@@ -155,7 +152,7 @@ export class WorkerConnection implements WorkerSession {
       return;
     }
     if (this.socket.readyState !== WebSocket.OPEN) return;
-    Object.assign(this, { workerId: row.id, name: row.name, capacity: row.capacity, lastSeenAt: Date.now() });
+    Object.assign(this, { workerId: row.id, name: row.name, capacity: row.capacity });
     this.state = 'registered';
     this.live.registry.attach(this);
     this.send({

@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { AppDeps } from '../deps';
-import { toAppError } from '../http/errors';
-import type { LiveServices } from '../services/dispatch-runtime';
+import { toDomainError } from '../domain/errors';
+import type { LiveServices } from '../live-services';
 import { ExecRelay } from './exec-relay';
 import { authenticateWorkerUpgrade, refuseUpgrade } from './upgrade-auth';
 import { WorkerConnection } from './worker-connection';
@@ -35,7 +35,8 @@ export class WorkerHub {
     try {
       await authenticateWorkerUpgrade(req, this.deps);
     } catch (err) {
-      if (toAppError(err).code === 'internal') this.deps.logger.error({ err }, 'worker socket authentication failed');
+      if (toDomainError(err).code === 'internal')
+        this.deps.logger.error({ err }, 'worker socket authentication failed');
       refuseUpgrade(socket, err);
       return;
     }

@@ -1,4 +1,4 @@
-import type { EventBus, StoredEvent } from '../services/events';
+import type { EventStore, StoredEvent } from '../events';
 import type { BrowserClient } from './browser-client';
 import { envelope } from './envelope';
 
@@ -21,7 +21,7 @@ export class WorkflowSubscription {
     readonly client: BrowserClient,
     readonly workflowId: string,
     readonly projectId: string,
-    private readonly events: EventBus,
+    private readonly events: EventStore,
   ) {}
 
   /** highest seq the client has (or was told it has) */
@@ -43,7 +43,11 @@ export class WorkflowSubscription {
   private async replay(): Promise<void> {
     try {
       for (;;) {
-        const page = await this.events.eventsSince(this.workflowId, this.projectId, this.lastSent, REPLAY_PAGE);
+        const page = await this.events.since(
+          { id: this.workflowId, project_id: this.projectId },
+          this.lastSent,
+          REPLAY_PAGE,
+        );
         for (const event of page) {
           if (!this.active || !(await this.client.roomToSend())) return;
           this.deliver(event);

@@ -1,6 +1,6 @@
 import type { Db } from '@svc/db';
-import type { Dispatcher } from '../../src/services/dispatcher';
-import type { StoredEvent } from '../../src/services/events';
+import type { StoredEvent } from '../../src/events';
+import type { Steering } from '../../src/workflows';
 import type { TestServer } from '../support/server';
 
 /** The JSON body of a response (tests read it loosely). */
@@ -9,19 +9,29 @@ export async function body<T = any>(res: Response): Promise<T> {
   return (await res.json()) as T;
 }
 
-export type DispatchCall = [method: keyof Dispatcher, workflowId: string, ...args: string[]];
+export type SteeringCall = [method: keyof Steering, workflowId: string, ...args: string[]];
 
-/** A Dispatcher that records what the REST layer asked of it (the worker side is another component). */
-export function recordingDispatcher(
-  behaviour: (call: DispatchCall) => Promise<void> = async () => undefined,
-): Dispatcher & { calls: DispatchCall[] } {
-  const calls: DispatchCall[] = [];
-  const record = (call: DispatchCall) => {
+export interface RecordingSteering extends Steering {
+  calls: SteeringCall[];
+  /** what each call does after it is recorded (set per test) */
+  behaviour: (call: SteeringCall) => Promise<void>;
+  reset(): void;
+}
+
+/** Steering that records what the workflow lifecycle asked of dispatch (the worker side is another component). */
+export function recordingSteering(): RecordingSteering {
+  const calls: SteeringCall[] = [];
+  const record = (call: SteeringCall) => {
     calls.push(call);
-    return behaviour(call);
+    return steering.behaviour(call);
   };
-  return {
+  const steering: RecordingSteering = {
     calls,
+    behaviour: async () => undefined,
+    reset() {
+      calls.length = 0;
+      steering.behaviour = async () => undefined;
+    },
     workflowQueued: (id) => record(['workflowQueued', id]),
     generateTitle: (id) => record(['generateTitle', id]),
     answer: (id, answer) => record(['answer', id, answer]),
@@ -29,6 +39,7 @@ export function recordingDispatcher(
     cancel: (id) => record(['cancel', id]),
     retry: (id) => record(['retry', id]),
   };
+  return steering;
 }
 
 /** Every event the bus announces while the returned list is in use. */

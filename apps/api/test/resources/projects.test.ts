@@ -1,15 +1,16 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, captureEvents, createProject, createWorkflow, recordingDispatcher } from './fixtures';
+import { body, captureEvents, createProject, createWorkflow, recordingSteering } from './fixtures';
 
 describe.each(TEST_PROVIDERS)('projects on %s', (provider) => {
   let server: TestServer;
   let ann: string;
   let bob: string;
   let root: string;
+  const dispatcher = recordingSteering();
   beforeAll(async () => {
-    server = await startTestServer(provider);
+    server = await startTestServer(provider, {}, { steering: dispatcher });
     [ann, bob, root] = await Promise.all([server.login('ann'), server.login('bob'), server.login('root')]);
   });
   afterAll(async () => server?.close());
@@ -72,8 +73,7 @@ describe.each(TEST_PROVIDERS)('projects on %s', (provider) => {
     writeFileSync(workspaceFile, '<h1>hi</h1>');
     mkdirSync(join(server.dataDir, 'storage', project.id, 'assets'), { recursive: true });
     writeFileSync(join(server.dataDir, 'storage', project.id, 'assets', 'logo.svg'), '<svg/>');
-    const dispatcher = recordingDispatcher();
-    server.deps.dispatcher = dispatcher;
+    dispatcher.reset();
     const { events, stop } = captureEvents(server);
 
     const res = await server.request(`/svc/api/projects/${project.id}`, { method: 'DELETE', as: ann });

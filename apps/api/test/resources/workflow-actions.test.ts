@@ -1,6 +1,6 @@
 import type { WorkflowStatus } from '@svc/protocol';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, captureEvents, createProject, createWorkflow, recordingDispatcher, storeSnapshot } from './fixtures';
+import { body, captureEvents, createProject, createWorkflow, recordingSteering, storeSnapshot } from './fixtures';
 
 const PLAN = {
   phase: 'executing',
@@ -12,16 +12,13 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
   let server: TestServer;
   let ann: string;
   let project: { id: string };
-  let dispatcher: ReturnType<typeof recordingDispatcher>;
+  const dispatcher = recordingSteering();
   beforeAll(async () => {
-    server = await startTestServer(provider);
+    server = await startTestServer(provider, {}, { steering: dispatcher });
     ann = await server.login('ann');
     project = await createProject(server, ann);
   });
-  beforeEach(() => {
-    dispatcher = recordingDispatcher();
-    server.deps.dispatcher = dispatcher;
-  });
+  beforeEach(() => dispatcher.reset());
   afterAll(async () => server?.close());
 
   /** A workflow in `status` (as the worker update path would have left it), optionally with a snapshot. */
@@ -43,7 +40,7 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
     server.request(`/svc/api/workflows/${id}/${action}`, { method: 'POST', as: ann, json });
   const statusOf = async (id: string) => (await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).status;
   const storedEvents = async (id: string) =>
-    (await server.deps.events.eventsSince(id, project.id, 0)).map((e) => [e.type, e.data]);
+    (await server.deps.events.since({ id, project_id: project.id }, 0)).map((e) => [e.type, e.data]);
 
   it('answer: resumes a waiting workflow, clears the question, tells the worker and the browsers', async () => {
     const workflow = await workflowIn('waiting_user', { question: 'Which port?' });
@@ -144,9 +141,9 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
   });
 
   it('keeps the new status when the dispatcher fails; the stored status is what workers follow', async () => {
-    server.deps.dispatcher = recordingDispatcher(async () => {
+    dispatcher.behaviour = async () => {
       throw new Error('socket closed');
-    });
+    };
     const workflow = await workflowIn('running');
     expect((await act(workflow.id, 'cancel')).status).toBe(200);
     expect(await statusOf(workflow.id)).toBe('cancelled');

@@ -1,38 +1,44 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppError } from '../../src/http/errors';
+import { DomainError } from '../../src/domain/errors';
+import type { TemplateCatalog } from '../../src/services/templates';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, captureEvents, createProject, createWorkflow, recordingDispatcher, waitFor } from './fixtures';
+import { body, captureEvents, createProject, createWorkflow, recordingSteering, waitFor } from './fixtures';
 
 describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
   let server: TestServer;
   let ann: string;
   let project: { id: string };
+  const dispatcher = recordingSteering();
+  let templatesDir: string;
   beforeAll(async () => {
-    server = await startTestServer(provider);
-    ann = await server.login('ann');
-    project = await createProject(server, ann);
     // A real directory-backed catalog stands in for the git template repository (another component).
-    const templatesDir = join(server.dataDir, 'template-src');
+    templatesDir = mkdtempSync(join(tmpdir(), 'svc-templates-'));
     mkdirSync(join(templatesDir, 'react', 'src'), { recursive: true });
     writeFileSync(join(templatesDir, 'react', 'package.json'), '{"name":"app"}');
     writeFileSync(join(templatesDir, 'react', 'src', 'main.tsx'), 'export {};');
-    server.deps.templates = {
+    const templates: TemplateCatalog = {
       list: async () => [
         { name: 'react', description: 'Vite + React' },
         { name: 'broken', description: 'fails to copy' },
       ],
       materialize: async (name, target) => {
-        if (name === 'broken') throw new AppError('unavailable', 'template repository unreachable');
+        if (name === 'broken') throw new DomainError('unavailable', 'template repository unreachable');
         cpSync(join(templatesDir, name), target, { recursive: true });
       },
     };
+    server = await startTestServer(provider, {}, { steering: dispatcher, templates });
+    ann = await server.login('ann');
+    project = await createProject(server, ann);
   });
-  afterAll(async () => server?.close());
+  beforeEach(() => dispatcher.reset());
+  afterAll(async () => {
+    await server?.close();
+    rmSync(templatesDir, { recursive: true, force: true });
+  });
 
   it('creates a pending workflow, keeps the requirement byte for byte and titles it from the first line', async () => {
-    const dispatcher = recordingDispatcher();
-    server.deps.dispatcher = dispatcher;
     const { events, stop } = captureEvents(server);
     const requirement =
       '\n  \r\n  Build a 购物 shop with a really long first line that goes on and on past eighty bytes\r\n\n- cart 🛒\t\n';
@@ -68,7 +74,7 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
   });
 
   it('answers at once even when the dispatcher never finishes or fails', async () => {
-    server.deps.dispatcher = recordingDispatcher(() => new Promise(() => undefined));
+    dispatcher.behaviour = () => new Promise(() => undefined);
     const started = Date.now();
     const hanging = await server.request(`/svc/api/projects/${project.id}/workflows`, {
       method: 'POST',
@@ -77,9 +83,9 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
     });
     expect(hanging.status).toBe(201);
     expect(Date.now() - started).toBeLessThan(2000);
-    server.deps.dispatcher = recordingDispatcher(async () => {
+    dispatcher.behaviour = async () => {
       throw new Error('no worker socket');
-    });
+    };
     const failing = await server.request(`/svc/api/projects/${project.id}/workflows`, {
       method: 'POST',
       as: ann,
@@ -163,8 +169,6 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
   });
 
   it('soft-deletes a workflow, cancelling it first when it is still active', async () => {
-    const dispatcher = recordingDispatcher();
-    server.deps.dispatcher = dispatcher;
     const workflow = await createWorkflow(server, ann, project.id);
     await server.deps.db.workflow.update({ where: { id: workflow.id }, data: { status: 'running' } });
     const res = await server.request(`/svc/api/workflows/${workflow.id}`, { method: 'DELETE', as: ann });
@@ -176,14 +180,14 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
     expect((await server.request(`/svc/api/workflows/${workflow.id}`, { as: ann })).status).toBe(404);
     const list = await body(await server.request(`/svc/api/projects/${project.id}/workflows`, { as: ann }));
     expect(list.items.map((w: { id: string }) => w.id)).not.toContain(workflow.id);
-    const events = await server.deps.events.eventsSince(workflow.id, project.id, 0);
+    const events = await server.deps.events.since(workflow, 0);
     expect(events.map((e) => e.data)).toEqual([{ status: 'cancelled', question: null }]);
   });
 
   it('deletes a finished workflow without touching its status or the dispatcher', async () => {
-    const dispatcher = recordingDispatcher();
     const workflow = await createWorkflow(server, ann, project.id);
-    server.deps.dispatcher = dispatcher;
+    await waitFor(() => dispatcher.calls.length === 2);
+    dispatcher.calls.length = 0;
     await server.deps.db.workflow.update({ where: { id: workflow.id }, data: { status: 'completed' } });
     expect((await server.request(`/svc/api/workflows/${workflow.id}`, { method: 'DELETE', as: ann })).status).toBe(204);
     expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id: workflow.id } })).status).toBe('completed');

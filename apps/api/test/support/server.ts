@@ -5,7 +5,7 @@ import pino from 'pino';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import type { DbProvider } from '@svc/db';
 import { configFromEnv } from '../../src/config';
-import { buildRuntime, type Runtime } from '../../src/bootstrap';
+import { buildRuntime, type Runtime, type RuntimeOptions } from '../../src/bootstrap';
 import { startServer, type RunningServer } from '../../src/server';
 import type { AppDeps } from '../../src/deps';
 
@@ -24,7 +24,11 @@ export interface TestServer {
 }
 
 /** The real server on a fresh database of the given kind, listening on a random loopback port. */
-export async function startTestServer(provider: DbProvider, env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  provider: DbProvider,
+  env: Record<string, string> = {},
+  options: RuntimeOptions = {},
+): Promise<TestServer> {
   const database: TestDatabase = await createTestDatabase(provider);
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-api-test-'));
   const config = configFromEnv({
@@ -36,7 +40,7 @@ export async function startTestServer(provider: DbProvider, env: Record<string, 
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const runtime = await buildRuntime(config, pino({ level: 'silent' }));
+  const runtime = await buildRuntime(config, pino({ level: 'silent' }), options);
   const running: RunningServer = await startServer(runtime, { port: 0, host: '127.0.0.1' });
   // The port is only known now; the config is read per request, so the real origin can be set here.
   if (!env.PUBLIC_URL) runtime.deps.config.publicUrl = running.url;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { AppError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 import { providerJson, safeCode } from './provider-http';
 
 async function listen<S extends Server | TcpServer>(server: S): Promise<string> {
@@ -9,13 +9,13 @@ async function listen<S extends Server | TcpServer>(server: S): Promise<string> 
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function failure(promise: Promise<unknown>): Promise<AppError> {
+async function failure(promise: Promise<unknown>): Promise<DomainError> {
   const error = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
+  expect(error).toBeInstanceOf(DomainError);
+  return error as DomainError;
 }
 
 describe('providerJson against real sockets', () => {

@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 
 /** How long one call to the sign-in provider may take before sign-in fails with `unavailable`. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
@@ -8,14 +8,14 @@ export type ProviderEndpoint = 'token' | 'user info';
 
 /** A sign-in step the provider refused (4xx or an error code in the body): the user is not signed in. */
 export const providerRefused = (endpoint: ProviderEndpoint, detail: string) =>
-  new AppError(
+  new DomainError(
     'unauthenticated',
     `sign-in failed: the provider's ${endpoint} endpoint refused the request (${detail})`,
   );
 
 /** The provider did not answer usefully (network, timeout, 5xx, unexpected body): try again later. */
 export const providerUnavailable = (endpoint: ProviderEndpoint, detail: string) =>
-  new AppError('unavailable', `sign-in failed: the provider's ${endpoint} endpoint ${detail}`);
+  new DomainError('unavailable', `sign-in failed: the provider's ${endpoint} endpoint ${detail}`);
 
 /** Keeps only a short token of a provider-supplied error code, so nothing arbitrary reaches our error body. */
 export function safeCode(value: unknown): string {
@@ -32,7 +32,7 @@ export interface ProviderRequest {
   timeoutMs?: number;
 }
 
-/** Calls a provider endpoint and returns its JSON object body; maps every failure to a typed AppError. */
+/** Calls a provider endpoint and returns its JSON object body; maps every failure to a typed DomainError. */
 export async function providerJson(request: ProviderRequest): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
   let body: URLSearchParams | undefined;

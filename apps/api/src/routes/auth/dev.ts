@@ -1,8 +1,8 @@
 import { Router, type Request } from 'express';
 import { DevLoginRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { parseInput } from '../../http/validate';
-import { presentUser } from '../../presenters/user';
+import { parseInput } from '../../domain/validate';
+import { presentUser } from '../../wire/user';
 import { isAdminUser } from '../../auth/principal';
 import { startSession, upsertUser } from '../../auth/session';
 

@@ -4,8 +4,8 @@ import { Passport, type AuthenticateOptions } from 'passport';
 import { z } from 'zod';
 import type { AppDeps } from '../../deps';
 import { ConfigError } from '../../config';
-import { AppError, invalidInput, unauthenticated } from '../../http/errors';
-import { parseInput } from '../../http/validate';
+import { DomainError, invalidInput, unauthenticated } from '../../domain/errors';
+import { parseInput } from '../../domain/validate';
 import { startSession, upsertUser, type ExternalIdentity } from '../../auth/session';
 import {
   OAUTH_STATE_COOKIE,
@@ -45,7 +45,7 @@ export function oauthRouter(deps: AppDeps): Router {
     callbackURL: `${deps.config.publicUrl}${OAUTH_CALLBACK_PATH}`,
   });
 
-  /** Runs the code exchange; resolves with the provider's identity or rejects with a typed AppError. */
+  /** Runs the code exchange; resolves with the provider's identity or rejects with a typed DomainError. */
   const completeSignIn = (req: Request, res: Response) =>
     new Promise<ExternalIdentity>((resolve, reject) => {
       const done = (error: unknown, identity?: unknown, info?: unknown) => {
@@ -59,7 +59,7 @@ export function oauthRouter(deps: AppDeps): Router {
         else resolve(identity as ExternalIdentity);
       };
       authenticator.authenticate(kind, options(), done)(req, res, (error?: unknown) =>
-        reject(error ?? new AppError('internal', 'sign-in did not complete')),
+        reject(error ?? new DomainError('internal', 'sign-in did not complete')),
       );
     });
 
@@ -95,9 +95,9 @@ export function oauthRouter(deps: AppDeps): Router {
 }
 
 /** passport-oauth2 wraps token-exchange errors in InternalOAuthError (`oauthError`); unwrap ours. */
-function signInError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
+function signInError(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
   const inner = (error as { oauthError?: unknown }).oauthError;
-  if (inner instanceof AppError) return inner;
-  return new AppError('unavailable', 'sign-in failed: the provider answered unexpectedly');
+  if (inner instanceof DomainError) return inner;
+  return new DomainError('unavailable', 'sign-in failed: the provider answered unexpectedly');
 }

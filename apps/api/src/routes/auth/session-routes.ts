@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth, SESSION_COOKIE } from '../../auth/authenticate';
-import { presentUser } from '../../presenters/user';
+import { presentUser } from '../../wire/user';
 import { sessionCookieOptions } from '../../auth/session';
-import { unauthenticated } from '../../http/errors';
+import { unauthenticated } from '../../domain/errors';
 
 /** `/svc/api/auth/provider` (public) and `/svc/api/me`. */
 export function authApiRouter(deps: AppDeps): Router {

@@ -3,7 +3,7 @@ import type { FileChangedEventData } from '@svc/protocol';
 import type { Workflow } from '@svc/db';
 import type { AppDeps } from '../../deps';
 import { principalOf } from '../../auth/authenticate';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../domain/errors';
 import { authorizeWorkflow } from '../../policies/access';
 import { deletePath } from '../../services/file-listing';
 import { resolveSafePath } from '../../services/safe-path';
@@ -72,7 +72,7 @@ async function handleFiles(deps: AppDeps, req: Request, res: Response, next: Nex
 /** The write already happened; a failure to store its event is logged, not turned into an error answer. */
 async function announce(deps: AppDeps, req: Request, workflow: Workflow, data: FileChangedEventData): Promise<void> {
   try {
-    await deps.events.publishWorkflowEvent(workflow, 'file_changed', data);
+    await deps.events.append(workflow, [{ type: 'file_changed', data }]);
   } catch (error) {
     req.log.error({ err: error, path: data.path }, 'file_changed event could not be stored');
   }

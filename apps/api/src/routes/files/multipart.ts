@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { Request } from 'express';
 import type { Readable } from 'node:stream';
-import { AppError, invalidInput } from '../../http/errors';
+import { DomainError, invalidInput } from '../../domain/errors';
 import { joinClientPath, resolveSafePath } from '../../services/safe-path';
 import { discardUpload, prepareParent, stageUpload, type StagedUpload } from '../../services/streaming-upload';
 import { pipeBody } from './request-body';
@@ -27,7 +27,7 @@ export async function stageMultipart(req: Request, root: string, dir: string, ma
       limits: { files: MAX_PARTS, parts: MAX_PARTS, fieldSize: 64 * 1024 },
     });
   } catch {
-    throw new AppError('unsupported_media_type', 'expected a multipart/form-data body');
+    throw new DomainError('unsupported_media_type', 'expected a multipart/form-data body');
   }
   const staged: StagedPart[] = [];
   const work: Promise<void>[] = [];
@@ -44,7 +44,7 @@ export async function stageMultipart(req: Request, root: string, dir: string, ma
     try {
       if (!filename) throw invalidInput('a file part has no filename');
       const target = await resolveSafePath(root, joinClientPath(dir, filename));
-      if (target.stats?.isDirectory()) throw new AppError('conflict', `a directory exists at ${target.relative}`);
+      if (target.stats?.isDirectory()) throw new DomainError('conflict', `a directory exists at ${target.relative}`);
       const part = await stageUpload(stream, await prepareParent(target), { maxBytes, counter, sha256: true });
       staged[index] = { ...part, relative: target.relative };
     } catch (error) {
@@ -58,7 +58,9 @@ export async function stageMultipart(req: Request, root: string, dir: string, ma
     parser.on('partsLimit', () => fail(invalidInput(`more than ${MAX_PARTS} parts`)));
     parser.on('filesLimit', () => fail(invalidInput(`more than ${MAX_PARTS} files`)));
     parser.on('error', (error) =>
-      fail(error instanceof AppError ? error : invalidInput(`malformed multipart body: ${(error as Error).message}`)),
+      fail(
+        error instanceof DomainError ? error : invalidInput(`malformed multipart body: ${(error as Error).message}`),
+      ),
     );
     parser.on('close', resolve);
     pipeBody(req, parser);

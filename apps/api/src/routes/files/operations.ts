@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { FileEntry } from '@svc/protocol';
-import { AppError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 import { listDirectory } from '../../services/file-listing';
 import { invalidPath, resolveSafePath } from '../../services/safe-path';
 import { commitUpload, discardUpload, prepareParent, stageUpload } from '../../services/streaming-upload';
@@ -44,7 +44,7 @@ export async function writeRequestBody(
   checkDeclaredLength(req, maxBytes);
   const target = await resolveSafePath(root, path);
   if (trailingSlash) throw invalidPath('a file path cannot end in "/"');
-  if (target.stats?.isDirectory()) throw new AppError('conflict', 'a directory exists at that path');
+  if (target.stats?.isDirectory()) throw new DomainError('conflict', 'a directory exists at that path');
   const staged = await stageUpload(detachedBody(req), await prepareParent(target), options);
   const { created } = await commitUpload(staged);
   return { path: target.relative, size: staged.size, sha256: staged.sha256, created };

@@ -1,12 +1,12 @@
 import { PassThrough, type Writable } from 'node:stream';
 import type { Request, Response } from 'express';
-import { AppError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 import { payloadTooLarge } from '../../services/streaming-upload';
 
 /** How long a refused upload may keep sending after the error answer before its connection is cut. */
 const LINGER_MS = 5_000;
 
-export const clientAborted = () => new AppError('invalid_input', 'the client aborted the upload');
+export const clientAborted = () => new DomainError('invalid_input', 'the client aborted the upload');
 
 /** Refuses an upload up front when its declared Content-Length is over the limit. */
 export function checkDeclaredLength(req: Request, maxBytes: number): void {

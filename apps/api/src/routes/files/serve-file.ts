@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, basename } from 'node:path';
 import type { NextFunction, Request, Response } from 'express';
 import MarkdownIt from 'markdown-it';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../domain/errors';
 import type { SafePath } from '../../services/safe-path';
 
 /**

@@ -2,9 +2,9 @@ import express, { type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { KB_ARTICLE_MAX_CHARS, MAX_NAME_CHARS } from '@svc/protocol';
 import { splitKbText, type KbTextArticle } from '@svc/kb';
-import { AppError, invalidInput } from '../../http/errors';
+import { DomainError, invalidInput } from '../../domain/errors';
 import { requireUtf8 } from '../../http/middleware';
-import { parseInput } from '../../http/validate';
+import { parseInput } from '../../domain/validate';
 
 /** Whole-KB text bodies may be larger than JSON ones (1 MB); still well under what a request may carry. */
 export const KB_TEXT_LIMIT = '5mb';
@@ -22,7 +22,7 @@ const KbTextJsonSchema = z.object({ text: z.string() }).strict();
 export function kbTextFromRequest(req: Request): string {
   if (typeof req.body === 'string') return req.body;
   if (req.is('application/json')) return parseInput(KbTextJsonSchema, req.body).text;
-  throw new AppError('unsupported_media_type', 'send the KB as text/plain or as JSON {"text": ...}');
+  throw new DomainError('unsupported_media_type', 'send the KB as text/plain or as JSON {"text": ...}');
 }
 
 /** Splits the text into articles, checking each against the limits of a single article. */

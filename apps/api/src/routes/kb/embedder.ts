@@ -1,6 +1,6 @@
 import { createHashingEmbedder, type Embedder } from '@svc/kb';
 import type { Config } from '../../config';
-import { AppError } from '../../http/errors';
+import { DomainError } from '../../domain/errors';
 
 export type EmbeddingsConfig = NonNullable<Config['kbEmbeddings']>;
 
@@ -19,7 +19,7 @@ export function embeddingsEndpoint(url: string): string {
   return base.endsWith('/v1') ? `${base}/embeddings` : `${base}/v1/embeddings`;
 }
 
-const unavailable = (why: string) => new AppError('unavailable', `the embeddings service failed: ${why}`);
+const unavailable = (why: string) => new DomainError('unavailable', `the embeddings service failed: ${why}`);
 
 /**
  * `POST /v1/embeddings` with plain fetch. The vector length is learned from the first answer and every

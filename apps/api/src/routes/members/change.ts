@@ -1,6 +1,6 @@
 import type { Db } from '@svc/db';
 import type { Role } from '@svc/protocol';
-import { conflict, notFound } from '../../http/errors';
+import { conflict, notFound } from '../../domain/errors';
 
 /**
  * Sets a member's role, or removes the member (`role` null), refusing to leave the project without an

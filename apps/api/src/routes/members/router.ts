@@ -2,10 +2,10 @@ import { Router } from 'express';
 import { AddMemberRequestSchema, PatchMemberRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
-import { parseInput } from '../../http/validate';
-import { conflict, notFound } from '../../http/errors';
+import { parseInput } from '../../domain/validate';
+import { conflict, notFound } from '../../domain/errors';
 import { authorizeProject } from '../../policies/access';
-import { presentMember } from '../../presenters/project';
+import { presentMember } from '../../wire/project';
 import { changeMember } from './change';
 
 /** `/projects/{id}/members`: anyone in the project reads, owners (and administrators) manage. */
@@ -39,7 +39,7 @@ export function membersRouter(deps: AppDeps): Router {
       data: { project_id: project.id, user_id: user.id, role: body.role },
       include: withUser,
     });
-    deps.events.publishProjectEvent(project.id, 'project_changed', { change: 'members' });
+    deps.events.publishProject(project.id, { change: 'members' });
     res.status(201).json(presentMember(member));
   });
 
@@ -51,14 +51,14 @@ export function membersRouter(deps: AppDeps): Router {
       where: { project_id_user_id: { project_id: project.id, user_id: req.params.userId as string } },
       include: withUser,
     });
-    deps.events.publishProjectEvent(project.id, 'project_changed', { change: 'members' });
+    deps.events.publishProject(project.id, { change: 'members' });
     res.json(presentMember(member));
   });
 
   router.delete('/projects/:id/members/:userId', requireAuth, async (req, res) => {
     const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
     await changeMember(db, project.id, req.params.userId as string, null);
-    deps.events.publishProjectEvent(project.id, 'project_changed', { change: 'members' });
+    deps.events.publishProject(project.id, { change: 'members' });
     res.status(204).end();
   });
 

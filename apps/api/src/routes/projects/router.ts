@@ -2,11 +2,10 @@ import { Router } from 'express';
 import { CreateProjectRequestSchema, PatchProjectRequestSchema, type Role } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
-import { parseInput } from '../../http/validate';
-import { forbidden, notFound } from '../../http/errors';
+import { parseInput } from '../../domain/validate';
+import { forbidden, notFound } from '../../domain/errors';
 import { authorizeGlobal, authorizeProject } from '../../policies/access';
-import { presentProject } from '../../presenters/project';
-import { deleteProject } from './delete';
+import { presentProject } from '../../wire/project';
 
 /** `/projects` and `/projects/{id}`: list, create, read, rename, soft delete. */
 export function projectsRouter(deps: AppDeps): Router {
@@ -62,13 +61,13 @@ export function projectsRouter(deps: AppDeps): Router {
     const { count } = await db.project.updateMany({ where: { id: project.id, deleted_at: null }, data: body });
     const updated = count ? await db.project.findUnique({ where: { id: project.id } }) : null;
     if (!updated) throw notFound('project not found');
-    deps.events.publishProjectEvent(project.id, 'project_changed', { change: 'updated' });
+    deps.events.publishProject(project.id, { change: 'updated' });
     res.json(presentProject(updated, role));
   });
 
   router.delete('/projects/:id', requireAuth, async (req, res) => {
     const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'project.delete');
-    await deleteProject(deps, project, req.log);
+    await deps.workflows.removeProject(project);
     res.status(204).end();
   });
 

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { PutSettingRequestSchema, SettingKeySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
-import { parseInput } from '../../http/validate';
+import { parseInput } from '../../domain/validate';
 import { authorizeGlobal } from '../../policies/access';
 
 /** `GET /settings` (anyone signed in) and `PUT /settings/{key}` (administrators). */

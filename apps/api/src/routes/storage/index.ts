@@ -1,7 +1,7 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { AppDeps } from '../../deps';
 import { principalOf } from '../../auth/authenticate';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../domain/errors';
 import { authorizeProject } from '../../policies/access';
 import { deletePath } from '../../services/file-listing';
 import { resolveSafePath } from '../../services/safe-path';

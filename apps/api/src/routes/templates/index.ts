@@ -3,8 +3,8 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
-import { notFound } from '../../http/errors';
-import { parseInput } from '../../http/validate';
+import { notFound } from '../../domain/errors';
+import { parseInput } from '../../domain/validate';
 import { authorizeGlobal, authorizeWorkflow } from '../../policies/access';
 import { workflowWorkspaceDir } from '../../services/workspace-paths';
 

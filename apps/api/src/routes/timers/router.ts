@@ -1,13 +1,12 @@
 import { Router } from 'express';
-import { TERMINAL_WORKFLOW_STATUSES, type WorkflowStatus } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import type { Principal } from '../../auth/principal';
 import { principalOf, requireAuth } from '../../auth/authenticate';
-import { conflict, notFound } from '../../http/errors';
-import { parseInput } from '../../http/validate';
+import { notFound } from '../../domain/errors';
+import { parseInput } from '../../domain/validate';
 import { authorizeWorkflow } from '../../policies/access';
 import type { ProjectAction } from '../../policies/rules';
-import { presentTimer } from '../../services/timers';
+import { presentTimer } from '../../wire/timer';
 import { CreateTimerRequestSchema } from './schema';
 
 /** A worker sets timers on the workflows it runs; a person needs the right to steer the workflow. */
@@ -23,17 +22,7 @@ export function timersRouter(deps: AppDeps): Router {
     const principal = principalOf(req);
     const { workflow } = await authorizeWorkflow(db, principal, req.params.id as string, controlAction(principal));
     const body = parseInput(CreateTimerRequestSchema, req.body ?? {});
-    if (TERMINAL_WORKFLOW_STATUSES.includes(workflow.status as WorkflowStatus))
-      throw conflict(`the workflow has finished (status is ${workflow.status})`);
-    const timer = await db.timer.create({
-      data: {
-        workflow_id: workflow.id,
-        fire_at: new Date(Date.now() + body.seconds * 1000),
-        reason: body.reason,
-        status: 'pending',
-      },
-    });
-    deps.dispatcher.timersChanged?.();
+    const timer = await deps.workflows.setTimer(workflow, body.seconds, body.reason);
     res.status(201).location(`/svc/api/timers/${timer.id}`).json(presentTimer(timer));
   });
 
@@ -52,13 +41,7 @@ export function timersRouter(deps: AppDeps): Router {
     const timer = await db.timer.findUnique({ where: { id: req.params.id as string } });
     if (!timer) throw notFound('timer not found');
     await authorizeWorkflow(db, principal, timer.workflow_id, controlAction(principal));
-    const { count } = await db.timer.updateMany({
-      where: { id: timer.id, status: 'pending' },
-      data: { status: 'cancelled' },
-    });
-    if (count === 0)
-      throw conflict(`the timer is ${timer.status === 'pending' ? 'no longer pending' : timer.status} already`);
-    deps.dispatcher.timersChanged?.();
+    await deps.workflows.cancelTimer(timer);
     res.status(204).end();
   });
 

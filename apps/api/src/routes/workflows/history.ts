@@ -3,9 +3,9 @@ import { fromSnapshot, planFromState } from '@svc/agent-core';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { authorizeWorkflow } from '../../policies/access';
-import { presentLlmCall, presentLogEntry } from '../../presenters/logs';
-import { presentSnapshot, snapshotData } from '../../presenters/workflow';
-import { afterSeq, readPageQuery, SeqKeySchema, toPage } from '../../services/pagination';
+import { presentLlmCall, presentLogEntry } from '../../wire/logs';
+import { presentSnapshot, snapshotData } from '../../wire/workflow';
+import { afterSeq, readPageQuery, SeqKeySchema, toPage } from '../../http/pagination';
 
 const bySeq = (row: { seq: number }) => [row.seq] as const;
 

@@ -5,8 +5,8 @@ import MarkdownIt from 'markdown-it';
 import { z } from 'zod';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
-import { parseInput } from '../../http/validate';
-import { notFound } from '../../http/errors';
+import { parseInput } from '../../domain/validate';
+import { notFound } from '../../domain/errors';
 import { authorizeWorkflow } from '../../policies/access';
 import { workflowWorkspaceDir } from '../../services/workspace-paths';
 

@@ -2,13 +2,11 @@ import { Router } from 'express';
 import { CreateWorkflowRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
-import { parseInput } from '../../http/validate';
-import { forbidden } from '../../http/errors';
+import { parseInput } from '../../domain/validate';
+import { forbidden } from '../../domain/errors';
 import { authorizeProject, authorizeWorkflow } from '../../policies/access';
-import { presentWorkflow } from '../../presenters/workflow';
-import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../../services/pagination';
-import { createWorkflow } from './create';
-import { dispatchSafely, publishStatus, UNFINISHED_STATUSES } from './status';
+import { presentWorkflow } from '../../wire/workflow';
+import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../../http/pagination';
 import { workflowActionsRouter } from './actions';
 import { workflowHistoryRouter } from './history';
 import { workflowReportRouter } from './report';
@@ -34,7 +32,7 @@ export function workflowsRouter(deps: AppDeps): Router {
     const { project } = await authorizeProject(db, principal, req.params.id as string, 'workflow.create');
     if (principal.kind !== 'user') throw forbidden('only a person creates workflows');
     const body = parseInput(CreateWorkflowRequestSchema, req.body ?? {});
-    const workflow = await createWorkflow(deps, project, principal.user.id, body, req.log);
+    const workflow = await deps.workflows.create(project, principal.user.id, body);
     res.status(201).location(`/svc/api/workflows/${workflow.id}`).json(presentWorkflow(workflow));
   });
 
@@ -45,19 +43,7 @@ export function workflowsRouter(deps: AppDeps): Router {
 
   router.delete('/workflows/:id', requireAuth, async (req, res) => {
     const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.control');
-    const cancelled = await db.workflow.updateMany({
-      where: { id: workflow.id, status: { in: [...UNFINISHED_STATUSES] } },
-      data: { status: 'cancelled', question: null },
-    });
-    if (cancelled.count > 0) {
-      await publishStatus(deps, workflow, { status: 'cancelled', question: null });
-      await dispatchSafely(req.log, 'cancel', workflow.id, () => deps.dispatcher.cancel(workflow.id));
-    }
-    await db.workflow.updateMany({ where: { id: workflow.id, deleted_at: null }, data: { deleted_at: new Date() } });
-    deps.events.publishProjectEvent(workflow.project_id, 'project_changed', {
-      change: 'workflow_deleted',
-      workflow_id: workflow.id,
-    });
+    await deps.workflows.remove(workflow);
     res.status(204).end();
   });
 

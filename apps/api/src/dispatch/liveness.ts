@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { Db } from '@svc/db';
+import { unfinishedWhere } from '../workflows';
+import type { LiveDispatcher } from './dispatcher';
+import type { WorkerRegistry } from './registry';
+import { WS_CLOSE_HEARTBEAT_MISSED } from './worker-session';
+
+export interface LivenessDeps {
+  db: Db;
+  registry: WorkerRegistry;
+  dispatcher: LiveDispatcher;
+  logger: Logger;
+  offlineAfterSeconds: number;
+}
+
+/** Closes silent worker connections and takes work back from workers nobody has heard from. */
+export class WorkerLiveness {
+  private sweeper: NodeJS.Timeout | null = null;
+  private sweeping: Promise<void> | null = null;
+
+  constructor(private readonly deps: LivenessDeps) {}
+
+  start(): void {
+    const every = Math.max(500, Math.min((this.deps.offlineAfterSeconds * 1000) / 2, 5000));
+    this.sweeper = setInterval(() => {
+      if (this.sweeping) return;
+      this.sweeping = this.sweep()
+        .catch((err: unknown) => this.deps.logger.error({ err }, 'worker liveness sweep failed'))
+        .finally(() => (this.sweeping = null));
+    }, every);
+    this.sweeper.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.sweeping;
+  }
+
+  async sweep(): Promise<void> {
+    const { db, registry, dispatcher, logger, offlineAfterSeconds } = this.deps;
+    const offlineAfterMs = offlineAfterSeconds * 1000;
+    for (const session of registry.silent(offlineAfterMs)) {
+      logger.warn({ worker: session.name }, 'worker missed its heartbeats; closing its connection');
+      session.close(WS_CLOSE_HEARTBEAT_MISSED, `no heartbeat for ${offlineAfterSeconds}s`);
+    }
+    await registry.markSilentOffline(offlineAfterMs);
+    const offline = await registry.offlineIds();
+    if (offline.length === 0) return;
+    const stranded = await db.workflow.findMany({
+      where: { ...unfinishedWhere, assigned_worker_id: { in: offline } },
+      select: { assigned_worker_id: true },
+      distinct: ['assigned_worker_id'],
+    });
+    for (const { assigned_worker_id } of stranded)
+      if (assigned_worker_id && !registry.get(assigned_worker_id)) await dispatcher.takeBack(assigned_worker_id);
+  }
+}

@@ -1,0 +1,67 @@
+import type { Db, Workflow } from '@svc/db';
+import type { DispatchAction, DispatchMessage } from '@svc/protocol';
+import { snapshotData } from '../wire/workflow';
+import type { WorkerSession } from './worker-session';
+
+export type WorkflowForDispatch = Pick<Workflow, 'id' | 'project_id' | 'requirement' | 'template' | 'last_update_seq'>;
+
+export const DISPATCH_SELECT = {
+  id: true,
+  project_id: true,
+  requirement: true,
+  template: true,
+  last_update_seq: true,
+} as const;
+
+/**
+ * The `dispatch` message for a workflow. Resume, feedback and answer carry the latest snapshot; without
+ * one there is nothing to resume, so the workflow starts afresh. `last_seq` is the highest seq stored
+ * (or promised to a title worker), so the worker numbers its updates after it.
+ */
+export async function buildDispatch(
+  db: Db,
+  workflow: WorkflowForDispatch,
+  action: DispatchAction,
+  options: { message?: string; reservedSeq?: number } = {},
+): Promise<DispatchMessage> {
+  const lastSeq = Math.max(workflow.last_update_seq, options.reservedSeq ?? 0);
+  const base = {
+    type: 'dispatch' as const,
+    workflow_id: workflow.id,
+    project_id: workflow.project_id,
+    requirement: workflow.requirement,
+    template: workflow.template,
+    last_seq: lastSeq,
+  };
+  if (action === 'start' || action === 'cancel' || action === 'generate_title') return { ...base, action };
+  const latest = await db.agentStateSnapshot.findFirst({
+    where: { workflow_id: workflow.id },
+    orderBy: { seq: 'desc' },
+  });
+  if (!latest) return { ...base, action: 'start' };
+  const message = options.message === undefined ? {} : { message: options.message };
+  return { ...base, action, snapshot: snapshotData(latest), ...message };
+}
+
+/**
+ * The worker for a queued workflow: the requested one (by id or name) when it has room, else the
+ * connected worker with the most free capacity relative to its size; null when none has room.
+ */
+export function pickWorker(
+  sessions: readonly WorkerSession[],
+  load: ReadonlyMap<string, number>,
+  requested: string | null,
+): WorkerSession | null {
+  const free = sessions.filter((s) => (load.get(s.workerId) ?? 0) < s.capacity);
+  if (requested) return free.find((s) => s.workerId === requested || s.name === requested) ?? null;
+  let best: WorkerSession | null = null;
+  let bestShare = Infinity;
+  for (const session of free) {
+    const share = (load.get(session.workerId) ?? 0) / session.capacity;
+    if (share < bestShare) {
+      best = session;
+      bestShare = share;
+    }
+  }
+  return best;
+}

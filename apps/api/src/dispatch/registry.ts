@@ -1,0 +1,167 @@
+import type { Logger } from 'pino';
+import type { Db, Worker as WorkerRow } from '@svc/db';
+import type { RegisterMessage } from '@svc/protocol';
+import type { EventStore } from '../events';
+import type { BackgroundWork } from '../lib/background-work';
+import { presentWorkerById } from './worker-list';
+import { WS_CLOSE_REPLACED, type WorkerSession } from './worker-session';
+
+/** What the registry knows of one connection. */
+interface Connection {
+  session: WorkerSession;
+  /** Date.now() of the last heartbeat (or of the registration) */
+  lastSeenAt: number;
+  /** Workflows this connection runs: dispatched to it here, or reported in its heartbeats. */
+  holding: Set<string>;
+  /** Set by the first heartbeat, which says what a (re)connected worker really runs. */
+  reconciled: boolean;
+}
+
+export interface WorkerRegistryDeps {
+  db: Db;
+  events: EventStore;
+  logger: Logger;
+  background: BackgroundWork;
+}
+
+/** The workers connected to this server, what each runs, and their rows (status, last_seen_at) in the database. */
+export class WorkerRegistry {
+  private readonly connections = new Map<string, Connection>();
+
+  constructor(private readonly deps: WorkerRegistryDeps) {}
+
+  /** Upserts the worker's row by name and marks it online. */
+  async upsert(message: RegisterMessage): Promise<WorkerRow> {
+    const data = {
+      labels: message.labels,
+      capacity: message.capacity,
+      version: message.version,
+      hostname: message.hostname,
+      status: 'online',
+      last_seen_at: new Date(),
+    };
+    return this.deps.db.worker.upsert({
+      where: { name: message.name },
+      create: { name: message.name, ...data },
+      update: data,
+    });
+  }
+
+  /** Makes `session` the worker's connection; an older one of the same worker is closed (newest wins). */
+  attach(session: WorkerSession): void {
+    const previous = this.connections.get(session.workerId)?.session;
+    this.connections.set(session.workerId, { session, lastSeenAt: Date.now(), holding: new Set(), reconciled: false });
+    if (previous && previous !== session) {
+      this.deps.logger.warn({ worker: session.name }, 'worker connected again; closing its older connection');
+      previous.close(WS_CLOSE_REPLACED, 'replaced by a newer connection of the same worker');
+    }
+    this.announce(session.workerId);
+  }
+
+  /** Forgets a closed connection; true when it was the worker's current one (its work must be taken back). */
+  async detach(session: WorkerSession): Promise<boolean> {
+    if (!this.isCurrent(session)) return false;
+    this.connections.delete(session.workerId);
+    await this.deps.db.worker.updateMany({ where: { id: session.workerId }, data: { status: 'offline' } });
+    this.announce(session.workerId);
+    return true;
+  }
+
+  async heartbeat(session: WorkerSession): Promise<void> {
+    const connection = this.current(session);
+    if (!connection) return;
+    connection.lastSeenAt = Date.now();
+    await this.deps.db.worker.updateMany({
+      where: { id: session.workerId },
+      data: { last_seen_at: new Date(connection.lastSeenAt), status: 'online' },
+    });
+  }
+
+  /** True the first time it is called for a connection: its first heartbeat says what it really runs. */
+  reconcile(session: WorkerSession): boolean {
+    const connection = this.current(session);
+    if (!connection || connection.reconciled) return false;
+    connection.reconciled = true;
+    return true;
+  }
+
+  /** Whether the worker's connection has sent its first heartbeat yet. */
+  isReconciled(workerId: string): boolean {
+    return this.connections.get(workerId)?.reconciled ?? false;
+  }
+
+  holds(workerId: string, workflowId: string): boolean {
+    return this.connections.get(workerId)?.holding.has(workflowId) ?? false;
+  }
+
+  hold(workerId: string, workflowId: string): void {
+    this.connections.get(workerId)?.holding.add(workflowId);
+  }
+
+  release(workerId: string, workflowId: string): void {
+    this.connections.get(workerId)?.holding.delete(workflowId);
+  }
+
+  get(workerId: string): WorkerSession | undefined {
+    return this.connections.get(workerId)?.session;
+  }
+
+  /** A connected worker by id or by name. */
+  find(idOrName: string): WorkerSession | undefined {
+    return this.get(idOrName) ?? this.connected().find((s) => s.name === idOrName);
+  }
+
+  connected(): WorkerSession[] {
+    return [...this.connections.values()].map((c) => c.session);
+  }
+
+  /** The connected workers that have not heart-beaten for `offlineAfterMs`. */
+  silent(offlineAfterMs: number, now = Date.now()): WorkerSession[] {
+    return [...this.connections.values()].filter((c) => now - c.lastSeenAt > offlineAfterMs).map((c) => c.session);
+  }
+
+  /**
+   * Marks offline the workers the database still calls online but that nobody has heard from for
+   * `offlineAfterMs` (they were connected to a server that stopped); returns their ids.
+   */
+  async markSilentOffline(offlineAfterMs: number): Promise<string[]> {
+    const { db } = this.deps;
+    const cutoff = new Date(Date.now() - offlineAfterMs);
+    const stale = await db.worker.findMany({
+      where: { status: 'online', last_seen_at: { lt: cutoff } },
+      select: { id: true },
+    });
+    const ids = stale.map((w) => w.id).filter((id) => !this.connections.has(id));
+    if (ids.length === 0) return [];
+    await db.worker.updateMany({
+      where: { id: { in: ids }, status: 'online', last_seen_at: { lt: cutoff } },
+      data: { status: 'offline' },
+    });
+    for (const id of ids) this.announce(id);
+    return ids;
+  }
+
+  /** Workers whose rows say offline: their unfinished workflows belong back in the queue. */
+  async offlineIds(): Promise<string[]> {
+    const rows = await this.deps.db.worker.findMany({ where: { status: 'offline' }, select: { id: true } });
+    return rows.map((r) => r.id);
+  }
+
+  /** Broadcasts the worker's current row as `worker_status` (best effort, never throws). */
+  private announce(workerId: string): void {
+    this.deps.background.run(
+      presentWorkerById(this.deps.db, workerId).then((worker) => {
+        if (worker) this.deps.events.publishWorkerStatus(worker);
+      }),
+    );
+  }
+
+  private current(session: WorkerSession): Connection | undefined {
+    const connection = this.connections.get(session.workerId);
+    return connection?.session === session ? connection : undefined;
+  }
+
+  private isCurrent(session: WorkerSession): boolean {
+    return this.current(session) !== undefined;
+  }
+}

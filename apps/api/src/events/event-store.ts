@@ -1,0 +1,118 @@
+import type { Db, DbProvider, Prisma } from '@svc/db';
+import type { ProjectChangedEventData, Worker } from '@svc/protocol';
+import type { EventFanout } from './fanout';
+import { EventSql, type EventRow, type RawClient, type TableRows } from './event-sql';
+import { toStoredEvent, type NewEvent, type StoredEvent, type WorkflowRef } from './types';
+
+/** One workflow's events in an append, and the highest worker-update seq stored with them (0: none). */
+export interface EventGroup {
+  workflow: WorkflowRef;
+  events: readonly NewEvent[];
+  maxUpdateSeq?: number;
+}
+
+/** What an append writes: the events of some workflows and other rows that commit with them. */
+export interface EventBatch {
+  groups: EventGroup[];
+  tables?: TableRows[];
+  /** when it happened (every row's created_at); now by default */
+  at?: Date;
+}
+
+export interface EventStoreDeps {
+  db: Db;
+  provider: DbProvider;
+  fanout: EventFanout;
+}
+
+/**
+ * The event stream and its only writer. Every workflow event, whether a REST action's or a worker
+ * update's, is appended here: the seq is allocated in the same statement that stores the event, the
+ * event is mapped to its wire form once, and it is published to browsers only after its commit.
+ * Project and installation-wide notices are not stored (seq 0) and go through here too.
+ */
+export class EventStore {
+  private readonly sql: EventSql;
+
+  constructor(private readonly deps: EventStoreDeps) {
+    this.sql = new EventSql(deps.provider);
+  }
+
+  /** Appends events of one workflow, seqs in order, and publishes them. */
+  async append(workflow: WorkflowRef, events: readonly NewEvent[]): Promise<StoredEvent[]> {
+    if (events.length === 0) return [];
+    return this.appendWith(async () => ({ groups: [{ workflow, events }] }), { interactive: false });
+  }
+
+  /**
+   * Appends a batch atomically and publishes its events after the commit. `prepare` builds the batch;
+   * with `interactive` it runs inside a transaction first (its writes decide what the batch holds) and
+   * gets the transaction, otherwise it gets null and the batch is written on its own (one statement on
+   * PostgreSQL).
+   */
+  async appendWith(
+    prepare: (tx: Prisma.TransactionClient | null) => Promise<EventBatch>,
+    options: { interactive: boolean },
+  ): Promise<StoredEvent[]> {
+    const { db } = this.deps;
+    const stored = options.interactive
+      ? await db.$transaction(async (tx) => this.write(tx, await prepare(tx), true))
+      : await this.write(db, await prepare(null), false);
+    this.deps.fanout.publish(stored);
+    return stored;
+  }
+
+  /** A change to a project or its workflow list (not stored: project subscribers re-read). */
+  publishProject(projectId: string, data: ProjectChangedEventData): StoredEvent {
+    return this.publishUnstored({ type: 'project_changed', project_id: projectId, data });
+  }
+
+  /** Installation-wide: a worker's row changed; every connected browser gets it. */
+  publishWorkerStatus(worker: Worker): StoredEvent {
+    return this.publishUnstored({ type: 'worker_status', data: worker });
+  }
+
+  /** Events of one workflow after `sinceSeq`, in order, for replay. */
+  async since(workflow: WorkflowRef, sinceSeq: number, limit = 1000): Promise<StoredEvent[]> {
+    const rows = await this.deps.db.event.findMany({
+      where: { workflow_id: workflow.id, seq: { gt: sinceSeq } },
+      orderBy: { seq: 'asc' },
+      take: limit,
+    });
+    return rows.map((row) => toStoredEvent(row, workflow.project_id));
+  }
+
+  subscribe(listener: (event: StoredEvent) => void): () => void {
+    return this.deps.fanout.subscribe(listener);
+  }
+
+  private async write(client: RawClient, batch: EventBatch, inTransaction: boolean): Promise<StoredEvent[]> {
+    const groups = batch.groups.filter((g) => g.events.length > 0 || (g.maxUpdateSeq ?? 0) > 0);
+    if (groups.length === 0 && !batch.tables?.some((t) => t.rows.length > 0)) return [];
+    const at = batch.at ?? new Date();
+    const rows: EventRow[] = groups.flatMap(({ workflow, events }) =>
+      events.map((e, i) => ({ workflow_id: workflow.id, ord: i + 1, n: events.length, type: e.type, data: e.data })),
+    );
+    const counters = groups.map((g) => ({ id: g.workflow.id, n: g.events.length, max_seq: g.maxUpdateSeq ?? 0 }));
+    const last = await this.sql.write(client, counters, batch.tables ?? [], rows, at, inTransaction);
+    const projectOf = new Map(groups.map((g) => [g.workflow.id, g.workflow.project_id]));
+    return rows.map((row) =>
+      toStoredEvent(
+        {
+          workflow_id: row.workflow_id,
+          seq: last.get(row.workflow_id)! - row.n + row.ord,
+          type: row.type,
+          data: row.data,
+          created_at: at,
+        },
+        projectOf.get(row.workflow_id)!,
+      ),
+    );
+  }
+
+  private publishUnstored(event: Pick<StoredEvent, 'type' | 'project_id' | 'data'>): StoredEvent {
+    const published: StoredEvent = { ...event, seq: 0, ts: new Date().toISOString() };
+    this.deps.fanout.publish([published]);
+    return published;
+  }
+}

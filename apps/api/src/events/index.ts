@@ -1,0 +1,4 @@
+export { EventStore, type EventBatch, type EventGroup } from './event-store';
+export { LocalFanout, type EventFanout } from './fanout';
+export type { Column, RawClient, TableRows } from './event-sql';
+export { toStoredEvent, type NewEvent, type StoredEvent, type WorkflowRef } from './types';

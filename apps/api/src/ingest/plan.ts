@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import { diffSteps, fromSnapshot, SnapshotError, type Step } from '@svc/agent-core';
+import type { Prisma } from '@svc/db';
+import {
+  TERMINAL_WORKFLOW_STATUSES,
+  type BrowserEventType,
+  type UpdateMessage,
+  type WorkflowStatus,
+  type WsErrorInfo,
+} from '@svc/protocol';
+import { presentLlmCall, presentLogEntry } from '../wire/logs';
+
+/** The workflow columns an update batch reads. */
+export interface IngestWorkflow {
+  id: string;
+  project_id: string;
+  assigned_worker_id: string | null;
+  status: string;
+  last_update_seq: number;
+}
+
+/** The latest snapshot seen of a workflow, to diff the next one against. */
+export interface KnownSnapshot {
+  seq: number;
+  steps: Step[];
+}
+
+export interface PlannedEvent {
+  type: BrowserEventType;
+  data: unknown;
+  /** only stored when the status change it reports was applied */
+  statusChange?: true;
+}
+
+/** One workflow's share of a batch: rows to insert, its column changes, its events (in order). */
+export class WorkflowPlan {
+  readonly patch: Prisma.WorkflowUpdateInput = {};
+  /** status columns, written only while the workflow is unfinished (a cancel in between wins) */
+  statusPatch: Prisma.WorkflowUpdateManyMutationInput | null = null;
+  readonly events: PlannedEvent[] = [];
+  maxSeq = 0;
+  snapshot: KnownSnapshot | null = null;
+  /** the assigned worker gave the workflow back (paused), or it reached a final status */
+  released: 'paused' | 'finished' | null = null;
+  /** the worker that held the workflow when it was released */
+  releasedBy: string | null = null;
+  titleStored = false;
+  /** project lists show status and title: they get a `project_changed` notice */
+  listChanged = false;
+
+  constructor(
+    readonly row: IngestWorkflow,
+    readonly knownSnapshot: KnownSnapshot | null,
+  ) {}
+
+  /** The workflow finished before the status change could be written: it is recorded, not applied. */
+  statusRefused(): void {
+    this.statusPatch = null;
+    const kept = this.events.filter((e) => !e.statusChange);
+    this.events.splice(0, this.events.length, ...kept);
+  }
+}
+
+export interface PlannedRows {
+  workerUpdates: Prisma.WorkerUpdateCreateManyInput[];
+  snapshots: Prisma.AgentStateSnapshotCreateManyInput[];
+  logEntries: Prisma.ExecutionLogEntryCreateManyInput[];
+  llmCalls: Prisma.LlmCallLogCreateManyInput[];
+}
+
+export const emptyRows = (): PlannedRows => ({ workerUpdates: [], snapshots: [], logEntries: [], llmCalls: [] });
+
+const isTerminal = (status: string) => TERMINAL_WORKFLOW_STATUSES.includes(status as WorkflowStatus);
+
+/**
+ * Adds one new (not yet stored, owned) update to the plan: its `worker_updates` row, the row of its
+ * kind, the column changes and the events. `superseded` says a later update of the same kind is
+ * stored already (this one arrived out of order), so it must not overwrite what that one set.
+ * Returns an error instead when the update's content is refused.
+ */
+export function planUpdate(
+  plan: WorkflowPlan,
+  rows: PlannedRows,
+  workerId: string,
+  update: UpdateMessage,
+  now: Date,
+  superseded: boolean,
+): WsErrorInfo | null {
+  const workflowId = plan.row.id;
+  const base = { workflow_id: workflowId, seq: update.seq };
+  const derived: PlannedEvent[] = [];
+  switch (update.kind) {
+    case 'snapshot': {
+      let steps: Step[];
+      try {
+        steps = fromSnapshot(update.data).steps;
+      } catch (error) {
+        if (error instanceof SnapshotError)
+          return { code: 'invalid_input', message: `update ${update.seq}: ${error.message}` };
+        throw error;
+      }
+      const data = update.data;
+      rows.snapshots.push({
+        id: randomUUID(),
+        ...base,
+        phase: data.phase,
+        // The column is NOT NULL; -1 stands for "no running step" (presenters read it only while executing).
+        current_step: data.current_step ?? -1,
+        steps: data.steps,
+        memo: data.memo,
+        pending_question: data.pending_question ?? null,
+        created_at: now,
+      });
+      const previous = plan.snapshot ?? plan.knownSnapshot;
+      if (!previous || previous.seq < update.seq) {
+        for (const change of diffSteps(previous?.steps ?? [], steps)) {
+          derived.push({
+            type: 'plan_step_status',
+            data: { index: change.index, title: change.title, status: change.to },
+          });
+        }
+        plan.snapshot = { seq: update.seq, steps };
+      }
+      break;
+    }
+    case 'log_entry': {
+      const row = {
+        id: randomUUID(),
+        ...base,
+        ...update.data,
+        tool_input: update.data.tool_input as Prisma.JsonObject,
+        created_at: now,
+      };
+      rows.logEntries.push(row);
+      derived.push({ type: 'log_entry', data: presentLogEntry(row) });
+      break;
+    }
+    case 'llm_call': {
+      const row = { id: randomUUID(), ...base, ...update.data, created_at: now };
+      rows.llmCalls.push(row);
+      derived.push({ type: 'llm_call', data: presentLlmCall(row) });
+      break;
+    }
+    case 'status': {
+      const { status, question, error } = update.data;
+      // A finished workflow keeps its status: the write is conditional (see statusRefused), so the
+      // database decides, not this possibly cached row.
+      if (superseded) break;
+      plan.statusPatch = { status, question: question ?? null, error: error ?? null };
+      plan.row.status = status;
+      plan.listChanged = true;
+      if (status === 'pending' && plan.row.assigned_worker_id === workerId) {
+        plan.statusPatch.assigned_worker_id = null;
+        plan.row.assigned_worker_id = null;
+        plan.released = 'paused';
+        plan.releasedBy = workerId;
+      } else if (isTerminal(status)) {
+        plan.released = 'finished';
+        plan.releasedBy = plan.row.assigned_worker_id;
+      }
+      derived.push({
+        type: 'workflow_status',
+        data: { status, question: question ?? null, error: error ?? null },
+        statusChange: true,
+      });
+      break;
+    }
+    case 'title':
+      plan.titleStored = true;
+      if (superseded) break;
+      Object.assign(plan.patch, { title: update.data.title, title_generated: true });
+      plan.listChanged = true;
+      derived.push({ type: 'workflow_title', data: { title: update.data.title } });
+      break;
+    case 'report':
+      if (!superseded) plan.patch.app_url = update.data.app_url;
+      break;
+    case 'file_changed':
+      derived.push({ type: 'file_changed', data: update.data });
+      break;
+    default: {
+      const unreachable: never = update;
+      return unreachable;
+    }
+  }
+  rows.workerUpdates.push({
+    ...base,
+    kind: update.kind,
+    data: update.data as Prisma.InputJsonObject,
+    worker_id: workerId,
+    created_at: now,
+  });
+  plan.events.push({ type: 'workflow_update', data: { kind: update.kind, data: update.data } }, ...derived);
+  plan.maxSeq = Math.max(plan.maxSeq, update.seq);
+  return null;
+}

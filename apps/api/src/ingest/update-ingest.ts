@@ -1,0 +1,231 @@
+import type { Logger } from 'pino';
+import { classifyDbError, type Db, type DbProvider } from '@svc/db';
+import type { UpdateMessage, WsErrorInfo } from '@svc/protocol';
+import type { EventStore } from '../events';
+import type { WorkflowTransitions } from '../workflows';
+import type { IngestLock } from './ingest-lock';
+import { SnapshotCache } from './snapshots';
+import { emptyRows, planUpdate, WorkflowPlan, type IngestWorkflow, type PlannedRows } from './plan';
+import { batchTables, IngestSql } from './sql';
+import { IngestWorkflows } from './workflows';
+import { GroupCommitQueue } from './queue';
+
+/** What became of one update: acknowledge `stored` and `duplicate`; answer `refused` with the error. */
+export type IngestOutcome = { kind: 'stored' } | { kind: 'duplicate' } | { kind: 'refused'; error: WsErrorInfo };
+
+/** What the ingest tells the dispatcher after a commit. */
+export interface IngestListener {
+  titleGrantHolder(workflowId: string): string | undefined;
+  released(workerId: string, workflowId: string, finished: boolean): void;
+  titleStored(workflowId: string): void;
+}
+
+export interface UpdateIngestDeps {
+  db: Db;
+  provider: DbProvider;
+  events: EventStore;
+  transitions: WorkflowTransitions;
+  logger: Logger;
+  lock: IngestLock;
+  /** who holds which workflow, shared with the dispatcher (which forgets entries it reassigns) */
+  workflows: IngestWorkflows;
+  listener: IngestListener;
+  /** most updates stored in one transaction */
+  maxBatch?: number;
+}
+
+interface Pending {
+  workerId: string;
+  update: UpdateMessage;
+  resolve(outcome: IngestOutcome): void;
+}
+
+const key = (workflowId: string, seq: number) => `${workflowId}\u0000${seq}`;
+
+/**
+ * Stores worker updates with group commit: updates that arrive while a transaction runs are collected
+ * and stored together in the next one. Each (workflow, seq) is stored once; an update is acknowledged
+ * only after its transaction committed, and its events are announced once, after the commit.
+ */
+export class UpdateIngest {
+  private readonly queue: GroupCommitQueue<Pending>;
+  private readonly snapshots: SnapshotCache;
+  private readonly sql: IngestSql;
+  private readonly workflows: IngestWorkflows;
+
+  constructor(private readonly deps: UpdateIngestDeps) {
+    this.snapshots = new SnapshotCache(deps.db);
+    this.sql = new IngestSql(deps.provider);
+    this.workflows = deps.workflows;
+    this.queue = new GroupCommitQueue<Pending>({
+      keyOf: (item) => item.update.workflow_id,
+      // SQLite has one writer; PostgreSQL commits batches of different workflows side by side.
+      concurrency: deps.provider === 'postgresql' ? 4 : 1,
+      maxBatch: deps.maxBatch ?? 500,
+      run: (batch) => deps.lock.shared(() => this.store(batch)),
+    });
+  }
+
+  submit(workerId: string, update: UpdateMessage): Promise<IngestOutcome> {
+    return new Promise((resolve) => this.queue.push({ workerId, update, resolve }));
+  }
+
+  /** Resolves when everything submitted so far is stored (or refused). */
+  flush(): Promise<void> {
+    return this.queue.flush();
+  }
+
+  /** Stores a batch; when its transaction fails, each update is retried alone so one cannot sink the rest. */
+  private async store(batch: Pending[]): Promise<void> {
+    try {
+      await this.commit(batch);
+    } catch (err) {
+      if (batch.length > 1) {
+        for (const item of batch) await this.store([item]);
+        return;
+      }
+      const kind = classifyDbError(err);
+      this.deps.logger.error(
+        { err, workflow_id: batch[0]!.update.workflow_id, seq: batch[0]!.update.seq },
+        'worker update not stored',
+      );
+      const code = kind === 'unavailable' ? 'unavailable' : kind === 'invalid_input' ? 'invalid_input' : 'internal';
+      batch[0]!.resolve({
+        kind: 'refused',
+        error: {
+          code,
+          message: `update ${batch[0]!.update.seq} of workflow ${batch[0]!.update.workflow_id} was not stored; send it again later`,
+        },
+      });
+    }
+  }
+
+  private async commit(batch: Pending[]): Promise<void> {
+    const { listener } = this.deps;
+    const ids = [...new Set(batch.map((p) => p.update.workflow_id))];
+    const mayWrite = (item: Pending, row: IngestWorkflow | undefined) =>
+      row !== undefined &&
+      (row.assigned_worker_id === item.workerId ||
+        (item.update.kind === 'title' && listener.titleGrantHolder(row.id) === item.workerId));
+    const byId = await this.workflows.load(ids);
+    // A cached row that says no is checked against the database before anything is refused.
+    const doubtful = new Set(
+      batch.filter((item) => !mayWrite(item, byId.get(item.update.workflow_id))).map((item) => item.update.workflow_id),
+    );
+    if (doubtful.size > 0) for (const [id, row] of await this.workflows.load([...doubtful], true)) byId.set(id, row);
+    const outcomes = new Map<Pending, IngestOutcome>();
+    const owned: Pending[] = [];
+    for (const item of batch) {
+      const { workflow_id: id, seq } = item.update;
+      const row = byId.get(id);
+      if (!row) outcomes.set(item, refused('not_found', `update ${seq}: no workflow ${id}`));
+      else if (!mayWrite(item, row))
+        outcomes.set(item, refused('forbidden', `update ${seq}: workflow ${id} is not assigned to this worker`));
+      else owned.push(item);
+    }
+    const stored = await this.storedKeys(owned, byId);
+    const plans = new Map<string, WorkflowPlan>();
+    const planned = emptyRows();
+    const now = new Date();
+    const fresh = owned
+      .filter((item) => {
+        const k = key(item.update.workflow_id, item.update.seq);
+        if (!stored.has(k)) {
+          stored.add(k); // a second copy within the batch is a duplicate too
+          return true;
+        }
+        outcomes.set(item, { kind: 'duplicate' });
+        return false;
+      })
+      .sort((a, b) => a.update.seq - b.update.seq);
+    for (const item of fresh) {
+      const row = byId.get(item.update.workflow_id)!;
+      let plan = plans.get(row.id);
+      if (!plan) plans.set(row.id, (plan = new WorkflowPlan(row, await this.snapshots.get(row.id))));
+      const superseded = await this.isSuperseded(row, item.update);
+      const error = planUpdate(plan, planned, item.workerId, item.update, now, superseded);
+      outcomes.set(item, error ? { kind: 'refused', error } : { kind: 'stored' });
+    }
+    await this.write(plans, planned, now);
+    this.afterCommit(plans);
+    for (const item of batch) item.resolve(outcomes.get(item)!);
+  }
+
+  /**
+   * Which of these (workflow, seq) pairs are stored already. A seq above the workflow's last_update_seq
+   * (the highest stored) cannot be, so in the usual in-order stream there is nothing to look up.
+   */
+  private async storedKeys(items: Pending[], byId: Map<string, IngestWorkflow>): Promise<Set<string>> {
+    const seqs = new Map<string, number[]>();
+    for (const { update } of items) {
+      if (update.seq > byId.get(update.workflow_id)!.last_update_seq) continue;
+      seqs.set(update.workflow_id, [...(seqs.get(update.workflow_id) ?? []), update.seq]);
+    }
+    if (seqs.size === 0) return new Set();
+    const found = await this.sql.storedUpdates(this.deps.db, seqs);
+    return new Set(found.map((f) => key(f.workflow_id, Number(f.seq))));
+  }
+
+  /** An update that arrives after a later one of the same kind must not overwrite what that one set. */
+  private async isSuperseded(row: IngestWorkflow, update: UpdateMessage): Promise<boolean> {
+    if (
+      update.seq >= row.last_update_seq ||
+      (update.kind !== 'status' && update.kind !== 'title' && update.kind !== 'report')
+    )
+      return false;
+    const later = await this.deps.db.workerUpdate.findFirst({
+      where: { workflow_id: row.id, kind: update.kind, seq: { gt: update.seq } },
+      select: { seq: true },
+    });
+    return later !== null;
+  }
+
+  /**
+   * Stores the batch atomically through the event store: status changes (conditional) and other column
+   * changes first, then the counters, the rows of every kind and the events (one statement on
+   * PostgreSQL, so a batch of plain progress updates needs no explicit transaction there).
+   */
+  private async write(plans: Map<string, WorkflowPlan>, rows: PlannedRows, at: Date) {
+    if (rows.workerUpdates.length === 0) return;
+    const touched = [...plans.values()].filter((p) => p.maxSeq > 0);
+    // Plain progress updates need no interactive transaction; column changes run in one with them.
+    const plain = touched.every((p) => !p.statusPatch && Object.keys(p.patch).length === 0);
+    await this.deps.events.appendWith(
+      async (tx) => {
+        for (const plan of tx ? touched : []) {
+          if (plan.statusPatch && !(await this.deps.transitions.applyWorkerStatus(tx!, plan.row.id, plan.statusPatch)))
+            plan.statusRefused();
+          if (Object.keys(plan.patch).length > 0)
+            await tx!.workflow.update({ where: { id: plan.row.id }, data: plan.patch, select: { id: true } });
+        }
+        return {
+          groups: touched.map((p) => ({ workflow: p.row, events: p.events, maxUpdateSeq: p.maxSeq })),
+          tables: batchTables(rows),
+          at,
+        };
+      },
+      { interactive: !plain },
+    );
+  }
+
+  private afterCommit(plans: Map<string, WorkflowPlan>): void {
+    const { events, listener } = this.deps;
+    for (const plan of plans.values()) {
+      // A status change may have given the workflow back: read the row again next time.
+      if (plan.statusPatch || plan.released) this.workflows.forget([plan.row.id]);
+      else this.workflows.stored(plan.row.id, plan.maxSeq);
+      if (plan.snapshot) this.snapshots.set(plan.row.id, plan.snapshot);
+      if (plan.listChanged)
+        events.publishProject(plan.row.project_id, { change: 'workflow_updated', workflow_id: plan.row.id });
+      if (plan.titleStored) listener.titleStored(plan.row.id);
+      if (plan.released) {
+        if (plan.released === 'finished') this.snapshots.delete(plan.row.id);
+        if (plan.releasedBy) listener.released(plan.releasedBy, plan.row.id, plan.released === 'finished');
+      }
+    }
+  }
+}
+
+function refused(code: WsErrorInfo['code'], message: string): IngestOutcome {
+  return { kind: 'refused', error: { code, message } };
+}

@@ -1,0 +1,98 @@
+import type { Logger } from 'pino';
+import type { Db, Timer as TimerRow } from '@svc/db';
+
+export interface TimerSchedulerDeps {
+  db: Db;
+  logger: Logger;
+  /** Resumes a workflow whose timer fired, with the timer's reason (the dispatcher). */
+  target: { timerFired(workflowId: string, reason: string): void };
+  /** Longest sleep between looks at the table (timers another server created are seen by then). */
+  maxSleepMs?: number;
+}
+
+const DUE_PAGE = 100;
+
+/**
+ * Fires stored timers once, at their time. The table is the schedule: the scheduler sleeps until the
+ * earliest pending timer, so timers set before a restart fire after it. A timer is claimed with a
+ * conditional UPDATE (pending -> fired), so two servers never fire one twice.
+ */
+export class TimerScheduler {
+  private sleeper: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private rerun = false;
+  private stopped = true;
+  private readonly maxSleepMs: number;
+
+  constructor(private readonly deps: TimerSchedulerDeps) {
+    this.maxSleepMs = deps.maxSleepMs ?? 30_000;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.notify();
+  }
+
+  /** Timers changed: look at the table again now. */
+  notify(): void {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.rerun = true;
+      return;
+    }
+    if (this.sleeper) clearTimeout(this.sleeper);
+    this.sleeper = null;
+    this.ticking = this.tick()
+      .catch((err: unknown) => {
+        this.deps.logger.error({ err }, 'timer scheduling failed; trying again shortly');
+        return 1000;
+      })
+      .then((sleepMs) => {
+        this.ticking = null;
+        if (this.stopped) return;
+        if (this.rerun) {
+          this.rerun = false;
+          this.notify();
+        } else this.sleeper = setTimeout(() => this.notify(), sleepMs);
+      });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.sleeper) clearTimeout(this.sleeper);
+    this.sleeper = null;
+    await this.ticking;
+  }
+
+  /** Fires what is due; returns how long to sleep until the next pending timer. */
+  private async tick(): Promise<number> {
+    const { db } = this.deps;
+    for (;;) {
+      const now = new Date();
+      const due = await db.timer.findMany({
+        where: { status: 'pending', fire_at: { lte: now } },
+        orderBy: { fire_at: 'asc' },
+        take: DUE_PAGE,
+      });
+      for (const timer of due) await this.fire(timer, now);
+      if (due.length < DUE_PAGE || this.stopped) break;
+    }
+    const next = await db.timer.findFirst({
+      where: { status: 'pending' },
+      orderBy: { fire_at: 'asc' },
+      select: { fire_at: true },
+    });
+    if (!next) return this.maxSleepMs;
+    return Math.min(Math.max(next.fire_at.getTime() - Date.now(), 0), this.maxSleepMs);
+  }
+
+  private async fire(timer: TimerRow, now: Date): Promise<void> {
+    const { count } = await this.deps.db.timer.updateMany({
+      where: { id: timer.id, status: 'pending' },
+      data: { status: 'fired', fired_at: now },
+    });
+    if (count !== 1) return; // another server fired it, or it was deleted meanwhile
+    this.deps.logger.info({ timer_id: timer.id, workflow_id: timer.workflow_id }, 'timer fired');
+    this.deps.target.timerFired(timer.workflow_id, timer.reason);
+  }
+}

@@ -1,0 +1,16 @@
+import type { Worker as WorkerRow } from '@svc/db';
+import type { Worker, WorkerStatus } from '@svc/protocol';
+
+export function presentWorker(row: WorkerRow, active: number): Worker {
+  const labels = Array.isArray(row.labels) ? row.labels.filter((l): l is string => typeof l === 'string') : [];
+  return {
+    id: row.id,
+    name: row.name,
+    labels,
+    capacity: row.capacity,
+    active,
+    status: row.status === 'online' ? 'online' : ('offline' satisfies WorkerStatus),
+    last_seen_at: row.last_seen_at.toISOString(),
+    version: row.version,
+  };
+}

@@ -1,0 +1,217 @@
+import { mkdir, rm } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import type { Db, Project, Timer, Workflow } from '@svc/db';
+import type { CreateWorkflowRequest } from '@svc/protocol';
+import { conflict, invalidInput, notFound } from '../domain/errors';
+import type { EventStore } from '../events';
+import { archiveProjectFiles } from '../services/project-archive';
+import type { TemplateCatalog } from '../services/templates';
+import { archiveDir, workflowWorkspaceDir } from '../services/workspace-paths';
+import { isUnfinished, unfinishedWhere, UNFINISHED_STATUSES } from './status';
+import type { Steering, TimerSchedule } from './steering';
+import { placeholderTitle } from './title';
+import type { WorkflowTransitions } from './transitions';
+
+export interface WorkflowLifecycleDeps {
+  db: Db;
+  events: EventStore;
+  transitions: WorkflowTransitions;
+  steering: Steering;
+  timers: TimerSchedule;
+  templates: TemplateCatalog;
+  dataDir: string;
+  logger: Logger;
+}
+
+/**
+ * The use cases that change a workflow: create, answer, feedback, cancel, retry, delete, project delete
+ * and timers. Each checks and changes the stored status first (that is the truth workers follow), then
+ * hands the work to the dispatcher; a dispatcher failure is logged and never undoes the change.
+ */
+export class WorkflowLifecycle {
+  constructor(private readonly deps: WorkflowLifecycleDeps) {}
+
+  /** A `pending` workflow with its workspace (filled from the template when one is chosen). Never waits for dispatch. */
+  async create(project: Project, createdBy: string, body: CreateWorkflowRequest): Promise<Workflow> {
+    const { db, templates } = this.deps;
+    if (body.template !== undefined && !(await templates.list()).some((t) => t.name === body.template))
+      throw invalidInput(`body.template: no template named ${JSON.stringify(body.template)}`);
+    if (
+      body.worker_id !== undefined &&
+      !(await db.worker.findUnique({ where: { id: body.worker_id }, select: { id: true } }))
+    ) {
+      throw invalidInput('body.worker_id: no worker with that id');
+    }
+    const workflow = await db.workflow.create({
+      data: {
+        project_id: project.id,
+        created_by: createdBy,
+        requirement: body.requirement,
+        title: placeholderTitle(body.requirement),
+        status: 'pending',
+        requested_worker_id: body.worker_id ?? null,
+        template: body.template ?? null,
+      },
+    });
+    const dir = workflowWorkspaceDir(this.deps.dataDir, project.id, workflow.id);
+    try {
+      await mkdir(dir, { recursive: true });
+      if (body.template !== undefined) await templates.materialize(body.template, dir);
+    } catch (err) {
+      // Nobody has seen the workflow yet: take it back rather than leave one without its files.
+      await rm(dir, { recursive: true, force: true });
+      await db.workflow.delete({ where: { id: workflow.id } });
+      throw err;
+    }
+    this.deps.events.publishProject(project.id, { change: 'workflow_created', workflow_id: workflow.id });
+    void this.steer('workflowQueued', workflow.id);
+    void this.steer('generateTitle', workflow.id);
+    return workflow;
+  }
+
+  async answer(workflow: Workflow, answer: string): Promise<Workflow> {
+    const updated = await this.move(
+      workflow,
+      ['waiting_user'],
+      { status: 'running', question: null },
+      'the workflow is not waiting for an answer',
+    );
+    await this.steer('answer', workflow.id, answer);
+    return updated;
+  }
+
+  /** A finished workflow goes back to the queue; one in progress keeps its status and its worker revises the plan. */
+  async feedback(workflow: Workflow, message: string): Promise<Workflow> {
+    if (workflow.status === 'waiting_user') throw conflict('answer the open question first');
+    if (workflow.status === 'cancelled') throw conflict('the workflow was cancelled; retry it first');
+    if ((await this.deps.db.agentStateSnapshot.count({ where: { workflow_id: workflow.id } })) === 0)
+      throw conflict('there is no plan to revise yet');
+    const updated =
+      workflow.status === 'completed' || workflow.status === 'failed'
+        ? await this.move(
+            workflow,
+            ['completed', 'failed'],
+            { status: 'pending', error: null },
+            'the workflow changed meanwhile',
+          )
+        : workflow;
+    await this.steer('feedback', workflow.id, message);
+    return updated;
+  }
+
+  async cancel(workflow: Workflow): Promise<Workflow> {
+    const updated = await this.move(
+      workflow,
+      UNFINISHED_STATUSES,
+      { status: 'cancelled', question: null },
+      'the workflow has already finished',
+    );
+    await this.stopped(workflow);
+    return updated;
+  }
+
+  async retry(workflow: Workflow): Promise<Workflow> {
+    const updated = await this.move(
+      workflow,
+      ['failed', 'cancelled'],
+      { status: 'pending', error: null, question: null },
+      'only a failed or cancelled workflow can be retried',
+    );
+    await this.steer('retry', workflow.id);
+    return updated;
+  }
+
+  /** Soft delete: an unfinished workflow is cancelled first, so its worker stops. */
+  async remove(workflow: Workflow): Promise<void> {
+    if (await this.deps.transitions.cancel(workflow)) await this.stopped(workflow);
+    await this.deps.db.workflow.updateMany({
+      where: { id: workflow.id, deleted_at: null },
+      data: { deleted_at: new Date() },
+    });
+    this.deps.events.publishProject(workflow.project_id, { change: 'workflow_deleted', workflow_id: workflow.id });
+  }
+
+  /**
+   * Soft delete: the project is marked deleted first (so nothing new reaches it), then its files are
+   * moved to the archive; if the move fails the mark is undone. Its unfinished workflows are cancelled.
+   */
+  async removeProject(project: Project): Promise<void> {
+    const { db, dataDir } = this.deps;
+    const at = new Date();
+    const archivePath = archiveDir(dataDir, project.id, at);
+    const marked = await db.project.updateMany({
+      where: { id: project.id, deleted_at: null },
+      data: { deleted_at: at, archive_path: archivePath },
+    });
+    if (marked.count === 0) throw notFound('project not found');
+    try {
+      await archiveProjectFiles(dataDir, project.id, at);
+    } catch (err) {
+      await db.project.update({ where: { id: project.id }, data: { deleted_at: null, archive_path: null } });
+      throw err;
+    }
+    this.deps.logger.info({ project_id: project.id, archive_path: archivePath }, 'project deleted and archived');
+    const unfinished = await db.workflow.findMany({
+      where: { project_id: project.id, ...unfinishedWhere },
+      select: { id: true, project_id: true },
+    });
+    for (const workflow of unfinished) {
+      if (await this.deps.transitions.cancel(workflow)) await this.stopped(workflow);
+    }
+    this.deps.events.publishProject(project.id, { change: 'deleted' });
+  }
+
+  /** A durable resume (the agent's `set_timer`): the workflow is not dispatched while the timer is pending. */
+  async setTimer(workflow: Workflow, seconds: number, reason: string): Promise<Timer> {
+    if (!isUnfinished(workflow.status)) throw conflict(`the workflow has finished (status is ${workflow.status})`);
+    const timer = await this.deps.db.timer.create({
+      data: { workflow_id: workflow.id, fire_at: new Date(Date.now() + seconds * 1000), reason, status: 'pending' },
+    });
+    this.deps.timers.notify();
+    return timer;
+  }
+
+  /** Cancelling a pending timer makes its workflow dispatchable at once. */
+  async cancelTimer(timer: Timer): Promise<void> {
+    const { count } = await this.deps.db.timer.updateMany({
+      where: { id: timer.id, status: 'pending' },
+      data: { status: 'cancelled' },
+    });
+    if (count === 0)
+      throw conflict(`the timer is ${timer.status === 'pending' ? 'no longer pending' : timer.status} already`);
+    this.deps.timers.notify();
+    await this.steer('workflowQueued', timer.workflow_id);
+  }
+
+  private async move(
+    workflow: Workflow,
+    from: Parameters<WorkflowTransitions['move']>[1],
+    change: Parameters<WorkflowTransitions['move']>[2],
+    why: string,
+  ): Promise<Workflow> {
+    const { moved, current } = await this.deps.transitions.move(workflow, from, change);
+    if (!current) throw notFound('workflow not found');
+    if (!moved) throw conflict(`${why} (status is ${current.status})`);
+    return current;
+  }
+
+  /** What belongs to a cancel besides the status: its pending timers end and its worker is told to stop. */
+  private async stopped(workflow: { id: string }): Promise<void> {
+    const { count } = await this.deps.db.timer.updateMany({
+      where: { workflow_id: workflow.id, status: 'pending' },
+      data: { status: 'cancelled' },
+    });
+    if (count > 0) this.deps.timers.notify();
+    await this.steer('cancel', workflow.id);
+  }
+
+  /** Hands work to the dispatcher; its failure is only logged: the stored status is the truth and it re-reads it. */
+  private async steer(action: keyof Steering, workflowId: string, text?: string): Promise<void> {
+    try {
+      if (action === 'answer' || action === 'feedback') await this.deps.steering[action](workflowId, text ?? '');
+      else await this.deps.steering[action](workflowId);
+    } catch (err) {
+      this.deps.logger.error({ err, workflow_id: workflowId }, `dispatcher.${action} failed`);
+    }
+  }
+}
