@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { ServerApi } from './api/server-api';
 import type { WorkerConfig } from './config';
 import { Executor } from './executor/executor';
@@ -113,8 +114,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         .shutdown()
         .catch((err: unknown) => logger.warn({ error: errorMessage(err) }, 'shutdown of workflow runs failed'));
       const deadline = Date.now() + drainMs;
-      while (link.outbox.size > 0 && link.isRegistered && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50));
+      while (link.outbox.size > 0 && link.isRegistered && Date.now() < deadline) await delay(50);
       link.stop();
     },
   };

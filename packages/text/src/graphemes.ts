@@ -1,5 +1,3 @@
-import { fallbackGraphemes } from './fallback-graphemes';
-
 export interface Grapheme {
   segment: string;
   index: number;
@@ -9,17 +7,7 @@ export interface Grapheme {
 // segmented a window at a time.
 const WINDOW = 256;
 
-let segmenter: Intl.Segmenter | null | undefined;
-
-function graphemeSegmenter(): Intl.Segmenter | null {
-  if (segmenter === undefined) {
-    segmenter =
-      typeof Intl === 'object' && typeof Intl.Segmenter === 'function'
-        ? new Intl.Segmenter(undefined, { granularity: 'grapheme' })
-        : null;
-  }
-  return segmenter;
-}
+let segmenter: Intl.Segmenter | undefined;
 
 /**
  * Windows start at a cluster boundary, where segmentation restarts cleanly. A boundary depends only on
@@ -48,12 +36,12 @@ function* windowedGraphemes(intl: Intl.Segmenter, text: string, from: number): G
 }
 
 /**
- * Grapheme clusters of `text` from `from` on (which must be a cluster boundary), lazily:
- * Intl.Segmenter where the engine has it, a UAX #29 subset otherwise.
+ * Grapheme clusters of `text` from `from` on (which must be a cluster boundary), lazily, by
+ * Intl.Segmenter (present in every supported runtime: Node >= 20.19 and current browsers).
  */
 export function graphemes(text: string, from = 0): Iterable<Grapheme> {
-  const intl = graphemeSegmenter();
-  return intl ? windowedGraphemes(intl, text, from) : fallbackGraphemes(text, from);
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return windowedGraphemes(segmenter, text, from);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Template } from '@svc/protocol';
 import { notFound } from '../domain/errors';
@@ -30,7 +31,6 @@ export const TEMPLATE_REFRESH_MS = 5 * 60_000;
 /** How long `list()` waits for a first clone still in flight before answering from what is on disk. */
 const FIRST_CLONE_WAIT_MS = 10_000;
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 const redact = (url: string) => url.replace(/\/\/[^/@]*@/, '//***@');
 
 /**
@@ -61,7 +61,7 @@ export class GitTemplateCatalog implements TemplateCatalog {
 
   /** Resolves once no sync is running, or after `timeoutMs` (shutdown does not hang on a slow server). */
   async idle(timeoutMs = 5_000): Promise<void> {
-    if (this.syncing) await Promise.race([this.syncing, delay(timeoutMs)]);
+    if (this.syncing) await Promise.race([this.syncing, delay(timeoutMs, undefined, { ref: false })]);
   }
 
   async list(): Promise<Template[]> {
@@ -100,7 +100,7 @@ export class GitTemplateCatalog implements TemplateCatalog {
     if (!this.config.repoUrl) return;
     if (!this.syncing && Date.now() - this.lastSyncAt > TEMPLATE_REFRESH_MS) void this.sync();
     if (this.syncing && (await this.branches()).size === 0)
-      await Promise.race([this.syncing, delay(FIRST_CLONE_WAIT_MS)]);
+      await Promise.race([this.syncing, delay(FIRST_CLONE_WAIT_MS, undefined, { ref: false })]);
   }
 
   private async describe(oid: string, cache: object): Promise<string> {

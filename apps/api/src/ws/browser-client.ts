@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { BrowserServerMessage, WsErrorInfo } from '@svc/protocol';
 import type { Principal } from '../auth/principal';
@@ -64,7 +65,7 @@ export class BrowserClient {
         this.drop(WS_CLOSE_TOO_SLOW, 'client reads too slowly; reconnect with since_seq');
         break;
       }
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await delay(10);
     }
     return this.open;
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ExecRequestMessage, ExecResultMessage } from '@svc/protocol';
-import { AbortedError } from '../util/sleep';
+import { AbortedError } from '../util/aborted';
 import { LinkError, type RemoteExecRequest } from './server-link';
 
 interface Pending {

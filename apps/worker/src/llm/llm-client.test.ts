@@ -1,7 +1,8 @@
 import type { LlmCallUpdateData } from '@svc/protocol';
 import { startScriptedLlm, type RunningScriptedLlm } from '@svc/scripted-llm';
 import type { LlmConfig } from '../config';
-import { AbortedError } from '../util/sleep';
+import { AbortedError } from '../util/aborted';
+import { silentLogger } from '../util/logger';
 import { LlmClient, LlmError } from './llm-client';
 
 let llm: RunningScriptedLlm;
@@ -125,6 +126,28 @@ describe('LlmClient', () => {
     });
     const { client } = makeClient();
     await expect(client.chat(ask)).rejects.toMatchObject({ status: 400, attempts: 1 });
+    expect(llm.requests).toHaveLength(1);
+  });
+
+  it('waits as long as the server asks, and an abort ends that wait at once', async () => {
+    const hour = 3_600_000;
+    llm.setScript({
+      rules: [{ repeat_last: true, responses: [{ error: { status: 503, message: 'busy', retry_after_ms: hour } }] }],
+    });
+    const controller = new AbortController();
+    const retries: object[] = [];
+    // Abort as the client starts waiting for its second attempt; a wait that ignored the signal would
+    // last an hour and fail the test by its time-out.
+    const logger = {
+      ...silentLogger,
+      warn: (fields: object) => {
+        retries.push(fields);
+        controller.abort();
+      },
+    };
+    const client = new LlmClient(config(), { logger, retryMaxMs: hour });
+    await expect(client.chat({ ...ask, signal: controller.signal })).rejects.toBeInstanceOf(AbortedError);
+    expect(retries).toEqual([{ attempt: 1, delayMs: hour, reason: 'HTTP 503: 503 busy', phase: 'planning' }]);
     expect(llm.requests).toHaveLength(1);
   });
 

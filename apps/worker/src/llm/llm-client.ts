@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { LlmCallPhase, LlmCallUpdateData } from '@svc/protocol';
 import OpenAI from 'openai';
 import type {
@@ -8,7 +9,7 @@ import type {
 import type { LlmConfig } from '../config';
 import { backoffDelay } from '../util/backoff';
 import { errorMessage, silentLogger, type Logger } from '../util/logger';
-import { AbortedError, sleep } from '../util/sleep';
+import { AbortedError } from '../util/aborted';
 
 /** An LLM call that failed for good (not retryable, or retries used up). */
 export class LlmError extends Error {
@@ -75,7 +76,9 @@ function serverDelayMs(err: unknown): number | undefined {
 
 /**
  * The `openai` client pointed at `llm.base_url`. Time-outs, 408/409/429 and 5xx are retried with
- * exponential back-off (our own loop, so each attempt is logged); every successful call is
+ * exponential back-off in our own loop, not the client's `maxRetries`: each attempt is logged with its
+ * reason, the attempts are counted in LlmError, and an abort ends the wait between attempts at once
+ * (the client's own back-off sleeps through an abort; see docs/decisions.md). Every successful call is
  * reported with its token usage and latency.
  */
 export class LlmClient implements ChatModel {
@@ -106,9 +109,12 @@ export class LlmClient implements ChatModel {
   }
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
+    let waitMs = 0;
     for (let attempt = 0; ; attempt++) {
-      const started = Date.now();
       try {
+        // Rejects at once when the signal fires; the catch below turns that into AbortedError.
+        if (waitMs > 0) await delay(waitMs, undefined, { signal: request.signal });
+        const started = Date.now();
         const completion = await this.client.chat.completions.create(
           {
             model: this.config.model,
@@ -151,15 +157,14 @@ export class LlmClient implements ChatModel {
           );
         }
         const maxMs = this.options.retryMaxMs ?? 30_000;
-        const delay = Math.min(
+        waitMs = Math.min(
           maxMs,
           serverDelayMs(err) ?? backoffDelay(attempt, { baseMs: this.options.retryBaseMs ?? 1000, maxMs }),
         );
         this.logger.warn(
-          { attempt: attempt + 1, delayMs: delay, reason, phase: request.phase },
+          { attempt: attempt + 1, delayMs: waitMs, reason, phase: request.phase },
           'LLM call failed; retrying',
         );
-        await sleep(delay, request.signal);
       }
     }
   }

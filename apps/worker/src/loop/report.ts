@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Step } from '@svc/agent-core';
 import { errorMessage } from '../util/logger';
-import { AbortedError } from '../util/sleep';
+import { AbortedError } from '../util/aborted';
 import { detailedPlan, reportMessages } from './context';
 import type { RunContext } from './run-context';
 

@@ -10,7 +10,7 @@ import type { LogEntryUpdateData, SnapshotData } from '@svc/protocol';
 import type { ChatModel } from '../llm/llm-client';
 import type { ToolContext } from '../tools/tool';
 import { errorMessage } from '../util/logger';
-import { AbortedError } from '../util/sleep';
+import { AbortedError } from '../util/aborted';
 import type { TreeState } from '../workspace/sync';
 import type { Job, LoopDeps } from './deps';
 import { runStep } from './execution';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { startToolEnv, type ToolEnv } from '../../test/support/tool-env';
 import { ApiError } from '../api/server-api';
-import { AbortedError } from '../util/sleep';
+import { AbortedError } from '../util/aborted';
 import { invokeTool } from './invoke';
 import { defineTool, ok } from './tool';
 

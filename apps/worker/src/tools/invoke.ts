@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../api/server-api';
 import { LinkError } from '../link/server-link';
 import { errorMessage } from '../util/logger';
-import { AbortedError } from '../util/sleep';
+import { AbortedError } from '../util/aborted';
 import { WorkspacePathError } from '../workspace/paths';
 import type { Tool, ToolContext, ToolResult } from './tool';
 

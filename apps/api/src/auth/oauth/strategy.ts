@@ -1,18 +1,49 @@
 import type { Request } from 'express';
+import { OAuth2, type oauth2tokenCallback } from 'oauth';
 import OAuth2Strategy from 'passport-oauth2';
 import type { SignedCookieStateStore } from './state-store';
 import type { ProviderVariant, TokenResult } from './variants';
 
-type TokenExchange = (
-  code: string,
-  params: Record<string, string>,
-  callback: (err: unknown, accessToken?: string, refreshToken?: string, results?: TokenResult) => void,
-) => void;
+/**
+ * The `oauth` package's OAuth2 client (the one passport-oauth2 drives) with the code exchange done by
+ * the variant. node-oauth's own exchange has no time-out, always names the client `client_id`, reads
+ * `access_token` only at the top level (the SSO wraps it in `data` and refuses with `error_code` under
+ * HTTP 200) and fails with untyped `{statusCode, data}` objects, so a refusal (401) could not be told
+ * from an unavailable provider (503). The variant's fetch does all of that; passport-oauth2 passes its
+ * error through (wrapped as `oauthError`) and its answer to the verify callback as `results`.
+ */
+class VariantOAuth2Client extends OAuth2 {
+  constructor(private readonly variant: ProviderVariant) {
+    super(
+      variant.config.clientId,
+      variant.config.clientSecret,
+      '',
+      variant.config.authorizeUrl,
+      variant.config.tokenUrl,
+    );
+  }
+
+  override getOAuthAccessToken(
+    code: string,
+    paramsOrCallback: Record<string, string> | oauth2tokenCallback,
+    maybeCallback?: oauth2tokenCallback,
+  ): void {
+    const [params, callback] =
+      typeof paramsOrCallback === 'function' ? [{}, paramsOrCallback] : [paramsOrCallback, maybeCallback];
+    if (!callback) throw new TypeError('getOAuthAccessToken needs a callback');
+    this.variant.exchangeCode(code, params).then(
+      // node-oauth passes null on success; @types/oauth leaves null out of the error's type.
+      (token: TokenResult) => callback(null as never, token.accessToken, token.refreshToken, token),
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+}
 
 /**
  * passport-oauth2 for both provider kinds: passport builds the authorize redirect (state + PKCE S256
  * through the signed-cookie store) and checks the state on the callback; the variant exchanges the
- * code and loads the identity. The verified "user" is an ExternalIdentity, stored by the route.
+ * code (through its OAuth2 client, in the `_oauth2` slot passport-oauth2 leaves to subclasses) and
+ * loads the identity. The verified "user" is an ExternalIdentity, stored by the route.
  */
 export class ProviderStrategy extends OAuth2Strategy {
   constructor(
@@ -47,14 +78,7 @@ export class ProviderStrategy extends OAuth2Strategy {
       },
     );
     this.name = variant.kind;
-    // fetch with a timeout and typed errors (and the SSO's client_key) instead of node-oauth's request.
-    const exchange: TokenExchange = (code, params, callback) => {
-      variant.exchangeCode(code, params).then(
-        (token) => callback(null, token.accessToken, token.refreshToken, token),
-        (error: unknown) => callback(error),
-      );
-    };
-    (this._oauth2 as unknown as { getOAuthAccessToken: TokenExchange }).getOAuthAccessToken = exchange;
+    this._oauth2 = new VariantOAuth2Client(variant);
   }
 
   override authenticate(req: Request, options?: object): void {
