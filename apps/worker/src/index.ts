@@ -18,6 +18,7 @@ export {
   type WorkerLinkOptions,
 } from './link/worker-link';
 export { Outbox } from './link/outbox';
+export { Uplink, type SendMessage, type UplinkOptions } from './link/uplink';
 export { LinkError, type RemoteExecRequest, type ServerLink } from './link/server-link';
 export { LlmClient, LlmError, type ChatModel, type ChatRequest, type ChatResponse } from './llm/llm-client';
 export { Executor, describeCommandResult, CAPTURE_MAX_BYTES, type ExecRequest } from './executor/executor';

@@ -4,6 +4,7 @@ import type { WorkerConfig } from './config';
 import { Executor } from './executor/executor';
 import { LocalJobTokenSigner, ServerJobTokens, type JobTokenSource } from './executor/job-token';
 import type { LinkError } from './link/server-link';
+import { Uplink } from './link/uplink';
 import { WorkerLink } from './link/worker-link';
 import { LlmClient } from './llm/llm-client';
 import type { LoopDeps } from './loop/deps';
@@ -30,6 +31,8 @@ export interface WorkerOptions {
 
 export interface RunningWorker {
   link: WorkerLink;
+  /** What goes to the server (updates awaiting their ack, exec relays). */
+  uplink: Uplink;
   manager: WorkflowManager;
   deps: LoopDeps;
   /** Stops the loops (killing their commands), waits briefly for updates to be acked, disconnects. */
@@ -54,8 +57,29 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     jobTokens,
     defaultTimeoutSeconds: config.commandTimeoutSeconds,
   });
-  // The link's handlers reach the manager, which is built after the link (it needs it).
-  const late: { workerId?: string; manager?: WorkflowManager } = {};
+  // Built in dependency order: the uplink (what goes to the server) needs nothing; the manager
+  // sends through it; the link opens it on registration and hands the server's requests to the manager.
+  const uplink = new Uplink();
+  const llm = new LlmClient(config.llm, {
+    logger,
+    retryBaseMs: options.llmRetry?.baseMs,
+    retryMaxMs: options.llmRetry?.maxMs,
+    onCall: (workflowId, record) => {
+      if (workflowId) uplink.sendUpdate(workflowId, { kind: 'llm_call', data: record });
+    },
+  });
+  const deps: LoopDeps = {
+    config,
+    prompts: options.prompts,
+    api,
+    llmFor: (workflowId) => llm.forWorkflow(workflowId),
+    executor,
+    workspace: new WorkspaceSync(api, config.workspaceRoot),
+    link: uplink,
+    workerId: () => uplink.workerId,
+    logger,
+  };
+  const manager = new WorkflowManager(deps, config.capacity);
   const link = new WorkerLink({
     serverUrl: config.serverUrl,
     token: config.token,
@@ -66,55 +90,24 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       version: WORKER_VERSION,
       hostname: options.hostname,
     },
-    activeWorkflows: () => late.manager?.activeWorkflows() ?? [],
+    uplink,
+    handlers: manager,
+    onFatal: (error) => options.onFatal?.(error),
     reconnect: options.reconnect ? { ...options.reconnect, jitter: 0.5 } : undefined,
     logger,
-    handlers: {
-      onRegistered: (id) => {
-        late.workerId = id;
-      },
-      onDispatch: (message) => late.manager?.dispatch(message),
-      onExec: (message) => {
-        void late.manager?.serveExec(message).then((result) => {
-          if (!link.sendExecResult(result))
-            logger.warn({ requestId: message.request_id }, 'exec result lost: not connected');
-        });
-      },
-      onFatal: (error) => options.onFatal?.(error),
-    },
   });
-  const llm = new LlmClient(config.llm, {
-    logger,
-    retryBaseMs: options.llmRetry?.baseMs,
-    retryMaxMs: options.llmRetry?.maxMs,
-    onCall: (workflowId, record) => {
-      if (workflowId) link.sendUpdate(workflowId, { kind: 'llm_call', data: record });
-    },
-  });
-  const deps: LoopDeps = {
-    config,
-    prompts: options.prompts,
-    api,
-    llmFor: (workflowId) => llm.forWorkflow(workflowId),
-    executor,
-    workspace: new WorkspaceSync(api, config.workspaceRoot),
-    link,
-    workerId: () => late.workerId,
-    logger,
-  };
-  const running = new WorkflowManager(deps, config.capacity);
-  late.manager = running;
   link.start();
   return {
     link,
-    manager: running,
+    uplink,
+    manager,
     deps,
     async stop(drainMs = 5000) {
-      await running
+      await manager
         .shutdown()
         .catch((err: unknown) => logger.warn({ error: errorMessage(err) }, 'shutdown of workflow runs failed'));
       const deadline = Date.now() + drainMs;
-      while (link.outbox.size > 0 && link.isRegistered && Date.now() < deadline) await delay(50);
+      while (uplink.outbox.size > 0 && link.isRegistered && Date.now() < deadline) await delay(50);
       link.stop();
     },
   };

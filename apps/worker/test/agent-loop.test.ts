@@ -44,7 +44,7 @@ describe('agent loop: a workflow from start to report', () => {
     h.dispatch({ action: 'start', workflow_id: 'wf-a', last_seq: 5 });
     await h.waitForStatus('wf-a', 'completed');
     await h.worker.manager.idle();
-    await h.server.until(() => h!.worker.link.outbox.size === 0);
+    await h.server.until(() => h!.worker.uplink.outbox.size === 0);
 
     const updates = h.updates('wf-a');
     expect(updates.map((u) => u.seq)).toEqual(updates.map((_, i) => 6 + i));

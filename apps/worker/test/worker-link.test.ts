@@ -1,5 +1,6 @@
-import type { DispatchMessage, ExecMessage, WorkerToServerMessage } from '@svc/protocol';
+import type { DispatchMessage, ExecMessage, ExecResultMessage, WorkerToServerMessage } from '@svc/protocol';
 import { LinkError } from '../src/link/server-link';
+import { Uplink } from '../src/link/uplink';
 import { WorkerLink, workerSocketUrl } from '../src/link/worker-link';
 import { ProtocolServer } from './support/protocol-server';
 
@@ -11,22 +12,28 @@ let server: ProtocolServer;
 let link: WorkerLink | undefined;
 
 function makeLink(
-  overrides: { token?: string; onDispatch?: (m: DispatchMessage) => void; onExec?: (m: ExecMessage) => void } = {},
+  overrides: {
+    token?: string;
+    dispatch?: (m: DispatchMessage) => void;
+    serveExec?: (m: ExecMessage) => Promise<ExecResultMessage>;
+  } = {},
 ) {
   const fatal: LinkError[] = [];
+  const uplink = new Uplink();
   link = new WorkerLink({
     serverUrl: server.url,
     token: overrides.token ?? 'worker-token',
     registration,
+    uplink,
     handlers: {
-      onDispatch: overrides.onDispatch ?? (() => undefined),
-      onExec: overrides.onExec ?? (() => undefined),
-      onFatal: (e) => fatal.push(e),
+      dispatch: overrides.dispatch ?? (() => undefined),
+      serveExec: overrides.serveExec ?? (() => new Promise<never>(() => undefined)),
+      activeWorkflows: () => ['wf-active'],
     },
-    activeWorkflows: () => ['wf-active'],
+    onFatal: (e) => fatal.push(e),
     reconnect: { baseMs: 20, maxMs: 100, jitter: 0.5 },
   });
-  return { link, fatal };
+  return { link, uplink, fatal };
 }
 
 beforeEach(async () => {
@@ -57,23 +64,23 @@ describe('WorkerLink', () => {
   });
 
   it('drops acknowledged updates and resends the unacknowledged ones after a reconnect', async () => {
-    const { link } = makeLink();
+    const { link, uplink } = makeLink();
     link.start();
     await server.until(() => link.isRegistered);
-    link.beginWorkflow('wf1', 4);
-    link.sendUpdate('wf1', { kind: 'status', data: { status: 'planning' } });
-    await server.until(() => link.outbox.size === 0, 2000, 'the first ack');
+    uplink.beginWorkflow('wf1', 4);
+    uplink.sendUpdate('wf1', { kind: 'status', data: { status: 'planning' } });
+    await server.until(() => uplink.outbox.size === 0, 2000, 'the first ack');
 
     server.autoAck = false;
-    link.sendUpdate('wf1', { kind: 'title', data: { title: 'Build a todo app' } });
+    uplink.sendUpdate('wf1', { kind: 'title', data: { title: 'Build a todo app' } });
     await server.until(() => server.stored.has('wf1:6'));
-    expect(link.outbox.size).toBe(1);
+    expect(uplink.outbox.size).toBe(1);
 
     server.autoAck = true;
     server.dropConnection();
     // While disconnected, new updates queue up and go out after the resent ones.
-    link.sendUpdate('wf1', { kind: 'status', data: { status: 'running' } });
-    await server.until(() => server.connections === 2 && link.outbox.size === 0, 5000, 'resend after reconnect');
+    uplink.sendUpdate('wf1', { kind: 'status', data: { status: 'running' } });
+    await server.until(() => server.connections === 2 && uplink.outbox.size === 0, 5000, 'resend after reconnect');
 
     const sent = server.received.filter(isUpdate).map((u) => u.seq);
     expect(sent).toEqual([5, 6, 6, 7]);
@@ -86,7 +93,7 @@ describe('WorkerLink', () => {
 
   it('passes dispatches on and ignores malformed server frames', async () => {
     const dispatches: DispatchMessage[] = [];
-    const { link } = makeLink({ onDispatch: (m) => dispatches.push(m) });
+    const { link } = makeLink({ dispatch: (m) => dispatches.push(m) });
     link.start();
     await server.until(() => link.isRegistered);
     server.send({ type: 'dispatch', action: 'bogus' });
@@ -104,10 +111,10 @@ describe('WorkerLink', () => {
   });
 
   it('relays an exec request and resolves with the exec_result', async () => {
-    const { link } = makeLink();
+    const { link, uplink } = makeLink();
     link.start();
     await server.until(() => link.isRegistered);
-    const pending = link.requestExec({
+    const pending = uplink.requestExec({
       targetWorker: 'gpu-box',
       workflowId: 'wf1',
       command: 'nvidia-smi',
@@ -133,13 +140,37 @@ describe('WorkerLink', () => {
   });
 
   it('fails a pending relay when the connection drops', async () => {
-    const { link } = makeLink();
+    const { link, uplink } = makeLink();
     link.start();
     await server.until(() => link.isRegistered);
-    const pending = link.requestExec({ targetWorker: 'other', workflowId: 'wf1', command: 'true' });
+    const pending = uplink.requestExec({ targetWorker: 'other', workflowId: 'wf1', command: 'true' });
     await server.waitFor((m) => m.type === 'exec_request');
     server.dropConnection();
     await expect(pending).rejects.toThrow('connection to the server was lost');
+  });
+
+  it("serves another worker's exec through its handler and sends the result back", async () => {
+    const served: ExecMessage[] = [];
+    const { link, uplink } = makeLink({
+      serveExec: async (m) => {
+        served.push(m);
+        return { type: 'exec_result', request_id: m.request_id, exit_code: 0, output: 'ok', timed_out: false };
+      },
+    });
+    link.start();
+    await server.until(() => link.isRegistered);
+    expect(uplink.workerId).toBeDefined();
+    server.send({ type: 'exec', request_id: 'r-1', workflow_id: 'wf1', command: 'true' });
+    const result = await server.waitFor((m) => m.type === 'exec_result');
+    expect(result).toEqual({ type: 'exec_result', request_id: 'r-1', exit_code: 0, output: 'ok', timed_out: false });
+    expect(served.map((m) => m.command)).toEqual(['true']);
+  });
+
+  it('refuses an exec relay while not registered', async () => {
+    const { uplink } = makeLink();
+    await expect(uplink.requestExec({ targetWorker: 'other', workflowId: 'wf1', command: 'true' })).rejects.toThrow(
+      'not connected to the server',
+    );
   });
 
   it('stops for good when the server refuses the token', async () => {

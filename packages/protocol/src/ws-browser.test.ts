@@ -3,6 +3,10 @@ import {
   BrowserClientMessageSchema,
   BrowserEventSchema,
   BrowserServerMessageSchema,
+  hasProjectChange,
+  isProjectEventType,
+  PROJECT_ACCESS_CHANGES,
+  PROJECT_RECORD_CHANGES,
   type BrowserClientMessage,
   type BrowserServerMessage,
 } from './ws-browser';
@@ -120,5 +124,26 @@ describe('browser server messages', () => {
   ])('rejects %s at %s', (_name, message, path) => {
     const result = parseWith(BrowserServerMessageSchema, message);
     expect(result.ok ? null : result.error.path).toBe(path);
+  });
+});
+
+describe('project events', () => {
+  it('names the event types project subscribers receive', () => {
+    expect(['project_changed', 'workflow_status', 'workflow_title'].every(isProjectEventType)).toBe(true);
+    expect(['plan_step_status', 'log_entry', 'worker_status', 'subscribed'].some(isProjectEventType)).toBe(false);
+  });
+
+  it('tells project_changed events apart by their change', () => {
+    const deleted = { type: 'project_changed', data: { change: 'deleted' } };
+    const created = { type: 'project_changed', data: { change: 'workflow_created', workflow_id: 'w' } };
+    expect(hasProjectChange(deleted, PROJECT_RECORD_CHANGES)).toBe(true);
+    expect(hasProjectChange(deleted, PROJECT_ACCESS_CHANGES)).toBe(true);
+    expect(hasProjectChange(created, PROJECT_RECORD_CHANGES)).toBe(false);
+    expect(hasProjectChange({ type: 'workflow_status', data: { change: 'deleted' } }, PROJECT_RECORD_CHANGES)).toBe(
+      false,
+    );
+    expect(hasProjectChange({ type: 'project_changed', data: { change: 'bogus' } }, PROJECT_ACCESS_CHANGES)).toBe(
+      false,
+    );
   });
 });

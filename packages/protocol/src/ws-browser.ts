@@ -62,6 +62,14 @@ export const ProjectChangeSchema = z.enum([
   'workflow_updated',
   'workflow_deleted',
 ]);
+export type ProjectChange = z.infer<typeof ProjectChangeSchema>;
+
+/** Changes to the project record itself (name, description, deletion): lists of projects are stale. */
+export const PROJECT_RECORD_CHANGES: readonly ProjectChange[] = ['updated', 'deleted'];
+
+/** Changes after which who may see the project, or one of its workflows, is checked again. */
+export const PROJECT_ACCESS_CHANGES: readonly ProjectChange[] = ['members', 'deleted', 'workflow_deleted'];
+
 export const ProjectChangedEventDataSchema = z.object({
   change: ProjectChangeSchema,
   workflow_id: IdSchema.optional(),
@@ -98,6 +106,29 @@ export type BrowserEvent = z.infer<typeof BrowserEventSchema>;
 export type BrowserEventType = BrowserEvent['type'];
 /** The event of one type, e.g. `BrowserEventOf<'plan_step_status'>`. */
 export type BrowserEventOf<T extends BrowserEventType> = Extract<BrowserEvent, { type: T }>;
+
+/**
+ * Event types a project subscriber receives: changes to the project and to its workflows' list
+ * entries (status, title). Workflow subscribers get every event of their workflow instead.
+ */
+export const ProjectEventTypeSchema = z.enum([
+  'project_changed',
+  'workflow_status',
+  'workflow_title',
+] as const satisfies readonly BrowserEventType[]);
+export type ProjectEventType = z.infer<typeof ProjectEventTypeSchema>;
+
+/** Whether events of this type go to the project's subscribers. */
+export function isProjectEventType(type: string): type is ProjectEventType {
+  return ProjectEventTypeSchema.safeParse(type).success;
+}
+
+/** Whether a `project_changed` event carries one of `changes`. */
+export function hasProjectChange(event: { type: string; data: unknown }, changes: readonly ProjectChange[]): boolean {
+  if (event.type !== 'project_changed') return false;
+  const parsed = ProjectChangedEventDataSchema.safeParse(event.data);
+  return parsed.success && changes.includes(parsed.data.change);
+}
 
 export const SubscribedMessageSchema = z.object({
   type: z.literal('subscribed'),

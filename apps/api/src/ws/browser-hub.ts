@@ -1,7 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { BrowserClientMessageSchema, parseJsonMessage, type BrowserClientMessage } from '@svc/protocol';
+import {
+  BrowserClientMessageSchema,
+  hasProjectChange,
+  isProjectEventType,
+  parseJsonMessage,
+  PROJECT_ACCESS_CHANGES,
+  type BrowserClientMessage,
+} from '@svc/protocol';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../auth/principal';
 import { toDomainError } from '../domain/errors';
@@ -24,12 +31,6 @@ export const BROWSER_HUB_DEFAULTS: BrowserHubOptions = {
   maxBufferedBytes: 4 * 1024 * 1024,
   pingIntervalMs: 30_000,
 };
-
-/** Event types a project subscriber receives about the project's workflows. */
-const PROJECT_TYPES = new Set(['project_changed', 'workflow_status', 'workflow_title']);
-
-/** Project changes after which who may see what is checked again. */
-const RECHECK_CHANGES = new Set(['members', 'deleted', 'workflow_deleted']);
 
 /** `GET /svc/ws`: live events for browsers, per workflow (with replay) and per project. */
 export class BrowserHub {
@@ -141,18 +142,14 @@ export class BrowserHub {
       return;
     }
     if (event.workflow_id) this.subscriptions.forWorkflow(event.workflow_id, (sub) => sub.onEvent(event));
-    if (event.project_id && PROJECT_TYPES.has(event.type)) {
+    if (event.project_id && isProjectEventType(event.type)) {
       this.subscriptions.forProject(event.project_id, (client) => {
         if (!event.workflow_id || !client.workflows.has(event.workflow_id)) client.sendText(envelope(event));
       });
     }
-    if (
-      event.type === 'project_changed' &&
-      event.project_id &&
-      RECHECK_CHANGES.has((event.data as { change?: string }).change ?? '')
-    ) {
+    // who may see what is checked again after membership changes and deletions
+    if (event.project_id && hasProjectChange(event, PROJECT_ACCESS_CHANGES))
       this.subscriptions.recheckProject(event.project_id);
-    }
   }
 
   /** Ping/pong liveness: a client that did not answer the last ping is cut. */

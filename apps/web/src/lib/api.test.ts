@@ -1,64 +1,11 @@
-import { z } from 'zod';
-import { ApiError, apiUrl, errorFromResponse, errorMessage, parseBody } from './api';
+import { ApiError, apiUrl, errorMessage } from './api';
 import { shouldRetry } from './query-client';
 
-describe('errorFromResponse', () => {
-  it('reads the contract error body into code, message and request id', () => {
-    const body = JSON.stringify({
-      error: { code: 'conflict', message: 'the last owner cannot be removed', request_id: 'req-1' },
-    });
-    const error = errorFromResponse(409, body);
-    expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({
-      status: 409,
-      code: 'conflict',
-      message: 'the last owner cannot be removed',
-      requestId: 'req-1',
-    });
-  });
-
-  it('keeps the X-Request-Id header when the body has none', () => {
-    const body = JSON.stringify({ error: { code: 'internal', message: 'internal error', request_id: '' } });
-    expect(errorFromResponse(500, body, 'hdr-7').requestId).toBe('hdr-7');
-  });
-
-  it('turns a body that is not the contract shape into bad_response with the status and text', () => {
-    const error = errorFromResponse(502, '<html>Bad Gateway</html>');
-    expect(error).toMatchObject({ status: 502, code: 'bad_response' });
-    expect(error.message).toBe('the server answered 502: <html>Bad Gateway</html>');
-  });
-
-  it('refuses an unknown error code instead of trusting it', () => {
-    const body = JSON.stringify({ error: { code: 'teapot', message: 'short and stout', request_id: 'r' } });
-    expect(errorFromResponse(418, body).code).toBe('bad_response');
-  });
-
-  it('handles an empty body', () => {
-    expect(errorFromResponse(503, '').message).toBe('the server answered 503');
-  });
-});
-
-describe('parseBody', () => {
-  const Schema = z.object({ id: z.string(), count: z.int() });
-
-  it('returns the validated body', () => {
-    expect(parseBody(Schema, { id: 'a', count: 2 }, 200, '/x')).toEqual({ id: 'a', count: 2 });
-  });
-
-  it('throws bad_response naming the field that does not fit', () => {
-    expect(() => parseBody(Schema, { id: 'a', count: 'two' }, 200, '/projects')).toThrow(
-      expect.objectContaining({
-        code: 'bad_response',
-        message: expect.stringMatching(/^unexpected answer from \/projects: count: /),
-      }),
-    );
-  });
-});
-
+// The client itself (errors, schemas, encoding) is tested in @svc/client; these are the web app's own rules.
 describe('apiUrl', () => {
   it('prefixes /svc/api and encodes the query, leaving out undefined values', () => {
     expect(apiUrl('/kb/search', { q: 'port & host', k: 5, cursor: undefined })).toBe(
-      '/svc/api/kb/search?q=port+%26+host&k=5',
+      '/svc/api/kb/search?q=port%20%26%20host&k=5',
     );
   });
 

@@ -1,4 +1,9 @@
-import type { BrowserClientMessage, BrowserEvent, BrowserServerMessage } from '@svc/protocol';
+import {
+  isProjectEventType,
+  type BrowserClientMessage,
+  type BrowserEvent,
+  type BrowserServerMessage,
+} from '@svc/protocol';
 
 export interface WorkflowListener {
   onEvent(event: BrowserEvent): void;
@@ -7,9 +12,6 @@ export interface WorkflowListener {
 }
 
 export type ProjectListener = (event: BrowserEvent) => void;
-
-/** Event types a project subscriber is told about (the server sends these to project subscribers). */
-const PROJECT_EVENT_TYPES: ReadonlySet<string> = new Set(['project_changed', 'workflow_status', 'workflow_title']);
 
 interface WorkflowEntry {
   listeners: Set<WorkflowListener>;
@@ -114,7 +116,7 @@ export class SubscriptionBook {
     if (entry) for (const listener of entry.listeners) targets.push(() => listener.onEvent(event));
     // The server sends a workflow's status once per socket, so project listeners are served from here too.
     const projectListeners = event.project_id ? this.projects.get(event.project_id) : undefined;
-    if (projectListeners && PROJECT_EVENT_TYPES.has(event.type))
+    if (projectListeners && isProjectEventType(event.type))
       for (const listener of projectListeners) targets.push(() => listener(event));
     return { deliver: () => targets.forEach(runSafely), duplicate: false };
   }

@@ -1,3 +1,4 @@
+import { backoffDelay } from '@svc/client';
 import {
   BrowserServerMessageSchema,
   parseJsonMessage,
@@ -34,10 +35,9 @@ const OPEN = 1;
 export const RETRY_BASE_MS = 500;
 export const RETRY_MAX_MS = 10_000;
 
-/** Exponential back-off with jitter (half to full delay), capped, so many tabs do not reconnect in step. */
+/** Exponential back-off with equal jitter (half to full delay), capped, so many tabs do not reconnect in step. */
 export function retryDelay(attempt: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempt));
-  return Math.round(ceiling * (0.5 + random() / 2));
+  return backoffDelay(attempt, { baseMs: RETRY_BASE_MS, maxMs: RETRY_MAX_MS, jitter: 0.5, random });
 }
 
 /** `ws(s)://<host>/svc/ws` for the page's own origin. */

@@ -7,34 +7,33 @@ import {
   type ExecMessage,
   type ExecResultMessage,
   type RegisterMessage,
-  type UpdateBody,
   type WorkerToServerMessage,
 } from '@svc/protocol';
 import WebSocket from 'ws';
 import { backoffDelay, type BackoffOptions } from '../util/backoff';
 import { errorMessage, silentLogger, type Logger } from '../util/logger';
-import { ExecRelay } from './exec-relay';
-import { Outbox } from './outbox';
-import { LinkError, type RemoteExecRequest, type ServerLink } from './server-link';
+import { LinkError } from './server-link';
+import type { Uplink } from './uplink';
 
+/** What the link hands the server's requests to (the workflow manager). */
 export interface LinkHandlers {
-  onDispatch(message: DispatchMessage): void;
-  onExec(message: ExecMessage): void;
-  /** The server will never accept this worker (bad token, unsupported protocol); the link has stopped. */
-  onFatal(error: LinkError): void;
-  onRegistered?(workerId: string): void;
+  dispatch(message: DispatchMessage): void;
+  /** Runs a command for another worker's agent; the link sends the result back. */
+  serveExec(message: ExecMessage): Promise<ExecResultMessage>;
+  /** Workflow ids reported with each heartbeat. */
+  activeWorkflows(): string[];
 }
 
 export interface WorkerLinkOptions {
   serverUrl: string;
   token: string;
   registration: Omit<RegisterMessage, 'type' | 'protocol_version'>;
+  /** What goes to the server: opened on each registration, closed when the socket drops. */
+  uplink: Uplink;
   handlers: LinkHandlers;
-  /** Workflow ids reported with each heartbeat. */
-  activeWorkflows?: () => string[];
+  /** The server will never accept this worker (bad token, unsupported protocol); the link has stopped. */
+  onFatal(error: LinkError): void;
   reconnect?: BackoffOptions;
-  /** Extra time an exec relay waits beyond the command's own time-out. */
-  execMarginMs?: number;
   logger?: Logger;
 }
 
@@ -50,11 +49,11 @@ export function workerSocketUrl(serverUrl: string): string {
 
 /**
  * The worker's WebSocket to the server: registers, heart-beats (and pings to notice a dead
- * peer), reconnects with exponential back-off plus jitter, and resends every unacknowledged
- * update after each (re)registration.
+ * peer), reconnects with exponential back-off plus jitter, opens the uplink after each
+ * (re)registration (which resends every unacknowledged update) and hands the server's requests
+ * to its handlers.
  */
-export class WorkerLink implements ServerLink {
-  readonly outbox = new Outbox();
+export class WorkerLink {
   private socket: WebSocket | undefined;
   private registered = false;
   private stopped = true;
@@ -62,12 +61,10 @@ export class WorkerLink implements ServerLink {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private awaitingPong = false;
-  private readonly execs: ExecRelay;
   private readonly logger: Logger;
 
   constructor(private readonly options: WorkerLinkOptions) {
     this.logger = options.logger ?? silentLogger;
-    this.execs = new ExecRelay(options.execMarginMs);
   }
 
   get isRegistered(): boolean {
@@ -89,26 +86,6 @@ export class WorkerLink implements ServerLink {
     this.socket = undefined;
     if (socket?.readyState === WebSocket.OPEN) socket.close(1000, 'worker stopping');
     else socket?.terminate();
-  }
-
-  beginWorkflow(workflowId: string, lastSeq: number): void {
-    this.outbox.begin(workflowId, lastSeq);
-  }
-
-  sendUpdate(workflowId: string, update: UpdateBody): void {
-    const message = this.outbox.add(workflowId, update);
-    if (this.registered) this.send(message);
-  }
-
-  sendExecResult(result: ExecResultMessage): boolean {
-    if (!this.registered) return false;
-    this.send(result);
-    return true;
-  }
-
-  requestExec(request: RemoteExecRequest, signal?: AbortSignal): Promise<ExecResultMessage> {
-    if (!this.registered) return Promise.reject(new LinkError('not connected to the server; try again later'));
-    return this.execs.request((message) => this.send(message), request, signal);
   }
 
   private send(message: WorkerToServerMessage): void {
@@ -171,16 +148,16 @@ export class WorkerLink implements ServerLink {
         this.onRegistered(message.worker_id, message.heartbeat_seconds);
         return;
       case 'ack':
-        this.outbox.ack(message.workflow_id, message.seq);
+        this.options.uplink.ack(message.workflow_id, message.seq);
         return;
       case 'dispatch':
-        this.options.handlers.onDispatch(message);
+        this.options.handlers.dispatch(message);
         return;
       case 'exec':
-        this.options.handlers.onExec(message);
+        this.serveExec(message);
         return;
       case 'exec_result':
-        this.execs.resolve(message);
+        this.options.uplink.resolveExec(message);
         return;
       case 'error':
         this.logger.warn({ code: message.error.code, error: message.error.message }, 'server reported an error');
@@ -195,12 +172,23 @@ export class WorkerLink implements ServerLink {
   private onRegistered(workerId: string, heartbeatSeconds: number): void {
     this.registered = true;
     this.attempt = 0;
-    this.logger.info({ workerId, resend: this.outbox.size }, 'registered');
-    for (const update of this.outbox.unacked()) this.send(update);
+    this.logger.info({ workerId, resend: this.options.uplink.outbox.size }, 'registered');
+    this.options.uplink.open(workerId, (message) => this.send(message));
     clearInterval(this.heartbeatTimer);
     this.awaitingPong = false;
     this.heartbeatTimer = setInterval(() => this.heartbeat(), heartbeatSeconds * 1000);
-    this.options.handlers.onRegistered?.(workerId);
+  }
+
+  private serveExec(message: ExecMessage): void {
+    void this.options.handlers
+      .serveExec(message)
+      .then((result) => {
+        if (!this.options.uplink.sendExecResult(result))
+          this.logger.warn({ requestId: message.request_id }, 'exec result lost: not connected');
+      })
+      .catch((err: unknown) =>
+        this.logger.error({ requestId: message.request_id, error: errorMessage(err) }, 'exec request failed'),
+      );
   }
 
   private heartbeat(): void {
@@ -213,14 +201,14 @@ export class WorkerLink implements ServerLink {
     }
     this.awaitingPong = true;
     socket.ping();
-    this.send({ type: 'heartbeat', active_workflows: this.options.activeWorkflows?.() ?? [] });
+    this.send({ type: 'heartbeat', active_workflows: this.options.handlers.activeWorkflows() });
   }
 
   private teardown(reason: LinkError): void {
     this.registered = false;
     clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
-    this.execs.rejectAll(reason);
+    this.options.uplink.close(reason);
   }
 
   private scheduleReconnect(code: number): void {
@@ -233,6 +221,6 @@ export class WorkerLink implements ServerLink {
   private fail(error: LinkError): void {
     this.logger.error({ error: error.message }, 'worker link stopped');
     this.stop();
-    this.options.handlers.onFatal(error);
+    this.options.onFatal(error);
   }
 }

@@ -1,4 +1,5 @@
 import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/protocol';
+import type { LinkHandlers } from '../link/worker-link';
 import { errorMessage } from '../util/logger';
 import type { LoopDeps } from './deps';
 import { WorkflowRun, type RunEnd } from './runner';
@@ -12,7 +13,7 @@ type RunDispatch = DispatchMessage & { action: 'start' | 'resume' | 'feedback' |
  * local queue), delivers answers to waiting loops, restarts a live loop on feedback, cancels,
  * generates titles on the side, and serves `exec` requests from other workers.
  */
-export class WorkflowManager {
+export class WorkflowManager implements LinkHandlers {
   private readonly runs = new Map<string, WorkflowRun>();
   private readonly finished = new Map<string, Promise<RunEnd>>();
   private queue: RunDispatch[] = [];

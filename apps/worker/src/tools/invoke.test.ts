@@ -42,8 +42,13 @@ describe('invokeTool', () => {
 
   it('reports tool failures as error results, naming unexpected ones', async () => {
     expect(
-      (await invokeTool(throwing(new ApiError(503, 'unavailable', 'GET /svc/api/kb: down')), '{}', env.context()))
-        .result,
+      (
+        await invokeTool(
+          throwing(new ApiError(503, 'unavailable', 'down', { request: 'GET /svc/api/kb' })),
+          '{}',
+          env.context(),
+        )
+      ).result,
     ).toEqual({
       output: 'boom failed: GET /svc/api/kb: down',
       isError: true,

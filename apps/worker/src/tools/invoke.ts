@@ -57,7 +57,12 @@ export async function invokeTool(tool: Tool, rawArguments: string, ctx: ToolCont
     if (err instanceof AbortedError || ctx.signal.aborted) throw err instanceof AbortedError ? err : new AbortedError();
     const known = err instanceof ApiError || err instanceof LinkError || err instanceof WorkspacePathError;
     const code = (err as NodeJS.ErrnoException).code;
-    const reason = known || code ? errorMessage(err) : `unexpected error: ${errorMessage(err)}`;
+    const reason =
+      err instanceof ApiError && err.request
+        ? `${err.request}: ${err.message}`
+        : known || code
+          ? errorMessage(err)
+          : `unexpected error: ${errorMessage(err)}`;
     return { input, result: { output: `${tool.name} failed: ${reason}`, isError: true } };
   }
 }

@@ -49,7 +49,7 @@ export class RestState {
       const content = this.templateFiles.get(name);
       if (!content) return json(404, { error: { code: 'not_found', message: `no template ${name}`, request_id: 'r' } });
       for (const [p, text] of Object.entries(content)) this.workspace(template[1] ?? '').set(p, Buffer.from(text));
-      return json(200, { ok: true });
+      return json(200, { name });
     }
     const timers = /^\/svc\/api\/workflows\/([^/]+)\/timers$/.exec(url.pathname);
     if (timers && req.method === 'POST') {

@@ -12,6 +12,9 @@ export const FileEntrySchema = z.object({
 });
 export type FileEntry = z.infer<typeof FileEntrySchema>;
 
+/** GET /workflows/{id}/files?path=<dir> (and storage listings): a plain array, not a page. */
+export const FileListSchema = z.array(FileEntrySchema);
+
 /** `?path=<dir>` of listings and multipart uploads; the server still checks it against the root. */
 export const FilesQuerySchema = z.object({ path: z.string().max(4096).default('') });
 export type FilesQuery = z.infer<typeof FilesQuerySchema>;

@@ -40,3 +40,9 @@ export const KbSearchResultSchema = z.object({
   score: z.number(),
 });
 export type KbSearchResult = z.infer<typeof KbSearchResultSchema>;
+
+/** GET /kb/search: a plain array, best first, at most `k` long. */
+export const KbSearchResponseSchema = z.array(KbSearchResultSchema);
+
+/** GET /kb/articles and the answer to PUT /kb: a plain array of every article. */
+export const KbArticleListSchema = z.array(KbArticleSchema);

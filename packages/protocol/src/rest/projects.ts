@@ -15,6 +15,9 @@ export const ProjectSchema = z.object({
 });
 export type Project = z.infer<typeof ProjectSchema>;
 
+/** GET /projects: a plain array of the projects the caller may see. */
+export const ProjectListSchema = z.array(ProjectSchema);
+
 export const CreateProjectRequestSchema = z
   .object({ name: ProjectNameSchema, description: ProjectDescriptionSchema.optional() })
   .strict();
@@ -36,6 +39,9 @@ export const MemberSchema = z.object({
   created_at: TimestampSchema,
 });
 export type Member = z.infer<typeof MemberSchema>;
+
+/** GET /projects/{id}/members: a plain array. */
+export const MemberListSchema = z.array(MemberSchema);
 
 export const AddMemberRequestSchema = z
   .object({ login: z.string().trim().min(1).max(MAX_NAME_CHARS), role: RoleSchema })

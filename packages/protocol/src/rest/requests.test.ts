@@ -10,6 +10,8 @@ import {
   PatchProjectRequestSchema,
 } from './projects';
 import { PutSettingRequestSchema, SettingKeySchema } from './settings';
+import { UseTemplateRequestSchema } from './templates';
+import { CreateTimerRequestSchema } from './workers';
 import { AnswerRequestSchema, CreateWorkflowRequestSchema, FeedbackRequestSchema } from './workflows';
 
 const strictBodies = [
@@ -29,6 +31,8 @@ const strictBodies = [
   ['CreateKbArticleRequest', CreateKbArticleRequestSchema, { title: 'Ports', content: '## Web\n3000' }],
   ['UpdateKbArticleRequest', UpdateKbArticleRequestSchema, { title: 'Ports', content: '' }],
   ['PutSettingRequest', PutSettingRequestSchema, { value: 'x' }],
+  ['UseTemplateRequest', UseTemplateRequestSchema, { name: 'react' }],
+  ['CreateTimerRequest', CreateTimerRequestSchema, { seconds: 60, reason: 'poll CI' }],
 ] as const;
 
 describe('strict request bodies', () => {

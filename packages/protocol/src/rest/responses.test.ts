@@ -1,13 +1,14 @@
 import { pageSchema } from '../common';
 import { parseJsonMessage } from '../parse';
 import { AuthProviderResponseSchema, TokenResponseSchema, UserSchema } from './auth';
-import { FileEntrySchema } from './files';
+import { FileEntrySchema, FileListSchema } from './files';
 import { HealthResponseSchema } from './health';
-import { KbArticleSchema, KbSearchResultSchema } from './kb';
+import { KbArticleSchema, KbSearchResponseSchema, KbSearchResultSchema } from './kb';
 import { ExecutionLogPageSchema, LlmCallPageSchema } from './logs';
 import { MemberSchema, ProjectSchema } from './projects';
-import { SettingsSchema, TemplateSchema } from './settings';
-import { TimerSchema, WorkerSchema } from './workers';
+import { SavedSettingSchema, SettingsSchema } from './settings';
+import { TemplateListSchema, TemplateSchema, UseTemplateResponseSchema } from './templates';
+import { TimerListSchema, TimerSchema, WorkerListSchema, WorkerSchema } from './workers';
 import { PlanResponseSchema, SnapshotPageSchema, WorkflowPageSchema, WorkflowSchema } from './workflows';
 
 const ts = '2026-01-02T03:04:05Z';
@@ -92,6 +93,8 @@ const responses = [
   ['KbSearchResult', KbSearchResultSchema, { article_id: 'a', article_title: 'Ports', text: '## Web', score: 0.83 }],
   ['Settings', SettingsSchema, { 'llm.model': 'gpt', theme: 'dark' }],
   ['Template', TemplateSchema, { name: 'react', description: 'Vite + React' }],
+  ['UseTemplateResponse', UseTemplateResponseSchema, { name: 'react' }],
+  ['SavedSetting', SavedSettingSchema, { key: 'theme', value: 'dark', updated_at: ts }],
   [
     'Worker',
     WorkerSchema,
@@ -124,6 +127,14 @@ describe('response bodies', () => {
     const Page = pageSchema(TemplateSchema);
     expect(Page.safeParse({ items: [] }).success).toBe(false);
     expect(Page.safeParse({ items: [], next_cursor: null }).success).toBe(true);
+  });
+
+  it('takes the plain-array lists as arrays only, never as a page', () => {
+    const lists = [FileListSchema, KbSearchResponseSchema, TemplateListSchema, WorkerListSchema, TimerListSchema];
+    for (const schema of lists) {
+      expect(schema.safeParse([]).success).toBe(true);
+      expect(schema.safeParse({ items: [], next_cursor: null }).success).toBe(false);
+    }
   });
 
   it('rejects a token type other than Bearer', () => {

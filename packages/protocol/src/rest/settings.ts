@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TimestampSchema } from '../common';
 
 /** Setting keys as they appear in PUT /settings/{key}. */
 export const SettingKeySchema = z
@@ -13,6 +14,10 @@ export type Settings = z.infer<typeof SettingsSchema>;
 export const PutSettingRequestSchema = z.object({ value: z.string().max(100_000) }).strict();
 export type PutSettingRequest = z.infer<typeof PutSettingRequestSchema>;
 
-/** One entry of GET /templates (one per remote branch of the template repository). */
-export const TemplateSchema = z.object({ name: z.string(), description: z.string() });
-export type Template = z.infer<typeof TemplateSchema>;
+/** PUT /settings/{key} answers with the saved setting. */
+export const SavedSettingSchema = z.object({
+  key: SettingKeySchema,
+  value: z.string(),
+  updated_at: TimestampSchema,
+});
+export type SavedSetting = z.infer<typeof SavedSettingSchema>;

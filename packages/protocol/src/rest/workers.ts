@@ -18,6 +18,9 @@ export const WorkerSchema = z.object({
 });
 export type Worker = z.infer<typeof WorkerSchema>;
 
+/** GET /workers: a plain array (one entry per registered worker). */
+export const WorkerListSchema = z.array(WorkerSchema);
+
 export const TimerStatusSchema = z.enum(['pending', 'fired', 'cancelled']);
 export type TimerStatus = z.infer<typeof TimerStatusSchema>;
 
@@ -30,3 +33,22 @@ export const TimerSchema = z.object({
   status: TimerStatusSchema,
 });
 export type Timer = z.infer<typeof TimerSchema>;
+
+/** GET /workflows/{id}/timers: a plain array, soonest first. */
+export const TimerListSchema = z.array(TimerSchema);
+
+/** Longest timer: 30 days (the worker's `set_timer` tool has the same bound). */
+export const MAX_TIMER_SECONDS = 30 * 24 * 3600;
+
+/** POST /workflows/{id}/timers (the agent's `set_timer`, or a member scheduling a resume) -> 201 Timer. */
+export const CreateTimerRequestSchema = z
+  .object({
+    seconds: z.int().min(1).max(MAX_TIMER_SECONDS),
+    reason: z
+      .string()
+      .min(1)
+      .max(1000)
+      .refine((s) => s.trim().length > 0, { message: 'must not be blank' }),
+  })
+  .strict();
+export type CreateTimerRequest = z.infer<typeof CreateTimerRequestSchema>;

@@ -1,15 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { Router } from 'express';
-import { z } from 'zod';
+import { UseTemplateRequestSchema, type UseTemplateResponse } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { notFound } from '../../domain/errors';
 import { parseInput } from '../../domain/validate';
 import { authorizeGlobal, authorizeWorkflow } from '../../policies/access';
 import { workflowWorkspaceDir } from '../../services/workspace-paths';
-
-/** `POST /workflows/{id}/template` body (the worker's `use_template`). */
-export const UseTemplateRequestSchema = z.object({ name: z.string().min(1).max(200) }).strict();
 
 /**
  * `GET /templates` -> `[{name, description}]`, one per remote branch of the template repository, and
@@ -30,7 +27,7 @@ export function templatesRouter(deps: AppDeps): Router {
     await mkdir(dir, { recursive: true });
     await deps.templates.materialize(name, dir);
     await deps.db.workflow.update({ where: { id: workflow.id }, data: { template: name } });
-    res.json({ name });
+    res.json({ name } satisfies UseTemplateResponse);
   });
   return router;
 }

@@ -1,15 +1,14 @@
-import { z } from 'zod';
-import { MemberSchema, ProjectSchema, type Role } from '@svc/protocol';
+import { MemberListSchema, MemberSchema, ProjectListSchema, ProjectSchema, type Role } from '@svc/protocol';
 import { apiJson, apiVoid } from '../../lib/api';
 
 const enc = encodeURIComponent;
 
-export const listProjects = () => apiJson('/projects', z.array(ProjectSchema));
+export const listProjects = () => apiJson('/projects', ProjectListSchema);
 export const createProject = (body: { name: string; description?: string }) =>
   apiJson('/projects', ProjectSchema, { method: 'POST', json: body });
 export const deleteProject = (projectId: string) => apiVoid(`/projects/${enc(projectId)}`, { method: 'DELETE' });
 
-export const listMembers = (projectId: string) => apiJson(`/projects/${enc(projectId)}/members`, z.array(MemberSchema));
+export const listMembers = (projectId: string) => apiJson(`/projects/${enc(projectId)}/members`, MemberListSchema);
 export const addMember = (projectId: string, body: { login: string; role: Role }) =>
   apiJson(`/projects/${enc(projectId)}/members`, MemberSchema, { method: 'POST', json: body });
 export const removeMember = (projectId: string, userId: string) =>

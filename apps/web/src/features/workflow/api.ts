@@ -1,12 +1,6 @@
-import { z } from 'zod';
-import {
-  ExecutionLogPageSchema,
-  FileEntrySchema,
-  LlmCallPageSchema,
-  PlanResponseSchema,
-  WorkflowSchema,
-} from '@svc/protocol';
-import { API_BASE, apiJson, apiText } from '../../lib/api';
+import { encodePath } from '@svc/client';
+import { ExecutionLogPageSchema, LlmCallPageSchema, PlanResponseSchema, WorkflowSchema } from '@svc/protocol';
+import { API_BASE, apiClient, apiJson, apiText } from '../../lib/api';
 
 const enc = encodeURIComponent;
 const base = (id: string) => `/workflows/${enc(id)}`;
@@ -19,8 +13,7 @@ export const getLog = (id: string, cursor?: string) =>
   apiJson(`${base(id)}/log`, ExecutionLogPageSchema, { query: { limit: HISTORY_PAGE_SIZE, cursor } });
 export const getLlmCalls = (id: string, cursor?: string) =>
   apiJson(`${base(id)}/llm-calls`, LlmCallPageSchema, { query: { limit: HISTORY_PAGE_SIZE, cursor } });
-export const listFiles = (id: string, path: string) =>
-  apiJson(`${base(id)}/files`, z.array(FileEntrySchema), { query: { path } });
+export const listFiles = (id: string, path: string) => apiClient.listFiles(id, { path });
 export const getReportMarkdown = (id: string) => apiText(`${base(id)}/report`);
 
 export const answerQuestion = (id: string, answer: string) =>
@@ -33,7 +26,7 @@ export const retryWorkflow = (id: string) => apiJson(`${base(id)}/retry`, Workfl
 
 /** Where a workspace file is served (rendered for .md); each path segment is encoded on its own. */
 export function fileUrl(workflowId: string, path: string): string {
-  return `${API_BASE}${base(workflowId)}/files/${path.split('/').map(enc).join('/')}`;
+  return `${API_BASE}${base(workflowId)}/files/${encodePath(path)}`;
 }
 
 export const reportHtmlUrl = (workflowId: string) => `${API_BASE}${base(workflowId)}/report?format=html`;

@@ -1,5 +1,6 @@
 import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
+import { hasProjectChange, PROJECT_RECORD_CHANGES } from '@svc/protocol';
 import { queryKeys } from '../../lib/query-keys';
 import { useProjectEvents } from '../../lib/live';
 import { formatTime, previewLines, shorten } from '../../lib/format';
@@ -18,7 +19,7 @@ export function WorkflowList({ projectId }: { projectId: string }) {
   });
   useProjectEvents(projectId, (event) => {
     void queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) });
-    if (event?.type === 'project_changed' && (event.data.change === 'deleted' || event.data.change === 'updated')) {
+    if (event && hasProjectChange(event, PROJECT_RECORD_CHANGES)) {
       void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
     }
   });

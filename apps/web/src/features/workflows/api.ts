@@ -1,12 +1,5 @@
-import { z } from 'zod';
-import {
-  TemplateSchema,
-  WorkerSchema,
-  WorkflowPageSchema,
-  WorkflowSchema,
-  type CreateWorkflowRequest,
-} from '@svc/protocol';
-import { apiJson } from '../../lib/api';
+import { WorkflowPageSchema, WorkflowSchema, type CreateWorkflowRequest } from '@svc/protocol';
+import { apiClient, apiJson } from '../../lib/api';
 
 const enc = encodeURIComponent;
 
@@ -20,5 +13,5 @@ export const listWorkflows = (projectId: string, cursor?: string) =>
 export const createWorkflow = (projectId: string, body: CreateWorkflowRequest) =>
   apiJson(`/projects/${enc(projectId)}/workflows`, WorkflowSchema, { method: 'POST', json: body });
 
-export const listWorkers = () => apiJson('/workers', z.array(WorkerSchema));
-export const listTemplates = () => apiJson('/templates', z.array(TemplateSchema));
+export const listWorkers = () => apiClient.listWorkers();
+export const listTemplates = () => apiClient.listTemplates();
