@@ -10,7 +10,7 @@ import {
   type WorkerToServerMessage,
 } from '@svc/protocol';
 import WebSocket from 'ws';
-import { backoffDelay, type BackoffOptions } from '../util/backoff';
+import { backoffDelay, type BackoffOptions } from '@svc/client';
 import { errorMessage, silentLogger, type Logger } from '../util/logger';
 import { LinkError } from './server-link';
 import type { Uplink } from './uplink';

@@ -7,7 +7,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { LlmConfig } from '../config';
-import { backoffDelay } from '../util/backoff';
+import { backoffDelay } from '@svc/client';
 import { errorMessage, silentLogger, type Logger } from '../util/logger';
 import { AbortedError } from '../util/aborted';
 

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { CreateTimerRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import type { Principal } from '../../auth/principal';
 import { principalOf, requireAuth } from '../../auth/authenticate';
@@ -7,7 +8,6 @@ import { parseInput } from '../../domain/validate';
 import { authorizeWorkflow } from '../../policies/access';
 import type { ProjectAction } from '../../policies/rules';
 import { presentTimer } from '../../wire/timer';
-import { CreateTimerRequestSchema } from './schema';
 
 /** A worker sets timers on the workflows it runs; a person needs the right to steer the workflow. */
 const controlAction = (principal: Principal): ProjectAction =>
