@@ -1,8 +1,9 @@
+import { eventually } from '@svc/test-kit';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../src/http/errors';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, captureEvents, createProject, createWorkflow, recordingDispatcher, waitFor } from './fixtures';
+import { body, captureEvents, createProject, createWorkflow, recordingDispatcher } from './fixtures';
 
 describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
   let server: TestServer;
@@ -58,7 +59,7 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
       requirement,
     );
     expect(existsSync(join(server.dataDir, 'workspaces', project.id, workflow.id))).toBe(true);
-    await waitFor(() => dispatcher.calls.length === 2);
+    await eventually(() => dispatcher.calls.length === 2);
     stop();
     expect(dispatcher.calls).toEqual([
       ['workflowQueued', workflow.id],
