@@ -48,13 +48,16 @@ export interface ApiProcess {
   provider: DbProvider;
   dataDir: string;
   databaseUrl: string;
-  process: ManagedProcess;
+  /** The server's current process (a new one after `restart`). */
+  readonly process: ManagedProcess;
   /** fetch against the server with an optional credential (cookie string or bearer token). */
   request(path: string, init?: TestRequestInit): Promise<Response>;
   /** Signs in through the real dev login and returns the session cookie (`svc_session=…`). */
   login(login: string): Promise<string>;
   /** Stops the server process only (the database and data directory stay). */
   stop(signal?: NodeJS.Signals): Promise<ProcessExit>;
+  /** Starts the server again (stopping it first if it runs) on the same port, database and data directory. */
+  restart(): Promise<void>;
   /** Stops the server, drops its database and removes its data directory. */
   close(): Promise<void>;
 }
@@ -87,28 +90,33 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     LOG_LEVEL: 'info',
     ...options.env,
   };
-  const child = spawnProcess('api', process.execPath, [entry], {
-    cwd: dataDir,
-    env: { PATH: INHERITED_PATH, HOME: dataDir, ...env },
-  });
+  let child: ManagedProcess;
+  const launch = async () => {
+    child = spawnProcess('api', process.execPath, [entry], {
+      cwd: dataDir,
+      env: { PATH: INHERITED_PATH, HOME: dataDir, ...env },
+    });
+    const launched = child;
+    if (QUIET_LEVELS.has(env.LOG_LEVEL ?? '')) {
+      await eventually(
+        async () => {
+          if (launched.exit)
+            throw new StopWaiting(`the API server exited (${JSON.stringify(launched.exit)})\n${launched.tail()}`);
+          return (await fetch(`${url}/svc/api/health`).catch(() => null))?.status === 200;
+        },
+        { what: 'the API server to answer /svc/api/health', detail: () => launched.tail() },
+      );
+    } else {
+      await launched.nextLine((line) => line.includes('"msg":"svc listening"'));
+    }
+  };
   const close = async () => {
-    await child.stop('SIGTERM');
+    await child?.stop('SIGTERM');
     await database.drop().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    if (QUIET_LEVELS.has(env.LOG_LEVEL ?? '')) {
-      await eventually(
-        async () => {
-          if (child.exit)
-            throw new StopWaiting(`the API server exited (${JSON.stringify(child.exit)})\n${child.tail()}`);
-          return (await fetch(`${url}/svc/api/health`).catch(() => null))?.status === 200;
-        },
-        { what: 'the API server to answer /svc/api/health', detail: () => child.tail() },
-      );
-    } else {
-      await child.nextLine((line) => line.includes('"msg":"svc listening"'));
-    }
+    await launch();
   } catch (err) {
     await close();
     throw err;
@@ -118,10 +126,16 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     provider,
     dataDir,
     databaseUrl: database.url,
-    process: child,
+    get process() {
+      return child;
+    },
     request: (p, init) => request(url, p, init),
     login: (login) => signIn(url, login),
     stop: (signal = 'SIGTERM') => child.stop(signal),
+    async restart() {
+      await child.stop('SIGTERM');
+      await launch();
+    },
     close,
   };
 }

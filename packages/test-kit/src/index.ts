@@ -1,3 +1,4 @@
+export { TEST_PROVIDERS } from '@svc/db/testing';
 export { eventually, StopWaiting, POLL_SAFETY_CAP_MS, type EventuallyOptions } from './poll';
 export {
   request,
