@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import type { BrowserEvent, Project, Workflow } from '@svc/protocol';
 import { LiveSocket, type SocketLike } from '../src/lib/ws';
-import { eventually } from './support/eventually';
+import { eventually } from '@svc/test-kit';
 import { expectJson, snapshot, startWebServer, startWorker, type TestServer, type TestWorker } from './support/server';
 
 describe('LiveSocket against the real server', () => {

@@ -3,7 +3,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_PROMPTS_DIR } from '../src/prompts';
-import { ProtocolServer } from './support/protocol-server';
+import { eventually } from '@svc/test-kit';
+import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from './support/real-server';
 
 const CLI = path.join(__dirname, '..', 'src', 'cli.ts');
 
@@ -81,35 +82,33 @@ describe('svc-worker CLI', () => {
     });
   });
 
-  it('registers with the server and stops cleanly on SIGTERM', async () => {
-    const server = await ProtocolServer.start({ token: 'cli-token' });
-    try {
-      const file = writeConfig(validConfig(server.url));
+  describe('with the real server', () => {
+    let server: ServerFixture;
+    beforeAll(async () => {
+      server = await startServerFixture();
+    }, SERVER_SETUP_MS);
+    afterAll(() => server?.close());
+
+    it('registers with the server and stops cleanly on SIGTERM', async () => {
+      const file = writeConfig(validConfig(server.api.url));
       mkdirSync(path.join(path.dirname(file), 'ws'));
-      const exit = await runCli(['--config', file], { TEST_WORKER_TOKEN: 'cli-token' }, (stop) => {
-        void server.waitFor((m) => m.type === 'register', 15_000).then(stop);
+      const listed = async () =>
+        (await server.alice.json<Array<Record<string, unknown>>>('/workers')).find((w) => w.name === 'cli-worker');
+      const exit = await runCli(['--config', file], { TEST_WORKER_TOKEN: server.token }, (stop) => {
+        void eventually(async () => (await listed())?.status === 'online', { what: 'cli-worker to register' }).then(
+          stop,
+        );
       });
       expect(exit.code).toBe(0);
-      expect(server.received[0]).toMatchObject({
-        type: 'register',
-        protocol_version: 1,
-        name: 'cli-worker',
-        labels: ['linux'],
-        capacity: 3,
-      });
-    } finally {
-      await server.close();
-    }
-  });
+      expect(await listed()).toMatchObject({ name: 'cli-worker', labels: ['linux'], capacity: 3 });
+    });
 
-  it('exits 1 when the server refuses the token', async () => {
-    const server = await ProtocolServer.start({ token: 'right' });
-    try {
-      const exit = await runCli(['--config', writeConfig(validConfig(server.url))], { TEST_WORKER_TOKEN: 'wrong' });
+    it('exits 1 when the server refuses the token', async () => {
+      const exit = await runCli(['--config', writeConfig(validConfig(server.api.url))], {
+        TEST_WORKER_TOKEN: 'wrong',
+      });
       expect(exit.code).toBe(1);
       expect(exit.stderr).toContain('svc-worker: server refused the worker token (HTTP 401); check token / token_env');
-    } finally {
-      await server.close();
-    }
+    });
   });
 });

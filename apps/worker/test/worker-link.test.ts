@@ -1,168 +1,202 @@
-import type { DispatchMessage, ExecMessage, ExecResultMessage, WorkerToServerMessage } from '@svc/protocol';
+import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/protocol';
+import { eventually, TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
 import { LinkError } from '../src/link/server-link';
 import { Uplink } from '../src/link/uplink';
 import { WorkerLink, workerSocketUrl } from '../src/link/worker-link';
-import { ProtocolServer } from './support/protocol-server';
-
-const registration = { name: 'w-test', labels: ['gpu'], capacity: 2, version: '0.1.0', hostname: 'host-a' };
-const isUpdate = (m: WorkerToServerMessage): m is Extract<WorkerToServerMessage, { type: 'update' }> =>
-  m.type === 'update';
-
-let server: ProtocolServer;
-let link: WorkerLink | undefined;
-
-function makeLink(
-  overrides: {
-    token?: string;
-    dispatch?: (m: DispatchMessage) => void;
-    serveExec?: (m: ExecMessage) => Promise<ExecResultMessage>;
-  } = {},
-) {
-  const fatal: LinkError[] = [];
-  const uplink = new Uplink();
-  link = new WorkerLink({
-    serverUrl: server.url,
-    token: overrides.token ?? 'worker-token',
-    registration,
-    uplink,
-    handlers: {
-      dispatch: overrides.dispatch ?? (() => undefined),
-      serveExec: overrides.serveExec ?? (() => new Promise<never>(() => undefined)),
-      activeWorkflows: () => ['wf-active'],
-    },
-    onFatal: (e) => fatal.push(e),
-    reconnect: { baseMs: 20, maxMs: 100, jitter: 0.5 },
-  });
-  return { link, uplink, fatal };
-}
-
-beforeEach(async () => {
-  server = await ProtocolServer.start({ heartbeatSeconds: 1 });
-});
-
-afterEach(async () => {
-  link?.stop();
-  link = undefined;
-  await server.close();
-  expect(server.violations).toEqual([]);
-});
+import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from './support/real-server';
 
 describe('WorkerLink', () => {
   it('derives the socket URL from the server URL', () => {
     expect(workerSocketUrl('https://svc.example.com/base/')).toBe('wss://svc.example.com/base/svc/worker/ws');
     expect(workerSocketUrl('http://127.0.0.1:3000')).toBe('ws://127.0.0.1:3000/svc/worker/ws');
   });
+});
+
+describe.each(TEST_PROVIDERS)('WorkerLink against the real server on %s', (provider) => {
+  let server: ServerFixture;
+  let link: WorkerLink | undefined;
+  const others: TestWorker[] = [];
+  let names = 0;
+
+  beforeAll(async () => {
+    server = await startServerFixture({ provider, env: { WORKER_HEARTBEAT_SECONDS: '1' } });
+  }, SERVER_SETUP_MS);
+  afterAll(() => server?.close());
+  afterEach(() => {
+    link?.stop();
+    link = undefined;
+    for (const worker of others.splice(0)) worker.close();
+  });
+
+  function makeLink(
+    overrides: {
+      token?: string;
+      onDispatch?: (m: DispatchMessage) => void;
+      serveExec?: (m: ExecMessage) => Promise<ExecResultMessage>;
+      active?: () => string[];
+    } = {},
+  ) {
+    const fatal: LinkError[] = [];
+    const registration = {
+      name: `w-test-${++names}`,
+      labels: ['gpu'],
+      capacity: 2,
+      version: '0.1.0',
+      hostname: 'host-a',
+    };
+    const uplink = new Uplink();
+    link = new WorkerLink({
+      serverUrl: server.api.url,
+      token: overrides.token ?? server.token,
+      registration,
+      uplink,
+      handlers: {
+        dispatch: overrides.onDispatch ?? (() => undefined),
+        serveExec: overrides.serveExec ?? (() => new Promise<never>(() => undefined)),
+        activeWorkflows: overrides.active ?? (() => []),
+      },
+      onFatal: (e) => fatal.push(e),
+      reconnect: { baseMs: 20, maxMs: 100, jitter: 0.5 },
+    });
+    return { link, uplink, fatal, registration };
+  }
+
+  /** A workflow of alice's project assigned to the named worker (the server dispatches `start` to it). */
+  async function workflowFor(workerName: string, requirement = 'Make a site'): Promise<string> {
+    const workerId = await server.alice.workerId(workerName);
+    return (await server.alice.createWorkflow(server.projectId, requirement, { worker_id: workerId })).id;
+  }
+
+  const listed = async (name: string) =>
+    (await server.alice.json<Array<Record<string, unknown>>>('/workers')).find((w) => w.name === name);
 
   it('registers with its bearer token and protocol version, then heart-beats', async () => {
-    const { link } = makeLink();
+    const { link, registration } = makeLink();
     link.start();
-    const register = await server.waitFor((m) => m.type === 'register');
-    expect(register).toEqual({ type: 'register', protocol_version: 1, ...registration });
-    await server.until(() => link.isRegistered);
-    const heartbeat = await server.waitFor((m) => m.type === 'heartbeat', 3000);
-    expect(heartbeat).toEqual({ type: 'heartbeat', active_workflows: ['wf-active'] });
-  });
-
-  it('drops acknowledged updates and resends the unacknowledged ones after a reconnect', async () => {
-    const { link, uplink } = makeLink();
-    link.start();
-    await server.until(() => link.isRegistered);
-    uplink.beginWorkflow('wf1', 4);
-    uplink.sendUpdate('wf1', { kind: 'status', data: { status: 'planning' } });
-    await server.until(() => uplink.outbox.size === 0, 2000, 'the first ack');
-
-    server.autoAck = false;
-    uplink.sendUpdate('wf1', { kind: 'title', data: { title: 'Build a todo app' } });
-    await server.until(() => server.stored.has('wf1:6'));
-    expect(uplink.outbox.size).toBe(1);
-
-    server.autoAck = true;
-    server.dropConnection();
-    // While disconnected, new updates queue up and go out after the resent ones.
-    uplink.sendUpdate('wf1', { kind: 'status', data: { status: 'running' } });
-    await server.until(() => server.connections === 2 && uplink.outbox.size === 0, 5000, 'resend after reconnect');
-
-    const sent = server.received.filter(isUpdate).map((u) => u.seq);
-    expect(sent).toEqual([5, 6, 6, 7]);
-    expect(server.updates('wf1').map((u) => [u.seq, u.kind])).toEqual([
-      [5, 'status'],
-      [6, 'title'],
-      [7, 'status'],
-    ]);
-  });
-
-  it('passes dispatches on and ignores malformed server frames', async () => {
-    const dispatches: DispatchMessage[] = [];
-    const { link } = makeLink({ dispatch: (m) => dispatches.push(m) });
-    link.start();
-    await server.until(() => link.isRegistered);
-    server.send({ type: 'dispatch', action: 'bogus' });
-    server.send({
-      type: 'dispatch',
-      action: 'start',
-      workflow_id: 'wf9',
-      project_id: 'p1',
-      requirement: 'Make a site',
-      last_seq: 0,
+    await eventually(() => link.isRegistered);
+    const registered = await listed(registration.name);
+    expect(registered).toMatchObject({
+      name: registration.name,
+      labels: ['gpu'],
+      capacity: 2,
+      version: '0.1.0',
+      status: 'online',
     });
-    await server.until(() => dispatches.length === 1);
-    expect(dispatches[0]).toMatchObject({ action: 'start', workflow_id: 'wf9' });
+    // heartbeats (every second here) keep moving the worker's last_seen_at
+    await eventually(async () => (await listed(registration.name))?.last_seen_at !== registered?.last_seen_at, {
+      what: 'a heartbeat',
+    });
+  });
+
+  it('passes dispatches on', async () => {
+    const dispatches: DispatchMessage[] = [];
+    const { link, registration } = makeLink({ onDispatch: (m) => dispatches.push(m) });
+    link.start();
+    await eventually(() => link.isRegistered);
+    const id = await workflowFor(registration.name, 'Make a site');
+    const start = await eventually(() => dispatches.find((d) => d.action === 'start') ?? false);
+    expect(start).toMatchObject({
+      action: 'start',
+      workflow_id: id,
+      project_id: server.projectId,
+      requirement: 'Make a site',
+    });
     expect(link.isRegistered).toBe(true);
   });
 
-  it('relays an exec request and resolves with the exec_result', async () => {
-    const { link, uplink } = makeLink();
+  it('drops acknowledged updates and sends the queued ones, in order, once the server is back', async () => {
+    const dispatches: DispatchMessage[] = [];
+    let active: string[] = [];
+    const { link, uplink, registration } = makeLink({ onDispatch: (m) => dispatches.push(m), active: () => active });
     link.start();
-    await server.until(() => link.isRegistered);
+    await eventually(() => link.isRegistered);
+    const id = await workflowFor(registration.name, 'Build a todo app');
+    const start = await eventually(() => dispatches.find((d) => d.workflow_id === id && d.action === 'start') ?? false);
+    active = [id];
+    uplink.beginWorkflow(id, start.last_seq);
+    uplink.sendUpdate(id, { kind: 'status', data: { status: 'planning' } });
+    await eventually(() => uplink.outbox.size === 0, { what: 'the first ack' });
+    expect((await server.alice.workflow(id)).status).toBe('planning');
+
+    await server.api.stop();
+    // While disconnected, new updates queue up and go out once the link has registered again.
+    uplink.sendUpdate(id, { kind: 'title', data: { title: 'Build a todo app' } });
+    uplink.sendUpdate(id, { kind: 'status', data: { status: 'running' } });
+    expect(uplink.outbox.size).toBe(2);
+    await server.api.restart();
+    await eventually(() => link.isRegistered && uplink.outbox.size === 0, { what: 'the resend after reconnecting' });
+
+    const stored = await server.alice.workflow(id);
+    expect(stored).toMatchObject({ status: 'running', title: 'Build a todo app' });
+  });
+
+  it('relays an exec request to the named worker and resolves with its exec_result', async () => {
+    const dispatches: DispatchMessage[] = [];
+    const { link, uplink, registration } = makeLink({ onDispatch: (m) => dispatches.push(m) });
+    link.start();
+    await eventually(() => link.isRegistered);
+    const id = await workflowFor(registration.name);
+    await eventually(() => dispatches.some((d) => d.workflow_id === id && d.action === 'start'));
+    const gpu = await TestWorker.start(server.api, server.token, 'gpu-box');
+    gpu.send({ type: 'heartbeat' });
+    others.push(gpu);
     const pending = uplink.requestExec({
       targetWorker: 'gpu-box',
-      workflowId: 'wf1',
+      workflowId: id,
       command: 'nvidia-smi',
       timeoutSeconds: 10,
     });
-    const request = await server.waitFor(
-      (m): m is Extract<WorkerToServerMessage, { type: 'exec_request' }> => m.type === 'exec_request',
-    );
-    expect(request).toMatchObject({
-      target_worker: 'gpu-box',
-      workflow_id: 'wf1',
-      command: 'nvidia-smi',
-      timeout_seconds: 10,
-    });
-    server.send({
-      type: 'exec_result',
-      request_id: request.request_id,
-      exit_code: 0,
-      output: 'GPU 0',
-      timed_out: false,
-    });
+    const exec = await gpu.inbox.next((m) => m.type === 'exec');
+    expect(exec).toMatchObject({ workflow_id: id, command: 'nvidia-smi' });
+    gpu.send({ type: 'exec_result', request_id: exec.request_id, exit_code: 0, output: 'GPU 0', timed_out: false });
     await expect(pending).resolves.toMatchObject({ exit_code: 0, output: 'GPU 0' });
   });
 
   it('fails a pending relay when the connection drops', async () => {
-    const { link, uplink } = makeLink();
+    const dispatches: DispatchMessage[] = [];
+    const { link, uplink, registration } = makeLink({ onDispatch: (m) => dispatches.push(m) });
     link.start();
-    await server.until(() => link.isRegistered);
-    const pending = uplink.requestExec({ targetWorker: 'other', workflowId: 'wf1', command: 'true' });
-    await server.waitFor((m) => m.type === 'exec_request');
-    server.dropConnection();
-    await expect(pending).rejects.toThrow('connection to the server was lost');
+    await eventually(() => link.isRegistered);
+    const id = await workflowFor(registration.name);
+    await eventually(() => dispatches.some((d) => d.workflow_id === id && d.action === 'start'));
+    const other = await TestWorker.start(server.api, server.token, 'silent-box');
+    other.send({ type: 'heartbeat' });
+    others.push(other);
+    const pending = uplink.requestExec({ targetWorker: 'silent-box', workflowId: id, command: 'true' });
+    await other.inbox.next((m) => m.type === 'exec');
+    await server.api.stop();
+    try {
+      await expect(pending).rejects.toThrow('connection to the server was lost');
+    } finally {
+      await server.api.restart();
+    }
   });
 
   it("serves another worker's exec through its handler and sends the result back", async () => {
     const served: ExecMessage[] = [];
-    const { link, uplink } = makeLink({
+    const { link, uplink, registration } = makeLink({
       serveExec: async (m) => {
         served.push(m);
         return { type: 'exec_result', request_id: m.request_id, exit_code: 0, output: 'ok', timed_out: false };
       },
     });
     link.start();
-    await server.until(() => link.isRegistered);
+    await eventually(() => link.isRegistered);
     expect(uplink.workerId).toBeDefined();
-    server.send({ type: 'exec', request_id: 'r-1', workflow_id: 'wf1', command: 'true' });
-    const result = await server.waitFor((m) => m.type === 'exec_result');
-    expect(result).toEqual({ type: 'exec_result', request_id: 'r-1', exit_code: 0, output: 'ok', timed_out: false });
+    const requester = await TestWorker.start(server.api, server.token, `requester-${names}`);
+    requester.send({ type: 'heartbeat' });
+    others.push(requester);
+    const id = await workflowFor(`requester-${names}`);
+    await requester.dispatch(id, 'start');
+    requester.send({
+      type: 'exec_request',
+      request_id: 'r-1',
+      target_worker: registration.name,
+      workflow_id: id,
+      command: 'true',
+    });
+    const result = await requester.inbox.next((m) => m.type === 'exec_result' && m.request_id === 'r-1');
+    expect(result).toMatchObject({ exit_code: 0, output: 'ok', timed_out: false });
     expect(served.map((m) => m.command)).toEqual(['true']);
   });
 
@@ -176,18 +210,7 @@ describe('WorkerLink', () => {
   it('stops for good when the server refuses the token', async () => {
     const { link, fatal } = makeLink({ token: 'wrong' });
     link.start();
-    await server.until(() => fatal.length > 0);
+    await eventually(() => fatal.length > 0);
     expect(fatal[0]?.message).toBe('server refused the worker token (HTTP 401); check token / token_env');
-  });
-
-  it('stops for good when the server closes with 4400 (unsupported protocol version)', async () => {
-    const { link, fatal } = makeLink();
-    link.start();
-    await server.until(() => link.isRegistered);
-    server.closeConnection(4400, 'protocol 1 unsupported');
-    await server.until(() => fatal.length > 0);
-    expect(fatal[0]?.message).toContain('protocol 1 unsupported');
-    await new Promise((r) => setTimeout(r, 200));
-    expect(server.connections).toBe(1);
   });
 });

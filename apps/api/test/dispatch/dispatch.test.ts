@@ -1,6 +1,7 @@
+import { eventually, snapshot, TestWorker, workerToken, type Message } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow, waitFor } from '../resources/fixtures';
-import { resetWorkers, snapshot, TestWorker, workerToken, type Message, SETUP_TIMEOUT_MS } from '../ws/clients';
+import { body, createProject, createWorkflow } from '../resources/fixtures';
+import { resetWorkers, SETUP_TIMEOUT_MS } from '../ws/clients';
 
 describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
   let server: TestServer;
@@ -151,9 +152,8 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     );
     const arrivals = await Promise.all(['p1', 'p2', 'p3'].map((name) => start(name, 4)));
     await Promise.all(Array.from({ length: 5 }, () => server.runtime.live.dispatcher.pump()));
-    await waitFor(
+    await eventually(
       () => arrivals.flatMap((w) => w.inbox.ofType('dispatch')).filter((d) => d.action === 'start').length >= 12,
-      5000,
     );
     const starts = arrivals.flatMap((w) =>
       w.inbox

@@ -1,6 +1,7 @@
+import { eventually, logEntry, snapshot, TestWorker, workerToken } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { createProject, createWorkflow, waitFor } from '../resources/fixtures';
-import { logEntry, resetWorkers, snapshot, TestWorker, workerToken, SETUP_TIMEOUT_MS } from '../ws/clients';
+import { createProject, createWorkflow } from '../resources/fixtures';
+import { resetWorkers, SETUP_TIMEOUT_MS } from '../ws/clients';
 
 describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (provider) => {
   let server: TestServer;
@@ -87,7 +88,7 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
     const after = await start('phoenix');
     after.send({ type: 'heartbeat', active_workflows: [] });
     expect(await after.dispatch(id, 'resume')).toMatchObject({ snapshot: { current_step: 1 } });
-    await waitFor(
+    await eventually(
       async () => (await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id === after.id,
     );
     before.close();

@@ -1,6 +1,7 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { createProject, createWorkflow } from '../resources/fixtures';
-import { logEntry, snapshot, TestWorker, workerToken, SETUP_TIMEOUT_MS } from '../ws/clients';
+import { logEntry, snapshot, TestWorker, workerToken } from '@svc/test-kit';
+import { SETUP_TIMEOUT_MS } from '../ws/clients';
 
 describe.each(TEST_PROVIDERS)('worker updates on %s', (provider) => {
   let server: TestServer;

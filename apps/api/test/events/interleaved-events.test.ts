@@ -1,15 +1,7 @@
+import { logEntry, TestWorker, workerToken, type Inbox, type Message } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { createProject, createWorkflow } from '../resources/fixtures';
-import {
-  logEntry,
-  openBrowser,
-  resetWorkers,
-  TestWorker,
-  workerToken,
-  type Inbox,
-  type Message,
-  SETUP_TIMEOUT_MS,
-} from '../ws/clients';
+import { openBrowser, resetWorkers, SETUP_TIMEOUT_MS } from '../ws/clients';
 
 /**
  * REST actions and worker updates append to one workflow's stream through the one event store: seqs

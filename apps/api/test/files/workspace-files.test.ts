@@ -1,8 +1,9 @@
+import { eventually } from '@svc/test-kit';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { addMember, captureEvents, createProject, createWorkflow, waitFor } from '../resources/fixtures';
+import { addMember, captureEvents, createProject, createWorkflow } from '../resources/fixtures';
 import { workflowWorkspaceDir } from '../../src/services/workspace-paths';
 import { multipartBody, rawRequest } from './raw-http';
 
@@ -155,7 +156,7 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
       { path: 'uploads/✓.txt', size: 5, sha256: sha256('check') },
     ]);
     expect(readFileSync(join(workspace, 'uploads/nested/two.txt'), 'utf8')).toBe('second');
-    await waitFor(() => capture.events.filter((e) => e.type === 'file_changed').length === 3);
+    await eventually(() => capture.events.filter((e) => e.type === 'file_changed').length === 3);
     expect(capture.events.find((e) => e.type === 'file_changed')).toMatchObject({
       workflow_id: workflow.id,
       data: { path: 'uploads/one.txt', size: 5, sha256: sha256('first') },
@@ -191,7 +192,7 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
     expect((await server.request(`${files}/trash`, { as: alice, method: 'DELETE' })).status).toBe(204);
     expect(existsSync(join(workspace, 'trash'))).toBe(false);
     expect((await server.request(`${files}/trash`, { as: alice, method: 'DELETE' })).status).toBe(404);
-    await waitFor(
+    await eventually(
       () =>
         capture.events.filter((e) => e.type === 'file_changed' && (e.data as { deleted?: boolean }).deleted).length ===
         2,

@@ -132,11 +132,3 @@ export async function storeSnapshot(
     },
   });
 }
-
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -1,10 +1,11 @@
+import { eventually } from '@svc/test-kit';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DomainError } from '../../src/domain/errors';
 import type { TemplateCatalog } from '../../src/services/templates';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, captureEvents, createProject, createWorkflow, recordingSteering, waitFor } from './fixtures';
+import { body, captureEvents, createProject, createWorkflow, recordingSteering } from './fixtures';
 
 describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
   let server: TestServer;
@@ -64,7 +65,7 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
       requirement,
     );
     expect(existsSync(join(server.dataDir, 'workspaces', project.id, workflow.id))).toBe(true);
-    await waitFor(() => dispatcher.calls.length === 2);
+    await eventually(() => dispatcher.calls.length === 2);
     stop();
     expect(dispatcher.calls).toEqual([
       ['workflowQueued', workflow.id],
@@ -186,7 +187,7 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
 
   it('deletes a finished workflow without touching its status or the dispatcher', async () => {
     const workflow = await createWorkflow(server, ann, project.id);
-    await waitFor(() => dispatcher.calls.length === 2);
+    await eventually(() => dispatcher.calls.length === 2);
     dispatcher.calls.length = 0;
     await server.deps.db.workflow.update({ where: { id: workflow.id }, data: { status: 'completed' } });
     expect((await server.request(`/svc/api/workflows/${workflow.id}`, { method: 'DELETE', as: ann })).status).toBe(204);

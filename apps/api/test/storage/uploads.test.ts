@@ -1,8 +1,9 @@
+import { eventually } from '@svc/test-kit';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { createProject, createWorkflow, waitFor } from '../resources/fixtures';
+import { createProject, createWorkflow } from '../resources/fixtures';
 import { projectStorageDir, workflowWorkspaceDir } from '../../src/services/workspace-paths';
 import { multipartBody, rawRequest, startUpload } from '../files/raw-http';
 
@@ -114,9 +115,9 @@ describe.each(TEST_PROVIDERS)('streamed uploads on %s', (provider) => {
       headers: { 'content-length': String(512 * KIB) },
     });
     await upload.write(randomBytes(200 * KIB));
-    await waitFor(() => readdirSync(join(root, 'up')).some((name) => name.startsWith('.svc-upload-')));
+    await eventually(() => readdirSync(join(root, 'up')).some((name) => name.startsWith('.svc-upload-')));
     upload.abort();
-    await waitFor(() => !readdirSync(join(root, 'up')).some((name) => name.startsWith('.svc-upload-')));
+    await eventually(() => !readdirSync(join(root, 'up')).some((name) => name.startsWith('.svc-upload-')));
     expect(entries(join(root, 'up'))).not.toContain('aborted.bin');
     expect((await rawRequest(server.url, `${storage}/up/swap.txt`, { as: alice })).status).toBe(200);
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import type { DbProvider } from '@svc/db';
+import { request as kitRequest, signIn, type TestRequestInit } from '@svc/test-kit';
 import { configFromEnv } from '../../src/config';
 import { buildRuntime, type Runtime, type RuntimeOptions } from '../../src/bootstrap';
 import { startServer, type RunningServer } from '../../src/server';
@@ -19,7 +20,7 @@ export interface TestServer {
   /** Signs in through the real dev login and returns a session cookie header value. */
   login(login: string): Promise<string>;
   /** fetch against the server with an optional credential (cookie string or bearer token). */
-  request(path: string, init?: RequestInit & { as?: string; json?: unknown }): Promise<Response>;
+  request(path: string, init?: TestRequestInit): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -45,16 +46,7 @@ export async function startTestServer(
   // The port is only known now; the config is read per request, so the real origin can be set here.
   if (!env.PUBLIC_URL) runtime.deps.config.publicUrl = running.url;
 
-  const request: TestServer['request'] = async (path, init = {}) => {
-    const { as, json, ...rest } = init;
-    const headers = new Headers(rest.headers);
-    if (as) headers.set(as.includes('=') ? 'cookie' : 'authorization', as.includes('=') ? as : `Bearer ${as}`);
-    if (json !== undefined) {
-      headers.set('content-type', 'application/json');
-      rest.body = JSON.stringify(json);
-    }
-    return fetch(`${running.url}${path}`, { ...rest, headers, redirect: 'manual' });
-  };
+  const request: TestServer['request'] = (path, init) => kitRequest(running.url, path, init);
 
   return {
     url: running.url,
@@ -62,17 +54,7 @@ export async function startTestServer(
     runtime,
     dataDir,
     request,
-    async login(login) {
-      const res = await request('/svc/auth/dev-login', {
-        method: 'POST',
-        json: { login },
-        headers: { accept: 'application/json' },
-      });
-      if (res.status !== 200) throw new Error(`dev login failed: ${res.status} ${await res.text()}`);
-      const cookie = res.headers.getSetCookie().find((c) => c.startsWith('svc_session='));
-      if (!cookie) throw new Error('no session cookie');
-      return cookie.split(';')[0]!;
-    },
+    login: (login) => signIn(running.url, login),
     async close() {
       await running.close();
       await database.drop();

@@ -1,3 +1,4 @@
+import { eventually } from '@svc/test-kit';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -6,7 +7,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { startGitServer, type GitServer } from '../support/git-server';
-import { waitFor } from '../resources/fixtures';
+import {} from '../resources/fixtures';
 import { GitTemplateCatalog } from '../../src/services/template-repo';
 import { STARTER_BRANCHES, TemplateRepoFixture } from './template-repo-fixture';
 
@@ -60,7 +61,7 @@ describe.each(TEST_PROVIDERS)('keeping the template clone in sync on %s', (provi
     repo.commitBranch('react', { ...STARTER_BRANCHES.react, 'README.md': '# React 19 starter\n' });
     const second = await serve(repoUrl);
     const alice = await second.login('alice');
-    await waitFor(async () => (await namesOf(second, alice)).includes('vue'), 10_000);
+    await eventually(async () => (await namesOf(second, alice)).includes('vue'));
     const templates = await (await second.request('/svc/api/templates', { as: alice })).json();
     expect(templates).toEqual([
       { name: 'main', description: 'Blank starter' },

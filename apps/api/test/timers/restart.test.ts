@@ -7,7 +7,8 @@ import { configFromEnv } from '../../src/config';
 import { buildRuntime, type Runtime } from '../../src/bootstrap';
 import { startServer, type RunningServer } from '../../src/server';
 import { TEST_PROVIDERS } from '../support/server';
-import { SETUP_TIMEOUT_MS, snapshot, TestWorker } from '../ws/clients';
+import { snapshot, TestWorker } from '@svc/test-kit';
+import { SETUP_TIMEOUT_MS } from '../ws/clients';
 
 /** A real server on a database and data directory that outlive it (so another can start on them). */
 async function serverOn(

@@ -1,6 +1,7 @@
+import { eventually, snapshot, TestWorker, workerToken } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow, waitFor } from '../resources/fixtures';
-import { resetWorkers, snapshot, TestWorker, workerToken, SETUP_TIMEOUT_MS } from '../ws/clients';
+import { body, createProject, createWorkflow } from '../resources/fixtures';
+import { resetWorkers, SETUP_TIMEOUT_MS } from '../ws/clients';
 
 describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
   let server: TestServer;
@@ -94,7 +95,7 @@ describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
     expect(
       (await server.request(`/svc/api/workflows/${id}/cancel`, { method: 'POST', as: alice, json: {} })).status,
     ).toBe(200);
-    await waitFor(
+    await eventually(
       async () => (await server.deps.db.timer.findUniqueOrThrow({ where: { id: created.id } })).status === 'cancelled',
     );
     expect((await post({ seconds: 10, reason: 'late' })).status).toBe(409);

@@ -1,16 +1,7 @@
+import { eventually, logEntry, snapshot, TestWorker, workerToken, type Inbox, type Message } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { addMember, createProject, createWorkflow, waitFor } from '../resources/fixtures';
-import {
-  logEntry,
-  openBrowser,
-  resetWorkers,
-  snapshot,
-  TestWorker,
-  workerToken,
-  type Inbox,
-  type Message,
-  SETUP_TIMEOUT_MS,
-} from './clients';
+import { addMember, createProject, createWorkflow } from '../resources/fixtures';
+import { openBrowser, resetWorkers, SETUP_TIMEOUT_MS } from './clients';
 
 describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
   let server: TestServer;
@@ -59,7 +50,7 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     await second.inbox.next((m) => m.type === 'subscribed');
     await worker.inbox.next((m) => m.type === 'ack' && m.seq === burst[burst.length - 1]);
     const stored = await server.deps.db.event.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } });
-    await waitFor(() => eventsOf(second.inbox, id).length === stored.length - subscribed.last_seq, 5000);
+    await eventually(() => eventsOf(second.inbox, id).length === stored.length - subscribed.last_seq);
     const received = eventsOf(second.inbox, id);
     expect(received.map((e: Message) => e.seq)).toEqual(
       stored.filter((e) => e.seq > subscribed.last_seq).map((e) => e.seq),
@@ -168,7 +159,7 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     socket.pause();
     const big = 'x'.repeat(1024 * 1024);
     for (let i = 0; i < 12; i++) await worker.store(id, seq.next++, logEntry(`${i}:${big}`));
-    await waitFor(() => fast.inbox.ofType('log_entry').length === 12, 10_000);
+    await eventually(() => fast.inbox.ofType('log_entry').length === 12);
     socket.resume();
     expect((await slow.inbox.whenClosed(10_000)).code).toBe(1013);
     expect(slow.inbox.ofType('log_entry').length).toBeLessThan(12);

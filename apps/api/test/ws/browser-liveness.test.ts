@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../support/server';
 import { BrowserHub } from '../../src/ws/browser-hub';
-import { openBrowser, SETUP_TIMEOUT_MS, TestWorker, workerToken } from './clients';
+import { TestWorker, workerToken } from '@svc/test-kit';
+import { openBrowser, SETUP_TIMEOUT_MS } from './clients';
 
 describe('browser socket liveness and worker_status', () => {
   let server: TestServer;

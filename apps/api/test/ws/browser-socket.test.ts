@@ -1,7 +1,8 @@
 import WebSocket from 'ws';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, createProject, createWorkflow } from '../resources/fixtures';
-import { openBrowser, openSocket, workerToken, SETUP_TIMEOUT_MS } from './clients';
+import { openSocket, workerToken } from '@svc/test-kit';
+import { openBrowser, SETUP_TIMEOUT_MS } from './clients';
 
 describe.each(TEST_PROVIDERS)('browser WebSocket upgrade and frames on %s', (provider) => {
   let server: TestServer;

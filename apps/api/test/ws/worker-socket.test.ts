@@ -1,8 +1,9 @@
+import { eventually, openSocket, TestWorker, workerToken } from '@svc/test-kit';
 import WebSocket from 'ws';
 import { WORKER_PROTOCOL_VERSION, WS_CLOSE_UNSUPPORTED_VERSION } from '@svc/protocol';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, waitFor } from '../resources/fixtures';
-import { openSocket, TestWorker, workerToken, SETUP_TIMEOUT_MS } from './clients';
+import { body } from '../resources/fixtures';
+import { SETUP_TIMEOUT_MS } from './clients';
 
 describe.each(TEST_PROVIDERS)('worker WebSocket on %s', (provider) => {
   let server: TestServer;
@@ -100,12 +101,12 @@ describe.each(TEST_PROVIDERS)('worker WebSocket on %s', (provider) => {
     const before = (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).last_seen_at;
     await new Promise((r) => setTimeout(r, 20));
     worker.send({ type: 'heartbeat', active_workflows: [] });
-    await waitFor(
+    await eventually(
       async () => (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).last_seen_at > before,
     );
 
     worker.close();
-    await waitFor(
+    await eventually(
       async () => (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).status === 'offline',
     );
     // Registering again under the same name keeps the worker's id.

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describeInChromium, launchChromium } from '../support/chromium';
-import { eventually } from '../support/eventually';
+import { eventually } from '@svc/test-kit';
 import { expectText, signIn } from '../support/pages';
 import { expectJson, startWebServer, type TestServer } from '../support/server';
 

@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core';
-import type { UpdateBody } from '@svc/protocol';
+import type { UpdateBody, Workflow } from '@svc/protocol';
 import { describeInChromium, launchChromium } from '../support/chromium';
-import { eventually } from '../support/eventually';
+import { eventually } from '@svc/test-kit';
 import { createProjectInUi, expectText, signIn, stepStatuses } from '../support/pages';
-import { startWebServer, startWorker, type TestServer, type TestWorker } from '../support/server';
+import { expectJson, startWebServer, startWorker, type TestServer, type TestWorker } from '../support/server';
 
 jest.setTimeout(60_000);
 
@@ -208,7 +208,10 @@ describeInChromium('workflow page in Chromium against the real server', () => {
     await expectText(page.locator('.page-head [data-status]'), 'Cancelled');
     await page.getByRole('button', { name: 'Retry' }).click();
     await expectText(page.locator('.page-head [data-status]'), 'Pending');
-    const stored = await server.deps.db.workflow.findUniqueOrThrow({ where: { id: workflowId } });
+    const stored = await expectJson<Workflow>(
+      await server.request(`/svc/api/workflows/${workflowId}`, { as: await server.login('alice') }),
+      200,
+    );
     expect(stored.status).toBe('pending');
   });
 });

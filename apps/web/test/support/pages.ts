@@ -1,5 +1,5 @@
 import type { Locator, Page } from 'playwright-core';
-import { eventually } from './eventually';
+import { eventually } from '@svc/test-kit';
 
 /** Signs in through the app's own dev sign-in form. */
 export async function signIn(page: Page, baseUrl: string, login: string): Promise<void> {
@@ -24,14 +24,14 @@ export function projectIdFromUrl(url: string): string {
   return decodeURIComponent(match[1]!);
 }
 
-/** The text of a locator once it equals `expected` (polling, as the page updates live). */
-export async function expectText(locator: Locator, expected: string | RegExp, ms = 5000): Promise<void> {
+/** Waits until the text of a locator equals `expected` (polling, as the page updates live). */
+export async function expectText(locator: Locator, expected: string | RegExp): Promise<void> {
   await eventually(async () => {
     const text = await locator.innerText({ timeout: 1000 });
     if (typeof expected === 'string' ? text !== expected : !expected.test(text)) {
       throw new Error(`expected ${String(expected)}, found ${JSON.stringify(text)}`);
     }
-  }, ms);
+  });
 }
 
 /** `data-step-status` of every plan step, in order. */

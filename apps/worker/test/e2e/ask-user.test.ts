@@ -3,7 +3,7 @@ import { advance, phaseOf, plan, scriptedAgent } from '../support/agent-script';
 import { BrowserSocket } from '../support/e2e-browser';
 import { HttpError } from '../support/e2e-client';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
-import { waitUntil } from '../support/e2e-wait';
+import { eventually } from '@svc/test-kit';
 
 const QUESTION = 'Which colour should the heading have?';
 
@@ -58,14 +58,13 @@ describe('ask_user over the real server', () => {
       const waiting = await stack.waitForStatus(id, 'waiting_user');
       expect(waiting.question).toBe(QUESTION);
       expect((await alice.plan(id)).map((s) => s.status)).toEqual(['running', 'pending']);
-      await waitUntil(
+      await eventually(
         () =>
           browser!
             .events('workflow_status', id)
             .some((e) => e.data.status === 'waiting_user' && e.data.question === QUESTION),
         {
           what: 'the question on the browser socket',
-          timeoutMs: 10_000,
         },
       );
       // Nothing moves while the question is open.

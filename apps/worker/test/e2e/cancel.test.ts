@@ -3,7 +3,8 @@ import path from 'node:path';
 import { plan, scriptedAgent } from '../support/agent-script';
 import { killGroup, processExists } from '../support/e2e-process';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
-import { sleep, waitUntil } from '../support/e2e-wait';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from '@svc/test-kit';
 
 describe('cancelling a workflow while a command runs', () => {
   let stack: Stack;
@@ -32,9 +33,8 @@ describe('cancelling a workflow while a command runs', () => {
     async () => {
       const { alice } = stack;
       const { id } = await alice.createWorkflow(stack.projectId, 'Sleep for five minutes.');
-      await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', {
+      await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', {
         what: 'the sleep command to start',
-        timeoutMs: 30_000,
         detail: stack.diagnostics,
       });
       group = Number(readFileSync(pidFile, 'utf8'));
@@ -43,20 +43,18 @@ describe('cancelling a workflow while a command runs', () => {
       const cancelled = await alice.json<{ status: string }>(`/workflows/${id}/cancel`, { json: {} });
       expect(cancelled.status).toBe('cancelled');
       const started = Date.now();
-      await waitUntil(() => !processExists(-group!), {
+      await eventually(() => !processExists(-group!), {
         what: `process group ${group} to end`,
-        timeoutMs: 5_000,
         intervalMs: 25,
       });
       console.log(`cancel: command process group gone ${Date.now() - started} ms after POST /cancel`);
 
-      await waitUntil(
+      await eventually(
         async () =>
           (await alice.json<Array<{ name: string; active: number }>>('/workers')).find((w) => w.name === FIRST_WORKER)
             ?.active === 0,
         {
           what: 'the worker to hold no workflow',
-          timeoutMs: 10_000,
         },
       );
       // It stays cancelled: nothing resumes it, and step 2 never starts.

@@ -43,7 +43,7 @@ describe('a 40-step plan', () => {
       stack.projectId,
       'Append forty numbered lines to progress.txt, one step each.',
     );
-    await stack.waitForStatus(id, 'completed', 150_000);
+    await stack.waitForStatus(id, 'completed');
     expect(await alice.file(id, 'progress.txt')).toBe(
       Array.from({ length: STEPS }, (_, i) => `${nn(i + 1)}\n`).join(''),
     );

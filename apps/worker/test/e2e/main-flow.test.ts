@@ -2,12 +2,12 @@ import path from 'node:path';
 import { loadScriptFile } from '@svc/scripted-llm';
 import type { SnapshotListItem } from '@svc/protocol';
 import { parse as parseYaml } from 'yaml';
-import { REPO_ROOT } from '../support/e2e-api';
+import { repoRoot } from '@svc/test-kit';
 import { BrowserSocket } from '../support/e2e-browser';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
-import { waitUntil } from '../support/e2e-wait';
+import { eventually } from '@svc/test-kit';
 
-const DEMO_SCRIPT = path.join(REPO_ROOT, 'apps/scripted-llm/scripts/demo.yaml');
+const DEMO_SCRIPT = path.join(repoRoot(), 'apps/scripted-llm/scripts/demo.yaml');
 const REQUIREMENT = 'Build a static hello-world web page and serve it\nKeep it to one index.html file.';
 const PLAN_TITLES = ['Write index.html', 'Check the page', 'Note the URL'];
 
@@ -59,9 +59,8 @@ describe.each(['sqlite', 'postgresql'] as const)('a workflow from requirement to
       ).items;
       const expected = transitions(snapshots);
       const seen = () => browser!.events('plan_step_status', created.id).map((e) => `${e.data.index}:${e.data.status}`);
-      await waitUntil(() => seen().length >= expected.length, {
+      await eventually(() => seen().length >= expected.length, {
         what: 'every plan_step_status event',
-        timeoutMs: 10_000,
         detail: () => seen().join(' '),
       });
       expect(seen()).toEqual(expected);

@@ -5,7 +5,7 @@ import { advance, phaseOf, plan, scriptedAgent } from '../support/agent-script';
 import { killGroup } from '../support/e2e-process';
 import { requestKind, requestsSince } from '../support/e2e-requests';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
-import { waitUntil } from '../support/e2e-wait';
+import { eventually } from '@svc/test-kit';
 
 describe('a worker killed mid-step', () => {
   let stack: Stack;
@@ -43,9 +43,8 @@ describe('a worker killed mid-step', () => {
     async () => {
       const { alice } = stack;
       const { id } = await alice.createWorkflow(stack.projectId, 'Three steps; the second is slow.');
-      await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', {
+      await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', {
         what: 'step 2 to start its command',
-        timeoutMs: 30_000,
         detail: stack.diagnostics,
       });
       orphan = Number(readFileSync(pidFile, 'utf8'));
@@ -55,7 +54,7 @@ describe('a worker killed mid-step', () => {
       await first!.stop('SIGKILL');
       // The killed worker's command group lives on (it leads its own group); end it like an operator would.
       killGroup(orphan);
-      await stack.waitForStatus(id, 'pending', 15_000);
+      await stack.waitForStatus(id, 'pending');
       const killedAt = stack.llm.requests.length;
       const stepOneRuns = stack.llm.requests.filter((r) => requestKind(r).step === 1).length;
 

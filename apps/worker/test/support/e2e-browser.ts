@@ -1,6 +1,6 @@
 import type { BrowserServerMessage } from '@svc/protocol';
 import WebSocket from 'ws';
-import { waitUntil } from './e2e-wait';
+import { eventually } from '@svc/test-kit';
 
 /** A browser page's live connection: `/svc/ws` with the session cookie and the server's own Origin. */
 export class BrowserSocket {
@@ -32,9 +32,8 @@ export class BrowserSocket {
         ...(sinceSeq === undefined ? {} : { since_seq: sinceSeq }),
       }),
     );
-    await waitUntil(() => this.messages.some((m) => m.type === 'subscribed' && m.workflow_id === workflowId), {
+    await eventually(() => this.messages.some((m) => m.type === 'subscribed' && m.workflow_id === workflowId), {
       what: `subscribed to ${workflowId}`,
-      timeoutMs: 10_000,
       detail: () => JSON.stringify(this.messages.slice(-3)),
     });
   }

@@ -7,63 +7,23 @@ import type {
   Workflow,
   WorkflowStatus,
 } from '@svc/protocol';
-import { StopWaiting, waitUntil } from './e2e-wait';
+import { eventually, HttpError, Session, signIn, StopWaiting } from '@svc/test-kit';
 
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-    what: string,
-  ) {
-    super(`${what}: HTTP ${status} ${body.slice(0, 500)}`);
-  }
-}
+export { HttpError };
 
 /** A signed-in user of the real API (dev login session cookie), speaking the REST contract. */
-export class ApiClient {
+export class ApiClient extends Session {
   private constructor(
-    readonly baseUrl: string,
+    baseUrl: string,
     readonly login: string,
     readonly cookie: string,
-  ) {}
+  ) {
+    super(baseUrl, cookie);
+  }
 
   /** Signs in through `POST /svc/auth/dev-login`, the way the dev login form does. */
-  static async signIn(baseUrl: string, login: string): Promise<ApiClient> {
-    const res = await fetch(`${baseUrl}/svc/auth/dev-login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ login }),
-      redirect: 'manual',
-    });
-    if (res.status !== 200) throw new HttpError(res.status, await res.text(), `dev login of ${login}`);
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('svc_session='));
-    if (!cookie) throw new Error('dev login set no svc_session cookie');
-    return new ApiClient(baseUrl, login, cookie.split(';')[0] as string);
-  }
-
-  async fetch(path: string, init: { method?: string; json?: unknown } = {}): Promise<Response> {
-    const headers: Record<string, string> = { cookie: this.cookie };
-    if (init.json !== undefined) headers['content-type'] = 'application/json';
-    return fetch(`${this.baseUrl}/svc/api${path}`, {
-      method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
-      headers,
-      body: init.json === undefined ? undefined : JSON.stringify(init.json),
-    });
-  }
-
-  async json<T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
-    const res = await this.fetch(path, init);
-    const text = await res.text();
-    if (!res.ok)
-      throw new HttpError(res.status, text, `${init.method ?? (init.json === undefined ? 'GET' : 'POST')} ${path}`);
-    return JSON.parse(text) as T;
-  }
-
-  async text(path: string): Promise<string> {
-    const res = await this.fetch(path);
-    const text = await res.text();
-    if (!res.ok) throw new HttpError(res.status, text, `GET ${path}`);
-    return text;
+  static override async signIn(baseUrl: string, login: string): Promise<ApiClient> {
+    return new ApiClient(baseUrl, login, await signIn(baseUrl, login));
   }
 
   /** A worker-scope token from `POST /svc/api/token` (needs an administrator). */
@@ -130,20 +90,19 @@ export class ApiClient {
   }
 
   /** Waits for the workflow to reach `status`; a terminal status that is not the wanted one fails at once. */
-  async waitForStatus(id: string, status: WorkflowStatus, timeoutMs = 60_000): Promise<Workflow> {
+  async waitForStatus(id: string, status: WorkflowStatus): Promise<Workflow> {
     let last: Workflow | undefined;
-    return waitUntil(
+    return eventually(
       async () => {
         last = await this.workflow(id);
         if (last.status === status) return last;
         if (['completed', 'failed', 'cancelled'].includes(last.status)) {
           throw new StopWaiting(`workflow ${id} ended ${last.status} while waiting for ${status}: ${last.error ?? ''}`);
         }
-        return undefined;
+        return false;
       },
       {
         what: `workflow ${id} to be ${status}`,
-        timeoutMs,
         intervalMs: 100,
         detail: () => `last seen: ${JSON.stringify(last)}`,
       },

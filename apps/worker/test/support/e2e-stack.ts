@@ -3,14 +3,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Worker, Workflow, WorkflowStatus } from '@svc/protocol';
 import { startScriptedLlm, type RunningScriptedLlm, type Script, type ScriptedHandler } from '@svc/scripted-llm';
-import { startApiServer, type ApiServer, type DbKind } from './e2e-api';
+import {
+  eventually,
+  startApiProcess,
+  StopWaiting,
+  type ApiProcess,
+  type DbProvider,
+  type ManagedProcess,
+} from '@svc/test-kit';
 import { ApiClient } from './e2e-client';
-import type { ManagedProcess } from './e2e-process';
 import { startWorkerProcess } from './e2e-worker';
-import { StopWaiting, waitUntil } from './e2e-wait';
 
 export interface StackOptions {
-  db?: DbKind;
+  db?: DbProvider;
   script?: Script;
   handler?: ScriptedHandler;
   apiEnv?: Record<string, string>;
@@ -23,7 +28,7 @@ export interface StackOptions {
  * CLI process registered with a server-minted worker token, and `alice` signed in with a project.
  */
 export interface Stack {
-  api: ApiServer;
+  api: ApiProcess;
   llm: RunningScriptedLlm;
   alice: ApiClient;
   projectId: string;
@@ -34,7 +39,7 @@ export interface Stack {
   /** Starts another worker CLI process and waits until the server lists it online. */
   startWorker(name: string, config?: Record<string, unknown>): Promise<ManagedProcess>;
   /** alice's `waitForStatus`, failing with every process's recent output attached. */
-  waitForStatus(workflowId: string, status: WorkflowStatus, timeoutMs?: number): Promise<Workflow>;
+  waitForStatus(workflowId: string, status: WorkflowStatus): Promise<Workflow>;
   /** Output of every process, for a failing assertion's message. */
   diagnostics(): string;
   close(): Promise<void>;
@@ -48,7 +53,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-e2e-'));
   const workers: ManagedProcess[] = [];
   const llm = await startScriptedLlm({ port: 0, script: options.script, handler: options.handler });
-  let api: ApiServer | undefined;
+  let api: ApiProcess | undefined;
   const close = async () => {
     await Promise.all(workers.map((w) => w.stop('SIGTERM')));
     await api?.close();
@@ -56,7 +61,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    api = await startApiServer({ db: options.db, env: options.apiEnv });
+    api = await startApiProcess({ provider: options.db, env: { LOG_LEVEL: 'warn', ...options.apiEnv } });
     const server = api;
     const root = await ApiClient.signIn(server.url, 'root');
     const alice = await ApiClient.signIn(server.url, 'alice');
@@ -73,14 +78,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         config,
       });
       workers.push(worker);
-      await waitUntil(
+      await eventually(
         async () => {
           if (worker.exit)
             throw new StopWaiting(`worker ${name} exited ${JSON.stringify(worker.exit)}\n${worker.tail()}`);
           const list = await alice.json<Worker[]>('/workers');
           return list.some((w) => w.name === name && w.status === 'online');
         },
-        { what: `worker ${name} to register`, timeoutMs: 20_000, intervalMs: 100, detail: () => worker.tail() },
+        { what: `worker ${name} to register`, intervalMs: 100, detail: () => worker.tail() },
       );
       return worker;
     };
@@ -96,8 +101,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       workers,
       startWorker,
       diagnostics,
-      waitForStatus: (workflowId, status, timeoutMs) =>
-        alice.waitForStatus(workflowId, status, timeoutMs).catch((err: Error) => {
+      waitForStatus: (workflowId, status) =>
+        alice.waitForStatus(workflowId, status).catch((err: Error) => {
           throw new Error(`${err.message}\n${diagnostics()}`);
         }),
       close,

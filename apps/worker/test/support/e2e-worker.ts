@@ -1,7 +1,7 @@
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { spawnProcess, type ManagedProcess } from './e2e-process';
+import { spawnProcess, type ManagedProcess } from '@svc/test-kit';
 
 const WORKER_DIR = path.resolve(__dirname, '../..');
 const CLI = path.join(WORKER_DIR, 'dist/cli.js');

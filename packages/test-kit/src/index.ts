@@ -1,0 +1,32 @@
+export { TEST_PROVIDERS } from '@svc/db/testing';
+export { eventually, StopWaiting, POLL_SAFETY_CAP_MS, type EventuallyOptions } from './poll';
+export {
+  request,
+  expectJson,
+  signIn,
+  Session,
+  HttpError,
+  workerToken,
+  type TestRequestInit,
+  type ApiTarget,
+} from './http';
+export { ManagedProcess, spawnProcess, type ProcessExit } from './process';
+export {
+  startApiProcess,
+  freePort,
+  repoRoot,
+  apiEntry,
+  type ApiProcess,
+  type ApiProcessOptions,
+  type DbProvider,
+} from './api-process';
+export {
+  Inbox,
+  openSocket,
+  openBrowserSocket,
+  wsUrl,
+  TestWorker,
+  snapshot,
+  logEntry,
+  type Message,
+} from './worker-socket';
