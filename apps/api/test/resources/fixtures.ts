@@ -122,10 +122,11 @@ export async function storeSnapshot(
   });
 }
 
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
+/** Polls `check` until it holds; the time limit only stops a hang (generous: the machine may be busy). */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
+    if (Date.now() > until) throw new Error(`condition not reached within ${timeoutMs} ms: ${check.toString()}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
