@@ -153,10 +153,16 @@ describe('WorkerLink', () => {
     const { link, fatal } = makeLink();
     link.start();
     await server.until(() => link.isRegistered);
-    server.closeConnection(4400, 'protocol 1 unsupported');
-    await server.until(() => fatal.length > 0);
-    expect(fatal[0]?.message).toContain('protocol 1 unsupported');
-    await new Promise((r) => setTimeout(r, 200));
+    // A reconnect would be a timer set when the socket closes: fake them from here on to see every one.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'Date', 'hrtime', 'performance'] });
+    try {
+      server.closeConnection(4400, 'protocol 1 unsupported');
+      while (fatal.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      expect(fatal[0]?.message).toContain('protocol 1 unsupported');
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
     expect(server.connections).toBe(1);
   });
 });
