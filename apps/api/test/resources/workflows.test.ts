@@ -68,15 +68,14 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
   });
 
   it('answers at once even when the dispatcher never finishes or fails', async () => {
+    // A request that waited for this dispatcher would never be answered (the test would time out).
     server.deps.dispatcher = recordingDispatcher(() => new Promise(() => undefined));
-    const started = Date.now();
     const hanging = await server.request(`/svc/api/projects/${project.id}/workflows`, {
       method: 'POST',
       as: ann,
       json: { requirement: 'Wait' },
     });
     expect(hanging.status).toBe(201);
-    expect(Date.now() - started).toBeLessThan(2000);
     server.deps.dispatcher = recordingDispatcher(async () => {
       throw new Error('no worker socket');
     });

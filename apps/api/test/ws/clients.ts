@@ -171,8 +171,11 @@ export const logEntry = (output: string): UpdateBody => ({
 export async function resetWorkers(server: TestServer, workers: TestWorker[]): Promise<void> {
   for (const worker of workers.splice(0)) worker.close();
   const { live } = server.runtime;
-  const until = Date.now() + 5000;
-  while (live.registry.connected().length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  const until = Date.now() + 20_000;
+  while (live.registry.connected().length > 0) {
+    if (Date.now() > until) throw new Error('the server did not handle the closed worker sockets');
+    await new Promise((r) => setTimeout(r, 10));
+  }
   await live.background.settle();
   await server.deps.db.workflow.updateMany({
     where: { status: { notIn: ['completed', 'failed', 'cancelled'] } },
