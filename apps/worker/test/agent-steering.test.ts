@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { SnapshotData } from '@svc/protocol';
 import type { ScriptedRequest } from '@svc/scripted-llm';
+import { workflowDir } from '../src/workspace/paths';
 import { advance, phaseOf, plan, scriptedAgent } from './support/agent-script';
 import { startHarness, type Harness } from './support/harness';
 
@@ -20,6 +23,15 @@ function latestSnapshot(harness: Harness, workflowId: string): SnapshotData {
   if (!snapshot) throw new Error('no snapshot yet');
   return snapshot.data as SnapshotData;
 }
+
+/** A command that runs until it is killed; it leaves a file in the workspace once it runs. */
+const LONG_COMMAND = 'touch long-command.started; sleep 30';
+const longCommandRuns = (harness: Harness, workflowId: string) =>
+  harness.server.until(
+    () => existsSync(path.join(workflowDir(harness.workspaceRoot, workflowId), 'long-command.started')),
+    20_000,
+    `the long command of ${workflowId} to start`,
+  );
 
 const executionUsers = (harness: Harness) =>
   harness.llm.requests
@@ -62,18 +74,18 @@ describe('agent loop: steering from the server', () => {
       if (phase === 'revise')
         return { tool_calls: [{ name: 'submit_plan', arguments: plan('A', 'B2', 'C').arguments ?? {} }] };
       if (phase === 'execution' && request.user.includes('## B\n') && request.turn === 0) {
-        return { tool_calls: [{ name: 'execute_on_worker', arguments: { command: 'sleep 30' } }] };
+        return { tool_calls: [{ name: 'execute_on_worker', arguments: { command: LONG_COMMAND } }] };
       }
       return scriptedAgent({})(request);
     };
     h = await startHarness({ handler });
     h.dispatch({ action: 'start', workflow_id: 'wf-f' });
-    await h.server.until(() => executionUsers(h!).some((u) => u.includes('Step 2 of 3')));
-    await new Promise((r) => setTimeout(r, 200));
-    const started = Date.now();
+    await longCommandRuns(h, 'wf-f');
     h.dispatch({ action: 'feedback', workflow_id: 'wf-f', message: 'Step B must use Python.', last_seq: 1 });
-    await h.waitForStatus('wf-f', 'completed');
-    expect(Date.now() - started).toBeLessThan(10_000);
+    await h.waitForStatus('wf-f', 'completed', 20_000);
+    // The running command was killed, not waited for.
+    const killed = h.updates('wf-f').find((u) => u.kind === 'log_entry' && u.data.tool_name === 'execute_on_worker');
+    expect(killed?.data).toMatchObject({ step_index: 1, output: '[cancelled]\n(no output)', is_error: true });
 
     const revise = h.llm.requests.find((r) => JSON.stringify(r.body).includes('# svc:revise'));
     expect(JSON.stringify(revise?.body)).toContain('Step B must use Python.');
@@ -89,16 +101,13 @@ describe('agent loop: steering from the server', () => {
     h = await startHarness({
       handler: scriptedAgent({
         planning: [plan('Long')],
-        steps: { 1: [{ name: 'execute_on_worker', arguments: { command: 'sleep 30' } }] },
+        steps: { 1: [{ name: 'execute_on_worker', arguments: { command: LONG_COMMAND } }] },
       }),
     });
     h.dispatch({ action: 'start', workflow_id: 'wf-c' });
-    await h.server.until(() => executionUsers(h!).length > 0);
-    await new Promise((r) => setTimeout(r, 200));
-    const started = Date.now();
+    await longCommandRuns(h, 'wf-c');
     h.dispatch({ action: 'cancel', workflow_id: 'wf-c' });
-    await h.waitForStatus('wf-c', 'cancelled');
-    expect(Date.now() - started).toBeLessThan(5000);
+    await h.waitForStatus('wf-c', 'cancelled', 20_000);
     await h.worker.manager.idle();
     expect(h.worker.manager.activeWorkflows()).toEqual([]);
     const log = h.updates('wf-c').find((u) => u.kind === 'log_entry' && u.data.tool_name === 'execute_on_worker');

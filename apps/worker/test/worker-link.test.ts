@@ -1,5 +1,7 @@
 import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/protocol';
 import { eventually, TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer } from 'ws';
 import { LinkError } from '../src/link/server-link';
 import { Uplink } from '../src/link/uplink';
 import { WorkerLink, workerSocketUrl } from '../src/link/worker-link';
@@ -212,5 +214,48 @@ describe.each(TEST_PROVIDERS)('WorkerLink against the real server on %s', (provi
     link.start();
     await eventually(() => fatal.length > 0);
     expect(fatal[0]?.message).toBe('server refused the worker token (HTTP 401); check token / token_env');
+  });
+});
+
+describe("WorkerLink and the server's protocol-version refusal", () => {
+  // The real server closes with 4400 only for a `register` of another protocol version, which this
+  // link never sends; a bare socket server gives the close code, so the link's reaction can be seen.
+  it('stops for good when the server closes with 4400 (unsupported protocol version)', async () => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => wss.once('listening', resolve));
+    let connections = 0;
+    wss.on('connection', (socket) => {
+      connections++;
+      socket.once('message', () => socket.close(4400, 'protocol 1 unsupported'));
+    });
+    const fatal: LinkError[] = [];
+    const { port } = wss.address() as AddressInfo;
+    const link = new WorkerLink({
+      serverUrl: `http://127.0.0.1:${port}`,
+      token: 't',
+      registration: { name: 'w-4400', labels: [], capacity: 1, version: '0.1.0', hostname: 'h' },
+      uplink: new Uplink(),
+      handlers: {
+        dispatch: () => undefined,
+        serveExec: () => new Promise<never>(() => undefined),
+        activeWorkflows: () => [],
+      },
+      onFatal: (e) => fatal.push(e),
+      reconnect: { baseMs: 20, maxMs: 100, jitter: 0.5 },
+    });
+    // A reconnect would be a timer set when the socket closes: fake them to see every one.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'Date', 'hrtime', 'performance'] });
+    try {
+      link.start();
+      // setImmediate is not faked: yield to the socket's I/O until the close arrives.
+      while (fatal.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      expect(fatal[0]?.message).toContain('protocol 1 unsupported');
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+      link.stop();
+      await new Promise((resolve) => wss.close(resolve));
+    }
+    expect(connections).toBe(1);
   });
 });

@@ -1,18 +1,24 @@
 import { BackgroundWork } from '../lib/background-work';
 import { IngestLock } from './ingest-lock';
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
-
-/** A section that records when it starts and ends, and ends when told to. */
+/**
+ * A section that records when it starts and ends, and ends when told to. `started` resolves when it
+ * has entered the lock. Admission is decided when a section asks for the lock and when one leaves it,
+ * so once a section has started, what the lock admitted with it has been decided too.
+ */
 function section(log: string[], name: string) {
   let finish!: () => void;
+  let entered!: () => void;
   const done = new Promise<void>((resolve) => (finish = resolve));
+  const started = new Promise<void>((resolve) => (entered = resolve));
   return {
     run: async () => {
       log.push(`${name}:start`);
+      entered();
       await done;
       log.push(`${name}:end`);
     },
+    started,
     finish: () => finish(),
   };
 }
@@ -24,7 +30,8 @@ describe('IngestLock', () => {
     const a = section(log, 'a');
     const b = section(log, 'b');
     const running = [lock.shared(a.run), lock.shared(b.run)];
-    await tick();
+    // Both are inside before either ends.
+    await Promise.all([a.started, b.started]);
     expect(log).toEqual(['a:start', 'b:start']);
     a.finish();
     b.finish();
@@ -38,14 +45,14 @@ describe('IngestLock', () => {
     const handBack = section(log, 'handBack');
     const later = section(log, 'later');
     const running = [lock.shared(batch.run), lock.exclusive(handBack.run), lock.shared(later.run)];
-    await tick();
+    await batch.started;
     expect(log).toEqual(['batch:start']);
     batch.finish();
-    await tick();
+    await handBack.started;
     expect(log).toEqual(['batch:start', 'batch:end', 'handBack:start']);
     handBack.finish();
-    await tick();
-    expect(log.slice(-2)).toEqual(['handBack:end', 'later:start']);
+    await later.started;
+    expect(log).toEqual(['batch:start', 'batch:end', 'handBack:start', 'handBack:end', 'later:start']);
     later.finish();
     await Promise.all(running);
   });
@@ -58,6 +65,9 @@ describe('IngestLock', () => {
 });
 
 describe('BackgroundWork', () => {
+  /** Work that ends a moment later (it takes time, nothing waits on the time). */
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
   it('settles only when all work, including work started meanwhile, has ended, and reports failures', async () => {
     const errors: unknown[] = [];
     const work = new BackgroundWork((err) => errors.push(err));

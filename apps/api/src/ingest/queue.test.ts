@@ -18,13 +18,21 @@ function harness(concurrency: number, maxBatch = 100) {
       return new Promise<void>((resolve) => finishers.push(resolve));
     },
   });
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
-  return { queue, batches, finishers, settle };
+  return { queue, batches, finishers };
 }
 
+/**
+ * Runs what the queue scheduled (its start is a setImmediate, faked here) and everything that sets off,
+ * so a check that no batch started looks after the scheduling that would have started one.
+ */
+const settle = () => jest.runAllTimersAsync();
+
 describe('GroupCommitQueue', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   it('collects what arrives while a batch is stored into the next batch', async () => {
-    const { queue, batches, finishers, settle } = harness(1);
+    const { queue, batches, finishers } = harness(1);
     queue.push({ key: 'a', n: 1 });
     queue.push({ key: 'b', n: 2 });
     await settle();
@@ -44,7 +52,7 @@ describe('GroupCommitQueue', () => {
   });
 
   it('runs batches of different keys side by side but never two of one key, keeping each key in order', async () => {
-    const { queue, batches, finishers, settle } = harness(4);
+    const { queue, batches, finishers } = harness(4);
     queue.push({ key: 'a', n: 1 });
     await settle();
     queue.push({ key: 'a', n: 2 });
@@ -61,14 +69,17 @@ describe('GroupCommitQueue', () => {
   });
 
   it('caps batch size and concurrency, and flush waits for everything', async () => {
-    const { queue, batches, finishers, settle } = harness(2, 2);
+    const { queue, batches, finishers } = harness(2, 2);
     for (let n = 1; n <= 7; n++) queue.push({ key: `k${n}`, n });
     await settle();
     expect(batches.map((b) => b.length)).toEqual([2, 2]);
     const flushed = queue.flush();
-    const drain = setInterval(() => finishers.shift()?.(), 2);
+    while (finishers.length > 0) {
+      expect(finishers.length).toBeLessThanOrEqual(2);
+      finishers.shift()!();
+      await settle();
+    }
     await flushed;
-    clearInterval(drain);
     expect(
       batches
         .flat()

@@ -26,10 +26,12 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     return worker;
   };
   const workflow = async (db = server.deps.db, id: string) => db.workflow.findUniqueOrThrow({ where: { id } });
+  /** Waits for the dispatch round in progress and one more: whatever they would hand out is handed out. */
+  const dispatchRound = () => server.runtime.live.dispatcher.pump();
 
   it('keeps a workflow pending while no worker is online and hands it out when one registers', async () => {
     const { id } = await createWorkflow(server, alice, projectId, 'Line one\nLine two');
-    await new Promise((r) => setTimeout(r, 100));
+    await dispatchRound();
     expect(await workflow(undefined, id)).toMatchObject({ status: 'pending', assigned_worker_id: null });
     const worker = await start('late');
     const dispatch = await worker.dispatch(id, 'start');
@@ -62,7 +64,7 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     await big.dispatch(second, 'start');
     await big.dispatch(third, 'start');
     const fourth = (await createWorkflow(server, alice, projectId, 'fourth')).id;
-    await new Promise((r) => setTimeout(r, 200));
+    await dispatchRound();
     expect(await workflow(undefined, fourth)).toMatchObject({ status: 'pending', assigned_worker_id: null });
     // Capacity frees up when a workflow finishes: the waiting one goes out.
     await big.store(second, 1, { kind: 'status', data: { status: 'completed' } });

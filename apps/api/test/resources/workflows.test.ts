@@ -75,15 +75,14 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
   });
 
   it('answers at once even when the dispatcher never finishes or fails', async () => {
+    // A request that waited for this dispatcher would never be answered (the test would time out).
     dispatcher.behaviour = () => new Promise(() => undefined);
-    const started = Date.now();
     const hanging = await server.request(`/svc/api/projects/${project.id}/workflows`, {
       method: 'POST',
       as: ann,
       json: { requirement: 'Wait' },
     });
     expect(hanging.status).toBe(201);
-    expect(Date.now() - started).toBeLessThan(2000);
     dispatcher.behaviour = async () => {
       throw new Error('no worker socket');
     };

@@ -71,7 +71,7 @@ export async function startOAuth2Provider(): Promise<OAuth2Provider> {
         child.send({ type: 'configure', ...behaviour });
       }),
     async request(endpoint, n) {
-      const deadline = Date.now() + 2000;
+      const deadline = Date.now() + 10_000;
       for (;;) {
         const found = requests.filter((r) => r.endpoint === endpoint)[n - 1];
         if (found) return found;

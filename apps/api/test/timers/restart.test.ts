@@ -7,7 +7,7 @@ import { configFromEnv } from '../../src/config';
 import { buildRuntime, type Runtime } from '../../src/bootstrap';
 import { startServer, type RunningServer } from '../../src/server';
 import { TEST_PROVIDERS } from '../support/server';
-import { snapshot, TestWorker } from '@svc/test-kit';
+import { eventually, snapshot, TestWorker } from '@svc/test-kit';
 import { SETUP_TIMEOUT_MS } from '../ws/clients';
 
 /** A real server on a database and data directory that outlive it (so another can start on them). */
@@ -79,11 +79,17 @@ describe.each(TEST_PROVIDERS)('timers across restarts on %s', (provider) => {
   it('fires a timer that came due while the server was down, once the next server starts', async () => {
     const before = await serverOn(database, dataDir);
     const id = await pausedWorkflow(before.runtime);
+    const fireAt = new Date(Date.now() + 1500);
     await before.runtime.deps.db.timer.create({
-      data: { workflow_id: id, fire_at: new Date(Date.now() + 1500), reason: 'resume after the deploy window' },
+      data: { workflow_id: id, fire_at: fireAt, reason: 'resume after the deploy window' },
     });
     await before.running.close();
-    await new Promise((r) => setTimeout(r, 1700)); // the timer comes due while no server runs
+    expect((await before.runtime.deps.db.timer.findFirstOrThrow({ where: { workflow_id: id } })).status).toBe(
+      'pending',
+    );
+    // The timer comes due while no server runs (waiting for the clock is the scenario here).
+    const untilDue = fireAt.getTime() - Date.now() + 1;
+    if (untilDue > 0) await new Promise((r) => setTimeout(r, untilDue));
 
     const after = await serverOn(database, dataDir);
     try {
@@ -126,9 +132,11 @@ describe.each(TEST_PROVIDERS)('timers across restarts on %s', (provider) => {
       });
       one.runtime.live.timers.notify();
       two.runtime.live.timers.notify();
-      const until = Date.now() + 5000;
-      while ((await one.runtime.deps.db.timer.count({ where: { status: 'pending' } })) > 0 && Date.now() < until)
-        await new Promise((r) => setTimeout(r, 50));
+      await eventually(async () => (await one.runtime.deps.db.timer.count({ where: { status: 'pending' } })) === 0, {
+        what: 'every timer to fire',
+      });
+      // Both schedulers finish the rounds they are in, so every fire they make is counted.
+      await Promise.all([one.runtime.live.timers.stop(), two.runtime.live.timers.stop()]);
       expect([...fired].sort()).toEqual([...reasons].sort());
     } finally {
       await one.running.close();

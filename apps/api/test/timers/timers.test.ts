@@ -46,12 +46,26 @@ describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
   }
 
   it('holds the workflow back while the timer is pending and resumes it with the reason when it fires', async () => {
-    const { worker, id, timerId } = await paused(1, 'wait for the CI run');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(worker.inbox.ofType('dispatch').filter((d) => d.workflow_id === id && d.action === 'resume')).toHaveLength(
-      0,
-    );
-    const resume = await worker.dispatch(id, 'resume', 5000);
+    // The scheduler waits while the hold-back is checked, so the timer is surely still pending then.
+    const { timers: scheduler, dispatcher } = server.runtime.live;
+    await scheduler.stop();
+    let worker: TestWorker, id: string, timerId: string;
+    try {
+      ({ worker, id, timerId } = await paused(1, 'wait for the CI run'));
+      // A dispatch round after the workflow went back to the queue: it would have handed it out.
+      await dispatcher.pump();
+      expect(await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({
+        status: 'pending',
+        assigned_worker_id: null,
+      });
+      expect((await server.deps.db.timer.findUniqueOrThrow({ where: { id: timerId } })).status).toBe('pending');
+      expect(worker.inbox.ofType('dispatch').filter((d) => d.workflow_id === id && d.action === 'resume')).toHaveLength(
+        0,
+      );
+    } finally {
+      scheduler.start();
+    }
+    const resume = await worker.dispatch(id, 'resume', 15_000);
     expect(resume).toMatchObject({ message: 'wait for the CI run', snapshot: { phase: 'executing', current_step: 0 } });
     const timers = await body(await server.request(`/svc/api/workflows/${id}/timers`, { as: alice }));
     expect(timers).toEqual([expect.objectContaining({ id: timerId, status: 'fired' })]);

@@ -28,6 +28,16 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
   }
   const eventsOf = (inbox: Inbox, id: string) =>
     inbox.messages.filter((m) => m.workflow_id === id && typeof m.seq === 'number' && m.type !== 'subscribed');
+  /**
+   * Sends a request now and waits for its answer (an error: no such workflow). Events are routed to the
+   * sockets before the update that caused them is acknowledged, and one socket delivers in order, so once
+   * the answer is here every event routed before the request would have arrived before it.
+   */
+  async function roundTrip(client: { ws: { send(text: string): void }; inbox: Inbox }): Promise<void> {
+    const before = client.inbox.messages.length;
+    client.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: 'no-such-workflow' }));
+    await client.inbox.next((m) => m.type === 'error' && client.inbox.messages.indexOf(m) >= before);
+  }
 
   it('replays stored events after since_seq, then live ones, with no gap and no duplicate across reconnects', async () => {
     const { worker, id, seq } = await running('replay');
@@ -110,6 +120,7 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     await worker.store(id, seq.next++, { kind: 'title', data: { title: 'Secret plan' } });
     await worker.store(id, seq.next++, logEntry('secret output'));
     await own.inbox.next((m) => m.type === 'workflow_title');
+    await Promise.all([roundTrip(own), roundTrip(other)]);
     expect(own.inbox.ofType('workflow_status')[0]).toMatchObject({
       workflow_id: id,
       project_id: projectId,
@@ -118,7 +129,6 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     expect(own.inbox.ofType('project_changed').some((m) => m.data.workflow_id === id)).toBe(true);
     // Project subscribers get status and title, not the workflow's log.
     expect(own.inbox.ofType('log_entry')).toHaveLength(0);
-    await new Promise((r) => setTimeout(r, 200));
     const leaked = other.inbox.messages.filter(
       (m) => m.workflow_id === id || m.project_id === projectId || JSON.stringify(m).includes('Secret'),
     );
@@ -142,7 +152,7 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     ).toBe(204);
     expect((await inbox.next((m) => m.type === 'error')).error.code).toBe('not_found');
     await worker.store(id, seq.next++, logEntry('after removal'));
-    await new Promise((r) => setTimeout(r, 200));
+    await roundTrip({ ws, inbox });
     expect(inbox.ofType('log_entry')).toHaveLength(0);
     ws.close();
   });

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { LlmCallUpdateData } from '@svc/protocol';
 import { startScriptedLlm, type RunningScriptedLlm } from '@svc/scripted-llm';
 import type { LlmConfig } from '../config';
@@ -152,10 +154,16 @@ describe('LlmClient', () => {
   });
 
   it('stops waiting when aborted', async () => {
-    llm.setScript({ rules: [{ responses: [{ content: 'slow', delay_ms: 600 }] }] });
-    const { client } = makeClient();
+    // A model server that takes the request and never answers: aborting is what ends the wait.
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    await expect(client.chat({ ...ask, signal: controller.signal })).rejects.toBeInstanceOf(AbortedError);
+    const silent = createServer(() => controller.abort());
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { client } = makeClient({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1` });
+      await expect(client.chat({ ...ask, signal: controller.signal })).rejects.toBeInstanceOf(AbortedError);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });
