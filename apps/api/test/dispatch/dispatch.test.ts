@@ -1,36 +1,18 @@
-import { eventually, snapshot, TestWorker, workerToken, type Message } from '@svc/test-kit';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow } from '../resources/fixtures';
-import { resetWorkers, SETUP_TIMEOUT_MS } from '../ws/clients';
+import { eventually, snapshot, type Message } from '@svc/test-kit';
+import { TEST_PROVIDERS } from '../support/server';
+import { body, createWorkflow } from '../resources/fixtures';
+import { workerSuite } from '../ws/clients';
 
 describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
-  let server: TestServer;
-  let token: string;
-  let alice: string;
-  let projectId: string;
-  const workers: TestWorker[] = [];
+  const suite = workerSuite(provider);
 
-  beforeAll(async () => {
-    server = await startTestServer(provider);
-    token = await workerToken(server);
-    alice = await server.login('alice');
-    projectId = (await createProject(server, alice)).id;
-  }, SETUP_TIMEOUT_MS);
-  // Every test starts with no worker connected and nothing left in the queue.
-  afterEach(() => resetWorkers(server, workers));
-  afterAll(async () => server?.close());
-
-  const start = async (name: string, capacity = 1) => {
-    const worker = await TestWorker.start(server, token, name, capacity);
-    workers.push(worker);
-    return worker;
-  };
-  const workflow = async (db = server.deps.db, id: string) => db.workflow.findUniqueOrThrow({ where: { id } });
+  const start = suite.start;
+  const workflow = async (db = suite.server.deps.db, id: string) => db.workflow.findUniqueOrThrow({ where: { id } });
   /** Waits for the dispatch round in progress and one more: whatever they would hand out is handed out. */
-  const dispatchRound = () => server.runtime.live.dispatcher.pump();
+  const dispatchRound = () => suite.server.runtime.live.dispatcher.pump();
 
   it('keeps a workflow pending while no worker is online and hands it out when one registers', async () => {
-    const { id } = await createWorkflow(server, alice, projectId, 'Line one\nLine two');
+    const { id } = await createWorkflow(suite.server, suite.alice, suite.projectId, 'Line one\nLine two');
     await dispatchRound();
     expect(await workflow(undefined, id)).toMatchObject({ status: 'pending', assigned_worker_id: null });
     const worker = await start('late');
@@ -39,31 +21,31 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
       type: 'dispatch',
       action: 'start',
       workflow_id: id,
-      project_id: projectId,
+      project_id: suite.projectId,
       requirement: 'Line one\nLine two',
       template: null,
       last_seq: expect.any(Number),
     });
     expect((await workflow(undefined, id)).assigned_worker_id).toBe(worker.id);
-    const list = await body(await server.request('/svc/api/workers', { as: alice }));
+    const list = await body(await suite.server.request('/svc/api/workers', { as: suite.alice }));
     expect(list.find((w: Message) => w.id === worker.id)).toMatchObject({ active: 1, status: 'online' });
   });
 
   it('gives the requested worker its workflow, others to the least loaded worker with room, and waits when all are full', async () => {
     const big = await start('big', 2);
     const small = await start('small', 1);
-    const res = await server.request(`/svc/api/projects/${projectId}/workflows`, {
+    const res = await suite.server.request(`/svc/api/projects/${suite.projectId}/workflows`, {
       method: 'POST',
-      as: alice,
+      as: suite.alice,
       json: { requirement: 'for small', worker_id: small.id },
     });
     const chosen = (await body(res)).id;
     await small.dispatch(chosen, 'start');
-    const second = (await createWorkflow(server, alice, projectId, 'second')).id;
-    const third = (await createWorkflow(server, alice, projectId, 'third')).id;
+    const second = (await createWorkflow(suite.server, suite.alice, suite.projectId, 'second')).id;
+    const third = (await createWorkflow(suite.server, suite.alice, suite.projectId, 'third')).id;
     await big.dispatch(second, 'start');
     await big.dispatch(third, 'start');
-    const fourth = (await createWorkflow(server, alice, projectId, 'fourth')).id;
+    const fourth = (await createWorkflow(suite.server, suite.alice, suite.projectId, 'fourth')).id;
     await dispatchRound();
     expect(await workflow(undefined, fourth)).toMatchObject({ status: 'pending', assigned_worker_id: null });
     // Capacity frees up when a workflow finishes: the waiting one goes out.
@@ -79,15 +61,15 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
 
   it('delivers answer, feedback and cancel to the worker holding the workflow, with the latest snapshot', async () => {
     const worker = await start('holder');
-    const { id } = await createWorkflow(server, alice, projectId);
+    const { id } = await createWorkflow(suite.server, suite.alice, suite.projectId);
     await worker.dispatch(id, 'start');
     await worker.store(id, 1, snapshot('executing', 0, ['running', 'pending']));
     await worker.store(id, 2, { kind: 'status', data: { status: 'waiting_user', question: 'Which database?' } });
     expect(
       (
-        await server.request(`/svc/api/workflows/${id}/answer`, {
+        await suite.server.request(`/svc/api/workflows/${id}/answer`, {
           method: 'POST',
-          as: alice,
+          as: suite.alice,
           json: { answer: 'PostgreSQL' },
         })
       ).status,
@@ -100,9 +82,9 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     });
     expect(
       (
-        await server.request(`/svc/api/workflows/${id}/feedback`, {
+        await suite.server.request(`/svc/api/workflows/${id}/feedback`, {
           method: 'POST',
-          as: alice,
+          as: suite.alice,
           json: { message: 'Use two steps only' },
         })
       ).status,
@@ -112,22 +94,23 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
       snapshot: { phase: 'executing' },
     });
     expect(
-      (await server.request(`/svc/api/workflows/${id}/cancel`, { method: 'POST', as: alice, json: {} })).status,
+      (await suite.server.request(`/svc/api/workflows/${id}/cancel`, { method: 'POST', as: suite.alice, json: {} }))
+        .status,
     ).toBe(200);
-    expect(await worker.dispatch(id, 'cancel')).toMatchObject({ workflow_id: id, project_id: projectId });
+    expect(await worker.dispatch(id, 'cancel')).toMatchObject({ workflow_id: id, project_id: suite.projectId });
     // A status the worker sent before it saw the cancel is recorded but does not revive the workflow.
     expect((await worker.store(id, 3, { kind: 'status', data: { status: 'running' } })).type).toBe('ack');
     expect(await workflow(undefined, id)).toMatchObject({ status: 'cancelled' });
-    expect(await server.deps.db.workerUpdate.count({ where: { workflow_id: id, seq: 3 } })).toBe(1);
+    expect(await suite.server.deps.db.workerUpdate.count({ where: { workflow_id: id, seq: 3 } })).toBe(1);
   });
 
   it('sends title generation to an online worker without waiting, and accepts that title from it', async () => {
     const busy = await start('busy', 1);
-    const first = (await createWorkflow(server, alice, projectId, 'keeps busy busy')).id;
+    const first = (await createWorkflow(suite.server, suite.alice, suite.projectId, 'keeps busy busy')).id;
     await busy.dispatch(first, 'start');
-    const res = await server.request(`/svc/api/projects/${projectId}/workflows`, {
+    const res = await suite.server.request(`/svc/api/projects/${suite.projectId}/workflows`, {
       method: 'POST',
-      as: alice,
+      as: suite.alice,
       json: { requirement: 'name me' },
     });
     expect(res.status).toBe(201);
@@ -148,12 +131,14 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     expect(await runner.dispatch(id, 'start')).toMatchObject({ last_seq: 1 });
   });
 
-  it('never hands one workflow to two workers when many are queued and workers arrive together', async () => {
+  it('never hands one workflow to two suite.workers when many are queued and suite.workers arrive together', async () => {
     const ids = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => createWorkflow(server, alice, projectId, `parallel ${i}`).then((w) => w.id)),
+      Array.from({ length: 12 }, (_, i) =>
+        createWorkflow(suite.server, suite.alice, suite.projectId, `parallel ${i}`).then((w) => w.id),
+      ),
     );
     const arrivals = await Promise.all(['p1', 'p2', 'p3'].map((name) => start(name, 4)));
-    await Promise.all(Array.from({ length: 5 }, () => server.runtime.live.dispatcher.pump()));
+    await Promise.all(Array.from({ length: 5 }, () => suite.server.runtime.live.dispatcher.pump()));
     await eventually(
       () => arrivals.flatMap((w) => w.inbox.ofType('dispatch')).filter((d) => d.action === 'start').length >= 12,
     );

@@ -1,33 +1,15 @@
-import { eventually, logEntry, snapshot, TestWorker, workerToken } from '@svc/test-kit';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { createProject, createWorkflow } from '../resources/fixtures';
-import { resetWorkers, SETUP_TIMEOUT_MS } from '../ws/clients';
+import { eventually, logEntry, snapshot, TestWorker } from '@svc/test-kit';
+import { TEST_PROVIDERS } from '../support/server';
+import { createWorkflow } from '../resources/fixtures';
+import { workerSuite } from '../ws/clients';
 
 describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (provider) => {
-  let server: TestServer;
-  let token: string;
-  let alice: string;
-  let projectId: string;
-
-  beforeAll(async () => {
-    // Heartbeats every second; a worker silent for 2 s counts as gone.
-    server = await startTestServer(provider, { WORKER_HEARTBEAT_SECONDS: '1', WORKER_OFFLINE_AFTER_SECONDS: '2' });
-    token = await workerToken(server);
-    alice = await server.login('alice');
-    projectId = (await createProject(server, alice)).id;
-  }, SETUP_TIMEOUT_MS);
-  const workers: TestWorker[] = [];
-  afterEach(() => resetWorkers(server, workers));
-  afterAll(async () => server?.close());
-  const start = async (name: string) => {
-    const worker = await TestWorker.start(server, token, name);
-    workers.push(worker);
-    return worker;
-  };
+  const suite = workerSuite(provider, { WORKER_HEARTBEAT_SECONDS: '1', WORKER_OFFLINE_AFTER_SECONDS: '2' });
+  const start = suite.start;
 
   /** `worker` runs a new workflow up to step 2 of 3 (snapshot, log, snapshot stored and acked). */
   async function midway(worker: TestWorker): Promise<string> {
-    const { id } = await createWorkflow(server, alice, projectId);
+    const { id } = await createWorkflow(suite.server, suite.alice, suite.projectId);
     const { last_seq: last } = await worker.dispatch(id, 'start');
     await worker.store(id, last + 1, snapshot('executing', 0, ['running', 'pending', 'pending']));
     await worker.store(id, last + 2, logEntry('step one done'));
@@ -38,13 +20,13 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
   it('resumes on another worker, from the latest snapshot, when the socket of the first is cut', async () => {
     const first = await start('cut-1');
     const id = await midway(first);
-    const stored = (await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).last_update_seq;
+    const stored = (await suite.server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).last_update_seq;
     const second = await start('cut-2');
     expect(second.inbox.ofType('dispatch').filter((d) => d.workflow_id === id)).toHaveLength(0);
     first.close();
     const resume = await second.dispatch(id, 'resume');
     expect(resume).toMatchObject({
-      project_id: projectId,
+      project_id: suite.projectId,
       last_seq: stored,
       snapshot: {
         phase: 'executing',
@@ -52,7 +34,9 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
         steps: [{ status: 'done' }, { status: 'running' }, { status: 'pending' }],
       },
     });
-    expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id).toBe(second.id);
+    expect((await suite.server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id).toBe(
+      second.id,
+    );
     // The new holder continues after last_seq; the old one may no longer write.
     expect((await second.store(id, stored + 1, logEntry('step two'))).type).toBe('ack');
     second.close();
@@ -67,14 +51,14 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
       const resume = await alive.dispatch(id, 'resume', 10_000);
       expect(resume.snapshot).toMatchObject({ current_step: 1 });
       expect((await silent.inbox.whenClosed()).code).toBe(4408);
-      const row = await server.deps.db.worker.findUniqueOrThrow({ where: { id: silent.id } });
+      const row = await suite.server.deps.db.worker.findUniqueOrThrow({ where: { id: silent.id } });
       expect(row.status).toBe('offline');
       // What the silent worker still sends is refused, not stored.
-      const events = await server.deps.db.event.count({ where: { workflow_id: id } });
-      expect(await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      const events = await suite.server.deps.db.event.count({ where: { workflow_id: id } });
+      expect(await suite.server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({
         assigned_worker_id: alive.id,
       });
-      expect(await server.deps.db.event.count({ where: { workflow_id: id } })).toBe(events);
+      expect(await suite.server.deps.db.event.count({ where: { workflow_id: id } })).toBe(events);
     } finally {
       clearInterval(beat);
       alive.close();
@@ -84,12 +68,13 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
   it('gives a restarted worker its workflow again as a resume when its first heartbeat says it no longer runs it', async () => {
     const before = await start('phoenix');
     const id = await midway(before);
-    // The worker process restarts under the same name before the server noticed the old socket died.
+    // The worker process restarts under the same name before the suite.server noticed the old socket died.
     const after = await start('phoenix');
     after.send({ type: 'heartbeat', active_workflows: [] });
     expect(await after.dispatch(id, 'resume')).toMatchObject({ snapshot: { current_step: 1 } });
     await eventually(
-      async () => (await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id === after.id,
+      async () =>
+        (await suite.server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id === after.id,
     );
     before.close();
     after.close();

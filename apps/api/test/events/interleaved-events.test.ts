@@ -1,38 +1,25 @@
-import { logEntry, TestWorker, workerToken, type Inbox, type Message } from '@svc/test-kit';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { createProject, createWorkflow } from '../resources/fixtures';
-import { openBrowser, resetWorkers, SETUP_TIMEOUT_MS } from '../ws/clients';
+import { logEntry, TestWorker, type Inbox, type Message } from '@svc/test-kit';
+import { TEST_PROVIDERS } from '../support/server';
+import { createWorkflow } from '../resources/fixtures';
+import { openBrowser, workerSuite } from '../ws/clients';
 
 /**
  * REST actions and worker updates append to one workflow's stream through the one event store: seqs
  * interleave without gaps or duplicates, and a live subscriber and a later replay see the same stream.
  */
 describe.each(TEST_PROVIDERS)('one event stream for REST events and worker updates on %s', (provider) => {
-  let server: TestServer;
-  let token: string;
-  let alice: string;
-  let projectId: string;
-  const workers: TestWorker[] = [];
-
-  beforeAll(async () => {
-    server = await startTestServer(provider);
-    token = await workerToken(server);
-    alice = await server.login('alice');
-    projectId = (await createProject(server, alice)).id;
-  }, SETUP_TIMEOUT_MS);
-  afterEach(() => resetWorkers(server, workers));
-  afterAll(async () => server?.close());
+  const suite = workerSuite(provider);
 
   const streamOf = (inbox: Inbox, id: string): Message[] =>
     inbox.messages.filter((m) => m.workflow_id === id && typeof m.seq === 'number' && m.type !== 'subscribed');
   const comparable = (events: Message[]) => events.map((e) => ({ seq: e.seq, type: e.type, data: e.data }));
 
   it('interleaves uploads and worker updates into one gap-free stream, live and replayed alike', async () => {
-    const worker = await TestWorker.start(server, token, 'interleaver');
-    workers.push(worker);
-    const { id } = await createWorkflow(server, alice, projectId);
+    const worker = await TestWorker.start(suite.server, suite.token, 'interleaver');
+    suite.workers.push(worker);
+    const { id } = await createWorkflow(suite.server, suite.alice, suite.projectId);
     const { last_seq } = await worker.dispatch(id, 'start');
-    const live = await openBrowser(server, alice);
+    const live = await openBrowser(suite.server, suite.alice);
     live.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id, since_seq: 0 }));
     await live.inbox.next((m) => m.type === 'subscribed');
 
@@ -42,9 +29,9 @@ describe.each(TEST_PROVIDERS)('one event stream for REST events and worker updat
       worker.inbox.next((m) => m.type === 'ack' && m.workflow_id === id && m.seq === seq),
     );
     const uploaded = uploads.map((path) =>
-      server.request(`/svc/api/workflows/${id}/files/${path}`, {
+      suite.server.request(`/svc/api/workflows/${id}/files/${path}`, {
         method: 'PUT',
-        as: alice,
+        as: suite.alice,
         headers: { 'content-type': 'text/plain' },
         body: `text of ${path}`,
       }),
@@ -54,7 +41,7 @@ describe.each(TEST_PROVIDERS)('one event stream for REST events and worker updat
     await Promise.all(acked);
     expect((await Promise.all(uploaded)).map((res) => res.status)).toEqual(uploads.map(() => 201));
 
-    const { last_event_seq } = await server.deps.db.workflow.findUniqueOrThrow({ where: { id } });
+    const { last_event_seq } = await suite.server.deps.db.workflow.findUniqueOrThrow({ where: { id } });
     // Each log entry is stored as `workflow_update` + `log_entry`; each upload as `file_changed`.
     expect(last_event_seq).toBe(updates.length * 2 + uploads.length);
     await live.inbox.next((m) => m.workflow_id === id && m.seq === last_event_seq);
@@ -71,7 +58,7 @@ describe.each(TEST_PROVIDERS)('one event stream for REST events and worker updat
       updates.map((seq) => `line ${seq}`),
     );
 
-    const replay = await openBrowser(server, alice);
+    const replay = await openBrowser(suite.server, suite.alice);
     replay.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id, since_seq: 0 }));
     const subscribed = await replay.inbox.next((m) => m.type === 'subscribed');
     expect(subscribed.last_seq).toBe(last_event_seq);

@@ -1,34 +1,21 @@
-import { eventually, snapshot, TestWorker, workerToken } from '@svc/test-kit';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow } from '../resources/fixtures';
-import { resetWorkers, SETUP_TIMEOUT_MS } from '../ws/clients';
+import { eventually, snapshot, TestWorker } from '@svc/test-kit';
+import { TEST_PROVIDERS } from '../support/server';
+import { body, createWorkflow } from '../resources/fixtures';
+import { workerSuite } from '../ws/clients';
 
 describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
-  let server: TestServer;
-  let token: string;
-  let alice: string;
-  let projectId: string;
-  const workers: TestWorker[] = [];
+  const suite = workerSuite(provider);
 
-  beforeAll(async () => {
-    server = await startTestServer(provider);
-    token = await workerToken(server);
-    alice = await server.login('alice');
-    projectId = (await createProject(server, alice)).id;
-  }, SETUP_TIMEOUT_MS);
-  afterEach(() => resetWorkers(server, workers));
-  afterAll(async () => server?.close());
-
-  /** A worker runs a workflow to its first step, sets a timer through REST with its token, and pauses. */
+  /** A worker runs a workflow to its first step, sets a timer through REST with its suite.token, and pauses. */
   async function paused(seconds: number, reason: string): Promise<{ worker: TestWorker; id: string; timerId: string }> {
-    const worker = await TestWorker.start(server, token, `timer-${workers.length}-${Date.now()}`);
-    workers.push(worker);
-    const { id } = await createWorkflow(server, alice, projectId);
+    const worker = await TestWorker.start(suite.server, suite.token, `timer-${suite.workers.length}-${Date.now()}`);
+    suite.workers.push(worker);
+    const { id } = await createWorkflow(suite.server, suite.alice, suite.projectId);
     const { last_seq } = await worker.dispatch(id, 'start');
     await worker.store(id, last_seq + 1, snapshot('executing', 0, ['running', 'pending']));
-    const res = await server.request(`/svc/api/workflows/${id}/timers`, {
+    const res = await suite.server.request(`/svc/api/workflows/${id}/timers`, {
       method: 'POST',
-      as: token,
+      as: suite.token,
       json: { seconds, reason },
     });
     expect(res.status).toBe(201);
@@ -41,24 +28,24 @@ describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
       status: 'pending',
     });
     await worker.store(id, last_seq + 2, { kind: 'status', data: { status: 'pending' } });
-    expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id).toBeNull();
+    expect((await suite.server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id).toBeNull();
     return { worker, id, timerId: timer.id };
   }
 
   it('holds the workflow back while the timer is pending and resumes it with the reason when it fires', async () => {
     // The scheduler waits while the hold-back is checked, so the timer is surely still pending then.
-    const { timers: scheduler, dispatcher } = server.runtime.live;
+    const { timers: scheduler, dispatcher } = suite.server.runtime.live;
     await scheduler.stop();
     let worker: TestWorker, id: string, timerId: string;
     try {
       ({ worker, id, timerId } = await paused(1, 'wait for the CI run'));
       // A dispatch round after the workflow went back to the queue: it would have handed it out.
       await dispatcher.pump();
-      expect(await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      expect(await suite.server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({
         status: 'pending',
         assigned_worker_id: null,
       });
-      expect((await server.deps.db.timer.findUniqueOrThrow({ where: { id: timerId } })).status).toBe('pending');
+      expect((await suite.server.deps.db.timer.findUniqueOrThrow({ where: { id: timerId } })).status).toBe('pending');
       expect(worker.inbox.ofType('dispatch').filter((d) => d.workflow_id === id && d.action === 'resume')).toHaveLength(
         0,
       );
@@ -67,23 +54,25 @@ describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
     }
     const resume = await worker.dispatch(id, 'resume', 15_000);
     expect(resume).toMatchObject({ message: 'wait for the CI run', snapshot: { phase: 'executing', current_step: 0 } });
-    const timers = await body(await server.request(`/svc/api/workflows/${id}/timers`, { as: alice }));
+    const timers = await body(await suite.server.request(`/svc/api/workflows/${id}/timers`, { as: suite.alice }));
     expect(timers).toEqual([expect.objectContaining({ id: timerId, status: 'fired' })]);
   });
 
   it('makes the workflow dispatchable at once when its timer is deleted, and refuses a second delete', async () => {
     const { worker, id, timerId } = await paused(3600, 'nightly build');
-    expect((await server.request(`/svc/api/timers/${timerId}`, { method: 'DELETE', as: alice })).status).toBe(204);
+    expect(
+      (await suite.server.request(`/svc/api/timers/${timerId}`, { method: 'DELETE', as: suite.alice })).status,
+    ).toBe(204);
     expect(await worker.dispatch(id, 'resume')).toMatchObject({ workflow_id: id });
-    const again = await server.request(`/svc/api/timers/${timerId}`, { method: 'DELETE', as: alice });
+    const again = await suite.server.request(`/svc/api/timers/${timerId}`, { method: 'DELETE', as: suite.alice });
     expect(again.status).toBe(409);
-    expect((await server.deps.db.timer.findUniqueOrThrow({ where: { id: timerId } })).status).toBe('cancelled');
+    expect((await suite.server.deps.db.timer.findUniqueOrThrow({ where: { id: timerId } })).status).toBe('cancelled');
   });
 
   it('validates timer requests and hides them from non-members', async () => {
-    const { id } = await createWorkflow(server, alice, projectId);
-    const post = (json: unknown, as = alice) =>
-      server.request(`/svc/api/workflows/${id}/timers`, { method: 'POST', as, json });
+    const { id } = await createWorkflow(suite.server, suite.alice, suite.projectId);
+    const post = (json: unknown, as = suite.alice) =>
+      suite.server.request(`/svc/api/workflows/${id}/timers`, { method: 'POST', as, json });
     for (const bad of [
       { seconds: 0, reason: 'x' },
       { seconds: 10 },
@@ -98,19 +87,25 @@ describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
     expect((await body(await post({ seconds: 10, reason: 'x', extra: 1 }))).error.message).toMatch(
       /body\.extra: unknown field/,
     );
-    const mallory = await server.login('mallory');
+    const mallory = await suite.server.login('mallory');
     expect((await post({ seconds: 10, reason: 'x' }, mallory)).status).toBe(404);
-    expect((await server.request(`/svc/api/workflows/${id}/timers`, { as: mallory })).status).toBe(404);
+    expect((await suite.server.request(`/svc/api/workflows/${id}/timers`, { as: mallory })).status).toBe(404);
     const created = await body(await post({ seconds: 60, reason: 'member timer' }));
-    expect((await server.request(`/svc/api/timers/${created.id}`, { method: 'DELETE', as: mallory })).status).toBe(404);
-    expect((await server.request('/svc/api/timers/nope', { method: 'DELETE', as: alice })).status).toBe(404);
-    expect(await server.deps.db.timer.count({ where: { workflow_id: id } })).toBe(1);
+    expect(
+      (await suite.server.request(`/svc/api/timers/${created.id}`, { method: 'DELETE', as: mallory })).status,
+    ).toBe(404);
+    expect((await suite.server.request('/svc/api/timers/nope', { method: 'DELETE', as: suite.alice })).status).toBe(
+      404,
+    );
+    expect(await suite.server.deps.db.timer.count({ where: { workflow_id: id } })).toBe(1);
     // A cancelled workflow takes no new timers, and its pending ones are cancelled with it.
     expect(
-      (await server.request(`/svc/api/workflows/${id}/cancel`, { method: 'POST', as: alice, json: {} })).status,
+      (await suite.server.request(`/svc/api/workflows/${id}/cancel`, { method: 'POST', as: suite.alice, json: {} }))
+        .status,
     ).toBe(200);
     await eventually(
-      async () => (await server.deps.db.timer.findUniqueOrThrow({ where: { id: created.id } })).status === 'cancelled',
+      async () =>
+        (await suite.server.deps.db.timer.findUniqueOrThrow({ where: { id: created.id } })).status === 'cancelled',
     );
     expect((await post({ seconds: 10, reason: 'late' })).status).toBe(409);
   });

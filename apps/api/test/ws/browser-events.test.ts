@@ -1,28 +1,15 @@
-import { eventually, logEntry, snapshot, TestWorker, workerToken, type Inbox, type Message } from '@svc/test-kit';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
+import { eventually, logEntry, snapshot, TestWorker, type Inbox, type Message } from '@svc/test-kit';
+import { TEST_PROVIDERS } from '../support/server';
 import { addMember, createProject, createWorkflow } from '../resources/fixtures';
-import { openBrowser, resetWorkers, SETUP_TIMEOUT_MS } from './clients';
+import { openBrowser, workerSuite } from './clients';
 
 describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
-  let server: TestServer;
-  let token: string;
-  let alice: string;
-  let projectId: string;
-  const workers: TestWorker[] = [];
-
-  beforeAll(async () => {
-    server = await startTestServer(provider);
-    token = await workerToken(server);
-    alice = await server.login('alice');
-    projectId = (await createProject(server, alice)).id;
-  }, SETUP_TIMEOUT_MS);
-  afterEach(() => resetWorkers(server, workers));
-  afterAll(async () => server?.close());
+  const suite = workerSuite(provider);
 
   async function running(name: string): Promise<{ worker: TestWorker; id: string; seq: { next: number } }> {
-    const worker = await TestWorker.start(server, token, name);
-    workers.push(worker);
-    const { id } = await createWorkflow(server, alice, projectId);
+    const worker = await TestWorker.start(suite.server, suite.token, name);
+    suite.workers.push(worker);
+    const { id } = await createWorkflow(suite.server, suite.alice, suite.projectId);
     const { last_seq } = await worker.dispatch(id, 'start');
     return { worker, id, seq: { next: last_seq + 1 } };
   }
@@ -42,7 +29,7 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
   it('replays stored events after since_seq, then live ones, with no gap and no duplicate across reconnects', async () => {
     const { worker, id, seq } = await running('replay');
     for (let i = 0; i < 5; i++) await worker.store(id, seq.next++, logEntry(`before ${i}`));
-    const first = await openBrowser(server, alice);
+    const first = await openBrowser(suite.server, suite.alice);
     first.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id, since_seq: 0 }));
     const subscribed = await first.inbox.next((m) => m.type === 'subscribed');
     const replayed = eventsOf(first.inbox, id);
@@ -53,13 +40,13 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
 
     // Updates keep coming while the page is away and while it subscribes again.
     for (let i = 0; i < 5; i++) await worker.store(id, seq.next++, logEntry(`away ${i}`));
-    const second = await openBrowser(server, alice);
+    const second = await openBrowser(suite.server, suite.alice);
     second.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id, since_seq: subscribed.last_seq }));
     const burst = Array.from({ length: 20 }, () => seq.next++);
     for (const s of burst) worker.update(id, s, logEntry(`during ${s}`));
     await second.inbox.next((m) => m.type === 'subscribed');
     await worker.inbox.next((m) => m.type === 'ack' && m.seq === burst[burst.length - 1]);
-    const stored = await server.deps.db.event.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } });
+    const stored = await suite.server.deps.db.event.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } });
     await eventually(() => eventsOf(second.inbox, id).length === stored.length - subscribed.last_seq);
     const received = eventsOf(second.inbox, id);
     expect(received.map((e: Message) => e.seq)).toEqual(
@@ -68,13 +55,17 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     expect(received.map((e: Message) => e.type)).toEqual(
       stored.filter((e) => e.seq > subscribed.last_seq).map((e) => e.type),
     );
-    expect(received[0]).toMatchObject({ project_id: projectId, ts: expect.any(String), data: { kind: 'log_entry' } });
+    expect(received[0]).toMatchObject({
+      project_id: suite.projectId,
+      ts: expect.any(String),
+      data: { kind: 'log_entry' },
+    });
     second.ws.close();
   });
 
   it('sends plan_step_status for each changed step, llm_call and workflow_update live', async () => {
     const { worker, id, seq } = await running('live');
-    const { ws, inbox } = await openBrowser(server, alice);
+    const { ws, inbox } = await openBrowser(suite.server, suite.alice);
     ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id }));
     await inbox.next((m) => m.type === 'subscribed');
     await worker.store(id, seq.next++, snapshot('executing', 0, ['running', 'pending', 'pending']));
@@ -103,14 +94,14 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
 
   it('tells a browser of another project nothing about this one', async () => {
     const { worker, id, seq } = await running('isolated');
-    const bob = await server.login('bob');
-    const bobProject = (await createProject(server, bob, 'Bob')).id;
-    const own = await openBrowser(server, alice);
-    const other = await openBrowser(server, bob);
-    own.ws.send(JSON.stringify({ type: 'subscribe_project', project_id: projectId }));
+    const bob = await suite.server.login('bob');
+    const bobProject = (await createProject(suite.server, bob, 'Bob')).id;
+    const own = await openBrowser(suite.server, suite.alice);
+    const other = await openBrowser(suite.server, bob);
+    own.ws.send(JSON.stringify({ type: 'subscribe_project', project_id: suite.projectId }));
     other.ws.send(JSON.stringify({ type: 'subscribe_project', project_id: bobProject }));
     other.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id, since_seq: 0 }));
-    other.ws.send(JSON.stringify({ type: 'subscribe_project', project_id: projectId }));
+    other.ws.send(JSON.stringify({ type: 'subscribe_project', project_id: suite.projectId }));
     const refusals = [
       await other.inbox.next((m) => m.type === 'error' && /workflow/.test(m.error.message)),
       await other.inbox.next((m) => m.type === 'error' && /project/.test(m.error.message)),
@@ -123,14 +114,14 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     await Promise.all([roundTrip(own), roundTrip(other)]);
     expect(own.inbox.ofType('workflow_status')[0]).toMatchObject({
       workflow_id: id,
-      project_id: projectId,
+      project_id: suite.projectId,
       data: { status: 'running' },
     });
     expect(own.inbox.ofType('project_changed').some((m) => m.data.workflow_id === id)).toBe(true);
     // Project subscribers get status and title, not the workflow's log.
     expect(own.inbox.ofType('log_entry')).toHaveLength(0);
     const leaked = other.inbox.messages.filter(
-      (m) => m.workflow_id === id || m.project_id === projectId || JSON.stringify(m).includes('Secret'),
+      (m) => m.workflow_id === id || m.project_id === suite.projectId || JSON.stringify(m).includes('Secret'),
     );
     expect(leaked).toEqual([]);
     expect(other.ws.readyState).toBe(other.ws.OPEN);
@@ -140,15 +131,19 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
 
   it('ends the subscriptions of a member who is removed from the project', async () => {
     const { worker, id, seq } = await running('membership');
-    const carol = await server.login('carol');
-    await addMember(server, alice, projectId, 'carol');
-    const { ws, inbox } = await openBrowser(server, carol);
+    const carol = await suite.server.login('carol');
+    await addMember(suite.server, suite.alice, suite.projectId, 'carol');
+    const { ws, inbox } = await openBrowser(suite.server, carol);
     ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id }));
     await inbox.next((m) => m.type === 'subscribed');
-    const carolId = (await server.deps.db.user.findUniqueOrThrow({ where: { login: 'carol' } })).id;
+    const carolId = (await suite.server.deps.db.user.findUniqueOrThrow({ where: { login: 'carol' } })).id;
     expect(
-      (await server.request(`/svc/api/projects/${projectId}/members/${carolId}`, { method: 'DELETE', as: alice }))
-        .status,
+      (
+        await suite.server.request(`/svc/api/projects/${suite.projectId}/members/${carolId}`, {
+          method: 'DELETE',
+          as: suite.alice,
+        })
+      ).status,
     ).toBe(204);
     expect((await inbox.next((m) => m.type === 'error')).error.code).toBe('not_found');
     await worker.store(id, seq.next++, logEntry('after removal'));
@@ -159,8 +154,8 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
 
   it('drops a browser that stops reading instead of buffering without bound', async () => {
     const { worker, id, seq } = await running('firehose');
-    const slow = await openBrowser(server, alice);
-    const fast = await openBrowser(server, alice);
+    const slow = await openBrowser(suite.server, suite.alice);
+    const fast = await openBrowser(suite.server, suite.alice);
     for (const b of [slow, fast]) {
       b.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id }));
       await b.inbox.next((m) => m.type === 'subscribed');

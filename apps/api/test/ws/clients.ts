@@ -1,6 +1,8 @@
-import { eventually, openBrowserSocket, type Inbox, type TestWorker } from '@svc/test-kit';
+import type { DbProvider } from '@svc/db';
+import { eventually, openBrowserSocket, TestWorker, workerToken, type Inbox } from '@svc/test-kit';
 import type WebSocket from 'ws';
-import type { TestServer } from '../support/server';
+import { createProject } from '../resources/fixtures';
+import { startTestServer, type TestServer } from '../support/server';
 
 /** A browser socket signed in with a session cookie, from the server's configured public origin. */
 export async function openBrowser(server: TestServer, cookie: string): Promise<{ ws: WebSocket; inbox: Inbox }> {
@@ -21,3 +23,42 @@ export async function resetWorkers(server: TestServer, workers: TestWorker[]): P
 
 /** Starting a server on a fresh database can take seconds on a busy machine. */
 export const SETUP_TIMEOUT_MS = 30_000;
+
+/** What a suite driving the server with scripted workers shares; filled in by its `beforeAll`. */
+export interface WorkerSuite {
+  server: TestServer;
+  /** a worker-scope token */
+  token: string;
+  /** alice's session cookie; she owns `projectId` */
+  alice: string;
+  projectId: string;
+  /** workers the suite closes after each test */
+  workers: TestWorker[];
+  /** Registers a scripted worker that is closed after the test. */
+  start(name: string, capacity?: number): Promise<TestWorker>;
+}
+
+/**
+ * The set-up of suites that drive the server with scripted workers: a server on `provider`, a worker
+ * token, alice with a project. Every test ends with no worker connected and nothing left in the queue.
+ * Call it inside `describe`: it registers the hooks.
+ */
+export function workerSuite(provider: DbProvider, env: Record<string, string> = {}): WorkerSuite {
+  const suite = {
+    workers: [] as TestWorker[],
+    async start(name: string, capacity = 1) {
+      const worker = await TestWorker.start(suite.server, suite.token, name, capacity);
+      suite.workers.push(worker);
+      return worker;
+    },
+  } as WorkerSuite;
+  beforeAll(async () => {
+    suite.server = await startTestServer(provider, env);
+    suite.token = await workerToken(suite.server);
+    suite.alice = await suite.server.login('alice');
+    suite.projectId = (await createProject(suite.server, suite.alice)).id;
+  }, SETUP_TIMEOUT_MS);
+  afterEach(() => resetWorkers(suite.server, suite.workers));
+  afterAll(async () => suite.server?.close());
+  return suite;
+}
