@@ -120,7 +120,9 @@ describe.each(TEST_PROVIDERS)('agent loop against the real server on %s', (provi
     const appUrl = `${server.api.url}/svc/api/workflows/${id}/files/index.html`;
     expect(updates.find((u) => u.kind === 'report')?.data).toEqual({ path: 'report.md', app_url: appUrl });
     expect((await server.alice.workflow(id)).app_url).toBe(appUrl);
-    expect(await server.alice.report(id)).toBe(`# Tiny site\n\nApp URL: ${appUrl}\n\n## Summary\n\nA page was built.\n`);
+    expect(await server.alice.report(id)).toBe(
+      `# Tiny site\n\nApp URL: ${appUrl}\n\n## Summary\n\nA page was built.\n`,
+    );
 
     const last = updates.flatMap((u) => (u.kind === 'snapshot' ? [u.data as SnapshotData] : [])).pop();
     expect(last).toMatchObject({ phase: 'completed', current_step: null, memo: ['The entry page is index.html'] });
@@ -152,9 +154,9 @@ describe.each(TEST_PROVIDERS)('agent loop against the real server on %s', (provi
     ]);
     expect(await server.alice.workflow(id)).toMatchObject({ title: 'Weather dashboard', status: 'pending' });
     expect(h.worker.manager.activeWorkflows()).toEqual([]);
-    expect(h.llm.requests.map((r) => phaseOf({ system: String((r.body as Body).messages[0]?.content) } as never))).toEqual(
-      ['title'],
-    );
+    expect(
+      h.llm.requests.map((r) => phaseOf({ system: String((r.body as Body).messages[0]?.content) } as never)),
+    ).toEqual(['title']);
     await server.alice.json(`/workflows/${id}`, { method: 'DELETE' });
   });
 

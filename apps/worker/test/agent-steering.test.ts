@@ -110,11 +110,7 @@ describe.each(TEST_PROVIDERS)('agent loop: steering through the real server on %
     const final = latestSnapshot(h, id);
     expect(final.steps.map((s) => `${s.title}:${s.status}`)).toEqual(['A:done', 'B2:done', 'C:done']);
     expect(h.statuses(id).filter((s) => s === 'cancelled' || s === 'failed')).toEqual([]);
-    expect((await server.alice.plan(id)).map((s) => `${s.title}:${s.status}`)).toEqual([
-      'A:done',
-      'B2:done',
-      'C:done',
-    ]);
+    expect((await server.alice.plan(id)).map((s) => `${s.title}:${s.status}`)).toEqual(['A:done', 'B2:done', 'C:done']);
   });
 
   it('cancels: kills the running command and stops the workflow', async () => {
@@ -232,7 +228,10 @@ describe.each(TEST_PROVIDERS)('agent loop: steering through the real server on %
       handler: scriptedAgent({
         planning: [plan('Remote')],
         steps: {
-          1: [{ name: 'execute_on_worker', arguments: { command: 'nvidia-smi', worker: `gpu-box-${provider}` } }, advance()],
+          1: [
+            { name: 'execute_on_worker', arguments: { command: 'nvidia-smi', worker: `gpu-box-${provider}` } },
+            advance(),
+          ],
         },
       }),
     });

@@ -100,7 +100,7 @@ export async function startHarness(server: ServerFixture, options: HarnessOption
     const socket = await BrowserSocket.open(server.api.url, server.alice.cookie);
     browser = socket;
     const updates = (workflowId: string) => socket.events('workflow_update', workflowId).map((e) => e.data);
-    const statuses = (workflowId: string) =>
+    const statuses = (workflowId: string): string[] =>
       updates(workflowId).flatMap((u) => (u.kind === 'status' ? [u.data.status] : []));
     const watch = (workflowId: string) => socket.subscribe(workflowId, 0);
     return {
