@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { LogEntryUpdateData } from '@svc/protocol';
-import { startToolEnv, TOOL_WORKFLOW, type ToolEnv } from '../../test/support/tool-env';
+import { SERVER_SETUP_MS, startToolEnv, type ToolEnv } from '../../test/support/tool-env';
 import { EXECUTION_TOOLS } from '../tools/registry';
 import type { ToolEffect } from '../tools/tool';
 import { NoProgressError, runConversation } from './conversation';
@@ -9,15 +9,15 @@ import { NoProgressError, runConversation } from './conversation';
 let env: ToolEnv;
 beforeAll(async () => {
   env = await startToolEnv({ config: { tool_output_max_bytes: 512 } });
-});
-afterAll(() => env.close());
+}, SERVER_SETUP_MS);
+afterAll(() => env?.close());
 beforeEach(() => env.harness.llm.reset());
 
 async function converse(maxTurns = 5) {
   const logs: LogEntryUpdateData[] = [];
   const effects: ToolEffect[] = [];
   const result = await runConversation({
-    llm: env.harness.worker.deps.llmFor(TOOL_WORKFLOW),
+    llm: env.harness.worker.deps.llmFor(env.workflowId),
     phase: 'executing',
     stepIndex: 0,
     messages: [
@@ -67,7 +67,7 @@ describe('runConversation', () => {
   });
 
   it('cuts tool output to the byte budget with a marker before it enters the context', async () => {
-    env.harness.rest.kbText = 'ü'.repeat(2000);
+    await env.setKb(`# Umlauts\n\n${'ü'.repeat(2000)}`);
     env.harness.llm.setScript({
       rules: [
         {
@@ -104,7 +104,7 @@ describe('runConversation', () => {
     });
     const { logs } = await converse();
     expect(logs.map((l) => l.tool_name)).toEqual(['advance_step']);
-    expect(existsSync(path.join(env.harness.workspaceRoot, TOOL_WORKFLOW, 'late.txt'))).toBe(false);
+    expect(existsSync(path.join(env.workspaceDir, 'late.txt'))).toBe(false);
   });
 
   it('gives up after its turn budget', async () => {

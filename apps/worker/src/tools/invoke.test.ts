@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { startToolEnv, type ToolEnv } from '../../test/support/tool-env';
+import { SERVER_SETUP_MS, startToolEnv, type ToolEnv } from '../../test/support/tool-env';
 import { ApiError } from '../api/server-api';
 import { AbortedError } from '../util/aborted';
 import { invokeTool } from './invoke';
@@ -8,8 +8,8 @@ import { defineTool, ok } from './tool';
 let env: ToolEnv;
 beforeAll(async () => {
   env = await startToolEnv();
-});
-afterAll(() => env.close());
+}, SERVER_SETUP_MS);
+afterAll(() => env?.close());
 
 const echo = defineTool({
   name: 'echo',

@@ -1,11 +1,12 @@
-import { startToolEnv, TOOL_WORKFLOW, type ToolEnv } from '../../../test/support/tool-env';
+import { TestWorker } from '@svc/test-kit';
+import { SERVER_SETUP_MS, startToolEnv, type ToolEnv } from '../../../test/support/tool-env';
 import { executeOnWorker } from './execute-on-worker';
 
 let env: ToolEnv;
 beforeAll(async () => {
   env = await startToolEnv({ config: { tool_output_max_bytes: 1024 } });
-});
-afterAll(() => env.close());
+}, SERVER_SETUP_MS);
+afterAll(() => env?.close());
 
 describe('execute_on_worker', () => {
   it('runs locally in the workspace with the SVC_* environment', async () => {
@@ -13,13 +14,13 @@ describe('execute_on_worker', () => {
       command: 'echo "$SVC_WORKFLOW_ID $SVC_PROJECT_ID $SVC_URL"; basename "$PWD"; test -n "$SVC_JWT"',
     });
     expect(result).toEqual({
-      output: `[exit code 0]\n${TOOL_WORKFLOW} p1 ${env.harness.server.url}\n${TOOL_WORKFLOW}\n`,
+      output: `[exit code 0]\n${env.workflowId} ${env.projectId} ${env.server.api.url}\n${env.workflowId}\n`,
       isError: false,
     });
   });
 
   it('runs locally when the worker named is this one', async () => {
-    const { result } = await env.call(executeOnWorker, { command: 'echo here', worker: 'test-worker' });
+    const { result } = await env.call(executeOnWorker, { command: 'echo here', worker: env.harness.name });
     expect(result.output).toBe('[exit code 0]\nhere\n');
   });
 
@@ -38,20 +39,24 @@ describe('execute_on_worker', () => {
   });
 
   it('relays to another worker through the server', async () => {
-    const server = env.harness.server;
-    const pending = env.call(executeOnWorker, { command: 'uname -a', worker: 'mac-mini', timeout_seconds: 5 });
-    const request = await server.waitFor((m) => m.type === 'exec_request');
-    if (request.type !== 'exec_request') throw new Error('unreachable');
-    server.send({
-      type: 'exec_result',
-      request_id: request.request_id,
-      exit_code: 1,
-      output: 'Darwin failure',
-      timed_out: false,
-    });
-    expect((await pending).result).toEqual({
-      output: '[exit code 1 on worker mac-mini]\nDarwin failure',
-      isError: true,
-    });
+    const mac = await TestWorker.start(env.server.api, env.server.token, 'mac-mini');
+    try {
+      const pending = env.call(executeOnWorker, { command: 'uname -a', worker: 'mac-mini', timeout_seconds: 5 });
+      const exec = await mac.inbox.next((m) => m.type === 'exec');
+      expect(exec).toMatchObject({ workflow_id: env.workflowId, command: 'uname -a', timeout_seconds: 5 });
+      mac.send({
+        type: 'exec_result',
+        request_id: exec.request_id,
+        exit_code: 1,
+        output: 'Darwin failure',
+        timed_out: false,
+      });
+      expect((await pending).result).toEqual({
+        output: '[exit code 1 on worker mac-mini]\nDarwin failure',
+        isError: true,
+      });
+    } finally {
+      mac.close();
+    }
   });
 });

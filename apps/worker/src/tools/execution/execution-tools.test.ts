@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startToolEnv, TOOL_WORKFLOW, type ToolEnv } from '../../../test/support/tool-env';
+import type { Timer } from '@svc/protocol';
+import { SERVER_SETUP_MS, startToolEnv, type ToolEnv } from '../../../test/support/tool-env';
 import { advanceStep } from './advance-step';
 import { readFile } from './read-file';
 import { saveMemo } from './save-memo';
@@ -12,10 +13,10 @@ let env: ToolEnv;
 let dir: string;
 beforeAll(async () => {
   env = await startToolEnv({ config: { tool_output_max_bytes: 1024 } });
-  dir = path.join(env.harness.workspaceRoot, TOOL_WORKFLOW);
+  dir = env.workspaceDir;
   mkdirSync(dir, { recursive: true });
-});
-afterAll(() => env.close());
+}, SERVER_SETUP_MS);
+afterAll(() => env?.close());
 
 describe('advance_step', () => {
   it('asks the loop to finish the step with the summary', async () => {
@@ -41,13 +42,24 @@ describe('save_memo', () => {
 
 describe('set_timer', () => {
   it('creates a durable timer on the server and asks the loop to pause', async () => {
+    const before = Date.now();
     const { result } = await env.call(setTimer, { seconds: 90, reason: 'wait for DNS' });
+    const after = Date.now();
     expect(result).toEqual({
       output: 'Timer set: the workflow resumes in 90s.',
       isError: false,
       effect: { kind: 'set_timer', seconds: 90, reason: 'wait for DNS' },
     });
-    expect(env.harness.rest.timers).toContainEqual({ workflow_id: TOOL_WORKFLOW, seconds: 90, reason: 'wait for DNS' });
+    const timers = await env.server.alice.json<Timer[]>(`/workflows/${env.workflowId}/timers`);
+    expect(timers).toEqual([
+      expect.objectContaining({ workflow_id: env.workflowId, reason: 'wait for DNS', status: 'pending' }),
+    ]);
+    const [timer] = timers;
+    // set for 90 s after the request
+    expect(Date.parse(timer!.fire_at)).toBeGreaterThanOrEqual(before + 90_000 - 1);
+    expect(Date.parse(timer!.fire_at)).toBeLessThanOrEqual(after + 90_000 + 1);
+    // the timer is not left to fire on the held workflow
+    await env.server.alice.fetch(`/timers/${timer!.id}`, { method: 'DELETE' });
     expect((await env.call(setTimer, { seconds: 0, reason: 'x' })).result.isError).toBe(true);
   });
 });

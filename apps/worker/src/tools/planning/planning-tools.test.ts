@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startToolEnv, TOOL_WORKFLOW, type ToolEnv } from '../../../test/support/tool-env';
+import { SERVER_SETUP_MS, startToolEnv, type ToolEnv } from '../../../test/support/tool-env';
 import { toolSpec } from '../invoke';
 import { listTemplates } from './list-templates';
 import { submitPlan } from './submit-plan';
@@ -8,43 +8,48 @@ import { useTemplate } from './use-template';
 
 let env: ToolEnv;
 beforeAll(async () => {
-  env = await startToolEnv();
-});
-afterAll(() => env.close());
+  // The server's template repository: one branch per template.
+  env = await startToolEnv({
+    templates: {
+      'react-vite': {
+        'README.md': '# React + Vite SPA\n',
+        'package.json': '{"name":"app"}',
+        'src/main.tsx': 'render()',
+      },
+      'express-api': { 'server.js': 'listen()' },
+    },
+  });
+}, SERVER_SETUP_MS);
+afterAll(() => env?.close());
 
 describe('list_templates', () => {
   it('lists template names and descriptions', async () => {
-    env.harness.rest.templates = [
-      { name: 'react-vite', description: 'React + Vite SPA' },
-      { name: 'express-api', description: '' },
-    ];
     expect((await env.call(listTemplates, {})).result.output).toBe(
-      '- react-vite: React + Vite SPA\n- express-api: (no description)',
+      '- express-api: (no description)\n- react-vite: React + Vite SPA',
     );
-    env.harness.rest.templates = [];
-    expect((await env.call(listTemplates, {})).result.output).toBe('No templates are available.');
   });
 });
 
 describe('use_template', () => {
   it('has the server copy the template and pulls it into the local workspace', async () => {
-    env.harness.rest.templateFiles.set('react-vite', { 'package.json': '{"name":"app"}', 'src/main.tsx': 'render()' });
     const { result } = await env.call(useTemplate, { name: 'react-vite' }, null);
     expect(result).toEqual({
-      output: 'Template "react-vite" is now in the workspace (2 files):\n- package.json\n- src/main.tsx',
+      output: 'Template "react-vite" is now in the workspace (3 files):\n- README.md\n- package.json\n- src/main.tsx',
       isError: false,
     });
-    const dir = path.join(env.harness.workspaceRoot, TOOL_WORKFLOW);
-    expect(readFileSync(path.join(dir, 'src/main.tsx'), 'utf8')).toBe('render()');
+    expect(readFileSync(path.join(env.workspaceDir, 'src/main.tsx'), 'utf8')).toBe('render()');
+    // the server's copy of the workspace holds it too, and the workflow records the template
+    expect(await env.server.alice.file(env.workflowId, 'package.json')).toBe('{"name":"app"}');
+    expect((await env.server.alice.workflow(env.workflowId)).template).toBe('react-vite');
   });
 
   it('reports an unknown template as an error the agent can read', async () => {
     const { result } = await env.call(useTemplate, { name: 'nope' }, null);
     expect(result).toEqual({
-      output: 'use_template failed: POST /svc/api/workflows/wf-tools/template: no template nope',
+      output: `use_template failed: POST /svc/api/workflows/${env.workflowId}/template: no template named "nope"`,
       isError: true,
     });
-    expect(existsSync(path.join(env.harness.workspaceRoot, TOOL_WORKFLOW, 'nope'))).toBe(false);
+    expect(existsSync(path.join(env.workspaceDir, 'nope'))).toBe(false);
   });
 });
 

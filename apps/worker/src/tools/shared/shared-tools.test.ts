@@ -1,4 +1,6 @@
-import { startToolEnv, type ToolEnv } from '../../../test/support/tool-env';
+import type { KbSearchResult, Worker } from '@svc/protocol';
+import { eventually, TestWorker } from '@svc/test-kit';
+import { SERVER_SETUP_MS, startToolEnv, type ToolEnv } from '../../../test/support/tool-env';
 import { askUser } from './ask-user';
 import { kbRead } from './kb-read';
 import { kbSearch } from './kb-search';
@@ -7,22 +9,33 @@ import { listWorkers } from './list-workers';
 let env: ToolEnv;
 beforeAll(async () => {
   env = await startToolEnv();
-});
-afterAll(() => env.close());
+}, SERVER_SETUP_MS);
+afterAll(() => env?.close());
+
+const KB = [
+  '# Deploy\n\n## Ports\nUse port 8080 for the web server.\n\n## Hosts\nDeploy to the staging host first.',
+  '# Style\n\n## Indentation\nUse tabs.\n\n## Naming\nCamel case for variables.',
+  '# Testing\n\n## Units\nEvery module has a unit test.\n\n## Speed\nTests wait for events.',
+].join('\n\n');
 
 describe('kb_search', () => {
   it('asks the server for the top 5 sections and labels each with its article', async () => {
-    env.harness.rest.kbResults = [
-      { article_id: 'a', article_title: 'Deploy', text: '## Ports\nUse 8080.', score: 0.9 },
-      { article_id: 'b', article_title: 'Style', text: 'Tabs.', score: 0.5 },
-    ];
-    const { result } = await env.call(kbSearch, { query: 'which port' });
-    expect(result).toEqual({ output: '1. [Deploy]\n## Ports\nUse 8080.\n\n2. [Style]\nTabs.', isError: false });
-    expect(env.harness.rest.requests).toContain('GET /svc/api/kb/search?q=which%20port&k=5');
+    await env.setKb(KB);
+    const { result } = await env.call(kbSearch, { query: 'which port does the web server use' });
+    // The same five sections, in the same order, as the server's own search answers.
+    const top = await env.server.alice.json<KbSearchResult[]>(
+      `/kb/search?q=${encodeURIComponent('which port does the web server use')}&k=5`,
+    );
+    expect(top).toHaveLength(5);
+    expect(result).toEqual({
+      output: top.map((r, i) => `${i + 1}. [${r.article_title}]\n${r.text}`).join('\n\n'),
+      isError: false,
+    });
+    expect(result.output).toMatch(/^1\. \[Deploy\]\n## Ports\nUse port 8080 for the web server\./);
   });
 
   it('says so when nothing matches and rejects an empty query', async () => {
-    env.harness.rest.kbResults = [];
+    await env.setKb('');
     expect((await env.call(kbSearch, { query: 'nothing' })).result.output).toBe(
       'No knowledge-base sections match "nothing".',
     );
@@ -35,40 +48,38 @@ describe('kb_search', () => {
 
 describe('kb_read', () => {
   it('returns the whole knowledge base text', async () => {
-    env.harness.rest.kbText = '# A\n\nalpha\n\n# B\n\nbeta';
+    await env.setKb('# A\n\nalpha\n\n# B\n\nbeta');
     expect((await env.call(kbRead, {})).result).toEqual({ output: '# A\n\nalpha\n\n# B\n\nbeta', isError: false });
-    env.harness.rest.kbText = '';
+    await env.setKb('');
     expect((await env.call(kbRead, {})).result.output).toBe('The knowledge base is empty.');
   });
 });
 
 describe('list_workers', () => {
   it('lists workers with status, labels and load, marking this one', async () => {
-    env.harness.rest.workers = [
-      {
-        id: 'w-1',
-        name: 'test-worker',
-        labels: [],
-        capacity: 2,
-        active: 1,
-        status: 'online',
-        last_seen_at: null,
-        version: '0.1.0',
-      },
-      {
-        id: 'w-2',
-        name: 'gpu-box',
-        labels: ['gpu', 'linux'],
-        capacity: 4,
-        active: 0,
-        status: 'offline',
-        last_seen_at: null,
-        version: '0.1.0',
-      },
-    ];
-    expect((await env.call(listWorkers, {})).result.output).toBe(
-      '- test-worker (this worker): online, labels: none, running 1/2, version 0.1.0\n- gpu-box: offline, labels: gpu, linux, running 0/4, version 0.1.0',
-    );
+    // Another worker registered once and went away.
+    const gpu = await TestWorker.connect(env.server.api, env.server.token);
+    gpu.send({
+      type: 'register',
+      protocol_version: 1,
+      name: 'gpu-box',
+      labels: ['gpu', 'linux'],
+      capacity: 4,
+      version: '0.1.0',
+      hostname: 'gpu-host',
+    });
+    await gpu.inbox.next((m) => m.type === 'registered');
+    gpu.close();
+    await eventually(async () => {
+      const workers = await env.server.alice.json<Worker[]>('/workers');
+      return workers.find((w) => w.name === 'gpu-box')?.status === 'offline';
+    });
+
+    const lines = (await env.call(listWorkers, {})).result.output.split('\n');
+    expect(lines.sort()).toEqual([
+      '- gpu-box: offline, labels: gpu, linux, running 0/4, version 0.1.0',
+      `- ${env.harness.name} (this worker): online, labels: none, running 1/2, version 0.1.0`,
+    ]);
   });
 });
 
