@@ -131,7 +131,7 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     expect(await runner.dispatch(id, 'start')).toMatchObject({ last_seq: 1 });
   });
 
-  it('never hands one workflow to two suite.workers when many are queued and suite.workers arrive together', async () => {
+  it('never hands one workflow to two workers when many are queued and workers arrive together', async () => {
     const ids = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         createWorkflow(suite.server, suite.alice, suite.projectId, `parallel ${i}`).then((w) => w.id),

@@ -68,7 +68,7 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
   it('gives a restarted worker its workflow again as a resume when its first heartbeat says it no longer runs it', async () => {
     const before = await start('phoenix');
     const id = await midway(before);
-    // The worker process restarts under the same name before the suite.server noticed the old socket died.
+    // The worker process restarts under the same name before the server noticed the old socket died.
     const after = await start('phoenix');
     after.send({ type: 'heartbeat', active_workflows: [] });
     expect(await after.dispatch(id, 'resume')).toMatchObject({ snapshot: { current_step: 1 } });

@@ -6,7 +6,7 @@ import { workerSuite } from '../ws/clients';
 describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {
   const suite = workerSuite(provider);
 
-  /** A worker runs a workflow to its first step, sets a timer through REST with its suite.token, and pauses. */
+  /** A worker runs a workflow to its first step, sets a timer through REST with its token, and pauses. */
   async function paused(seconds: number, reason: string): Promise<{ worker: TestWorker; id: string; timerId: string }> {
     const worker = await TestWorker.start(suite.server, suite.token, `timer-${suite.workers.length}-${Date.now()}`);
     suite.workers.push(worker);
