@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '@svc/db';
+import type { UpdateMessage } from '@svc/protocol';
 import type { IngestListener } from '../ingest/update-ingest';
 import type { IngestLock } from '../ingest/ingest-lock';
 import { unfinishedWhere, type Steering, type WorkflowTransitions } from '../workflows';
@@ -8,6 +9,18 @@ import { claim, queuedPage, QUEUE_PAGE, takeBack, unclaim, type AssignmentCache,
 import type { WorkerRegistry } from './registry';
 import { activeCounts } from './worker-list';
 import type { WorkerSession } from './worker-session';
+
+/**
+ * Seqs a title job may use (its LLM call attempts, then the title): the worker that runs the workflow
+ * numbers its updates after them, so the two never collide.
+ */
+export const TITLE_SEQ_BLOCK = 16;
+
+interface TitleGrant {
+  workerId: string;
+  first: number;
+  last: number;
+}
 
 /** What the next hand-out of a workflow carries when it is not simply a resume. */
 interface Intent {
@@ -31,8 +44,8 @@ export interface LiveDispatcherDeps {
  */
 export class LiveDispatcher implements Steering, IngestListener {
   private readonly intents = new Map<string, Intent>();
-  /** Title generation sent to a worker that does not run the workflow: it may store that one seq. */
-  private readonly titleGrants = new Map<string, { workerId: string; seq: number }>();
+  /** Title generation sent to a worker that does not run the workflow: the seqs it may store. */
+  private readonly titleGrants = new Map<string, TitleGrant>();
   private running: Promise<void> | null = null;
   private again = false;
   private closed = false;
@@ -57,8 +70,12 @@ export class LiveDispatcher implements Steering, IngestListener {
     const target = pickWorker(this.deps.registry.connected(), new Map(), null);
     if (!target) return;
     const grant = this.titleGrants.get(workflowId);
-    const message = await buildDispatch(this.deps.db, workflow, 'generate_title', { reservedSeq: grant?.seq });
-    this.titleGrants.set(workflowId, { workerId: target.workerId, seq: message.last_seq + 1 });
+    const message = await buildDispatch(this.deps.db, workflow, 'generate_title', { reservedSeq: grant?.last });
+    this.titleGrants.set(workflowId, {
+      workerId: target.workerId,
+      first: message.last_seq + 1,
+      last: message.last_seq + TITLE_SEQ_BLOCK,
+    });
     target.send(message);
   }
 
@@ -93,9 +110,16 @@ export class LiveDispatcher implements Steering, IngestListener {
     this.kick();
   }
 
-  /** Who may store a `title` update for a workflow it does not run (see generateTitle). */
-  titleGrantHolder(workflowId: string): string | undefined {
-    return this.titleGrants.get(workflowId)?.workerId;
+  /** Whether a worker may store this update of a workflow it does not run: its title job's LLM calls and title. */
+  mayStoreForTitle(workflowId: string, workerId: string, update: Pick<UpdateMessage, 'kind' | 'seq'>): boolean {
+    const grant = this.titleGrants.get(workflowId);
+    return (
+      grant !== undefined &&
+      grant.workerId === workerId &&
+      (update.kind === 'title' || update.kind === 'llm_call') &&
+      update.seq >= grant.first &&
+      update.seq <= grant.last
+    );
   }
 
   /** The workflow stopped being this worker's (finished or paused): it no longer holds it. */
@@ -195,7 +219,7 @@ export class LiveDispatcher implements Steering, IngestListener {
       const intent = this.intents.get(workflow.id);
       const message = await buildDispatch(db, workflow, intent?.action ?? 'resume', {
         message: intent?.message,
-        reservedSeq: this.titleGrants.get(workflow.id)?.seq,
+        reservedSeq: this.titleGrants.get(workflow.id)?.last,
       });
       registry.hold(target.workerId, workflow.id);
       if (target.send(message)) {

@@ -15,7 +15,8 @@ export type IngestOutcome = { kind: 'stored' } | { kind: 'duplicate' } | { kind:
 
 /** What the ingest tells the dispatcher after a commit. */
 export interface IngestListener {
-  titleGrantHolder(workflowId: string): string | undefined;
+  /** a worker's title job may store its LLM calls and title for a workflow it does not run */
+  mayStoreForTitle(workflowId: string, workerId: string, update: Pick<UpdateMessage, 'kind' | 'seq'>): boolean;
   released(workerId: string, workflowId: string, finished: boolean): void;
   titleStored(workflowId: string): void;
 }
@@ -105,8 +106,7 @@ export class UpdateIngest {
     const ids = [...new Set(batch.map((p) => p.update.workflow_id))];
     const mayWrite = (item: Pending, row: IngestWorkflow | undefined) =>
       row !== undefined &&
-      (row.assigned_worker_id === item.workerId ||
-        (item.update.kind === 'title' && listener.titleGrantHolder(row.id) === item.workerId));
+      (row.assigned_worker_id === item.workerId || listener.mayStoreForTitle(row.id, item.workerId, item.update));
     const byId = await this.workflows.load(ids);
     // A cached row that says no is checked against the database before anything is refused.
     const doubtful = new Set(

@@ -1,6 +1,7 @@
 import { eventually, snapshot, type Message } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
 import { body, createWorkflow } from '../resources/fixtures';
+import { TITLE_SEQ_BLOCK } from '../../src/dispatch/dispatcher';
 import { workerSuite } from '../ws/clients';
 
 describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
@@ -129,6 +130,32 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     // The worker that later runs it continues after the title's seq.
     const runner = await start('runner');
     expect(await runner.dispatch(id, 'start')).toMatchObject({ last_seq: 1 });
+  });
+
+  it("stores a title job's LLM call and title, and a runner dispatched meanwhile numbers after them", async () => {
+    const busy = await start('titler', 1);
+    const first = (await createWorkflow(suite.server, suite.alice, suite.projectId, 'keeps titler busy')).id;
+    await busy.dispatch(first, 'start');
+    const id = (await createWorkflow(suite.server, suite.alice, suite.projectId, 'name me too')).id;
+    const titleJob = await busy.dispatch(id, 'generate_title');
+    // Another worker picks the workflow up before the title job reports.
+    const runner = await start('early-runner');
+    const started = await runner.dispatch(id, 'start');
+    expect(started.last_seq).toBe(titleJob.last_seq + TITLE_SEQ_BLOCK);
+    const call = {
+      kind: 'llm_call',
+      data: { phase: 'title', model: 'm', prompt_tokens: 12, completion_tokens: 3, latency_ms: 40, step_index: null },
+    } as const;
+    expect(await busy.store(id, titleJob.last_seq + 1, call)).toMatchObject({ type: 'ack' });
+    expect(await busy.store(id, titleJob.last_seq + 2, { kind: 'title', data: { title: 'Named' } })).toMatchObject({
+      type: 'ack',
+    });
+    // Once its title is stored, the title job may store nothing more.
+    expect(await busy.store(id, titleJob.last_seq + 3, call)).toMatchObject({ type: 'error' });
+    expect(await runner.store(id, started.last_seq + 1, call)).toMatchObject({ type: 'ack' });
+    const calls = await body(await suite.server.request(`/svc/api/workflows/${id}/llm-calls`, { as: suite.alice }));
+    expect(calls.items.map((c: Message) => c.phase)).toEqual(['title', 'title']);
+    expect((await workflow(undefined, id)).title).toBe('Named');
   });
 
   it('never hands one workflow to two workers when many are queued and workers arrive together', async () => {
