@@ -217,9 +217,47 @@ describe.each(TEST_PROVIDERS)('WorkerLink against the real server on %s', (provi
   });
 });
 
-describe("WorkerLink and the server's protocol-version refusal", () => {
+describe('WorkerLink against a bare socket server (answers the real server does not give on cue)', () => {
   // The real server closes with 4400 only for a `register` of another protocol version, which this
-  // link never sends; a bare socket server gives the close code, so the link's reaction can be seen.
+  // link never sends, and its heartbeat interval is a setting: a bare socket server shows the reaction.
+  it('reports what it runs in a heartbeat right after registering, not one interval later', async () => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => wss.once('listening', resolve));
+    const heartbeat = new Promise<unknown>((resolve) =>
+      wss.on('connection', (socket) => {
+        socket.once('message', () =>
+          socket.send(
+            JSON.stringify({ type: 'registered', worker_id: 'w1', protocol_version: 1, heartbeat_seconds: 3600 }),
+          ),
+        );
+        socket.on('message', (data) => {
+          const message = JSON.parse(data.toString()) as { type: string };
+          if (message.type === 'heartbeat') resolve(message);
+        });
+      }),
+    );
+    const { port } = wss.address() as AddressInfo;
+    const link = new WorkerLink({
+      serverUrl: `http://127.0.0.1:${port}`,
+      token: 't',
+      registration: { name: 'w-beat', labels: [], capacity: 1, version: '0.1.0', hostname: 'h' },
+      uplink: new Uplink(),
+      handlers: {
+        dispatch: () => undefined,
+        serveExec: () => new Promise<never>(() => undefined),
+        activeWorkflows: () => ['wf-running'],
+      },
+      onFatal: () => undefined,
+    });
+    try {
+      link.start();
+      expect(await heartbeat).toEqual({ type: 'heartbeat', active_workflows: ['wf-running'] });
+    } finally {
+      link.stop();
+      await new Promise((resolve) => wss.close(resolve));
+    }
+  });
+
   it('stops for good when the server closes with 4400 (unsupported protocol version)', async () => {
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise((resolve) => wss.once('listening', resolve));

@@ -177,6 +177,8 @@ export class WorkerLink {
     clearInterval(this.heartbeatTimer);
     this.awaitingPong = false;
     this.heartbeatTimer = setInterval(() => this.heartbeat(), heartbeatSeconds * 1000);
+    // What it runs, at once: the server holds back steering of its workflows until it knows.
+    this.send({ type: 'heartbeat', active_workflows: this.options.handlers.activeWorkflows() });
   }
 
   private serveExec(message: ExecMessage): void {
