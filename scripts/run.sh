@@ -7,6 +7,7 @@ source scripts/lib/bootstrap.sh
 ensure_node
 ensure_pnpm
 install_dependencies
+ensure_bubblewrap
 log "building"
 pnpm turbo run build --output-logs=errors-only
 export AUTH_PROVIDER="${AUTH_PROVIDER:-dev}" DATA_DIR="${DATA_DIR:-$PWD/data}" WEB_DIST_DIR="${WEB_DIST_DIR:-$PWD/apps/web/dist}"

@@ -9,6 +9,7 @@ ensure_pnpm
 install_dependencies
 ensure_postgres
 ensure_chromium
+ensure_bubblewrap
 rm -rf apps/*/.test-results packages/*/.test-results
 status=0
 log "checking formatting (prettier)"

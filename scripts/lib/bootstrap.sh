@@ -50,3 +50,11 @@ ensure_chromium() {
   log "installing Chromium (Debian package)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 }
+
+# bubblewrap: the worker's command sandbox (sandbox: bwrap, the default), used by the worker tests and
+# by a worker started from this checkout.
+ensure_bubblewrap() {
+  if [ -x /usr/bin/bwrap ]; then return; fi
+  log "installing bubblewrap (Debian package)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+}

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from './config';
 import { readWorkerEnv, type WorkerEnv } from './env';
 import { JobTokenError } from './executor/job-token';
+import { Sandbox, SandboxError } from './executor/sandbox';
 import { DEFAULT_PROMPTS_DIR, loadPrompts, PromptsError } from './prompts';
 import { errorMessage } from './util/logger';
 import { startWorker, WORKER_VERSION } from './worker';
@@ -17,21 +18,27 @@ const USAGE = `Usage: svc-worker --config <worker.yaml>
 
 Registers with the svc server and runs agent workflows.
   -c, --config <file>   worker config (YAML); default: $SVC_WORKER_CONFIG
+      --check           check the config, the prompts and the command sandbox, then exit
   -h, --help            show this help
   -v, --version         show the version`;
 
 export type CliArgs =
-  | { kind: 'run'; configPath: string | undefined }
+  | { kind: 'run'; configPath: string | undefined; check: boolean }
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'error'; message: string };
 
 export function parseArgs(argv: readonly string[]): CliArgs {
   let configPath: string | undefined;
+  let check = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '-h' || arg === '--help') return { kind: 'help' };
     if (arg === '-v' || arg === '--version') return { kind: 'version' };
+    if (arg === '--check') {
+      check = true;
+      continue;
+    }
     if (arg === '-c' || arg === '--config') {
       const value = argv[++i];
       if (!value) return { kind: 'error', message: `${arg} needs a file path` };
@@ -42,7 +49,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       return { kind: 'error', message: `unknown argument: ${arg}` };
     }
   }
-  return { kind: 'run', configPath };
+  return { kind: 'run', configPath, check };
 }
 
 export interface CliIo {
@@ -65,7 +72,15 @@ export async function main(argv: readonly string[], env: WorkerEnv, io: CliIo): 
   let worker;
   try {
     const config = loadConfig(configPath, { env: env.vars, hostname: os.hostname() });
-    const prompts = loadPrompts(config.promptsDir ?? DEFAULT_PROMPTS_DIR);
+    const promptsDir = config.promptsDir ?? DEFAULT_PROMPTS_DIR;
+    const prompts = loadPrompts(promptsDir);
+    if (args.check) {
+      const sandbox = new Sandbox(config.sandbox);
+      await sandbox.check();
+      for (const warning of sandbox.warnings()) io.stderr(`svc-worker: warning: ${warning}\n`);
+      io.stdout(`config ok: ${configPath}\nprompts: ${promptsDir}\nsandbox: ${config.sandbox.mode}\n`);
+      return EXIT_OK;
+    }
     const logger = pino({ name: 'svc-worker', base: { worker: config.name } });
     let fatal: ((message: string) => void) | undefined;
     const fatalError = new Promise<string>((resolve) => (fatal = resolve));
@@ -94,7 +109,7 @@ export async function main(argv: readonly string[], env: WorkerEnv, io: CliIo): 
       io.stderr(`svc-worker: invalid config ${configPath}:\n${err.problems.map((p) => `  ${p}`).join('\n')}\n`);
       return EXIT_CONFIG;
     }
-    if (err instanceof PromptsError || err instanceof JobTokenError) {
+    if (err instanceof PromptsError || err instanceof JobTokenError || err instanceof SandboxError) {
       io.stderr(`svc-worker: ${err.message}\n`);
       return EXIT_CONFIG;
     }

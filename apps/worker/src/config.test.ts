@@ -110,6 +110,33 @@ describe('worker config', () => {
     expect(config.promptsDir).toBe('/opt/prompts');
   });
 
+  it('sandboxes commands with bubblewrap by default and hides the config file and the signing key', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'svc-config-'));
+    const file = path.join(dir, 'worker.yaml');
+    writeFileSync(
+      file,
+      `${minimal}jwt_private_key: jwt.pem\nsandbox_hidden_paths: [secrets]\ncommand_env: [NPM_CONFIG_REGISTRY]\n`,
+    );
+    const config = loadConfig(file, { env: {}, hostname: 'h' });
+    expect(config.sandbox).toEqual({
+      mode: 'bwrap',
+      network: true,
+      bwrapPath: '/usr/bin/bwrap',
+      readOnlyPaths: [],
+      hiddenPaths: [file, path.join(dir, 'jwt.pem'), path.join(dir, 'secrets')],
+    });
+    expect(config.commandEnvNames).toEqual(['NPM_CONFIG_REGISTRY']);
+  });
+
+  it('takes sandbox: none and sandbox_network: false only as written, and nothing else', () => {
+    const config = parseConfigText(`${minimal}sandbox: none\nsandbox_network: false\n`, ctx);
+    expect(config.sandbox).toMatchObject({ mode: 'none', network: false });
+    expect(problemsOf(`${minimal}sandbox: off\ncommand_env: ["A B"]\n`)).toEqual([
+      'sandbox: must be "bwrap" or "none"',
+      'command_env[0]: must be an environment variable name',
+    ]);
+  });
+
   it('explains a missing file', () => {
     expect(() => loadConfig('/nonexistent/worker.yaml', { env: {}, hostname: 'h' })).toThrow(
       'cannot read config file /nonexistent/worker.yaml: ENOENT',

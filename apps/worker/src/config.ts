@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
+import { DEFAULT_BWRAP_PATH, type SandboxSettings } from './executor/sandbox';
 
 /** A config problem; `message` lists every bad key as `key.path: problem`, one per line. */
 export class ConfigError extends Error {
@@ -48,6 +49,14 @@ const fileSchema = z
     tool_output_max_bytes: z.number().int().min(256).default(16384),
     command_timeout_seconds: z.number().positive().default(600),
     max_turns_per_step: z.number().int().min(1).default(40),
+    sandbox: z.enum(['bwrap', 'none'], { error: 'must be "bwrap" or "none"' }).default('bwrap'),
+    sandbox_network: z.boolean().default(true),
+    sandbox_bwrap_path: nonEmpty.default(DEFAULT_BWRAP_PATH),
+    sandbox_read_only_paths: z.array(nonEmpty).default([]),
+    sandbox_hidden_paths: z.array(nonEmpty).default([]),
+    command_env: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
+      .default([]),
   })
   .strict();
 
@@ -89,6 +98,10 @@ export interface WorkerConfig {
   maxTurnsPerStep: number;
   /** Environment variable names that hold secrets; kept out of the commands the agent runs. */
   secretEnvNames: string[];
+  /** Variables of the worker's environment passed to commands besides the always-allowed ones. */
+  commandEnvNames: string[];
+  /** Where commands run; the config file and the signing key are among the hidden paths. */
+  sandbox: SandboxSettings;
 }
 
 export interface ConfigContext {
@@ -98,6 +111,8 @@ export interface ConfigContext {
   hostname: string;
   /** Relative paths in the file are resolved against this directory (the config file's). */
   baseDir: string;
+  /** The config file itself (hidden from sandboxed commands). */
+  configFile?: string;
 }
 
 function formatPath(segments: readonly PropertyKey[]): string {
@@ -175,6 +190,18 @@ export function resolveConfig(raw: unknown, ctx: ConfigContext): WorkerConfig {
     commandTimeoutSeconds: file.command_timeout_seconds,
     maxTurnsPerStep: file.max_turns_per_step,
     secretEnvNames: [file.token_env, file.llm.api_key_env].filter((n): n is string => !!n),
+    commandEnvNames: file.command_env,
+    sandbox: {
+      mode: file.sandbox,
+      network: file.sandbox_network,
+      bwrapPath: abs(file.sandbox_bwrap_path),
+      readOnlyPaths: file.sandbox_read_only_paths.map(abs),
+      hiddenPaths: [
+        ...(ctx.configFile ? [path.resolve(ctx.configFile)] : []),
+        ...(file.jwt_private_key ? [abs(file.jwt_private_key)] : []),
+        ...file.sandbox_hidden_paths.map(abs),
+      ],
+    },
   };
 }
 
@@ -203,5 +230,5 @@ export function loadConfig(file: string, ctx: Omit<ConfigContext, 'baseDir'>): W
       `cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     );
   }
-  return parseConfigText(text, { ...ctx, baseDir: path.dirname(path.resolve(file)) });
+  return parseConfigText(text, { ...ctx, baseDir: path.dirname(path.resolve(file)), configFile: path.resolve(file) });
 }

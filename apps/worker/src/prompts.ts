@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const PROMPT_NAMES = ['planning', 'execution', 'report', 'title', 'revise'] as const;
@@ -12,8 +12,14 @@ export class PromptsError extends Error {
   }
 }
 
-/** The repository's prompts/ directory; the same relative position from src/ and from dist/. */
-export const DEFAULT_PROMPTS_DIR = path.resolve(__dirname, '../../../prompts');
+/**
+ * `prompts/` next to the running code when it is there (the packaged worker: a single-file bundle
+ * with its prompts beside it), else the repository's prompts/ (the same relative position from src/
+ * and from dist/).
+ */
+export const DEFAULT_PROMPTS_DIR =
+  [path.join(__dirname, 'prompts')].find((dir) => existsSync(path.join(dir, 'planning.md'))) ??
+  path.resolve(__dirname, '../../../prompts');
 
 /**
  * Reads every prompt file `<dir>/<name>.md`. Each must start with its marker line

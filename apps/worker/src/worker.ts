@@ -3,6 +3,7 @@ import { ServerApi } from './api/server-api';
 import type { WorkerConfig } from './config';
 import { Executor } from './executor/executor';
 import { LocalJobTokenSigner, ServerJobTokens, type JobTokenSource } from './executor/job-token';
+import { Sandbox } from './executor/sandbox';
 import type { LinkError } from './link/server-link';
 import { Uplink } from './link/uplink';
 import { WorkerLink } from './link/worker-link';
@@ -42,6 +43,10 @@ export interface RunningWorker {
 /** Builds the worker from its config and connects it to the server. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const { config, logger } = options;
+  // Commands never run unsandboxed by accident: a sandbox that does not work here stops the start.
+  const sandbox = new Sandbox(config.sandbox);
+  await sandbox.check();
+  for (const warning of sandbox.warnings()) logger.warn({ sandbox: config.sandbox.mode }, warning);
   const api = new ServerApi({ serverUrl: config.serverUrl, token: config.token });
   const jobTokens: JobTokenSource = config.jwtPrivateKey
     ? await LocalJobTokenSigner.fromPemFile(config.jwtPrivateKey, {
@@ -52,6 +57,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const executor = new Executor({
     baseEnv: options.baseEnv,
     secretEnvNames: config.secretEnvNames,
+    passEnvNames: config.commandEnvNames,
+    sandbox,
     serverUrl: config.serverUrl,
     workspaceRoot: config.workspaceRoot,
     jobTokens,

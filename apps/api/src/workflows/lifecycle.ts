@@ -36,12 +36,15 @@ export class WorkflowLifecycle {
     const { db, templates } = this.deps;
     if (body.template !== undefined && !(await templates.list()).some((t) => t.name === body.template))
       throw invalidInput(`body.template: no template named ${JSON.stringify(body.template)}`);
-    if (
-      body.worker_id !== undefined &&
-      !(await db.worker.findUnique({ where: { id: body.worker_id }, select: { id: true } }))
-    ) {
-      throw invalidInput('body.worker_id: no worker with that id');
-    }
+    // A worker is chosen by id or by name; the workflow keeps its id.
+    const requested =
+      body.worker_id === undefined
+        ? undefined
+        : await db.worker.findFirst({
+            where: { OR: [{ id: body.worker_id }, { name: body.worker_id }] },
+            select: { id: true },
+          });
+    if (requested === null) throw invalidInput('body.worker_id: no worker with that id or name');
     const workflow = await db.workflow.create({
       data: {
         project_id: project.id,
@@ -49,7 +52,7 @@ export class WorkflowLifecycle {
         requirement: body.requirement,
         title: placeholderTitle(body.requirement),
         status: 'pending',
-        requested_worker_id: body.worker_id ?? null,
+        requested_worker_id: requested?.id ?? null,
         template: body.template ?? null,
       },
     });

@@ -128,7 +128,7 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
     await expect(server.deps.db.workflow.count()).resolves.toBe(before);
   });
 
-  it('accepts a registered worker choice and refuses an unknown one', async () => {
+  it('accepts a registered worker choice by id or name and refuses an unknown one', async () => {
     const worker = await server.deps.db.worker.create({ data: { name: 'gpu-1', labels: [] } });
     const chosen = await server.request(`/svc/api/projects/${project.id}/workflows`, {
       method: 'POST',
@@ -136,6 +136,14 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
       json: { requirement: 'x', worker_id: worker.id },
     });
     expect((await body(chosen)).worker_id).toBe(worker.id);
+    // The name works too (docs/decisions.md: "id or name"); the workflow keeps the worker's id.
+    const byName = await server.request(`/svc/api/projects/${project.id}/workflows`, {
+      method: 'POST',
+      as: ann,
+      json: { requirement: 'x', worker_id: 'gpu-1' },
+    });
+    expect(byName.status).toBe(201);
+    expect((await body(byName)).worker_id).toBe(worker.id);
     const unknown = await server.request(`/svc/api/projects/${project.id}/workflows`, {
       method: 'POST',
       as: ann,

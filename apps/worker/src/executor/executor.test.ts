@@ -1,36 +1,18 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { calculateJwkThumbprint, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
+import { eventually } from '@svc/test-kit';
+import { hostPidsOf, isAlive, uniqueSleep } from '../../test/sandbox/procs';
 import { describeCommandResult, Executor } from './executor';
 import { LocalJobTokenSigner } from './job-token';
+import { DEFAULT_BWRAP_PATH, Sandbox, type SandboxMode } from './sandbox';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 
-/** Running (a zombie waiting for a reaper counts as dead). */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Polls `probe` until it returns something truthy; the limit only stops a hang. */
-async function until<T>(probe: () => T, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function makeExecutor(overrides: { captureMaxBytes?: number } = {}) {
+async function makeExecutor(overrides: { captureMaxBytes?: number; mode?: SandboxMode } = {}) {
   const workspaceRoot = mkdtempSync(path.join(tmpdir(), 'svc-exec-'));
   const signer = await LocalJobTokenSigner.fromPem(pem, { issuer: 'svc', audience: 'svc' });
   const executor = new Executor({
@@ -41,14 +23,21 @@ async function makeExecutor(overrides: { captureMaxBytes?: number } = {}) {
     jobTokens: signer,
     defaultTimeoutSeconds: 30,
     killGraceMs: 300,
-    ...overrides,
+    captureMaxBytes: overrides.captureMaxBytes,
+    sandbox: new Sandbox({
+      mode: overrides.mode ?? 'bwrap',
+      network: true,
+      bwrapPath: DEFAULT_BWRAP_PATH,
+      hiddenPaths: [],
+      readOnlyPaths: [],
+    }),
   });
   return { executor, workspaceRoot, signer };
 }
 
-describe('Executor', () => {
+describe.each(['bwrap', 'none'] as const)('Executor (sandbox: %s)', (mode) => {
   it('runs in the workflow workspace with the SVC_* variables and without secrets', async () => {
-    const { executor, workspaceRoot } = await makeExecutor();
+    const { executor, workspaceRoot } = await makeExecutor({ mode });
     const result = await executor.run({
       workflowId: 'wf1',
       projectId: 'p1',
@@ -62,7 +51,7 @@ describe('Executor', () => {
   });
 
   it('injects an ES256 job token with the thumbprint kid and the job claims', async () => {
-    const { executor, workspaceRoot } = await makeExecutor();
+    const { executor, workspaceRoot } = await makeExecutor({ mode });
     await executor.run({ workflowId: 'wf2', projectId: 'p9', command: 'printf %s "$SVC_JWT" > jwt.txt' });
     const jwt = readFileSync(path.join(workspaceRoot, 'wf2', 'jwt.txt'), 'utf8');
     const { payload } = await jwtVerify(jwt, publicKey, { issuer: 'svc', audience: 'svc', algorithms: ['ES256'] });
@@ -74,55 +63,59 @@ describe('Executor', () => {
   });
 
   it('reports a non-zero exit code as an error with stderr captured', async () => {
-    const { executor } = await makeExecutor();
+    const { executor } = await makeExecutor({ mode });
     const result = await executor.run({ workflowId: 'wf3', command: 'echo oops >&2; exit 3' });
     expect(result.exitCode).toBe(3);
     expect(describeCommandResult(result, 30)).toEqual({ text: '[exit code 3]\noops\n', isError: true });
   });
 
   it('kills the command when it runs past its time-out', async () => {
-    const { executor } = await makeExecutor();
+    const { executor } = await makeExecutor({ mode });
     const result = await executor.run({ workflowId: 'wf4', command: 'echo begin; sleep 30', timeoutSeconds: 0.3 });
-    // Killed by the time-out's SIGTERM, not ended by itself.
-    expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGTERM' });
+    // Killed by the time-out's SIGTERM, not ended by itself (the `none` supervisor reports it as 128 + 15).
+    expect(result).toMatchObject(
+      mode === 'bwrap'
+        ? { timedOut: true, exitCode: null, signal: 'SIGTERM' }
+        : { timedOut: true, exitCode: 143, signal: null },
+    );
     expect(describeCommandResult(result, 0.3).text).toMatch(
       /^\[timed out after 0.3s \(process group killed\)\]\nbegin/,
     );
   });
 
   it('kills the whole process group on cancel, including background children', async () => {
-    const { executor, workspaceRoot } = await makeExecutor();
+    const { executor } = await makeExecutor({ mode });
     const controller = new AbortController();
-    const running = executor.run({
-      workflowId: 'wf5',
-      command: 'sleep 60 & echo $! > child.pid; wait',
-      signal: controller.signal,
-    });
-    const pidFile = path.join(workspaceRoot, 'wf5', 'child.pid');
-    const childPid = await until(
-      () => (existsSync(pidFile) ? Number.parseInt(readFileSync(pidFile, 'utf8'), 10) || 0 : 0),
-      'the background child to start',
+    const seconds = uniqueSleep(60);
+    const running = executor.run({ workflowId: 'wf5', command: `sleep ${seconds} & wait`, signal: controller.signal });
+    // Inside the sandbox the child has a pid of its own namespace: find it from the host.
+    const [childPid] = await eventually(
+      () => hostPidsOf(['sleep', seconds]).length === 1 && hostPidsOf(['sleep', seconds]),
+      {
+        what: 'the background child to start',
+      },
     );
-    expect(isAlive(childPid)).toBe(true);
     controller.abort();
     const result = await running;
     expect(result.cancelled).toBe(true);
-    await until(() => !isAlive(childPid), `background child ${childPid} to end`);
+    await eventually(() => !isAlive(childPid!), { what: `background child ${childPid} to end` });
   });
 
-  it('escalates to SIGKILL when the command ignores SIGTERM', async () => {
-    const { executor } = await makeExecutor();
+  it('ends a command that ignores SIGTERM (bwrap: with its pid namespace; none: SIGKILL after the grace)', async () => {
+    const { executor } = await makeExecutor({ mode });
+    const seconds = uniqueSleep(30);
     const result = await executor.run({
       workflowId: 'wf7',
-      command: 'trap "" TERM; sleep 30 & wait; sleep 30',
+      command: `trap "" TERM; sleep ${seconds} & wait; sleep 30`,
       timeoutSeconds: 0.2,
     });
     expect(result.timedOut).toBe(true);
-    expect(result.signal).toBe('SIGKILL');
+    expect(result.signal).toBe(mode === 'bwrap' ? 'SIGTERM' : 'SIGKILL');
+    await eventually(() => hostPidsOf(['sleep', seconds]).length === 0, { what: 'the sleep to end' });
   });
 
   it('caps captured output, keeping the head and the tail', async () => {
-    const { executor } = await makeExecutor({ captureMaxBytes: 1000 });
+    const { executor } = await makeExecutor({ captureMaxBytes: 1000, mode });
     const result = await executor.run({
       workflowId: 'wf6',
       command: 'echo START; head -c 100000 /dev/zero | tr "\\0" x; echo; echo END',
@@ -136,7 +129,7 @@ describe('Executor', () => {
   });
 
   it('refuses a workflow id that is not a plain directory name', async () => {
-    const { executor } = await makeExecutor();
+    const { executor } = await makeExecutor({ mode });
     await expect(executor.run({ workflowId: '../escape', command: 'true' })).rejects.toThrow(
       'cannot be used as a directory name',
     );

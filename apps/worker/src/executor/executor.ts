@@ -2,15 +2,42 @@ import { mkdir } from 'node:fs/promises';
 import { workflowDir } from '../workspace/paths';
 import type { JobTokenSource } from './job-token';
 import { runCommand, type CommandResult } from './run-command';
+import { DEFAULT_BWRAP_PATH, Sandbox } from './sandbox';
 
 /** Bytes of output the executor keeps per command before the context budget cuts it further. */
 export const CAPTURE_MAX_BYTES = 1024 * 1024;
 
+/**
+ * Variables of the worker's environment that reach a command (besides `passEnvNames` and the SVC_*
+ * variables the executor sets): the search path, locale, time zone and proxies. Nothing else: the
+ * worker's environment holds its token and LLM key.
+ */
+export const COMMAND_ENV_ALLOWED = [
+  'PATH',
+  'HOME',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TERM',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'all_proxy',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'ALL_PROXY',
+];
+
 export interface ExecutorOptions {
-  /** Environment the worker runs in; the base of every command's environment. */
+  /** Environment the worker runs in; the allowed variables of it are passed on. */
   baseEnv: Readonly<Record<string, string | undefined>>;
-  /** Variables never passed on (the worker token, the LLM key). */
+  /** Variables never passed on (the worker token, the LLM key), even when named in `passEnvNames`. */
   secretEnvNames: readonly string[];
+  /** Further variables of `baseEnv` passed on (config `command_env`). */
+  passEnvNames?: readonly string[];
+  /** Where commands run; default: bubblewrap with the default settings. */
+  sandbox?: Sandbox;
   serverUrl: string;
   workspaceRoot: string;
   jobTokens: JobTokenSource;
@@ -31,16 +58,29 @@ export interface ExecRequest {
 
 /** Runs agent commands in the workflow's workspace with the SVC_* environment. */
 export class Executor {
-  constructor(private readonly options: ExecutorOptions) {}
+  private readonly sandbox: Sandbox;
+
+  constructor(private readonly options: ExecutorOptions) {
+    this.sandbox =
+      options.sandbox ??
+      new Sandbox({ mode: 'bwrap', network: true, bwrapPath: DEFAULT_BWRAP_PATH, hiddenPaths: [], readOnlyPaths: [] });
+  }
 
   async run(request: ExecRequest): Promise<CommandResult> {
     const cwd = workflowDir(this.options.workspaceRoot, request.workflowId);
     await mkdir(cwd, { recursive: true });
     const job = await this.options.jobTokens.tokenFor({ workflowId: request.workflowId, projectId: request.projectId });
-    return runCommand({
+    const sandboxed = this.sandbox.wrap({
       command: request.command,
       cwd,
       env: this.environment(request.workflowId, job.projectId ?? '', job.token),
+      workspaceRoot: this.options.workspaceRoot,
+    });
+    return runCommand({
+      command: request.command,
+      argv: [sandboxed.file, ...sandboxed.args],
+      cwd,
+      env: sandboxed.env,
       timeoutMs: (request.timeoutSeconds ?? this.options.defaultTimeoutSeconds) * 1000,
       maxOutputBytes: request.maxOutputBytes ?? this.options.captureMaxBytes ?? CAPTURE_MAX_BYTES,
       killGraceMs: this.options.killGraceMs,
@@ -51,8 +91,10 @@ export class Executor {
   private environment(workflowId: string, projectId: string, jwt: string): Record<string, string> {
     const env: Record<string, string> = {};
     const secrets = new Set(this.options.secretEnvNames);
+    const allowed = new Set([...COMMAND_ENV_ALLOWED, ...(this.options.passEnvNames ?? [])]);
     for (const [name, value] of Object.entries(this.options.baseEnv)) {
-      if (value !== undefined && !secrets.has(name) && !name.startsWith('SVC_')) env[name] = value;
+      const passed = allowed.has(name) || name.startsWith('LC_');
+      if (value !== undefined && passed && !secrets.has(name) && !name.startsWith('SVC_')) env[name] = value;
     }
     env.SVC_JWT = jwt;
     env.SVC_URL = this.options.serverUrl;

@@ -3,6 +3,8 @@ import { HeadTailBuffer } from './output-buffer';
 
 export interface CommandSpec {
   command: string;
+  /** What is spawned (e.g. the sandbox wrapping `bash -c <command>`); default `bash -c <command>`. */
+  argv?: readonly [string, ...string[]];
   cwd: string;
   /** The complete environment of the command (nothing is inherited implicitly). */
   env: Readonly<Record<string, string>>;
@@ -41,8 +43,10 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /**
- * Runs `bash -c <command>` as the leader of its own process group, so a time-out or a cancel can
- * stop everything it started (SIGTERM to the group, SIGKILL after a grace period).
+ * Runs `bash -c <command>` (or `argv`, the sandbox around it) as the leader of its own process group,
+ * so a time-out or a cancel can stop everything it started (SIGTERM to the group, SIGKILL after a
+ * grace period). In a bubblewrap sandbox the group holds bwrap and everything inside: the end of
+ * bwrap's pid namespace ends every process in it.
  */
 export function runCommand(spec: CommandSpec): Promise<CommandResult> {
   const started = Date.now();
@@ -66,7 +70,8 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
       });
       return;
     }
-    const child = spawn('bash', ['-c', spec.command], {
+    const [file, ...args] = spec.argv ?? ['bash', '-c', spec.command];
+    const child = spawn(file, args, {
       cwd: spec.cwd,
       env: spec.env,
       detached: true,

@@ -1,10 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { plan, scriptedAgent } from '../support/agent-script';
-import { killGroup, processExists } from '../support/e2e-process';
 import { requestKind } from '../support/e2e-requests';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
 import { eventually, type ManagedProcess } from '@svc/test-kit';
+import { hostPidsOf, uniqueSleep } from '../sandbox/procs';
 
 /** How the worker process says its run of a workflow ended (its log line), once it has. */
 function runEnd(worker: ManagedProcess, workflowId: string): string | undefined {
@@ -18,12 +16,12 @@ function runEnd(worker: ManagedProcess, workflowId: string): string | undefined 
 
 describe('cancelling a workflow while a command runs', () => {
   let stack: Stack;
-  let pidFile = '';
-  let group: number | undefined;
+  // The command runs in the worker's sandbox (its own pid namespace): the test finds it on the host
+  // by its unique argument.
+  const seconds = uniqueSleep(300);
+  const command = () => `sleep ${seconds}`;
 
   beforeAll(async () => {
-    // The pid file lives in the stack's scratch directory, known once the stack runs.
-    const command = () => `echo $$ > '${pidFile}'; sleep 300`;
     stack = await startStack({
       handler: (request) =>
         scriptedAgent({
@@ -31,10 +29,8 @@ describe('cancelling a workflow while a command runs', () => {
           steps: { 1: [{ name: 'execute_on_worker', arguments: { command: command(), timeout_seconds: 600 } }] },
         })(request),
     });
-    pidFile = path.join(stack.dir, 'sleep.pid');
   }, E2E_TIMEOUT_MS);
   afterAll(async () => {
-    if (group) killGroup(group);
     await stack?.close();
   });
 
@@ -43,22 +39,20 @@ describe('cancelling a workflow while a command runs', () => {
     async () => {
       const { alice } = stack;
       const { id } = await alice.createWorkflow(stack.projectId, 'Sleep for five minutes.');
-      await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', {
+      const pid = await eventually(() => hostPidsOf(['sleep', seconds])[0] ?? false, {
         what: 'the sleep command to start',
         detail: stack.diagnostics,
       });
-      group = Number(readFileSync(pidFile, 'utf8'));
-      expect(processExists(-group)).toBe(true);
 
       const cancelled = await alice.json<{ status: string }>(`/workflows/${id}/cancel`, { json: {} });
       expect(cancelled.status).toBe('cancelled');
       const started = Date.now();
       // The command would run for 300 s: the test's time limit only stops a hang.
-      await eventually(() => !processExists(-group!), {
-        what: `process group ${group} to end`,
+      await eventually(() => hostPidsOf(['sleep', seconds]).length === 0, {
+        what: `command ${pid} to end`,
         intervalMs: 25,
       });
-      console.log(`cancel: command process group gone ${Date.now() - started} ms after POST /cancel`);
+      console.log(`cancel: command gone ${Date.now() - started} ms after POST /cancel`);
 
       await eventually(
         async () =>

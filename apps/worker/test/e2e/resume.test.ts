@@ -1,17 +1,15 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { ScriptedHandler } from '@svc/scripted-llm';
 import { advance, phaseOf, plan, scriptedAgent } from '../support/agent-script';
-import { killGroup } from '../support/e2e-process';
 import { requestKind, requestsSince } from '../support/e2e-requests';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
 import { eventually } from '@svc/test-kit';
+import { hostPidsOf, uniqueSleep } from '../sandbox/procs';
 
 describe('a worker killed mid-step', () => {
   let stack: Stack;
-  let pidFile = '';
   let interrupted = false;
-  let orphan: number | undefined;
+  // Found on the host by its unique argument (the command has a pid of its sandbox's namespace).
+  const seconds = uniqueSleep(120);
 
   const agent = scriptedAgent({
     planning: [plan('Write the first file', 'Build slowly', 'Use the first file')],
@@ -24,17 +22,15 @@ describe('a worker killed mid-step', () => {
   const handler: ScriptedHandler = (request) => {
     if (phaseOf(request) !== 'execution' || request.stepNumber !== 2) return agent(request);
     if (request.turn > 0) return { tool_calls: [{ name: 'advance_step', arguments: { summary: 'built' } }] };
-    const command = interrupted ? 'echo resumed' : `echo $$ > '${pidFile}'; sleep 120`;
+    const command = interrupted ? 'echo resumed' : `sleep ${seconds}`;
     interrupted = true;
     return { tool_calls: [{ name: 'execute_on_worker', arguments: { command } }] };
   };
 
   beforeAll(async () => {
     stack = await startStack({ handler });
-    pidFile = path.join(stack.dir, 'step2.pid');
   }, E2E_TIMEOUT_MS);
   afterAll(async () => {
-    if (orphan) killGroup(orphan);
     await stack?.close();
   });
 
@@ -43,17 +39,18 @@ describe('a worker killed mid-step', () => {
     async () => {
       const { alice } = stack;
       const { id } = await alice.createWorkflow(stack.projectId, 'Three steps; the second is slow.');
-      await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', {
+      await eventually(() => hostPidsOf(['sleep', seconds]).length > 0, {
         what: 'step 2 to start its command',
         detail: stack.diagnostics,
       });
-      orphan = Number(readFileSync(pidFile, 'utf8'));
       expect((await alice.plan(id)).map((s) => s.status)).toEqual(['done', 'running', 'pending']);
 
       const [first] = stack.workers;
       await first!.stop('SIGKILL');
-      // The killed worker's command group lives on (it leads its own group); end it like an operator would.
-      killGroup(orphan);
+      // The command dies with its worker (bwrap --die-with-parent), before another worker resumes the step.
+      await eventually(() => hostPidsOf(['sleep', seconds]).length === 0, {
+        what: 'the command to die with its worker',
+      });
       await stack.waitForStatus(id, 'pending');
       const killedAt = stack.llm.requests.length;
       const stepOneRuns = stack.llm.requests.filter((r) => requestKind(r).step === 1).length;
