@@ -11,12 +11,12 @@ export const LlmCallLogSchema = z.object({
   completion_tokens: z.int().min(0).nullable(),
   latency_ms: z.int().min(0),
   step_index: StepIndexSchema,
-  /** 1 for the first try of a request, 2.. for its retries */
-  attempt: z.int().min(1),
+  /** 1 for the first try of a request, 2.. for its retries (defaults: `llm_call` events stored before these fields) */
+  attempt: z.int().min(1).default(1),
   /** why this attempt failed; null when it succeeded */
-  error: z.string().nullable(),
+  error: z.string().nullable().default(null),
   /** the reply's `finish_reason` (`length`: cut off at the token limit); null when there was no reply */
-  finish_reason: z.string().nullable(),
+  finish_reason: z.string().nullable().default(null),
   created_at: TimestampSchema,
 });
 export type LlmCallLog = z.infer<typeof LlmCallLogSchema>;
