@@ -131,15 +131,18 @@ export async function handleChat(
     const { error } = chosen.response;
     if (error !== undefined) {
       const errorBody = openAiError(error.status, error.message, { type: error.type, code: error.code });
-      const headers: Record<string, string> =
-        error.retry_after_ms === undefined ? {} : { 'retry-after-ms': String(error.retry_after_ms) };
+      const headers: Record<string, string> = {
+        ...(error.retry_after_ms === undefined ? {} : { 'retry-after-ms': String(error.retry_after_ms) }),
+        ...(error.retry_after === undefined ? {} : { 'retry-after': String(error.retry_after) }),
+      };
       sendJson(response, error.status, errorBody, headers);
       return { ...outcome, status: error.status, response: errorBody };
     }
 
     const number = context.nextCompletionNumber();
     const reply = renderReply(chosen.response, chosen.values, `call_${number}`);
-    const usage = computeUsage(body, reply.content, reply.toolCalls);
+    // `usage: false` leaves it out of the reply (and the record says null, as the client saw it).
+    const usage = chosen.response.usage === false ? null : computeUsage(body, reply.content, reply.toolCalls);
     const meta = { id: `chatcmpl-scripted-${number}`, created: Math.floor(Date.now() / 1000), model: body.model };
     const completion = buildCompletion(meta, reply, usage);
     if (outcome.stream)

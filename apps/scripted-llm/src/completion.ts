@@ -54,7 +54,7 @@ function wireToolCall(call: RenderedToolCall) {
 }
 
 /** A `chat.completion` object as OpenAI returns it. */
-export function buildCompletion(meta: CompletionMeta, reply: RenderedReply, usage: Usage) {
+export function buildCompletion(meta: CompletionMeta, reply: RenderedReply, usage: Usage | null) {
   const message = {
     role: 'assistant' as const,
     content: reply.content,
@@ -67,7 +67,7 @@ export function buildCompletion(meta: CompletionMeta, reply: RenderedReply, usag
     created: meta.created,
     model: meta.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: reply.finishReason }],
-    usage,
+    ...(usage === null ? {} : { usage }),
     system_fingerprint: 'scripted-llm',
   };
 }
@@ -88,9 +88,14 @@ const ARGUMENTS_PIECE = 24;
 /**
  * The `chat.completion.chunk` objects of a streamed reply: a role chunk, content deltas, each tool
  * call as a head delta (id, type, name) followed by argument deltas, a finish chunk, and a usage
- * chunk with no choices when `includeUsage` is set.
+ * chunk with no choices when `includeUsage` is set (and the reply has usage).
  */
-export function buildChunks(meta: CompletionMeta, reply: RenderedReply, usage: Usage, includeUsage: boolean): object[] {
+export function buildChunks(
+  meta: CompletionMeta,
+  reply: RenderedReply,
+  usage: Usage | null,
+  includeUsage: boolean,
+): object[] {
   const chunk = (delta: object, finishReason: string | null = null) => ({
     id: meta.id,
     object: 'chat.completion.chunk',
@@ -110,7 +115,7 @@ export function buildChunks(meta: CompletionMeta, reply: RenderedReply, usage: U
     }
   });
   chunks.push(chunk({}, reply.finishReason));
-  if (includeUsage) {
+  if (includeUsage && usage !== null) {
     chunks.push({
       id: meta.id,
       object: 'chat.completion.chunk',

@@ -33,6 +33,8 @@ const errorSpecSchema = z
     code: z.string().min(1).optional(),
     /** Sent as the `retry-after-ms` header, which the openai client honours between retries. */
     retry_after_ms: z.number().int().nonnegative().optional(),
+    /** Sent as the `retry-after` header: whole seconds, as most providers send it. */
+    retry_after: z.number().int().nonnegative().optional(),
   })
   .strict();
 
@@ -40,16 +42,21 @@ const replyFields = {
   content: z.string().nullable().optional(),
   tool_calls: z.array(toolCallSchema).min(1).optional(),
   finish_reason: z.enum(['stop', 'length', 'tool_calls', 'content_filter']).optional(),
+  /** `false`: the reply carries no `usage` (some compatible servers omit it). Default true. */
+  usage: z.boolean().optional(),
   error: errorSpecSchema.optional(),
   delay_ms: z.number().int().nonnegative().max(600_000).optional(),
 };
 
-type ReplyShape = { content?: string | null; tool_calls?: unknown[]; error?: unknown };
+type ReplyShape = { content?: string | null; tool_calls?: unknown[]; error?: unknown; usage?: boolean };
 
 function checkReplyShape(reply: ReplyShape, ctx: z.RefinementCtx): void {
   const hasAnswer = reply.content !== undefined || reply.tool_calls !== undefined;
   if (reply.error !== undefined && hasAnswer) {
     ctx.addIssue({ code: 'custom', message: 'a response with `error` cannot also have `content` or `tool_calls`' });
+  }
+  if (reply.error !== undefined && reply.usage !== undefined) {
+    ctx.addIssue({ code: 'custom', message: 'a response with `error` has no `usage` to leave out' });
   }
   if (reply.error === undefined && !hasAnswer) {
     ctx.addIssue({ code: 'custom', message: 'a response needs `content` and/or `tool_calls`, or an `error`' });

@@ -64,6 +64,70 @@ describe('fault injection and error answers', () => {
     expect(server.requests.map((record) => record.status)).toEqual([503, 503, 200]);
   });
 
+  it('sends retry-after in whole seconds, as most providers do', async () => {
+    const server = await startServer({
+      script: { rules: [{ responses: [{ error: { status: 429, message: 'Rate limit reached', retry_after: 7 } }] }] },
+    });
+    const response = await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: JSON.stringify({ model: 'm', messages }),
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('7');
+    expect(response.headers.get('retry-after-ms')).toBeNull();
+  });
+
+  it('answers the awkward replies of real endpoints: cut off, empty, without usage', async () => {
+    const server = await startServer({
+      script: {
+        rules: [
+          {
+            responses: [
+              { content: 'The report begins and then', finish_reason: 'length' },
+              { content: null },
+              { content: '' },
+              { content: 'no usage here', usage: false },
+            ],
+          },
+        ],
+      },
+    });
+    const client = clientFor(server);
+    const cut = await client.chat.completions.create({ model: 'm', messages });
+    expect(cut.choices[0]).toMatchObject({
+      finish_reason: 'length',
+      message: { content: 'The report begins and then' },
+    });
+    const empty = await client.chat.completions.create({ model: 'm', messages });
+    expect(empty.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: null } });
+    expect(empty.choices[0]!.message.tool_calls).toBeUndefined();
+    const blank = await client.chat.completions.create({ model: 'm', messages });
+    expect(blank.choices[0]!.message.content).toBe('');
+    const noUsage = await client.chat.completions.create({ model: 'm', messages });
+    expect(noUsage.choices[0]!.message.content).toBe('no usage here');
+    expect(noUsage).not.toHaveProperty('usage');
+    expect(server.requests.map((record) => record.usage === null)).toEqual([false, false, false, true]);
+    const streamed = await startServer({
+      script: { rules: [{ responses: [{ content: 'streamed', usage: false }] }] },
+    });
+    const chunks = [];
+    const stream = await clientFor(streamed).chat.completions.create({
+      model: 'm',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.some((chunk) => chunk.usage)).toBe(false);
+  });
+
+  it('refuses `usage` on an error response', async () => {
+    await expect(
+      startServer({ script: { rules: [{ responses: [{ error: { status: 400, message: 'bad' }, usage: false }] }] } }),
+    ).rejects.toThrow(/usage/);
+  });
+
   it('delays a response by delay_ms', async () => {
     const server = await startServer({ script: { rules: [{ delay_ms: 150, responses: [{ content: 'slow' }] }] } });
     const started = Date.now();

@@ -25,11 +25,23 @@ const llmSchema = z
     api_key_env: nonEmpty.optional(),
     model: nonEmpty,
     temperature: z.number().min(0).max(2).optional(),
+    max_completion_tokens: z.number().int().positive().optional(),
     max_tokens: z.number().int().positive().optional(),
     timeout_seconds: z.number().positive().default(120),
     max_retries: z.number().int().min(0).max(20).default(4),
+    max_retry_after_seconds: z.number().min(0).default(120),
+    max_continuations: z.number().int().min(0).max(20).default(2),
   })
-  .strict();
+  .strict()
+  .superRefine((llm, ctx) => {
+    if (llm.max_completion_tokens !== undefined && llm.max_tokens !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['max_tokens'],
+        message: 'give either llm.max_completion_tokens or llm.max_tokens, not both',
+      });
+    }
+  });
 
 const fileSchema = z
   .object({
@@ -70,10 +82,18 @@ export interface LlmConfig {
   baseUrl: string;
   apiKey: string;
   model: string;
+  /** Sent only when set: reasoning models refuse any `temperature`. */
   temperature: number | undefined;
+  /** Completion limit sent as `max_completion_tokens` (OpenAI's current name). */
+  maxCompletionTokens: number | undefined;
+  /** Completion limit sent as `max_tokens` (the older name some compatible servers still want). */
   maxTokens: number | undefined;
   timeoutSeconds: number;
   maxRetries: number;
+  /** Longest `retry-after` honoured; a longer one fails the call. */
+  maxRetryAfterSeconds: number;
+  /** Follow-up requests for a reply cut off at the token limit. */
+  maxContinuations: number;
 }
 
 export interface WorkerConfig {
@@ -182,9 +202,12 @@ export function resolveConfig(raw: unknown, ctx: ConfigContext): WorkerConfig {
       apiKey,
       model: file.llm.model,
       temperature: file.llm.temperature,
+      maxCompletionTokens: file.llm.max_completion_tokens,
       maxTokens: file.llm.max_tokens,
       timeoutSeconds: file.llm.timeout_seconds,
       maxRetries: file.llm.max_retries,
+      maxRetryAfterSeconds: file.llm.max_retry_after_seconds,
+      maxContinuations: file.llm.max_continuations,
     },
     toolOutputMaxBytes: file.tool_output_max_bytes,
     commandTimeoutSeconds: file.command_timeout_seconds,

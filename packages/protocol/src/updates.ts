@@ -34,13 +34,24 @@ export const LogEntryUpdateDataSchema = z.object({
 });
 export type LogEntryUpdateData = z.infer<typeof LogEntryUpdateDataSchema>;
 
+/**
+ * One attempt of an LLM request, failed ones included. Token counts are null when the endpoint
+ * reported no usage (unknown, not zero). `attempt`, `error` and `finish_reason` are absent from older
+ * workers' updates, which only logged successful calls: the server stores them as attempt 1, no error.
+ */
 export const LlmCallUpdateDataSchema = z.object({
   phase: LlmCallPhaseSchema,
   model: z.string(),
-  prompt_tokens: z.int().min(0),
-  completion_tokens: z.int().min(0),
+  prompt_tokens: z.int().min(0).nullable(),
+  completion_tokens: z.int().min(0).nullable(),
   latency_ms: z.int().min(0),
   step_index: StepIndexSchema,
+  /** 1 for the first try of a request, 2.. for its retries; absent means 1 */
+  attempt: z.int().min(1).optional(),
+  /** why the attempt failed (HTTP status and message, empty or cut-off reply); null or absent when it succeeded */
+  error: z.string().nullable().optional(),
+  /** the reply's `finish_reason`; null or absent when there was no reply */
+  finish_reason: z.string().nullable().optional(),
 });
 export type LlmCallUpdateData = z.infer<typeof LlmCallUpdateDataSchema>;
 

@@ -34,6 +34,9 @@ const serverMessages: BrowserServerMessage[] = [
       completion_tokens: 2,
       latency_ms: 3,
       step_index: 1,
+      attempt: 1,
+      error: null,
+      finish_reason: 'stop',
       created_at: env.ts,
     },
   },
@@ -100,6 +103,28 @@ describe('browser client messages', () => {
 describe('browser server messages', () => {
   it.each(serverMessages.map((m) => [m.type, m]))('accepts and round-trips %s', (_name, message) => {
     expect(parseJsonMessage(BrowserServerMessageSchema, JSON.stringify(message))).toEqual({ ok: true, value: message });
+  });
+
+  it('reads an llm_call event stored before attempts were logged as a successful first attempt', () => {
+    const old = {
+      ...env,
+      type: 'llm_call',
+      data: {
+        id: 'c0',
+        phase: 'planning',
+        model: 'm',
+        prompt_tokens: 1,
+        completion_tokens: 2,
+        latency_ms: 3,
+        step_index: null,
+        created_at: env.ts,
+      },
+    };
+    const parsed = parseJsonMessage(BrowserServerMessageSchema, JSON.stringify(old));
+    expect(parsed).toEqual({
+      ok: true,
+      value: { ...old, data: { ...old.data, attempt: 1, error: null, finish_reason: null } },
+    });
   });
 
   it('keeps events and control messages apart', () => {

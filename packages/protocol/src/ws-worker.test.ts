@@ -48,7 +48,32 @@ const workerMessages: WorkerToServerMessage[] = [
   {
     ...update,
     kind: 'llm_call',
-    data: { phase: 'planning', model: 'm', prompt_tokens: 10, completion_tokens: 5, latency_ms: 120, step_index: null },
+    data: {
+      phase: 'planning',
+      model: 'm',
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      latency_ms: 120,
+      step_index: null,
+      attempt: 1,
+      error: null,
+      finish_reason: 'tool_calls',
+    },
+  },
+  {
+    ...update,
+    kind: 'llm_call',
+    data: {
+      phase: 'executing',
+      model: 'm',
+      prompt_tokens: null,
+      completion_tokens: null,
+      latency_ms: 7,
+      step_index: 2,
+      attempt: 2,
+      error: 'HTTP 429: 429 Rate limit reached',
+      finish_reason: null,
+    },
   },
   { ...update, kind: 'status', data: { status: 'waiting_user', question: 'Which port?' } },
   { ...update, kind: 'status', data: { status: 'failed', error: 'LLM unreachable' } },
@@ -118,6 +143,21 @@ describe('worker -> server messages', () => {
     },
   );
 
+  it('accepts an llm_call of an older worker (numbers, no attempt, error or finish_reason)', () => {
+    const data = {
+      phase: 'planning',
+      model: 'm',
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      latency_ms: 1,
+      step_index: null,
+    };
+    expect(parseWith(WorkerToServerMessageSchema, { ...update, kind: 'llm_call', data })).toEqual({
+      ok: true,
+      value: { ...update, kind: 'llm_call', data },
+    });
+  });
+
   it.each([
     ['unknown type', { type: 'hello' }, 'type'],
     ['unknown update kind', { ...update, kind: 'progress', data: {} }, 'kind'],
@@ -154,6 +194,23 @@ describe('worker -> server messages', () => {
         data: { phase: 'executing', model: 'm', prompt_tokens: -1, completion_tokens: 0, latency_ms: 0, step_index: 0 },
       },
       'data.prompt_tokens',
+    ],
+    [
+      'attempt 0',
+      {
+        ...update,
+        kind: 'llm_call',
+        data: {
+          phase: 'executing',
+          model: 'm',
+          prompt_tokens: 1,
+          completion_tokens: 1,
+          latency_ms: 0,
+          step_index: 0,
+          attempt: 0,
+        },
+      },
+      'data.attempt',
     ],
     ['unknown workflow status', { ...update, kind: 'status', data: { status: 'waiting_approval' } }, 'data.status'],
     [

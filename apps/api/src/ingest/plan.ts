@@ -136,7 +136,17 @@ export function planUpdate(
       break;
     }
     case 'llm_call': {
-      const row = { id: randomUUID(), ...base, ...update.data, created_at: now };
+      // Older workers send neither attempt nor error: they only logged successful calls.
+      const { attempt, error, finish_reason, ...call } = update.data;
+      const row = {
+        id: randomUUID(),
+        ...base,
+        ...call,
+        attempt: attempt ?? 1,
+        error: error ?? null,
+        finish_reason: finish_reason ?? null,
+        created_at: now,
+      };
       rows.llmCalls.push(row);
       derived.push({ type: 'llm_call', data: presentLlmCall(row) });
       break;

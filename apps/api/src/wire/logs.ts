@@ -11,6 +11,9 @@ export function presentLlmCall(call: CallRow): LlmCallLog {
     completion_tokens: call.completion_tokens,
     latency_ms: call.latency_ms,
     step_index: call.step_index,
+    attempt: call.attempt,
+    error: call.error,
+    finish_reason: call.finish_reason,
     created_at: call.created_at.toISOString(),
   };
 }

@@ -114,6 +114,78 @@ describe.each(TEST_PROVIDERS)('worker updates on %s', (provider) => {
     worker.close();
   });
 
+  it('stores every LLM attempt: unknown usage as null, failed attempts with their error, older workers as attempt 1', async () => {
+    const { worker, workflowId: id } = await started('llm-attempts');
+    const { db } = server.deps;
+    const call = { phase: 'executing', model: 'm', latency_ms: 9, step_index: 1 } as const;
+    await worker.store(id, 1, {
+      kind: 'llm_call',
+      data: {
+        ...call,
+        prompt_tokens: null,
+        completion_tokens: null,
+        attempt: 1,
+        error: 'HTTP 429: 429 Rate limit reached',
+        finish_reason: null,
+      },
+    });
+    await worker.store(id, 2, {
+      kind: 'llm_call',
+      data: { ...call, prompt_tokens: null, completion_tokens: null, attempt: 2, error: null, finish_reason: 'stop' },
+    });
+    // An older worker: numbers, and none of the new fields.
+    await worker.store(id, 3, { kind: 'llm_call', data: { ...call, prompt_tokens: 12, completion_tokens: 3 } });
+
+    const rows = await db.llmCallLog.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } });
+    expect(rows.map((r) => [r.seq, r.prompt_tokens, r.completion_tokens, r.attempt, r.error, r.finish_reason])).toEqual(
+      [
+        [1, null, null, 1, 'HTTP 429: 429 Rate limit reached', null],
+        [2, null, null, 2, null, 'stop'],
+        [3, 12, 3, 1, null, null],
+      ],
+    );
+    const events = await db.event.findMany({ where: { workflow_id: id, type: 'llm_call' }, orderBy: { seq: 'asc' } });
+    expect(events.map((e) => e.data)).toEqual([
+      expect.objectContaining({
+        prompt_tokens: null,
+        completion_tokens: null,
+        attempt: 1,
+        error: 'HTTP 429: 429 Rate limit reached',
+      }),
+      expect.objectContaining({ prompt_tokens: null, attempt: 2, error: null, finish_reason: 'stop' }),
+      expect.objectContaining({
+        prompt_tokens: 12,
+        completion_tokens: 3,
+        attempt: 1,
+        error: null,
+        finish_reason: null,
+      }),
+    ]);
+
+    const page = await server.request(`/svc/api/workflows/${id}/llm-calls`, { as: alice });
+    expect(page.status).toBe(200);
+    const { items, totals } = (await page.json()) as { items: object[]; totals: object };
+    expect(items).toEqual([
+      expect.objectContaining({
+        prompt_tokens: null,
+        completion_tokens: null,
+        attempt: 1,
+        error: expect.stringContaining('429'),
+      }),
+      expect.objectContaining({ prompt_tokens: null, completion_tokens: null, attempt: 2, error: null }),
+      expect.objectContaining({ prompt_tokens: 12, completion_tokens: 3, attempt: 1, error: null }),
+    ]);
+    expect(totals).toEqual({
+      calls: 3,
+      prompt_tokens: 12,
+      completion_tokens: 3,
+      latency_ms: 27,
+      unknown_usage_calls: 2,
+      failed_calls: 1,
+    });
+    worker.close();
+  });
+
   it('stores duplicate and out-of-order updates once and acks every copy', async () => {
     const { worker, workflowId: id } = await started('dups');
     const { db } = server.deps;

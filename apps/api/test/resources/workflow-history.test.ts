@@ -95,13 +95,61 @@ describe.each(TEST_PROVIDERS)('workflow history on %s', (provider) => {
       }),
     ]);
     expect(page.items[0]).not.toHaveProperty('workflow_id');
-    expect(page.totals).toEqual({ calls: 3, prompt_tokens: 600, completion_tokens: 60, latency_ms: 6 });
+    expect(page.totals).toEqual({
+      calls: 3,
+      prompt_tokens: 600,
+      completion_tokens: 60,
+      latency_ms: 6,
+      unknown_usage_calls: 0,
+      failed_calls: 0,
+    });
     expect(page.next_cursor).toEqual(expect.any(String));
     const empty = await body(await get(`/workflows/${(await createWorkflow(server, ann, project.id)).id}/llm-calls`));
     expect(empty).toEqual({
       items: [],
       next_cursor: null,
-      totals: { calls: 0, prompt_tokens: 0, completion_tokens: 0, latency_ms: 0 },
+      totals: {
+        calls: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        latency_ms: 0,
+        unknown_usage_calls: 0,
+        failed_calls: 0,
+      },
+    });
+  });
+
+  it('llm-calls: unknown usage is null, not 0, and the totals count known values and say how many are unknown', async () => {
+    const workflow = await createWorkflow(server, ann, project.id);
+    const call = { workflow_id: workflow.id, phase: 'executing', model: 'm', latency_ms: 10, step_index: 0 };
+    await server.deps.db.llmCallLog.createMany({
+      data: [
+        { ...call, seq: 1, prompt_tokens: null, completion_tokens: null, error: 'HTTP 503: 503 busy' },
+        { ...call, seq: 2, prompt_tokens: null, completion_tokens: null, attempt: 2, finish_reason: 'stop' },
+        { ...call, seq: 3, prompt_tokens: 40, completion_tokens: 4, finish_reason: 'tool_calls' },
+      ],
+    });
+    const page = await body(await get(`/workflows/${workflow.id}/llm-calls`));
+    expect(
+      page.items.map((c: Record<string, unknown>) => [
+        c.prompt_tokens,
+        c.completion_tokens,
+        c.attempt,
+        c.error,
+        c.finish_reason,
+      ]),
+    ).toEqual([
+      [null, null, 1, 'HTTP 503: 503 busy', null],
+      [null, null, 2, null, 'stop'],
+      [40, 4, 1, null, 'tool_calls'],
+    ]);
+    expect(page.totals).toEqual({
+      calls: 3,
+      prompt_tokens: 40,
+      completion_tokens: 4,
+      latency_ms: 30,
+      unknown_usage_calls: 2,
+      failed_calls: 1,
     });
   });
 

@@ -142,10 +142,34 @@ describeInChromium('workflow page in Chromium against the real server', () => {
         step_index: 1,
       },
     });
+    // A failed attempt whose endpoint sent no usage: unknown, not 0, and its error shown.
+    await store({
+      kind: 'llm_call',
+      data: {
+        phase: 'executing',
+        model: 'scripted-llm',
+        prompt_tokens: null,
+        completion_tokens: null,
+        latency_ms: 50,
+        step_index: 1,
+        attempt: 2,
+        error: 'HTTP 503: 503 overloaded',
+        finish_reason: null,
+      },
+    });
     await page.getByRole('tab', { name: 'LLM calls' }).click();
     await expectText(page.locator('[data-total="prompt_tokens"]'), '2,000');
     await expectText(page.locator('[data-total="completion_tokens"]'), '400');
-    expect(await page.locator('.table.numbers tbody tr').count()).toBe(2);
+    await expectText(
+      page.locator('[data-total="notes"]'),
+      '1 failed; usage unknown for 1 (token sums count the known ones)',
+    );
+    const rows = page.locator('.table.numbers tbody tr');
+    expect(await rows.count()).toBe(3);
+    const failed = rows.filter({ hasText: 'HTTP 503' });
+    expect(await failed.locator('td').nth(4).innerText()).toBe('—');
+    expect(await failed.locator('td').nth(5).innerText()).toBe('—');
+    expect(await failed.locator('td.llm-outcome').innerText()).toBe('attempt 2: failed: HTTP 503: 503 overloaded');
   });
 
   it('asks the user when the agent does and sends the answer to the worker', async () => {

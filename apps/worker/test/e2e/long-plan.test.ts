@@ -55,7 +55,7 @@ describe('a 40-step plan', () => {
     const opening: number[] = [];
     const largest: number[] = [];
     for (let step = 0; step < STEPS; step++) {
-      const calls = executing.filter((c) => c.step_index === step).map((c) => c.prompt_tokens);
+      const calls = executing.filter((c) => c.step_index === step).map((c) => c.prompt_tokens ?? NaN);
       opening.push(calls[0] ?? NaN);
       largest.push(Math.max(...calls));
     }

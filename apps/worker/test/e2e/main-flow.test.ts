@@ -98,18 +98,22 @@ describe.each(['sqlite', 'postgresql'] as const)('a workflow from requirement to
       const calls = await alice.llmCalls(created.id);
       const answered = stack.llm.requests.filter((r) => r.status === 200);
       expect(calls.items).toHaveLength(answered.length);
-      expect(calls.items.map((c) => c.prompt_tokens).sort((a, b) => a - b)).toEqual(
+      expect(calls.items.map((c) => c.prompt_tokens).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(
         answered.map((r) => r.usage?.prompt_tokens).sort((a, b) => (a ?? 0) - (b ?? 0)),
       );
       expect(new Set(calls.items.map((c) => c.phase))).toEqual(new Set(['title', 'planning', 'executing', 'report']));
       expect(
-        calls.items.every((c) => c.prompt_tokens > 0 && c.completion_tokens > 0 && c.model === 'scripted-e2e'),
+        calls.items.every(
+          (c) => (c.prompt_tokens ?? 0) > 0 && (c.completion_tokens ?? 0) > 0 && c.model === 'scripted-e2e',
+        ),
       ).toBe(true);
       expect(calls.totals).toEqual({
         calls: calls.items.length,
-        prompt_tokens: calls.items.reduce((sum, c) => sum + c.prompt_tokens, 0),
-        completion_tokens: calls.items.reduce((sum, c) => sum + c.completion_tokens, 0),
+        prompt_tokens: calls.items.reduce((sum, c) => sum + (c.prompt_tokens ?? 0), 0),
+        completion_tokens: calls.items.reduce((sum, c) => sum + (c.completion_tokens ?? 0), 0),
         latency_ms: calls.items.reduce((sum, c) => sum + c.latency_ms, 0),
+        unknown_usage_calls: 0,
+        failed_calls: 0,
       });
       expect(calls.items.filter((c) => c.phase === 'executing').map((c) => c.step_index)).toEqual([
         0, 0, 0, 1, 1, 1, 2, 2, 2,

@@ -6,20 +6,34 @@ export const LlmCallLogSchema = z.object({
   id: IdSchema,
   phase: LlmCallPhaseSchema,
   model: z.string(),
-  prompt_tokens: z.int().min(0),
-  completion_tokens: z.int().min(0),
+  /** null: the endpoint reported no usage (unknown, not zero) */
+  prompt_tokens: z.int().min(0).nullable(),
+  completion_tokens: z.int().min(0).nullable(),
   latency_ms: z.int().min(0),
   step_index: StepIndexSchema,
+  /** 1 for the first try of a request, 2.. for its retries (defaults: `llm_call` events stored before these fields) */
+  attempt: z.int().min(1).default(1),
+  /** why this attempt failed; null when it succeeded */
+  error: z.string().nullable().default(null),
+  /** the reply's `finish_reason` (`length`: cut off at the token limit); null when there was no reply */
+  finish_reason: z.string().nullable().default(null),
   created_at: TimestampSchema,
 });
 export type LlmCallLog = z.infer<typeof LlmCallLogSchema>;
 
-/** Sums over every call of the workflow, not just the page. */
+/**
+ * Sums over every call (attempt) of the workflow, not just the page. Token sums count known values
+ * only; `unknown_usage_calls` says how many calls had no usage, so a sum is a lower bound when it is > 0.
+ */
 export const LlmCallTotalsSchema = z.object({
   calls: z.int().min(0),
   prompt_tokens: z.int().min(0),
   completion_tokens: z.int().min(0),
   latency_ms: z.int().min(0),
+  /** calls whose prompt or completion token count is unknown */
+  unknown_usage_calls: z.int().min(0),
+  /** calls with an `error` */
+  failed_calls: z.int().min(0),
 });
 export type LlmCallTotals = z.infer<typeof LlmCallTotalsSchema>;
 

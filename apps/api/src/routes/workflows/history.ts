@@ -39,23 +39,28 @@ export function workflowHistoryRouter(deps: AppDeps): Router {
   router.get('/workflows/:id/llm-calls', requireAuth, async (req, res) => {
     const workflow = await load(req);
     const page = readPageQuery(req.query, SeqKeySchema);
-    const [rows, sums] = await Promise.all([
+    const where = { workflow_id: workflow.id };
+    const [rows, sums, unknownUsage] = await Promise.all([
       db.llmCallLog.findMany({
-        where: { workflow_id: workflow.id, ...afterSeq(page.after) },
+        where: { ...where, ...afterSeq(page.after) },
         orderBy: { seq: 'asc' },
         take: page.limit + 1,
       }),
+      // SUM skips nulls: the token sums count known values; unknown_usage_calls says how many are missing.
       db.llmCallLog.aggregate({
-        where: { workflow_id: workflow.id },
-        _count: { _all: true },
+        where,
+        _count: { _all: true, error: true },
         _sum: { prompt_tokens: true, completion_tokens: true, latency_ms: true },
       }),
+      db.llmCallLog.count({ where: { ...where, OR: [{ prompt_tokens: null }, { completion_tokens: null }] } }),
     ]);
     const totals = {
       calls: sums._count._all,
       prompt_tokens: sums._sum.prompt_tokens ?? 0,
       completion_tokens: sums._sum.completion_tokens ?? 0,
       latency_ms: sums._sum.latency_ms ?? 0,
+      unknown_usage_calls: unknownUsage,
+      failed_calls: sums._count.error,
     };
     res.json({ ...toPage(rows, page.limit, bySeq, presentLlmCall), totals });
   });

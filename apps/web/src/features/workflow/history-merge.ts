@@ -10,15 +10,27 @@ export function mergeLog(
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
+export const NO_TOTALS: LlmCallTotals = {
+  calls: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  latency_ms: 0,
+  unknown_usage_calls: 0,
+  failed_calls: 0,
+};
+
+/** The server's sums, computed here: token sums of known counts, and how many calls had none. */
 export function totalsOf(calls: readonly LlmCallLog[]): LlmCallTotals {
   return calls.reduce<LlmCallTotals>(
     (sum, c) => ({
       calls: sum.calls + 1,
-      prompt_tokens: sum.prompt_tokens + c.prompt_tokens,
-      completion_tokens: sum.completion_tokens + c.completion_tokens,
+      prompt_tokens: sum.prompt_tokens + (c.prompt_tokens ?? 0),
+      completion_tokens: sum.completion_tokens + (c.completion_tokens ?? 0),
       latency_ms: sum.latency_ms + c.latency_ms,
+      unknown_usage_calls: sum.unknown_usage_calls + (c.prompt_tokens === null || c.completion_tokens === null ? 1 : 0),
+      failed_calls: sum.failed_calls + (c.error === null ? 0 : 1),
     }),
-    { calls: 0, prompt_tokens: 0, completion_tokens: 0, latency_ms: 0 },
+    NO_TOTALS,
   );
 }
 

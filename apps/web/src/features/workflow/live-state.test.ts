@@ -52,6 +52,9 @@ describe('liveReducer', () => {
       completion_tokens: 2,
       latency_ms: 30,
       step_index: null,
+      attempt: 1,
+      error: null,
+      finish_reason: 'tool_calls',
       created_at: ts,
     };
     const state = fold(
