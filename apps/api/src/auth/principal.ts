@@ -16,6 +16,9 @@ export type Principal =
   | { kind: 'job'; projectId: string; workflowId: string; claims: TokenClaims };
 
 /** Administrators are matched by provider identity or verified e-mail, never by login (see AdminList). */
-export function isAdminUser(user: Pick<User, 'provider' | 'provider_subject' | 'email'>, adminUsers: AdminList): boolean {
+export function isAdminUser(
+  user: Pick<User, 'provider' | 'provider_subject' | 'email'>,
+  adminUsers: AdminList,
+): boolean {
   return adminUsers.has(user);
 }

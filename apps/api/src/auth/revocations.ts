@@ -32,6 +32,12 @@ export class RevocationCache {
     if (!known) for (const listener of this.listeners) listener(jti);
   }
 
+  /** Reads newer revocations now (after any read already under way, which may predate them). */
+  async refresh(): Promise<void> {
+    await this.syncing?.catch(() => undefined);
+    await this.sync();
+  }
+
   /** Tells `listener` about every revocation this cache learns of (made here, or read from the database). */
   onRevoked(listener: (jti: string) => void): () => void {
     this.listeners.add(listener);

@@ -126,6 +126,11 @@ export class TokenService {
     return this.revocations.isRevoked(jti);
   }
 
+  /** Learns the revocations other replicas made, now (their listeners fire). */
+  refreshRevocations(): Promise<void> {
+    return this.revocations.refresh();
+  }
+
   /** Calls `listener` with every token id revoked from now on (here at once; other replicas' on sync). */
   onRevoked(listener: (jti: string) => void): () => void {
     return this.revocations.onRevoked(listener);

@@ -65,7 +65,13 @@ export class BrowserHub {
     this.stopRevocations = deps.tokens.onRevoked((jti) => {
       for (const client of this.clients) if (client.principal.claims.jti === jti) this.revoked(client, 'token revoked');
     });
-    this.revalidator = setInterval(() => void this.revalidate(), this.options.revalidateIntervalMs);
+    this.revalidator = setInterval(
+      () =>
+        void this.revalidate().catch((err: unknown) =>
+          this.deps.logger.warn({ err }, 'browser socket re-validation failed'),
+        ),
+      this.options.revalidateIntervalMs,
+    );
     this.revalidator.unref();
   }
 
@@ -74,6 +80,8 @@ export class BrowserHub {
    * project left) and closes the ones no longer valid with 4401. Runs on a timer and on every inbound message.
    */
   async revalidate(): Promise<void> {
+    if (this.clients.size === 0) return;
+    await this.deps.tokens.refreshRevocations();
     await Promise.all([...this.clients].map((client) => this.stillValid(client)));
   }
 
