@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { addMember, body, createProject } from '../resources/fixtures';
+import { body, createProject } from '../resources/fixtures';
+import { join } from './membership';
 
 const YEAR = 31_536_000;
 
@@ -18,7 +19,7 @@ describe.each(TEST_PROVIDERS)('job and api tokens are checked against live state
   async function world(login: string) {
     const member = await server.login(login);
     const project = await createProject(server, owner);
-    await addMember(server, owner, project.id, login);
+    await join(server, owner, project.id, login);
     const workflow = await body<{ id: string }>(
       await server.request(`/svc/api/projects/${project.id}/workflows`, { as: member, json: { requirement: 'Build' } }),
     );

@@ -1,7 +1,8 @@
 import WebSocket from 'ws';
 import { openSocket } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { addMember, body, createProject, createWorkflow } from '../resources/fixtures';
+import { body, createProject, createWorkflow } from '../resources/fixtures';
+import { join } from './membership';
 import { openBrowser, SETUP_TIMEOUT_MS } from '../ws/clients';
 import { WS_CLOSE_SESSION_REVOKED } from '../../src/ws/browser-client';
 
@@ -82,7 +83,7 @@ describe.each(TEST_PROVIDERS)('browser sockets close when their credential is re
     const owner = await server.login('owen');
     const cookie = await server.login('nell');
     const project = await createProject(server, owner, 'Narrow');
-    await addMember(server, owner, project.id, 'nell');
+    await join(server, owner, project.id, 'nell');
     const token = (
       await body(
         await server.request('/svc/api/token', {
