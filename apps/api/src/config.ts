@@ -1,5 +1,6 @@
 import { resolve, join } from 'node:path';
 import { EnvSchema, type Env } from './env';
+import { AdminList, AdminListError } from './auth/admins';
 
 export interface OAuthProviderConfig {
   authorizeUrl: string;
@@ -23,7 +24,7 @@ export interface Config {
   webDistDir: string | null;
   webAppUrl: string;
   allowedOrigins: string[];
-  adminUsers: Set<string>;
+  adminUsers: AdminList;
   auth: { provider: Env['AUTH_PROVIDER']; oauth2: OAuthProviderConfig | null; sso: OAuthProviderConfig | null };
   jwt: { privateKeyPath: string | null; issuer: string; audience: string; sessionTtlSeconds: number };
   storage: { maxUploadBytes: number };
@@ -58,6 +59,15 @@ function oauthConfig(kind: string, values: (string | undefined)[], scopes: strin
   };
 }
 
+function adminList(value: string): AdminList {
+  try {
+    return AdminList.parse(value);
+  } catch (error) {
+    if (error instanceof AdminListError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 /** Turns the parsed environment into the server's config; throws ConfigError on inconsistent settings. */
 export function buildConfig(env: Env): Config {
   if (env.AUTH_PROVIDER === 'dev' && env.NODE_ENV === 'production') {
@@ -76,7 +86,7 @@ export function buildConfig(env: Env): Config {
     webDistDir: env.WEB_DIST_DIR ? resolve(env.WEB_DIST_DIR) : null,
     webAppUrl: env.WEB_APP_URL,
     allowedOrigins: list(env.ALLOWED_ORIGINS),
-    adminUsers: new Set(list(env.ADMIN_USERS).map((s) => s.toLowerCase())),
+    adminUsers: adminList(env.ADMIN_USERS),
     auth: {
       provider: env.AUTH_PROVIDER,
       oauth2:

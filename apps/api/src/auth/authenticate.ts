@@ -2,6 +2,8 @@ import type { RequestHandler } from 'express';
 import type { Db } from '@svc/db';
 import { DomainError } from '../domain/errors';
 import { isAdminUser, type Principal } from './principal';
+import type { AdminList } from './admins';
+import { unfinishedWhere } from '../workflows/status';
 import { TokenError, type TokenClaims, type TokenService } from './tokens';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -23,22 +25,27 @@ export function tokenFromRequest(headers: { authorization?: string; cookie?: str
 export async function principalFromClaims(
   claims: TokenClaims,
   db: Db,
-  adminUsers: Set<string>,
+  adminUsers: AdminList,
+  tokens: Pick<TokenService, 'isRevoked'>,
 ): Promise<Principal | null> {
   switch (claims.scope) {
     case 'worker':
       return { kind: 'worker', claims };
     case 'job':
       if (!claims.project_id || !claims.workflow_id) return null;
+      if (!(await jobStillActs(claims, db, adminUsers, tokens))) return null;
       return { kind: 'job', projectId: claims.project_id, workflowId: claims.workflow_id, claims };
     case 'session':
     case 'api': {
       const user = await db.user.findUnique({ where: { id: claims.sub } });
       if (!user) return null;
+      const isAdmin = isAdminUser(user, adminUsers);
+      // An api token narrowed to a project acts only while its user may still see that project.
+      if (claims.project_id && !isAdmin && !(await isLiveMember(db, claims.project_id, user.id))) return null;
       return {
         kind: 'user',
         user,
-        isAdmin: isAdminUser(user, adminUsers),
+        isAdmin,
         scope: claims.scope,
         projectId: claims.project_id ?? null,
         claims,
@@ -47,15 +54,48 @@ export async function principalFromClaims(
   }
 }
 
+async function isLiveMember(db: Db, projectId: string, userId: string): Promise<boolean> {
+  const member = await db.projectMember.findFirst({
+    where: { project_id: projectId, user_id: userId, project: { deleted_at: null } },
+    select: { role: true },
+  });
+  return member !== null;
+}
+
+/**
+ * A job token is checked against live state on every use: its workflow still exists in its project and
+ * is unfinished, and the principal that minted it could still act there (a user still exists and is a
+ * member or administrator; the minting session or worker token is not revoked). A token without
+ * `minted_by` was signed by a holder of the signing key itself (a worker's `jwt_private_key`).
+ */
+async function jobStillActs(
+  claims: TokenClaims,
+  db: Db,
+  adminUsers: AdminList,
+  tokens: Pick<TokenService, 'isRevoked'>,
+): Promise<boolean> {
+  const workflow = await db.workflow.findFirst({
+    where: { id: claims.workflow_id, project_id: claims.project_id, ...unfinishedWhere, project: { deleted_at: null } },
+    select: { id: true },
+  });
+  if (!workflow) return false;
+  if (claims.minted_jti && (await tokens.isRevoked(claims.minted_jti))) return false;
+  const mintedBy = claims.minted_by;
+  if (mintedBy === undefined || mintedBy.startsWith('worker:')) return true;
+  const user = await db.user.findUnique({ where: { id: mintedBy } });
+  if (!user) return false;
+  return isAdminUser(user, adminUsers) || isLiveMember(db, claims.project_id!, user.id);
+}
+
 /** Resolves the caller from a token string; throws `unauthenticated` for a bad one. */
 export async function authenticateToken(
   token: string,
   tokens: TokenService,
   db: Db,
-  adminUsers: Set<string>,
+  adminUsers: AdminList,
 ): Promise<Principal> {
   try {
-    const principal = await principalFromClaims(await tokens.verify(token), db, adminUsers);
+    const principal = await principalFromClaims(await tokens.verify(token), db, adminUsers, tokens);
     if (principal) return principal;
   } catch (error) {
     if (error instanceof TokenError) throw new DomainError('unauthenticated', error.message);
@@ -69,7 +109,7 @@ export async function authenticateToken(
  * `req.authError` and answered 401 by every route that needs a caller; public routes (health, the
  * provider, sign-in itself) still work, so an expired session cookie cannot lock a browser out of login.
  */
-export function authenticate(tokens: TokenService, db: Db, adminUsers: Set<string>): RequestHandler {
+export function authenticate(tokens: TokenService, db: Db, adminUsers: AdminList): RequestHandler {
   return async (req, _res, next) => {
     const token = tokenFromRequest(req.headers);
     req.principal = null;

@@ -1,5 +1,6 @@
 import type { User } from '@svc/db';
 import type { TokenClaims } from './tokens';
+import type { AdminList } from './admins';
 
 /** Who is calling: a person (browser session or CI `api` token), a worker, or one workflow's job. */
 export type Principal =
@@ -14,6 +15,10 @@ export type Principal =
   | { kind: 'worker'; claims: TokenClaims }
   | { kind: 'job'; projectId: string; workflowId: string; claims: TokenClaims };
 
-export function isAdminUser(user: Pick<User, 'login' | 'email'>, adminUsers: Set<string>): boolean {
-  return adminUsers.has(user.login.toLowerCase()) || (!!user.email && adminUsers.has(user.email.toLowerCase()));
+/** Administrators are matched by provider identity or verified e-mail, never by login (see AdminList). */
+export function isAdminUser(
+  user: Pick<User, 'provider' | 'provider_subject' | 'email'>,
+  adminUsers: AdminList,
+): boolean {
+  return adminUsers.has(user);
 }

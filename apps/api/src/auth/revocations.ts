@@ -13,6 +13,7 @@ export class RevocationCache {
   private syncedAt = Number.NEGATIVE_INFINITY;
   private watermark = new Date(0);
   private syncing: Promise<void> | null = null;
+  private readonly listeners = new Set<(jti: string) => void>();
 
   constructor(
     private readonly db: Db,
@@ -26,7 +27,21 @@ export class RevocationCache {
   }
 
   remember(jti: string, expiresAt: Date): void {
+    const known = this.expiresAtByJti.has(jti);
     this.expiresAtByJti.set(jti, expiresAt.getTime());
+    if (!known) for (const listener of this.listeners) listener(jti);
+  }
+
+  /** Reads newer revocations now (after any read already under way, which may predate them). */
+  async refresh(): Promise<void> {
+    await this.syncing?.catch(() => undefined);
+    await this.sync();
+  }
+
+  /** Tells `listener` about every revocation this cache learns of (made here, or read from the database). */
+  onRevoked(listener: (jti: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   private sync(): Promise<void> {

@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import { classifyDbError, type Db, type User } from '@svc/db';
 import type { AppDeps } from '../deps';
 import { SESSION_COOKIE } from './authenticate';
+import { foldName, RESERVED_LOGINS } from './names';
 
 export interface ExternalIdentity {
   provider: string;
@@ -13,10 +14,17 @@ export interface ExternalIdentity {
 }
 
 /**
- * Finds or creates the user behind a provider identity; a taken login gets a numeric suffix. Two sign-ins
- * racing (a double click, two new users wanting one login) lose the unique constraint and look again.
+ * Finds or creates the user behind a provider identity. A login that is taken or reserved (compared
+ * folded: NFKC + case fold) gets a numeric suffix, so a chosen nickname never lands on an existing or
+ * privileged login. Two sign-ins racing (a double click, two new users wanting one login) lose the
+ * unique constraint and look again.
  */
-export async function upsertUser(db: Db, identity: ExternalIdentity, attempts = 3): Promise<User> {
+export async function upsertUser(
+  db: Db,
+  identity: ExternalIdentity,
+  reservedLogins: ReadonlySet<string> = new Set(),
+  attempts = 3,
+): Promise<User> {
   const existing = await db.user.findUnique({
     where: { provider_provider_subject: { provider: identity.provider, provider_subject: identity.subject } },
   });
@@ -26,16 +34,24 @@ export async function upsertUser(db: Db, identity: ExternalIdentity, attempts = 
     avatar_url: identity.avatarUrl ?? null,
   };
   if (existing) return db.user.update({ where: { id: existing.id }, data: profile });
-  let login = identity.login;
-  for (let n = 2; await db.user.findUnique({ where: { login } }); n++) login = `${identity.login}-${n}`;
+  const base = foldName(identity.login);
+  const unavailable = async (login: string) =>
+    reservedLogins.has(login) || (await db.user.findUnique({ where: { login } })) !== null;
+  let login = base;
+  for (let n = 2; await unavailable(login); n++) login = `${base}-${n}`;
   try {
     return await db.user.create({
       data: { ...profile, login, provider: identity.provider, provider_subject: identity.subject },
     });
   } catch (error) {
     if (attempts <= 1 || classifyDbError(error) !== 'conflict') throw error;
-    return upsertUser(db, identity, attempts - 1);
+    return upsertUser(db, identity, reservedLogins, attempts - 1);
   }
+}
+
+/** Logins a provider sign-in never gets: the built-in reserved ones and the dev logins ADMIN_USERS names. */
+export function reservedLoginsOf(deps: Pick<AppDeps, 'config'>): ReadonlySet<string> {
+  return new Set([...RESERVED_LOGINS, ...deps.config.adminUsers.devLogins]);
 }
 
 /** The session cookie's attributes; clearing it only works with the same ones it was set with. */

@@ -15,6 +15,9 @@ export interface TokenClaims {
   iat: number;
   project_id?: string;
   workflow_id?: string;
+  /** job tokens the server mints: who minted it (`sub` of the minting token) and that token's `jti` */
+  minted_by?: string;
+  minted_jti?: string;
 }
 
 export interface IssuedToken {
@@ -24,6 +27,8 @@ export interface IssuedToken {
 }
 
 export const MAX_TOKEN_TTL_SECONDS = 365 * 24 * 3600;
+/** A job token (SVC_JWT) is short-lived: 1 hour by default, 24 hours at most, whoever signs it. */
+export const MAX_JOB_TTL_SECONDS = 24 * 3600;
 export const DEFAULT_TTL_SECONDS: Record<TokenScope, number> = {
   session: 7 * 24 * 3600,
   api: 30 * 24 * 3600,
@@ -41,6 +46,8 @@ const ClaimsSchema = z.object({
   iat: z.number(),
   project_id: z.string().min(1).optional(),
   workflow_id: z.string().min(1).optional(),
+  minted_by: z.string().min(1).optional(),
+  minted_jti: z.string().min(1).optional(),
 });
 
 /** Signs and verifies every JWT of the service (ES256 only, `kid` = key thumbprint). */
@@ -63,12 +70,20 @@ export class TokenService {
     ttlSeconds?: number;
     projectId?: string;
     workflowId?: string;
+    /** the token this one is derived from: it never outlives it, and dies with it */
+    mintedBy?: Pick<TokenClaims, 'sub' | 'jti' | 'exp'>;
   }): Promise<IssuedToken> {
-    const ttl = Math.min(input.ttlSeconds ?? DEFAULT_TTL_SECONDS[input.scope], MAX_TOKEN_TTL_SECONDS);
+    const max = input.scope === 'job' ? MAX_JOB_TTL_SECONDS : MAX_TOKEN_TTL_SECONDS;
+    const ttl = Math.min(input.ttlSeconds ?? DEFAULT_TTL_SECONDS[input.scope], max);
     const iat = Math.floor(this.now() / 1000);
-    const claims: TokenClaims = { sub: input.sub, scope: input.scope, jti: randomUUID(), iat, exp: iat + ttl };
+    const exp = Math.min(iat + ttl, input.mintedBy?.exp ?? Number.POSITIVE_INFINITY);
+    const claims: TokenClaims = { sub: input.sub, scope: input.scope, jti: randomUUID(), iat, exp };
     if (input.projectId) claims.project_id = input.projectId;
     if (input.workflowId) claims.workflow_id = input.workflowId;
+    if (input.mintedBy) {
+      claims.minted_by = input.mintedBy.sub;
+      claims.minted_jti = input.mintedBy.jti;
+    }
     const { sub, ...payload } = claims;
     const token = await new SignJWT({ ...payload })
       .setProtectedHeader({ alg: 'ES256', kid: this.keys.kid, typ: 'JWT' })
@@ -99,8 +114,26 @@ export class TokenService {
     const parsed = ClaimsSchema.safeParse(result.payload);
     if (!parsed.success) throw new TokenError('invalid token claims');
     const claims: TokenClaims = parsed.data;
+    // Also a job token a worker signed with the shared key: whoever signs, SVC_JWT is short-lived.
+    if (claims.scope === 'job' && claims.exp - claims.iat > MAX_JOB_TTL_SECONDS)
+      throw new TokenError('job token lifetime too long');
     if (await this.revocations.isRevoked(claims.jti)) throw new TokenError('token revoked');
     return claims;
+  }
+
+  /** Whether a token id was revoked (e.g. the session a job token was minted from). */
+  isRevoked(jti: string): Promise<boolean> {
+    return this.revocations.isRevoked(jti);
+  }
+
+  /** Learns the revocations other replicas made, now (their listeners fire). */
+  refreshRevocations(): Promise<void> {
+    return this.revocations.refresh();
+  }
+
+  /** Calls `listener` with every token id revoked from now on (here at once; other replicas' on sync). */
+  onRevoked(listener: (jti: string) => void): () => void {
+    return this.revocations.onRevoked(listener);
   }
 
   async revoke(claims: Pick<TokenClaims, 'jti' | 'exp'>): Promise<void> {

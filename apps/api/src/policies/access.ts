@@ -50,10 +50,8 @@ export async function authorizeWorkflow(
   const { project, ...plain } = workflow;
   const role = await roleOf(db, principal, project.id);
   const scope = { projectId: project.id, role, workflowId: workflow.id };
-  if (
-    !canSeeProject(principal, scope) ||
-    (principal.kind === 'job' && principal.workflowId !== workflow.id && action !== 'project.read')
-  ) {
+  // A job token sees only its own workflow: any other answers 404, like one in a foreign project.
+  if (!canSeeProject(principal, scope) || (principal.kind === 'job' && principal.workflowId !== workflow.id)) {
     throw notFound('workflow not found');
   }
   if (!canInProject(principal, action, scope)) throw new DomainError('forbidden', `not allowed: ${action}`);

@@ -5,6 +5,7 @@ import { authApiRouter } from './auth/session-routes';
 import { tokensRouter } from './tokens';
 import { projectsRouter } from './projects/router';
 import { membersRouter } from './members/router';
+import { invitationsRouter } from './members/invitations';
 import { workflowsRouter } from './workflows/router';
 import { kbRouter } from './kb/router';
 import { settingsRouter } from './settings/router';
@@ -30,5 +31,6 @@ export function apiRouter(deps: AppDeps): Router {
   router.use(templatesRouter(deps));
   router.use(workersRouter(deps));
   router.use(timersRouter(deps));
+  router.use(invitationsRouter(deps));
   return router;
 }

@@ -4,8 +4,9 @@ import type { AppDeps } from '../deps';
 import { principalOf, requireAuth } from '../auth/authenticate';
 import { parseInput } from '../domain/validate';
 import { authorizeGlobal, authorizeProject, authorizeWorkflow } from '../policies/access';
-import { forbidden, invalidInput } from '../domain/errors';
-import type { IssuedToken } from '../auth/tokens';
+import { conflict, forbidden, invalidInput } from '../domain/errors';
+import { isUnfinished } from '../workflows/status';
+import { MAX_JOB_TTL_SECONDS, type IssuedToken } from '../auth/tokens';
 
 /** `POST /svc/api/token` and the public JWKS. The server sets every claim; callers only narrow. */
 export function tokensRouter(deps: AppDeps): Router {
@@ -23,12 +24,17 @@ export function tokensRouter(deps: AppDeps): Router {
       const { workflow } = await authorizeWorkflow(deps.db, principal, body.workflow_id!, 'token.job');
       if (body.project_id && body.project_id !== workflow.project_id)
         throw invalidInput('body.project_id: the workflow belongs to another project');
+      if (ttlSeconds !== undefined && ttlSeconds > MAX_JOB_TTL_SECONDS)
+        throw invalidInput(`body.ttl_seconds: a job token lives at most ${MAX_JOB_TTL_SECONDS} seconds`);
+      if (!isUnfinished(workflow.status)) throw conflict(`the workflow is ${workflow.status}; it runs no more jobs`);
+      // Bound to its minter: it never outlives the minting token and acts only while the minter could.
       issued = await deps.tokens.issue({
         sub: `job:${workflow.id}`,
         scope,
         ttlSeconds,
         projectId: workflow.project_id,
         workflowId: workflow.id,
+        mintedBy: principal.claims,
       });
     } else if (principal.kind !== 'user') {
       throw forbidden(`a ${principal.kind} token may only ask for a job token`);

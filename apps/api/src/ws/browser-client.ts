@@ -6,6 +6,13 @@ import type { Principal } from '../auth/principal';
 import type { WorkflowSubscription } from './workflow-subscription';
 import { TickCork } from './tick-cork';
 
+/**
+ * Closed with this when the socket's credential stops being valid: the session was logged out or its
+ * token revoked, it expired, or its user was deleted (or, for a project-narrowed token, left the project).
+ * The client should not reconnect with the same credential; it signs in again.
+ */
+export const WS_CLOSE_SESSION_REVOKED = 4401;
+
 /** Closed with this when a client reads too slowly: 1013 "try again later", the client reconnects with since_seq. */
 export const WS_CLOSE_TOO_SLOW = 1013;
 

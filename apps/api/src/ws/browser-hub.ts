@@ -11,9 +11,10 @@ import {
 } from '@svc/protocol';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../auth/principal';
+import { principalFromClaims } from '../auth/authenticate';
 import { toDomainError } from '../domain/errors';
 import type { StoredEvent } from '../events';
-import { BrowserClient } from './browser-client';
+import { BrowserClient, WS_CLOSE_SESSION_REVOKED } from './browser-client';
 import { BrowserSubscriptions } from './browser-subscriptions';
 import { envelope } from './envelope';
 import { authenticateBrowserUpgrade, refuseUpgrade } from './upgrade-auth';
@@ -24,12 +25,15 @@ export interface BrowserHubOptions {
   /** backlog per client before it is dropped */
   maxBufferedBytes: number;
   pingIntervalMs: number;
+  /** how often every socket's credential is checked again (revocations by other replicas, deleted users) */
+  revalidateIntervalMs: number;
 }
 
 export const BROWSER_HUB_DEFAULTS: BrowserHubOptions = {
   maxPayloadBytes: 64 * 1024,
   maxBufferedBytes: 4 * 1024 * 1024,
   pingIntervalMs: 30_000,
+  revalidateIntervalMs: 30_000,
 };
 
 /** `GET /svc/ws`: live events for browsers, per workflow (with replay) and per project. */
@@ -38,7 +42,9 @@ export class BrowserHub {
   private readonly clients = new Set<BrowserClient>();
   private readonly subscriptions: BrowserSubscriptions;
   private readonly unsubscribe: () => void;
+  private readonly stopRevocations: () => void;
   private readonly pinger: NodeJS.Timeout;
+  private readonly revalidator: NodeJS.Timeout;
   private readonly options: BrowserHubOptions;
 
   constructor(
@@ -55,6 +61,52 @@ export class BrowserHub {
     this.unsubscribe = deps.events.subscribe((event) => this.route(event));
     this.pinger = setInterval(() => this.ping(), this.options.pingIntervalMs);
     this.pinger.unref();
+    // A revoked session (logout, token revocation) closes its sockets at once on this replica.
+    this.stopRevocations = deps.tokens.onRevoked((jti) => {
+      for (const client of this.clients) if (client.principal.claims.jti === jti) this.revoked(client, 'token revoked');
+    });
+    this.revalidator = setInterval(
+      () =>
+        void this.revalidate().catch((err: unknown) =>
+          this.deps.logger.warn({ err }, 'browser socket re-validation failed'),
+        ),
+      this.options.revalidateIntervalMs,
+    );
+    this.revalidator.unref();
+  }
+
+  /**
+   * Checks every socket's credential against live state again (revoked, expired, user deleted, narrowed
+   * project left) and closes the ones no longer valid with 4401. Runs on a timer and on every inbound message.
+   */
+  async revalidate(): Promise<void> {
+    if (this.clients.size === 0) return;
+    await this.deps.tokens.refreshRevocations();
+    await Promise.all([...this.clients].map((client) => this.stillValid(client)));
+  }
+
+  private async stillValid(client: BrowserClient): Promise<boolean> {
+    if (!client.open) return false;
+    const { claims } = client.principal;
+    let reason: string | null = null;
+    try {
+      if (claims.exp * 1000 <= Date.now()) reason = 'session expired';
+      else if (await this.deps.tokens.isRevoked(claims.jti)) reason = 'token revoked';
+      else if (!(await principalFromClaims(claims, this.deps.db, this.deps.config.adminUsers, this.deps.tokens)))
+        reason = 'the signed-in user no longer exists or lost access';
+    } catch (err) {
+      // A database hiccup is not a revocation: the next check decides.
+      this.deps.logger.warn({ err }, 'browser socket re-validation failed');
+      return true;
+    }
+    if (reason === null) return true;
+    this.revoked(client, reason);
+    return false;
+  }
+
+  private revoked(client: BrowserClient, reason: string): void {
+    this.subscriptions.removeClient(client);
+    client.drop(WS_CLOSE_SESSION_REVOKED, `${reason}; sign in again`);
   }
 
   get size(): number {
@@ -77,6 +129,8 @@ export class BrowserHub {
 
   async close(): Promise<void> {
     clearInterval(this.pinger);
+    clearInterval(this.revalidator);
+    this.stopRevocations();
     this.unsubscribe();
     for (const client of this.clients) client.socket.terminate();
     // Subscriptions being set up read the database: let them finish before it closes.
@@ -100,7 +154,7 @@ export class BrowserHub {
   }
 
   private async receive(client: BrowserClient, data: RawData, isBinary: boolean): Promise<void> {
-    if (!client.open) return;
+    if (!(await this.stillValid(client))) return;
     const parsed = isBinary
       ? ({ ok: false, error: { message: 'expected a JSON text message' } } as const)
       : parseJsonMessage(BrowserClientMessageSchema, data.toString());

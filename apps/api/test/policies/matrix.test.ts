@@ -51,7 +51,7 @@ const ROUTES: RouteCase[] = [
   }),
   row('401 404 403 204 204 404 403 403', 'DELETE /projects/{id}', (w) => `/projects/${w.project}`),
   row('401 404 200 200 200 404 403 403', 'GET /projects/{id}/members', (w) => `/projects/${w.project}/members`),
-  row('401 404 403 201 201 404 403 403', 'POST /projects/{id}/members', (w) => `/projects/${w.project}/members`, {
+  row('401 404 403 202 202 404 403 403', 'POST /projects/{id}/members', (w) => `/projects/${w.project}/members`, {
     body: { login: 'cat', role: 'member' },
   }),
   row(

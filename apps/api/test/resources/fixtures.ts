@@ -67,7 +67,13 @@ export async function addMember(
     as,
     json: { login, role },
   });
-  if (res.status !== 201) throw new Error(`add member: ${res.status} ${await res.text()}`);
+  if (res.status !== 202) throw new Error(`invite member: ${res.status} ${await res.text()}`);
+  // Membership needs the invitee's consent: they accept the invitation (docs/decisions.md).
+  const accepted = await server.request(`/svc/api/invitations/${projectId}/accept`, {
+    method: 'POST',
+    as: await server.login(login),
+  });
+  if (accepted.status !== 201) throw new Error(`accept invitation: ${accepted.status} ${await accepted.text()}`);
 }
 
 export async function createWorkflow(

@@ -22,33 +22,38 @@ describe.each(TEST_PROVIDERS)('project members on %s', (provider) => {
       )
     ).map((m) => `${m.login}:${m.role}`);
 
-  it('adds an existing user by login (case-insensitively) and announces it', async () => {
+  it('invites an existing user by login (case-insensitively); they become a member by accepting, announced', async () => {
     const project = await createProject(server, ann);
-    const { events, stop } = captureEvents(server);
     const res = await server.request(`/svc/api/projects/${project.id}/members`, {
       method: 'POST',
       as: ann,
       json: { login: 'BOB', role: 'member' },
     });
+    expect(res.status).toBe(202);
+    expect(await body(res)).toEqual({ login: 'bob', role: 'member', status: 'invited' });
+    expect(await members(project.id, ann)).toEqual(['ann:owner']);
+    const { events, stop } = captureEvents(server);
+    const accepted = await server.request(`/svc/api/invitations/${project.id}/accept`, { method: 'POST', as: bob });
     stop();
-    expect(res.status).toBe(201);
-    expect(await body(res)).toMatchObject({ user_id: ids.bob, login: 'bob', role: 'member' });
+    expect(accepted.status).toBe(201);
+    expect(await body(accepted)).toMatchObject({ user_id: ids.bob, login: 'bob', role: 'member' });
     expect(await members(project.id, bob)).toEqual(['ann:owner', 'bob:member']);
     expect(events.map((e) => e.data)).toEqual([{ change: 'members' }]);
     const list = await body(await server.request('/svc/api/projects', { as: bob }));
     expect(list).toEqual([expect.objectContaining({ id: project.id, role: 'member' })]);
   });
 
-  it('answers 404 for an unknown login and creates nothing', async () => {
+  it('answers an unknown login exactly like a known one and creates nothing', async () => {
     const project = await createProject(server, ann);
     const res = await server.request(`/svc/api/projects/${project.id}/members`, {
       method: 'POST',
       as: ann,
       json: { login: 'nobody', role: 'member' },
     });
-    expect(res.status).toBe(404);
-    expect((await body(res)).error.message).toBe('no user with that login');
+    expect(res.status).toBe(202);
+    expect(await body(res)).toEqual({ login: 'nobody', role: 'member', status: 'invited' });
     await expect(server.deps.db.user.count({ where: { login: 'nobody' } })).resolves.toBe(0);
+    await expect(server.deps.db.projectInvitation.count({ where: { project_id: project.id } })).resolves.toBe(0);
     expect(await members(project.id, ann)).toEqual(['ann:owner']);
   });
 

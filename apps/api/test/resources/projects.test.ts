@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, captureEvents, createProject, createWorkflow, recordingSteering } from './fixtures';
+import { addMember, body, captureEvents, createProject, createWorkflow, recordingSteering } from './fixtures';
 
 describe.each(TEST_PROVIDERS)('projects on %s', (provider) => {
   let server: TestServer;
@@ -134,11 +134,7 @@ describe.each(TEST_PROVIDERS)('projects on %s', (provider) => {
 
   it('lets only an owner or an administrator delete', async () => {
     const project = await createProject(server, ann, 'Kept');
-    await server.request(`/svc/api/projects/${project.id}/members`, {
-      method: 'POST',
-      as: ann,
-      json: { login: 'bob', role: 'member' },
-    });
+    await addMember(server, ann, project.id, 'bob');
     const refused = await server.request(`/svc/api/projects/${project.id}`, { method: 'DELETE', as: bob });
     expect(refused.status).toBe(403);
     expect((await server.deps.db.project.findUniqueOrThrow({ where: { id: project.id } })).deleted_at).toBeNull();

@@ -22,6 +22,8 @@ export interface TestServer {
   /** fetch against the server with an optional credential (cookie string or bearer token). */
   request(path: string, init?: TestRequestInit): Promise<Response>;
   close(): Promise<void>;
+  /** the WebSocket hubs (e.g. to re-validate browser sockets now instead of on their timer) */
+  sockets: RunningServer['sockets'];
 }
 
 /** The real server on a fresh database of the given kind, listening on a random loopback port. */
@@ -55,6 +57,7 @@ export async function startTestServer(
     dataDir,
     request,
     login: (login) => signIn(running.url, login),
+    sockets: running.sockets,
     async close() {
       await running.close();
       await database.drop();

@@ -3,6 +3,7 @@ export const queryKeys = {
   me: ['me'] as const,
   authProvider: ['auth-provider'] as const,
   projects: ['projects'] as const,
+  invitations: ['invitations'] as const,
   members: (projectId: string) => ['projects', projectId, 'members'] as const,
   workflows: (projectId: string) => ['projects', projectId, 'workflows'] as const,
   /** prefix of everything about one workflow */

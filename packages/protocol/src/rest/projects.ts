@@ -48,5 +48,27 @@ export const AddMemberRequestSchema = z
   .strict();
 export type AddMemberRequest = z.infer<typeof AddMemberRequestSchema>;
 
+/**
+ * POST /projects/{id}/members answers 202 with this for any login that is not already a member, whether
+ * or not such a user exists: the invitee becomes a member by accepting (docs/decisions.md).
+ */
+export const MemberInvitedSchema = z.object({
+  login: z.string(),
+  role: RoleSchema,
+  status: z.literal('invited'),
+});
+export type MemberInvited = z.infer<typeof MemberInvitedSchema>;
+
+/** GET /invitations: the caller's pending invitations. */
+export const InvitationSchema = z.object({
+  project_id: IdSchema,
+  project_name: z.string(),
+  role: RoleSchema,
+  invited_by: z.string().nullable(),
+  created_at: TimestampSchema,
+});
+export type Invitation = z.infer<typeof InvitationSchema>;
+export const InvitationListSchema = z.array(InvitationSchema);
+
 export const PatchMemberRequestSchema = z.object({ role: RoleSchema }).strict();
 export type PatchMemberRequest = z.infer<typeof PatchMemberRequestSchema>;

@@ -40,6 +40,7 @@ describe('identityFromUserInfo', () => {
         sub: 'u1',
         preferred_username: 'Ann',
         email: 'a@x.org',
+        email_verified: true,
         name: 'Ann A',
         picture: 'https://p/a',
       }),
@@ -51,7 +52,7 @@ describe('identityFromUserInfo', () => {
       name: 'Ann A',
       avatarUrl: 'https://p/a',
     });
-    expect(identityFromUserInfo({ sub: 'u2', email: 'Bea.Smith@x.org' })?.login).toBe('bea.smith');
+    expect(identityFromUserInfo({ sub: 'u2', email: 'Bea.Smith@x.org', email_verified: true })?.login).toBe('bea.smith');
   });
 
   it('reads GitHub-style numeric ids, login and avatar_url', () => {
@@ -65,6 +66,13 @@ describe('identityFromUserInfo', () => {
   it('drops an e-mail the provider marks unverified, also as a login source (ADMIN_USERS may list both)', () => {
     const identity = identityFromUserInfo({ sub: 'u3', email: 'root@x.org', email_verified: false });
     expect(identity).toMatchObject({ email: null, login: expect.stringMatching(/^oauth2-[0-9a-f]{8}$/) });
+  });
+
+  it('keeps only an e-mail the provider asserts verified (absent email_verified is not verified)', () => {
+    expect(identityFromUserInfo({ sub: 'u4', email: 'root@x.org' })).toMatchObject({ email: null });
+    expect(identityFromUserInfo({ sub: 'u5', email: 'r@x.org', email_verified: 'true' })).toMatchObject({
+      email: 'r@x.org',
+    });
   });
 
   it('returns null without a subject, or with a non-string one', () => {

@@ -35,8 +35,9 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 export function identityFromUserInfo(info: Record<string, unknown>): ExternalIdentity | null {
   const subject = text(info.sub) ?? (typeof info.id === 'number' ? String(info.id) : text(info.id));
   if (!subject) return null;
-  // ADMIN_USERS may list e-mails, so an address the provider marks unverified is not taken.
-  const email = info.email_verified === false ? null : text(info.email);
+  // ADMIN_USERS may list e-mails: only an address the provider asserts verified is kept.
+  const verified = info.email_verified === true || info.email_verified === 'true';
+  const email = verified ? text(info.email) : null;
   const emailLocal = email?.split('@')[0];
   return {
     provider: 'oauth2',

@@ -5,6 +5,7 @@ import { parseInput } from '../../domain/validate';
 import { presentUser } from '../../wire/user';
 import { isAdminUser } from '../../auth/principal';
 import { startSession, upsertUser } from '../../auth/session';
+import { foldName } from '../../auth/names';
 
 export const wantsJson = (req: Request) =>
   (req.get('accept') ?? '').includes('application/json') && !(req.get('accept') ?? '').includes('text/html');
@@ -19,12 +20,9 @@ export function devLoginRouter(deps: AppDeps): Router {
   });
   router.post('/dev-login', async (req, res) => {
     const { login } = parseInput(DevLoginRequestSchema, req.body);
-    const user = await upsertUser(deps.db, {
-      provider: 'dev',
-      subject: login.toLowerCase(),
-      login: login.toLowerCase(),
-      name: login,
-    });
+    // The dev provider's identity is the folded login itself (no password: local use only).
+    const folded = foldName(login);
+    const user = await upsertUser(deps.db, { provider: 'dev', subject: folded, login: folded, name: login });
     await startSession(deps, res, user.id, req.secure);
     if (wantsJson(req)) res.json(presentUser(user, isAdminUser(user, deps.config.adminUsers)));
     else res.redirect(303, deps.config.webAppUrl);

@@ -6,7 +6,7 @@ import type { AppDeps } from '../../deps';
 import { ConfigError } from '../../config';
 import { DomainError, invalidInput, unauthenticated } from '../../domain/errors';
 import { parseInput } from '../../domain/validate';
-import { startSession, upsertUser, type ExternalIdentity } from '../../auth/session';
+import { reservedLoginsOf, startSession, upsertUser, type ExternalIdentity } from '../../auth/session';
 import {
   OAUTH_STATE_COOKIE,
   OAUTH_STATE_COOKIE_PATH,
@@ -86,7 +86,7 @@ export function oauthRouter(deps: AppDeps): Router {
       req.log.warn({ err: error, provider: kind }, 'oauth sign-in failed');
       throw error;
     }
-    const user = await upsertUser(deps.db, identity);
+    const user = await upsertUser(deps.db, identity, reservedLoginsOf(deps));
     await startSession(deps, res, user.id, req.secure);
     req.log.info({ user_id: user.id, provider: kind }, 'signed in');
     res.redirect(303, deps.config.webAppUrl);

@@ -1,9 +1,10 @@
 import { Router } from 'express';
-import { AddMemberRequestSchema, PatchMemberRequestSchema } from '@svc/protocol';
+import { AddMemberRequestSchema, PatchMemberRequestSchema, type MemberInvited } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
-import { conflict, notFound } from '../../domain/errors';
+import { conflict } from '../../domain/errors';
+import { foldName } from '../../auth/names';
 import { authorizeProject } from '../../policies/access';
 import { presentMember } from '../../wire/project';
 import { changeMember } from './change';
@@ -24,23 +25,28 @@ export function membersRouter(deps: AppDeps): Router {
     res.json(members.map(presentMember));
   });
 
+  // Adding a member sends an invitation; the invitee becomes a member only by accepting it. The answer is
+  // the same 202 for an unknown login and for a user who is not yet a member, so it enumerates nobody.
   router.post('/projects/:id/members', requireAuth, async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
+    const principal = principalOf(req);
+    const { project } = await authorizeProject(db, principal, req.params.id as string, 'members.manage');
     const body = parseInput(AddMemberRequestSchema, req.body ?? {});
-    const user =
-      (await db.user.findUnique({ where: { login: body.login } })) ??
-      (await db.user.findUnique({ where: { login: body.login.toLowerCase() } }));
-    if (!user) throw notFound('no user with that login');
-    const existing = await db.projectMember.findUnique({
-      where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
-    });
-    if (existing) throw conflict(`${user.login} is already a member of this project`);
-    const member = await db.projectMember.create({
-      data: { project_id: project.id, user_id: user.id, role: body.role },
-      include: withUser,
-    });
-    deps.events.publishProject(project.id, { change: 'members' });
-    res.status(201).json(presentMember(member));
+    const login = foldName(body.login);
+    const user = await db.user.findUnique({ where: { login } });
+    if (user) {
+      const existing = await db.projectMember.findUnique({
+        where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
+      });
+      // Members are listed to whoever may manage them: saying so reveals nothing new.
+      if (existing) throw conflict(`${user.login} is already a member of this project`);
+      const invitedBy = principal.kind === 'user' ? principal.user.id : '';
+      await db.projectInvitation.upsert({
+        where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
+        create: { project_id: project.id, user_id: user.id, role: body.role, invited_by: invitedBy },
+        update: { role: body.role, invited_by: invitedBy },
+      });
+    }
+    res.status(202).json({ login, role: body.role, status: 'invited' } satisfies MemberInvited);
   });
 
   router.patch('/projects/:id/members/:userId', requireAuth, async (req, res) => {

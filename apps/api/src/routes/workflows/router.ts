@@ -17,10 +17,13 @@ export function workflowsRouter(deps: AppDeps): Router {
   const { db } = deps;
 
   router.get('/projects/:id/workflows', requireAuth, async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'workflow.read');
+    const principal = principalOf(req);
+    const { project } = await authorizeProject(db, principal, req.params.id as string, 'workflow.read');
     const page = readPageQuery(req.query, TimeIdKeySchema);
+    // A job token lists only its own workflow, never its siblings (their requirements are not its business).
+    const onlyOwn = principal.kind === 'job' ? { id: principal.workflowId } : {};
     const rows = await db.workflow.findMany({
-      where: { project_id: project.id, deleted_at: null, ...beforeTimeId(page.after) },
+      where: { project_id: project.id, deleted_at: null, ...onlyOwn, ...beforeTimeId(page.after) },
       orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
       take: page.limit + 1,
     });

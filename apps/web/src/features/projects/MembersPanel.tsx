@@ -108,11 +108,20 @@ function MemberRow({
 function AddMemberForm({ projectId }: { projectId: string }) {
   const [login, setLogin] = useState('');
   const [role, setRole] = useState<Role>('member');
+  const [invited, setInvited] = useState<string | null>(null);
   const add = useMemberMutation(projectId, (body: { login: string; role: Role }) => addMember(projectId, body));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!login.trim()) return;
-    add.mutate({ login: login.trim(), role }, { onSuccess: () => setLogin('') });
+    add.mutate(
+      { login: login.trim(), role },
+      {
+        onSuccess: () => {
+          setInvited(login.trim());
+          setLogin('');
+        },
+      },
+    );
   };
   return (
     <form onSubmit={submit} className="row" aria-label="Add member">
@@ -128,8 +137,13 @@ function AddMemberForm({ projectId }: { projectId: string }) {
         </select>
       </label>
       <button type="submit" disabled={add.isPending}>
-        Add member
+        Invite
       </button>
+      {invited && (
+        <p className="muted" role="status">
+          If {invited} has an account, they are invited and join when they accept.
+        </p>
+      )}
       <ErrorNote error={add.error} />
     </form>
   );

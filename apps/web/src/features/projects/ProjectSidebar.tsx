@@ -7,6 +7,7 @@ import { shorten } from '../../lib/format';
 import { ErrorNote, Loading } from '../../components/Feedback';
 import { createProject } from './api';
 import { useProjects } from './hooks';
+import { InvitationsPanel } from './InvitationsPanel';
 
 /** The project list (the current one is in the URL) and the form that creates a project. */
 export function ProjectSidebar() {
@@ -26,6 +27,7 @@ export function ProjectSidebar() {
           </li>
         ))}
       </ul>
+      <InvitationsPanel />
       <CreateProjectForm />
     </nav>
   );

@@ -1,4 +1,12 @@
-import { MemberListSchema, MemberSchema, ProjectListSchema, ProjectSchema, type Role } from '@svc/protocol';
+import {
+  InvitationListSchema,
+  MemberInvitedSchema,
+  MemberListSchema,
+  MemberSchema,
+  ProjectListSchema,
+  ProjectSchema,
+  type Role,
+} from '@svc/protocol';
 import { apiJson, apiVoid } from '../../lib/api';
 
 const enc = encodeURIComponent;
@@ -10,8 +18,14 @@ export const deleteProject = (projectId: string) => apiVoid(`/projects/${enc(pro
 
 export const listMembers = (projectId: string) => apiJson(`/projects/${enc(projectId)}/members`, MemberListSchema);
 export const addMember = (projectId: string, body: { login: string; role: Role }) =>
-  apiJson(`/projects/${enc(projectId)}/members`, MemberSchema, { method: 'POST', json: body });
+  apiJson(`/projects/${enc(projectId)}/members`, MemberInvitedSchema, { method: 'POST', json: body });
 export const removeMember = (projectId: string, userId: string) =>
   apiVoid(`/projects/${enc(projectId)}/members/${enc(userId)}`, { method: 'DELETE' });
 export const changeMemberRole = (projectId: string, userId: string, role: Role) =>
   apiJson(`/projects/${enc(projectId)}/members/${enc(userId)}`, MemberSchema, { method: 'PATCH', json: { role } });
+
+/** The signed-in user's pending invitations; a project is joined only by accepting one. */
+export const listInvitations = () => apiJson('/invitations', InvitationListSchema);
+export const acceptInvitation = (projectId: string) =>
+  apiJson(`/invitations/${enc(projectId)}/accept`, MemberSchema, { method: 'POST' });
+export const declineInvitation = (projectId: string) => apiVoid(`/invitations/${enc(projectId)}`, { method: 'DELETE' });
