@@ -52,7 +52,9 @@ describe('identityFromUserInfo', () => {
       name: 'Ann A',
       avatarUrl: 'https://p/a',
     });
-    expect(identityFromUserInfo({ sub: 'u2', email: 'Bea.Smith@x.org', email_verified: true })?.login).toBe('bea.smith');
+    expect(identityFromUserInfo({ sub: 'u2', email: 'Bea.Smith@x.org', email_verified: true })?.login).toBe(
+      'bea.smith',
+    );
   });
 
   it('reads GitHub-style numeric ids, login and avatar_url', () => {
