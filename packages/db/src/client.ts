@@ -1,7 +1,7 @@
-import { PrismaLibSQL } from '@prisma/adapter-libsql';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Prisma as SqlitePrisma, PrismaClient as SqliteClient } from '../generated/sqlite';
 import { PrismaClient as PostgresClient } from '../generated/postgres';
+import { SingleConnectionPrismaLibSQL } from './libsql';
 import { providerOf, type DbProvider } from './url';
 
 /**
@@ -26,7 +26,9 @@ export interface CreateDbOptions {
 export async function createDb({ url, poolSize = 10 }: CreateDbOptions): Promise<DbHandle> {
   const provider = providerOf(url);
   if (provider === 'sqlite') {
-    const db = new SqliteClient({ adapter: new PrismaLibSQL({ url }) });
+    // One connection for the client's life (libSQL's own client leaks one per transaction; see
+    // libsql.ts), so the per-connection PRAGMAs below hold for every statement.
+    const db = new SqliteClient({ adapter: new SingleConnectionPrismaLibSQL({ url }) });
     // WAL lets readers run beside the writer; the busy timeout makes writers wait instead of failing.
     await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
     await db.$queryRawUnsafe('PRAGMA busy_timeout = 30000');

@@ -63,32 +63,38 @@ async function migrateSqlite(url: string, migrations: Migration[]): Promise<Migr
     );
     for (const migration of migrations) {
       // A write transaction (BEGIN IMMEDIATE) takes the lock up front; a second replica waits for it
-      // and then finds the migration recorded. libSQL opens a fresh connection after each transaction,
-      // so the busy timeout is set again on the connection that begins it.
-      await client.execute('PRAGMA busy_timeout = 30000');
-      const tx = await client.transaction('write');
+      // and then finds the migration recorded. The transaction is plain statements on the client's one
+      // connection: libSQL's `transaction()` hands that connection over and opens a new one (without the
+      // busy timeout) for the next statement, leaving the old one open until garbage collection.
+      await client.execute('BEGIN IMMEDIATE');
       try {
-        const rows = await tx.execute('SELECT "id", "checksum" FROM "_svc_migrations"');
+        const rows = await client.execute('SELECT "id", "checksum" FROM "_svc_migrations"');
         const recorded = new Map(rows.rows.map((row) => [String(row.id), String(row.checksum)]));
         if (checkRecorded(recorded, migration)) {
           result.skipped.push(migration.id);
+          await client.execute('ROLLBACK');
           continue;
         }
-        await tx.executeMultiple(migration.sql);
-        await tx.execute({
-          sql: 'INSERT INTO "_svc_migrations" ("id", "checksum", "applied_at") VALUES (?, ?, ?)',
-          args: [migration.id, migration.checksum, new Date().toISOString()],
-        });
-        await tx.commit();
-        result.applied.push(migration.id);
-      } finally {
-        tx.close(); // rolls back whatever was not committed
+      } catch (err) {
+        await client.execute('ROLLBACK').catch(() => undefined);
+        throw err;
       }
+      // One script: the migration, its record and the COMMIT. libSQL rolls back a script that fails
+      // (or ends inside the transaction), so a migration is applied and recorded whole or not at all.
+      await client.executeMultiple(
+        `${migration.sql}\n;\nINSERT INTO "_svc_migrations" ("id", "checksum", "applied_at") VALUES (${sqlText(migration.id)}, ${sqlText(migration.checksum)}, ${sqlText(new Date().toISOString())});\nCOMMIT;`,
+      );
+      result.applied.push(migration.id);
     }
   } finally {
     client.close();
   }
   return result;
+}
+
+/** A SQL string literal. */
+function sqlText(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
 }
 
 async function migratePostgres(url: string, migrations: Migration[]): Promise<MigrationResult> {

@@ -1,8 +1,12 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import type { User } from '@svc/db';
+import { createApp } from '../../src/app';
+import type { TemplateCatalog } from '../../src/services/templates';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { dbState } from '../resources/fixtures';
+import { normalizeRoute, routeInventory } from './route-inventory';
 
 /**
  * Every resource route x every kind of caller, with the exact status expected. Each cell that may write
@@ -26,12 +30,21 @@ interface World {
   workflow: string;
   member: string;
   article: string;
+  timer: string;
 }
 
 interface RouteCase {
+  /** `METHOD /path` as the route inventory names it (paths under /svc/api unless they start with /svc/) */
   route: string;
+  /** what tells two rows of one route apart (e.g. the scope a token request asks for) */
+  variant?: string;
   path: (w: World) => string;
+  /** a JSON body (or a function of the world giving one); a string is sent as raw bytes */
   body?: unknown;
+  /** send a multipart form with one small file */
+  form?: boolean;
+  /** the cell signs its own credential of the caller's kind (logout revokes the one it is sent with) */
+  ownCredential?: boolean;
   /** the workflow's status for this route (default running) */
   status?: string;
   /** a read that still needs its own world: KB articles are global and `PUT /kb` replaces them all */
@@ -103,6 +116,91 @@ const ROUTES: RouteCase[] = [
   row('401 200 200 200 200 200 200 200', 'GET /kb/search', () => '/kb/search?q=port'),
   row('401 200 200 200 200 200 200 403', 'GET /settings', () => '/settings'),
   row('401 403 403 403 200 403 403 403', 'PUT /settings/{key}', () => '/settings/theme', { body: { value: 'dark' } }),
+  // Public: a credential, good or bad, changes nothing.
+  row('200 200 200 200 200 200 200 200', 'GET /health', () => '/health'),
+  row('200 200 200 200 200 200 200 200', 'GET /auth/provider', () => '/auth/provider'),
+  row('200 200 200 200 200 200 200 200', 'GET /.well-known/jwks.json', () => '/.well-known/jwks.json'),
+  row('401 200 200 200 200 200 401 401', 'GET /me', () => '/me'),
+  // Tokens: api (the default), worker (administrators), job (members and workers), api narrowed to a project.
+  row('401 201 201 201 201 403 403 403', 'POST /token', () => '/token', { variant: 'api', body: {} }),
+  row('401 403 403 403 201 403 403 403', 'POST /token', () => '/token', {
+    variant: 'worker',
+    body: { scope: 'worker' },
+  }),
+  row('401 404 201 201 201 404 201 404', 'POST /token', () => '/token', {
+    variant: 'job',
+    body: (w: World) => ({ scope: 'job', workflow_id: w.workflow }),
+  }),
+  row('401 404 201 201 201 403 403 403', 'POST /token', () => '/token', {
+    variant: 'api for a project',
+    body: (w: World) => ({ scope: 'api', project_id: w.project }),
+  }),
+  // Timers: a person steers, a worker sets them on what it runs.
+  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/timers', (w) => `/workflows/${w.workflow}/timers`),
+  row('401 404 201 201 201 404 201 404', 'POST /workflows/{id}/timers', (w) => `/workflows/${w.workflow}/timers`, {
+    body: { seconds: 60, reason: 'later' },
+  }),
+  row('401 404 204 204 204 404 204 404', 'DELETE /timers/{id}', (w) => `/timers/${w.timer}`),
+  // Templates and workers.
+  row('401 200 200 200 200 200 200 403', 'GET /templates', () => '/templates'),
+  row('401 404 200 200 200 404 200 404', 'POST /workflows/{id}/template', (w) => `/workflows/${w.workflow}/template`, {
+    body: { name: 'web' },
+  }),
+  row('401 200 200 200 200 200 200 403', 'GET /workers', () => '/workers'),
+  // Workspace files (mounted with `use`: the inventory names each method the handler serves).
+  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/files', (w) => `/workflows/${w.workflow}/files`, {
+    variant: 'listing',
+  }),
+  row(
+    '401 404 200 200 200 404 200 404',
+    'GET /workflows/{id}/files',
+    (w) => `/workflows/${w.workflow}/files/report.md?raw`,
+    {
+      variant: 'file',
+    },
+  ),
+  row(
+    '401 404 201 201 201 404 201 404',
+    'PUT /workflows/{id}/files',
+    (w) => `/workflows/${w.workflow}/files/notes.txt`,
+    {
+      body: 'notes',
+    },
+  ),
+  row(
+    '401 404 201 201 201 404 201 404',
+    'POST /workflows/{id}/files',
+    (w) => `/workflows/${w.workflow}/files?path=up`,
+    {
+      form: true,
+    },
+  ),
+  row(
+    '401 404 204 204 204 404 204 404',
+    'DELETE /workflows/{id}/files',
+    (w) => `/workflows/${w.workflow}/files/report.md`,
+  ),
+  // Object storage of the project: a job token reaches its project's storage.
+  row('401 404 200 200 200 404 200 200', 'GET /projects/{id}/storage', (w) => `/projects/${w.project}/storage/`, {
+    variant: 'listing',
+  }),
+  row('401 404 200 200 200 404 200 200', 'GET /projects/{id}/storage', (w) => `/projects/${w.project}/storage/a.txt`, {
+    variant: 'object',
+  }),
+  row('401 404 201 201 201 404 201 201', 'PUT /projects/{id}/storage', (w) => `/projects/${w.project}/storage/b.txt`, {
+    body: 'bytes',
+  }),
+  row(
+    '401 404 204 204 204 404 204 204',
+    'DELETE /projects/{id}/storage',
+    (w) => `/projects/${w.project}/storage/a.txt`,
+  ),
+  // Sign-in (dev provider): public; logout revokes whatever credential it is sent with.
+  row('200 200 200 200 200 200 200 200', 'GET /svc/auth/login', () => '/svc/auth/login'),
+  row('303 303 303 303 303 303 303 303', 'POST /svc/auth/dev-login', () => '/svc/auth/dev-login', {
+    body: { login: 'dora' },
+  }),
+  row('204 204 204 204 204 204 204 204', 'POST /svc/auth/logout', () => '/svc/auth/logout', { ownCredential: true }),
 ];
 
 function row(expect: string, route: string, path: RouteCase['path'], extra: Partial<RouteCase> = {}): RouteCase {
@@ -113,17 +211,48 @@ const CELLS = ROUTES.flatMap((route) => {
   const statuses = route.expect.trim().split(/\s+/).map(Number);
   if (statuses.length !== CALLERS.length)
     throw new Error(`${route.route}: ${statuses.length} statuses for ${CALLERS.length} callers`);
-  return CALLERS.map((caller, i) => ({ ...route, caller, expected: statuses[i]! }));
+  const name = route.variant ? `${route.route} (${route.variant})` : route.route;
+  return CALLERS.map((caller, i) => ({ ...route, name, caller, expected: statuses[i]! }));
 });
+
+/** A template catalog with one template, so `POST /workflows/{id}/template` can succeed. */
+const TEMPLATES: TemplateCatalog = {
+  list: async () => [{ name: 'web', description: 'A web app' }],
+  materialize: async (_name, dir) => {
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'index.html'), '<h1>web</h1>');
+  },
+};
+
+/** Every file below `dir` with its size (what a refused file or storage write must leave alone). */
+function filesBelow(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const entry of entries.sort()) {
+      const full = join(d, entry);
+      const stat = statSync(full);
+      if (stat.isDirectory()) walk(full);
+      else found.push(`${relative(dir, full)}:${stat.size}`);
+    }
+  };
+  walk(dir);
+  return found;
+}
 
 describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
   let server: TestServer;
   let users: Record<'owner' | 'member' | 'outsider' | 'root' | 'cat', User>;
-  let fixedTokens: Partial<Record<Caller, string>>;
-  let otherProject: string;
+  let issue: (caller: Exclude<Caller, 'anonymous' | 'job token of another workflow'>) => Promise<string>;
+  const fixedTokens = new Map<Caller, Promise<string>>();
 
   beforeAll(async () => {
-    server = await startTestServer(provider);
+    server = await startTestServer(provider, {}, { templates: TEMPLATES });
     const { db, tokens } = server.deps;
     const make = (login: string) => db.user.create({ data: { login, provider: 'dev', provider_subject: login } });
     users = {
@@ -133,7 +262,7 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
       root: await make('root'),
       cat: await make('cat'),
     };
-    otherProject = (
+    const otherProject = (
       await db.project.create({
         data: {
           name: 'Other',
@@ -143,16 +272,22 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
       })
     ).id;
     const session = async (user: User) => (await tokens.issue({ sub: user.id, scope: 'session' })).token;
-    fixedTokens = {
-      'non-member': await session(users.outsider),
-      member: await session(users.member),
-      owner: await session(users.owner),
-      admin: await session(users.root),
-      // the member's own CI token, narrowed to the member's other project
-      'api token of another project': (
-        await tokens.issue({ sub: users.member.id, scope: 'api', projectId: otherProject })
-      ).token,
-      'worker token': (await tokens.issue({ sub: 'worker:ci', scope: 'worker' })).token,
+    issue = async (caller) => {
+      switch (caller) {
+        case 'non-member':
+          return session(users.outsider);
+        case 'member':
+          return session(users.member);
+        case 'owner':
+          return session(users.owner);
+        case 'admin':
+          return session(users.root);
+        case 'api token of another project':
+          // the member's own CI token, narrowed to the member's other project
+          return (await tokens.issue({ sub: users.member.id, scope: 'api', projectId: otherProject })).token;
+        case 'worker token':
+          return (await tokens.issue({ sub: 'worker:ci', scope: 'worker' })).token;
+      }
     };
   });
   afterAll(async () => server?.close());
@@ -186,17 +321,24 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         },
       });
       const article = await tx.kbArticle.create({ data: { title: 'Ports', content: 'port 3000' } });
+      const timer = await tx.timer.create({
+        data: { workflow_id: workflow.id, fire_at: new Date(Date.now() + 3_600_000), reason: 'later' },
+      });
       return {
         project: project.id,
         workflow: workflow.id,
         sibling: sibling.id,
         member: users.member.id,
         article: article.id,
+        timer: timer.id,
       };
     });
     const dir = join(server.dataDir, 'workspaces', world.project, world.workflow);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'report.md'), '# Report');
+    const storage = join(server.dataDir, 'storage', world.project);
+    mkdirSync(storage, { recursive: true });
+    writeFileSync(join(storage, 'a.txt'), 'object');
     const jobToken = (
       await tokens.issue({
         sub: `job:${world.sibling}`,
@@ -208,31 +350,54 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
     return { ...world, jobToken };
   }
 
+  /** What a refused write must leave as it was: the database, the timers and the files on disk. */
+  const state = async () => [
+    await dbState(server.deps.db),
+    await server.deps.db.timer.findMany({ orderBy: { id: 'asc' }, select: { id: true, status: true } }),
+    filesBelow(server.dataDir),
+  ];
+
   // Reads share one world; a cell that may write gets its own.
   let readWorld: Promise<World & { jobToken: string }> | undefined;
 
   it.each(CELLS)(
-    '$route as $caller -> $expected',
-    async ({ path, body, status, caller, expected, route, isolated }) => {
-      const method = route.split(' ')[0]!;
+    '$name as $caller -> $expected',
+    async ({ path, body, form, status, caller, expected, route, isolated, ownCredential }) => {
+      const [method, routePath] = route.split(' ') as [string, string];
       const writes = method !== 'GET';
       const world = await (writes || isolated
         ? freshWorld(status ?? 'running')
         : (readWorld ??= freshWorld('running')));
-      const as =
-        caller === 'anonymous'
-          ? undefined
-          : caller === 'job token of another workflow'
-            ? world.jobToken
-            : fixedTokens[caller];
-      const before = writes && expected >= 400 ? await dbState(server.deps.db) : null;
-      const res = await server.request(`/svc/api${path(world)}`, {
-        method,
-        as,
-        json: body ?? (method === 'GET' || method === 'DELETE' ? undefined : {}),
-      });
+      let as: string | undefined;
+      if (caller === 'job token of another workflow') as = world.jobToken;
+      else if (caller !== 'anonymous') {
+        if (ownCredential) as = await issue(caller);
+        else {
+          if (!fixedTokens.has(caller)) fixedTokens.set(caller, issue(caller));
+          as = await fixedTokens.get(caller);
+        }
+      }
+      const before = writes && expected >= 400 ? await state() : null;
+      const content = typeof body === 'function' ? (body as (w: World) => unknown)(world) : body;
+      const init: Parameters<TestServer['request']>[1] = { method, as };
+      if (form) {
+        const data = new FormData();
+        data.append('file', new Blob(['uploaded']), 'up.txt');
+        init.body = data;
+      } else if (typeof content === 'string') init.body = content;
+      else init.json = content ?? (method === 'GET' || method === 'DELETE' ? undefined : {});
+      const prefix = routePath.startsWith('/svc/') ? '' : '/svc/api';
+      const res = await server.request(`${prefix}${path(world)}`, init);
       expect(res.status).toBe(expected);
-      if (before) expect(await dbState(server.deps.db)).toEqual(before);
+      if (before) expect(await state()).toEqual(before);
     },
   );
+
+  // A route added without rows fails here: the app's routes (walked from its router) must be exactly
+  // the matrix's. A route mounted with `use` serves several methods; the inventory lists them.
+  it('has rows for every route of the app, and no rows for routes it does not have', () => {
+    const inventory = routeInventory(createApp(server.deps));
+    const inMatrix = [...new Set(ROUTES.map((r) => normalizeRoute(r.route)))].sort();
+    expect(inventory).toEqual(inMatrix);
+  });
 });
