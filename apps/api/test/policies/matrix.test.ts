@@ -67,6 +67,14 @@ const ROUTES: RouteCase[] = [
   row('401 404 403 202 202 404 403 403', 'POST /projects/{id}/members', (w) => `/projects/${w.project}/members`, {
     body: { login: 'cat', role: 'member' },
   }),
+  // Invitations are the caller's own: a person (not a narrowed token) answers theirs; others' are 404.
+  row('401 200 200 200 200 403 403 403', 'GET /invitations', () => '/invitations'),
+  row(
+    '401 201 404 404 404 403 403 403',
+    'POST /invitations/{project}/accept',
+    (w) => `/invitations/${w.project}/accept`,
+  ),
+  row('401 204 404 404 404 403 403 403', 'DELETE /invitations/{project}', (w) => `/invitations/${w.project}`),
   row(
     '401 404 403 200 200 404 403 403',
     'PATCH /projects/{id}/members/{user}',
@@ -305,6 +313,8 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
               { user_id: users.member.id, role: 'member' },
             ],
           },
+          // The outsider is invited: only they may accept or decline it.
+          invitations: { create: { user_id: users.outsider.id, role: 'member', invited_by: users.owner.id } },
         },
       });
       const base = { project_id: project.id, created_by: users.owner.id, requirement: 'r', title: 'r' };
