@@ -60,6 +60,8 @@ export class LiveDispatcher implements Steering, IngestListener {
   }
 
   async generateTitle(workflowId: string): Promise<void> {
+    // A free worker that takes the workflow makes the title itself: let the dispatch round go first.
+    await this.pump();
     const workflow = await this.deps.db.workflow.findFirst({
       where: { id: workflowId, ...unfinishedWhere },
       select: { ...DISPATCH_SELECT, title_generated: true, assigned_worker_id: true },

@@ -35,12 +35,19 @@ describeInChromium('projects in Chromium against the real server', () => {
   });
 
   it('keeps the workflow list live: another member’s workflow and its status appear without reloading', async () => {
-    await page.getByRole('textbox', { name: 'User name' }).fill('bob');
-    await page.getByRole('button', { name: 'Add member' }).click();
-    // bob must exist before he can be added: the form reports it, then works once he signed in
-    await expectText(page.locator('form[aria-label="Add member"] .error'), 'no user with that login');
+    // An invitation says the same whether or not the login exists, and bob joins only by accepting.
     const bob = await server.login('bob');
-    await page.getByRole('button', { name: 'Add member' }).click();
+    await page.getByRole('textbox', { name: 'User name' }).fill('bob');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await expectText(
+      page.locator('form[aria-label="Add member"] [role="status"]'),
+      'If bob has an account, they are invited and join when they accept.',
+    );
+    expect(await page.getByRole('cell', { name: 'bob', exact: true }).count()).toBe(0);
+    await expectJson(
+      await server.request(`/svc/api/invitations/${ids.Alpha}/accept`, { method: 'POST', as: bob }),
+      201,
+    );
     await page.getByRole('cell', { name: 'bob', exact: true }).waitFor();
 
     const { worker } = await startWorker(server, 'list-worker');

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Member, Project, Role } from '@svc/protocol';
+import { hasProjectChange, type Member, type Project, type Role } from '@svc/protocol';
+import { useProjectEvents } from '../../lib/live';
 import { queryKeys } from '../../lib/query-keys';
 import { ErrorNote, Loading } from '../../components/Feedback';
 import { useCurrentUser } from '../auth/user-context';
@@ -11,6 +12,12 @@ export function MembersPanel({ project }: { project: Project }) {
   const user = useCurrentUser();
   const canManage = project.role === 'owner' || user.is_admin;
   const members = useQuery({ queryKey: queryKeys.members(project.id), queryFn: () => listMembers(project.id) });
+  const queryClient = useQueryClient();
+  // An invitee who accepts (or a change by another owner) shows without reloading.
+  useProjectEvents(project.id, (event) => {
+    if (!event || hasProjectChange(event, ['members']))
+      void queryClient.invalidateQueries({ queryKey: queryKeys.members(project.id) });
+  });
   return (
     <section aria-labelledby="members-heading">
       <h2 id="members-heading">Members</h2>
