@@ -14,6 +14,8 @@ export interface LivenessDeps {
   /** How long a disconnected worker keeps its workflows; 0: they go back at once. */
   leaseSeconds: number;
   now?: () => number;
+  /** When this server started (ms); now by default. */
+  startedAt?: number;
 }
 
 /**
@@ -30,7 +32,7 @@ export class WorkerLiveness {
 
   constructor(private readonly deps: LivenessDeps) {
     this.now = deps.now ?? Date.now;
-    this.startedAt = this.now();
+    this.startedAt = deps.startedAt ?? this.now();
   }
 
   start(): void {
