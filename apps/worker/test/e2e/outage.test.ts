@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ScriptedHandler } from '@svc/scripted-llm';
 import { eventually, type ManagedProcess } from '@svc/test-kit';
 import { phaseOf } from '../support/agent-script';
-import { requestKind, requestsSince } from '../support/e2e-requests';
+import { requestsSince } from '../support/e2e-requests';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
 
 /** What the scripted agent does in the current test: how many steps, and which one waits at a gate. */
