@@ -30,7 +30,12 @@ export interface Config {
   storage: { maxUploadBytes: number };
   templates: { repoUrl: string | null; localPath: string };
   kbEmbeddings: { url: string; model: string; apiKey: string | null } | null;
-  workers: { heartbeatSeconds: number; offlineAfterSeconds: number };
+  workers: {
+    heartbeatSeconds: number;
+    offlineAfterSeconds: number;
+    /** how long a disconnected worker keeps its workflows (0: they go back to the queue at once) */
+    leaseSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -134,7 +139,11 @@ export function buildConfig(env: Env): Config {
     kbEmbeddings: env.KB_EMBEDDINGS_URL
       ? { url: env.KB_EMBEDDINGS_URL, model: env.KB_EMBEDDINGS_MODEL, apiKey: env.KB_EMBEDDINGS_API_KEY ?? null }
       : null,
-    workers: { heartbeatSeconds: env.WORKER_HEARTBEAT_SECONDS, offlineAfterSeconds: env.WORKER_OFFLINE_AFTER_SECONDS },
+    workers: {
+      heartbeatSeconds: env.WORKER_HEARTBEAT_SECONDS,
+      offlineAfterSeconds: env.WORKER_OFFLINE_AFTER_SECONDS,
+      leaseSeconds: env.WORKER_LEASE_SECONDS,
+    },
   };
 }
 

@@ -51,6 +51,7 @@ export const EnvSchema = z.object({
   KB_EMBEDDINGS_API_KEY: z.string().optional(),
   WORKER_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).default(10),
   WORKER_OFFLINE_AFTER_SECONDS: z.coerce.number().int().min(2).default(30),
+  WORKER_LEASE_SECONDS: z.coerce.number().int().min(0).default(60),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -78,6 +78,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     dispatcher,
     logger,
     offlineAfterSeconds: config.workers.offlineAfterSeconds,
+    leaseSeconds: config.workers.leaseSeconds,
   });
 
   return {

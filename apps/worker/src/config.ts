@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_BWRAP_PATH, type SandboxSettings } from './executor/sandbox';
+import { TOOL_OUTPUT_MAX_BYTES_LIMIT } from './link/frame-bounds';
 
 /** A config problem; `message` lists every bad key as `key.path: problem`, one per line. */
 export class ConfigError extends Error {
@@ -209,7 +210,8 @@ export function resolveConfig(raw: unknown, ctx: ConfigContext): WorkerConfig {
       maxRetryAfterSeconds: file.llm.max_retry_after_seconds,
       maxContinuations: file.llm.max_continuations,
     },
-    toolOutputMaxBytes: file.tool_output_max_bytes,
+    // Capped, so a log entry always fits one frame of the worker socket.
+    toolOutputMaxBytes: Math.min(file.tool_output_max_bytes, TOOL_OUTPUT_MAX_BYTES_LIMIT),
     commandTimeoutSeconds: file.command_timeout_seconds,
     maxTurnsPerStep: file.max_turns_per_step,
     secretEnvNames: [file.token_env, file.llm.api_key_env].filter((n): n is string => !!n),

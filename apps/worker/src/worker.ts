@@ -28,6 +28,7 @@ export interface WorkerOptions {
   /** Overrides for tests (faster reconnects and LLM retries). */
   reconnect?: { baseMs: number; maxMs: number };
   llmRetry?: { baseMs: number; maxMs: number };
+  serverRetry?: { baseMs: number; maxMs: number };
 }
 
 export interface RunningWorker {
@@ -47,7 +48,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const sandbox = new Sandbox(config.sandbox);
   await sandbox.check();
   for (const warning of sandbox.warnings()) logger.warn({ sandbox: config.sandbox.mode }, warning);
-  const api = new ServerApi({ serverUrl: config.serverUrl, token: config.token });
+  // Aborted when the worker gives up for good: REST calls stop retrying an unreachable server then.
+  const lifetime = new AbortController();
+  const api = new ServerApi({
+    serverUrl: config.serverUrl,
+    token: config.token,
+    signal: lifetime.signal,
+    logger,
+    ...(options.serverRetry ? { retry: { ...options.serverRetry, jitter: 0.5 } } : {}),
+  });
   const jobTokens: JobTokenSource = config.jwtPrivateKey
     ? await LocalJobTokenSigner.fromPemFile(config.jwtPrivateKey, {
         issuer: config.jwtIssuer,
@@ -66,7 +75,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   });
   // Built in dependency order: the uplink (what goes to the server) needs nothing; the manager
   // sends through it; the link opens it on registration and hands the server's requests to the manager.
-  const uplink = new Uplink();
+  const uplink = new Uplink({ logger });
   const llm = new LlmClient(config.llm, {
     logger,
     retryBaseMs: options.llmRetry?.baseMs,
@@ -110,11 +119,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     manager,
     deps,
     async stop(drainMs = 5000) {
+      // The runs' last uploads get `drainMs` while the server cannot be reached, then give up.
+      const giveUp = setTimeout(() => lifetime.abort(), drainMs);
       await manager
         .shutdown()
         .catch((err: unknown) => logger.warn({ error: errorMessage(err) }, 'shutdown of workflow runs failed'));
       const deadline = Date.now() + drainMs;
       while (uplink.outbox.size > 0 && link.isRegistered && Date.now() < deadline) await delay(50);
+      clearTimeout(giveUp);
+      lifetime.abort();
       link.stop();
     },
   };

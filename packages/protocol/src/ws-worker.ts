@@ -1,11 +1,23 @@
 import { z } from 'zod';
 import { IdSchema } from './common';
-import { WsErrorInfoSchema } from './errors';
+import { WsErrorInfoSchema, type ErrorCode } from './errors';
 import { SnapshotDataSchema, UPDATE_DATA_SCHEMAS, type UpdateKind } from './updates';
 
 /** Version of the worker protocol; a worker sending another one is closed with WS_CLOSE_UNSUPPORTED_VERSION. */
 export const WORKER_PROTOCOL_VERSION = 1;
 export const WS_CLOSE_UNSUPPORTED_VERSION = 4400;
+
+/**
+ * Largest frame either side of the worker socket accepts (the server closes with 1009 above it).
+ * A worker fits every message it sends into this (docs/decisions.md "Worker outages and bounds").
+ */
+export const WORKER_MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Error codes of a refused update that are worth sending again later (the database was unavailable);
+ * any other code refuses that update for good, and the worker drops it.
+ */
+export const RETRYABLE_UPDATE_ERROR_CODES: readonly ErrorCode[] = ['unavailable', 'internal'];
 
 const TimeoutSecondsSchema = z.int().min(1).max(86_400);
 
@@ -138,6 +150,9 @@ export type ExecMessage = z.infer<typeof ExecMessageSchema>;
 export const WorkerErrorMessageSchema = z.object({
   type: z.literal('error'),
   error: WsErrorInfoSchema,
+  /** set when the error refuses one update: which one */
+  workflow_id: IdSchema.optional(),
+  seq: z.int().min(1).optional(),
 });
 export type WorkerErrorMessage = z.infer<typeof WorkerErrorMessageSchema>;
 

@@ -9,4 +9,4 @@ export {
   type TruncateOptions,
   type TruncateUtf8Result,
 } from './truncate';
-export { codePointLength, replaceLoneSurrogates, utf8ByteLength } from './utf8';
+export { codePointLength, replaceLoneSurrogates, utf8ByteLength, utf8PrefixEnd, utf8SuffixStart } from './utf8';

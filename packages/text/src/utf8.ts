@@ -40,3 +40,42 @@ export function codePointLength(text: string): number {
 export function replaceLoneSurrogates(text: string): string {
   return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATES, '\uFFFD') : text;
 }
+
+const isContinuation = (byte: number): boolean => (byte & 0xc0) === 0x80;
+
+/** Bytes of the UTF-8 sequence a lead byte starts (1 for ASCII and for bytes that cannot lead one). */
+function sequenceLength(lead: number): number {
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 1;
+}
+
+/**
+ * Where a byte prefix of UTF-8 text may end without cutting a character: `end` when the character
+ * before it is complete, else the start of that character. Bytes that are not UTF-8 are left as they are.
+ */
+export function utf8PrefixEnd(bytes: Uint8Array, end = bytes.length): number {
+  const limit = Math.min(end, bytes.length);
+  let start = limit;
+  while (start > 0 && limit - start < 3 && isContinuation(bytes[start - 1] as number)) start--;
+  if (start === 0 || start === limit) {
+    // no continuation bytes at the end: the last byte is a whole character or starts one
+    const last = limit - 1;
+    return last >= 0 && sequenceLength(bytes[last] as number) > 1 ? last : limit;
+  }
+  const lead = start - 1;
+  return lead + sequenceLength(bytes[lead] as number) > limit && sequenceLength(bytes[lead] as number) > 1
+    ? lead
+    : limit;
+}
+
+/**
+ * Where a byte suffix of UTF-8 text may start without cutting a character: `start`, moved past the
+ * (at most 3) continuation bytes of a character that began before it.
+ */
+export function utf8SuffixStart(bytes: Uint8Array, start = 0): number {
+  let at = Math.max(0, start);
+  while (at < bytes.length && at - start < 3 && isContinuation(bytes[at] as number)) at++;
+  return at;
+}

@@ -163,6 +163,33 @@ export class LiveDispatcher implements Steering, IngestListener {
       }
     }
     if (lost.length > 0) await this.takeBack(session.workerId, lost);
+    if (first && active) await this.reclaim(session, active, new Set(assigned.map((w) => w.id)));
+  }
+
+  /**
+   * A worker that comes back after its lease still runs workflows that were taken back from it: those
+   * still in the queue are its again (it goes on from its own state instead of another worker
+   * repeating its steps from the last stored snapshot).
+   */
+  private async reclaim(session: WorkerSession, active: readonly string[], assigned: Set<string>): Promise<void> {
+    const { registry, logger } = this.deps;
+    for (const id of active) {
+      if (assigned.has(id) || registry.holds(session.workerId, id)) continue;
+      if (await this.claim(id, session)) {
+        registry.hold(session.workerId, id);
+        logger.info({ worker: session.name, workflowId: id }, 'worker came back with a queued workflow; it keeps it');
+        const intent = this.intents.get(id);
+        if (intent && intent.action !== 'resume') await this.steer(id, intent);
+        continue;
+      }
+      const row = await this.deps.db.workflow.findUnique({
+        where: { id },
+        select: { assigned_worker_id: true, status: true },
+      });
+      // Cancelled while the worker was away: it is told now.
+      if (row?.assigned_worker_id === session.workerId && row.status === 'cancelled') await this.cancel(id);
+      else logger.warn({ worker: session.name, workflowId: id }, 'worker reports a workflow it no longer holds');
+    }
   }
 
   /** Puts the worker's unfinished workflows (or just `only`) back in the queue and hands them out again. */
@@ -270,6 +297,9 @@ export class LiveDispatcher implements Steering, IngestListener {
     // A worker that just (re)connected says in its first heartbeat whether it runs the workflow; wait for that.
     const assignee = workflow.assigned_worker_id ? this.deps.registry.get(workflow.assigned_worker_id) : undefined;
     if (assignee && !this.deps.registry.isReconciled(assignee.workerId)) return;
+    // A disconnected assignee keeps the workflow for its lease (the liveness sweep takes it back after
+    // that, and the intent goes with the next dispatch). A retry follows a finished run: nobody runs it.
+    if (workflow.assigned_worker_id && !assignee && intent) return;
     if (workflow.assigned_worker_id) await this.unclaim(workflow.id, workflow.assigned_worker_id);
     this.kick();
   }

@@ -11,14 +11,29 @@ export interface LivenessDeps {
   dispatcher: LiveDispatcher;
   logger: Logger;
   offlineAfterSeconds: number;
+  /** How long a disconnected worker keeps its workflows; 0: they go back at once. */
+  leaseSeconds: number;
+  now?: () => number;
+  /** When this server started (ms); now by default. */
+  startedAt?: number;
 }
 
-/** Closes silent worker connections and takes work back from workers nobody has heard from. */
+/**
+ * Closes silent worker connections and takes work back from workers whose lease ran out: nobody has
+ * heard of them for `leaseSeconds`, counted from the worker row's last_seen_at (so the lease survives
+ * a server restart) but never from before this server started (a worker cannot reconnect to a server
+ * that is down, so an outage of the server does not use up the lease).
+ */
 export class WorkerLiveness {
   private sweeper: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
+  private readonly now: () => number;
+  private readonly startedAt: number;
 
-  constructor(private readonly deps: LivenessDeps) {}
+  constructor(private readonly deps: LivenessDeps) {
+    this.now = deps.now ?? Date.now;
+    this.startedAt = deps.startedAt ?? this.now();
+  }
 
   start(): void {
     const every = Math.max(500, Math.min((this.deps.offlineAfterSeconds * 1000) / 2, 5000));
@@ -44,14 +59,19 @@ export class WorkerLiveness {
       session.close(WS_CLOSE_HEARTBEAT_MISSED, `no heartbeat for ${offlineAfterSeconds}s`);
     }
     await registry.markSilentOffline(offlineAfterMs);
-    const offline = await registry.offlineIds();
+    const heardBefore = this.now() - this.deps.leaseSeconds * 1000;
+    if (this.startedAt > heardBefore) return;
+    const offline = await registry.leaseExpiredIds(new Date(heardBefore));
     if (offline.length === 0) return;
     const stranded = await db.workflow.findMany({
       where: { ...unfinishedWhere, assigned_worker_id: { in: offline } },
       select: { assigned_worker_id: true },
       distinct: ['assigned_worker_id'],
     });
-    for (const { assigned_worker_id } of stranded)
-      if (assigned_worker_id && !registry.get(assigned_worker_id)) await dispatcher.takeBack(assigned_worker_id);
+    for (const { assigned_worker_id } of stranded) {
+      if (!assigned_worker_id || registry.get(assigned_worker_id)) continue;
+      logger.warn({ workerId: assigned_worker_id }, 'worker lease ran out; its workflows go back to the queue');
+      await dispatcher.takeBack(assigned_worker_id);
+    }
   }
 }

@@ -62,7 +62,11 @@ export class WorkerRegistry {
   async detach(session: WorkerSession): Promise<boolean> {
     if (!this.isCurrent(session)) return false;
     this.connections.delete(session.workerId);
-    await this.deps.db.worker.updateMany({ where: { id: session.workerId }, data: { status: 'offline' } });
+    // last_seen_at is when its lease starts: the connection closing is the last we heard of it.
+    await this.deps.db.worker.updateMany({
+      where: { id: session.workerId },
+      data: { status: 'offline', last_seen_at: new Date() },
+    });
     this.announce(session.workerId);
     return true;
   }
@@ -141,10 +145,16 @@ export class WorkerRegistry {
     return ids;
   }
 
-  /** Workers whose rows say offline: their unfinished workflows belong back in the queue. */
-  async offlineIds(): Promise<string[]> {
-    const rows = await this.deps.db.worker.findMany({ where: { status: 'offline' }, select: { id: true } });
-    return rows.map((r) => r.id);
+  /**
+   * Offline workers (not connected here) last heard of before `heardBefore`: their lease ran out, so
+   * their unfinished workflows belong back in the queue.
+   */
+  async leaseExpiredIds(heardBefore: Date): Promise<string[]> {
+    const rows = await this.deps.db.worker.findMany({
+      where: { status: 'offline', last_seen_at: { lt: heardBefore } },
+      select: { id: true },
+    });
+    return rows.map((r) => r.id).filter((id) => !this.connections.has(id));
   }
 
   /** Broadcasts the worker's current row as `worker_status` (best effort, never throws). */

@@ -116,7 +116,12 @@ export class WorkerConnection implements WorkerSession {
         return this.register(message);
       case 'heartbeat': {
         this.live.background.run(registry.heartbeat(this));
-        this.live.background.run(dispatcher.heartbeat(this, message.active_workflows));
+        const first = !registry.isReconciled(this.workerId);
+        const reconciled = dispatcher.heartbeat(this, message.active_workflows);
+        // The first heartbeat says what a (re)connected worker runs: the updates it resends after it
+        // are stored only once that is settled (they may belong to a workflow it gets back).
+        if (first) return reconciled;
+        this.live.background.run(reconciled);
         return;
       }
       case 'update':
@@ -169,7 +174,8 @@ export class WorkerConnection implements WorkerSession {
   private update(message: UpdateMessage): void {
     this.live.ingest.submit(this.workerId, message).then(
       (outcome) => {
-        if (outcome.kind === 'refused') this.sendError(outcome.error);
+        if (outcome.kind === 'refused')
+          this.send({ type: 'error', error: outcome.error, workflow_id: message.workflow_id, seq: message.seq });
         else this.send({ type: 'ack', workflow_id: message.workflow_id, seq: message.seq });
       },
       (err: unknown) => this.failed(err),
@@ -182,10 +188,18 @@ export class WorkerConnection implements WorkerSession {
     // On shutdown the worker keeps its workflows: it reconnects to the next server and goes on.
     if (!wasRegistered || this.shuttingDown()) return;
     this.exec.workerGone(this.workerId);
-    if (await this.live.registry.detach(this)) {
-      this.logger.warn({ worker: this.name }, 'worker disconnected; its workflows go back to the queue');
-      await this.live.dispatcher.takeBack(this.workerId);
+    if (!(await this.live.registry.detach(this))) return;
+    const { leaseSeconds } = this.live.config.workers;
+    if (leaseSeconds > 0) {
+      // The worker keeps its workflows for its lease: reconnecting within it, it goes on with them.
+      this.logger.warn(
+        { worker: this.name, leaseSeconds },
+        'worker disconnected; it keeps its workflows for its lease',
+      );
+      return;
     }
+    this.logger.warn({ worker: this.name }, 'worker disconnected; its workflows go back to the queue');
+    await this.live.dispatcher.takeBack(this.workerId);
   }
 
   private failed(err: unknown): void {

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { WORKER_MAX_PAYLOAD_BYTES } from '@svc/protocol';
 import type { AppDeps } from '../deps';
 import { toDomainError } from '../domain/errors';
 import type { LiveServices } from '../live-services';
@@ -8,8 +9,8 @@ import { ExecRelay } from './exec-relay';
 import { authenticateWorkerUpgrade, refuseUpgrade } from './upgrade-auth';
 import { WorkerConnection } from './worker-connection';
 
-/** Largest worker frame: log entries and snapshots are bounded by the worker's output budget. */
-export const WORKER_MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
+/** Largest worker frame (shared with the worker, which fits every message into it). */
+export { WORKER_MAX_PAYLOAD_BYTES };
 
 /** `GET /svc/worker/ws`: worker-scope JWT at the upgrade, then the worker protocol. */
 export class WorkerHub {

@@ -41,6 +41,8 @@ export async function startTestServer(
     AUTH_PROVIDER: 'dev',
     ADMIN_USERS: 'root',
     LOG_LEVEL: 'silent',
+    // Most tests take work back from a disconnected worker at once; lease tests set their own.
+    WORKER_LEASE_SECONDS: '0',
     ...env,
   });
   const runtime = await buildRuntime(config, pino({ level: 'silent' }), options);

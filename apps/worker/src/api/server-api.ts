@@ -1,8 +1,13 @@
-import { encodePath, SvcClient, workflowPath } from '@svc/client';
+import { setTimeout as delay } from 'node:timers/promises';
+import { ApiError, backoffDelay, encodePath, SvcClient, workflowPath, type BackoffOptions } from '@svc/client';
 import {
+  FileListSchema,
+  KbSearchResponseSchema,
+  TemplateListSchema,
   TimerSchema,
   TokenResponseSchema,
   UseTemplateResponseSchema,
+  WorkerListSchema,
   type CreateTimerRequest,
   type FileEntry,
   type KbSearchResult,
@@ -14,86 +19,184 @@ import {
   type UseTemplateResponse,
   type Worker,
 } from '@svc/protocol';
+import { AbortedError } from '../util/aborted';
+import { silentLogger, type Logger } from '../util/logger';
 
 export { ApiError } from '@svc/client';
+
+/** Back-off between attempts of a server call that failed because the server was unreachable. */
+export const DEFAULT_SERVER_RETRY: BackoffOptions = { baseMs: 500, maxMs: 10_000, jitter: 0.5 };
+
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+/**
+ * A failure that says nothing about the request itself: the server (or the way to it) is down for
+ * now. Network errors and time-outs, 502/503/504 from a proxy, and `unavailable`; never a 4xx.
+ */
+export function isRetryableServerError(error: unknown): boolean {
+  if (!(error instanceof ApiError)) return false;
+  return error.code === 'network_error' || RETRYABLE_STATUSES.has(error.status) || error.code === 'unavailable';
+}
 
 export interface ServerApiOptions {
   serverUrl: string;
   token: string;
   /** Per-request time-out. */
   timeoutMs?: number;
+  /** Back-off between retries of calls the server could not answer. */
+  retry?: BackoffOptions;
+  /** Aborted when the worker gives up for good (shutdown): retries stop then. */
+  signal?: AbortSignal;
+  logger?: Logger;
 }
 
-/** The REST endpoints a worker calls with its worker token (docs/decisions.md). */
+/**
+ * The REST endpoints a worker calls with its worker token (docs/decisions.md). Every call is retried
+ * with back-off while the server cannot be reached (see isRetryableServerError), until it succeeds, is
+ * refused, or its signal (the workflow's run, or the worker's own) aborts; then it throws AbortedError.
+ */
 export class ServerApi {
   private readonly client: SvcClient;
+  private readonly retry: BackoffOptions;
+  private readonly logger: Logger;
+  private readonly signal: AbortSignal | undefined;
 
-  constructor(options: ServerApiOptions) {
-    this.client = new SvcClient({
-      baseUrl: options.serverUrl,
-      auth: { bearer: options.token },
-      timeoutMs: options.timeoutMs ?? 60_000,
-    });
+  constructor(options: ServerApiOptions, client?: SvcClient) {
+    this.client =
+      client ??
+      new SvcClient({
+        baseUrl: options.serverUrl,
+        auth: { bearer: options.token },
+        timeoutMs: options.timeoutMs ?? 60_000,
+      });
+    this.retry = options.retry ?? DEFAULT_SERVER_RETRY;
+    this.logger = options.logger ?? silentLogger;
+    this.signal = options.signal;
+  }
+
+  /** The same API whose calls also stop when `signal` aborts (a workflow's run). */
+  withSignal(signal: AbortSignal): ServerApi {
+    return new ServerApi(
+      {
+        serverUrl: '',
+        token: '',
+        retry: this.retry,
+        logger: this.logger,
+        signal: this.signal ? AbortSignal.any([this.signal, signal]) : signal,
+      },
+      this.client,
+    );
   }
 
   private filesPath(workflowId: string, relPath: string): string {
     return `${workflowPath(workflowId)}/files/${encodePath(relPath)}`;
   }
 
-  /** Every file and directory of a workflow workspace. */
-  listFiles(workflowId: string): Promise<FileEntry[]> {
-    return this.client.listFiles(workflowId, { recursive: true });
+  /** Runs `call` until it succeeds or fails for a reason other than an unreachable server. */
+  private async call<T>(call: (signal: AbortSignal | undefined) => Promise<T>, extra?: AbortSignal): Promise<T> {
+    const signal = extra && this.signal ? AbortSignal.any([this.signal, extra]) : (extra ?? this.signal);
+    for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw new AbortedError();
+      try {
+        return await call(signal);
+      } catch (err) {
+        if (signal?.aborted) throw new AbortedError();
+        if (!isRetryableServerError(err)) throw err;
+        const error = err as ApiError;
+        const delayMs = backoffDelay(attempt, this.retry);
+        this.logger.warn(
+          { request: error.request, attempt: attempt + 1, delayMs, error: error.message },
+          'server call failed; retrying',
+        );
+        try {
+          await delay(delayMs, undefined, signal ? { signal } : undefined);
+        } catch {
+          throw new AbortedError();
+        }
+      }
+    }
   }
 
-  async downloadFile(workflowId: string, relPath: string): Promise<Buffer> {
-    const bytes = await this.client.requestBytes(`${this.filesPath(workflowId, relPath)}?raw`);
+  /** Every file and directory of a workflow workspace. */
+  listFiles(workflowId: string, signal?: AbortSignal): Promise<FileEntry[]> {
+    return this.call(
+      (s) =>
+        this.client.request(`${workflowPath(workflowId)}/files`, FileListSchema, {
+          query: { path: '', recursive: 1 },
+          signal: s,
+        }),
+      signal,
+    );
+  }
+
+  async downloadFile(workflowId: string, relPath: string, signal?: AbortSignal): Promise<Buffer> {
+    const bytes = await this.call(
+      (s) => this.client.requestBytes(`${this.filesPath(workflowId, relPath)}?raw`, { signal: s }),
+      signal,
+    );
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  /** `content` may be a Blob from `fs.openAsBlob`, which fetch streams from disk. */
-  uploadFile(workflowId: string, relPath: string, content: Uint8Array | Blob): Promise<void> {
-    return this.client.requestVoid(this.filesPath(workflowId, relPath), {
-      method: 'PUT',
-      body: content,
-      contentType: 'application/octet-stream',
-    });
+  /** `content` may be a Blob from `fs.openAsBlob`, which fetch streams from disk (again on a retry). */
+  uploadFile(workflowId: string, relPath: string, content: Uint8Array | Blob, signal?: AbortSignal): Promise<void> {
+    return this.call(
+      (s) =>
+        this.client.requestVoid(this.filesPath(workflowId, relPath), {
+          method: 'PUT',
+          body: content,
+          contentType: 'application/octet-stream',
+          signal: s,
+        }),
+      signal,
+    );
   }
 
-  deleteFile(workflowId: string, relPath: string): Promise<void> {
-    return this.client.requestVoid(this.filesPath(workflowId, relPath), { method: 'DELETE' });
+  deleteFile(workflowId: string, relPath: string, signal?: AbortSignal): Promise<void> {
+    return this.call(
+      (s) => this.client.requestVoid(this.filesPath(workflowId, relPath), { method: 'DELETE', signal: s }),
+      signal,
+    );
   }
 
   kbText(): Promise<string> {
-    return this.client.requestText('/kb');
+    return this.call((s) => this.client.requestText('/kb', { signal: s }));
   }
 
   kbSearch(query: string, k = 5): Promise<KbSearchResult[]> {
-    return this.client.searchKb(query, k);
+    return this.call((s) =>
+      this.client.request('/kb/search', KbSearchResponseSchema, { query: { q: query, k }, signal: s }),
+    );
   }
 
   listWorkers(): Promise<Worker[]> {
-    return this.client.listWorkers();
+    return this.call((s) => this.client.request('/workers', WorkerListSchema, { signal: s }));
   }
 
   listTemplates(): Promise<Template[]> {
-    return this.client.listTemplates();
+    return this.call((s) => this.client.request('/templates', TemplateListSchema, { signal: s }));
   }
 
   useTemplate(workflowId: string, name: string): Promise<UseTemplateResponse> {
     const json: UseTemplateRequest = { name };
-    return this.client.request(`${workflowPath(workflowId)}/template`, UseTemplateResponseSchema, {
-      method: 'POST',
-      json,
-    });
+    return this.call((s) =>
+      this.client.request(`${workflowPath(workflowId)}/template`, UseTemplateResponseSchema, {
+        method: 'POST',
+        json,
+        signal: s,
+      }),
+    );
   }
 
+  /** Retried like every call: a timer whose answer was lost may be created twice (it fires twice, harmlessly resuming). */
   createTimer(workflowId: string, seconds: number, reason: string): Promise<Timer> {
     const json: CreateTimerRequest = { seconds, reason };
-    return this.client.request(`${workflowPath(workflowId)}/timers`, TimerSchema, { method: 'POST', json });
+    return this.call((s) =>
+      this.client.request(`${workflowPath(workflowId)}/timers`, TimerSchema, { method: 'POST', json, signal: s }),
+    );
   }
 
   requestJobToken(workflowId: string): Promise<TokenResponse> {
     const json: TokenRequest = { scope: 'job', workflow_id: workflowId };
-    return this.client.request('/token', TokenResponseSchema, { method: 'POST', json });
+    return this.call((s) => this.client.request('/token', TokenResponseSchema, { method: 'POST', json, signal: s }));
   }
 }

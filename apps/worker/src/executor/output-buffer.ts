@@ -1,4 +1,4 @@
-import { decodeUtf8 } from '@svc/text';
+import { decodeUtf8, utf8PrefixEnd, utf8SuffixStart } from '@svc/text';
 
 /**
  * Keeps the first and the last `maxBytes / 2` bytes of a stream. The head shows how a command
@@ -51,13 +51,21 @@ export class HeadTailBuffer {
     }
   }
 
-  /** Decoded text; a cut in the middle is marked with the number of bytes left out. */
+  /**
+   * Decoded text; a cut in the middle is marked with the number of bytes left out. The head ends and
+   * the tail starts on character boundaries: a character the byte limits split is left out whole.
+   */
   text(): string {
     const omitted = this.total - this.headBytes - this.tailBytes;
     // Decode in one piece when nothing is left out, so a character split across head and tail survives.
     if (omitted === 0) return decodeUtf8(Buffer.concat([...this.head, ...this.tail]));
-    const head = decodeUtf8(Buffer.concat(this.head));
-    const tail = decodeUtf8(Buffer.concat(this.tail));
-    return `${head}\n…[${omitted} bytes of output omitted]…\n${tail}`;
+    const headBytes = Buffer.concat(this.head);
+    const tailBytes = Buffer.concat(this.tail);
+    const headEnd = utf8PrefixEnd(headBytes);
+    const tailStart = utf8SuffixStart(tailBytes);
+    const left = omitted + (headBytes.length - headEnd) + tailStart;
+    const head = decodeUtf8(headBytes.subarray(0, headEnd));
+    const tail = decodeUtf8(tailBytes.subarray(tailStart));
+    return `${head}\n…[${left} bytes of output omitted]…\n${tail}`;
   }
 }

@@ -29,7 +29,22 @@ export class Outbox {
     return message;
   }
 
-  /** Drops an acknowledged update; false when it was not pending (a duplicate or stray ack). */
+  /** The pending update with this number, if any. */
+  get(workflowId: string, seq: number): UpdateMessage | undefined {
+    return this.pending.get(key(workflowId, seq));
+  }
+
+  /**
+   * Workflows with progress still to deliver (anything but a title): the worker still holds them, even
+   * when their run has ended, until the server has stored what it reported.
+   */
+  workflowsInProgress(): string[] {
+    const ids = new Set<string>();
+    for (const update of this.pending.values()) if (update.kind !== 'title') ids.add(update.workflow_id);
+    return [...ids];
+  }
+
+  /** Drops an acknowledged (or refused for good) update; false when it was not pending (a duplicate or stray ack). */
   ack(workflowId: string, seq: number): boolean {
     return this.pending.delete(key(workflowId, seq));
   }

@@ -1,5 +1,16 @@
-import type { ExecResultMessage, UpdateBody, WorkerToServerMessage } from '@svc/protocol';
+import {
+  RETRYABLE_UPDATE_ERROR_CODES,
+  type ExecResultMessage,
+  type UpdateBody,
+  type UpdateMessage,
+  type WorkerToServerMessage,
+  type WsErrorInfo,
+} from '@svc/protocol';
+import { utf8ByteLength } from '@svc/text';
+import { backoffDelay, type BackoffOptions } from '@svc/client';
+import { silentLogger, type Logger } from '../util/logger';
 import { ExecRelay } from './exec-relay';
+import { fitFrame, MAX_MESSAGE_BYTES } from './frame-bounds';
 import { Outbox } from './outbox';
 import { LinkError, type RemoteExecRequest, type ServerLink } from './server-link';
 
@@ -9,22 +20,38 @@ export type SendMessage = (message: WorkerToServerMessage) => void;
 export interface UplinkOptions {
   /** Extra time an exec relay waits beyond the command's own time-out. */
   execMarginMs?: number;
+  /** Back-off before an update the server could not store for now is sent again. */
+  resend?: BackoffOptions;
+  logger?: Logger;
 }
+
+const DEFAULT_RESEND: BackoffOptions = { baseMs: 1000, maxMs: 30_000, jitter: 0.5 };
+/** Room for the routing fields of an `exec_request` around its command. */
+const EXEC_REQUEST_OVERHEAD_BYTES = 1024;
 
 /**
  * What the worker sends to the server, across reconnects: numbers and queues updates until they
  * are acknowledged, relays exec requests and waits for their results. The agent loop talks to this
  * (as its `ServerLink`); the `WorkerLink` opens it when the socket has registered and closes it
  * when the socket drops, so it is built before both and needs neither.
+ *
+ * Every message fits the frame limit both sides share: long strings of an update or exec result are
+ * cut (UTF-8-safely, marked) before it is numbered, so a resend never meets a refusal for its size.
  */
 export class Uplink implements ServerLink {
   readonly outbox = new Outbox();
   private readonly execs: ExecRelay;
+  private readonly logger: Logger;
+  private readonly resendBackoff: BackoffOptions;
   private send: SendMessage | null = null;
   private registeredAs: string | undefined;
+  /** Updates the server could not store for now: resent after a back-off (attempt count, timer). */
+  private readonly resends = new Map<string, { attempt: number; timer: NodeJS.Timeout | undefined }>();
 
   constructor(options: UplinkOptions = {}) {
     this.execs = new ExecRelay(options.execMarginMs);
+    this.logger = options.logger ?? silentLogger;
+    this.resendBackoff = options.resend ?? DEFAULT_RESEND;
   }
 
   /** This worker's server id, from its latest registration. */
@@ -41,20 +68,33 @@ export class Uplink implements ServerLink {
   }
 
   sendUpdate(workflowId: string, update: UpdateBody): void {
-    const message = this.outbox.add(workflowId, update);
+    // Measured with the largest seq it could carry, so the numbered message fits too.
+    const probe = { type: 'update', workflow_id: workflowId, seq: Number.MAX_SAFE_INTEGER, ...update } as UpdateMessage;
+    const fitted = fitFrame(probe);
+    if (!fitted) {
+      this.logger.error({ workflowId, kind: update.kind }, 'update cannot fit a frame; dropped');
+      return;
+    }
+    if (fitted !== probe)
+      this.logger.warn({ workflowId, kind: update.kind }, 'update larger than a frame; its longest texts were cut');
+    const message = this.outbox.add(workflowId, { kind: fitted.kind, data: fitted.data } as UpdateBody);
     this.send?.(message);
   }
 
   requestExec(request: RemoteExecRequest, signal?: AbortSignal): Promise<ExecResultMessage> {
     const send = this.send;
     if (!send) return Promise.reject(new LinkError('not connected to the server; try again later'));
+    if (utf8ByteLength(request.command) > MAX_MESSAGE_BYTES - EXEC_REQUEST_OVERHEAD_BYTES)
+      return Promise.reject(new LinkError('the command is too long to send to another worker'));
     return this.execs.request(send, request, signal);
   }
 
   /** Answers another worker's exec; false when the connection is down and the result is lost. */
   sendExecResult(result: ExecResultMessage): boolean {
     if (!this.send) return false;
-    this.send(result);
+    const fitted = fitFrame(result);
+    if (!fitted) return false;
+    this.send(fitted);
     return true;
   }
 
@@ -62,20 +102,66 @@ export class Uplink implements ServerLink {
   open(workerId: string, send: SendMessage): void {
     this.registeredAs = workerId;
     this.send = send;
+    this.clearResends();
     for (const update of this.outbox.unacked()) send(update);
   }
 
   /** The socket is gone: updates queue until the next `open`, waiting exec relays fail with `reason`. */
   close(reason: LinkError): void {
     this.send = null;
+    this.clearResends();
     this.execs.rejectAll(reason);
   }
 
   ack(workflowId: string, seq: number): void {
     this.outbox.ack(workflowId, seq);
+    this.forgetResend(workflowId, seq);
+  }
+
+  /**
+   * The server refused an update. Refused for now (the database was unavailable): sent again after a
+   * back-off. Refused for good (invalid, not this worker's, ...): dropped and logged, never resent.
+   */
+  refused(workflowId: string, seq: number, error: WsErrorInfo): void {
+    const update = this.outbox.get(workflowId, seq);
+    if (!update) return;
+    if (!RETRYABLE_UPDATE_ERROR_CODES.includes(error.code)) {
+      this.outbox.ack(workflowId, seq);
+      this.forgetResend(workflowId, seq);
+      this.logger.error(
+        { workflowId, seq, kind: update.kind, code: error.code, error: error.message },
+        'server refused an update for good; dropped',
+      );
+      return;
+    }
+    const k = `${workflowId}\u0000${seq}`;
+    const entry = this.resends.get(k) ?? { attempt: 0, timer: undefined };
+    clearTimeout(entry.timer);
+    const delayMs = backoffDelay(entry.attempt++, this.resendBackoff);
+    this.logger.warn(
+      { workflowId, seq, code: error.code, delayMs },
+      'server could not store an update; sending it again',
+    );
+    entry.timer = setTimeout(() => {
+      const pending = this.outbox.get(workflowId, seq);
+      if (pending) this.send?.(pending);
+    }, delayMs);
+    entry.timer.unref();
+    this.resends.set(k, entry);
   }
 
   resolveExec(result: ExecResultMessage): void {
     this.execs.resolve(result);
+  }
+
+  private forgetResend(workflowId: string, seq: number): void {
+    const k = `${workflowId}\u0000${seq}`;
+    clearTimeout(this.resends.get(k)?.timer);
+    this.resends.delete(k);
+  }
+
+  private clearResends(): void {
+    for (const entry of this.resends.values()) clearTimeout(entry.timer);
+    this.resends.clear();
   }
 }

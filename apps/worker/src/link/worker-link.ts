@@ -39,6 +39,12 @@ export interface WorkerLinkOptions {
 
 export const WORKER_WS_PATH = '/svc/worker/ws';
 
+/**
+ * Reconnect back-off. Capped at 10 s so a worker is back within seconds of the server, well inside
+ * the server's lease (WORKER_LEASE_SECONDS, 60 s by default) on its workflows.
+ */
+export const DEFAULT_RECONNECT: BackoffOptions = { baseMs: 500, maxMs: 10_000, jitter: 0.5 };
+
 /** `http(s)://host/base` -> `ws(s)://host/base/svc/worker/ws`. */
 export function workerSocketUrl(serverUrl: string): string {
   const url = new URL(serverUrl);
@@ -160,6 +166,10 @@ export class WorkerLink {
         this.options.uplink.resolveExec(message);
         return;
       case 'error':
+        if (message.workflow_id !== undefined && message.seq !== undefined) {
+          this.options.uplink.refused(message.workflow_id, message.seq, message.error);
+          return;
+        }
         this.logger.warn({ code: message.error.code, error: message.error.message }, 'server reported an error');
         return;
       default: {
@@ -173,12 +183,13 @@ export class WorkerLink {
     this.registered = true;
     this.attempt = 0;
     this.logger.info({ workerId, resend: this.options.uplink.outbox.size }, 'registered');
-    this.options.uplink.open(workerId, (message) => this.send(message));
     clearInterval(this.heartbeatTimer);
     this.awaitingPong = false;
+    // What this worker still runs goes first: the server settles which workflows stay its own before
+    // it stores the updates resent next (a reconnect within the lease keeps them all).
+    this.heartbeat();
+    this.options.uplink.open(workerId, (message) => this.send(message));
     this.heartbeatTimer = setInterval(() => this.heartbeat(), heartbeatSeconds * 1000);
-    // What it runs, at once: the server holds back steering of its workflows until it knows.
-    this.send({ type: 'heartbeat', active_workflows: this.options.handlers.activeWorkflows() });
   }
 
   private serveExec(message: ExecMessage): void {
@@ -203,7 +214,12 @@ export class WorkerLink {
     }
     this.awaitingPong = true;
     socket.ping();
-    this.send({ type: 'heartbeat', active_workflows: this.options.handlers.activeWorkflows() });
+    // A run that ended while its last updates wait for their ack is still this worker's to report.
+    const active = new Set([
+      ...this.options.handlers.activeWorkflows(),
+      ...this.options.uplink.outbox.workflowsInProgress(),
+    ]);
+    this.send({ type: 'heartbeat', active_workflows: [...active] });
   }
 
   private teardown(reason: LinkError): void {
@@ -214,7 +230,7 @@ export class WorkerLink {
   }
 
   private scheduleReconnect(code: number): void {
-    const delay = backoffDelay(this.attempt++, this.options.reconnect ?? { baseMs: 500, maxMs: 30_000, jitter: 0.5 });
+    const delay = backoffDelay(this.attempt++, this.options.reconnect ?? DEFAULT_RECONNECT);
     this.logger.warn({ code, delayMs: delay, attempt: this.attempt }, 'disconnected; reconnecting');
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => this.connect(), delay);

@@ -79,8 +79,13 @@ export class WorkflowRun implements RunContext {
     return createToolContext(this.deps, this.job, stepIndex, this.signal);
   }
 
-  async syncWorkspace(): Promise<void> {
-    const pushed = await this.deps.workspace.push(this.job.workflowId, this.baseline);
+  /**
+   * Uploads what changed. Retried while the server is unreachable, until the run stops; the upload
+   * after a stop (`untilStopped` false) goes on until it succeeds or the worker shuts down.
+   */
+  async syncWorkspace(untilStopped = true): Promise<void> {
+    const signal = untilStopped ? this.signal : undefined;
+    const pushed = await this.deps.workspace.push(this.job.workflowId, this.baseline, signal);
     this.baseline = pushed.after;
     this.updates.filesChanged(pushed.changes);
   }
@@ -122,7 +127,7 @@ export class WorkflowRun implements RunContext {
 
   async execute(request: RunRequest): Promise<RunEnd> {
     try {
-      this.baseline = await this.deps.workspace.pull(this.job.workflowId);
+      this.baseline = await this.deps.workspace.pull(this.job.workflowId, this.signal);
       this.current = request.state ?? (request.snapshot ? fromSnapshot(request.snapshot) : initialState());
       let note: string | undefined;
       if (request.action === 'answer' && this.current.pendingQuestion !== null && request.message !== undefined) {
@@ -169,7 +174,7 @@ export class WorkflowRun implements RunContext {
   private async ended(err: unknown): Promise<RunEnd> {
     const stopped = err instanceof AbortedError || this.signal.aborted;
     if (stopped && this.stopReason === 'supersede') return 'superseded';
-    await this.syncWorkspace().catch((syncErr: unknown) =>
+    await this.syncWorkspace(false).catch((syncErr: unknown) =>
       this.deps.logger.warn(
         { workflowId: this.job.workflowId, error: errorMessage(syncErr) },
         'workspace upload failed',

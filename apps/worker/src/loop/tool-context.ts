@@ -18,7 +18,8 @@ export function createToolContext(
     stepIndex,
     workspaceDir: deps.workspace.dir(job.workflowId),
     self: { name: deps.config.name, id: deps.workerId() },
-    api: deps.api,
+    // Retries of a call the server could not answer stop with the run.
+    api: deps.api.withSignal(signal),
     commandTimeoutSeconds: deps.config.commandTimeoutSeconds,
     outputMaxBytes,
     signal,
@@ -43,7 +44,7 @@ export function createToolContext(
       return { text: `[${status}]\n${result.output || '(no output)'}`, isError: result.exit_code !== 0 };
     },
     async refreshWorkspace() {
-      const state = await deps.workspace.pull(job.workflowId);
+      const state = await deps.workspace.pull(job.workflowId, signal);
       return [...state.keys()].sort();
     },
   };

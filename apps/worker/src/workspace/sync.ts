@@ -81,17 +81,17 @@ export class WorkspaceSync {
    * Mirrors the server's copy locally: downloads every file and removes local files the server
    * does not have (ignored directories are left alone). Returns the resulting fingerprints.
    */
-  async pull(workflowId: string): Promise<TreeState> {
+  async pull(workflowId: string, signal?: AbortSignal): Promise<TreeState> {
     const root = this.dir(workflowId);
     await mkdir(root, { recursive: true });
-    const entries = await this.api.listFiles(workflowId);
+    const entries = await this.api.listFiles(workflowId, signal);
     const remote = new Set<string>();
     for (const entry of entries) {
       if (entry.type !== 'file' || entry.path.split('/').some((part) => IGNORED_DIRS.has(part))) continue;
       const target = await resolveInWorkspace(root, entry.path);
       remote.add(toRelative(root, target));
       await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(target, await this.api.downloadFile(workflowId, entry.path));
+      await writeFile(target, await this.api.downloadFile(workflowId, entry.path, signal));
     }
     const local = await hashTree(root);
     for (const rel of local.keys()) {
@@ -105,17 +105,17 @@ export class WorkspaceSync {
   }
 
   /** Uploads what changed since `before` and deletes what disappeared; returns `file_changed` data. */
-  async push(workflowId: string, before: TreeState): Promise<PushResult> {
+  async push(workflowId: string, before: TreeState, signal?: AbortSignal): Promise<PushResult> {
     const root = this.dir(workflowId);
     const after = await hashTree(root);
     const { changed, removed } = diffTrees(before, after);
     const changes: FileChangedUpdateData[] = [];
     for (const rel of changed) {
-      await this.api.uploadFile(workflowId, rel, await openAsBlob(path.join(root, rel)));
+      await this.api.uploadFile(workflowId, rel, await openAsBlob(path.join(root, rel)), signal);
       const state = after.get(rel) as FileState;
       changes.push({ path: rel, size: state.size, sha256: state.sha256 });
     }
-    for (const rel of removed) await this.api.deleteFile(workflowId, rel);
+    for (const rel of removed) await this.api.deleteFile(workflowId, rel, signal);
     return { changes, removed, after };
   }
 }

@@ -28,7 +28,8 @@ describe('a worker killed mid-step', () => {
   };
 
   beforeAll(async () => {
-    stack = await startStack({ handler });
+    // A killed worker does not come back: a one-second lease hands its workflow on quickly.
+    stack = await startStack({ handler, apiEnv: { WORKER_LEASE_SECONDS: '1' } });
   }, E2E_TIMEOUT_MS);
   afterAll(async () => {
     await stack?.close();

@@ -1,0 +1,105 @@
+import pino from 'pino';
+import { eventually, logEntry, snapshot, TestWorker, workerToken } from '@svc/test-kit';
+import { WorkerLiveness } from '../../src/dispatch/liveness';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
+import { createProject, createWorkflow } from '../resources/fixtures';
+import { resetWorkers, SETUP_TIMEOUT_MS } from '../ws/clients';
+
+const LEASE_SECONDS = 600;
+
+describe.each(TEST_PROVIDERS)('a disconnected worker keeps its workflows for its lease, on %s', (provider) => {
+  let server: TestServer;
+  let token: string;
+  let alice: string;
+  let projectId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer(provider, {
+      WORKER_HEARTBEAT_SECONDS: '1',
+      WORKER_OFFLINE_AFTER_SECONDS: '2',
+      WORKER_LEASE_SECONDS: String(LEASE_SECONDS),
+    });
+    token = await workerToken(server);
+    alice = await server.login('alice');
+    projectId = (await createProject(server, alice)).id;
+  }, SETUP_TIMEOUT_MS);
+  const workers: TestWorker[] = [];
+  afterEach(() => resetWorkers(server, workers));
+  afterAll(async () => server?.close());
+  const start = async (name: string) => {
+    const worker = await TestWorker.start(server, token, name);
+    workers.push(worker);
+    return worker;
+  };
+  const row = (id: string) => server.deps.db.workflow.findUniqueOrThrow({ where: { id } });
+  /** A liveness sweep as the server's own would run it `aheadMs` from now (started long before, unless `justStarted`). */
+  const sweepAt = (aheadMs: number, justStarted = false) =>
+    new WorkerLiveness({
+      db: server.deps.db,
+      registry: server.runtime.live.registry,
+      dispatcher: server.runtime.live.dispatcher,
+      logger: pino({ level: 'silent' }),
+      offlineAfterSeconds: 2,
+      leaseSeconds: LEASE_SECONDS,
+      now: () => Date.now() + aheadMs,
+      startedAt: justStarted ? Date.now() + aheadMs : Date.now() - 10 * LEASE_SECONDS * 1000,
+    });
+
+  async function midway(worker: TestWorker): Promise<{ id: string; last: number }> {
+    const { id } = await createWorkflow(server, alice, projectId);
+    const { last_seq: last } = await worker.dispatch(id, 'start');
+    await worker.store(id, last + 1, snapshot('executing', 0, ['running', 'pending', 'pending']));
+    await worker.store(id, last + 2, logEntry('step one done'));
+    return { id, last: last + 2 };
+  }
+
+  it('goes on with them when it reconnects within the lease, and loses them when the lease runs out', async () => {
+    const first = await start('lease-1');
+    const { id, last } = await midway(first);
+    const other = await start('lease-2');
+    first.close();
+    await eventually(async () => {
+      const worker = await server.deps.db.worker.findUniqueOrThrow({ where: { id: first.id } });
+      return worker.status === 'offline';
+    });
+    // A sweep within the lease (even one started before the disconnect) leaves the workflow alone.
+    await sweepAt(0).sweep();
+    await sweepAt((LEASE_SECONDS - 5) * 1000).sweep();
+    expect(await row(id)).toMatchObject({ assigned_worker_id: first.id, status: 'pending' });
+
+    // Back under the same name: its first heartbeat says it still runs the workflow; its updates are stored.
+    const back = await start('lease-1');
+    back.send({ type: 'heartbeat', active_workflows: [id] });
+    expect((await back.store(id, last + 1, logEntry('step two done'))).type).toBe('ack');
+    expect(other.inbox.ofType('dispatch').filter((d) => d.workflow_id === id)).toHaveLength(0);
+
+    // Gone again, and this time the lease runs out: the workflow goes to the other worker.
+    back.close();
+    await eventually(async () => {
+      const worker = await server.deps.db.worker.findUniqueOrThrow({ where: { id: back.id } });
+      return worker.status === 'offline';
+    });
+    await sweepAt((LEASE_SECONDS + 5) * 1000).sweep();
+    expect(await other.dispatch(id, 'resume')).toMatchObject({ last_seq: last + 1 });
+    expect((await row(id)).assigned_worker_id).toBe(other.id);
+  }, 30_000);
+
+  it('does not count the downtime of a restarted server against the lease', async () => {
+    const first = await start('lease-3');
+    const { id } = await midway(first);
+    first.close();
+    await eventually(
+      async () => (await server.deps.db.worker.findUniqueOrThrow({ where: { id: first.id } })).status === 'offline',
+    );
+    // The worker was last heard of long ago (the server was down), but this server started just now.
+    await server.deps.db.worker.update({
+      where: { id: first.id },
+      data: { last_seen_at: new Date(Date.now() - 10 * LEASE_SECONDS * 1000) },
+    });
+    await sweepAt(0, true).sweep();
+    expect((await row(id)).assigned_worker_id).toBe(first.id);
+    // The same sweep on a server up for longer than the lease takes it back.
+    await sweepAt(0).sweep();
+    expect((await row(id)).assigned_worker_id).toBeNull();
+  }, 30_000);
+});

@@ -1,0 +1,54 @@
+import type { WorkerToServerMessage } from '@svc/protocol';
+import { jsonBytes, MAX_MESSAGE_BYTES } from './frame-bounds';
+import { Uplink } from './uplink';
+
+const status = { kind: 'status', data: { status: 'running' } } as const;
+
+describe('Uplink', () => {
+  it('drops an update the server refuses for good and never sends it again', () => {
+    const errors: string[] = [];
+    const uplink = new Uplink({
+      logger: { debug() {}, info() {}, warn() {}, error: (_f, m) => errors.push(String(m)) },
+    });
+    const sent: WorkerToServerMessage[] = [];
+    uplink.open('w1', (m) => sent.push(m));
+    uplink.beginWorkflow('wf', 0);
+    uplink.sendUpdate('wf', status);
+    uplink.sendUpdate('wf', status);
+    uplink.refused('wf', 1, { code: 'invalid_input', message: 'bad' });
+    expect(uplink.outbox.unacked().map((u) => u.seq)).toEqual([2]);
+    expect(errors).toEqual(['server refused an update for good; dropped']);
+    sent.length = 0;
+    uplink.open('w1', (m) => sent.push(m)); // a reconnect resends only what is still pending
+    expect(sent.map((m) => (m.type === 'update' ? m.seq : m.type))).toEqual([2]);
+  });
+
+  it('sends an update the server could not store for now again after a back-off', async () => {
+    const uplink = new Uplink({ resend: { baseMs: 1, maxMs: 1, jitter: 0 } });
+    const sent: WorkerToServerMessage[] = [];
+    let onSend = (): void => undefined;
+    uplink.beginWorkflow('wf', 0);
+    uplink.open('w1', (m) => {
+      sent.push(m);
+      onSend();
+    });
+    uplink.sendUpdate('wf', status);
+    sent.length = 0;
+    const resent = new Promise<void>((resolve) => (onSend = resolve));
+    uplink.refused('wf', 1, { code: 'unavailable', message: 'try later' });
+    await resent;
+    expect(sent.map((m) => (m.type === 'update' ? m.seq : m.type))).toEqual([1]);
+    expect(uplink.outbox.size).toBe(1);
+  });
+
+  it('fits an update larger than a frame before numbering it', () => {
+    const uplink = new Uplink();
+    uplink.beginWorkflow('wf', 0);
+    uplink.sendUpdate('wf', {
+      kind: 'log_entry',
+      data: { step_index: 0, tool_name: 't', tool_input: {}, output: 'x'.repeat(5 * 1024 * 1024), is_error: false },
+    });
+    const [update] = uplink.outbox.unacked();
+    expect(jsonBytes(update)).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+  });
+});
