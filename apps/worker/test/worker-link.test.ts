@@ -1,7 +1,7 @@
 import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/protocol';
 import { eventually, TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { LinkError } from '../src/link/server-link';
 import { Uplink } from '../src/link/uplink';
 import { WorkerLink, workerSocketUrl } from '../src/link/worker-link';
@@ -220,67 +220,62 @@ describe.each(TEST_PROVIDERS)('WorkerLink against the real server on %s', (provi
 describe('WorkerLink against a bare socket server (answers the real server does not give on cue)', () => {
   // The real server closes with 4400 only for a `register` of another protocol version, which this
   // link never sends, and its heartbeat interval is a setting: a bare socket server shows the reaction.
-  it('reports what it runs in a heartbeat right after registering, not one interval later', async () => {
+  async function bareServer(onConnection: (socket: WebSocket) => void): Promise<WebSocketServer> {
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise((resolve) => wss.once('listening', resolve));
-    const heartbeat = new Promise<unknown>((resolve) =>
-      wss.on('connection', (socket) => {
-        socket.once('message', () =>
-          socket.send(
-            JSON.stringify({ type: 'registered', worker_id: 'w1', protocol_version: 1, heartbeat_seconds: 3600 }),
-          ),
-        );
-        socket.on('message', (data) => {
-          const message = JSON.parse(data.toString()) as { type: string };
-          if (message.type === 'heartbeat') resolve(message);
-        });
-      }),
-    );
+    wss.on('connection', onConnection);
+    return wss;
+  }
+  function linkTo(wss: WebSocketServer, options: { active?: string[]; onFatal?: (e: LinkError) => void } = {}) {
     const { port } = wss.address() as AddressInfo;
-    const link = new WorkerLink({
+    return new WorkerLink({
       serverUrl: `http://127.0.0.1:${port}`,
       token: 't',
-      registration: { name: 'w-beat', labels: [], capacity: 1, version: '0.1.0', hostname: 'h' },
+      registration: { name: 'w-bare', labels: [], capacity: 1, version: '0.1.0', hostname: 'h' },
       uplink: new Uplink(),
       handlers: {
         dispatch: () => undefined,
         serveExec: () => new Promise<never>(() => undefined),
-        activeWorkflows: () => ['wf-running'],
+        activeWorkflows: () => options.active ?? [],
       },
-      onFatal: () => undefined,
+      onFatal: options.onFatal ?? (() => undefined),
+      reconnect: { baseMs: 20, maxMs: 100, jitter: 0.5 },
     });
+  }
+  const closeServer = (wss: WebSocketServer) => new Promise((resolve) => wss.close(resolve));
+
+  it('reports what it runs in a heartbeat right after registering, not one interval later', async () => {
+    let heard!: (message: unknown) => void;
+    const heartbeat = new Promise<unknown>((resolve) => (heard = resolve));
+    const wss = await bareServer((socket) => {
+      socket.once('message', () =>
+        socket.send(
+          JSON.stringify({ type: 'registered', worker_id: 'w1', protocol_version: 1, heartbeat_seconds: 3600 }),
+        ),
+      );
+      socket.on('message', (data) => {
+        const message = JSON.parse(data.toString()) as { type: string };
+        if (message.type === 'heartbeat') heard(message);
+      });
+    });
+    const link = linkTo(wss, { active: ['wf-running'] });
     try {
       link.start();
       expect(await heartbeat).toEqual({ type: 'heartbeat', active_workflows: ['wf-running'] });
     } finally {
       link.stop();
-      await new Promise((resolve) => wss.close(resolve));
+      await closeServer(wss);
     }
   });
 
   it('stops for good when the server closes with 4400 (unsupported protocol version)', async () => {
-    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    await new Promise((resolve) => wss.once('listening', resolve));
     let connections = 0;
-    wss.on('connection', (socket) => {
+    const wss = await bareServer((socket) => {
       connections++;
       socket.once('message', () => socket.close(4400, 'protocol 1 unsupported'));
     });
     const fatal: LinkError[] = [];
-    const { port } = wss.address() as AddressInfo;
-    const link = new WorkerLink({
-      serverUrl: `http://127.0.0.1:${port}`,
-      token: 't',
-      registration: { name: 'w-4400', labels: [], capacity: 1, version: '0.1.0', hostname: 'h' },
-      uplink: new Uplink(),
-      handlers: {
-        dispatch: () => undefined,
-        serveExec: () => new Promise<never>(() => undefined),
-        activeWorkflows: () => [],
-      },
-      onFatal: (e) => fatal.push(e),
-      reconnect: { baseMs: 20, maxMs: 100, jitter: 0.5 },
-    });
+    const link = linkTo(wss, { onFatal: (e) => fatal.push(e) });
     // A reconnect would be a timer set when the socket closes: fake them to see every one.
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'Date', 'hrtime', 'performance'] });
     try {
@@ -292,7 +287,7 @@ describe('WorkerLink against a bare socket server (answers the real server does 
     } finally {
       jest.useRealTimers();
       link.stop();
-      await new Promise((resolve) => wss.close(resolve));
+      await closeServer(wss);
     }
     expect(connections).toBe(1);
   });
