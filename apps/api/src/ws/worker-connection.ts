@@ -16,6 +16,7 @@ import type { LiveServices } from '../live-services';
 import type { WorkerSession } from '../dispatch/worker-session';
 import type { ExecRelay } from './exec-relay';
 import { TickCork } from './tick-cork';
+import { MessageBucket } from './rate-limit';
 
 /** Policy violation: the first message was not `register`. */
 export const WS_CLOSE_POLICY = 1008;
@@ -28,6 +29,8 @@ export class WorkerConnection implements WorkerSession {
   private state: 'new' | 'registering' | 'registered' | 'closed' = 'new';
   private queue: Promise<void> = Promise.resolve();
   private readonly cork: TickCork;
+  private readonly bucket: MessageBucket;
+  private throttled = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -39,12 +42,29 @@ export class WorkerConnection implements WorkerSession {
     private readonly shuttingDown: () => boolean,
   ) {
     this.cork = new TickCork(rawSocket);
+    this.bucket = new MessageBucket(live.config.sockets.worker);
     socket.on('message', (data, isBinary) => {
+      this.throttle();
       this.queue = this.queue.then(() => this.receive(data, isBinary)).catch((err: unknown) => this.failed(err));
       live.background.run(this.queue);
     });
     socket.on('error', (err) => logger.debug({ err }, 'worker socket error'));
     socket.on('close', () => live.background.run(this.closed()));
+  }
+
+  /**
+   * The worker's rate limit slows it down instead of closing it: past the limit its socket is not read
+   * until the bucket refills, so TCP back-pressure paces it. A closed worker would reconnect and resend
+   * its whole outbox at once, so closing could never end a legit burst (a reconnect after an outage).
+   */
+  private throttle(): void {
+    if (this.bucket.take() || this.throttled) return;
+    this.throttled = true;
+    this.socket.pause();
+    setTimeout(() => {
+      this.throttled = false;
+      if (this.socket.readyState === WebSocket.OPEN) this.socket.resume();
+    }, this.bucket.msUntilAllowed()).unref();
   }
 
   send(message: ServerToWorkerMessage): boolean {

@@ -5,6 +5,7 @@ import { parseInput } from '../../domain/validate';
 import { presentUser } from '../../wire/user';
 import { isAdminUser } from '../../auth/principal';
 import { startSession, upsertUser } from '../../auth/session';
+import { secureCookie } from '../../http/secure-cookie';
 
 export const wantsJson = (req: Request) =>
   (req.get('accept') ?? '').includes('application/json') && !(req.get('accept') ?? '').includes('text/html');
@@ -25,7 +26,7 @@ export function devLoginRouter(deps: AppDeps): Router {
       login: login.toLowerCase(),
       name: login,
     });
-    await startSession(deps, res, user.id, req.secure);
+    await startSession(deps, res, user.id, secureCookie(req, deps.config.publicUrl));
     if (wantsJson(req)) res.json(presentUser(user, isAdminUser(user, deps.config.adminUsers)));
     else res.redirect(303, deps.config.webAppUrl);
   });
