@@ -34,7 +34,12 @@ export function bodyTimeout(ms: number): RequestHandler {
       req.log?.info({ method: req.method, url: req.originalUrl }, 'request body timed out');
       if (res.headersSent) return void req.socket.destroy();
       res.set('Connection', 'close');
-      res.once('finish', () => closeSoon(req.socket));
+      // Destroying the request (not only the socket) lets its consumers see it end: Node no longer tracks
+      // a request whose answer is out, so an upload still reading it would otherwise wait for ever.
+      res.once('finish', () => {
+        req.destroy();
+        closeSoon(req.socket);
+      });
       errorHandler(new DomainError('request_timeout', `the request body sent nothing for ${ms} ms`), req, res, next);
     };
     req.setTimeout(ms, onTimeout);
