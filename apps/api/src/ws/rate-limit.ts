@@ -24,10 +24,10 @@ export class MessageBucket {
     return this.tokens >= 0;
   }
 
-  /** Milliseconds until the next message is within the limit again (0 when it already is). */
-  msUntilAllowed(): number {
+  /** Milliseconds until the messages taken over the limit are paid off by the refill (0 when none are). */
+  debtMs(): number {
     this.refill();
-    return this.tokens >= 0 ? 0 : Math.ceil(((-this.tokens + 1) / this.rate.perSecond) * 1000);
+    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.rate.perSecond) * 1000);
   }
 
   private refill(): void {

@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import WebSocket, { type RawData } from 'ws';
 import type { Logger } from 'pino';
 import {
@@ -30,7 +31,10 @@ export class WorkerConnection implements WorkerSession {
   private queue: Promise<void> = Promise.resolve();
   private readonly cork: TickCork;
   private readonly bucket: MessageBucket;
-  private throttled = false;
+  private backlog = 0;
+  private readPaused = false;
+  /** messages that had to wait for the rate limit (observability and tests) */
+  delayedMessages = 0;
 
   constructor(
     private readonly socket: WebSocket,
@@ -44,8 +48,12 @@ export class WorkerConnection implements WorkerSession {
     this.cork = new TickCork(rawSocket);
     this.bucket = new MessageBucket(live.config.sockets.worker);
     socket.on('message', (data, isBinary) => {
-      this.throttle();
-      this.queue = this.queue.then(() => this.receive(data, isBinary)).catch((err: unknown) => this.failed(err));
+      this.waiting(1);
+      this.queue = this.queue
+        .then(() => this.pace())
+        .then(() => this.receive(data, isBinary))
+        .catch((err: unknown) => this.failed(err))
+        .finally(() => this.waiting(-1));
       live.background.run(this.queue);
     });
     socket.on('error', (err) => logger.debug({ err }, 'worker socket error'));
@@ -53,18 +61,29 @@ export class WorkerConnection implements WorkerSession {
   }
 
   /**
-   * The worker's rate limit slows it down instead of closing it: past the limit its socket is not read
-   * until the bucket refills, so TCP back-pressure paces it. A closed worker would reconnect and resend
-   * its whole outbox at once, so closing could never end a legit burst (a reconnect after an outage).
+   * The worker's rate limit slows it down instead of closing it: a message over the limit waits until
+   * the bucket has refilled, and while more than a burst of messages waits the socket is not read, so
+   * TCP back-pressure paces the worker. A closed worker would reconnect and resend its whole outbox at
+   * once, so closing could never end a legit burst (a reconnect after an outage).
    */
-  private throttle(): void {
-    if (this.bucket.take() || this.throttled) return;
-    this.throttled = true;
-    this.socket.pause();
-    setTimeout(() => {
-      this.throttled = false;
-      if (this.socket.readyState === WebSocket.OPEN) this.socket.resume();
-    }, this.bucket.msUntilAllowed()).unref();
+  private async pace(): Promise<void> {
+    if (this.bucket.take()) return;
+    this.delayedMessages += 1;
+    const wait = this.bucket.debtMs();
+    if (wait > 0 && this.socket.readyState === WebSocket.OPEN) await delay(wait);
+  }
+
+  /** Counts a received message as waiting; reading stops while more than a burst of them waits. */
+  private waiting(change: 1 | -1): void {
+    this.backlog += change;
+    const burst = this.live.config.sockets.worker.burst;
+    if (!this.readPaused && this.backlog > burst) {
+      this.readPaused = true;
+      this.socket.pause();
+    } else if (this.readPaused && this.backlog <= burst / 2) {
+      this.readPaused = false;
+      this.socket.resume();
+    }
   }
 
   send(message: ServerToWorkerMessage): boolean {
