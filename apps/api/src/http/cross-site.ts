@@ -11,8 +11,6 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * page can send form, text/plain and multipart bodies without a CORS preflight; JSON it cannot.
  */
 const EXTRA_BODY_TYPES: { path: RegExp; types: string[] }[] = [
-  // the files and storage routes stream raw and multipart uploads (the Origin is checked first)
-  { path: RAW_BODY_PATH, types: ['*/*'] },
   // the dev sign-in form of GET /svc/auth/login posts a plain HTML form
   { path: /^\/svc\/auth\/dev-login(?:[?#]|$)/i, types: ['application/x-www-form-urlencoded'] },
   // the whole-KB text of PUT /svc/api/kb
@@ -45,6 +43,8 @@ export function crossSiteGuard(settings: OriginSettings): RequestHandler {
 }
 
 function bodyTypeAllowed(req: Request): boolean {
+  // the files and storage routes stream raw and multipart uploads of any type (the Origin is checked first)
+  if (RAW_BODY_PATH.test(req.originalUrl)) return true;
   const types = ['application/json', '+json'];
   for (const extra of EXTRA_BODY_TYPES) if (extra.path.test(req.originalUrl)) types.push(...extra.types);
   return Boolean(req.is(types));
