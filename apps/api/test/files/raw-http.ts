@@ -115,7 +115,8 @@ export function startUpload(
   options: Omit<RawRequestOptions, 'body'> = {},
 ): StreamingUpload {
   const { hostname, port } = new URL(baseUrl);
-  const headers = { ...(options.as ? authHeader(options.as) : {}), ...options.headers };
+  const headers: Record<string, string> = { ...(options.as ? authHeader(options.as) : {}), ...options.headers };
+  if (headers.cookie !== undefined && headers.origin === undefined) headers.origin = new URL(baseUrl).origin;
   const req = httpRequest({ hostname, port, path, method: options.method ?? 'PUT', headers, agent: false });
   const response = new Promise<RawResponse>((resolve, reject) => {
     req.on('response', (res) => {
