@@ -20,7 +20,7 @@ const require = createRequire(join(repoRoot, 'apps/api/package.json'));
 
 async function seed(server) {
   const cookie = await devLogin(server.url);
-  const headers = { cookie, 'content-type': 'application/json' };
+  const headers = { cookie, origin: server.url, 'content-type': 'application/json' };
   let projectId;
   for (let i = 0; i < 20; i++) {
     const res = await fetch(`${server.url}/svc/api/projects`, {

@@ -93,7 +93,7 @@ function http(baseUrl, method, path, { headers = {}, body, sink } = {}) {
 async function signIn(url) {
   const cookie = await devLogin(url);
   const created = await http(url, 'POST', '/svc/api/projects', {
-    headers: { cookie, 'content-type': 'application/json' },
+    headers: { cookie, origin: url, 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'bench' }),
   });
   if (created.status !== 201) throw new Error(`project creation failed: ${created.status} ${created.text}`);
@@ -178,7 +178,12 @@ async function main() {
     const upload = await measure(
       () =>
         http(server.url, 'PUT', objectPath, {
-          headers: { cookie, 'content-type': 'application/octet-stream', 'content-length': String(size) },
+          headers: {
+            cookie,
+            origin: server.url,
+            'content-type': 'application/octet-stream',
+            'content-length': String(size),
+          },
           body: createReadStream(source, { highWaterMark: MiB }),
         }),
       server.pid,

@@ -49,7 +49,7 @@ async function startBare() {
 /** svc: N pending workflows created through REST, a worker token, browser credentials. */
 async function prepareSvc(server, n) {
   const cookie = await devLogin(server.url);
-  const headers = { cookie, 'content-type': 'application/json' };
+  const headers = { cookie, origin: server.url, 'content-type': 'application/json' };
   const post = async (path, body) => {
     const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);

@@ -10,6 +10,9 @@ import { devLoginRouter } from './routes/auth/dev';
 import { logoutRouter } from './routes/auth/session-routes';
 import { unlessRawBody } from './routes/files/raw-body-paths';
 import { oauthRouter } from './routes/auth/oauth';
+import { crossSiteGuard } from './http/cross-site';
+import { bodyTimeout } from './http/timeouts';
+import { rejectNulInPathIds } from './http/path-ids';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -17,16 +20,19 @@ export const JSON_BODY_LIMIT = '1mb';
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', deps.config.http.trustProxy);
   app.set('query parser', 'simple');
   app.use(requestContext(deps.logger));
   app.use(securityHeaders);
+  app.use(bodyTimeout(deps.config.http.bodyTimeoutMs));
+  // Before any body is read: a cross-site request is refused without being parsed.
+  app.use('/svc', crossSiteGuard(deps.config));
   app.use(unlessRawBody(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8 })));
   app.use(unlessRawBody(express.urlencoded({ extended: false, limit: '16kb', verify: requireUtf8 })));
   // Only the API and sign-in need the caller; the web app's static files are public.
   app.use('/svc', authenticate(deps.tokens, deps.db, deps.config.adminUsers));
 
-  app.use('/svc/api', apiRouter(deps));
+  app.use('/svc/api', rejectNulInPathIds, apiRouter(deps));
   const auth = express.Router();
   if (deps.config.auth.provider === 'dev') auth.use(devLoginRouter(deps));
   if (deps.config.auth.provider === 'oauth2' || deps.config.auth.provider === 'sso') auth.use(oauthRouter(deps));

@@ -36,6 +36,27 @@ export interface Config {
     /** how long a disconnected worker keeps its workflows (0: they go back to the queue at once) */
     leaseSeconds: number;
   };
+  http: HttpLimits;
+  sockets: { browser: MessageRate; worker: MessageRate };
+}
+
+/** Express `trust proxy` value: which hops' X-Forwarded-* headers count. */
+export type TrustProxy = boolean | number | string[];
+
+export interface HttpLimits {
+  trustProxy: TrustProxy;
+  /** a request's headers must arrive within this */
+  headersTimeoutMs: number;
+  /** a request body that sends nothing for this long is cut with 408 */
+  bodyTimeoutMs: number;
+  /** an idle keep-alive connection is closed after this */
+  keepAliveTimeoutMs: number;
+}
+
+/** Token bucket of one WebSocket: `perSecond` refill, `burst` capacity. */
+export interface MessageRate {
+  perSecond: number;
+  burst: number;
 }
 
 export class ConfigError extends Error {}
@@ -144,7 +165,36 @@ export function buildConfig(env: Env): Config {
       offlineAfterSeconds: env.WORKER_OFFLINE_AFTER_SECONDS,
       leaseSeconds: env.WORKER_LEASE_SECONDS,
     },
+    http: {
+      trustProxy: parseTrustProxy(env.TRUST_PROXY),
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: env.HTTP_BODY_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    sockets: {
+      browser: { perSecond: env.WS_BROWSER_MESSAGES_PER_SECOND, burst: env.WS_BROWSER_MESSAGE_BURST },
+      worker: { perSecond: env.WS_WORKER_MESSAGES_PER_SECOND, burst: env.WS_WORKER_MESSAGE_BURST },
+    },
   };
+}
+
+/**
+ * `TRUST_PROXY` with Express `trust proxy` semantics: `true`/`false`, a hop count (`1`: the nearest
+ * proxy), or a comma-separated list of addresses, CIDR ranges and the names `loopback`, `linklocal`,
+ * `uniquelocal`. Only the hops it trusts may set X-Forwarded-Proto/-For/-Host.
+ */
+export function parseTrustProxy(value: string): TrustProxy {
+  const text = value.trim().toLowerCase();
+  if (text === 'true') return true;
+  if (text === 'false' || text === '') return false;
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = list(text);
+  const name = /^(loopback|linklocal|uniquelocal)$/;
+  const address = /^[0-9a-f:.]+(\/\d{1,3})?$/;
+  const bad = entries.find((entry) => !name.test(entry) && !address.test(entry));
+  if (bad !== undefined)
+    throw new ConfigError(`TRUST_PROXY: "${bad}" is not true, false, a hop count, an address or a CIDR range`);
+  return entries;
 }
 
 /** A config for tests: the defaults plus the given environment overrides. */

@@ -52,6 +52,14 @@ export const EnvSchema = z.object({
   WORKER_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).default(10),
   WORKER_OFFLINE_AFTER_SECONDS: z.coerce.number().int().min(2).default(30),
   WORKER_LEASE_SECONDS: z.coerce.number().int().min(0).default(60),
+  TRUST_PROXY: z.string().default('loopback'),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  HTTP_BODY_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
+  WS_BROWSER_MESSAGES_PER_SECOND: z.coerce.number().positive().default(20),
+  WS_BROWSER_MESSAGE_BURST: z.coerce.number().int().min(1).default(200),
+  WS_WORKER_MESSAGES_PER_SECOND: z.coerce.number().positive().default(1000),
+  WS_WORKER_MESSAGE_BURST: z.coerce.number().int().min(1).default(10_000),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

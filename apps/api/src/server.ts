@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import type { Runtime } from './bootstrap';
 import { attachWebSockets, type WebSocketAttachment } from './ws/upgrade';
+import { answerClientError } from './http/timeouts';
 
 export interface RunningServer {
   server: Server;
@@ -17,9 +18,15 @@ export async function startServer(
   options: { port?: number; host?: string } = {},
 ): Promise<RunningServer> {
   const { config } = runtime.deps;
-  const server = createServer(createApp(runtime.deps));
-  server.requestTimeout = 0; // large uploads and downloads stream for as long as they need
-  server.headersTimeout = 60_000;
+  const limits = config.http;
+  // Node checks the header deadline on this interval; a quarter of it keeps the overshoot small.
+  const connectionsCheckingInterval = Math.min(30_000, Math.max(5, Math.floor(limits.headersTimeoutMs / 4)));
+  const server = createServer({ connectionsCheckingInterval }, createApp(runtime.deps));
+  // Large uploads and downloads stream for as long as they need; a stalled body is cut by bodyTimeout.
+  server.requestTimeout = 0;
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.on('clientError', answerClientError);
   const sockets = attachWebSockets(server, runtime);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -14,6 +14,7 @@ describe('error codes', () => {
       rate_limited: 429,
       internal: 500,
       unavailable: 503,
+      request_timeout: 408,
     });
     expect(Object.keys(ERROR_STATUS).sort()).toEqual([...ERROR_CODES].sort());
   });

@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'rate_limited',
   'internal',
   'unavailable',
+  'request_timeout',
 ] as const;
 
 export const ErrorCodeSchema = z.enum(ERROR_CODES);
@@ -31,6 +32,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  request_timeout: 408,
 };
 
 /** Error body of every failed REST call. */

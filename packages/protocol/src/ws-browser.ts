@@ -147,3 +147,9 @@ export const BrowserServerMessageSchema = z.discriminatedUnion('type', [
   BrowserErrorMessageSchema,
 ]);
 export type BrowserServerMessage = z.infer<typeof BrowserServerMessageSchema>;
+
+/**
+ * Close code of a browser socket that sent more messages than its rate limit allows
+ * (`WS_BROWSER_MESSAGES_PER_SECOND`, burst `WS_BROWSER_MESSAGE_BURST`). Reconnect later, more slowly.
+ */
+export const WS_CLOSE_RATE_LIMITED = 4429;

@@ -21,8 +21,11 @@ export async function request(baseUrl: string, path: string, init: TestRequestIn
   const { as, json, ...rest } = init;
   const headers = new Headers(rest.headers);
   if (as) {
-    if (as.includes('=')) headers.set('cookie', as);
-    else headers.set('authorization', `Bearer ${as}`);
+    if (as.includes('=')) {
+      headers.set('cookie', as);
+      // A browser sends its page's Origin with a cookie on unsafe requests; the server refuses them without it.
+      if (!headers.has('origin')) headers.set('origin', new URL(baseUrl).origin);
+    } else headers.set('authorization', `Bearer ${as}`);
   }
   if (json !== undefined) {
     headers.set('content-type', 'application/json');

@@ -17,9 +17,18 @@ export function tokenFromRequest(headers: { authorization?: string; cookie?: str
   }
   for (const part of (headers.cookie ?? '').split(';')) {
     const [name, ...rest] = part.trim().split('=');
-    if (name === SESSION_COOKIE) return decodeURIComponent(rest.join('='));
+    if (name === SESSION_COOKIE) return decodeCookieValue(rest.join('='));
   }
   return null;
+}
+
+/** A malformed cookie value (`%zz`) is no session at all, so it cannot lock the browser out of login and logout. */
+function decodeCookieValue(value: string): string | null {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return null;
+  }
 }
 
 export async function principalFromClaims(

@@ -40,11 +40,35 @@ export function toDomainError(error: unknown): DomainError {
   }
   // Express answers a malformed percent-encoding in a route parameter with a URIError.
   if (error instanceof URIError) return new DomainError('invalid_input', 'the URL is not valid percent-encoding');
-  const type = (error as { type?: unknown })?.type;
-  if (type === 'entity.parse.failed') return new DomainError('invalid_input', 'the body is not valid JSON');
-  if (type === 'entity.too.large') return new DomainError('payload_too_large', 'the body is too large');
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return new DomainError('unsupported_media_type', 'unsupported body encoding');
+  return bodyReadError(error) ?? new DomainError('internal', 'internal error');
+}
+
+/**
+ * body-parser (and the http-errors it throws) reports a body it cannot read with a `type` and a 4xx
+ * `status`: a corrupt gzip/deflate/br stream, too many form parameters, a wrong length. All of them
+ * are the client's fault, so all of them are 4xx with the contract's body, never 500.
+ */
+function bodyReadError(error: unknown): DomainError | null {
+  const { type, status, code } = (error ?? {}) as { type?: unknown; status?: unknown; code?: unknown };
+  switch (type) {
+    case 'entity.parse.failed':
+      return new DomainError('invalid_input', 'the body is not valid JSON');
+    case 'entity.too.large':
+      return new DomainError('payload_too_large', 'the body is too large');
+    case 'parameters.too.many':
+      return new DomainError('payload_too_large', 'the form body has too many parameters');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new DomainError('unsupported_media_type', 'unsupported body encoding');
+    case 'request.size.invalid':
+      return new DomainError('invalid_input', 'the body does not match its Content-Length');
+    case 'request.aborted':
+      return new DomainError('invalid_input', 'the client aborted the request');
   }
-  return new DomainError('internal', 'internal error');
+  if (typeof status !== 'number' || status < 400 || status > 499) return null;
+  if (status === 413) return new DomainError('payload_too_large', 'the body is too large');
+  if (status === 415) return new DomainError('unsupported_media_type', 'unsupported body encoding');
+  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__')))
+    return new DomainError('invalid_input', 'the body could not be decompressed (Content-Encoding)');
+  return new DomainError('invalid_input', 'the request could not be read');
 }

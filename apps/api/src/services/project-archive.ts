@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archiveDir, projectStorageDir, projectWorkspacesDir } from './workspace-paths';
+import { removeUploadTemps } from './upload-sweep';
 
 export interface ArchivedFiles {
   /** `<data>/archive/<project_id>-<timestamp>/` */
@@ -38,5 +39,8 @@ export async function archiveProjectFiles(dataDir: string, projectId: string, at
     await restore();
     throw err;
   }
+  // Uploads in flight moved along with their folders: they can never be committed (they answer 404),
+  // so their temp files go now. A writer still sending goes on into an unlinked file, freed when it ends.
+  await removeUploadTemps([path]).catch(() => undefined);
   return { path, restore };
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, realpath, rename, rm, rmdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -51,6 +51,9 @@ export function writeError(error: unknown): DomainError {
       return invalidPath('too long');
     case 'ELOOP':
       return invalidPath('symlink');
+    case 'ENOENT':
+      // the folder went away under the upload: its workflow or project was deleted meanwhile
+      return new DomainError('not_found', 'the folder of the upload was removed while it was written');
     default:
       return new DomainError('internal', 'the file could not be written');
   }
@@ -58,15 +61,46 @@ export function writeError(error: unknown): DomainError {
 
 /** Creates the missing parents of a resolved path and re-checks that they are where the resolver said. */
 export async function prepareParent(target: SafePath): Promise<string> {
+  return (await prepareParentTracked(target)).path;
+}
+
+/** A prepared upload target and the topmost directory created for it (null when all existed). */
+export interface PreparedTarget {
+  path: string;
+  createdDir: string | null;
+}
+
+/** prepareParent that also says which directories it created, so a refused upload can remove them again. */
+export async function prepareParentTracked(target: SafePath): Promise<PreparedTarget> {
   if (target.relative === '') throw invalidPath('the root itself cannot be written');
   const parent = dirname(target.absolute);
+  let createdDir: string | null = null;
   try {
-    await mkdir(parent, { recursive: true });
+    createdDir = (await mkdir(parent, { recursive: true })) ?? null;
     if ((await realpath(parent)) !== parent) throw invalidPath('a parent directory changed while writing');
   } catch (error) {
+    if (createdDir) await removeCreatedDirs({ path: target.absolute, createdDir });
     throw writeError(error);
   }
-  return target.absolute;
+  return { path: target.absolute, createdDir };
+}
+
+/**
+ * Removes the directories a refused upload created, deepest first, as far as they are empty (another
+ * upload may have put something there meanwhile: then it and its parents stay).
+ */
+export async function removeCreatedDirs(prepared: PreparedTarget): Promise<void> {
+  if (!prepared.createdDir) return;
+  for (let dir = dirname(prepared.path); ; dir = dirname(dir)) {
+    if (
+      !(await rmdir(dir).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    if (dir === prepared.createdDir || dirname(dir) === dir) return;
+  }
 }
 
 const tempPathFor = (target: string) =>

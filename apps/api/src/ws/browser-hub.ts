@@ -8,6 +8,7 @@ import {
   parseJsonMessage,
   PROJECT_ACCESS_CHANGES,
   type BrowserClientMessage,
+  WS_CLOSE_RATE_LIMITED,
 } from '@svc/protocol';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../auth/principal';
@@ -18,6 +19,7 @@ import { BrowserClient, WS_CLOSE_SESSION_REVOKED } from './browser-client';
 import { BrowserSubscriptions } from './browser-subscriptions';
 import { envelope } from './envelope';
 import { authenticateBrowserUpgrade, refuseUpgrade } from './upgrade-auth';
+import { MessageBucket } from './rate-limit';
 
 export interface BrowserHubOptions {
   /** largest inbound frame; ws closes the socket with 1009 past it */
@@ -143,7 +145,11 @@ export class BrowserHub {
     const client = new BrowserClient(ws, socket, principal, { maxBufferedBytes: this.options.maxBufferedBytes });
     this.clients.add(client);
     ws.on('pong', () => (client.isAlive = true));
+    const bucket = new MessageBucket(this.deps.config.sockets.browser);
     ws.on('message', (data, isBinary) => {
+      if (!client.open) return;
+      // A flood of subscribes would keep the database busy for everyone: past the limit the socket is closed.
+      if (!bucket.take()) return client.drop(WS_CLOSE_RATE_LIMITED, 'too many messages; reconnect later');
       client.queue = client.queue.then(() => this.receive(client, data, isBinary));
     });
     ws.on('error', (err) => this.deps.logger.debug({ err }, 'browser socket error'));

@@ -5,6 +5,7 @@ import type { AppDeps } from '../deps';
 import { authenticateToken, tokenFromRequest } from '../auth/authenticate';
 import type { Principal } from '../auth/principal';
 import { DomainError, toDomainError } from '../domain/errors';
+import { browserOriginProblem, originAllowed } from '../http/origin-policy';
 
 /**
  * Answers a refused upgrade with a plain HTTP error (the contract's error body) and closes the
@@ -31,34 +32,23 @@ async function principalFrom(token: string | null, deps: AppDeps): Promise<Princ
 
 /**
  * A browser socket: cookie or bearer token, a person (not a worker or job token), and an `Origin` that
- * is the server's own or an allowed one. Only bearer clients (no ambient cookie) may omit `Origin`.
+ * is the server's own or an allowed one (the one origin policy, http/origin-policy.ts, shared with the
+ * REST cross-site guard). Only bearer clients (no ambient cookie) may omit `Origin`.
  */
 export async function authenticateBrowserUpgrade(req: IncomingMessage, deps: AppDeps): Promise<Principal> {
   const viaBearer = req.headers.authorization !== undefined;
   const principal = await principalFrom(tokenFromRequest(req.headers), deps);
   if (principal.kind !== 'user') throw refusal('forbidden', `a ${principal.kind} token cannot open the browser socket`);
-  const origin = req.headers.origin;
-  if (origin === undefined) {
-    if (!viaBearer) throw refusal('forbidden', 'a cookie-authenticated socket needs an Origin header');
-  } else if (!originAllowed(origin, deps.config.publicUrl, deps.config.allowedOrigins)) {
-    throw refusal('forbidden', `origin ${origin} is not allowed`);
+  if (req.headers.origin === undefined && !viaBearer && req.headers['sec-fetch-site'] !== 'same-origin')
+    throw refusal('forbidden', 'a cookie-authenticated socket needs an Origin header');
+  if (req.headers.origin !== undefined || !viaBearer) {
+    const problem = browserOriginProblem(req.headers, deps.config, req.socket);
+    if (problem) throw refusal('forbidden', problem);
   }
   return principal;
 }
 
-export function originAllowed(origin: string, publicUrl: string, allowed: readonly string[]): boolean {
-  const normalized = (value: string) => {
-    try {
-      return new URL(value).origin;
-    } catch {
-      return null;
-    }
-  };
-  const own = normalized(publicUrl);
-  const candidate = normalized(origin);
-  if (candidate === null || candidate === 'null') return false;
-  return candidate === own || allowed.some((entry) => normalized(entry) === candidate);
-}
+export { originAllowed };
 
 /** A worker socket: `Authorization: Bearer <worker-scope JWT>` only. */
 export async function authenticateWorkerUpgrade(req: IncomingMessage, deps: AppDeps): Promise<Principal> {

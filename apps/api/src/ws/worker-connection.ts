@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import WebSocket, { type RawData } from 'ws';
 import type { Logger } from 'pino';
 import {
@@ -16,6 +17,7 @@ import type { LiveServices } from '../live-services';
 import type { WorkerSession } from '../dispatch/worker-session';
 import type { ExecRelay } from './exec-relay';
 import { TickCork } from './tick-cork';
+import { MessageBucket } from './rate-limit';
 
 /** Policy violation: the first message was not `register`. */
 export const WS_CLOSE_POLICY = 1008;
@@ -28,6 +30,11 @@ export class WorkerConnection implements WorkerSession {
   private state: 'new' | 'registering' | 'registered' | 'closed' = 'new';
   private queue: Promise<void> = Promise.resolve();
   private readonly cork: TickCork;
+  private readonly bucket: MessageBucket;
+  private backlog = 0;
+  private readPaused = false;
+  /** messages that had to wait for the rate limit (observability and tests) */
+  delayedMessages = 0;
 
   constructor(
     private readonly socket: WebSocket,
@@ -39,12 +46,44 @@ export class WorkerConnection implements WorkerSession {
     private readonly shuttingDown: () => boolean,
   ) {
     this.cork = new TickCork(rawSocket);
+    this.bucket = new MessageBucket(live.config.sockets.worker);
     socket.on('message', (data, isBinary) => {
-      this.queue = this.queue.then(() => this.receive(data, isBinary)).catch((err: unknown) => this.failed(err));
+      this.waiting(1);
+      this.queue = this.queue
+        .then(() => this.pace())
+        .then(() => this.receive(data, isBinary))
+        .catch((err: unknown) => this.failed(err))
+        .finally(() => this.waiting(-1));
       live.background.run(this.queue);
     });
     socket.on('error', (err) => logger.debug({ err }, 'worker socket error'));
     socket.on('close', () => live.background.run(this.closed()));
+  }
+
+  /**
+   * The worker's rate limit slows it down instead of closing it: a message over the limit waits until
+   * the bucket has refilled, and while more than a burst of messages waits the socket is not read, so
+   * TCP back-pressure paces the worker. A closed worker would reconnect and resend its whole outbox at
+   * once, so closing could never end a legit burst (a reconnect after an outage).
+   */
+  private async pace(): Promise<void> {
+    if (this.bucket.take()) return;
+    this.delayedMessages += 1;
+    const wait = this.bucket.debtMs();
+    if (wait > 0 && this.socket.readyState === WebSocket.OPEN) await delay(wait);
+  }
+
+  /** Counts a received message as waiting; reading stops while more than a burst of them waits. */
+  private waiting(change: 1 | -1): void {
+    this.backlog += change;
+    const burst = this.live.config.sockets.worker.burst;
+    if (!this.readPaused && this.backlog > burst) {
+      this.readPaused = true;
+      this.socket.pause();
+    } else if (this.readPaused && this.backlog <= burst / 2) {
+      this.readPaused = false;
+      this.socket.resume();
+    }
   }
 
   send(message: ServerToWorkerMessage): boolean {

@@ -29,6 +29,8 @@ export function authHeader(as: string): Record<string, string> {
 export function rawRequest(baseUrl: string, path: string, options: RawRequestOptions = {}): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
   const headers: Record<string, string> = { ...(options.as ? authHeader(options.as) : {}), ...options.headers };
+  // As a browser does: a cookie-carrying request names the page's origin (the server's own here).
+  if (headers.cookie !== undefined && headers.origin === undefined) headers.origin = new URL(baseUrl).origin;
   if (options.body !== undefined) headers['content-length'] ??= String(Buffer.byteLength(options.body));
   return new Promise((resolve, reject) => {
     const req = httpRequest({ hostname, port, path, method: options.method ?? 'GET', headers, agent: false }, (res) => {
@@ -113,7 +115,8 @@ export function startUpload(
   options: Omit<RawRequestOptions, 'body'> = {},
 ): StreamingUpload {
   const { hostname, port } = new URL(baseUrl);
-  const headers = { ...(options.as ? authHeader(options.as) : {}), ...options.headers };
+  const headers: Record<string, string> = { ...(options.as ? authHeader(options.as) : {}), ...options.headers };
+  if (headers.cookie !== undefined && headers.origin === undefined) headers.origin = new URL(baseUrl).origin;
   const req = httpRequest({ hostname, port, path, method: options.method ?? 'PUT', headers, agent: false });
   const response = new Promise<RawResponse>((resolve, reject) => {
     req.on('response', (res) => {

@@ -20,6 +20,9 @@ export class Browser {
     const headers = new Headers(init.headers);
     const cookie = this.cookieHeader(url);
     if (cookie) headers.set('cookie', cookie);
+    // A browser names the page's origin on unsafe requests (the page is the server's own here).
+    const method = (init.method ?? 'GET').toUpperCase();
+    if (method !== 'GET' && method !== 'HEAD' && !headers.has('origin')) headers.set('origin', new URL(url).origin);
     const response = await fetch(url, { ...init, headers, redirect: 'manual' });
     for (const line of response.headers.getSetCookie()) this.store(url, line);
     return response;

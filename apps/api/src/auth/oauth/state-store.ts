@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import { SignJWT, jwtVerify } from 'jose';
 import type OAuth2Strategy from 'passport-oauth2';
 import type { SigningKeys } from '../keys';
+import { secureCookie } from '../../http/secure-cookie';
 
 export const OAUTH_STATE_COOKIE = 'svc_oauth_state';
 /** The cookie is sent back only to the callback, and only for ten minutes. */
@@ -30,6 +31,8 @@ export class SignedCookieStateStore {
   constructor(
     private readonly keys: SigningKeys,
     private readonly provider: string,
+    /** PUBLIC_URL, read per request: an https one makes the cookie Secure behind any proxy */
+    private readonly publicUrl: () => string = () => '',
   ) {}
 
   store(req: Request, verifier: string | undefined, _state: unknown, _meta: unknown, done: StoreCallback): void {
@@ -46,7 +49,7 @@ export class SignedCookieStateStore {
         req.res!.cookie(OAUTH_STATE_COOKIE, cookie, {
           httpOnly: true,
           sameSite: 'lax', // sent on the provider's top-level redirect back to us
-          secure: req.secure,
+          secure: secureCookie(req, this.publicUrl()),
           path: OAUTH_STATE_COOKIE_PATH,
           maxAge: OAUTH_STATE_TTL_SECONDS * 1000,
         });

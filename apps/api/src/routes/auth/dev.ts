@@ -6,6 +6,7 @@ import { presentUser } from '../../wire/user';
 import { isAdminUser } from '../../auth/principal';
 import { startSession, upsertUser } from '../../auth/session';
 import { foldName } from '../../auth/names';
+import { secureCookie } from '../../http/secure-cookie';
 
 export const wantsJson = (req: Request) =>
   (req.get('accept') ?? '').includes('application/json') && !(req.get('accept') ?? '').includes('text/html');
@@ -23,7 +24,7 @@ export function devLoginRouter(deps: AppDeps): Router {
     // The dev provider's identity is the folded login itself (no password: local use only).
     const folded = foldName(login);
     const user = await upsertUser(deps.db, { provider: 'dev', subject: folded, login: folded, name: login });
-    await startSession(deps, res, user.id, req.secure);
+    await startSession(deps, res, user.id, secureCookie(req, deps.config.publicUrl));
     if (wantsJson(req)) res.json(presentUser(user, isAdminUser(user, deps.config.adminUsers)));
     else res.redirect(303, deps.config.webAppUrl);
   });

@@ -16,6 +16,7 @@ import {
 import { ProviderStrategy } from '../../auth/oauth/strategy';
 import { variantFor } from '../../auth/oauth/variants';
 import { safeCode } from '../../auth/oauth/provider-http';
+import { secureCookie } from '../../http/secure-cookie';
 
 export const OAUTH_CALLBACK_PATH = '/svc/auth/callback';
 
@@ -37,7 +38,10 @@ export function oauthRouter(deps: AppDeps): Router {
   const authenticator = new Passport();
   authenticator.use(
     kind,
-    new ProviderStrategy(variantFor(kind, providerConfig), new SignedCookieStateStore(deps.keys, kind)),
+    new ProviderStrategy(
+      variantFor(kind, providerConfig),
+      new SignedCookieStateStore(deps.keys, kind, () => deps.config.publicUrl),
+    ),
   );
   // Read per request: the callback must be the public address the provider has registered.
   const options = (): AuthenticateOptions & { callbackURL: string } => ({
@@ -72,7 +76,7 @@ export function oauthRouter(deps: AppDeps): Router {
       path: OAUTH_STATE_COOKIE_PATH,
       httpOnly: true,
       sameSite: 'lax',
-      secure: req.secure,
+      secure: secureCookie(req, deps.config.publicUrl),
     });
     const query = parseInput(CallbackQuerySchema, req.query, 'query');
     if (query.error !== undefined)
@@ -87,7 +91,7 @@ export function oauthRouter(deps: AppDeps): Router {
       throw error;
     }
     const user = await upsertUser(deps.db, identity, reservedLoginsOf(deps));
-    await startSession(deps, res, user.id, req.secure);
+    await startSession(deps, res, user.id, secureCookie(req, deps.config.publicUrl));
     req.log.info({ user_id: user.id, provider: kind }, 'signed in');
     res.redirect(303, deps.config.webAppUrl);
   });

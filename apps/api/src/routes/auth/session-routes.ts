@@ -4,6 +4,7 @@ import { principalOf, requireAuth, SESSION_COOKIE } from '../../auth/authenticat
 import { presentUser } from '../../wire/user';
 import { sessionCookieOptions } from '../../auth/session';
 import { unauthenticated } from '../../domain/errors';
+import { secureCookie } from '../../http/secure-cookie';
 
 /** `/svc/api/auth/provider` (public) and `/svc/api/me`. */
 export function authApiRouter(deps: AppDeps): Router {
@@ -24,7 +25,7 @@ export function logoutRouter(deps: AppDeps): Router {
   const router = Router();
   router.post('/logout', async (req, res) => {
     if (req.principal) await deps.tokens.revoke(req.principal.claims);
-    res.clearCookie(SESSION_COOKIE, sessionCookieOptions(req.secure));
+    res.clearCookie(SESSION_COOKIE, sessionCookieOptions(secureCookie(req, deps.config.publicUrl)));
     res.status(204).end();
   });
   return router;

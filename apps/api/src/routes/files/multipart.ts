@@ -3,7 +3,14 @@ import type { Request } from 'express';
 import type { Readable } from 'node:stream';
 import { DomainError, invalidInput } from '../../domain/errors';
 import { joinClientPath, resolveSafePath } from '../../services/safe-path';
-import { discardUpload, prepareParent, stageUpload, type StagedUpload } from '../../services/streaming-upload';
+import {
+  discardUpload,
+  prepareParentTracked,
+  removeCreatedDirs,
+  stageUpload,
+  type PreparedTarget,
+  type StagedUpload,
+} from '../../services/streaming-upload';
 import { pipeBody } from './request-body';
 
 export interface StagedPart extends StagedUpload {
@@ -17,7 +24,12 @@ const MAX_PARTS = 1000;
  * filename, joined to `dir`, goes through the resolver). Nothing is renamed into place here: on any
  * failure every staged file is removed, so a rejected upload leaves nothing behind.
  */
-export async function stageMultipart(req: Request, root: string, dir: string, maxBytes: number): Promise<StagedPart[]> {
+export async function stageMultipart(
+  req: Request,
+  root: string,
+  dir: string,
+  maxBytes: number,
+): Promise<{ parts: StagedPart[]; prepared: PreparedTarget[] }> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -30,6 +42,8 @@ export async function stageMultipart(req: Request, root: string, dir: string, ma
     throw new DomainError('unsupported_media_type', 'expected a multipart/form-data body');
   }
   const staged: StagedPart[] = [];
+  /** targets whose parents were prepared, in order: a refused upload removes the folders it created */
+  const prepared: PreparedTarget[] = [];
   const work: Promise<void>[] = [];
   const counter = { bytes: 0 };
   let failure: unknown = null;
@@ -45,7 +59,9 @@ export async function stageMultipart(req: Request, root: string, dir: string, ma
       if (!filename) throw invalidInput('a file part has no filename');
       const target = await resolveSafePath(root, joinClientPath(dir, filename));
       if (target.stats?.isDirectory()) throw new DomainError('conflict', `a directory exists at ${target.relative}`);
-      const part = await stageUpload(stream, await prepareParent(target), { maxBytes, counter, sha256: true });
+      const parent = await prepareParentTracked(target);
+      prepared.push(parent);
+      const part = await stageUpload(stream, parent.path, { maxBytes, counter, sha256: true });
       staged[index] = { ...part, relative: target.relative };
     } catch (error) {
       stream.resume();
@@ -69,7 +85,8 @@ export async function stageMultipart(req: Request, root: string, dir: string, ma
   if (!failure && staged.length === 0) failure = invalidInput('no file parts in the body');
   if (failure) {
     await Promise.all(staged.filter(Boolean).map(discardUpload));
+    for (const target of [...prepared].reverse()) await removeCreatedDirs(target);
     throw failure;
   }
-  return staged; // in the order of the parts
+  return { parts: staged, prepared }; // parts in the order of the parts
 }

@@ -3,7 +3,13 @@ import type { FileEntry } from '@svc/protocol';
 import { DomainError } from '../../domain/errors';
 import { listDirectory } from '../../services/file-listing';
 import { invalidPath, resolveSafePath } from '../../services/safe-path';
-import { commitUpload, discardUpload, prepareParent, stageUpload } from '../../services/streaming-upload';
+import {
+  commitUpload,
+  discardUpload,
+  prepareParentTracked,
+  removeCreatedDirs,
+  stageUpload,
+} from '../../services/streaming-upload';
 import { stageMultipart } from './multipart';
 import { checkDeclaredLength, detachedBody, lingerOnUnreadBody } from './request-body';
 import { queryFlag } from './request-path';
@@ -45,9 +51,15 @@ export async function writeRequestBody(
   const target = await resolveSafePath(root, path);
   if (trailingSlash) throw invalidPath('a file path cannot end in "/"');
   if (target.stats?.isDirectory()) throw new DomainError('conflict', 'a directory exists at that path');
-  const staged = await stageUpload(detachedBody(req), await prepareParent(target), options);
-  const { created } = await commitUpload(staged);
-  return { path: target.relative, size: staged.size, sha256: staged.sha256, created };
+  const prepared = await prepareParentTracked(target);
+  try {
+    const staged = await stageUpload(detachedBody(req), prepared.path, options);
+    const { created } = await commitUpload(staged);
+    return { path: target.relative, size: staged.size, sha256: staged.sha256, created };
+  } catch (error) {
+    await removeCreatedDirs(prepared); // a refused upload leaves no empty folders behind
+    throw error;
+  }
 }
 
 /** POST multipart: every file part staged first, then all renamed into place. */
@@ -58,7 +70,7 @@ export async function writeMultipartBody(
   maxBytes: number,
 ): Promise<WriteResult[]> {
   checkDeclaredLength(req, maxBytes);
-  const staged = await stageMultipart(req, root, dir, maxBytes);
+  const { parts: staged, prepared } = await stageMultipart(req, root, dir, maxBytes);
   const results: WriteResult[] = [];
   try {
     for (const part of staged) {
@@ -67,6 +79,7 @@ export async function writeMultipartBody(
     }
   } catch (error) {
     await Promise.all(staged.map(discardUpload));
+    for (const target of prepared.reverse()) await removeCreatedDirs(target);
     throw error;
   }
   return results;

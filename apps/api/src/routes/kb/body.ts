@@ -4,7 +4,7 @@ import { KB_ARTICLE_MAX_CHARS, MAX_NAME_CHARS } from '@svc/protocol';
 import { splitKbText, type KbTextArticle } from '@svc/kb';
 import { DomainError, invalidInput } from '../../domain/errors';
 import { requireUtf8 } from '../../http/middleware';
-import { parseInput } from '../../domain/validate';
+import { parseInput, rejectNul } from '../../domain/validate';
 
 /** Whole-KB text bodies may be larger than JSON ones (1 MB); still well under what a request may carry. */
 export const KB_TEXT_LIMIT = '5mb';
@@ -20,7 +20,10 @@ const KbTextJsonSchema = z.object({ text: z.string() }).strict();
 
 /** The whole-KB text of `PUT /kb`, from a text body or JSON `{text}`; 415 for any other body. */
 export function kbTextFromRequest(req: Request): string {
-  if (typeof req.body === 'string') return req.body;
+  if (typeof req.body === 'string') {
+    rejectNul(req.body);
+    return req.body;
+  }
   if (req.is('application/json')) return parseInput(KbTextJsonSchema, req.body).text;
   throw new DomainError('unsupported_media_type', 'send the KB as text/plain or as JSON {"text": ...}');
 }

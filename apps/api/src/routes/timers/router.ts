@@ -3,7 +3,7 @@ import { CreateTimerRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import type { Principal } from '../../auth/principal';
 import { principalOf, requireAuth } from '../../auth/authenticate';
-import { notFound } from '../../domain/errors';
+import { DomainError, notFound } from '../../domain/errors';
 import { parseInput } from '../../domain/validate';
 import { authorizeWorkflow } from '../../policies/access';
 import type { ProjectAction } from '../../policies/rules';
@@ -40,7 +40,10 @@ export function timersRouter(deps: AppDeps): Router {
     const principal = principalOf(req);
     const timer = await db.timer.findUnique({ where: { id: req.params.id as string } });
     if (!timer) throw notFound('timer not found');
-    await authorizeWorkflow(db, principal, timer.workflow_id, controlAction(principal));
+    // A timer of a workflow the caller cannot see answers exactly like an unknown id: no existence oracle.
+    await authorizeWorkflow(db, principal, timer.workflow_id, controlAction(principal)).catch((error: unknown) => {
+      throw error instanceof DomainError && error.code === 'not_found' ? notFound('timer not found') : error;
+    });
     await deps.workflows.cancelTimer(timer);
     res.status(204).end();
   });
