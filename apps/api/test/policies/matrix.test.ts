@@ -132,6 +132,8 @@ const ROUTES: RouteCase[] = [
   row('200 200 200 200 200 200 200 200', 'GET /health', () => '/health'),
   row('200 200 200 200 200 200 200 200', 'GET /auth/provider', () => '/auth/provider'),
   row('200 200 200 200 200 200 200 200', 'GET /.well-known/jwks.json', () => '/.well-known/jwks.json'),
+  row('200 200 200 200 200 200 200 200', 'GET /openapi.json', () => '/openapi.json'),
+  row('200 200 200 200 200 200 200 200', 'GET /docs', () => '/docs'),
   row('401 200 200 200 200 200 401 401', 'GET /me', () => '/me'),
   // Tokens: api (the default), worker (administrators), job (members and workers), api narrowed to a project.
   row('401 201 201 201 201 403 403 403', 'POST /token', () => '/token', { variant: 'api', body: {} }),
