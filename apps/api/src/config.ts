@@ -38,6 +38,8 @@ export interface Config {
   };
   http: HttpLimits;
   sockets: { browser: MessageRate; worker: MessageRate };
+  /** Server-Sent Events: heartbeat comments keep proxies from closing idle streams */
+  sse: { heartbeatMs: number };
 }
 
 /** Express `trust proxy` value: which hops' X-Forwarded-* headers count. */
@@ -175,6 +177,7 @@ export function buildConfig(env: Env): Config {
       browser: { perSecond: env.WS_BROWSER_MESSAGES_PER_SECOND, burst: env.WS_BROWSER_MESSAGE_BURST },
       worker: { perSecond: env.WS_WORKER_MESSAGES_PER_SECOND, burst: env.WS_WORKER_MESSAGE_BURST },
     },
+    sse: { heartbeatMs: Math.round(env.SSE_HEARTBEAT_SECONDS * 1000) },
   };
 }
 

@@ -60,6 +60,8 @@ export const EnvSchema = z.object({
   WS_BROWSER_MESSAGE_BURST: z.coerce.number().int().min(1).default(200),
   WS_WORKER_MESSAGES_PER_SECOND: z.coerce.number().positive().default(1000),
   WS_WORKER_MESSAGE_BURST: z.coerce.number().int().min(1).default(10_000),
+  /** heartbeat comment on Server-Sent Events streams (fractions allowed, for tests) */
+  SSE_HEARTBEAT_SECONDS: z.coerce.number().min(0.01).max(3600).default(15),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

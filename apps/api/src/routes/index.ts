@@ -14,6 +14,8 @@ import { storageRouter } from './storage';
 import { templatesRouter } from './templates';
 import { workersRouter } from './workers/router';
 import { timersRouter } from './timers/router';
+import { eventsRouter } from './events/router';
+import { openApiRouter } from './openapi/router';
 
 /** Every router under /svc/api. Each resource adds its router here. */
 export function apiRouter(deps: AppDeps): Router {
@@ -32,5 +34,7 @@ export function apiRouter(deps: AppDeps): Router {
   router.use(workersRouter(deps));
   router.use(timersRouter(deps));
   router.use(invitationsRouter(deps));
+  router.use(eventsRouter(deps));
+  router.use(openApiRouter(deps));
   return router;
 }

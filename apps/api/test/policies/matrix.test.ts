@@ -108,6 +108,10 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/llm-calls', (w) => `/workflows/${w.workflow}/llm-calls`),
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/log', (w) => `/workflows/${w.workflow}/log`),
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/report', (w) => `/workflows/${w.workflow}/report`),
+  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/archive', (w) => `/workflows/${w.workflow}/archive`),
+  // Server-Sent Events: a workflow's stream reads like the workflow; a project's is for people only.
+  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/events', (w) => `/workflows/${w.workflow}/events`),
+  row('401 404 200 200 200 404 403 403', 'GET /projects/{id}/events', (w) => `/projects/${w.project}/events`),
   row('401 200 200 200 200 200 200 200', 'GET /kb', () => '/kb'),
   row('401 403 403 403 200 403 403 403', 'PUT /kb', () => '/kb', { body: { text: '# T\n\nx' } }),
   row('401 200 200 200 200 200 200 200', 'GET /kb/articles', () => '/kb/articles'),
@@ -128,6 +132,8 @@ const ROUTES: RouteCase[] = [
   row('200 200 200 200 200 200 200 200', 'GET /health', () => '/health'),
   row('200 200 200 200 200 200 200 200', 'GET /auth/provider', () => '/auth/provider'),
   row('200 200 200 200 200 200 200 200', 'GET /.well-known/jwks.json', () => '/.well-known/jwks.json'),
+  row('200 200 200 200 200 200 200 200', 'GET /openapi.json', () => '/openapi.json'),
+  row('200 200 200 200 200 200 200 200', 'GET /docs', () => '/docs'),
   row('401 200 200 200 200 200 401 401', 'GET /me', () => '/me'),
   // Tokens: api (the default), worker (administrators), job (members and workers), api narrowed to a project.
   row('401 201 201 201 201 403 403 403', 'POST /token', () => '/token', { variant: 'api', body: {} }),
@@ -398,6 +404,8 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
       else init.json = content ?? (method === 'GET' || method === 'DELETE' ? undefined : {});
       const prefix = routePath.startsWith('/svc/') ? '' : '/svc/api';
       const res = await server.request(`${prefix}${path(world)}`, init);
+      // Event streams stay open: stop reading.
+      await res.body?.cancel();
       expect(res.status).toBe(expected);
       if (before) expect(await state()).toEqual(before);
     },
