@@ -31,6 +31,8 @@ export interface Config {
   templates: { repoUrl: string | null; localPath: string };
   kbEmbeddings: { url: string; model: string; apiKey: string | null } | null;
   workers: { heartbeatSeconds: number; offlineAfterSeconds: number };
+  /** Server-Sent Events: heartbeat comments keep proxies from closing idle streams */
+  sse: { heartbeatMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -135,6 +137,7 @@ export function buildConfig(env: Env): Config {
       ? { url: env.KB_EMBEDDINGS_URL, model: env.KB_EMBEDDINGS_MODEL, apiKey: env.KB_EMBEDDINGS_API_KEY ?? null }
       : null,
     workers: { heartbeatSeconds: env.WORKER_HEARTBEAT_SECONDS, offlineAfterSeconds: env.WORKER_OFFLINE_AFTER_SECONDS },
+    sse: { heartbeatMs: Math.round(env.SSE_HEARTBEAT_SECONDS * 1000) },
   };
 }
 

@@ -51,6 +51,8 @@ export const EnvSchema = z.object({
   KB_EMBEDDINGS_API_KEY: z.string().optional(),
   WORKER_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).default(10),
   WORKER_OFFLINE_AFTER_SECONDS: z.coerce.number().int().min(2).default(30),
+  /** heartbeat comment on Server-Sent Events streams (fractions allowed, for tests) */
+  SSE_HEARTBEAT_SECONDS: z.coerce.number().min(0.01).max(3600).default(15),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -12,5 +12,6 @@ export * from './rest/templates';
 export * from './rest/workers';
 export * from './rest/files';
 export * from './rest/health';
+export * from './rest/events';
 export * from './ws-browser';
 export * from './ws-worker';

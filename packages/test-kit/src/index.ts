@@ -30,3 +30,4 @@ export {
   logEntry,
   type Message,
 } from './worker-socket';
+export { EventStream, SseParser, type SseEvent } from './sse';

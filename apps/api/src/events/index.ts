@@ -2,3 +2,10 @@ export { EventStore, type EventBatch, type EventGroup } from './event-store';
 export { LocalFanout, type EventFanout } from './fanout';
 export type { Column, RawClient, TableRows } from './event-sql';
 export { toStoredEvent, type NewEvent, type StoredEvent, type WorkflowRef } from './types';
+export {
+  WorkflowSubscription,
+  SUBSCRIPTION_REPLAY_FAILED,
+  SUBSCRIPTION_TOO_SLOW,
+  type EventSubscriber,
+} from './workflow-subscription';
+export { envelope } from './envelope';

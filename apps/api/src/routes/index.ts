@@ -14,6 +14,7 @@ import { storageRouter } from './storage';
 import { templatesRouter } from './templates';
 import { workersRouter } from './workers/router';
 import { timersRouter } from './timers/router';
+import { eventsRouter } from './events/router';
 
 /** Every router under /svc/api. Each resource adds its router here. */
 export function apiRouter(deps: AppDeps): Router {
@@ -32,5 +33,6 @@ export function apiRouter(deps: AppDeps): Router {
   router.use(workersRouter(deps));
   router.use(timersRouter(deps));
   router.use(invitationsRouter(deps));
+  router.use(eventsRouter(deps));
   return router;
 }

@@ -3,7 +3,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { BrowserServerMessage, WsErrorInfo } from '@svc/protocol';
 import type { Principal } from '../auth/principal';
-import type { WorkflowSubscription } from './workflow-subscription';
+import type { EventSubscriber, StoredEvent, WorkflowSubscription } from '../events';
+import { envelope } from '../events/envelope';
 import { TickCork } from './tick-cork';
 
 /**
@@ -22,8 +23,8 @@ export interface BrowserClientLimits {
 }
 
 /** One browser socket: its caller, its subscriptions, and sending with a bound on what is buffered. */
-export class BrowserClient {
-  readonly workflows = new Map<string, WorkflowSubscription>();
+export class BrowserClient implements EventSubscriber {
+  readonly workflows = new Map<string, WorkflowSubscription<BrowserClient>>();
   readonly projects = new Set<string>();
   isAlive = true;
   private dropped = false;
@@ -54,6 +55,10 @@ export class BrowserClient {
     this.cork.hold();
     this.socket.send(text);
     return true;
+  }
+
+  sendEvent(event: StoredEvent): boolean {
+    return this.sendText(envelope(event));
   }
 
   send(message: BrowserServerMessage): boolean {

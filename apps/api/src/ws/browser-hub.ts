@@ -11,12 +11,12 @@ import {
 } from '@svc/protocol';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../auth/principal';
-import { principalFromClaims } from '../auth/authenticate';
+import { credentialProblem } from '../auth/revalidate';
 import { toDomainError } from '../domain/errors';
 import type { StoredEvent } from '../events';
 import { BrowserClient, WS_CLOSE_SESSION_REVOKED } from './browser-client';
 import { BrowserSubscriptions } from './browser-subscriptions';
-import { envelope } from './envelope';
+import { envelope } from '../events/envelope';
 import { authenticateBrowserUpgrade, refuseUpgrade } from './upgrade-auth';
 
 export interface BrowserHubOptions {
@@ -87,13 +87,9 @@ export class BrowserHub {
 
   private async stillValid(client: BrowserClient): Promise<boolean> {
     if (!client.open) return false;
-    const { claims } = client.principal;
     let reason: string | null = null;
     try {
-      if (claims.exp * 1000 <= Date.now()) reason = 'session expired';
-      else if (await this.deps.tokens.isRevoked(claims.jti)) reason = 'token revoked';
-      else if (!(await principalFromClaims(claims, this.deps.db, this.deps.config.adminUsers, this.deps.tokens)))
-        reason = 'the signed-in user no longer exists or lost access';
+      reason = await credentialProblem(client.principal, this.deps);
     } catch (err) {
       // A database hiccup is not a revocation: the next check decides.
       this.deps.logger.warn({ err }, 'browser socket re-validation failed');

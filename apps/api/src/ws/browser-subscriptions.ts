@@ -1,8 +1,8 @@
 import type { AppDeps } from '../deps';
 import { DomainError, toDomainError } from '../domain/errors';
 import { authorizeProject, authorizeWorkflow } from '../policies/access';
+import { WorkflowSubscription } from '../events';
 import type { BrowserClient } from './browser-client';
-import { WorkflowSubscription } from './workflow-subscription';
 
 /** Most subscriptions (workflows plus projects) one socket may hold. */
 export const MAX_SUBSCRIPTIONS_PER_CLIENT = 500;
@@ -12,7 +12,7 @@ export const MAX_SUBSCRIPTIONS_PER_CLIENT = 500;
  * exactly like REST) and checked again when the project's members change or it is deleted.
  */
 export class BrowserSubscriptions {
-  private readonly byWorkflow = new Map<string, Set<WorkflowSubscription>>();
+  private readonly byWorkflow = new Map<string, Set<WorkflowSubscription<BrowserClient>>>();
   private readonly byProject = new Map<string, Set<BrowserClient>>();
 
   constructor(private readonly deps: AppDeps) {}
@@ -61,7 +61,7 @@ export class BrowserSubscriptions {
     for (const id of [...client.projects]) this.unsubscribeProject(client, id);
   }
 
-  forWorkflow(workflowId: string, visit: (sub: WorkflowSubscription) => void): void {
+  forWorkflow(workflowId: string, visit: (sub: WorkflowSubscription<BrowserClient>) => void): void {
     const subs = this.byWorkflow.get(workflowId);
     if (subs) for (const sub of subs) visit(sub);
   }

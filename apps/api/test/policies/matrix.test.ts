@@ -108,6 +108,9 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/llm-calls', (w) => `/workflows/${w.workflow}/llm-calls`),
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/log', (w) => `/workflows/${w.workflow}/log`),
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/report', (w) => `/workflows/${w.workflow}/report`),
+  // Server-Sent Events: a workflow's stream reads like the workflow; a project's is for people only.
+  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/events', (w) => `/workflows/${w.workflow}/events`),
+  row('401 404 200 200 200 404 403 403', 'GET /projects/{id}/events', (w) => `/projects/${w.project}/events`),
   row('401 200 200 200 200 200 200 200', 'GET /kb', () => '/kb'),
   row('401 403 403 403 200 403 403 403', 'PUT /kb', () => '/kb', { body: { text: '# T\n\nx' } }),
   row('401 200 200 200 200 200 200 200', 'GET /kb/articles', () => '/kb/articles'),
@@ -398,6 +401,8 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
       else init.json = content ?? (method === 'GET' || method === 'DELETE' ? undefined : {});
       const prefix = routePath.startsWith('/svc/') ? '' : '/svc/api';
       const res = await server.request(`${prefix}${path(world)}`, init);
+      // Event streams stay open: stop reading.
+      await res.body?.cancel();
       expect(res.status).toBe(expected);
       if (before) expect(await state()).toEqual(before);
     },

@@ -1,6 +1,22 @@
-import type { EventStore, StoredEvent } from '../events';
-import type { BrowserClient } from './browser-client';
-import { envelope } from './envelope';
+import type { EventStore } from './event-store';
+import type { StoredEvent } from './types';
+
+/**
+ * Where a subscription delivers: a browser socket (ws/browser-client) or a Server-Sent Events response
+ * (http/sse). Each formats the event its own way.
+ */
+export interface EventSubscriber {
+  /** Sends one event; false when it could not (gone, or dropped for reading too slowly). */
+  sendEvent(event: StoredEvent): boolean;
+  /** Waits until the backlog is small (replays send many events); false when the subscriber went away. */
+  roomToSend(): Promise<boolean>;
+  /** Gives up on the subscriber (`code` is a WebSocket close code; other transports use the reason). */
+  drop(code: number, reason: string): void;
+}
+
+/** Close codes a subscription drops its subscriber with. */
+export const SUBSCRIPTION_TOO_SLOW = 1013;
+export const SUBSCRIPTION_REPLAY_FAILED = 1011;
 
 const REPLAY_PAGE = 500;
 /** Live events held while a replay runs; a client whose replay falls this far behind is dropped. */
@@ -11,14 +27,14 @@ const MAX_HELD = 20_000;
  * database while live events are held; then the held ones follow, deduplicated by seq, so the client
  * sees every seq once and in order. A live event that skips a seq starts the same catch-up.
  */
-export class WorkflowSubscription {
+export class WorkflowSubscription<C extends EventSubscriber = EventSubscriber> {
   /** true until `begin`: live events are held while the starting point is read */
   private catchingUp = true;
   private held: StoredEvent[] = [];
   private active = true;
 
   constructor(
-    readonly client: BrowserClient,
+    readonly client: C,
     readonly workflowId: string,
     readonly projectId: string,
     private readonly events: EventStore,
@@ -72,10 +88,11 @@ export class WorkflowSubscription {
     }
     this.held.push(event);
     if (this.held.length > MAX_HELD) {
-      this.client.drop(1013, 'client fell too far behind; reconnect with since_seq');
+      this.client.drop(SUBSCRIPTION_TOO_SLOW, 'client fell too far behind; reconnect with since_seq');
       return;
     }
-    if (!this.catchingUp) void this.catchUp().catch(() => this.client.drop(1011, 'replay failed'));
+    if (!this.catchingUp)
+      void this.catchUp().catch(() => this.client.drop(SUBSCRIPTION_REPLAY_FAILED, 'replay failed'));
   }
 
   cancel(): void {
@@ -86,6 +103,6 @@ export class WorkflowSubscription {
   private deliver(event: StoredEvent): void {
     if (event.seq <= this.lastSent) return;
     this.lastSent = event.seq;
-    this.client.sendText(envelope(event));
+    this.client.sendEvent(event);
   }
 }

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../events';
+import type { StoredEvent } from './types';
 
 const serialized = new WeakMap<StoredEvent, string>();
 
