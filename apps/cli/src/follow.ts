@@ -46,6 +46,7 @@ export function exitCodeOf(workflow: Workflow): number {
   }
 }
 
+const STOPPING = new Set<string>([...TERMINAL_WORKFLOW_STATUSES, 'waiting_user']);
 const RETRYABLE = new Set(['network_error', 'unavailable', 'internal', 'bad_response', 'rate_limited']);
 
 /**
@@ -138,7 +139,9 @@ export async function followWorkflow(client: SvcClient, options: FollowOptions):
           lastSeq = event.seq;
         }
         if (live || options.printReplay !== false) options.onEvent(event);
-        if (live && event.type === 'workflow_status') {
+        // Only a status that may end the follow (or ask) leads to a look at the workflow itself: by
+        // then every event before it has been printed.
+        if (live && event.type === 'workflow_status' && STOPPING.has(event.data.status)) {
           const result = await check();
           if (result) return result;
         }

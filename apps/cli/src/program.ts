@@ -59,7 +59,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
   program
     .command('login')
     .description('sign in and save the server URL and an api token in the config file')
-    .option('--with-token', 'read the token from stdin')
+    .option('--with-token', 'read the token (api token or svc_session cookie value) from stdin')
     .option('--dev-user <name>', 'dev sign-in (local servers with AUTH_PROVIDER=dev) as this user')
     .option('--no-browser', 'do not open the sign-in page in a browser')
     .option('--ttl <duration>', 'lifetime of the token minted at sign-in (e.g. 30d, 12h; default 30d)')
@@ -81,7 +81,9 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
     .addOption(new Option('-p, --project <id|name>', 'narrow an api token to this project'))
     .option('--ttl <duration>', 'lifetime: seconds or 30d, 12h, 90m, 2w (server default when absent)')
     .option('--save', 'also save it (and the URL) in the config file')
-    .action(run((ctx, flags: { scope?: string; ttl?: string; save?: boolean }) => tokenCreateCommand(ctx, flags)));
+    .option('--session-token <jwt>', 'mint with this session (the svc_session cookie value; - for stdin) instead of the saved token')
+    .option('--dev-user <name>', 'mint through a dev sign-in as this user (servers with AUTH_PROVIDER=dev)')
+    .action(run((ctx, flags: Parameters<typeof tokenCreateCommand>[1]) => tokenCreateCommand(ctx, flags)));
   token
     .command('revoke')
     .description('revoke a token (default: the one in use); - reads it from stdin')

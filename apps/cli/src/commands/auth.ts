@@ -1,5 +1,11 @@
 import { ApiError, errorFromResponse } from '@svc/client';
-import { AuthProviderResponseSchema, TokenResponseSchema, UserSchema, type User } from '@svc/protocol';
+import {
+  AuthProviderResponseSchema,
+  TokenResponseSchema,
+  UserSchema,
+  type TokenResponse,
+  type User,
+} from '@svc/protocol';
 import { LineAnswers } from '../answers';
 import { CONFIG_KEYS, FileConfigSchema, writeConfigFile, type ConfigKey } from '../config';
 import type { Context } from '../context';
@@ -34,11 +40,14 @@ async function readStdinToken(ctx: Context): Promise<string> {
 
 const DEFAULT_LOGIN_TTL = 30 * 86_400;
 
+type TokenBody = { scope: 'api' | 'worker'; ttl_seconds?: number; project_id?: string };
+
 /**
- * Signs in through the dev provider (`POST /svc/auth/dev-login`, local installations only) and trades
- * the session for an api token; the session itself is ended at once.
+ * Mints a token through the dev provider (`POST /svc/auth/dev-login`, local installations only): a
+ * session for `login`, `POST /svc/api/token` with it, and the session ended at once. The server mints
+ * api and worker tokens only for sessions (an api token cannot mint more).
  */
-async function devLogin(ctx: Context, url: string, login: string, ttlSeconds: number): Promise<string> {
+async function devMint(ctx: Context, url: string, login: string, body: TokenBody): Promise<TokenResponse> {
   const fetchFn = ctx.io.fetch ?? ((u: string, init: RequestInit) => globalThis.fetch(u, init));
   const origin = new URL(url).origin;
   const call = async (path: string, init: RequestInit & { headers: Record<string, string> }) => {
@@ -61,14 +70,26 @@ async function devLogin(ctx: Context, url: string, login: string, ttlSeconds: nu
   // A cookie request: the same-origin Origin the server asks of browsers.
   const headers = { cookie, origin, 'content-type': 'application/json', accept: 'application/json' };
   try {
-    const minted = await call('/svc/api/token', {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ scope: 'api', ttl_seconds: ttlSeconds }),
-    });
-    return TokenResponseSchema.parse(await minted.json()).token;
+    const minted = await call('/svc/api/token', { method: 'POST', headers, body: JSON.stringify(body) });
+    return TokenResponseSchema.parse(await minted.json());
   } finally {
     await call('/svc/auth/logout', { method: 'POST', headers }).catch(() => undefined);
+  }
+}
+
+/** Mints a token with a bearer credential (a session token: the `svc_session` cookie's value). */
+async function bearerMint(ctx: Context, credential: string, body: TokenBody): Promise<TokenResponse> {
+  try {
+    return await ctx.clientFor(credential).request('/token', TokenResponseSchema, { method: 'POST', json: body });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'forbidden' && tokenClaims(credential)?.scope !== 'session')
+      throw new CliError(
+        `${error.message}: the server mints tokens only for a signed-in session, not for an api token. ` +
+          'Pass --session-token <svc_session cookie value>, or --dev-user <name> on a dev server (see svc login --help)',
+        EXIT.failed,
+        'forbidden',
+      );
+    throw error;
   }
 }
 
@@ -76,9 +97,11 @@ function browserInstructions(url: string, loginUrl: string, ttlSeconds: number):
   const body = JSON.stringify({ scope: 'api', ttl_seconds: ttlSeconds });
   return [
     `1. Sign in with your browser: ${loginUrl}`,
-    `2. On a page of ${url} (the web app after sign-in), open the developer console (F12) and run:`,
+    `2. Then either copy the value of the \`svc_session\` cookie of ${url}`,
+    `   (developer tools, F12 > Application/Storage > Cookies), or mint a token in the developer console:`,
     `     fetch('/svc/api/token',{method:'POST',headers:{'content-type':'application/json'},body:'${body}'}).then(r=>r.json()).then(t=>console.log(t.token))`,
-    `3. Paste the token it prints here (or later: svc login --with-token < token.txt).`,
+    `3. Paste it here (or later: svc login --with-token < file). A session is traded for an api token;`,
+    `   only the api token is saved.`,
   ].join('\n');
 }
 
@@ -101,7 +124,7 @@ export async function loginCommand(
         prompt.close();
       }
       if (!login) throw usageError('this server uses the dev sign-in: pass --dev-user <name>');
-      token = await devLogin(ctx, url, login, ttlSeconds);
+      token = (await devMint(ctx, url, login, { scope: 'api', ttl_seconds: ttlSeconds })).token;
     } else {
       if (flags.devUser) throw usageError(`--dev-user: this server signs in with ${provider.provider}, not dev`);
       const loginUrl = new URL(provider.login_url, `${url}/`).toString();
@@ -115,6 +138,9 @@ export async function loginCommand(
       if (!token) throw usageError('no token given');
     }
   }
+  // A pasted session (the svc_session cookie's value) is traded for an api token; the session is not kept.
+  if (tokenClaims(token)?.scope === 'session')
+    token = (await bearerMint(ctx, token, { scope: 'api', ttl_seconds: ttlSeconds })).token;
   const user: User = await ctx.clientFor(token).request('/me', UserSchema);
   writeConfigFile(ctx.settings.file, { ...ctx.file, url, token });
   const claims = tokenClaims(token);
@@ -157,19 +183,34 @@ export async function whoamiCommand(ctx: Context): Promise<number> {
 
 export async function tokenCreateCommand(
   ctx: Context,
-  flags: { scope?: string; ttl?: string; save?: boolean },
+  flags: { scope?: string; ttl?: string; save?: boolean; devUser?: string; sessionToken?: string },
 ): Promise<number> {
   const scope = flags.scope ?? 'api';
   if (scope !== 'api' && scope !== 'worker') throw usageError(`--scope ${scope}: api or worker`);
-  const projectId = ctx.settings.sources.project === 'flag' ? await ctx.projectId() : undefined;
+  if (flags.devUser && flags.sessionToken) throw usageError('--dev-user or --session-token, not both');
+  const sessionToken = flags.sessionToken === '-' ? await readStdinToken(ctx) : flags.sessionToken;
+  // --project needs a credential to look the name up: the session itself when there is no saved token.
+  const projectId =
+    ctx.settings.sources.project === 'flag'
+      ? ctx.settings.token || !sessionToken
+        ? await ctx.projectId()
+        : ctx.settings.project
+      : undefined;
   if (projectId && scope !== 'api') throw usageError('--project narrows api tokens only');
-  const issued = await ctx.client().request('/token', TokenResponseSchema, {
-    method: 'POST',
-    json: { scope, ttl_seconds: flags.ttl ? parseTtl(flags.ttl) : undefined, project_id: projectId },
-  });
+  const body: TokenBody = { scope, ttl_seconds: flags.ttl ? parseTtl(flags.ttl) : undefined, project_id: projectId };
+  let issued: TokenResponse;
+  if (flags.devUser) issued = await devMint(ctx, ctx.url(), flags.devUser, body);
+  else {
+    const credential = sessionToken ?? ctx.settings.token;
+    if (!credential) throw usageError('not signed in: pass --session-token or --dev-user, or run `svc login`');
+    issued = await bearerMint(ctx, credential, body);
+  }
   if (flags.save) writeConfigFile(ctx.settings.file, { ...ctx.file, url: ctx.url(), token: issued.token });
   ctx.result({ ...issued, scope, project_id: projectId ?? null }, issued.token);
-  if (!ctx.json) ctx.note(`svc: ${scope} token${projectId ? ` for project ${projectId}` : ''}, valid until ${issued.expires_at}${flags.save ? `; saved in ${ctx.settings.file}` : ''}`);
+  if (!ctx.json)
+    ctx.note(
+      `svc: ${scope} token${projectId ? ` for project ${projectId}` : ''}, valid until ${issued.expires_at}${flags.save ? `; saved in ${ctx.settings.file}` : ''}`,
+    );
   return EXIT.ok;
 }
 
