@@ -49,6 +49,9 @@ export type StepStatus = z.infer<typeof StepStatusSchema>;
 export const RoleSchema = z.enum(['owner', 'member']);
 export type Role = z.infer<typeof RoleSchema>;
 
+/** The body of actions that take none (`cancel`, `retry`): nothing, or `{}`. */
+export const EmptyRequestSchema = z.object({}).strict();
+
 export const TokenScopeSchema = z.enum(['session', 'api', 'worker', 'job']);
 export type TokenScope = z.infer<typeof TokenScopeSchema>;
 

@@ -15,3 +15,5 @@ export * from './rest/health';
 export * from './rest/events';
 export * from './ws-browser';
 export * from './ws-worker';
+export * from './openapi/routes';
+export * from './openapi/document';

@@ -15,6 +15,7 @@ import { templatesRouter } from './templates';
 import { workersRouter } from './workers/router';
 import { timersRouter } from './timers/router';
 import { eventsRouter } from './events/router';
+import { openApiRouter } from './openapi/router';
 
 /** Every router under /svc/api. Each resource adds its router here. */
 export function apiRouter(deps: AppDeps): Router {
@@ -34,5 +35,6 @@ export function apiRouter(deps: AppDeps): Router {
   router.use(timersRouter(deps));
   router.use(invitationsRouter(deps));
   router.use(eventsRouter(deps));
+  router.use(openApiRouter(deps));
   return router;
 }

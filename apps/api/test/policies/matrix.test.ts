@@ -108,6 +108,7 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/llm-calls', (w) => `/workflows/${w.workflow}/llm-calls`),
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/log', (w) => `/workflows/${w.workflow}/log`),
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/report', (w) => `/workflows/${w.workflow}/report`),
+  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/archive', (w) => `/workflows/${w.workflow}/archive`),
   // Server-Sent Events: a workflow's stream reads like the workflow; a project's is for people only.
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/events', (w) => `/workflows/${w.workflow}/events`),
   row('401 404 200 200 200 404 403 403', 'GET /projects/{id}/events', (w) => `/projects/${w.project}/events`),
@@ -131,6 +132,8 @@ const ROUTES: RouteCase[] = [
   row('200 200 200 200 200 200 200 200', 'GET /health', () => '/health'),
   row('200 200 200 200 200 200 200 200', 'GET /auth/provider', () => '/auth/provider'),
   row('200 200 200 200 200 200 200 200', 'GET /.well-known/jwks.json', () => '/.well-known/jwks.json'),
+  row('200 200 200 200 200 200 200 200', 'GET /openapi.json', () => '/openapi.json'),
+  row('200 200 200 200 200 200 200 200', 'GET /docs', () => '/docs'),
   row('401 200 200 200 200 200 401 401', 'GET /me', () => '/me'),
   // Tokens: api (the default), worker (administrators), job (members and workers), api narrowed to a project.
   row('401 201 201 201 201 403 403 403', 'POST /token', () => '/token', { variant: 'api', body: {} }),

@@ -52,3 +52,21 @@ export const TokenResponseSchema = z.object({
   expires_at: TimestampSchema,
 });
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;
+
+/** `GET /.well-known/jwks.json`: the public ES256 key(s) as a JSON Web Key Set. */
+export const JwksSchema = z.object({
+  keys: z.array(
+    z
+      .object({
+        kty: z.literal('EC'),
+        crv: z.literal('P-256'),
+        x: z.string(),
+        y: z.string(),
+        kid: z.string(),
+        alg: z.literal('ES256'),
+        use: z.literal('sig'),
+      })
+      .loose(),
+  ),
+});
+export type Jwks = z.infer<typeof JwksSchema>;

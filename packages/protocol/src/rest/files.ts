@@ -18,3 +18,12 @@ export const FileListSchema = z.array(FileEntrySchema);
 /** `?path=<dir>` of listings and multipart uploads; the server still checks it against the root. */
 export const FilesQuerySchema = z.object({ path: z.string().max(4096).default('') });
 export type FilesQuery = z.infer<typeof FilesQuerySchema>;
+
+/** A stored upload (`PUT …/files/<path>`, each file of a multipart `POST`, `PUT …/storage/<path>`). */
+export const FileWrittenSchema = z.object({
+  path: z.string(),
+  size: z.int().min(0),
+  /** hex SHA-256 of the content, where the server computed it */
+  sha256: z.string().optional(),
+});
+export type FileWritten = z.infer<typeof FileWrittenSchema>;

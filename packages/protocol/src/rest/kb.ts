@@ -46,3 +46,7 @@ export const KbSearchResponseSchema = z.array(KbSearchResultSchema);
 
 /** GET /kb/articles and the answer to PUT /kb: a plain array of every article. */
 export const KbArticleListSchema = z.array(KbArticleSchema);
+
+/** `PUT /kb` as JSON (the body may also be the text itself, `text/plain` or `text/markdown`). */
+export const KbTextRequestSchema = z.object({ text: z.string() }).strict();
+export type KbTextRequest = z.infer<typeof KbTextRequestSchema>;

@@ -75,3 +75,7 @@ export const SnapshotListItemSchema = z.object({
 export type SnapshotListItem = z.infer<typeof SnapshotListItemSchema>;
 
 export const SnapshotPageSchema = pageSchema(SnapshotListItemSchema);
+
+/** `GET /workflows/{id}/report?format=`: the markdown itself (default) or rendered HTML. */
+export const ReportQuerySchema = z.object({ format: z.enum(['markdown', 'html']).default('markdown') });
+export type ReportQuery = z.infer<typeof ReportQuerySchema>;

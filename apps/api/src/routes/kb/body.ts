@@ -1,6 +1,5 @@
 import express, { type Request, type RequestHandler } from 'express';
-import { z } from 'zod';
-import { KB_ARTICLE_MAX_CHARS, MAX_NAME_CHARS } from '@svc/protocol';
+import { KB_ARTICLE_MAX_CHARS, KbTextRequestSchema, MAX_NAME_CHARS } from '@svc/protocol';
 import { splitKbText, type KbTextArticle } from '@svc/kb';
 import { DomainError, invalidInput } from '../../domain/errors';
 import { requireUtf8 } from '../../http/middleware';
@@ -16,12 +15,10 @@ export const kbTextParser: RequestHandler = express.text({
   verify: requireUtf8,
 });
 
-const KbTextJsonSchema = z.object({ text: z.string() }).strict();
-
 /** The whole-KB text of `PUT /kb`, from a text body or JSON `{text}`; 415 for any other body. */
 export function kbTextFromRequest(req: Request): string {
   if (typeof req.body === 'string') return req.body;
-  if (req.is('application/json')) return parseInput(KbTextJsonSchema, req.body).text;
+  if (req.is('application/json')) return parseInput(KbTextRequestSchema, req.body).text;
   throw new DomainError('unsupported_media_type', 'send the KB as text/plain or as JSON {"text": ...}');
 }
 

@@ -1,13 +1,10 @@
 import { Router, type Request } from 'express';
-import { z } from 'zod';
-import { AnswerRequestSchema, FeedbackRequestSchema } from '@svc/protocol';
+import { AnswerRequestSchema, EmptyRequestSchema, FeedbackRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { authorizeWorkflow } from '../../policies/access';
 import { presentWorkflow } from '../../wire/workflow';
-
-const EmptyBodySchema = z.object({}).strict();
 
 /** `POST /workflows/{id}/{answer,feedback,cancel,retry}`: each checks the status and changes it atomically. */
 export function workflowActionsRouter(deps: AppDeps): Router {
@@ -29,13 +26,13 @@ export function workflowActionsRouter(deps: AppDeps): Router {
 
   router.post('/workflows/:id/cancel', requireAuth, async (req, res) => {
     const { workflow } = await load(req);
-    parseInput(EmptyBodySchema, req.body ?? {});
+    parseInput(EmptyRequestSchema, req.body ?? {});
     res.json(presentWorkflow(await workflows.cancel(workflow)));
   });
 
   router.post('/workflows/:id/retry', requireAuth, async (req, res) => {
     const { workflow } = await load(req);
-    parseInput(EmptyBodySchema, req.body ?? {});
+    parseInput(EmptyRequestSchema, req.body ?? {});
     res.json(presentWorkflow(await workflows.retry(workflow)));
   });
 

@@ -2,7 +2,7 @@ import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Router } from 'express';
 import MarkdownIt from 'markdown-it';
-import { z } from 'zod';
+import { ReportQuerySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
@@ -11,8 +11,6 @@ import { authorizeWorkflow } from '../../policies/access';
 import { workflowWorkspaceDir } from '../../services/workspace-paths';
 
 export const REPORT_FILE = 'report.md';
-
-const ReportQuerySchema = z.object({ format: z.enum(['markdown', 'html']).default('markdown') });
 
 // html: false escapes raw HTML in the report instead of passing it through.
 const markdown = new MarkdownIt({ html: false, linkify: true });

@@ -10,6 +10,7 @@ import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../../http
 import { workflowActionsRouter } from './actions';
 import { workflowHistoryRouter } from './history';
 import { workflowReportRouter } from './report';
+import { workflowArchiveRouter } from './archive';
 
 /** Workflows of a project, one workflow, its actions and its history. */
 export function workflowsRouter(deps: AppDeps): Router {
@@ -53,5 +54,6 @@ export function workflowsRouter(deps: AppDeps): Router {
   router.use(workflowActionsRouter(deps));
   router.use(workflowHistoryRouter(deps));
   router.use(workflowReportRouter(deps));
+  router.use(workflowArchiveRouter(deps));
   return router;
 }

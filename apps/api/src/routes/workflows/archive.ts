@@ -1,0 +1,35 @@
+import { Router } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import type { AppDeps } from '../../deps';
+import { principalOf, requireAuth } from '../../auth/authenticate';
+import { authorizeWorkflow } from '../../policies/access';
+import { workflowWorkspaceDir } from '../../services/workspace-paths';
+import { archiveFileName, workspaceTar } from '../../services/workspace-archive';
+
+/**
+ * `GET /workflows/{id}/archive`: the workspace as a gzipped tar, streamed (bounded memory whatever its
+ * size). Read with the same right as the files it holds. The status is sent before the archive is
+ * complete, so a failure on the way cuts the connection (the client sees a truncated gzip, never a
+ * silently short archive).
+ */
+export function workflowArchiveRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.get('/workflows/:id/archive', requireAuth, async (req, res) => {
+    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), req.params.id as string, 'files.read');
+    const root = workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id);
+    const tar = await workspaceTar(root, req.log);
+    res.status(200).set({
+      'Content-Type': 'application/gzip',
+      'Content-Disposition': `attachment; filename="${archiveFileName(workflow.id)}"`,
+      'Cache-Control': 'no-store',
+    });
+    try {
+      await pipeline(tar, createGzip(), res);
+    } catch (err) {
+      if (!res.destroyed) req.log.warn({ err }, 'workspace archive failed');
+      res.destroy();
+    }
+  });
+  return router;
+}
