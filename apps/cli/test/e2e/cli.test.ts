@@ -1,10 +1,13 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { BrowserEvent, Workflow } from '@svc/protocol';
 import type { ScriptedHandler } from '@svc/scripted-llm';
+import { startApiProcess } from '@svc/test-kit';
+import { CLI_VERSION } from '../../src/version';
 import { phaseOf, plan, scriptedAgent } from '../support/agent-script';
 import { describeResult, E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
 import type { CliResult } from '../support/cli-process';
@@ -163,7 +166,9 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
 
       const answered = await svc(['answer', id, 'teal', '--follow'], 0);
       expect(answered.stdout).toContain('==> step 2/2: Write the page');
-      expect(answered.stdout).not.toContain('plan (2 steps):'); // the past is not printed again
+      // the past (the question, step 1 starting) is not printed again
+      expect(answered.stdout).not.toContain('status: waiting_user');
+      expect(answered.stdout).not.toContain('==> step 1/2');
       expect(await fileOf(id, 'colour.txt')).toBe('teal');
     },
     E2E_TIMEOUT_MS,
@@ -356,4 +361,33 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
     const minted = json<{ token: string }>(await svc(['--json', 'token', 'create', '--session-token', session], 0, { env }));
     expect((await svc(['whoami', '--token', minted.token], 0, { env })).stdout).toContain('bob on ');
   });
+});
+
+describe('the packaged CLI (svc-cli-<version>.tgz)', () => {
+  it(
+    'installs with npm install -g, answers --version, and talks to a server outside the repository',
+    async () => {
+      const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'svc-cli-dist-')));
+      const api = await startApiProcess({ env: { LOG_LEVEL: 'warn' } });
+      try {
+        const { stdout } = await exec(process.execPath, [path.join(__dirname, '../../scripts/package.mjs'), '--out', dir]);
+        const tarball = stdout.trim();
+        expect(path.basename(tarball)).toBe(`svc-cli-${CLI_VERSION}.tgz`);
+        const prefix = path.join(dir, 'prefix');
+        await exec('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball], { cwd: dir });
+        const bin = path.join(prefix, 'bin', 'svc');
+        const env = { PATH: process.env.PATH ?? '', HOME: dir };
+        expect((await exec(bin, ['--version'], { cwd: dir, env })).stdout).toBe(`${CLI_VERSION}\n`);
+        await exec(bin, ['login', '--url', api.url, '--dev-user', 'carol'], { cwd: dir, env });
+        const me = JSON.parse((await exec(bin, ['--json', 'whoami'], { cwd: dir, env })).stdout) as { user: { login: string } };
+        expect(me.user.login).toBe('carol');
+        // the documented config location under HOME
+        expect(JSON.parse(readFileSync(path.join(dir, '.config/svc/config.json'), 'utf8'))).toMatchObject({ url: api.url });
+      } finally {
+        await api.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    E2E_TIMEOUT_MS,
+  );
 });
