@@ -61,7 +61,10 @@ export async function packCli({ build, appDir, entry, name, bin = name, outDir, 
       2,
     )}\n`,
   );
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', outDir], { cwd: stage, encoding: 'utf8' })
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', outDir], {
+    cwd: stage,
+    encoding: 'utf8',
+  })
     .trim()
     .split('\n')
     .pop();

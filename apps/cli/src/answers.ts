@@ -41,7 +41,8 @@ export class LineAnswers implements AnswerSource {
   async answer(question: string): Promise<string | null> {
     for (;;) {
       this.prompt?.write(`\n? ${question}\n> `);
-      const line = this.lines.shift() ?? (this.ended ? null : await new Promise<string | null>((r) => (this.waiting = r)));
+      const line =
+        this.lines.shift() ?? (this.ended ? null : await new Promise<string | null>((r) => (this.waiting = r)));
       if (line === null) return null;
       if (line.trim() !== '') return line;
       // a blank answer is refused by the server: ask again on a terminal, skip it in piped input
@@ -75,7 +76,10 @@ export class FileAnswers implements AnswerSource {
       try {
         json = JSON.parse(trimmed);
       } catch (error) {
-        throw new CliError(`the answer file ${file} is not valid JSON: ${(error as Error).message}`, EXIT.cancelledOrUsage);
+        throw new CliError(
+          `the answer file ${file} is not valid JSON: ${(error as Error).message}`,
+          EXIT.cancelledOrUsage,
+        );
       }
       const valid =
         (Array.isArray(json) && json.every((a) => typeof a === 'string')) ||

@@ -22,7 +22,10 @@ describe('config', () => {
     const settings = resolveSettings({ token: 'flag-token' }, env, '/f', file);
     expect(settings).toMatchObject({ url: 'http://env', token: 'flag-token', project: 'file-project' });
     expect(settings.sources).toEqual({ url: 'env', token: 'flag', project: 'file' });
-    expect(resolveSettings({}, readCliEnv({}), '/f', file)).toMatchObject({ url: 'http://file', sources: { url: 'file' } });
+    expect(resolveSettings({}, readCliEnv({}), '/f', file)).toMatchObject({
+      url: 'http://file',
+      sources: { url: 'file' },
+    });
   });
 
   it('writes the file for its owner only and reads it back; a bad file names the key', () => {

@@ -110,7 +110,8 @@ export class Context {
   /** The project a command acts on (`--project`, SVC_PROJECT or the config file's `project`): id or name. */
   async projectId(): Promise<string> {
     const wanted = this.settings.project;
-    if (!wanted) throw usageError('no project: pass --project <id|name>, set SVC_PROJECT, or set `project` in the config');
+    if (!wanted)
+      throw usageError('no project: pass --project <id|name>, set SVC_PROJECT, or set `project` in the config');
     const projects: Project[] = await this.client().request('/projects', ProjectListSchema);
     const byId = projects.find((p) => p.id === wanted);
     if (byId) return byId.id;

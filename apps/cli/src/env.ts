@@ -14,7 +14,8 @@ export interface CliEnv {
   noColor: boolean;
 }
 
-const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value === '' ? undefined : value);
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value === '' ? undefined : value;
 
 export function readCliEnv(vars: NodeJS.ProcessEnv = process.env): CliEnv {
   return {

@@ -123,7 +123,11 @@ export async function followWorkflow(client: SvcClient, options: FollowOptions):
             ended = error.message;
             break;
           }
-          throw new ApiError(error.code === 'unauthenticated' ? 401 : error.code === 'forbidden' ? 403 : 404, error.code as never, error.message);
+          throw new ApiError(
+            error.code === 'unauthenticated' ? 401 : error.code === 'forbidden' ? 403 : 404,
+            error.code as never,
+            error.message,
+          );
         }
         let json: unknown;
         try {

@@ -33,7 +33,11 @@ describe('small parts', () => {
     expect(await byQuestion.answer('Colour?')).toBe('teal');
     expect(await byQuestion.answer('Anything else?')).toBe('yes');
     const inOrder = FileAnswers.load(write('b.json', '["one", "two"]'));
-    expect([await inOrder.answer('a'), await inOrder.answer('b'), await inOrder.answer('c')]).toEqual(['one', 'two', null]);
+    expect([await inOrder.answer('a'), await inOrder.answer('b'), await inOrder.answer('c')]).toEqual([
+      'one',
+      'two',
+      null,
+    ]);
     const text = FileAnswers.load(write('c.txt', 'multi\nline\n'));
     expect(await text.answer('q')).toBe('multi\nline');
     expect(() => FileAnswers.load(write('d.json', '{"q": 1}'))).toThrow(/strings/);

@@ -1,9 +1,27 @@
 import { Command, CommanderError, Option } from 'commander';
-import { configCommand, loginCommand, logoutCommand, tokenCreateCommand, tokenRevokeCommand, whoamiCommand } from './commands/auth';
-import { filesArchive, filesGet, filesLs, filesPut, filesRm, storageGet, storageLs, storagePut, storageRm } from './commands/files';
+import {
+  configCommand,
+  loginCommand,
+  logoutCommand,
+  tokenCreateCommand,
+  tokenRevokeCommand,
+  whoamiCommand,
+} from './commands/auth';
+import {
+  filesArchive,
+  filesGet,
+  filesLs,
+  filesPut,
+  filesRm,
+  storageGet,
+  storageLs,
+  storagePut,
+  storageRm,
+} from './commands/files';
 import {
   answerCommand,
   cancelCommand,
+  createProjectCommand,
   feedbackCommand,
   listCommand,
   logsCommand,
@@ -44,8 +62,14 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
   const project = () => new Option('-p, --project <id|name>', 'project (default: $SVC_PROJECT, then the config file)');
   const followOptions = (cmd: Command) =>
     cmd
-      .option('--follow', 'follow the workflow until it ends; exit 0 completed, 1 failed, 2 cancelled, 3 waiting for input')
-      .option('--answer-file <file>', 'answers to questions while following: JSON {question: answer} or [answers], plain text, or - (stdin, one line per question)')
+      .option(
+        '--follow',
+        'follow the workflow until it ends; exit 0 completed, 1 failed, 2 cancelled, 3 waiting for input',
+      )
+      .option(
+        '--answer-file <file>',
+        'answers to questions while following: JSON {question: answer} or [answers], plain text, or - (stdin, one line per question)',
+      )
       .option('--no-input', 'never ask on the terminal: exit 3 when the workflow waits for an answer');
 
   const run = (action: Action) =>
@@ -53,7 +77,9 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
       const options = this.optsWithGlobals() as GlobalOptions & Record<string, unknown>;
       const positional = args.slice(0, this.registeredArguments.length);
       const ctx = new Context(io, options as GlobalOptions & { project?: string });
-      setExit(await (action as (ctx: Context, ...rest: unknown[]) => Promise<number> | number)(ctx, ...positional, options));
+      setExit(
+        await (action as (ctx: Context, ...rest: unknown[]) => Promise<number> | number)(ctx, ...positional, options),
+      );
     };
 
   program
@@ -77,11 +103,18 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
   token
     .command('create')
     .description('mint a token (prints it on stdout)')
-    .addOption(new Option('--scope <scope>', 'api (CI, scripts) or worker (administrators)').choices(['api', 'worker']).default('api'))
+    .addOption(
+      new Option('--scope <scope>', 'api (CI, scripts) or worker (administrators)')
+        .choices(['api', 'worker'])
+        .default('api'),
+    )
     .addOption(new Option('-p, --project <id|name>', 'narrow an api token to this project'))
     .option('--ttl <duration>', 'lifetime: seconds or 30d, 12h, 90m, 2w (server default when absent)')
     .option('--save', 'also save it (and the URL) in the config file')
-    .option('--session-token <jwt>', 'mint with this session (the svc_session cookie value; - for stdin) instead of the saved token')
+    .option(
+      '--session-token <jwt>',
+      'mint with this session (the svc_session cookie value; - for stdin) instead of the saved token',
+    )
     .option('--dev-user <name>', 'mint through a dev sign-in as this user (servers with AUTH_PROVIDER=dev)')
     .action(run((ctx, flags: Parameters<typeof tokenCreateCommand>[1]) => tokenCreateCommand(ctx, flags)));
   token
@@ -96,12 +129,23 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
     .argument('[action]', 'show (default), path, set <key> <value>, unset <key>', 'show')
     .argument('[key]', 'url, token or project')
     .argument('[value]')
-    .action(run((ctx, action: string, key: string | undefined, value: string | undefined) => configCommand(ctx, action, key, value)));
+    .action(
+      run((ctx, action: string, key: string | undefined, value: string | undefined) =>
+        configCommand(ctx, action, key, value),
+      ),
+    );
 
-  program
-    .command('projects')
-    .description('list the projects you can see')
+  const projects = program.command('projects').description('list or create projects');
+  projects
+    .command('ls', { isDefault: true })
+    .description('the projects you can see')
     .action(run((ctx) => projectsCommand(ctx)));
+  projects
+    .command('create')
+    .description('create a project (you become its owner); prints its id')
+    .argument('<name>', 'project name')
+    .option('--description <text>', 'description')
+    .action(run((ctx, name: string, flags: { description?: string }) => createProjectCommand(ctx, name, flags)));
 
   followOptions(
     program
@@ -112,7 +156,11 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
       .option('-f, --file <file>', 'read the requirement from a file')
       .option('--template <name>', 'start from this template (a branch of the template repository)')
       .option('--worker <id|name>', 'run on this worker'),
-  ).action(run((ctx, requirement: string | undefined, flags: Parameters<typeof runCommand>[2]) => runCommand(ctx, requirement, flags)));
+  ).action(
+    run((ctx, requirement: string | undefined, flags: Parameters<typeof runCommand>[2]) =>
+      runCommand(ctx, requirement, flags),
+    ),
+  );
 
   program
     .command('list')
@@ -133,7 +181,11 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
       .argument('<workflow>', 'workflow id')
       .argument('[answer]', 'the answer, or - for stdin')
       .option('-f, --file <file>', 'read the answer from a file'),
-  ).action(run((ctx, id: string, answer: string | undefined, flags: Parameters<typeof answerCommand>[3]) => answerCommand(ctx, id, answer, flags)));
+  ).action(
+    run((ctx, id: string, answer: string | undefined, flags: Parameters<typeof answerCommand>[3]) =>
+      answerCommand(ctx, id, answer, flags),
+    ),
+  );
   followOptions(
     program
       .command('feedback')
@@ -141,17 +193,27 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
       .argument('<workflow>', 'workflow id')
       .argument('[message]', 'the feedback, or - for stdin')
       .option('-f, --file <file>', 'read the feedback from a file'),
-  ).action(run((ctx, id: string, message: string | undefined, flags: Parameters<typeof feedbackCommand>[3]) => feedbackCommand(ctx, id, message, flags)));
+  ).action(
+    run((ctx, id: string, message: string | undefined, flags: Parameters<typeof feedbackCommand>[3]) =>
+      feedbackCommand(ctx, id, message, flags),
+    ),
+  );
   program
     .command('cancel')
     .description('stop a workflow')
     .argument('<workflow>', 'workflow id')
     .action(run((ctx, id: string) => cancelCommand(ctx, id)));
   followOptions(
-    program.command('retry').description('resume a failed workflow from its latest snapshot').argument('<workflow>', 'workflow id'),
+    program
+      .command('retry')
+      .description('resume a failed workflow from its latest snapshot')
+      .argument('<workflow>', 'workflow id'),
   ).action(run((ctx, id: string, flags: Parameters<typeof retryCommand>[2]) => retryCommand(ctx, id, flags)));
   followOptions(
-    program.command('logs').description('the execution log (--follow: live, until the workflow ends)').argument('<workflow>', 'workflow id'),
+    program
+      .command('logs')
+      .description('the execution log (--follow: live, until the workflow ends)')
+      .argument('<workflow>', 'workflow id'),
   ).action(run((ctx, id: string, flags: Parameters<typeof logsCommand>[2]) => logsCommand(ctx, id, flags)));
   program
     .command('report')
@@ -167,7 +229,9 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
     .argument('<workflow>', 'workflow id')
     .argument('[dir]', 'directory (default: the root)')
     .option('-r, --recursive', 'everything below it')
-    .action(run((ctx, id: string, dir: string | undefined, flags: { recursive?: boolean }) => filesLs(ctx, id, dir, flags)));
+    .action(
+      run((ctx, id: string, dir: string | undefined, flags: { recursive?: boolean }) => filesLs(ctx, id, dir, flags)),
+    );
   files
     .command('get')
     .description('download a file')

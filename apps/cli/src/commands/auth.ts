@@ -131,7 +131,11 @@ export async function loginCommand(
       ctx.note(browserInstructions(url, loginUrl, ttlSeconds));
       if (flags.browser !== false && ctx.io.stdinIsTty && ctx.io.openBrowser) await ctx.io.openBrowser(loginUrl);
       if (!ctx.io.stdinIsTty)
-        throw new CliError('not a terminal: follow the steps above, then run `svc login --with-token` with the token on stdin', EXIT.cancelledOrUsage, 'usage');
+        throw new CliError(
+          'not a terminal: follow the steps above, then run `svc login --with-token` with the token on stdin',
+          EXIT.cancelledOrUsage,
+          'usage',
+        );
       const prompt = new LineAnswers(ctx.io.stdin, ctx.io.stderr);
       token = (await prompt.answer('Token'))?.trim() ?? undefined;
       prompt.close();
@@ -170,14 +174,29 @@ export async function logoutCommand(ctx: Context): Promise<number> {
   if (!token) throw usageError('not signed in');
   await revoke(ctx, token);
   const forgotten = forget(ctx, token);
-  ctx.result({ revoked: true, removed_from_config: forgotten }, `signed out${forgotten ? ` (token removed from ${ctx.settings.file})` : ''}`);
+  ctx.result(
+    { revoked: true, removed_from_config: forgotten },
+    `signed out${forgotten ? ` (token removed from ${ctx.settings.file})` : ''}`,
+  );
   return EXIT.ok;
 }
 
 export async function whoamiCommand(ctx: Context): Promise<number> {
   const user = await ctx.client().request('/me', UserSchema);
   const claims = tokenClaims(ctx.settings.token ?? '');
-  ctx.result({ url: ctx.url(), user, token: { source: ctx.settings.sources.token, scope: claims?.scope ?? null, project_id: claims?.project_id ?? null, expires_at: typeof claims?.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : null } }, `${user.login}${user.is_admin ? ' (administrator)' : ''} on ${ctx.url()}`);
+  ctx.result(
+    {
+      url: ctx.url(),
+      user,
+      token: {
+        source: ctx.settings.sources.token,
+        scope: claims?.scope ?? null,
+        project_id: claims?.project_id ?? null,
+        expires_at: typeof claims?.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : null,
+      },
+    },
+    `${user.login}${user.is_admin ? ' (administrator)' : ''} on ${ctx.url()}`,
+  );
   return EXIT.ok;
 }
 
@@ -232,7 +251,8 @@ const redact = (token: string | undefined) => (token ? `${token.slice(0, 12)}…
 export function configCommand(ctx: Context, action: string, key?: string, value?: string): number {
   const file = ctx.settings.file;
   const checkKey = (k: string | undefined): ConfigKey => {
-    if (!k || !(CONFIG_KEYS as readonly string[]).includes(k)) throw usageError(`config key: one of ${CONFIG_KEYS.join(', ')}`);
+    if (!k || !(CONFIG_KEYS as readonly string[]).includes(k))
+      throw usageError(`config key: one of ${CONFIG_KEYS.join(', ')}`);
     return k as ConfigKey;
   };
   switch (action) {
@@ -241,9 +261,20 @@ export function configCommand(ctx: Context, action: string, key?: string, value?
       return EXIT.ok;
     case 'show': {
       const s = ctx.settings;
-      const shown = { file, url: s.url ?? null, token: redact(s.token), project: s.project ?? null, sources: s.sources };
+      const shown = {
+        file,
+        url: s.url ?? null,
+        token: redact(s.token),
+        project: s.project ?? null,
+        sources: s.sources,
+      };
       ctx.result(shown, () =>
-        [`file: ${file}`, ...CONFIG_KEYS.map((k) => `${k}: ${(k === 'token' ? redact(s.token) : s[k]) ?? '(unset)'}  [${s.sources[k]}]`)].join('\n'),
+        [
+          `file: ${file}`,
+          ...CONFIG_KEYS.map(
+            (k) => `${k}: ${(k === 'token' ? redact(s.token) : s[k]) ?? '(unset)'}  [${s.sources[k]}]`,
+          ),
+        ].join('\n'),
       );
       return EXIT.ok;
     }

@@ -8,7 +8,10 @@ import { download, upload } from '../transfer';
 
 /** A workspace or storage path as the user wrote it: `/`-separated, no leading `./` or `/`. */
 export function remotePath(input: string): string {
-  const clean = input.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '');
+  const clean = input
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/^\/+/, '');
   if (clean === '' || clean.endsWith('/')) throw usageError(`"${input}" names a directory, not a file`);
   return clean;
 }
@@ -16,14 +19,22 @@ export function remotePath(input: string): string {
 function listing(ctx: Context, entries: FileEntry[]): void {
   ctx.result(entries, () =>
     entries
-      .map((e) => `${e.type === 'dir' ? 'd' : '-'} ${String(e.type === 'dir' ? '' : formatBytes(e.size)).padStart(10)}  ${e.modified_at}  ${e.path}${e.type === 'dir' ? '/' : ''}`)
+      .map(
+        (e) =>
+          `${e.type === 'dir' ? 'd' : '-'} ${String(e.type === 'dir' ? '' : formatBytes(e.size)).padStart(10)}  ${e.modified_at}  ${e.path}${e.type === 'dir' ? '/' : ''}`,
+      )
       .join('\n'),
   );
 }
 
 const filesOf = (workflowId: string) => `${workflowPath(workflowId)}/files`;
 
-export async function filesLs(ctx: Context, workflowId: string, dir: string | undefined, flags: { recursive?: boolean }) {
+export async function filesLs(
+  ctx: Context,
+  workflowId: string,
+  dir: string | undefined,
+  flags: { recursive?: boolean },
+) {
   const entries = await ctx.client().request(filesOf(workflowId), FileListSchema, {
     query: { path: dir ?? '', recursive: flags.recursive ? 1 : undefined },
   });
@@ -36,7 +47,8 @@ export async function filesGet(ctx: Context, workflowId: string, remote: string,
   const dest = flags.output ?? path.posix.basename(rel);
   // `raw`: markdown as it is stored, not rendered to HTML
   const result = await download(ctx, `${filesOf(workflowId)}/${encodePath(rel)}`, dest, { raw: 1 });
-  if (dest !== '-') ctx.result({ workflow_id: workflowId, remote: rel, ...result }, `${rel} -> ${dest} (${formatBytes(result.bytes)})`);
+  if (dest !== '-')
+    ctx.result({ workflow_id: workflowId, remote: rel, ...result }, `${rel} -> ${dest} (${formatBytes(result.bytes)})`);
   return EXIT.ok;
 }
 
@@ -67,7 +79,9 @@ const storageOf = (projectId: string) => `/projects/${encodeURIComponent(project
 export async function storageLs(ctx: Context, dir: string | undefined) {
   const projectId = await ctx.projectId();
   const clean = (dir ?? '').replace(/^\/+/, '').replace(/\/+$/, '');
-  const entries = await ctx.client().request(`${storageOf(projectId)}/${clean ? `${encodePath(clean)}/` : ''}`, FileListSchema);
+  const entries = await ctx
+    .client()
+    .request(`${storageOf(projectId)}/${clean ? `${encodePath(clean)}/` : ''}`, FileListSchema);
   listing(ctx, entries);
   return EXIT.ok;
 }
@@ -77,7 +91,8 @@ export async function storageGet(ctx: Context, remote: string, flags: { output?:
   const rel = remotePath(remote);
   const dest = flags.output ?? path.posix.basename(rel);
   const result = await download(ctx, `${storageOf(projectId)}/${encodePath(rel)}`, dest);
-  if (dest !== '-') ctx.result({ project_id: projectId, remote: rel, ...result }, `${rel} -> ${dest} (${formatBytes(result.bytes)})`);
+  if (dest !== '-')
+    ctx.result({ project_id: projectId, remote: rel, ...result }, `${rel} -> ${dest} (${formatBytes(result.bytes)})`);
   return EXIT.ok;
 }
 

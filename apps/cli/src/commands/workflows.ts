@@ -4,6 +4,7 @@ import {
   ExecutionLogPageSchema,
   PlanResponseSchema,
   ProjectListSchema,
+  ProjectSchema,
   WorkflowPageSchema,
   WorkflowSchema,
   type BrowserEvent,
@@ -30,7 +31,8 @@ export async function textFrom(
   arg: string | undefined,
   file: string | undefined,
 ): Promise<string> {
-  if (arg !== undefined && file !== undefined) throw usageError(`give the ${what} as an argument or with --file, not both`);
+  if (arg !== undefined && file !== undefined)
+    throw usageError(`give the ${what} as an argument or with --file, not both`);
   let text: string | undefined = arg;
   if (file !== undefined) {
     try {
@@ -43,7 +45,8 @@ export async function textFrom(
     for await (const chunk of ctx.io.stdin) chunks.push(Buffer.from(chunk as Buffer));
     text = Buffer.concat(chunks).toString('utf8');
   }
-  if (text === undefined || text.trim() === '') throw usageError(`no ${what}: give it as an argument, - for stdin, or --file`);
+  if (text === undefined || text.trim() === '')
+    throw usageError(`no ${what}: give it as an argument, - for stdin, or --file`);
   return text;
 }
 
@@ -118,7 +121,9 @@ export async function statusCommand(ctx: Context, workflowId: string): Promise<n
   ctx.result({ ...workflow, plan }, () =>
     [
       `${workflow.id}  ${workflow.status}  ${workflow.title}`,
-      ...plan.map((s) => `  [${s.status === 'done' ? 'x' : s.status === 'running' ? '>' : ' '}] ${s.index + 1}. ${s.title}`),
+      ...plan.map(
+        (s) => `  [${s.status === 'done' ? 'x' : s.status === 'running' ? '>' : ' '}] ${s.index + 1}. ${s.title}`,
+      ),
       ...(workflow.question ? [`question: ${workflow.question}`] : []),
       ...(workflow.error ? [`error: ${workflow.error}`] : []),
       ...(workflow.app_url ? [`app: ${workflow.app_url}`] : []),
@@ -133,6 +138,19 @@ export async function listCommand(ctx: Context, flags: { limit?: number }): Prom
     query: { limit: flags.limit },
   });
   ctx.result(page.items, () => page.items.map((w) => `${w.id}  ${w.status.padEnd(12)}  ${w.title}`).join('\n'));
+  return EXIT.ok;
+}
+
+export async function createProjectCommand(
+  ctx: Context,
+  name: string,
+  flags: { description?: string },
+): Promise<number> {
+  const project = await ctx.client().request('/projects', ProjectSchema, {
+    method: 'POST',
+    json: { name, description: flags.description },
+  });
+  ctx.result(project, project.id);
   return EXIT.ok;
 }
 
@@ -175,7 +193,13 @@ export async function answerCommand(
   flags: FollowFlags & { file?: string },
 ): Promise<number> {
   const answer = await textFrom(ctx, 'answer', answerArg, flags.file);
-  return act(ctx, workflowId, flags, post(ctx, workflowId, 'answer', { answer }), (w) => `answered; ${w.id} is ${w.status}`);
+  return act(
+    ctx,
+    workflowId,
+    flags,
+    post(ctx, workflowId, 'answer', { answer }),
+    (w) => `answered; ${w.id} is ${w.status}`,
+  );
 }
 
 export async function feedbackCommand(
@@ -185,7 +209,13 @@ export async function feedbackCommand(
   flags: FollowFlags & { file?: string },
 ): Promise<number> {
   const message = await textFrom(ctx, 'feedback', messageArg, flags.file);
-  return act(ctx, workflowId, flags, post(ctx, workflowId, 'feedback', { message }), (w) => `feedback sent; ${w.id} is ${w.status}`);
+  return act(
+    ctx,
+    workflowId,
+    flags,
+    post(ctx, workflowId, 'feedback', { message }),
+    (w) => `feedback sent; ${w.id} is ${w.status}`,
+  );
 }
 
 export async function retryCommand(ctx: Context, workflowId: string, flags: FollowFlags): Promise<number> {

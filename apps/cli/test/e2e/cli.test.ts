@@ -74,12 +74,22 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
     return result;
   };
   const json = <T>(result: CliResult): T => JSON.parse(result.stdout) as T;
-  const ndjson = (result: CliResult) => result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const ndjson = (result: CliResult) =>
+    result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
   const fileOf = async (id: string, rel: string) => (await svc(['files', 'get', id, rel, '-o', '-'], 0)).stdout;
 
   it(
     'run --follow prints the plan, steps and log lines as they happen, in order, and exits 0 when completed',
     async () => {
+      // a project made with the CLI
+      const made = await svc(['projects', 'create', 'made-by-cli'], 0);
+      const listed = json<{ id: string; name: string }[]>(await svc(['--json', 'projects'], 0));
+      expect(listed).toEqual(
+        expect.arrayContaining([{ ...listed.find((p) => p.id === made.stdout.trim())!, name: 'made-by-cli' }]),
+      );
       // the project by name; the requirement from stdin
       const result = await svc(['run', '--project', 'ci', '-', '--follow'], 0, {
         input: 'Write a greeting [hello]\nsecond line kept',
@@ -122,7 +132,9 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
       const types = new Set(events.map((e) => e.type));
       for (const type of ['workflow_status', 'plan_step_status', 'log_entry', 'workflow_update'])
         expect(types).toContain(type);
-      const statuses = events.filter((e) => e.type === 'workflow_status').map((e) => (e.data as { status: string }).status);
+      const statuses = events
+        .filter((e) => e.type === 'workflow_status')
+        .map((e) => (e.data as { status: string }).status);
       expect(statuses.at(-1)).toBe('completed');
     },
     E2E_TIMEOUT_MS,
@@ -162,7 +174,10 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
 
       // --json: the waiting workflow in the result line, exit 3 again
       const again = await svc(['--json', 'logs', id, '--follow'], 3);
-      expect(ndjson(again).at(-1)).toMatchObject({ exit_code: 3, workflow: { status: 'waiting_user', question: QUESTION } });
+      expect(ndjson(again).at(-1)).toMatchObject({
+        exit_code: 3,
+        workflow: { status: 'waiting_user', question: QUESTION },
+      });
 
       const answered = await svc(['answer', id, 'teal', '--follow'], 0);
       expect(answered.stdout).toContain('==> step 2/2: Write the page');
@@ -285,7 +300,9 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
         await svc(['--json', 'storage', 'put', path.join(dir, 'big.bin'), 'builds/big.bin', '-p', 'ci'], 0),
       );
       expect(put).toMatchObject({ path: 'builds/big.bin', size: big.length });
-      const listing = json<{ path: string; size: number }[]>(await svc(['--json', 'storage', 'ls', 'builds', '-p', 'ci'], 0));
+      const listing = json<{ path: string; size: number }[]>(
+        await svc(['--json', 'storage', 'ls', 'builds', '-p', 'ci'], 0),
+      );
       expect(listing).toEqual([expect.objectContaining({ path: 'builds/big.bin', size: big.length })]);
       await svc(['storage', 'get', 'builds/big.bin', '-o', path.join(dir, 'back.bin'), '-p', 'ci'], 0);
       expect(readFileSync(path.join(dir, 'back.bin')).equals(big)).toBe(true);
@@ -315,18 +332,25 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
     const me = json<{ user: { login: string }; token: { source: string; scope: string; project_id: string } }>(
       await svc(['--json', 'whoami', '--token', created.token], 0),
     );
-    expect(me).toMatchObject({ user: { login: 'alice' }, token: { source: 'flag', scope: 'api', project_id: stack.projectId } });
+    expect(me).toMatchObject({
+      user: { login: 'alice' },
+      token: { source: 'flag', scope: 'api', project_id: stack.projectId },
+    });
     // SVC_TOKEN wins over the file; --token over SVC_TOKEN
     const viaEnv = json<{ sources: Record<string, string> }>(
       await svc(['--json', 'config', 'show'], 0, { env: { SVC_TOKEN: created.token } }),
     );
     expect(viaEnv.sources).toMatchObject({ token: 'env', url: 'file' });
     const viaFlag = json<{ sources: Record<string, string> }>(
-      await svc(['--json', 'config', 'show', '--token', 'x'], 0, { env: { SVC_TOKEN: created.token, SVC_URL: stack.api.url } }),
+      await svc(['--json', 'config', 'show', '--token', 'x'], 0, {
+        env: { SVC_TOKEN: created.token, SVC_URL: stack.api.url },
+      }),
     );
     expect(viaFlag.sources).toMatchObject({ token: 'flag', url: 'env' });
 
-    const revoked = json<{ revoked: boolean; scope: string }>(await svc(['--json', 'token', 'revoke', '-'], 0, { input: created.token }));
+    const revoked = json<{ revoked: boolean; scope: string }>(
+      await svc(['--json', 'token', 'revoke', '-'], 0, { input: created.token }),
+    );
     expect(revoked).toMatchObject({ revoked: true, scope: 'api' });
     const refused = await svc(['--json', 'whoami'], 1, { env: { SVC_TOKEN: created.token } });
     expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: 'unauthenticated', status: 401 } });
@@ -358,7 +382,9 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
     expect(claims.scope).toBe('api');
     expect((await svc(['whoami'], 0, { env })).stdout).toContain('bob on ');
     // and a session mints tokens with --session-token
-    const minted = json<{ token: string }>(await svc(['--json', 'token', 'create', '--session-token', session], 0, { env }));
+    const minted = json<{ token: string }>(
+      await svc(['--json', 'token', 'create', '--session-token', session], 0, { env }),
+    );
     expect((await svc(['whoami', '--token', minted.token], 0, { env })).stdout).toContain('bob on ');
   });
 });
@@ -370,7 +396,11 @@ describe('the packaged CLI (svc-cli-<version>.tgz)', () => {
       const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'svc-cli-dist-')));
       const api = await startApiProcess({ env: { LOG_LEVEL: 'warn' } });
       try {
-        const { stdout } = await exec(process.execPath, [path.join(__dirname, '../../scripts/package.mjs'), '--out', dir]);
+        const { stdout } = await exec(process.execPath, [
+          path.join(__dirname, '../../scripts/package.mjs'),
+          '--out',
+          dir,
+        ]);
         const tarball = stdout.trim();
         expect(path.basename(tarball)).toBe(`svc-cli-${CLI_VERSION}.tgz`);
         const prefix = path.join(dir, 'prefix');
@@ -379,10 +409,14 @@ describe('the packaged CLI (svc-cli-<version>.tgz)', () => {
         const env = { PATH: process.env.PATH ?? '', HOME: dir };
         expect((await exec(bin, ['--version'], { cwd: dir, env })).stdout).toBe(`${CLI_VERSION}\n`);
         await exec(bin, ['login', '--url', api.url, '--dev-user', 'carol'], { cwd: dir, env });
-        const me = JSON.parse((await exec(bin, ['--json', 'whoami'], { cwd: dir, env })).stdout) as { user: { login: string } };
+        const me = JSON.parse((await exec(bin, ['--json', 'whoami'], { cwd: dir, env })).stdout) as {
+          user: { login: string };
+        };
         expect(me.user.login).toBe('carol');
         // the documented config location under HOME
-        expect(JSON.parse(readFileSync(path.join(dir, '.config/svc/config.json'), 'utf8'))).toMatchObject({ url: api.url });
+        expect(JSON.parse(readFileSync(path.join(dir, '.config/svc/config.json'), 'utf8'))).toMatchObject({
+          url: api.url,
+        });
       } finally {
         await api.close();
         rmSync(dir, { recursive: true, force: true });

@@ -14,7 +14,15 @@ import {
   type ApiProcess,
   type ManagedProcess,
 } from '@svc/test-kit';
-import { assertCliBuilt, killAllCli, runCli, startCli, type CliOptions, type CliProcess, type CliResult } from './cli-process';
+import {
+  assertCliBuilt,
+  killAllCli,
+  runCli,
+  startCli,
+  type CliOptions,
+  type CliProcess,
+  type CliResult,
+} from './cli-process';
 
 /** Jest time limit of a hook or test with real processes on a loaded 2-core machine. */
 export const E2E_TIMEOUT_MS = 120_000;
