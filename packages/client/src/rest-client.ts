@@ -27,8 +27,8 @@ export interface CallOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** sent as JSON */
   json?: unknown;
-  /** sent as it is, with `contentType` (e.g. a file; a Blob is streamed by fetch) */
-  body?: string | Uint8Array | Blob;
+  /** sent as it is, with `contentType` (e.g. a file; a Blob or a ReadableStream is streamed by fetch) */
+  body?: string | Uint8Array | Blob | ReadableStream<Uint8Array>;
   contentType?: string;
   query?: Query;
   signal?: AbortSignal;
@@ -100,17 +100,30 @@ export class RestClient {
     return new Uint8Array(await response.arrayBuffer());
   }
 
+  /**
+   * A call whose successful response is handed over unread (a download to stream, an event stream);
+   * `headers` are added to the request. A failed status still becomes an ApiError.
+   */
+  async requestResponse(
+    path: string,
+    init: CallOptions & { accept?: string; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
+    const { response } = await this.exchange(path, init, init.accept ?? '*/*', init.headers);
+    return response;
+  }
+
   /** Sends one request; a failed status becomes an ApiError, a successful response is returned. */
   private async exchange(
     path: string,
     init: CallOptions,
     accept: string,
+    extraHeaders: Record<string, string> = {},
   ): Promise<{ response: Response; request: string }> {
     const method = init.method ?? 'GET';
     const target = apiPath(path, init.query);
     const request = `${method} ${target}`;
-    const headers: Record<string, string> = { accept };
-    let body: string | Uint8Array | Blob | undefined = init.body;
+    const headers: Record<string, string> = { ...extraHeaders, accept };
+    let body: CallOptions['body'] = init.body;
     if (init.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.json);
@@ -127,6 +140,8 @@ export class RestClient {
         method,
         headers,
         body: body as BodyInit | undefined,
+        // A streamed request body (Node's fetch) must say so.
+        ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
         ...('credentials' in auth ? { credentials: auth.credentials } : {}),
         ...(signal ? { signal } : {}),
       });

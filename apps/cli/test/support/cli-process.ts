@@ -1,0 +1,129 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const live = new Set<ChildProcess>();
+// A test that fails half-way must not leave a following `svc` behind.
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+/** Kills every `svc` a test started that still runs. */
+export function killAllCli(): void {
+  for (const child of live) child.kill('SIGKILL');
+}
+
+const CLI_DIR = path.resolve(__dirname, '../..');
+export const CLI_ENTRY = path.join(CLI_DIR, 'dist/cli.js');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** The tests run the built CLI; a build older than the sources would test old code. */
+export function assertCliBuilt(): void {
+  let built: number;
+  try {
+    built = statSync(CLI_ENTRY).mtimeMs;
+  } catch {
+    throw new Error(`${CLI_ENTRY} is missing: run \`pnpm turbo run build --filter @svc/cli\` first`);
+  }
+  if (newestMtime(path.join(CLI_DIR, 'src')) > built)
+    throw new Error(`${CLI_ENTRY} is older than apps/cli/src: run \`pnpm turbo run build --filter @svc/cli\` first`);
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** environment on top of PATH and HOME (the caller's environment is not inherited) */
+  env?: Record<string, string>;
+  cwd: string;
+  /** written to stdin, which is then closed; without it stdin is an open pipe the test may write to */
+  input?: string | Buffer;
+  /** another entry point, e.g. the installed `svc` of the packaged tarball */
+  command?: string;
+}
+
+/** One `svc` process: its output as it comes (line listeners), stdin to write answers to, its exit. */
+export class CliProcess {
+  stdout = '';
+  stderr = '';
+  private partial = '';
+  private readonly listeners = new Set<(line: string) => void>();
+  readonly exited: Promise<CliResult>;
+
+  constructor(
+    readonly args: string[],
+    readonly child: ChildProcess,
+  ) {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      this.stdout += text;
+      const lines = (this.partial + text).split('\n');
+      this.partial = lines.pop() ?? '';
+      for (const line of lines) for (const listener of this.listeners) listener(line);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.exited = new Promise((resolve) =>
+      child.once('close', (code) => resolve({ code, stdout: this.stdout, stderr: this.stderr })),
+    );
+  }
+
+  /** Resolves with the first stdout line (from now on) that matches; rejects if the process ends first. */
+  nextLine(match: (line: string) => boolean): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const listener = (line: string) => {
+        if (!match(line)) return;
+        this.listeners.delete(listener);
+        resolve(line);
+      };
+      this.listeners.add(listener);
+      void this.exited.then((result) => {
+        if (!this.listeners.delete(listener)) return;
+        reject(new Error(`svc ${this.args.join(' ')} exited ${result.code} first\n${result.stdout}\n${result.stderr}`));
+      });
+    });
+  }
+
+  write(text: string): void {
+    this.child.stdin!.write(text);
+  }
+
+  endInput(): void {
+    this.child.stdin!.end();
+  }
+
+  describe(result: CliResult): string {
+    return `svc ${this.args.join(' ')} -> ${result.code}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`;
+  }
+}
+
+export function startCli(args: string[], options: CliOptions): CliProcess {
+  const command = options.command ?? process.execPath;
+  const argv = options.command ? args : [CLI_ENTRY, ...args];
+  const child = spawn(command, argv, {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH, HOME: options.cwd, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  child.once('close', () => live.delete(child));
+  const cli = new CliProcess(args, child);
+  if (options.input !== undefined) child.stdin!.end(options.input);
+  return cli;
+}
+
+/** Runs `svc <args>` to its end (stdin closed unless `input` is given). */
+export async function runCli(args: string[], options: CliOptions): Promise<CliResult> {
+  const cli = startCli(args, { ...options, input: options.input ?? '' });
+  return cli.exited;
+}
