@@ -3,7 +3,7 @@ import { KB_ARTICLE_MAX_CHARS, KbTextRequestSchema, MAX_NAME_CHARS } from '@svc/
 import { splitKbText, type KbTextArticle } from '@svc/kb';
 import { DomainError, invalidInput } from '../../domain/errors';
 import { requireUtf8 } from '../../http/middleware';
-import { parseInput, rejectNul } from '../../domain/validate';
+import { parseInput, rejectUnstorableText } from '../../domain/validate';
 
 /** Whole-KB text bodies may be larger than JSON ones (1 MB); still well under what a request may carry. */
 export const KB_TEXT_LIMIT = '5mb';
@@ -18,7 +18,7 @@ export const kbTextParser: RequestHandler = express.text({
 /** The whole-KB text of `PUT /kb`, from a text body or JSON `{text}`; 415 for any other body. */
 export function kbTextFromRequest(req: Request): string {
   if (typeof req.body === 'string') {
-    rejectNul(req.body);
+    rejectUnstorableText(req.body);
     return req.body;
   }
   if (req.is('application/json')) return parseInput(KbTextRequestSchema, req.body).text;
