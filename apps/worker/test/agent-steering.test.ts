@@ -39,7 +39,11 @@ describe.each(TEST_PROVIDERS)('agent loop: steering through the real server on %
   beforeAll(async () => {
     // The server hands a retried workflow back to its worker once that worker's connection has sent a
     // heartbeat; a short interval keeps the retry test quick.
-    server = await startServerFixture({ provider, env: { LOG_LEVEL: 'warn', WORKER_HEARTBEAT_SECONDS: '1' } });
+    // A lost worker's workflow goes on at once (no lease): one test loses a worker on purpose.
+    server = await startServerFixture({
+      provider,
+      env: { LOG_LEVEL: 'warn', WORKER_HEARTBEAT_SECONDS: '1', WORKER_LEASE_SECONDS: '0' },
+    });
   }, SERVER_SETUP_MS);
   afterAll(() => server?.close());
   afterEach(async () => {

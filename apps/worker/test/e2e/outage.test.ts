@@ -63,6 +63,9 @@ describe('an API outage while a worker runs a workflow', () => {
       // Heartbeats every second and offline after 2 s: a server that took work back from a worker it
       // has not heard from since its restart (the old behaviour) would do it within seconds.
       apiEnv: { WORKER_HEARTBEAT_SECONDS: '1', WORKER_OFFLINE_AFTER_SECONDS: '2' },
+      // The commands count their runs and wait at a gate in files outside their workspace, which the
+      // sandbox would hide; what is tested here is the outage, not isolation (test/sandbox/ does that).
+      workerConfig: { sandbox: 'none' },
     });
     dir = stack.dir;
   }, E2E_TIMEOUT_MS);
