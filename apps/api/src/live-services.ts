@@ -14,7 +14,7 @@ import type { TemplateCatalog } from './services/templates';
 import { TimerScheduler } from './timers/scheduler';
 import { WorkflowLifecycle, WorkflowTransitions, type Steering } from './workflows';
 
-/** Worker dispatch, update storage, timers and the workflow lifecycle: what the REST layer and the worker WebSocket share. */
+/** Dispatch, update storage, timers and the workflow lifecycle: what REST and the worker socket share. */
 export interface LiveServices {
   registry: WorkerRegistry;
   dispatcher: LiveDispatcher;
