@@ -17,12 +17,21 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
     return id;
   }
 
+  /** Heartbeats while the test runs: a worker silent for 2 s counts as gone, and a busy machine is slow. */
+  const keepBeating = (worker: TestWorker) => {
+    const beat = setInterval(() => worker.send({ type: 'heartbeat' }), 500);
+    return () => clearInterval(beat);
+  };
+
   it('resumes on another worker, from the latest snapshot, when the socket of the first is cut', async () => {
     const first = await start('cut-1');
+    const stopFirst = keepBeating(first);
     const id = await midway(first);
     const stored = (await suite.server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).last_update_seq;
     const second = await start('cut-2');
+    const stopSecond = keepBeating(second);
     expect(second.inbox.ofType('dispatch').filter((d) => d.workflow_id === id)).toHaveLength(0);
+    stopFirst();
     first.close();
     const resume = await second.dispatch(id, 'resume');
     expect(resume).toMatchObject({
@@ -39,16 +48,17 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
     );
     // The new holder continues after last_seq; the old one may no longer write.
     expect((await second.store(id, stored + 1, logEntry('step two'))).type).toBe('ack');
+    stopSecond();
     second.close();
-  }, 20_000);
+  }, 60_000);
 
   it('takes the workflow back when heartbeats stop although the socket stays open', async () => {
     const silent = await start('silent');
     const id = await midway(silent);
     const alive = await start('alive');
-    const beat = setInterval(() => alive.send({ type: 'heartbeat', active_workflows: [] }), 500);
+    const stopAlive = keepBeating(alive);
     try {
-      const resume = await alive.dispatch(id, 'resume', 10_000);
+      const resume = await alive.dispatch(id, 'resume');
       expect(resume.snapshot).toMatchObject({ current_step: 1 });
       expect((await silent.inbox.whenClosed()).code).toBe(4408);
       const row = await suite.server.deps.db.worker.findUniqueOrThrow({ where: { id: silent.id } });
@@ -60,10 +70,10 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
       });
       expect(await suite.server.deps.db.event.count({ where: { workflow_id: id } })).toBe(events);
     } finally {
-      clearInterval(beat);
+      stopAlive();
       alive.close();
     }
-  }, 20_000);
+  }, 60_000);
 
   it('gives a restarted worker its workflow again as a resume when its first heartbeat says it no longer runs it', async () => {
     const before = await start('phoenix');
@@ -71,12 +81,14 @@ describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (pr
     // The worker process restarts under the same name before the server noticed the old socket died.
     const after = await start('phoenix');
     after.send({ type: 'heartbeat', active_workflows: [] });
+    const stopAfter = keepBeating(after);
     expect(await after.dispatch(id, 'resume')).toMatchObject({ snapshot: { current_step: 1 } });
     await eventually(
       async () =>
         (await suite.server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).assigned_worker_id === after.id,
     );
+    stopAfter();
     before.close();
     after.close();
-  }, 20_000);
+  }, 60_000);
 });
