@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startScriptedLlm, type RunningScriptedLlm } from '@svc/scripted-llm';
+import { eventually } from '@svc/test-kit';
 import type { LlmConfig } from '../config';
 import { AbortedError } from '../util/aborted';
 import { silentLogger } from '../util/logger';
@@ -148,6 +149,9 @@ describe('LlmClient', () => {
     llm.setScript({ rules: [{ responses: [{ content: 'late', delay_ms: 800 }, { content: 'on time' }] }] });
     const { client } = makeClient({ timeoutSeconds: 0.3 });
     await expect(client.chat(ask)).resolves.toMatchObject({ message: { content: 'on time' } });
+    // The server records the abandoned request once its late answer is written: wait for it here, so it
+    // cannot land among the next test's requests.
+    await eventually(() => llm.requests.length === 2, { what: 'the late answer to be recorded' });
   });
 
   it('gives up after max_retries with the reason', async () => {
