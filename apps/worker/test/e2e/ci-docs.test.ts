@@ -145,10 +145,18 @@ describe('docs/ci.md: the shell script and the GitHub Actions job, against a rea
     };
     stack = await startStack({ db: 'sqlite', script });
     scratch = mkdtempSync(path.join(stack.dir, 'ci-'));
-    // The first token, as docs/ci.md says: a signed-in user asks for an api token narrowed to the project.
-    const res = await stack.alice.fetch('/token', { json: { scope: 'api', project_id: stack.projectId } });
-    expect(res.status).toBe(201);
-    token = ((await res.json()) as { token: string }).token;
+    // The first token, exactly as docs/ci.md shows it (its first bash block): a signed-in user asks for
+    // an api token narrowed to the project.
+    const doc = readFileSync(path.join(ROOT, 'docs/ci.md'), 'utf8');
+    const recipe = /```bash\n([\s\S]*?)```/
+      .exec(doc)![1]!
+      .replaceAll('https://svc.example.com', stack.api.url)
+      .replaceAll('<project id>', stack.projectId);
+    const minted = await run('bash', ['-euo', 'pipefail', '-c', recipe], { cwd: scratch, env: baseEnv() });
+    expect(minted.code).toBe(0);
+    // curl prints the sign-in answer and then the token's, with no newline between them.
+    token = /"token":"([^"]+)"/.exec(minted.stdout)?.[1] ?? '';
+    expect(token).not.toBe('');
   }, E2E_TIMEOUT_MS);
   afterAll(async () => stack?.close());
 
