@@ -148,7 +148,8 @@ async function signIn(base, login) {
   const call = async (method, route, body) => {
     const r = await fetch(`${base}/svc/api${route}`, {
       method,
-      headers: { cookie: session, ...(body ? { 'content-type': 'application/json' } : {}) },
+      // A browser sends its page's origin; the server refuses cookie-authenticated writes without it.
+      headers: { cookie: session, origin: base, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await r.text();
