@@ -90,7 +90,8 @@ export class ApiClient extends Session {
   }
 
   /** Waits for the workflow to reach `status`; a terminal status that is not the wanted one fails at once. */
-  async waitForStatus(id: string, status: WorkflowStatus): Promise<Workflow> {
+  /** `giveUpAfterMs`: a hang guard below the test's own time limit, so a stuck run fails with its details. */
+  async waitForStatus(id: string, status: WorkflowStatus, giveUpAfterMs?: number): Promise<Workflow> {
     let last: Workflow | undefined;
     return eventually(
       async () => {
@@ -104,6 +105,7 @@ export class ApiClient extends Session {
       {
         what: `workflow ${id} to be ${status}`,
         intervalMs: 100,
+        giveUpAfterMs,
         detail: () => `last seen: ${JSON.stringify(last)}`,
       },
     );

@@ -101,8 +101,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       workers,
       startWorker,
       diagnostics,
+      // Gives up before the jest time limit, so a stuck run fails with every process's output attached.
       waitForStatus: (workflowId, status) =>
-        alice.waitForStatus(workflowId, status).catch((err: Error) => {
+        alice.waitForStatus(workflowId, status, E2E_TIMEOUT_MS - 15_000).catch((err: Error) => {
           throw new Error(`${err.message}\n${diagnostics()}`);
         }),
       close,
