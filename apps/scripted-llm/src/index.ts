@@ -14,3 +14,4 @@ export { loadScriptFile, parseScript, parseScriptText, ScriptError } from './loa
 export { countTokens } from './tokens';
 export type { Usage, ChatCompletionObject } from './completion';
 export { TEMPLATE_VARIABLES } from './template';
+export { advance, phaseOf, plan, scriptedAgent, type AgentScript, type Call } from './agent-script';

@@ -1,7 +1,7 @@
 import type { SnapshotData, SnapshotListItem, Worker } from '@svc/protocol';
 import type { ChatRequest } from '@svc/scripted-llm';
 import { eventually, Session, TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
-import { advance, phaseOf, plan, scriptedAgent } from './support/agent-script';
+import { advance, phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
 import { startHarness, type Harness, type HarnessOptions } from './support/harness';
 import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from './support/real-server';
 

@@ -4,7 +4,7 @@ import type { SnapshotData, Timer, Worker } from '@svc/protocol';
 import type { ScriptedRequest } from '@svc/scripted-llm';
 import { eventually, snapshot, TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
 import { workflowDir } from '../src/workspace/paths';
-import { advance, phaseOf, plan, scriptedAgent } from './support/agent-script';
+import { advance, phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
 import { startHarness, type Harness, type HarnessOptions } from './support/harness';
 import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from './support/real-server';
 

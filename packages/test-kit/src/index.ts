@@ -31,3 +31,4 @@ export {
   type Message,
 } from './worker-socket';
 export { EventStream, SseParser, type SseEvent } from './sse';
+export { assertBuiltFresh } from './build-check';

@@ -8,7 +8,7 @@ import type { BrowserEvent, Workflow } from '@svc/protocol';
 import type { ScriptedHandler } from '@svc/scripted-llm';
 import { startApiProcess } from '@svc/test-kit';
 import { CLI_VERSION } from '../../src/version';
-import { phaseOf, plan, scriptedAgent } from '../support/agent-script';
+import { phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
 import { describeResult, E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
 import type { CliResult } from '../support/cli-process';
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { assertBuiltFresh } from '@svc/test-kit';
 
 const live = new Set<ChildProcess>();
 // A test that fails half-way must not leave a following `svc` behind.
@@ -16,26 +16,8 @@ export function killAllCli(): void {
 const CLI_DIR = path.resolve(__dirname, '../..');
 export const CLI_ENTRY = path.join(CLI_DIR, 'dist/cli.js');
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
 /** The tests run the built CLI; a build older than the sources would test old code. */
-export function assertCliBuilt(): void {
-  let built: number;
-  try {
-    built = statSync(CLI_ENTRY).mtimeMs;
-  } catch {
-    throw new Error(`${CLI_ENTRY} is missing: run \`pnpm turbo run build --filter @svc/cli\` first`);
-  }
-  if (newestMtime(path.join(CLI_DIR, 'src')) > built)
-    throw new Error(`${CLI_ENTRY} is older than apps/cli/src: run \`pnpm turbo run build --filter @svc/cli\` first`);
-}
+export const assertCliBuilt = (): void => assertBuiltFresh(CLI_DIR, CLI_ENTRY, '@svc/cli');
 
 export interface CliResult {
   code: number | null;

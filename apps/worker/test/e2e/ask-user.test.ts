@@ -1,5 +1,5 @@
 import type { ScriptedHandler } from '@svc/scripted-llm';
-import { advance, phaseOf, plan, scriptedAgent } from '../support/agent-script';
+import { advance, phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
 import { BrowserSocket } from '../support/e2e-browser';
 import { HttpError } from '../support/e2e-client';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';

@@ -1,4 +1,4 @@
-import { plan, scriptedAgent } from '../support/agent-script';
+import { plan, scriptedAgent } from '@svc/scripted-llm';
 import { requestKind } from '../support/e2e-requests';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
 import { eventually, type ManagedProcess } from '@svc/test-kit';

@@ -1,4 +1,4 @@
-import { advance, phaseOf, plan, scriptedAgent, type Call } from '../support/agent-script';
+import { advance, phaseOf, plan, scriptedAgent, type Call } from '@svc/scripted-llm';
 import { requestsSince } from '../support/e2e-requests';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
 

@@ -1,5 +1,5 @@
 import { WORKER_MAX_PAYLOAD_BYTES } from '@svc/protocol';
-import { advance, plan, scriptedAgent } from '../support/agent-script';
+import { advance, plan, scriptedAgent } from '@svc/scripted-llm';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
 
 /** 600,000 lines of `é€😀` (10 bytes each): 6,000,000 bytes of multi-byte output, over the 4 MiB frame limit. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { advance, plan, scriptedAgent } from '../support/agent-script';
+import { advance, plan, scriptedAgent } from '@svc/scripted-llm';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
 
 /** What the agent's command does with its SVC_JWT: call the API as the job, and keep the evidence. */

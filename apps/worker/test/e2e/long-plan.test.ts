@@ -1,5 +1,5 @@
 import { countTokens, type ScriptedHandler } from '@svc/scripted-llm';
-import { phaseOf } from '../support/agent-script';
+import { phaseOf } from '@svc/scripted-llm';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
 
 const STEPS = 40;

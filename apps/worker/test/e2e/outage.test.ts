@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ScriptedHandler } from '@svc/scripted-llm';
 import { eventually, type ManagedProcess } from '@svc/test-kit';
-import { phaseOf } from '../support/agent-script';
+import { phaseOf } from '@svc/scripted-llm';
 import { requestsSince } from '../support/e2e-requests';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
 

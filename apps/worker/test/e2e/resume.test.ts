@@ -1,5 +1,5 @@
 import type { ScriptedHandler } from '@svc/scripted-llm';
-import { advance, phaseOf, plan, scriptedAgent } from '../support/agent-script';
+import { advance, phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
 import { requestKind, requestsSince } from '../support/e2e-requests';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
 import { eventually } from '@svc/test-kit';

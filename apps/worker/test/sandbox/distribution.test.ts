@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { eventually, spawnProcess, StopWaiting } from '@svc/test-kit';
 import type { Worker } from '@svc/protocol';
 import { WORKER_VERSION } from '../../src/worker';
-import { advance, plan, scriptedAgent } from '../support/agent-script';
+import { advance, plan, scriptedAgent } from '@svc/scripted-llm';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
 
 const run = promisify(execFile);

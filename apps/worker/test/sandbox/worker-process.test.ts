@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ScriptedHandler } from '@svc/scripted-llm';
 import { eventually } from '@svc/test-kit';
-import { advance, phaseOf, plan, scriptedAgent } from '../support/agent-script';
+import { advance, phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
 import { hostPidsOf, uniqueSleep } from './procs';
 

@@ -1,32 +1,13 @@
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { spawnProcess, type ManagedProcess } from '@svc/test-kit';
+import { assertBuiltFresh, spawnProcess, type ManagedProcess } from '@svc/test-kit';
 
 const WORKER_DIR = path.resolve(__dirname, '../..');
 const CLI = path.join(WORKER_DIR, 'dist/cli.js');
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
 /** The e2e tests run the built CLI; a build older than the sources would test old code. */
-export function assertWorkerBuilt(): void {
-  let built: number;
-  try {
-    built = statSync(CLI).mtimeMs;
-  } catch {
-    throw new Error(`${CLI} is missing: run \`pnpm turbo run build --filter @svc/worker\` first`);
-  }
-  if (newestMtime(path.join(WORKER_DIR, 'src')) > built) {
-    throw new Error(`${CLI} is older than apps/worker/src: run \`pnpm turbo run build --filter @svc/worker\` first`);
-  }
-}
+export const assertWorkerBuilt = (): void => assertBuiltFresh(WORKER_DIR, CLI, '@svc/worker');
 
 export interface WorkerProcessOptions {
   dir: string;

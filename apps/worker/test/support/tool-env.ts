@@ -7,7 +7,7 @@ import { eventually, Session, type DbProvider } from '@svc/test-kit';
 import { createToolContext } from '../../src/loop/tool-context';
 import { invokeTool, type Invocation } from '../../src/tools/invoke';
 import type { Tool, ToolContext } from '../../src/tools/tool';
-import { phaseOf } from './agent-script';
+import { phaseOf } from '@svc/scripted-llm';
 import { startHarness, type Harness, type HarnessOptions } from './harness';
 import { startServerFixture, type ServerFixture } from './real-server';
 

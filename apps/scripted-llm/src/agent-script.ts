@@ -1,4 +1,7 @@
-import type { ScriptedHandler, ScriptedReply, ScriptedRequest } from '@svc/scripted-llm';
+// The svc agent as a script: replies by phase (title, planning, executing, revise, report), step and turn.
+import type { ScriptedHandler } from './chat';
+import type { ScriptedRequest } from './request';
+import type { ScriptedReply } from './script';
 
 export type Call = { name: string; arguments?: Record<string, unknown> | string };
 
