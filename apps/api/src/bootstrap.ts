@@ -7,7 +7,7 @@ import type { AppDeps } from './deps';
 import { loadSigningKeys } from './auth/keys';
 import { TokenService } from './auth/tokens';
 import { EventStore, LocalFanout } from './events';
-import { sweepStaleUploads } from './services/upload-sweep';
+import { createStorage } from './services/storage';
 import { createLiveServices, type LiveServices } from './live-services';
 import type { Steering } from './workflows';
 import type { TemplateCatalog } from './services/templates';
@@ -47,18 +47,20 @@ export async function buildRuntime(
   const gitTemplates = options.templates ? null : new GitTemplateCatalog(config.templates, logger);
   void gitTemplates?.sync();
   const templates = options.templates ?? gitTemplates!;
+  const storage = createStorage(config);
   const live = createLiveServices({
     db: dbHandle.db,
     provider: dbHandle.provider,
     events,
     templates,
+    storage,
     logger,
     config,
     steering: options.steering,
   });
   // Also in the background: upload temp files left by a crash are removed once they are stale.
-  void sweepStaleUploads([join(config.dataDir, 'workspaces'), join(config.dataDir, 'storage')]).then(
-    (removed) => removed.length && logger.info({ removed: removed.length }, 'removed stale upload temp files'),
+  void storage.sweepStaleUploads().then(
+    (removed) => removed && logger.info({ removed }, 'removed stale upload temp files'),
     (error: unknown) => logger.warn({ err: error }, 'sweeping upload temp files failed'),
   );
   const deps: AppDeps = {
@@ -71,6 +73,7 @@ export async function buildRuntime(
     events,
     workflows: live.workflows,
     templates,
+    storage,
     version: VERSION,
   };
   live.start();

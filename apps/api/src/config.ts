@@ -1,6 +1,7 @@
 import { resolve, join } from 'node:path';
 import { EnvSchema, type Env } from './env';
 import { AdminList, AdminListError } from './auth/admins';
+import type { S3Settings } from './services/storage/s3-objects';
 
 export interface OAuthProviderConfig {
   authorizeUrl: string;
@@ -27,7 +28,8 @@ export interface Config {
   adminUsers: AdminList;
   auth: { provider: Env['AUTH_PROVIDER']; oauth2: OAuthProviderConfig | null; sso: OAuthProviderConfig | null };
   jwt: { privateKeyPath: string | null; issuer: string; audience: string; sessionTtlSeconds: number };
-  storage: { maxUploadBytes: number };
+  /** `s3` null: workspaces and object storage on the local disk under dataDir */
+  storage: { maxUploadBytes: number; backend: Env['STORAGE_BACKEND']; s3: S3Settings | null };
   templates: { repoUrl: string | null; localPath: string };
   kbEmbeddings: { url: string; model: string; apiKey: string | null } | null;
   workers: {
@@ -154,7 +156,7 @@ export function buildConfig(env: Env): Config {
       audience: env.SVC_AUDIENCE,
       sessionTtlSeconds: env.SESSION_TTL_SECONDS,
     },
-    storage: { maxUploadBytes: env.STORAGE_MAX_UPLOAD_BYTES },
+    storage: storageConfig(env),
     templates: {
       repoUrl: env.TEMPLATE_REPO_URL ?? null,
       localPath: resolve(env.TEMPLATE_LOCAL_PATH ?? join(dataDir, 'templates')),
@@ -178,6 +180,36 @@ export function buildConfig(env: Env): Config {
       worker: { perSecond: env.WS_WORKER_MESSAGES_PER_SECOND, burst: env.WS_WORKER_MESSAGE_BURST },
     },
     sse: { heartbeatMs: Math.round(env.SSE_HEARTBEAT_SECONDS * 1000) },
+  };
+}
+
+/** S3 can copy an object of at most 5 GiB in one request (a staged multipart upload is copied into place). */
+const S3_MAX_COPY_BYTES = 5 * 1024 ** 3;
+
+function storageConfig(env: Env): Config['storage'] {
+  const common = { maxUploadBytes: env.STORAGE_MAX_UPLOAD_BYTES, backend: env.STORAGE_BACKEND };
+  if (env.STORAGE_BACKEND === 'local') return { ...common, s3: null };
+  if (!env.S3_BUCKET) throw new ConfigError('STORAGE_BACKEND=s3 needs S3_BUCKET (the bucket must exist)');
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY))
+    throw new ConfigError(
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or leave both unset for the AWS default chain)',
+    );
+  if (env.STORAGE_MAX_UPLOAD_BYTES > S3_MAX_COPY_BYTES)
+    throw new ConfigError('STORAGE_BACKEND=s3 allows STORAGE_MAX_UPLOAD_BYTES up to 5 GiB');
+  const prefix = env.S3_PREFIX.replace(/^\/+|\/+$/g, '');
+  if (prefix.split('/').some((segment) => segment === '' || segment === '.' || segment === '..') && prefix !== '')
+    throw new ConfigError('S3_PREFIX: empty, "." and ".." segments are not allowed');
+  return {
+    ...common,
+    s3: {
+      endpoint: env.S3_ENDPOINT ?? null,
+      region: env.S3_REGION,
+      bucket: env.S3_BUCKET,
+      accessKeyId: env.S3_ACCESS_KEY_ID ?? null,
+      secretAccessKey: env.S3_SECRET_ACCESS_KEY ?? null,
+      forcePathStyle: env.S3_FORCE_PATH_STYLE,
+      prefix: prefix === '' ? '' : `${prefix}/`,
+    },
   };
 }
 

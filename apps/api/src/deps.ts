@@ -6,6 +6,7 @@ import type { TokenService } from './auth/tokens';
 import type { EventStore } from './events';
 import type { WorkflowLifecycle } from './workflows';
 import type { TemplateCatalog } from './services/templates';
+import type { Storage } from './services/storage';
 
 /** Everything the app needs, built once in main.ts (or by a test) and passed to createApp. */
 export interface AppDeps {
@@ -19,5 +20,7 @@ export interface AppDeps {
   /** every change of a workflow's status goes through here */
   workflows: WorkflowLifecycle;
   templates: TemplateCatalog;
+  /** workspaces and project object storage (local disk or S3) */
+  storage: Storage;
   version: string;
 }

@@ -44,6 +44,14 @@ export const EnvSchema = z.object({
     .int()
     .min(1)
     .default(2 * 1024 ** 3),
+  STORAGE_BACKEND: z.enum(['local', 's3']).default('local'),
+  S3_ENDPOINT: optionalUrl,
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_BUCKET: z.string().optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  S3_PREFIX: z.string().default(''),
   TEMPLATE_REPO_URL: z.string().optional(),
   TEMPLATE_LOCAL_PATH: z.string().optional(),
   KB_EMBEDDINGS_URL: optionalUrl,

@@ -10,6 +10,7 @@ import { IngestSql } from './ingest/sql';
 import { UpdateIngest } from './ingest/update-ingest';
 import { IngestWorkflows } from './ingest/workflows';
 import { BackgroundWork } from './lib/background-work';
+import type { Storage } from './services/storage';
 import type { TemplateCatalog } from './services/templates';
 import { TimerScheduler } from './timers/scheduler';
 import { WorkflowLifecycle, WorkflowTransitions, type Steering } from './workflows';
@@ -35,6 +36,7 @@ export interface LiveServicesDeps {
   provider: DbProvider;
   events: EventStore;
   templates: TemplateCatalog;
+  storage: Storage;
   logger: Logger;
   config: Config;
   /** replaces the dispatcher as what the lifecycle steers (tests record the calls) */
@@ -69,7 +71,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     steering: deps.steering ?? dispatcher,
     timers,
     templates: deps.templates,
-    dataDir: config.dataDir,
+    storage: deps.storage,
     logger: deps.logger,
   });
   const liveness = new WorkerLiveness({

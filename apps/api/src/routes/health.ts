@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../deps';
 
-/** `GET /svc/api/health`: public, for orchestrator probes; 503 when the database does not answer. */
+/** `GET /svc/api/health`: public, for orchestrator probes; 503 when the database or the storage does not answer. */
 export function healthRouter(deps: AppDeps): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
@@ -9,7 +9,17 @@ export function healthRouter(deps: AppDeps): Router {
       () => 'ok' as const,
       () => 'unavailable' as const,
     );
-    res.status(db === 'ok' ? 200 : 503).json({ status: db === 'ok' ? 'ok' : 'unavailable', version: deps.version, db });
+    const storage = await deps.storage.health();
+    const ok = db === 'ok' && storage === 'ok';
+    res
+      .status(ok ? 200 : 503)
+      .json({
+        status: ok ? 'ok' : 'unavailable',
+        version: deps.version,
+        db,
+        storage,
+        storage_backend: deps.storage.backend,
+      });
   });
   return router;
 }

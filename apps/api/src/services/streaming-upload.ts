@@ -59,11 +59,6 @@ export function writeError(error: unknown): DomainError {
   }
 }
 
-/** Creates the missing parents of a resolved path and re-checks that they are where the resolver said. */
-export async function prepareParent(target: SafePath): Promise<string> {
-  return (await prepareParentTracked(target)).path;
-}
-
 /** A prepared upload target and the topmost directory created for it (null when all existed). */
 export interface PreparedTarget {
   path: string;
@@ -106,13 +101,12 @@ export async function removeCreatedDirs(prepared: PreparedTarget): Promise<void>
 const tempPathFor = (target: string) =>
   join(dirname(target), `${UPLOAD_TEMP_PREFIX}${randomBytes(9).toString('base64url')}`);
 
-/** Streams `source` into a temp file beside `target`, counting (and hashing); enforces the limit while streaming. */
-export async function stageUpload(source: Readable, target: string, options: StageOptions): Promise<StagedUpload> {
-  const tempPath = tempPathFor(target);
+/** Counts (and hashes) what passes through; fails with `payload_too_large` past the limit, while streaming. */
+export function uploadMeter(options: StageOptions) {
   const hash = options.sha256 ? createHash('sha256') : null;
   const counter = options.counter ?? { bytes: 0 };
   let size = 0;
-  const meter = new Transform({
+  const stream = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.length;
       counter.bytes += chunk.length;
@@ -121,14 +115,21 @@ export async function stageUpload(source: Readable, target: string, options: Sta
       done(null, chunk);
     },
   });
+  return { stream, result: () => ({ size, sha256: hash?.digest('hex') ?? null }) };
+}
+
+/** Streams `source` into a temp file beside `target`, counting (and hashing); enforces the limit while streaming. */
+export async function stageUpload(source: Readable, target: string, options: StageOptions): Promise<StagedUpload> {
+  const tempPath = tempPathFor(target);
+  const meter = uploadMeter(options);
   try {
     const handle = await open(tempPath, TEMP_FLAGS, 0o644);
-    await pipeline(source, meter, handle.createWriteStream({ highWaterMark: WRITE_BUFFER_BYTES }));
+    await pipeline(source, meter.stream, handle.createWriteStream({ highWaterMark: WRITE_BUFFER_BYTES }));
   } catch (error) {
     await rm(tempPath, { force: true });
     throw writeError(error);
   }
-  return { tempPath, target, size, sha256: hash?.digest('hex') ?? null };
+  return { tempPath, target, ...meter.result() };
 }
 
 /** Renames a staged upload into place; `created` tells whether nothing was there before. */

@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import git from 'isomorphic-git';
-import { resolveSafePath } from './safe-path';
-import { prepareParent, writeBufferAtomically } from './streaming-upload';
+import type { StorageArea } from './storage';
 
 export interface MaterializeOutcome {
   /** Paths written, relative to the target directory. */
@@ -14,14 +13,14 @@ const SYMLINK_MODE = '120000';
 const EXECUTABLE_MODE = '100755';
 
 /**
- * Writes the tree of `commitOid` from the repository's git objects into `targetDir` (no checkout).
+ * Writes the tree of `commitOid` from the repository's git objects into a workspace (no checkout).
  * Every entry path goes through the workspace resolver with `.git` forbidden; symlink and submodule
  * entries are refused outright, and a refused directory is skipped with everything below it.
  */
 export async function materializeTree(
   repoDir: string,
   commitOid: string,
-  targetDir: string,
+  target: StorageArea,
 ): Promise<MaterializeOutcome> {
   const cache = {};
   const outcome: MaterializeOutcome = { written: [], refused: [] };
@@ -43,21 +42,21 @@ export async function materializeTree(
         refuse(path, 'a slash inside an entry name');
         continue;
       }
-      const target = await resolveSafePath(targetDir, path, { forbiddenSegments: ['.git'] }).catch((error: Error) => {
+      const resolved = await target.resolve(path, { forbiddenSegments: ['.git'] }).catch((error: Error) => {
         refuse(path, error.message);
         return null;
       });
-      if (!target) continue;
+      if (!resolved) continue;
       if (entry.type === 'tree') {
         await walk(entry.oid, path);
       } else if (entry.type !== 'blob' || entry.mode === SYMLINK_MODE) {
         refuse(path, entry.mode === SYMLINK_MODE ? 'symlinks are not copied' : 'submodules are not copied');
-      } else if (target.stats?.isDirectory()) {
+      } else if (resolved.stat?.type === 'dir') {
         refuse(path, 'a directory is in the way');
       } else {
         const { blob } = await git.readBlob({ fs, dir: repoDir, oid: entry.oid, cache });
-        await writeBufferAtomically(await prepareParent(target), blob, entry.mode === EXECUTABLE_MODE ? 0o755 : 0o644);
-        outcome.written.push(target.relative);
+        await target.writeBuffer(resolved, blob, entry.mode === EXECUTABLE_MODE ? 0o755 : 0o644);
+        outcome.written.push(resolved.relative);
       }
     }
   };

@@ -4,6 +4,7 @@ import type { Template } from '@svc/protocol';
 import { notFound } from '../domain/errors';
 import type { TemplateCatalog } from './templates';
 import { materializeTree } from './template-materialize';
+import type { StorageArea } from './storage';
 import {
   cloneInto,
   fetchInto,
@@ -73,11 +74,11 @@ export class GitTemplateCatalog implements TemplateCatalog {
     return templates;
   }
 
-  /** Writes the branch's files into `targetDir`; entries that would escape it are refused and logged. */
-  async materialize(name: string, targetDir: string): Promise<void> {
+  /** Writes the branch's files into a workspace; entries that would escape it are refused and logged. */
+  async materialize(name: string, target: StorageArea): Promise<void> {
     const oid = (await this.branches()).get(name);
     if (!oid) throw notFound(`no template named ${JSON.stringify(name)}`);
-    const outcome = await materializeTree(this.config.localPath, oid, targetDir);
+    const outcome = await materializeTree(this.config.localPath, oid, target);
     if (outcome.refused.length)
       this.logger.warn({ template: name, refused: outcome.refused }, 'template entries refused');
   }

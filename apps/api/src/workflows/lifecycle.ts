@@ -1,12 +1,10 @@
-import { mkdir, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Db, Project, Timer, Workflow } from '@svc/db';
 import type { CreateWorkflowRequest } from '@svc/protocol';
 import { conflict, invalidInput, notFound } from '../domain/errors';
 import type { EventStore } from '../events';
-import { archiveProjectFiles } from '../services/project-archive';
+import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
-import { archiveDir, workflowWorkspaceDir } from '../services/workspace-paths';
 import { isUnfinished, unfinishedWhere, UNFINISHED_STATUSES } from './status';
 import type { Steering, TimerSchedule } from './steering';
 import { placeholderTitle } from './title';
@@ -19,7 +17,7 @@ export interface WorkflowLifecycleDeps {
   steering: Steering;
   timers: TimerSchedule;
   templates: TemplateCatalog;
-  dataDir: string;
+  storage: Storage;
   logger: Logger;
 }
 
@@ -56,13 +54,13 @@ export class WorkflowLifecycle {
         template: body.template ?? null,
       },
     });
-    const dir = workflowWorkspaceDir(this.deps.dataDir, project.id, workflow.id);
+    const workspace = this.deps.storage.workspace(project.id, workflow.id);
     try {
-      await mkdir(dir, { recursive: true });
-      if (body.template !== undefined) await templates.materialize(body.template, dir);
+      await workspace.create();
+      if (body.template !== undefined) await templates.materialize(body.template, workspace);
     } catch (err) {
       // Nobody has seen the workflow yet: take it back rather than leave one without its files.
-      await rm(dir, { recursive: true, force: true });
+      await workspace.destroy().catch(() => undefined);
       await db.workflow.delete({ where: { id: workflow.id } });
       throw err;
     }
@@ -139,16 +137,16 @@ export class WorkflowLifecycle {
    * moved to the archive; if the move fails the mark is undone. Its unfinished workflows are cancelled.
    */
   async removeProject(project: Project): Promise<void> {
-    const { db, dataDir } = this.deps;
+    const { db, storage } = this.deps;
     const at = new Date();
-    const archivePath = archiveDir(dataDir, project.id, at);
+    const archivePath = storage.archiveLocation(project.id, at);
     const marked = await db.project.updateMany({
       where: { id: project.id, deleted_at: null },
       data: { deleted_at: at, archive_path: archivePath },
     });
     if (marked.count === 0) throw notFound('project not found');
     try {
-      await archiveProjectFiles(dataDir, project.id, at);
+      await storage.archiveProject(project.id, at);
     } catch (err) {
       await db.project.update({ where: { id: project.id }, data: { deleted_at: null, archive_path: null } });
       throw err;

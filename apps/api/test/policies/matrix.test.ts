@@ -1,5 +1,4 @@
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { User } from '@svc/db';
 import { createApp } from '../../src/app';
@@ -232,10 +231,8 @@ const CELLS = ROUTES.flatMap((route) => {
 /** A template catalog with one template, so `POST /workflows/{id}/template` can succeed. */
 const TEMPLATES: TemplateCatalog = {
   list: async () => [{ name: 'web', description: 'A web app' }],
-  materialize: async (_name, dir) => {
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'index.html'), '<h1>web</h1>');
-  },
+  materialize: async (_name, workspace) =>
+    workspace.writeBuffer(await workspace.resolve('index.html'), Buffer.from('<h1>web</h1>')),
 };
 
 /** Every file below `dir` with its size (what a refused file or storage write must leave alone). */

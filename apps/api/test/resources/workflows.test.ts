@@ -1,5 +1,5 @@
 import { eventually } from '@svc/test-kit';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DomainError } from '../../src/domain/errors';
@@ -26,7 +26,8 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
       ],
       materialize: async (name, target) => {
         if (name === 'broken') throw new DomainError('unavailable', 'template repository unreachable');
-        cpSync(join(templatesDir, name), target, { recursive: true });
+        for (const file of ['package.json', 'src/main.tsx'])
+          await target.writeBuffer(await target.resolve(file), readFileSync(join(templatesDir, name, file)));
       },
     };
     server = await startTestServer(provider, {}, { steering: dispatcher, templates });

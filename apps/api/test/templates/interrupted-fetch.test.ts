@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { startGitServer, type GitServer } from '../support/git-server';
 import { GitTemplateCatalog } from '../../src/services/template-repo';
+import { LocalArea } from '../../src/services/storage/local';
 import { readRemoteRefs } from '../../src/services/template-git';
 import { STARTER_BRANCHES, TemplateRepoFixture } from './template-repo-fixture';
 
@@ -46,7 +47,7 @@ describe('a template fetch that dies half-way', () => {
     ).toBe(true);
     expect(await summary(catalog)).toEqual(['main: Blank starter', 'react: Vite + React starter']);
     const target = mkdtempSync(join(root, 'ws-'));
-    await catalog.materialize('main', target);
+    await catalog.materialize('main', new LocalArea(target));
     expect(readFileSync(join(target, 'README.md'), 'utf8')).toBe(STARTER_BRANCHES.main['README.md']);
 
     const restarted = catalogAt(); // what a server restart would read from disk
@@ -58,7 +59,7 @@ describe('a template fetch that dies half-way', () => {
     expect(await restarted.sync()).toEqual({ action: 'fetch', ok: true });
     expect(await summary(restarted)).toEqual(['main: New main', 'react: Vite + React starter', 'vue: Vue starter']);
     const vue = mkdtempSync(join(root, 'ws-'));
-    await restarted.materialize('vue', vue);
+    await restarted.materialize('vue', new LocalArea(vue));
     expect(readFileSync(join(vue, 'app.vue'), 'utf8')).toBe('<template />\n');
   });
 });

@@ -1,13 +1,10 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { FileChangedEventData } from '@svc/protocol';
 import type { Workflow } from '@svc/db';
 import type { AppDeps } from '../../deps';
 import { principalOf } from '../../auth/authenticate';
 import { notFound } from '../../domain/errors';
 import { authorizeWorkflow } from '../../policies/access';
-import { deletePath } from '../../services/file-listing';
-import { resolveSafePath } from '../../services/safe-path';
-import { workflowWorkspaceDir } from '../../services/workspace-paths';
 import { guardUnreadBody, listPath, presentWrite, writeMultipartBody, writeRequestBody } from './operations';
 import { pathFromUrl, queryValue } from './request-path';
 import { serveFile } from './serve-file';
@@ -22,11 +19,11 @@ const READS = new Set(['GET', 'HEAD']);
  */
 export function filesRouter(deps: AppDeps): Router {
   const router = Router();
-  router.use('/workflows/:id/files', (req, res, next) => handleFiles(deps, req, res, next));
+  router.use('/workflows/:id/files', (req, res) => handleFiles(deps, req, res));
   return router;
 }
 
-async function handleFiles(deps: AppDeps, req: Request, res: Response, next: NextFunction): Promise<void> {
+async function handleFiles(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const writes = WRITES.has(req.method);
   if (!writes && !READS.has(req.method)) throw notFound('no such endpoint');
   await guardUnreadBody(req, res, async () => {
@@ -36,32 +33,32 @@ async function handleFiles(deps: AppDeps, req: Request, res: Response, next: Nex
       String(req.params.id),
       writes ? 'files.write' : 'files.read',
     );
-    const root = workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id);
+    const area = deps.storage.workspace(workflow.project_id, workflow.id);
     const { path, trailingSlash } = pathFromUrl(req);
     const maxBytes = deps.config.storage.maxUploadBytes;
     switch (req.method) {
       case 'GET':
       case 'HEAD': {
-        if (path === '') return void res.json(await listPath(req, root, queryValue(req, 'path')));
-        const target = await resolveSafePath(root, path);
-        if (target.stats?.isDirectory()) return void res.json(await listPath(req, root, target.relative));
+        if (path === '') return void res.json(await listPath(req, area, queryValue(req, 'path')));
+        const target = await area.resolve(path);
+        if (target.stat?.type === 'dir') return void res.json(await listPath(req, area, target.relative));
         const raw = 'raw' in (req.query as object);
-        return serveFile(req, res, next, target, { renderMarkdown: !raw, rawMarkdown: raw });
+        return serveFile(req, res, area, target, { renderMarkdown: !raw, rawMarkdown: raw });
       }
       case 'PUT': {
-        const written = await writeRequestBody(req, root, path, trailingSlash, { maxBytes, sha256: true });
+        const written = await writeRequestBody(req, area, path, trailingSlash, { maxBytes, sha256: true });
         await announce(deps, req, workflow, { path: written.path, size: written.size, sha256: written.sha256 });
         return void res.status(written.created ? 201 : 200).json(presentWrite(written));
       }
       case 'POST': {
-        const written = await writeMultipartBody(req, root, path || queryValue(req, 'path'), maxBytes);
+        const written = await writeMultipartBody(req, area, path || queryValue(req, 'path'), maxBytes);
         for (const file of written)
           await announce(deps, req, workflow, { path: file.path, size: file.size, sha256: file.sha256 });
         return void res.status(201).json(written.map(presentWrite));
       }
       case 'DELETE': {
-        const target = await resolveSafePath(root, path);
-        await deletePath(target);
+        const target = await area.resolve(path);
+        await area.delete(target);
         await announce(deps, req, workflow, { path: target.relative, size: 0, deleted: true });
         return void res.status(204).end();
       }

@@ -2,34 +2,23 @@ import busboy from 'busboy';
 import type { Request } from 'express';
 import type { Readable } from 'node:stream';
 import { DomainError, invalidInput } from '../../domain/errors';
-import { joinClientPath, resolveSafePath } from '../../services/safe-path';
-import {
-  discardUpload,
-  prepareParentTracked,
-  removeCreatedDirs,
-  stageUpload,
-  type PreparedTarget,
-  type StagedUpload,
-} from '../../services/streaming-upload';
+import { joinClientPath } from '../../services/safe-path';
+import type { StagedWrite, StorageArea } from '../../services/storage';
 import { pipeBody } from './request-body';
-
-export interface StagedPart extends StagedUpload {
-  relative: string;
-}
 
 const MAX_PARTS = 1000;
 
 /**
- * Streams every file part of a multipart/form-data body to a temp file beside its target (the part's
- * filename, joined to `dir`, goes through the resolver). Nothing is renamed into place here: on any
- * failure every staged file is removed, so a rejected upload leaves nothing behind.
+ * Streams every file part of a multipart/form-data body out of sight (the part's filename, joined to
+ * `dir`, goes through the resolver). Nothing is put in place here: on any failure every staged part is
+ * discarded, so a rejected upload leaves nothing behind.
  */
 export async function stageMultipart(
   req: Request,
-  root: string,
+  area: StorageArea,
   dir: string,
   maxBytes: number,
-): Promise<{ parts: StagedPart[]; prepared: PreparedTarget[] }> {
+): Promise<StagedWrite[]> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -41,9 +30,7 @@ export async function stageMultipart(
   } catch {
     throw new DomainError('unsupported_media_type', 'expected a multipart/form-data body');
   }
-  const staged: StagedPart[] = [];
-  /** targets whose parents were prepared, in order: a refused upload removes the folders it created */
-  const prepared: PreparedTarget[] = [];
+  const staged: StagedWrite[] = [];
   const work: Promise<void>[] = [];
   const counter = { bytes: 0 };
   let failure: unknown = null;
@@ -57,12 +44,9 @@ export async function stageMultipart(
     if (failure) return void stream.resume();
     try {
       if (!filename) throw invalidInput('a file part has no filename');
-      const target = await resolveSafePath(root, joinClientPath(dir, filename));
-      if (target.stats?.isDirectory()) throw new DomainError('conflict', `a directory exists at ${target.relative}`);
-      const parent = await prepareParentTracked(target);
-      prepared.push(parent);
-      const part = await stageUpload(stream, parent.path, { maxBytes, counter, sha256: true });
-      staged[index] = { ...part, relative: target.relative };
+      const target = await area.resolve(joinClientPath(dir, filename));
+      if (target.stat?.type === 'dir') throw new DomainError('conflict', `a directory exists at ${target.relative}`);
+      staged[index] = await area.stage(target, stream, { maxBytes, counter, sha256: true });
     } catch (error) {
       stream.resume();
       fail(error);
@@ -84,9 +68,8 @@ export async function stageMultipart(
   await Promise.all(work);
   if (!failure && staged.length === 0) failure = invalidInput('no file parts in the body');
   if (failure) {
-    await Promise.all(staged.filter(Boolean).map(discardUpload));
-    for (const target of [...prepared].reverse()) await removeCreatedDirs(target);
+    for (const part of staged.filter(Boolean).reverse()) await part.discard();
     throw failure;
   }
-  return { parts: staged, prepared }; // parts in the order of the parts
+  return staged; // in the order of the parts
 }

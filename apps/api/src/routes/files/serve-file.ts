@@ -1,9 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { extname, basename } from 'node:path';
-import type { NextFunction, Request, Response } from 'express';
+import { text } from 'node:stream/consumers';
+import { pipeline } from 'node:stream/promises';
+import type { Request, Response } from 'express';
 import MarkdownIt from 'markdown-it';
 import { notFound } from '../../domain/errors';
-import type { SafePath } from '../../services/safe-path';
+import type { ByteRange, StorageArea, StorageTarget } from '../../services/storage';
 
 /**
  * Headers of every response that carries user content (workspace files, storage objects): the page is
@@ -15,9 +16,6 @@ export const USER_CONTENT_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'private, no-cache',
 } as const;
-
-/** Read size for served files: large reads keep multi-GB downloads cheap in syscalls. */
-const READ_CHUNK_BYTES = 1024 * 1024;
 
 /** Markdown larger than this is served as plain text instead of being rendered in memory. */
 export const MAX_RENDERED_MARKDOWN_BYTES = 5 * 1024 * 1024;
@@ -38,38 +36,61 @@ export function renderMarkdownPage(title: string, source: string): string {
   ].join('\n');
 }
 
+/** `send`'s weak ETag (size and mtime), so validators stay the same whichever backend serves. */
+const etagOf = (size: number, modifiedAt: Date) => `W/"${size.toString(16)}-${modifiedAt.getTime().toString(16)}"`;
+
 /**
- * Serves a resolved file (HEAD, ETag/Last-Modified and Range come from `send`). The resolver is the
- * gatekeeper: `send` gets the checked absolute path, dotfiles allowed, no root of its own. Never sent
- * as an attachment; the client decides how to show it.
+ * The one byte range a request asks for, `null` for the whole file (no Range, several ranges, or an
+ * If-Range that no longer matches), or `'unsatisfiable'`.
+ */
+function requestedRange(req: Request, res: Response, size: number): ByteRange | null | 'unsatisfiable' {
+  if (!req.headers.range) return null;
+  const ifRange = req.headers['if-range'];
+  if (ifRange && ifRange !== res.get('ETag') && ifRange !== res.get('Last-Modified')) return null;
+  const ranges = req.range(size, { combine: true });
+  if (ranges === -1) return 'unsatisfiable';
+  if (ranges === -2 || ranges === undefined || ranges.type !== 'bytes' || ranges.length !== 1) return null;
+  return { start: ranges[0]!.start, end: ranges[0]!.end };
+}
+
+/**
+ * Serves a resolved file of any storage area: HEAD, ETag/Last-Modified with conditional GET, and one
+ * byte range (`206`, `416`), streamed with bounded memory. Never sent as an attachment; the client
+ * decides how to show it.
  */
 export async function serveFile(
   req: Request,
   res: Response,
-  next: NextFunction,
-  file: SafePath,
+  area: StorageArea,
+  file: StorageTarget,
   options: { renderMarkdown: boolean; rawMarkdown: boolean },
 ): Promise<void> {
-  if (!file.stats?.isFile()) throw notFound('no such file');
+  if (file.stat?.type !== 'file') throw notFound('no such file');
+  const { size, modifiedAt } = file.stat;
   res.set(USER_CONTENT_HEADERS);
   const isMarkdown = extname(file.relative).toLowerCase() === '.md';
-  if (isMarkdown && options.renderMarkdown && file.stats.size <= MAX_RENDERED_MARKDOWN_BYTES) {
-    const page = renderMarkdownPage(basename(file.relative), await readFile(file.absolute, 'utf8'));
-    res.type('html').send(page);
+  if (isMarkdown && options.renderMarkdown && size <= MAX_RENDERED_MARKDOWN_BYTES) {
+    const source = await text(await area.read(file));
+    res.type('html').send(renderMarkdownPage(basename(file.relative), source));
     return;
   }
   if (isMarkdown && (options.rawMarkdown || options.renderMarkdown))
     res.set('Content-Type', 'text/plain; charset=utf-8');
   else res.type(extname(file.relative) || 'application/octet-stream');
-  // send passes unknown options on to fs.createReadStream, hence highWaterMark here.
-  const sendOptions = {
-    dotfiles: 'allow' as const,
-    lastModified: true,
-    acceptRanges: true,
-    highWaterMark: READ_CHUNK_BYTES,
-  };
-  res.sendFile(file.absolute, sendOptions, (error?: NodeJS.ErrnoException) => {
-    if (!error || res.headersSent) return;
-    next(error.code === 'ENOENT' || error.code === 'EISDIR' ? notFound('no such file') : error);
-  });
+  res.set({ 'Accept-Ranges': 'bytes', ETag: etagOf(size, modifiedAt), 'Last-Modified': modifiedAt.toUTCString() });
+  if (req.fresh) return void res.status(304).end();
+  const range = requestedRange(req, res, size);
+  // Like a 304 this is plain HTTP, not an error of the contract: no body.
+  if (range === 'unsatisfiable') return void res.status(416).set('Content-Range', `bytes */${size}`).end();
+  if (range) res.status(206).set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+  res.set('Content-Length', String(range ? range.end - range.start + 1 : size));
+  if (req.method === 'HEAD' || size === 0) return void res.end();
+  const body = await area.read(file, range ?? undefined);
+  try {
+    await pipeline(body, res);
+  } catch (error) {
+    // The status is sent: a failure on the way can only cut the connection (a short body, never a wrong one).
+    if (!res.destroyed) req.log.warn({ err: error }, 'serving a file failed');
+    res.destroy();
+  }
 }

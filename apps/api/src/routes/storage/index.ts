@@ -1,11 +1,8 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../../deps';
 import { principalOf } from '../../auth/authenticate';
 import { notFound } from '../../domain/errors';
 import { authorizeProject } from '../../policies/access';
-import { deletePath } from '../../services/file-listing';
-import { resolveSafePath } from '../../services/safe-path';
-import { projectStorageDir } from '../../services/workspace-paths';
 import { guardUnreadBody, listPath, presentWrite, writeRequestBody } from '../files/operations';
 import { pathFromUrl } from '../files/request-path';
 import { serveFile } from '../files/serve-file';
@@ -15,40 +12,40 @@ const METHODS = { GET: 'storage.read', HEAD: 'storage.read', PUT: 'storage.write
 /**
  * Object storage of a project (CONTRACT section 3): `GET|PUT|DELETE /projects/{id}/storage/<path>`,
  * and `GET /projects/{id}/storage/<dir>/` (trailing slash, also the root) for a listing. Uploads are
- * streamed, limited to STORAGE_MAX_UPLOAD_BYTES while streaming, and renamed into place when whole.
+ * streamed, limited to STORAGE_MAX_UPLOAD_BYTES while streaming, and put in place only when whole.
  */
 export function storageRouter(deps: AppDeps): Router {
   const router = Router();
-  router.use('/projects/:id/storage', (req, res, next) => handleStorage(deps, req, res, next));
+  router.use('/projects/:id/storage', (req, res) => handleStorage(deps, req, res));
   return router;
 }
 
-async function handleStorage(deps: AppDeps, req: Request, res: Response, next: NextFunction): Promise<void> {
+async function handleStorage(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const action = METHODS[req.method as keyof typeof METHODS];
   if (!action) throw notFound('no such endpoint');
   await guardUnreadBody(req, res, async () => {
     const { project } = await authorizeProject(deps.db, principalOf(req), String(req.params.id), action);
-    const root = projectStorageDir(deps.config.dataDir, project.id);
+    const area = deps.storage.projectStorage(project.id);
     const { path, trailingSlash } = pathFromUrl(req);
     switch (req.method) {
       case 'GET':
       case 'HEAD': {
-        if (trailingSlash) return void res.json(await listPath(req, root, path));
-        const target = await resolveSafePath(root, path);
-        if (target.stats?.isDirectory())
+        if (trailingSlash) return void res.json(await listPath(req, area, path));
+        const target = await area.resolve(path);
+        if (target.stat?.type === 'dir')
           throw notFound(`"${target.relative}" is a directory; list it as "${target.relative}/"`);
-        return serveFile(req, res, next, target, { renderMarkdown: false, rawMarkdown: false });
+        return serveFile(req, res, area, target, { renderMarkdown: false, rawMarkdown: false });
       }
       case 'PUT': {
         // No hash here: it would cost as much CPU as the copy itself on multi-GB objects.
-        const written = await writeRequestBody(req, root, path, trailingSlash, {
+        const written = await writeRequestBody(req, area, path, trailingSlash, {
           maxBytes: deps.config.storage.maxUploadBytes,
           sha256: false,
         });
         return void res.status(written.created ? 201 : 200).json(presentWrite(written));
       }
       case 'DELETE': {
-        await deletePath(await resolveSafePath(root, path));
+        await area.delete(await area.resolve(path));
         return void res.status(204).end();
       }
     }

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { Router } from 'express';
 import { UseTemplateRequestSchema, type UseTemplateResponse } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
@@ -6,7 +5,6 @@ import { principalOf, requireAuth } from '../../auth/authenticate';
 import { notFound } from '../../domain/errors';
 import { parseInput } from '../../domain/validate';
 import { authorizeGlobal, authorizeWorkflow } from '../../policies/access';
-import { workflowWorkspaceDir } from '../../services/workspace-paths';
 
 /**
  * `GET /templates` -> `[{name, description}]`, one per remote branch of the template repository, and
@@ -23,9 +21,9 @@ export function templatesRouter(deps: AppDeps): Router {
     const { name } = parseInput(UseTemplateRequestSchema, req.body ?? {});
     if (!(await deps.templates.list()).some((t) => t.name === name))
       throw notFound(`no template named ${JSON.stringify(name)}`);
-    const dir = workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id);
-    await mkdir(dir, { recursive: true });
-    await deps.templates.materialize(name, dir);
+    const workspace = deps.storage.workspace(workflow.project_id, workflow.id);
+    await workspace.create();
+    await deps.templates.materialize(name, workspace);
     await deps.db.workflow.update({ where: { id: workflow.id }, data: { template: name } });
     res.json({ name } satisfies UseTemplateResponse);
   });

@@ -4,8 +4,7 @@ import { createGzip } from 'node:zlib';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { authorizeWorkflow } from '../../policies/access';
-import { workflowWorkspaceDir } from '../../services/workspace-paths';
-import { archiveFileName, workspaceTar } from '../../services/workspace-archive';
+import { archiveFileName } from '../../services/workspace-archive';
 
 /**
  * `GET /workflows/{id}/archive`: the workspace as a gzipped tar, streamed (bounded memory whatever its
@@ -17,8 +16,7 @@ export function workflowArchiveRouter(deps: AppDeps): Router {
   const router = Router();
   router.get('/workflows/:id/archive', requireAuth, async (req, res) => {
     const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), req.params.id as string, 'files.read');
-    const root = workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id);
-    const tar = await workspaceTar(root, req.log);
+    const tar = await deps.storage.workspace(workflow.project_id, workflow.id).tar(req.log);
     res.status(200).set({
       'Content-Type': 'application/gzip',
       'Content-Disposition': `attachment; filename="${archiveFileName(workflow.id)}"`,
