@@ -32,3 +32,4 @@ export {
 } from './worker-socket';
 export { EventStream, SseParser, type SseEvent } from './sse';
 export { assertBuiltFresh } from './build-check';
+export { startS3Server, type S3Server } from './s3-server';

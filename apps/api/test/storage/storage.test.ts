@@ -1,31 +1,38 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { createProject } from '../resources/fixtures';
-import { projectStorageDir } from '../../src/services/workspace-paths';
 import { rawRequest } from '../files/raw-http';
+import { startBackend, STORAGE_BACKENDS, type BackendUnderTest } from './backends';
 
-describe.each(TEST_PROVIDERS)('project object storage on %s', (provider) => {
+const COMBINATIONS = TEST_PROVIDERS.flatMap((provider) => STORAGE_BACKENDS.map((backend) => [provider, backend]));
+
+describe.each(COMBINATIONS)('project object storage on %s with %s storage', (provider, backendName) => {
+  let backend: BackendUnderTest;
   let server: TestServer;
   let alice: string;
   let projectId: string;
   let storage: string;
-  let root: string;
+  /** what the backend holds below this project's storage */
+  const stored = async () =>
+    (await backend.files(server.dataDir))
+      .filter((f) => f.startsWith(`storage/${projectId}/`))
+      .map((f) => f.slice(`storage/${projectId}/`.length));
 
   beforeAll(async () => {
-    server = await startTestServer(provider);
+    backend = await startBackend(backendName as (typeof STORAGE_BACKENDS)[number]);
+    server = await startTestServer(provider, backend.env);
     alice = await server.login('alice');
     projectId = (await createProject(server, alice)).id;
     storage = `/svc/api/projects/${projectId}/storage`;
-    root = projectStorageDir(server.dataDir, projectId);
   });
-  afterAll(async () => server?.close());
+  afterAll(async () => {
+    await server?.close();
+    await backend?.close();
+  });
 
   const put = (path: string, body: string | Buffer, as = alice) =>
     rawRequest(server.url, `${storage}/${path}`, { method: 'PUT', as, body });
 
   it('lists an empty, never-written root as []', async () => {
-    rmSync(root, { recursive: true, force: true });
     const res = await server.request(`${storage}/`, { as: alice });
     expect([res.status, await res.json()]).toEqual([200, []]);
   });
@@ -41,7 +48,10 @@ describe.each(TEST_PROVIDERS)('project object storage on %s', (provider) => {
     expect(res.headers.get('content-security-policy')).toMatch(/^sandbox\b/);
     expect(res.headers.get('content-disposition')).toBeNull();
     expect(await res.text()).toBe('a,b\n3,4\n');
-    expect(readFileSync(join(root, 'reports/2024/q1.csv'), 'utf8')).toBe('a,b\n3,4\n');
+    expect((await backend.read(server.dataDir, `storage/${projectId}/reports/2024/q1.csv`))?.toString()).toBe(
+      'a,b\n3,4\n',
+    );
+    expect(await stored()).toEqual(['reports/2024/q1.csv']); // no upload temporaries anywhere
   });
 
   it('returns markdown objects as bytes, not rendered', async () => {
@@ -83,10 +93,10 @@ describe.each(TEST_PROVIDERS)('project object storage on %s', (provider) => {
     expect((await server.request(`${storage}/tmp/a.bin`, { as: alice })).status).toBe(404);
     expect((await server.request(`${storage}/tmp/a.bin`, { as: alice, method: 'DELETE' })).status).toBe(404);
     expect((await server.request(`${storage}/reports/`, { as: alice, method: 'DELETE' })).status).toBe(204);
-    expect(existsSync(join(root, 'reports'))).toBe(false);
+    expect(await stored()).toEqual(['doc.md']);
     const rootDelete = await server.request(`${storage}/`, { as: alice, method: 'DELETE' });
     expect(rootDelete.status).toBe(400);
-    expect(existsSync(root)).toBe(true);
+    expect(await stored()).toEqual(['doc.md']);
   });
 
   it('keeps storage private to project members', async () => {
@@ -94,7 +104,7 @@ describe.each(TEST_PROVIDERS)('project object storage on %s', (provider) => {
     expect((await server.request(`${storage}/doc.md`, { as: mallory })).status).toBe(404);
     expect((await put('evil.txt', 'x', mallory)).status).toBe(404);
     expect((await rawRequest(server.url, `${storage}/evil.txt`, { method: 'PUT', body: 'x' })).status).toBe(401);
-    expect(existsSync(join(root, 'evil.txt'))).toBe(false);
+    expect(await stored()).not.toContain('evil.txt');
     const root2 = await server.login('root'); // administrators see every project
     expect((await server.request(`${storage}/doc.md`, { as: root2 })).status).toBe(200);
   });
