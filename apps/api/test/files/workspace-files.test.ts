@@ -1,30 +1,43 @@
 import { eventually } from '@svc/test-kit';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { addMember, captureEvents, createProject, createWorkflow } from '../resources/fixtures';
-import { workflowWorkspaceDir } from '../../src/services/workspace-paths';
+import { startBackend, STORAGE_BACKENDS, type BackendName, type BackendUnderTest } from '../storage/backends';
 import { multipartBody, rawRequest } from './raw-http';
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
+const COMBINATIONS = TEST_PROVIDERS.flatMap((provider) =>
+  STORAGE_BACKENDS.map((backend) => [provider, backend] as const),
+);
+
+describe.each(COMBINATIONS)('workspace files on %s with %s storage', (provider, backendName: BackendName) => {
+  let backend: BackendUnderTest;
   let server: TestServer;
   let alice: string;
   let workflow: { id: string; project_id: string };
   let files: string;
   let workspace: string;
+  /** every file the backend holds for this workspace (upload temporaries included, were there any) */
+  const stored = async () =>
+    (await backend.files(server.dataDir)).filter((f) => f.startsWith(workspace)).map((f) => f.slice(workspace.length));
+  const content = async (path: string) => (await backend.read(server.dataDir, workspace + path))?.toString('utf8');
 
   beforeAll(async () => {
-    server = await startTestServer(provider);
+    backend = await startBackend(backendName);
+    server = await startTestServer(provider, backend.env);
     alice = await server.login('alice');
     const project = await createProject(server, alice);
     workflow = await createWorkflow(server, alice, project.id);
     files = `/svc/api/workflows/${workflow.id}/files`;
-    workspace = workflowWorkspaceDir(server.dataDir, workflow.project_id, workflow.id);
+    workspace = `workspaces/${workflow.project_id}/${workflow.id}/`;
   });
-  afterAll(async () => server?.close());
+  afterAll(async () => {
+    await server?.close();
+    await backend?.close();
+  });
 
   const put = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
     rawRequest(server.url, `${files}/${path}`, {
@@ -40,15 +53,15 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
     expect(created.json()).toEqual({ path: 'src/app/main.ts', size: 16, sha256: sha256('console.log(1);\n') });
     const replaced = await put('src/app/main.ts', 'console.log(2);\n');
     expect(replaced.status).toBe(200);
-    expect(readFileSync(join(workspace, 'src/app/main.ts'), 'utf8')).toBe('console.log(2);\n');
-    expect(readdirSync(join(workspace, 'src/app'))).toEqual(['main.ts']); // no temp file left beside it
+    expect(await content('src/app/main.ts')).toBe('console.log(2);\n');
+    expect(await stored()).toEqual(['src/app/main.ts']); // no temp file left beside it
   });
 
   it('streams a PUT sent as application/json verbatim instead of parsing it', async () => {
     const big = `{"not": "parsed", "pad": "${'x'.repeat(1_500_000)}"`; // invalid JSON, over the 1 MB JSON limit
     const res = await put('data/raw.json', big, { 'content-type': 'application/json' });
     expect(res.status).toBe(201);
-    expect(readFileSync(join(workspace, 'data/raw.json'), 'utf8')).toBe(big);
+    expect(await content('data/raw.json')).toBe(big);
   });
 
   it('lists a directory, recursively for workers, with sizes and times', async () => {
@@ -132,7 +145,7 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
       expect((await put(encoded, name)).status).toBe(201);
       const back = await server.request(`${files}/${encoded}?raw`, { as: alice });
       expect(await back.text()).toBe(name);
-      expect(existsSync(join(workspace, name))).toBe(true);
+      expect(await stored()).toContain(name);
     }
   });
 
@@ -155,7 +168,7 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
       { path: 'uploads/nested/two.txt', size: 6, sha256: sha256('second') },
       { path: 'uploads/✓.txt', size: 5, sha256: sha256('check') },
     ]);
-    expect(readFileSync(join(workspace, 'uploads/nested/two.txt'), 'utf8')).toBe('second');
+    expect(await content('uploads/nested/two.txt')).toBe('second');
     await eventually(() => capture.events.filter((e) => e.type === 'file_changed').length === 3);
     expect(capture.events.find((e) => e.type === 'file_changed')).toMatchObject({
       workflow_id: workflow.id,
@@ -165,7 +178,7 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
   });
 
   it('refuses a multipart body without files or with a wrong content type, writing nothing', async () => {
-    const before = readdirSync(workspace).sort();
+    const before = await stored();
     const empty = multipartBody([]);
     const none = await rawRequest(server.url, `${files}?path=x`, {
       method: 'POST',
@@ -181,16 +194,17 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
       headers: { 'content-type': 'text/plain' },
     });
     expect(wrongType.status).toBe(415);
-    expect(readdirSync(workspace).sort()).toEqual(before);
+    expect(await stored()).toEqual(before);
   });
 
   it('deletes files and directories, announcing each deletion', async () => {
     const capture = captureEvents(server);
     await put('trash/a.txt', 'a');
+    await put('trash/b.txt', 'b'); // keeps the folder on S3 too, where an empty folder does not exist
     expect((await server.request(`${files}/trash/a.txt`, { as: alice, method: 'DELETE' })).status).toBe(204);
-    expect(existsSync(join(workspace, 'trash/a.txt'))).toBe(false);
+    expect(await stored()).not.toContain('trash/a.txt');
     expect((await server.request(`${files}/trash`, { as: alice, method: 'DELETE' })).status).toBe(204);
-    expect(existsSync(join(workspace, 'trash'))).toBe(false);
+    expect((await stored()).filter((f) => f.startsWith('trash/'))).toEqual([]);
     expect((await server.request(`${files}/trash`, { as: alice, method: 'DELETE' })).status).toBe(404);
     await eventually(
       () =>
@@ -202,7 +216,8 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
 
   it('lists a workspace whose directory does not exist yet as empty', async () => {
     const other = await createWorkflow(server, alice, workflow.project_id);
-    rmSync(workflowWorkspaceDir(server.dataDir, other.project_id, other.id), { recursive: true, force: true });
+    if (backendName === 'local')
+      rmSync(join(server.dataDir, 'workspaces', other.project_id, other.id), { recursive: true });
     const res = await server.request(`/svc/api/workflows/${other.id}/files?path=&recursive=1`, { as: alice });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual([]);
@@ -214,11 +229,11 @@ describe.each(TEST_PROVIDERS)('workspace files on %s', (provider) => {
     const put404 = await rawRequest(server.url, `${files}/evil.txt`, { method: 'PUT', as: mallory, body: 'x' });
     expect(put404.status).toBe(404);
     expect((await rawRequest(server.url, `${files}/evil.txt`, { method: 'PUT', body: 'x' })).status).toBe(401);
-    expect(existsSync(join(workspace, 'evil.txt'))).toBe(false);
+    expect(await stored()).not.toContain('evil.txt');
     const bob = await server.login('bob');
     await addMember(server, alice, workflow.project_id, 'bob');
     const bobs = await server.request(`${files}/README.md?raw`, { as: bob });
     expect(await bobs.text()).toBe('# Hello\n');
-    expect(statSync(join(workspace, 'README.md')).size).toBe(8);
+    expect(await content('README.md')).toBe('# Hello\n');
   });
 });
