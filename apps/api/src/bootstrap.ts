@@ -85,6 +85,7 @@ export async function buildRuntime(
       await live.close();
       await gitTemplates?.idle();
       await dbHandle.close();
+      storage.close();
     },
   };
 }

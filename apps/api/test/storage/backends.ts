@@ -90,6 +90,9 @@ export async function startBackend(name: BackendName): Promise<BackendUnderTest>
     read: async (_dataDir, path) =>
       (await objects.head(PREFIX + path)) ? buffer(await objects.get(PREFIX + path)) : null,
     plant: (_dataDir, path, content) => objects.put(PREFIX + path, Buffer.from(content)),
-    close: () => s3.close(),
+    close: async () => {
+      objects.client.destroy();
+      await s3.close();
+    },
   };
 }

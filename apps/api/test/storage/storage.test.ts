@@ -1,11 +1,13 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { createProject } from '../resources/fixtures';
 import { rawRequest } from '../files/raw-http';
-import { startBackend, STORAGE_BACKENDS, type BackendUnderTest } from './backends';
+import { startBackend, STORAGE_BACKENDS, type BackendName, type BackendUnderTest } from './backends';
 
-const COMBINATIONS = TEST_PROVIDERS.flatMap((provider) => STORAGE_BACKENDS.map((backend) => [provider, backend]));
+const COMBINATIONS = TEST_PROVIDERS.flatMap((provider) =>
+  STORAGE_BACKENDS.map((backend) => [provider, backend] as const),
+);
 
-describe.each(COMBINATIONS)('project object storage on %s with %s storage', (provider, backendName) => {
+describe.each(COMBINATIONS)('project object storage on %s with %s storage', (provider, backendName: BackendName) => {
   let backend: BackendUnderTest;
   let server: TestServer;
   let alice: string;
@@ -18,7 +20,7 @@ describe.each(COMBINATIONS)('project object storage on %s with %s storage', (pro
       .map((f) => f.slice(`storage/${projectId}/`.length));
 
   beforeAll(async () => {
-    backend = await startBackend(backendName as (typeof STORAGE_BACKENDS)[number]);
+    backend = await startBackend(backendName);
     server = await startTestServer(provider, backend.env);
     alice = await server.login('alice');
     projectId = (await createProject(server, alice)).id;

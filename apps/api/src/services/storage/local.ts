@@ -145,6 +145,8 @@ export class LocalStorage implements Storage {
     return (await sweepStaleUploads(roots)).length;
   }
 
+  close(): void {}
+
   async health(): Promise<'ok' | 'unavailable'> {
     return access(this.dataDir, constants.W_OK).then(
       () => 'ok' as const,

@@ -261,6 +261,10 @@ export class S3Storage implements Storage {
     return stale.length;
   }
 
+  close(): void {
+    this.objects.client.destroy();
+  }
+
   async health(): Promise<'ok' | 'unavailable'> {
     return (await this.objects.bucketAnswers()) ? 'ok' : 'unavailable';
   }

@@ -101,4 +101,6 @@ export interface Storage {
   sweepStaleUploads(): Promise<number>;
   /** Whether the backend answers (for the health check). */
   health(): Promise<'ok' | 'unavailable'>;
+  /** Releases connections (shutdown). */
+  close(): void;
 }
