@@ -11,15 +11,13 @@ export function healthRouter(deps: AppDeps): Router {
     );
     const storage = await deps.storage.health();
     const ok = db === 'ok' && storage === 'ok';
-    res
-      .status(ok ? 200 : 503)
-      .json({
-        status: ok ? 'ok' : 'unavailable',
-        version: deps.version,
-        db,
-        storage,
-        storage_backend: deps.storage.backend,
-      });
+    res.status(ok ? 200 : 503).json({
+      status: ok ? 'ok' : 'unavailable',
+      version: deps.version,
+      db,
+      storage,
+      storage_backend: deps.storage.backend,
+    });
   });
   return router;
 }
