@@ -58,3 +58,11 @@ ensure_bubblewrap() {
   log "installing bubblewrap (Debian package)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
 }
+
+# haproxy: the real load balancer in front of several API replicas in the multi-replica tests and in
+# `pnpm bench scale` (packages/test-kit/src/load-balancer.ts starts it with a generated config).
+ensure_haproxy() {
+  if [ -x /usr/sbin/haproxy ]; then return; fi
+  log "installing haproxy (Debian package)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null
+}

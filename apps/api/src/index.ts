@@ -1,9 +1,12 @@
+import cluster from 'node:cluster';
 import { mkdirSync } from 'node:fs';
 import pino from 'pino';
 import { readEnv } from './env';
 import { buildConfig, ConfigError } from './config';
 import { buildRuntime } from './bootstrap';
 import { startServer } from './server';
+import { runClusterPrimary } from './cluster';
+import { REPLICA_ID } from './replica';
 
 export { createApp } from './app';
 export { buildRuntime } from './bootstrap';
@@ -18,6 +21,10 @@ async function main(): Promise<void> {
     config = buildConfig(readEnv());
     mkdirSync(config.dataDir, { recursive: true });
     logger = pino({ level: config.logLevel });
+    if (config.processes > 1 && cluster.isPrimary) {
+      runClusterPrimary(config.processes, logger);
+      return;
+    }
     runtime = await buildRuntime(config, logger);
   } catch (error) {
     // Bad settings (including an unusable JWT_PRIVATE_KEY) are reported in one line, not a stack trace.
@@ -29,7 +36,7 @@ async function main(): Promise<void> {
   }
   const running = await startServer(runtime);
   logger.info(
-    { url: running.url, provider: config.auth.provider, database: runtime.dbHandle.provider },
+    { url: running.url, provider: config.auth.provider, database: runtime.dbHandle.provider, replica: REPLICA_ID },
     'svc listening',
   );
   const stop = async () => {

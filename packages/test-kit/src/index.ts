@@ -32,3 +32,10 @@ export {
 } from './worker-socket';
 export { EventStream, SseParser, type SseEvent } from './sse';
 export { assertBuiltFresh } from './build-check';
+export {
+  startLoadBalancer,
+  haproxyConfig,
+  replicaAnswering,
+  type LoadBalancer,
+  type LoadBalancerOptions,
+} from './load-balancer';

@@ -1,7 +1,11 @@
 import { Router } from 'express';
 import type { AppDeps } from '../deps';
+import { REPLICA_ID } from '../replica';
 
-/** `GET /svc/api/health`: public, for orchestrator probes; 503 when the database does not answer. */
+/**
+ * `GET /svc/api/health`: public, for orchestrator and load-balancer probes; 503 when the database does
+ * not answer. `replica` names the process that answered.
+ */
 export function healthRouter(deps: AppDeps): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
@@ -9,7 +13,9 @@ export function healthRouter(deps: AppDeps): Router {
       () => 'ok' as const,
       () => 'unavailable' as const,
     );
-    res.status(db === 'ok' ? 200 : 503).json({ status: db === 'ok' ? 'ok' : 'unavailable', version: deps.version, db });
+    res
+      .status(db === 'ok' ? 200 : 503)
+      .json({ status: db === 'ok' ? 'ok' : 'unavailable', version: deps.version, db, replica: REPLICA_ID });
   });
   return router;
 }
