@@ -49,9 +49,12 @@ export function memoryOf(pid) {
   return { rssMiB: field('VmRSS'), peakMiB: field('VmHWM') };
 }
 
-export async function startServerProcess({ provider = 'sqlite', env = {}, nodeArgs = [] } = {}) {
+/** `databaseUrl`: join a database another server process made (a replica); its owner drops it. */
+export async function startServerProcess({ provider = 'sqlite', env = {}, nodeArgs = [], databaseUrl } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const database = await createDatabase(provider, dataDir);
+  const database = databaseUrl
+    ? { url: databaseUrl, drop: async () => undefined }
+    : await createDatabase(provider, dataDir);
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'apps/api/dist/index.js')], {
     env: {

@@ -66,3 +66,10 @@ ensure_haproxy() {
   log "installing haproxy (Debian package)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null
 }
+
+# wrk: the HTTP load generator of `pnpm bench scale` (a C client in its own process).
+ensure_wrk() {
+  if command -v wrk >/dev/null 2>&1; then return; fi
+  log "installing wrk (Debian package)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+}

@@ -60,6 +60,8 @@ export function haproxyConfig(port: number, backends: string[], checkIntervalMs 
     '  timeout server 1h',
     '  timeout tunnel 1h',
     '  timeout http-request 30s',
+    // A busy replica on a loaded machine answers its check slowly, but answers: it stays in.
+    '  timeout check 5s',
     'frontend svc',
     `  bind 127.0.0.1:${port}`,
     '  option forwardfor',
@@ -68,7 +70,7 @@ export function haproxyConfig(port: number, backends: string[], checkIntervalMs 
     '  balance roundrobin',
     '  option httpchk GET /svc/api/health',
     '  http-check expect status 200',
-    `  default-server inter ${checkIntervalMs}ms fall 1 rise 1`,
+    `  default-server inter ${checkIntervalMs}ms fall 2 rise 1`,
     ...servers,
     '',
   ].join('\n');
