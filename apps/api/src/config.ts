@@ -41,7 +41,7 @@ export interface Config {
   sockets: { browser: MessageRate; worker: MessageRate };
   /** Server-Sent Events: heartbeat comments keep proxies from closing idle streams */
   sse: { heartbeatMs: number };
-  /** server processes on this host (apps/api/src/cluster.ts); more than 1 only on PostgreSQL */
+  /** server processes on this host (apps/api/src/cluster/primary.ts); more than 1 only on PostgreSQL */
   processes: number;
 }
 

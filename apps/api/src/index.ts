@@ -5,7 +5,7 @@ import { readEnv } from './env';
 import { buildConfig, ConfigError } from './config';
 import { buildRuntime } from './bootstrap';
 import { startServer } from './server';
-import { runClusterPrimary } from './cluster';
+import { runClusterPrimary } from './cluster/primary';
 import { REPLICA_ID } from './replica';
 
 export { createApp } from './app';
