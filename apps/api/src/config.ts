@@ -1,4 +1,5 @@
 import { resolve, join } from 'node:path';
+import { defaultReplicaId } from './cluster/replica-id';
 import { EnvSchema, type Env } from './env';
 import { AdminList, AdminListError } from './auth/admins';
 
@@ -20,6 +21,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string;
   databasePoolSize: number;
+  /** this replica's id on the cluster bus (PostgreSQL LISTEN/NOTIFY) */
+  replicaId: string;
   logLevel: Env['LOG_LEVEL'];
   webDistDir: string | null;
   webAppUrl: string;
@@ -110,6 +113,7 @@ export function buildConfig(env: Env): Config {
     dataDir,
     databaseUrl: env.DATABASE_URL ?? `file:${join(dataDir, 'svc.db')}`,
     databasePoolSize: env.DATABASE_POOL_SIZE,
+    replicaId: env.REPLICA_ID ?? defaultReplicaId(),
     logLevel: env.LOG_LEVEL,
     webDistDir: env.WEB_DIST_DIR ? resolve(env.WEB_DIST_DIR) : null,
     webAppUrl: env.WEB_APP_URL,
