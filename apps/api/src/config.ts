@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { resolve, join } from 'node:path';
+import { defaultReplicaId } from './cluster/replica-id';
 import { EnvSchema, type Env } from './env';
 import { AdminList, AdminListError } from './auth/admins';
 
@@ -21,6 +22,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string;
   databasePoolSize: number;
+  /** this replica's id on the cluster bus (PostgreSQL LISTEN/NOTIFY) */
+  replicaId: string;
   logLevel: Env['LOG_LEVEL'];
   webDistDir: string | null;
   webAppUrl: string;
@@ -114,6 +117,7 @@ export function buildConfig(env: Env): Config {
     dataDir,
     databaseUrl,
     databasePoolSize: env.DATABASE_POOL_SIZE,
+    replicaId: env.REPLICA_ID ?? defaultReplicaId(),
     logLevel: env.LOG_LEVEL,
     webDistDir: env.WEB_DIST_DIR ? resolve(env.WEB_DIST_DIR) : null,
     webAppUrl: env.WEB_APP_URL,

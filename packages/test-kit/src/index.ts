@@ -20,6 +20,7 @@ export {
   type ApiProcessOptions,
   type DbProvider,
 } from './api-process';
+export { startReplicas, type Replicas } from './replicas';
 export {
   Inbox,
   openSocket,
