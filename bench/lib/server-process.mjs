@@ -49,12 +49,9 @@ export function memoryOf(pid) {
   return { rssMiB: field('VmRSS'), peakMiB: field('VmHWM') };
 }
 
-/** `databaseUrl`: join a database another server process made (a replica); its owner drops it. */
-export async function startServerProcess({ provider = 'sqlite', env = {}, nodeArgs = [], databaseUrl } = {}) {
+export async function startServerProcess({ provider = 'sqlite', env = {}, nodeArgs = [] } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const database = databaseUrl
-    ? { url: databaseUrl, drop: async () => undefined }
-    : await createDatabase(provider, dataDir);
+  const database = await createDatabase(provider, dataDir);
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'apps/api/dist/index.js')], {
     env: {

@@ -6,7 +6,6 @@ import { buildConfig, ConfigError } from './config';
 import { buildRuntime } from './bootstrap';
 import { startServer } from './server';
 import { runClusterPrimary } from './cluster/primary';
-import { REPLICA_ID } from './replica';
 
 export { createApp } from './app';
 export { buildRuntime } from './bootstrap';
@@ -18,11 +17,12 @@ async function main(): Promise<void> {
   let runtime;
   let logger;
   try {
-    config = buildConfig(readEnv());
+    const env = readEnv();
+    config = buildConfig(env);
     mkdirSync(config.dataDir, { recursive: true });
     logger = pino({ level: config.logLevel });
     if (config.processes > 1 && cluster.isPrimary) {
-      runClusterPrimary(config.processes, logger);
+      runClusterPrimary(config.processes, logger, env.REPLICA_ID);
       return;
     }
     runtime = await buildRuntime(config, logger);
@@ -36,7 +36,12 @@ async function main(): Promise<void> {
   }
   const running = await startServer(runtime);
   logger.info(
-    { url: running.url, provider: config.auth.provider, database: runtime.dbHandle.provider, replica: REPLICA_ID },
+    {
+      url: running.url,
+      provider: config.auth.provider,
+      database: runtime.dbHandle.provider,
+      replica: config.replicaId,
+    },
     'svc listening',
   );
   const stop = async () => {

@@ -37,6 +37,8 @@ export {
   startLoadBalancer,
   haproxyConfig,
   replicaAnswering,
+  startBalancedReplicas,
+  type BalancedReplicas,
   type LoadBalancer,
   type LoadBalancerOptions,
 } from './load-balancer';

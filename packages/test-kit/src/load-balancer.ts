@@ -7,6 +7,7 @@ import { freePort } from './api-process';
 import { INHERITED_PATH } from './env';
 import { eventually, StopWaiting } from './poll';
 import { spawnProcess, type ManagedProcess } from './process';
+import { startReplicas, type Replicas } from './replicas';
 
 export interface LoadBalancerOptions {
   /** Base URLs of the API replicas (`http://127.0.0.1:port`), balanced round-robin. */
@@ -143,4 +144,46 @@ export function replicaAnswering(baseUrl: string): Promise<string> {
     });
     req.once('error', reject);
   });
+}
+
+export interface BalancedReplicas {
+  /** The balancer's URL: the replicas' PUBLIC_URL, what browsers and workers use. */
+  url: string;
+  balancer: LoadBalancer;
+  replicas: Replicas;
+  /** Stops the balancer, then the replicas (dropping their database). */
+  close(): Promise<void>;
+}
+
+/**
+ * `count` replicas on one PostgreSQL database (test-kit `startReplicas`) behind a real haproxy, whose
+ * address is their public URL (cookies, Origin checks), as in a deployment.
+ */
+export async function startBalancedReplicas(
+  count: number,
+  options: { env?: Record<string, string>; checkIntervalMs?: number } = {},
+): Promise<BalancedReplicas> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const replicas = await startReplicas(count, { provider: 'postgresql', env: { PUBLIC_URL: url, ...options.env } });
+  let balancer: LoadBalancer;
+  try {
+    balancer = await startLoadBalancer({
+      port,
+      backends: replicas.replicas.map((r) => r.url),
+      checkIntervalMs: options.checkIntervalMs,
+    });
+  } catch (error) {
+    await replicas.close();
+    throw error;
+  }
+  return {
+    url,
+    balancer,
+    replicas,
+    async close() {
+      await balancer.stop();
+      await replicas.close();
+    },
+  };
 }

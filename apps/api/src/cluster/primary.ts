@@ -10,16 +10,19 @@ const MAX_RESTART_DELAY_MS = 30_000;
  * hands each new connection to one of them, round-robin) and serve exactly as a single server does; all
  * coordination between them goes through PostgreSQL, as between replicas on different hosts. A worker
  * that dies is replaced; one that dies before it ever listened (bad settings, unreachable database)
- * stops the whole server with its exit code, since a restart would fail the same way.
+ * stops the whole server with its exit code, since a restart would fail the same way. Without a
+ * configured REPLICA_ID each process makes its own (host, pid, random).
  */
-export function runClusterPrimary(count: number, logger: Logger): void {
+export function runClusterPrimary(count: number, logger: Logger, replicaIdBase?: string): void {
   let stopping = false;
   const startedAt = new Map<Worker, number>();
   const listened = new Set<Worker>();
   const crashesInARow = new Map<number, number>();
+  let forks = 0;
 
   const fork = (slot: number) => {
-    const worker = cluster.fork();
+    // Replica ids must differ between processes: a configured REPLICA_ID gets each fork's number.
+    const worker = cluster.fork(replicaIdBase ? { REPLICA_ID: `${replicaIdBase}-${++forks}` } : {});
     startedAt.set(worker, Date.now());
     worker.once('listening', () => listened.add(worker));
     worker.once('exit', (code, signal) => {

@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import type { AppDeps } from '../deps';
-import { REPLICA_ID } from '../replica';
 
 /**
  * `GET /svc/api/health`: public, for orchestrator and load-balancer probes; 503 when the database does
- * not answer. `replica` names the process that answered.
+ * not answer. `replica` names the process that answered
+ * (its `REPLICA_ID`), so operators and tests see which one a load balancer chose.
  */
 export function healthRouter(deps: AppDeps): Router {
   const router = Router();
@@ -15,7 +15,7 @@ export function healthRouter(deps: AppDeps): Router {
     );
     res
       .status(db === 'ok' ? 200 : 503)
-      .json({ status: db === 'ok' ? 'ok' : 'unavailable', version: deps.version, db, replica: REPLICA_ID });
+      .json({ status: db === 'ok' ? 'ok' : 'unavailable', version: deps.version, db, replica: deps.config.replicaId });
   });
   return router;
 }

@@ -1,13 +1,11 @@
-import path from 'node:path';
 import {
   eventually,
-  freePort,
   openBrowserSocket,
   replicaAnswering,
   Session,
-  startApiProcess,
-  startLoadBalancer,
+  startBalancedReplicas,
   type ApiProcess,
+  type BalancedReplicas,
   type LoadBalancer,
 } from '@svc/test-kit';
 
@@ -15,32 +13,17 @@ import {
 // of real API processes on one PostgreSQL database: requests spread round-robin with no stickiness,
 // WebSockets pass through, and a dead replica is skipped.
 describe('haproxy in front of two API processes', () => {
-  const replicas: ApiProcess[] = [];
+  let deployment: BalancedReplicas;
+  let replicas: ApiProcess[];
   let balancer: LoadBalancer;
 
   beforeAll(async () => {
-    const port = await freePort();
-    // Browsers see the balancer's address: it is the replicas' public URL (cookies, origin checks).
-    const env = { LOG_LEVEL: 'warn', PUBLIC_URL: `http://127.0.0.1:${port}` };
-    const first = await startApiProcess({ provider: 'postgresql', env });
-    replicas.push(first);
-    // The second shares the first's database and signing key, as replicas of one deployment do.
-    replicas.push(
-      await startApiProcess({
-        provider: 'postgresql',
-        env: {
-          ...env,
-          DATABASE_URL: first.databaseUrl,
-          JWT_PRIVATE_KEY: path.join(first.dataDir, 'keys', 'jwt-es256.pem'),
-        },
-      }),
-    );
-    balancer = await startLoadBalancer({ port, backends: replicas.map((r) => r.url) });
+    deployment = await startBalancedReplicas(2, { env: { LOG_LEVEL: 'warn' } });
+    ({ balancer } = deployment);
+    replicas = deployment.replicas.replicas;
   });
   afterAll(async () => {
-    await balancer?.stop();
-    // The first replica owns the shared database: it goes last.
-    for (const replica of [...replicas].reverse()) await replica.close();
+    await deployment?.close();
   });
 
   it('sends consecutive requests to both replicas in turn', async () => {
