@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { devLogin, freePort, percentile, repoRoot, startServerProcess } from '../lib/server-process.mjs';
+import { devLogin, percentile, repoRoot } from '../lib/server-process.mjs';
 import { connectBrowser, connectWorker, stream } from '../ws/load-clients.mjs';
 
 const args = Object.fromEntries(
@@ -25,33 +25,12 @@ const replicaCounts = (args.replicas ?? '1,2,3').split(',').map(Number);
 const concurrency = Number(args.concurrency ?? 64);
 const [, wsWorkers, wsBrowsers] = /^(\d+)x(\d+)$/.exec(args.ws ?? '10x100').map(Number);
 const require = createRequire(join(repoRoot, 'package.json'));
-const { startLoadBalancer } = require(join(repoRoot, 'packages/test-kit'));
-
-/** `count` replicas sharing one fresh database and signing key, behind haproxy; the balancer is their public URL. */
-async function startReplicaSet(count) {
-  const port = await freePort();
-  const env = { PUBLIC_URL: `http://127.0.0.1:${port}` };
-  const owner = await startServerProcess({ provider: 'postgresql', env });
-  const replicas = [owner];
-  const key = { JWT_PRIVATE_KEY: join(owner.dataDir, 'keys', 'jwt-es256.pem') };
-  for (let i = 1; i < count; i++)
-    replicas.push(
-      await startServerProcess({ provider: 'postgresql', databaseUrl: owner.databaseUrl, env: { ...env, ...key } }),
-    );
-  const balancer = await startLoadBalancer({ port, backends: replicas.map((r) => r.url) });
-  return {
-    url: balancer.url,
-    async stop() {
-      await balancer.stop();
-      // The owner drops the database: it goes last.
-      for (const replica of replicas.reverse()) await replica.stop();
-    },
-  };
-}
+// The replicas (one PostgreSQL database, shared signing key) behind haproxy, as the tests start them.
+const { startBalancedReplicas } = require(join(repoRoot, 'packages/test-kit'));
 
 /** Through the balancer: a user, a worker token, a project with `workflows` pending workflows. */
 async function seed(url, workflows) {
-  const cookie = await devLogin(url);
+  const cookie = await devLogin(url, 'root'); // an administrator: it mints the worker token
   const headers = { cookie, origin: url, 'content-type': 'application/json' };
   const post = async (path, body) => {
     const res = await fetch(`${url}/svc/api${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -120,7 +99,7 @@ async function websocketLoad(url, seeded) {
 
 const rows = [];
 for (const count of replicaCounts) {
-  const set = await startReplicaSet(count);
+  const set = await startBalancedReplicas(count, { env: { LOG_LEVEL: 'warn' } });
   try {
     const seeded = await seed(set.url, wsWorkers);
     const projects = wrk(`${set.url}/svc/api/projects`, seeded.cookie);
@@ -130,7 +109,7 @@ for (const count of replicaCounts) {
     rows.push(row);
     console.error(JSON.stringify(row));
   } finally {
-    await set.stop();
+    await set.close();
   }
 }
 
