@@ -79,6 +79,10 @@ describe('docker-compose.yml', () => {
     expect(api.ports).toBeUndefined();
   });
 
+  it('names each replica (REPLICA_ID) after its service', () => {
+    for (const name of API_REPLICAS) expect(services[name]!.environment!.REPLICA_ID).toBe(name);
+  });
+
   it('gives each replica its own scratch volume (shared state is in PostgreSQL and MinIO)', () => {
     const volumes = API_REPLICAS.map((name) => services[name]!.volumes);
     expect(volumes[0]).toHaveLength(1);
