@@ -7,6 +7,7 @@
 // bench/ws/load-clients.mjs in this process. Every client goes through the balancer, so a worker's
 // updates reach browsers on other replicas only through PostgreSQL (docs/scale-out.md).
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -46,10 +47,24 @@ async function seed(url, workflows) {
   return { cookie, token, projectId: project.id, workflowIds: ids };
 }
 
+/**
+ * CPU seconds used so far by these processes (Linux /proc, clock ticks of 1/100 s): on a machine shared
+ * with other work, throughput moves with the neighbours, CPU time per request much less.
+ */
+function cpuSeconds(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+  }
+  return ticks / 100;
+}
+
 const toMs = (value, unit) => Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
 
-/** wrk against one URL: requests/s and latency percentiles; a warm-up pass first, discarded. */
-function wrk(url, cookie) {
+/** wrk against one URL: requests/s, latency percentiles, server CPU per request; a warm-up pass first, discarded. */
+function wrk(url, cookie, serverPids) {
   const run = (duration) => {
     const result = spawnSync(
       'wrk',
@@ -61,7 +76,9 @@ function wrk(url, cookie) {
     return result.stdout;
   };
   run(2);
+  const cpuBefore = cpuSeconds(serverPids);
   const out = run(seconds);
+  const cpu = cpuSeconds(serverPids) - cpuBefore;
   const latency = (p) => {
     const match = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(out);
     return match ? toMs(match[1], match[2]) : NaN;
@@ -69,7 +86,14 @@ function wrk(url, cookie) {
   const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const socketErrors = /Socket errors: (.*)/.exec(out)?.[1] ?? null;
   if (bad || socketErrors) console.error(`wrk ${url}: ${bad} non-2xx responses; socket errors: ${socketErrors}`);
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]), p50: latency(50), p99: latency(99), errors: bad };
+  const requests = Number(/(\d+) requests in/.exec(out)[1]);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]),
+    p50: latency(50),
+    p99: latency(99),
+    cpuMsPerRequest: (1000 * cpu) / Math.max(1, requests),
+    errors: bad,
+  };
 }
 
 /** bench/ws: `wsWorkers` workers and `wsBrowsers` browsers (spread over the workflows), all through the balancer. */
@@ -103,8 +127,10 @@ for (const count of replicaCounts) {
   const set = await startBalancedReplicas(count, { env: { LOG_LEVEL: 'warn' } });
   try {
     const seeded = await seed(set.url, wsWorkers);
-    const projects = wrk(`${set.url}/svc/api/projects`, seeded.cookie);
-    const workflow = wrk(`${set.url}/svc/api/workflows/${seeded.workflowIds[0]}`, seeded.cookie);
+    // The replicas and haproxy: what serving costs.
+    const serverPids = [...set.replicas.replicas.map((r) => r.process.pid), set.balancer.process.pid];
+    const projects = wrk(`${set.url}/svc/api/projects`, seeded.cookie, serverPids);
+    const workflow = wrk(`${set.url}/svc/api/workflows/${seeded.workflowIds[0]}`, seeded.cookie, serverPids);
     const ws = await websocketLoad(set.url, seeded);
     const row = { replicas: count, projects, workflow, ws };
     rows.push(row);
@@ -116,6 +142,7 @@ for (const count of replicaCounts) {
 
 const f0 = (n) => n.toFixed(0);
 const f1 = (n) => n.toFixed(1);
+const f2 = (n) => n.toFixed(2);
 console.log(
   `\n${cpus().length} CPUs (${availableParallelism()} usable), load average ${loadavg()
     .map((n) => n.toFixed(1))
@@ -123,18 +150,18 @@ console.log(
 );
 console.log(`HTTP: wrk, ${concurrency} connections; WebSocket: ${wsWorkers} workers x ${wsBrowsers} browsers\n`);
 console.log(
-  '| replicas | GET /projects req/s | p99 ms | GET /workflows/{id} req/s | p99 ms | ws updates/s | ws deliveries/s | delivered | p99 ms |',
+  '| replicas | GET /projects req/s | p99 ms | CPU ms/req | GET /workflows/{id} req/s | p99 ms | CPU ms/req | ws updates/s | ws deliveries/s | delivered | p99 ms |',
 );
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows)
   console.log(
-    `| ${r.replicas} | ${f0(r.projects.rps)} | ${f1(r.projects.p99)} | ${f0(r.workflow.rps)} | ${f1(r.workflow.p99)} | ${f0(r.ws.updates)} | ${f0(r.ws.deliveries)} | ${(100 * r.ws.delivered).toFixed(0)} % | ${f1(r.ws.p99)} |`,
+    `| ${r.replicas} | ${f0(r.projects.rps)} | ${f1(r.projects.p99)} | ${f2(r.projects.cpuMsPerRequest)} | ${f0(r.workflow.rps)} | ${f1(r.workflow.p99)} | ${f2(r.workflow.cpuMsPerRequest)} | ${f0(r.ws.updates)} | ${f0(r.ws.deliveries)} | ${(100 * r.ws.delivered).toFixed(0)} % | ${f1(r.ws.p99)} |`,
   );
 const one = rows.find((r) => r.replicas === 1);
 for (const r of rows.filter((row) => row.replicas > 1 && one)) {
   const ratio = (pick) => (pick(r) / pick(one)).toFixed(2);
   console.log(
-    `| ${r.replicas} ÷ 1 | ${ratio((x) => x.projects.rps)} | | ${ratio((x) => x.workflow.rps)} | | ${ratio((x) => x.ws.updates)} | ${ratio((x) => x.ws.deliveries)} | | |`,
+    `| ${r.replicas} ÷ 1 | ${ratio((x) => x.projects.rps)} | | | ${ratio((x) => x.workflow.rps)} | | | ${ratio((x) => x.ws.updates)} | ${ratio((x) => x.ws.deliveries)} | | |`,
   );
 }
 console.log(JSON.stringify({ cpus: cpus().length, seconds, concurrency, rows }));
