@@ -1,4 +1,5 @@
 import type { DbHandle } from '@svc/db';
+import { openBrowserSocket } from '@svc/test-kit';
 import {
   CLUSTER_TIMEOUT_MS,
   createWorkflow,
@@ -51,6 +52,25 @@ describe('two API replicas on one PostgreSQL database', () => {
       const expected = Array.from({ length: lastEvent - from }, (_, i) => from + i + 1);
       expect(receivedSeqs(browser.inbox, id)).toEqual(expected);
       browser.close();
+    },
+    CLUSTER_TIMEOUT_MS,
+  );
+
+  it(
+    "a project channel on B gets the status changes and notices of the project's workflows run through A",
+    async () => {
+      const { a, b } = cluster;
+      const { ws, inbox } = await openBrowserSocket(b, cluster.alice);
+      ws.send(JSON.stringify({ type: 'subscribe_project', project_id: cluster.projectId }));
+      const worker = await cluster.worker(a, 'project-on-a');
+      const id = await createWorkflow(cluster.aliceOn(a), cluster.projectId, 'watched by its project');
+      await inbox.next((m) => m.type === 'project_changed' && m.data?.workflow_id === id);
+      const { last_seq: last } = await worker.dispatch(id, 'start');
+      await worker.store(id, last + 1, { kind: 'status', data: { status: 'running' } });
+      expect(await inbox.next((m) => m.type === 'workflow_status' && m.workflow_id === id)).toMatchObject({
+        data: { status: 'running' },
+      });
+      ws.terminate();
     },
     CLUSTER_TIMEOUT_MS,
   );
@@ -139,6 +159,21 @@ describe('two API replicas on one PostgreSQL database', () => {
       const stop = keepBeating(after, () => [id]);
       expect(await after.dispatch(id, 'cancel')).toMatchObject({ workflow_id: id });
       stop();
+    },
+    CLUSTER_TIMEOUT_MS,
+  );
+
+  it(
+    'a session signed out through A is refused by B at once, and its browser socket on B is closed',
+    async () => {
+      const { a, b } = cluster;
+      const cookie = await a.login('bob');
+      const { ws, inbox } = await openBrowserSocket(b, cookie);
+      expect((await b.request('/svc/api/me', { as: cookie })).status).toBe(200);
+      expect((await a.request('/svc/auth/logout', { method: 'POST', as: cookie })).status).toBe(204);
+      expect((await inbox.whenClosed()).code).toBe(4401);
+      expect((await b.request('/svc/api/me', { as: cookie })).status).toBe(401);
+      ws.terminate();
     },
     CLUSTER_TIMEOUT_MS,
   );
