@@ -177,4 +177,36 @@ describe('two API replicas on one PostgreSQL database', () => {
     },
     CLUSTER_TIMEOUT_MS,
   );
+
+  it(
+    'execute_on_worker reaches a target connected to the other replica, and its whole output comes back',
+    async () => {
+      const { a, b } = cluster;
+      const asker = await cluster.worker(a, 'asker-for-exec');
+      const id = await createWorkflow(cluster.aliceOn(a), cluster.projectId);
+      await asker.dispatch(id, 'start');
+      const target = await cluster.worker(b, 'gpu-on-b');
+      asker.send({
+        type: 'exec_request',
+        request_id: 'req-1',
+        target_worker: 'gpu-on-b',
+        workflow_id: id,
+        command: 'nvidia-smi',
+        timeout_seconds: 30,
+      });
+      const exec = await target.inbox.next((m) => m.type === 'exec');
+      expect(exec).toMatchObject({ workflow_id: id, command: 'nvidia-smi', timeout_seconds: 30 });
+      // Larger than one NOTIFY, with characters JSON escapes.
+      const output = Array.from({ length: 600 }, (_, i) => `GPU ${i}: "ok" \u00e9\n`).join('');
+      target.send({ type: 'exec_result', request_id: exec.request_id, exit_code: 0, output, timed_out: false });
+      expect(await asker.inbox.next((m) => m.type === 'exec_result')).toEqual({
+        type: 'exec_result',
+        request_id: 'req-1',
+        exit_code: 0,
+        output,
+        timed_out: false,
+      });
+    },
+    CLUSTER_TIMEOUT_MS,
+  );
 });
