@@ -24,6 +24,8 @@ export interface LiveServices {
   workflows: WorkflowLifecycle;
   /** fire-and-forget work that shutdown waits for */
   background: BackgroundWork;
+  /** the other API replicas */
+  bus: ClusterBus;
   config: Config;
   /** Starts the timer scheduler and the worker liveness sweep. */
   start(): void;
@@ -94,6 +96,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     timers,
     workflows,
     background,
+    bus,
     config,
     start() {
       timers.start();

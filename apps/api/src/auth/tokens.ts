@@ -147,6 +147,8 @@ export class TokenService {
       create: { jti: claims.jti, expires_at: new Date(claims.exp * 1000) },
       update: {},
     });
+    // Every replica's cache learns it now; the caller answers once the message is with PostgreSQL.
     this.bus?.publish({ type: 'revoked', jti: claims.jti, expires_at: claims.exp * 1000 });
+    await this.bus?.flush();
   }
 }

@@ -11,6 +11,8 @@ export interface ClusterBus {
   /** false for the single-process bus: nobody else listens */
   readonly shared: boolean;
   publish(message: ClusterMessage): void;
+  /** Resolves once what was published so far has left this process (it is with PostgreSQL). */
+  flush(): Promise<void>;
   subscribe(handler: (message: ClusterMessage) => void): () => void;
   onResync(handler: () => void): () => void;
   close(): Promise<void>;
@@ -23,6 +25,8 @@ export class LocalBus implements ClusterBus {
   constructor(readonly replicaId: string) {}
 
   publish(): void {}
+
+  async flush(): Promise<void> {}
 
   subscribe(): () => void {
     return () => undefined;

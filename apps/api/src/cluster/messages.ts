@@ -30,6 +30,27 @@ export type ClusterMessage =
   /** who holds these workflows changed: forget cached rows */
   | { type: 'forget'; workflow_ids: string[] }
   /** a token was revoked */
-  | { type: 'revoked'; jti: string; expires_at: number };
+  | { type: 'revoked'; jti: string; expires_at: number }
+  /** execute_on_worker for a worker connected to another replica: the one holding it runs it */
+  | {
+      type: 'exec';
+      id: string;
+      origin: string;
+      target_worker: string;
+      workflow_id: string;
+      command: string;
+      timeout_seconds?: number;
+    }
+  /** a part of the result of an `exec`, for the replica that asked (`to`) */
+  | {
+      type: 'exec_result';
+      id: string;
+      to: string;
+      part: number;
+      parts: number;
+      exit_code: number | null;
+      output: string;
+      timed_out: boolean;
+    };
 
 export type ClusterMessageType = ClusterMessage['type'];

@@ -66,15 +66,15 @@ export class PgBus implements ClusterBus {
     return () => this.resyncHandlers.delete(handler);
   }
 
-  /** Resolves once what was published so far has been sent (or could not be). */
-  async drain(): Promise<void> {
+  /** Resolves once what was published so far has been sent (or could not be: the connection is down). */
+  async flush(): Promise<void> {
     while (this.flushing || (this.queue.length > 0 && this.client)) {
-      await (this.flushing ?? this.flush());
+      await (this.flushing ?? this.send());
     }
   }
 
   async close(): Promise<void> {
-    await this.drain().catch(() => undefined);
+    await this.flush().catch(() => undefined);
     this.closed = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     const client = this.client;
@@ -147,11 +147,11 @@ export class PgBus implements ClusterBus {
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;
-      if (!this.flushing) void this.flush();
+      if (!this.flushing) void this.send();
     });
   }
 
-  private flush(): Promise<void> {
+  private send(): Promise<void> {
     this.flushing = (async () => {
       while (this.queue.length > 0 && this.client) {
         const client = this.client;

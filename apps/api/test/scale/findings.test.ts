@@ -1,4 +1,5 @@
 import type { DbHandle } from '@svc/db';
+import { openBrowserSocket } from '@svc/test-kit';
 import {
   CLUSTER_TIMEOUT_MS,
   createWorkflow,
@@ -51,6 +52,25 @@ describe('two API replicas on one PostgreSQL database', () => {
       const expected = Array.from({ length: lastEvent - from }, (_, i) => from + i + 1);
       expect(receivedSeqs(browser.inbox, id)).toEqual(expected);
       browser.close();
+    },
+    CLUSTER_TIMEOUT_MS,
+  );
+
+  it(
+    "a project channel on B gets the status changes and notices of the project's workflows run through A",
+    async () => {
+      const { a, b } = cluster;
+      const { ws, inbox } = await openBrowserSocket(b, cluster.alice);
+      ws.send(JSON.stringify({ type: 'subscribe_project', project_id: cluster.projectId }));
+      const worker = await cluster.worker(a, 'project-on-a');
+      const id = await createWorkflow(cluster.aliceOn(a), cluster.projectId, 'watched by its project');
+      await inbox.next((m) => m.type === 'project_changed' && m.data?.workflow_id === id);
+      const { last_seq: last } = await worker.dispatch(id, 'start');
+      await worker.store(id, last + 1, { kind: 'status', data: { status: 'running' } });
+      expect(await inbox.next((m) => m.type === 'workflow_status' && m.workflow_id === id)).toMatchObject({
+        data: { status: 'running' },
+      });
+      ws.terminate();
     },
     CLUSTER_TIMEOUT_MS,
   );
@@ -139,6 +159,53 @@ describe('two API replicas on one PostgreSQL database', () => {
       const stop = keepBeating(after, () => [id]);
       expect(await after.dispatch(id, 'cancel')).toMatchObject({ workflow_id: id });
       stop();
+    },
+    CLUSTER_TIMEOUT_MS,
+  );
+
+  it(
+    'a session signed out through A is refused by B at once, and its browser socket on B is closed',
+    async () => {
+      const { a, b } = cluster;
+      const cookie = await a.login('bob');
+      const { ws, inbox } = await openBrowserSocket(b, cookie);
+      expect((await b.request('/svc/api/me', { as: cookie })).status).toBe(200);
+      expect((await a.request('/svc/auth/logout', { method: 'POST', as: cookie })).status).toBe(204);
+      expect((await inbox.whenClosed()).code).toBe(4401);
+      expect((await b.request('/svc/api/me', { as: cookie })).status).toBe(401);
+      ws.terminate();
+    },
+    CLUSTER_TIMEOUT_MS,
+  );
+
+  it(
+    'execute_on_worker reaches a target connected to the other replica, and its whole output comes back',
+    async () => {
+      const { a, b } = cluster;
+      const asker = await cluster.worker(a, 'asker-for-exec');
+      const id = await createWorkflow(cluster.aliceOn(a), cluster.projectId);
+      await asker.dispatch(id, 'start');
+      const target = await cluster.worker(b, 'gpu-on-b');
+      asker.send({
+        type: 'exec_request',
+        request_id: 'req-1',
+        target_worker: 'gpu-on-b',
+        workflow_id: id,
+        command: 'nvidia-smi',
+        timeout_seconds: 30,
+      });
+      const exec = await target.inbox.next((m) => m.type === 'exec');
+      expect(exec).toMatchObject({ workflow_id: id, command: 'nvidia-smi', timeout_seconds: 30 });
+      // Larger than one NOTIFY, with characters JSON escapes.
+      const output = Array.from({ length: 600 }, (_, i) => `GPU ${i}: "ok" \u00e9\n`).join('');
+      target.send({ type: 'exec_result', request_id: exec.request_id, exit_code: 0, output, timed_out: false });
+      expect(await asker.inbox.next((m) => m.type === 'exec_result')).toEqual({
+        type: 'exec_result',
+        request_id: 'req-1',
+        exit_code: 0,
+        output,
+        timed_out: false,
+      });
     },
     CLUSTER_TIMEOUT_MS,
   );
