@@ -63,7 +63,7 @@ function cpuSeconds(pids) {
 
 const toMs = (value, unit) => Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
 
-/** wrk against one URL: requests/s, latency percentiles, server CPU per request; a warm-up pass first, discarded. */
+/** wrk against one URL: requests/s, latency percentiles, server CPU per request, after a warm-up pass. */
 function wrk(url, cookie, serverPids) {
   const run = (duration) => {
     const result = spawnSync(
@@ -75,7 +75,9 @@ function wrk(url, cookie, serverPids) {
     if (result.status !== 0) throw new Error(`wrk failed: ${result.stderr}`);
     return result.stdout;
   };
-  run(2);
+  // As long as the measurement: each replica compiles and caches its own hot paths, and with 3 of
+  // them each sees a third of the warm-up traffic.
+  run(seconds);
   const cpuBefore = cpuSeconds(serverPids);
   const out = run(seconds);
   const cpu = cpuSeconds(serverPids) - cpuBefore;
