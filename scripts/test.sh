@@ -10,6 +10,7 @@ install_dependencies
 ensure_postgres
 ensure_chromium
 ensure_bubblewrap
+ensure_haproxy
 rm -rf apps/*/.test-results packages/*/.test-results
 status=0
 log "checking formatting (prettier)"

@@ -58,3 +58,18 @@ ensure_bubblewrap() {
   log "installing bubblewrap (Debian package)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
 }
+
+# haproxy: the real load balancer in front of several API replicas in the multi-replica tests and in
+# `pnpm bench scale` (packages/test-kit/src/load-balancer.ts starts it with a generated config).
+ensure_haproxy() {
+  if [ -x /usr/sbin/haproxy ]; then return; fi
+  log "installing haproxy (Debian package)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null
+}
+
+# wrk: the HTTP load generator of `pnpm bench scale` (a C client in its own process).
+ensure_wrk() {
+  if command -v wrk >/dev/null 2>&1; then return; fi
+  log "installing wrk (Debian package)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+}

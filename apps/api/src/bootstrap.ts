@@ -6,8 +6,10 @@ import type { Config } from './config';
 import type { AppDeps } from './deps';
 import { loadSigningKeys } from './auth/keys';
 import { TokenService } from './auth/tokens';
-import { EventStore, LocalFanout } from './events';
 import { createStorage } from './services/storage';
+import { ClusterFanout, EventStore, LocalFanout, type EventFanout } from './events';
+import { LocalBus, type ClusterBus } from './cluster/bus';
+import { PgBus } from './cluster/pg-bus';
 import { createLiveServices, type LiveServices } from './live-services';
 import type { Steering } from './workflows';
 import type { TemplateCatalog } from './services/templates';
@@ -20,6 +22,8 @@ export interface Runtime {
   dbHandle: DbHandle;
   /** Worker dispatch, update storage and timers (the WebSockets attach to these). */
   live: LiveServices;
+  /** How this replica talks to the others (PostgreSQL LISTEN/NOTIFY; nothing on SQLite). */
+  bus: ClusterBus;
   close(): Promise<void>;
 }
 
@@ -40,9 +44,19 @@ export async function buildRuntime(
   const keys = await loadSigningKeys(config.jwt.privateKeyPath, config.dataDir);
   const migration = await migrate(config.databaseUrl);
   if (migration.applied.length) logger.info({ applied: migration.applied }, 'database migrated');
+  logger.info({ replica: config.replicaId }, 'replica');
   const dbHandle = await createDb({ url: config.databaseUrl, poolSize: config.databasePoolSize });
-  const tokens = new TokenService(keys, dbHandle.db, config.jwt.issuer, config.jwt.audience);
-  const events = new EventStore({ db: dbHandle.db, provider: dbHandle.provider, fanout: new LocalFanout() });
+  // SQLite is one process: in-process delivery only. PostgreSQL may have any number of replicas.
+  const bus: ClusterBus =
+    dbHandle.provider === 'postgresql'
+      ? await PgBus.connect(config.databaseUrl, config.replicaId, logger)
+      : new LocalBus(config.replicaId);
+  const tokens = new TokenService(keys, dbHandle.db, config.jwt.issuer, config.jwt.audience, Date.now, bus);
+  let events: EventStore | undefined = undefined;
+  const fanout: EventFanout = bus.shared
+    ? new ClusterFanout(bus, (ref, after, limit) => events!.since(ref, after, limit), logger)
+    : new LocalFanout();
+  events = new EventStore({ db: dbHandle.db, provider: dbHandle.provider, fanout });
   // Clones or fetches in the background: start-up never waits for the template repository.
   const gitTemplates = options.templates ? null : new GitTemplateCatalog(config.templates, logger);
   void gitTemplates?.sync();
@@ -56,6 +70,7 @@ export async function buildRuntime(
     storage,
     logger,
     config,
+    bus,
     steering: options.steering,
   });
   // Also in the background: upload temp files left by a crash are removed once they are stale.
@@ -81,8 +96,10 @@ export async function buildRuntime(
     deps,
     dbHandle,
     live,
+    bus,
     close: async () => {
       await live.close();
+      await bus.close();
       await gitTemplates?.idle();
       await dbHandle.close();
       storage.close();

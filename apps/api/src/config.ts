@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { resolve, join } from 'node:path';
+import { defaultReplicaId } from './cluster/replica-id';
 import { EnvSchema, type Env } from './env';
 import { AdminList, AdminListError } from './auth/admins';
 import type { S3Settings } from './services/storage/s3-objects';
@@ -21,6 +23,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string;
   databasePoolSize: number;
+  /** this replica's id on the cluster bus (PostgreSQL LISTEN/NOTIFY) */
+  replicaId: string;
   logLevel: Env['LOG_LEVEL'];
   webDistDir: string | null;
   webAppUrl: string;
@@ -42,6 +46,8 @@ export interface Config {
   sockets: { browser: MessageRate; worker: MessageRate };
   /** Server-Sent Events: heartbeat comments keep proxies from closing idle streams */
   sse: { heartbeatMs: number };
+  /** server processes on this host (apps/api/src/cluster/primary.ts); more than 1 only on PostgreSQL */
+  processes: number;
 }
 
 /** Express `trust proxy` value: which hops' X-Forwarded-* headers count. */
@@ -104,14 +110,16 @@ export function buildConfig(env: Env): Config {
     throw new ConfigError('AUTH_PROVIDER=dev is refused when NODE_ENV=production');
   }
   const dataDir = resolve(env.DATA_DIR);
+  const databaseUrl = env.DATABASE_URL ?? `file:${join(dataDir, 'svc.db')}`;
   return {
     env: env.NODE_ENV,
     host: env.HOST,
     port: env.PORT,
     publicUrl: env.PUBLIC_URL.replace(/\/$/, ''),
     dataDir,
-    databaseUrl: env.DATABASE_URL ?? `file:${join(dataDir, 'svc.db')}`,
+    databaseUrl,
     databasePoolSize: env.DATABASE_POOL_SIZE,
+    replicaId: env.REPLICA_ID ?? defaultReplicaId(),
     logLevel: env.LOG_LEVEL,
     webDistDir: env.WEB_DIST_DIR ? resolve(env.WEB_DIST_DIR) : null,
     webAppUrl: env.WEB_APP_URL,
@@ -180,6 +188,7 @@ export function buildConfig(env: Env): Config {
       worker: { perSecond: env.WS_WORKER_MESSAGES_PER_SECOND, burst: env.WS_WORKER_MESSAGE_BURST },
     },
     sse: { heartbeatMs: Math.round(env.SSE_HEARTBEAT_SECONDS * 1000) },
+    processes: processCount(env.API_PROCESSES, databaseUrl),
   };
 }
 
@@ -211,6 +220,14 @@ function storageConfig(env: Env): Config['storage'] {
       prefix: prefix === '' ? '' : `${prefix}/`,
     },
   };
+/** `API_PROCESSES`: a count or `auto` (the cores this process may use); SQLite is one process's database. */
+function processCount(value: string, databaseUrl: string): number {
+  const count = value === 'auto' ? availableParallelism() : Number(value);
+  if (count > 1 && databaseUrl.startsWith('file:'))
+    throw new ConfigError(
+      `API_PROCESSES=${value} (${count} processes) needs PostgreSQL (DATABASE_URL=postgresql://…): SQLite is embedded in one process`,
+    );
+  return count;
 }
 
 /**

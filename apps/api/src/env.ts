@@ -12,6 +12,14 @@ export const EnvSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** this API replica's name on the cluster bus; hostname, pid and a random part by default */
+  REPLICA_ID: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .regex(/^[\w.:@-]+$/)
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST_DIR: z.string().optional(),
   WEB_APP_URL: z.string().default('/'),
@@ -70,6 +78,11 @@ export const EnvSchema = z.object({
   WS_WORKER_MESSAGE_BURST: z.coerce.number().int().min(1).default(10_000),
   /** heartbeat comment on Server-Sent Events streams (fractions allowed, for tests) */
   SSE_HEARTBEAT_SECONDS: z.coerce.number().min(0.01).max(3600).default(15),
+  /** server processes on this host (node:cluster, one shared port): a count or `auto` (one per core) */
+  API_PROCESSES: z
+    .string()
+    .regex(/^(auto|[1-9]\d{0,2})$/, 'must be a count from 1 to 999 or auto')
+    .default('1'),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

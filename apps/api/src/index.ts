@@ -1,9 +1,11 @@
+import cluster from 'node:cluster';
 import { mkdirSync } from 'node:fs';
 import pino from 'pino';
 import { readEnv } from './env';
 import { buildConfig, ConfigError } from './config';
 import { buildRuntime } from './bootstrap';
 import { startServer } from './server';
+import { runClusterPrimary } from './cluster/primary';
 
 export { createApp } from './app';
 export { buildRuntime } from './bootstrap';
@@ -15,9 +17,14 @@ async function main(): Promise<void> {
   let runtime;
   let logger;
   try {
-    config = buildConfig(readEnv());
+    const env = readEnv();
+    config = buildConfig(env);
     mkdirSync(config.dataDir, { recursive: true });
     logger = pino({ level: config.logLevel });
+    if (config.processes > 1 && cluster.isPrimary) {
+      runClusterPrimary(config.processes, logger, env.REPLICA_ID);
+      return;
+    }
     runtime = await buildRuntime(config, logger);
   } catch (error) {
     // Bad settings (including an unusable JWT_PRIVATE_KEY) are reported in one line, not a stack trace.
@@ -29,7 +36,12 @@ async function main(): Promise<void> {
   }
   const running = await startServer(runtime);
   logger.info(
-    { url: running.url, provider: config.auth.provider, database: runtime.dbHandle.provider },
+    {
+      url: running.url,
+      provider: config.auth.provider,
+      database: runtime.dbHandle.provider,
+      replica: config.replicaId,
+    },
     'svc listening',
   );
   const stop = async () => {

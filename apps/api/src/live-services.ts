@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db, DbProvider } from '@svc/db';
 import type { Config } from './config';
+import { on, type ClusterBus } from './cluster/bus';
 import { LiveDispatcher } from './dispatch/dispatcher';
 import { WorkerLiveness } from './dispatch/liveness';
 import { WorkerRegistry } from './dispatch/registry';
@@ -24,6 +25,8 @@ export interface LiveServices {
   workflows: WorkflowLifecycle;
   /** fire-and-forget work that shutdown waits for */
   background: BackgroundWork;
+  /** the other API replicas */
+  bus: ClusterBus;
   config: Config;
   /** Starts the timer scheduler and the worker liveness sweep. */
   start(): void;
@@ -39,20 +42,24 @@ export interface LiveServicesDeps {
   storage: Storage;
   logger: Logger;
   config: Config;
+  /** the other API replicas (LocalBus on one process) */
+  bus: ClusterBus;
   /** replaces the dispatcher as what the lifecycle steers (tests record the calls) */
   steering?: Steering;
 }
 
 /** Builds the live services in dependency order; every dependency is passed to a constructor. */
 export function createLiveServices(deps: LiveServicesDeps): LiveServices {
-  const { db, provider, events, config } = deps;
+  const { db, provider, events, config, bus } = deps;
   const logger = deps.logger.child({ component: 'dispatch' });
   const lock = new IngestLock();
   const background = new BackgroundWork((err) => logger.error({ err }, 'background work failed'));
   const transitions = new WorkflowTransitions({ db, events });
-  const registry = new WorkerRegistry({ db, events, logger, background });
-  const assignments = new IngestWorkflows(db, new IngestSql(provider));
-  const dispatcher = new LiveDispatcher({ db, logger, registry, lock, transitions, assignments });
+  const registry = new WorkerRegistry({ db, events, logger, background, replicaId: bus.replicaId });
+  const assignments = new IngestWorkflows(db, new IngestSql(provider), (ids) =>
+    bus.publish({ type: 'forget', workflow_ids: ids }),
+  );
+  const dispatcher = new LiveDispatcher({ db, logger, registry, lock, transitions, assignments, bus });
   const ingest = new UpdateIngest({
     db,
     provider,
@@ -63,7 +70,8 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     workflows: assignments,
     listener: dispatcher,
   });
-  const timers = new TimerScheduler({ db, logger, target: dispatcher });
+  const stopForgetting = on(bus, 'forget', (m) => ingest.forgetCached(m.workflow_ids));
+  const timers = new TimerScheduler({ db, logger, target: dispatcher, bus });
   const workflows = new WorkflowLifecycle({
     db,
     events,
@@ -90,6 +98,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     timers,
     workflows,
     background,
+    bus,
     config,
     start() {
       timers.start();
@@ -97,6 +106,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
       dispatcher.kick();
     },
     async close() {
+      stopForgetting();
       await liveness.stop();
       await timers.stop();
       await background.settle();

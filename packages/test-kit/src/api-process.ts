@@ -41,6 +41,11 @@ export interface ApiProcessOptions {
   env?: Record<string, string>;
   /** The API's built entry point; `apps/api/dist/index.js` of this repository by default. */
   entry?: string;
+  /**
+   * A database and data directory owned by the caller (replicas share them): used as they are, and
+   * left in place by `close`.
+   */
+  shared?: { databaseUrl: string; dataDir: string };
 }
 
 export interface ApiProcess {
@@ -74,8 +79,10 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   const provider = options.provider ?? 'sqlite';
   const entry = options.entry ?? apiEntry();
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`pnpm turbo run build --filter @svc/api\` first`);
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-api-process-'));
-  const database = await createTestDatabase(provider);
+  const dataDir = options.shared?.dataDir ?? mkdtempSync(path.join(tmpdir(), 'svc-api-process-'));
+  const database = options.shared
+    ? { url: options.shared.databaseUrl, drop: async () => undefined }
+    : await createTestDatabase(provider);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
@@ -112,6 +119,7 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
   };
   const close = async () => {
     await child?.stop('SIGTERM');
+    if (options.shared) return;
     await database.drop().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   };

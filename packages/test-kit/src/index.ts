@@ -20,6 +20,7 @@ export {
   type ApiProcessOptions,
   type DbProvider,
 } from './api-process';
+export { startReplicas, type Replicas } from './replicas';
 export {
   Inbox,
   openSocket,
@@ -33,3 +34,12 @@ export {
 export { EventStream, SseParser, type SseEvent } from './sse';
 export { assertBuiltFresh } from './build-check';
 export { startS3Server, type S3Server } from './s3-server';
+export {
+  startLoadBalancer,
+  haproxyConfig,
+  replicaAnswering,
+  startBalancedReplicas,
+  type BalancedReplicas,
+  type LoadBalancer,
+  type LoadBalancerOptions,
+} from './load-balancer';

@@ -5,8 +5,9 @@ const WATERMARK_OVERLAP_MS = 5_000;
 
 /**
  * The revoked token ids, kept in memory and re-read from the database at most every `maxAgeMs`.
- * A revocation is effective at once on the replica that made it and within `maxAgeMs` on the others,
- * and a request no longer pays a database round trip to learn that its token is still valid.
+ * A revocation is effective at once on the replica that made it, on the others as soon as the cluster
+ * bus brings it (TokenService), and within `maxAgeMs` even if that message was lost; a request no
+ * longer pays a database round trip to learn that its token is still valid.
  */
 export class RevocationCache {
   private readonly expiresAtByJti = new Map<string, number>();

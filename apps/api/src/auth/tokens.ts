@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Db } from '@svc/db';
 import type { SigningKeys } from './keys';
 import { RevocationCache } from './revocations';
+import { on, type ClusterBus } from '../cluster/bus';
 
 export type TokenScope = 'session' | 'api' | 'worker' | 'job';
 
@@ -60,8 +61,11 @@ export class TokenService {
     private readonly issuer: string,
     private readonly audience: string,
     private readonly now: () => number = Date.now,
+    /** the other API replicas: a revocation made here reaches their caches at once */
+    private readonly bus?: ClusterBus,
   ) {
     this.revocations = new RevocationCache(db, 2_000, now);
+    if (bus) on(bus, 'revoked', (m) => this.revocations.remember(m.jti, new Date(m.expires_at)));
   }
 
   async issue(input: {
@@ -143,5 +147,8 @@ export class TokenService {
       create: { jti: claims.jti, expires_at: new Date(claims.exp * 1000) },
       update: {},
     });
+    // Every replica's cache learns it now; the caller answers once the message is with PostgreSQL.
+    this.bus?.publish({ type: 'revoked', jti: claims.jti, expires_at: claims.exp * 1000 });
+    await this.bus?.flush();
   }
 }

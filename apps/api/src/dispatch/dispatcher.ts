@@ -1,32 +1,25 @@
 import type { Logger } from 'pino';
 import type { Db } from '@svc/db';
-import type { UpdateMessage } from '@svc/protocol';
+import { on, type ClusterBus } from '../cluster/bus';
 import type { IngestListener } from '../ingest/update-ingest';
 import type { IngestLock } from '../ingest/ingest-lock';
-import { unfinishedWhere, type Steering, type WorkflowTransitions } from '../workflows';
+import { isUnfinished, unfinishedWhere, type Steering, type WorkflowTransitions } from '../workflows';
 import { buildDispatch, DISPATCH_SELECT, pickWorker } from './message';
 import { claim, queuedPage, QUEUE_PAGE, takeBack, unclaim, type AssignmentCache, type QueueDeps } from './queue';
 import type { WorkerRegistry } from './registry';
+import {
+  clearIntent,
+  clearSteering,
+  grantTitle,
+  intentOf,
+  recordIntent,
+  STEERING_SELECT,
+  type Intent,
+} from './steering-store';
 import { activeCounts } from './worker-list';
 import type { WorkerSession } from './worker-session';
 
-/**
- * Seqs a title job may use (its LLM call attempts, then the title): the worker that runs the workflow
- * numbers its updates after them, so the two never collide.
- */
-export const TITLE_SEQ_BLOCK = 16;
-
-interface TitleGrant {
-  workerId: string;
-  first: number;
-  last: number;
-}
-
-/** What the next hand-out of a workflow carries when it is not simply a resume. */
-interface Intent {
-  action: 'answer' | 'feedback' | 'resume';
-  message: string;
-}
+export { TITLE_SEQ_BLOCK } from './steering-store';
 
 export interface LiveDispatcherDeps {
   db: Db;
@@ -36,49 +29,49 @@ export interface LiveDispatcherDeps {
   transitions: WorkflowTransitions;
   /** the update ingest's cache of who holds what */
   assignments: AssignmentCache;
+  /** the other API replicas (wake-ups, steering, title jobs) */
+  bus: ClusterBus;
 }
 
+const DELIVERY_SELECT = {
+  ...DISPATCH_SELECT,
+  ...STEERING_SELECT,
+  status: true,
+  assigned_worker_id: true,
+} as const;
+
 /**
- * Hands workflows to connected workers (the queue itself is the database: dispatch-queue.ts), steers
- * the ones they run, and takes work back from lost workers. Methods return once the request is recorded.
+ * Hands workflows to the workers connected to this replica (the queue itself is the database:
+ * queue.ts), steers the ones they run, and takes work back from lost workers. Steering is written to
+ * the workflow row first (steering-store.ts), then delivered by whichever replica holds the worker's
+ * socket: every replica is told over the cluster bus. Methods return once the request is recorded.
  */
 export class LiveDispatcher implements Steering, IngestListener {
-  private readonly intents = new Map<string, Intent>();
-  /** Title generation sent to a worker that does not run the workflow: the seqs it may store. */
-  private readonly titleGrants = new Map<string, TitleGrant>();
   private running: Promise<void> | null = null;
   private again = false;
   private closed = false;
   private readonly queue: QueueDeps;
+  private readonly stops: (() => void)[];
 
   constructor(private readonly deps: LiveDispatcherDeps) {
     this.queue = { db: deps.db, lock: deps.lock, transitions: deps.transitions, assignments: deps.assignments };
+    const background = (what: string, work: Promise<void>) =>
+      void work.catch((err: unknown) => deps.logger.error({ err }, `${what} failed`));
+    this.stops = [
+      on(deps.bus, 'wake', () => this.kick()),
+      on(deps.bus, 'title', (m) => background('title job', this.titleJob(m.workflow_id))),
+      on(deps.bus, 'steer', (m) => background('steering delivery', this.deliver(m.workflow_id))),
+    ];
   }
 
   async workflowQueued(): Promise<void> {
-    this.kick();
+    this.wakeAll();
   }
 
   async generateTitle(workflowId: string): Promise<void> {
-    // A free worker that takes the workflow makes the title itself: let the dispatch round go first.
-    await this.pump();
-    const workflow = await this.deps.db.workflow.findFirst({
-      where: { id: workflowId, ...unfinishedWhere },
-      select: { ...DISPATCH_SELECT, title_generated: true, assigned_worker_id: true },
-    });
-    if (!workflow || workflow.title_generated) return;
-    // A worker generates the title itself when it starts the workflow.
-    if (this.holder(workflow.id, workflow.assigned_worker_id)) return;
-    const target = pickWorker(this.deps.registry.connected(), new Map(), null);
-    if (!target) return;
-    const grant = this.titleGrants.get(workflowId);
-    const message = await buildDispatch(this.deps.db, workflow, 'generate_title', { reservedSeq: grant?.last });
-    this.titleGrants.set(workflowId, {
-      workerId: target.workerId,
-      first: message.last_seq + 1,
-      last: message.last_seq + TITLE_SEQ_BLOCK,
-    });
-    target.send(message);
+    // Any replica with a free worker may run the title job; the grant in the database picks one.
+    this.deps.bus.publish({ type: 'title', workflow_id: workflowId });
+    await this.titleJob(workflowId);
   }
 
   answer(workflowId: string, answer: string): Promise<void> {
@@ -89,65 +82,52 @@ export class LiveDispatcher implements Steering, IngestListener {
     return this.steer(workflowId, { action: 'feedback', message });
   }
 
+  /** A finished run goes back to the queue (unless a worker here still runs it). */
   async retry(workflowId: string): Promise<void> {
-    return this.steer(workflowId, null);
-  }
-
-  async cancel(workflowId: string): Promise<void> {
-    this.intents.delete(workflowId);
-    this.titleGrants.delete(workflowId);
-    const { db } = this.deps;
-    const workflow = await db.workflow.findUnique({
-      where: { id: workflowId },
-      select: { ...DISPATCH_SELECT, assigned_worker_id: true },
+    const workflow = await this.deps.db.workflow.findFirst({
+      where: { id: workflowId, ...unfinishedWhere },
+      select: { assigned_worker_id: true },
     });
-    // Also to a connected assignee not known to run it yet: a worker ignores a cancel for what it does not run.
-    const assignee = workflow?.assigned_worker_id ? this.deps.registry.get(workflow.assigned_worker_id) : undefined;
-    if (workflow && assignee) assignee.send(await buildDispatch(db, workflow, 'cancel'));
+    if (!workflow) return;
+    const assignee = workflow.assigned_worker_id;
+    if (assignee && this.deps.registry.holds(assignee, workflowId)) return;
+    if (assignee) await this.unclaim(workflowId, assignee);
+    this.wakeAll();
   }
 
-  /** A timer fired: the next hand-out resumes the workflow with the timer's reason. */
-  timerFired(workflowId: string, reason: string): void {
-    if (!this.intents.has(workflowId)) this.intents.set(workflowId, { action: 'resume', message: reason });
-    this.kick();
+  /** The status is cancelled already: the replica holding the assignee's socket tells it to stop. */
+  async cancel(workflowId: string): Promise<void> {
+    await clearSteering(this.deps.db, workflowId);
+    this.deps.bus.publish({ type: 'steer', workflow_id: workflowId });
+    await this.deliver(workflowId);
   }
 
-  /** Whether a worker may store this update of a workflow it does not run: its title job's LLM calls and title. */
-  mayStoreForTitle(workflowId: string, workerId: string, update: Pick<UpdateMessage, 'kind' | 'seq'>): boolean {
-    const grant = this.titleGrants.get(workflowId);
-    return (
-      grant !== undefined &&
-      grant.workerId === workerId &&
-      (update.kind === 'title' || update.kind === 'llm_call') &&
-      update.seq >= grant.first &&
-      update.seq <= grant.last
-    );
+  /** A timer fired (on any replica): the next hand-out resumes the workflow with the timer's reason. */
+  async timerFired(workflowId: string, reason: string): Promise<void> {
+    await recordIntent(this.deps.db, workflowId, { action: 'resume', message: reason }, true);
+    this.wakeAll();
   }
 
   /** The workflow stopped being this worker's (finished or paused): it no longer holds it. */
   released(workerId: string, workflowId: string, finished: boolean): void {
     this.deps.registry.release(workerId, workflowId);
     if (finished) {
-      this.intents.delete(workflowId);
-      this.titleGrants.delete(workflowId);
-    }
-    this.kick();
-  }
-
-  titleStored(workflowId: string): void {
-    this.titleGrants.delete(workflowId);
+      this.inBackground('clearing steering', clearSteering(this.deps.db, workflowId, true));
+      this.kick(); // only this replica's worker has room now
+    } else this.wakeAll(); // the paused workflow is back in the queue for any replica's workers
   }
 
   /**
    * What a heartbeat says the worker runs. The first heartbeat of a connection also hands back what the
    * database says it holds but it does not run (the worker restarted while the server did not notice);
-   * a worker that does not report its workflows is trusted to run all it was given.
+   * a worker that does not report its workflows is trusted to run all it was given. A reported workflow
+   * that was cancelled is cancelled again (a cancel is never missed, whichever replica recorded it).
    */
   async heartbeat(session: WorkerSession, active: readonly string[] | undefined): Promise<void> {
-    const { registry } = this.deps;
+    const { registry, db } = this.deps;
     const first = registry.reconcile(session);
     if (!first && active === undefined) return;
-    const assigned = await this.deps.db.workflow.findMany({
+    const assigned = await db.workflow.findMany({
       where: { assigned_worker_id: session.workerId, ...unfinishedWhere },
       select: { id: true },
     });
@@ -156,14 +136,23 @@ export class LiveDispatcher implements Steering, IngestListener {
     for (const { id } of assigned) {
       if (running.has(id) && !registry.holds(session.workerId, id)) {
         registry.hold(session.workerId, id);
-        const intent = this.intents.get(id);
-        if (intent) await this.steer(id, intent);
+        await this.deliver(id);
       } else if (first && !running.has(id) && !registry.holds(session.workerId, id)) {
         lost.push(id);
       }
     }
     if (lost.length > 0) await this.takeBack(session.workerId, lost);
     if (first && active) await this.reclaim(session, active, new Set(assigned.map((w) => w.id)));
+    else if (active && active.length > 0) await this.cancelStale(session, active);
+  }
+
+  /** Workflows the worker still runs although they were cancelled (the cancel was sent when it was away). */
+  private async cancelStale(session: WorkerSession, active: readonly string[]): Promise<void> {
+    const cancelled = await this.deps.db.workflow.findMany({
+      where: { id: { in: [...active] }, assigned_worker_id: session.workerId, status: 'cancelled' },
+      select: DISPATCH_SELECT,
+    });
+    for (const workflow of cancelled) session.send(await buildDispatch(this.deps.db, workflow, 'cancel'));
   }
 
   /**
@@ -178,8 +167,7 @@ export class LiveDispatcher implements Steering, IngestListener {
       if (await this.claim(id, session)) {
         registry.hold(session.workerId, id);
         logger.info({ worker: session.name, workflowId: id }, 'worker came back with a queued workflow; it keeps it');
-        const intent = this.intents.get(id);
-        if (intent && intent.action !== 'resume') await this.steer(id, intent);
+        await this.deliver(id);
         continue;
       }
       const row = await this.deps.db.workflow.findUnique({
@@ -187,7 +175,7 @@ export class LiveDispatcher implements Steering, IngestListener {
         select: { assigned_worker_id: true, status: true },
       });
       // Cancelled while the worker was away: it is told now.
-      if (row?.assigned_worker_id === session.workerId && row.status === 'cancelled') await this.cancel(id);
+      if (row?.assigned_worker_id === session.workerId && row.status === 'cancelled') await this.deliver(id);
       else logger.warn({ worker: session.name, workflowId: id }, 'worker reports a workflow it no longer holds');
     }
   }
@@ -198,6 +186,12 @@ export class LiveDispatcher implements Steering, IngestListener {
     for (const id of taken) this.deps.registry.release(workerId, id);
     if (taken.length > 0)
       this.deps.logger.info({ workerId, workflows: taken }, 'workflows taken back from a lost worker');
+    this.wakeAll();
+  }
+
+  /** Pumps this replica's workers and tells the other replicas to pump theirs. */
+  wakeAll(): void {
+    this.deps.bus.publish({ type: 'wake' });
     this.kick();
   }
 
@@ -226,6 +220,7 @@ export class LiveDispatcher implements Steering, IngestListener {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const stop of this.stops) stop();
     await this.running?.catch(() => undefined);
   }
 
@@ -241,18 +236,21 @@ export class LiveDispatcher implements Steering, IngestListener {
     if (!sessions.some((s) => (load.get(s.workerId) ?? 0) < s.capacity)) return false;
     const queued = await queuedPage(db);
     let handedOut = 0;
-    for (const workflow of queued) {
-      const target = pickWorker(sessions, load, workflow.requested_worker_id);
-      if (!target || !(await this.claim(workflow.id, target))) continue;
+    for (const candidate of queued) {
+      const target = pickWorker(sessions, load, candidate.requested_worker_id);
+      if (!target || !(await this.claim(candidate.id, target))) continue;
       load.set(target.workerId, (load.get(target.workerId) ?? 0) + 1);
-      const intent = this.intents.get(workflow.id);
+      // Read after the claim: the seqs stored and granted, and the steering, as they are now.
+      const workflow = await db.workflow.findUnique({ where: { id: candidate.id }, select: DELIVERY_SELECT });
+      if (!workflow) continue;
+      const intent = intentOf(workflow);
       const message = await buildDispatch(db, workflow, intent?.action ?? 'resume', {
         message: intent?.message,
-        reservedSeq: this.titleGrants.get(workflow.id)?.last,
+        reservedSeq: workflow.title_last_seq ?? undefined,
       });
       registry.hold(target.workerId, workflow.id);
       if (target.send(message)) {
-        this.intents.delete(workflow.id);
+        if (intent) await clearIntent(db, workflow.id, intent);
         handedOut++;
       } else {
         registry.release(target.workerId, workflow.id);
@@ -260,6 +258,22 @@ export class LiveDispatcher implements Steering, IngestListener {
       }
     }
     return queued.length === QUEUE_PAGE && handedOut > 0;
+  }
+
+  /** A title job for a queued workflow, on a worker of this replica, if it wins the grant. */
+  private async titleJob(workflowId: string): Promise<void> {
+    // A free worker that takes the workflow makes the title itself: let the dispatch round go first.
+    await this.pump();
+    const workflow = await this.deps.db.workflow.findFirst({
+      where: { id: workflowId, ...unfinishedWhere, assigned_worker_id: null, title_generated: false },
+      select: { ...DISPATCH_SELECT, title_last_seq: true },
+    });
+    if (!workflow) return;
+    const target = pickWorker(this.deps.registry.connected(), new Map(), null);
+    if (!target) return;
+    const grant = await grantTitle(this.deps.db, workflow, target.workerId);
+    if (!grant) return;
+    target.send(await buildDispatch(this.deps.db, workflow, 'generate_title', { reservedSeq: grant.first - 1 }));
   }
 
   private async claim(workflowId: string, target: WorkerSession): Promise<boolean> {
@@ -274,33 +288,51 @@ export class LiveDispatcher implements Steering, IngestListener {
     return unclaim(this.queue, workflowId, workerId);
   }
 
-  /** The connected worker that runs the workflow now, if any. */
-  private holder(workflowId: string, assignedWorkerId: string | null): WorkerSession | undefined {
-    if (!assignedWorkerId || !this.deps.registry.holds(assignedWorkerId, workflowId)) return undefined;
-    return this.deps.registry.get(assignedWorkerId);
-  }
-
-  /** Delivers an answer or feedback to the worker running the workflow, else queues it with the intent. */
-  private async steer(workflowId: string, intent: Intent | null): Promise<void> {
+  /** Records an answer or feedback, then has it delivered: to the worker running it, or with the next dispatch. */
+  private async steer(workflowId: string, intent: Intent): Promise<void> {
     const { db } = this.deps;
+    await recordIntent(db, workflowId, intent);
     const workflow = await db.workflow.findFirst({
       where: { id: workflowId, ...unfinishedWhere },
-      select: { ...DISPATCH_SELECT, assigned_worker_id: true },
+      select: { assigned_worker_id: true },
     });
     if (!workflow) return;
-    const holder = this.holder(workflow.id, workflow.assigned_worker_id);
-    if (holder && intent) {
-      if (holder.send(await buildDispatch(db, workflow, intent.action, { message: intent.message }))) return;
+    if (!workflow.assigned_worker_id) return this.wakeAll();
+    this.deps.bus.publish({ type: 'steer', workflow_id: workflowId });
+    await this.deliver(workflowId);
+  }
+
+  /**
+   * Delivers what is recorded for the workflow if its assignee is connected to this replica: a cancel,
+   * or an answer or feedback to the run. An assignee that does not run it (its run had finished) gives
+   * it back to the queue, and the steering goes with the next dispatch. A worker that just connected
+   * says in its first heartbeat what it runs (which delivers then); one connected nowhere keeps the
+   * workflow for its lease, after which it is taken back and dispatched with the steering.
+   */
+  private async deliver(workflowId: string): Promise<void> {
+    const { db, registry } = this.deps;
+    const workflow = await db.workflow.findUnique({ where: { id: workflowId }, select: DELIVERY_SELECT });
+    const workerId = workflow?.assigned_worker_id;
+    const session = workerId ? registry.get(workerId) : undefined;
+    if (!workflow || !workerId || !session) return;
+    if (!isUnfinished(workflow.status)) {
+      // Also to an assignee not known to run it yet: a worker ignores a cancel for what it does not run.
+      if (workflow.status === 'cancelled') session.send(await buildDispatch(db, workflow, 'cancel'));
+      return;
     }
-    if (intent) this.intents.set(workflowId, intent);
-    if (holder) return;
-    // A worker that just (re)connected says in its first heartbeat whether it runs the workflow; wait for that.
-    const assignee = workflow.assigned_worker_id ? this.deps.registry.get(workflow.assigned_worker_id) : undefined;
-    if (assignee && !this.deps.registry.isReconciled(assignee.workerId)) return;
-    // A disconnected assignee keeps the workflow for its lease (the liveness sweep takes it back after
-    // that, and the intent goes with the next dispatch). A retry follows a finished run: nobody runs it.
-    if (workflow.assigned_worker_id && !assignee && intent) return;
-    if (workflow.assigned_worker_id) await this.unclaim(workflow.id, workflow.assigned_worker_id);
-    this.kick();
+    const intent = intentOf(workflow);
+    if (!intent || intent.action === 'resume') return;
+    if (registry.holds(workerId, workflowId)) {
+      if (session.send(await buildDispatch(db, workflow, intent.action, { message: intent.message })))
+        await clearIntent(db, workflowId, intent);
+      return;
+    }
+    if (!registry.isReconciled(workerId)) return;
+    await this.unclaim(workflowId, workerId);
+    this.wakeAll();
+  }
+
+  private inBackground(what: string, work: Promise<void>): void {
+    work.catch((err: unknown) => this.deps.logger.error({ err }, `${what} failed`));
   }
 }

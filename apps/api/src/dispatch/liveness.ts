@@ -59,6 +59,8 @@ export class WorkerLiveness {
       session.close(WS_CLOSE_HEARTBEAT_MISSED, `no heartbeat for ${offlineAfterSeconds}s`);
     }
     await registry.markSilentOffline(offlineAfterMs);
+    // A wake-up lost on the bus (a reconnect gap) delays a hand-out until here at most.
+    dispatcher.kick();
     const heardBefore = this.now() - this.deps.leaseSeconds * 1000;
     if (this.startedAt > heardBefore) return;
     const offline = await registry.leaseExpiredIds(new Date(heardBefore));

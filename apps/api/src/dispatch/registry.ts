@@ -22,9 +22,14 @@ export interface WorkerRegistryDeps {
   events: EventStore;
   logger: Logger;
   background: BackgroundWork;
+  /** this API replica: recorded on the rows of the workers connected here */
+  replicaId: string;
 }
 
-/** The workers connected to this server, what each runs, and their rows (status, last_seen_at) in the database. */
+/**
+ * The workers connected to this replica, what each runs, and their rows (status, last_seen_at and the
+ * replica holding the socket) in the database, which every replica reads for liveness and leases.
+ */
 export class WorkerRegistry {
   private readonly connections = new Map<string, Connection>();
 
@@ -39,6 +44,7 @@ export class WorkerRegistry {
       hostname: message.hostname,
       status: 'online',
       last_seen_at: new Date(),
+      replica_id: this.deps.replicaId,
     };
     return this.deps.db.worker.upsert({
       where: { name: message.name },
@@ -58,15 +64,19 @@ export class WorkerRegistry {
     this.announce(session.workerId);
   }
 
-  /** Forgets a closed connection; true when it was the worker's current one (its work must be taken back). */
+  /**
+   * Forgets a closed connection; true when it was the worker's current one anywhere (its work must be
+   * taken back): not when the worker has connected to another replica meanwhile.
+   */
   async detach(session: WorkerSession): Promise<boolean> {
     if (!this.isCurrent(session)) return false;
     this.connections.delete(session.workerId);
     // last_seen_at is when its lease starts: the connection closing is the last we heard of it.
-    await this.deps.db.worker.updateMany({
-      where: { id: session.workerId },
-      data: { status: 'offline', last_seen_at: new Date() },
+    const { count } = await this.deps.db.worker.updateMany({
+      where: { id: session.workerId, replica_id: this.deps.replicaId },
+      data: { status: 'offline', last_seen_at: new Date(), replica_id: null },
     });
+    if (count === 0) return false;
     this.announce(session.workerId);
     return true;
   }
@@ -77,7 +87,7 @@ export class WorkerRegistry {
     connection.lastSeenAt = Date.now();
     await this.deps.db.worker.updateMany({
       where: { id: session.workerId },
-      data: { last_seen_at: new Date(connection.lastSeenAt), status: 'online' },
+      data: { last_seen_at: new Date(connection.lastSeenAt), status: 'online', replica_id: this.deps.replicaId },
     });
   }
 
@@ -126,7 +136,7 @@ export class WorkerRegistry {
 
   /**
    * Marks offline the workers the database still calls online but that nobody has heard from for
-   * `offlineAfterMs` (they were connected to a server that stopped); returns their ids.
+   * `offlineAfterMs` (they were connected to a replica that stopped or died); returns their ids.
    */
   async markSilentOffline(offlineAfterMs: number): Promise<string[]> {
     const { db } = this.deps;
@@ -139,7 +149,7 @@ export class WorkerRegistry {
     if (ids.length === 0) return [];
     await db.worker.updateMany({
       where: { id: { in: ids }, status: 'online', last_seen_at: { lt: cutoff } },
-      data: { status: 'offline' },
+      data: { status: 'offline', replica_id: null },
     });
     for (const id of ids) this.announce(id);
     return ids;

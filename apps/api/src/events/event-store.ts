@@ -86,6 +86,16 @@ export class EventStore {
     return this.deps.fanout.subscribe(listener);
   }
 
+  /** A subscriber here follows the workflow (other replicas' events of it are brought here); see EventFanout. */
+  watchWorkflow(workflowId: string, resync: () => void): () => void {
+    return this.deps.fanout.watchWorkflow(workflowId, resync);
+  }
+
+  /** A subscriber here follows the project's channel. */
+  watchProject(projectId: string): () => void {
+    return this.deps.fanout.watchProject(projectId);
+  }
+
   private async write(client: RawClient, batch: EventBatch, inTransaction: boolean): Promise<StoredEvent[]> {
     const groups = batch.groups.filter((g) => g.events.length > 0 || (g.maxUpdateSeq ?? 0) > 0);
     if (groups.length === 0 && !batch.tables?.some((t) => t.rows.length > 0)) return [];

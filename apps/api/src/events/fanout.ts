@@ -2,12 +2,19 @@ import { EventEmitter } from 'node:events';
 import type { StoredEvent } from './types';
 
 /**
- * How committed events reach the browser sockets of this process. The in-process fan-out serves one
- * server; a multi-replica deployment puts a shared channel behind the same interface.
+ * How committed events reach the browser sockets and event streams of this process. The in-process
+ * fan-out serves one server; `ClusterFanout` adds the other replicas' events.
  */
 export interface EventFanout {
   publish(events: readonly StoredEvent[]): void;
   subscribe(listener: (event: StoredEvent) => void): () => void;
+  /**
+   * A subscriber here follows this workflow: other replicas' events of it are read and published here.
+   * `resync` runs when some may have been missed (the bus reconnected): the subscriber replays.
+   */
+  watchWorkflow(workflowId: string, resync: () => void): () => void;
+  /** A subscriber here follows this project's channel (its workflows' status and title events). */
+  watchProject(projectId: string): () => void;
 }
 
 export class LocalFanout implements EventFanout {
@@ -24,5 +31,13 @@ export class LocalFanout implements EventFanout {
   subscribe(listener: (event: StoredEvent) => void): () => void {
     this.emitter.on('event', listener);
     return () => this.emitter.off('event', listener);
+  }
+
+  watchWorkflow(): () => void {
+    return () => undefined;
+  }
+
+  watchProject(): () => void {
+    return () => undefined;
   }
 }

@@ -32,13 +32,17 @@ export class WorkflowSubscription<C extends EventSubscriber = EventSubscriber> {
   private catchingUp = true;
   private held: StoredEvent[] = [];
   private active = true;
+  private readonly unwatch: () => void;
 
   constructor(
     readonly client: C,
     readonly workflowId: string,
     readonly projectId: string,
     private readonly events: EventStore,
-  ) {}
+  ) {
+    // Other replicas' events of the workflow come here while it is followed; after a bus gap, replay.
+    this.unwatch = events.watchWorkflow(workflowId, () => void this.resync());
+  }
 
   /** highest seq the client has (or was told it has) */
   lastSent = 0;
@@ -53,6 +57,11 @@ export class WorkflowSubscription<C extends EventSubscriber = EventSubscriber> {
     if (this.catchingUp) return;
     this.catchingUp = true;
     return this.replay();
+  }
+
+  /** Events may have been missed (the cluster bus had a gap): replay what is stored after `lastSent`. */
+  private resync(): Promise<void> {
+    return this.catchUp().catch(() => this.client.drop(SUBSCRIPTION_REPLAY_FAILED, 'replay failed'));
   }
 
   /** Replays what is stored after `lastSent`, then what arrived meanwhile (caller set catchingUp). */
@@ -91,13 +100,13 @@ export class WorkflowSubscription<C extends EventSubscriber = EventSubscriber> {
       this.client.drop(SUBSCRIPTION_TOO_SLOW, 'client fell too far behind; reconnect with since_seq');
       return;
     }
-    if (!this.catchingUp)
-      void this.catchUp().catch(() => this.client.drop(SUBSCRIPTION_REPLAY_FAILED, 'replay failed'));
+    if (!this.catchingUp) void this.resync();
   }
 
   cancel(): void {
     this.active = false;
     this.held = [];
+    this.unwatch();
   }
 
   private deliver(event: StoredEvent): void {

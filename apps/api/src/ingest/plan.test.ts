@@ -8,6 +8,9 @@ const row = (over: Partial<IngestWorkflow> = {}): IngestWorkflow => ({
   assigned_worker_id: 'w1',
   status: 'running',
   last_update_seq: 0,
+  title_worker_id: null,
+  title_first_seq: null,
+  title_last_seq: null,
   ...over,
 });
 const update = (seq: number, body: UpdateBody) =>
@@ -94,6 +97,12 @@ describe('planUpdate', () => {
     planUpdate(plan, emptyRows(), 'w1', update(2, { kind: 'title', data: { title: 'T' } }), now, false);
     plan.statusRefused();
     expect(plan.events.map((e) => e.type)).toEqual(['workflow_update', 'workflow_update', 'workflow_title']);
-    expect(plan.patch).toEqual({ title: 'T', title_generated: true });
+    expect(plan.patch).toEqual({
+      title: 'T',
+      title_generated: true,
+      title_worker_id: null,
+      title_first_seq: null,
+      title_last_seq: null,
+    });
   });
 });

@@ -9,9 +9,10 @@ import {
   type WsErrorInfo,
 } from '@svc/protocol';
 import { presentLlmCall, presentLogEntry } from '../wire/logs';
+import type { TitleGrantRow } from '../dispatch/steering-store';
 
 /** The workflow columns an update batch reads. */
-export interface IngestWorkflow {
+export interface IngestWorkflow extends TitleGrantRow {
   id: string;
   project_id: string;
   assigned_worker_id: string | null;
@@ -177,6 +178,8 @@ export function planUpdate(
     }
     case 'title':
       plan.titleStored = true;
+      // A title job's seq block ends with its title (in the same commit, so the next dispatch sees it).
+      Object.assign(plan.patch, { title_worker_id: null, title_first_seq: null, title_last_seq: null });
       if (superseded) break;
       Object.assign(plan.patch, { title: update.data.title, title_generated: true });
       plan.listChanged = true;

@@ -78,9 +78,12 @@ export class IngestSql {
       assigned_worker_id: string | null;
       status: string;
       last_update_seq: number;
+      title_worker_id: string | null;
+      title_first_seq: number | null;
+      title_last_seq: number | null;
     }>(
       db,
-      Prisma.sql`SELECT id, project_id, assigned_worker_id, status, last_update_seq FROM workflows WHERE id IN (${Prisma.join(ids)})`,
+      Prisma.sql`SELECT id, project_id, assigned_worker_id, status, last_update_seq, title_worker_id, title_first_seq, title_last_seq FROM workflows WHERE id IN (${Prisma.join(ids)})`,
     );
   }
 

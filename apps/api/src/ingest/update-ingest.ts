@@ -9,16 +9,14 @@ import { emptyRows, planUpdate, WorkflowPlan, type IngestWorkflow, type PlannedR
 import { batchTables, IngestSql } from './sql';
 import { IngestWorkflows } from './workflows';
 import { GroupCommitQueue } from './queue';
+import { mayStoreForTitle } from '../dispatch/steering-store';
 
 /** What became of one update: acknowledge `stored` and `duplicate`; answer `refused` with the error. */
 export type IngestOutcome = { kind: 'stored' } | { kind: 'duplicate' } | { kind: 'refused'; error: WsErrorInfo };
 
 /** What the ingest tells the dispatcher after a commit. */
 export interface IngestListener {
-  /** a worker's title job may store its LLM calls and title for a workflow it does not run */
-  mayStoreForTitle(workflowId: string, workerId: string, update: Pick<UpdateMessage, 'kind' | 'seq'>): boolean;
   released(workerId: string, workflowId: string, finished: boolean): void;
-  titleStored(workflowId: string): void;
 }
 
 export interface UpdateIngestDeps {
@@ -71,6 +69,20 @@ export class UpdateIngest {
     return new Promise((resolve) => this.queue.push({ workerId, update, resolve }));
   }
 
+  /** Another replica changed who holds these workflows: the cached rows and snapshots are read again. */
+  forgetCached(workflowIds: readonly string[]): void {
+    this.workflows.forgetHere(workflowIds);
+    for (const id of workflowIds) this.snapshots.delete(id);
+  }
+
+  /**
+   * A worker (re)connected here: what this replica cached of its workflows may be stale (it may have
+   * run them through another replica meanwhile), so its next updates read them again.
+   */
+  workerAttached(workerId: string): void {
+    this.forgetCached(this.workflows.heldBy(workerId));
+  }
+
   /** Resolves when everything submitted so far is stored (or refused). */
   flush(): Promise<void> {
     return this.queue.flush();
@@ -102,11 +114,11 @@ export class UpdateIngest {
   }
 
   private async commit(batch: Pending[]): Promise<void> {
-    const { listener } = this.deps;
     const ids = [...new Set(batch.map((p) => p.update.workflow_id))];
+    // A worker's title job may store its LLM calls and title for a workflow it does not run.
     const mayWrite = (item: Pending, row: IngestWorkflow | undefined) =>
       row !== undefined &&
-      (row.assigned_worker_id === item.workerId || listener.mayStoreForTitle(row.id, item.workerId, item.update));
+      (row.assigned_worker_id === item.workerId || mayStoreForTitle(row, item.workerId, item.update));
     const byId = await this.workflows.load(ids);
     // A cached row that says no is checked against the database before anything is refused.
     const doubtful = new Set(
@@ -211,13 +223,12 @@ export class UpdateIngest {
   private afterCommit(plans: Map<string, WorkflowPlan>): void {
     const { events, listener } = this.deps;
     for (const plan of plans.values()) {
-      // A status change may have given the workflow back: read the row again next time.
-      if (plan.statusPatch || plan.released) this.workflows.forget([plan.row.id]);
+      // A status change may have given the workflow back, a title ends a title job: read the row again next time.
+      if (plan.statusPatch || plan.released || plan.titleStored) this.workflows.forget([plan.row.id]);
       else this.workflows.stored(plan.row.id, plan.maxSeq);
       if (plan.snapshot) this.snapshots.set(plan.row.id, plan.snapshot);
       if (plan.listChanged)
         events.publishProject(plan.row.project_id, { change: 'workflow_updated', workflow_id: plan.row.id });
-      if (plan.titleStored) listener.titleStored(plan.row.id);
       if (plan.released) {
         if (plan.released === 'finished') this.snapshots.delete(plan.row.id);
         if (plan.releasedBy) listener.released(plan.releasedBy, plan.row.id, plan.released === 'finished');

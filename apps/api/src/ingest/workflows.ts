@@ -4,9 +4,10 @@ import type { IngestSql } from './sql';
 
 /**
  * The workflow columns the ingest needs, kept between batches so a batch of an active workflow reads
- * nothing before it writes. Only this process changes who holds a workflow and its last_update_seq;
- * the dispatcher forgets an entry whenever it takes a workflow back, and a cached "not yours" is
- * always checked against the database before an update is refused. Bounded; oldest entries go first.
+ * nothing before it writes. Whoever changes who holds a workflow forgets its entry, on every replica
+ * (`forget` tells the others through `onForget`); a worker that connects here has its entries
+ * forgotten (it may have gone on through another replica), and a cached "not yours" is always checked
+ * against the database before an update is refused. Bounded; oldest entries go first.
  */
 export class IngestWorkflows {
   private readonly rows = new Map<string, IngestWorkflow>();
@@ -14,6 +15,8 @@ export class IngestWorkflows {
   constructor(
     private readonly db: RawClient,
     private readonly sql: IngestSql,
+    /** tells the other replicas (their caches forget the same rows) */
+    private readonly onForget: (ids: string[]) => void = () => undefined,
     private readonly limit = 10_000,
   ) {}
 
@@ -39,8 +42,21 @@ export class IngestWorkflows {
     if (row) row.last_update_seq = Math.max(row.last_update_seq, maxSeq);
   }
 
+  /** Who holds these workflows changed: forgotten here and on the other replicas. */
   forget(ids: Iterable<string>): void {
+    const list = [...ids];
+    if (list.length === 0) return;
+    this.forgetHere(list);
+    this.onForget(list);
+  }
+
+  forgetHere(ids: Iterable<string>): void {
     for (const id of ids) this.rows.delete(id);
+  }
+
+  /** The cached workflows the worker holds. */
+  heldBy(workerId: string): string[] {
+    return [...this.rows.values()].filter((row) => row.assigned_worker_id === workerId).map((row) => row.id);
   }
 
   private remember(row: IngestWorkflow): void {

@@ -1,7 +1,11 @@
 import { Router } from 'express';
 import type { AppDeps } from '../deps';
 
-/** `GET /svc/api/health`: public, for orchestrator probes; 503 when the database or the storage does not answer. */
+/**
+ * `GET /svc/api/health`: public, for orchestrator and load-balancer probes; 503 when the database or the
+ * storage does not answer. `replica` names the process that answered (its `REPLICA_ID`), so operators
+ * and tests see which one a load balancer chose.
+ */
 export function healthRouter(deps: AppDeps): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
@@ -17,6 +21,7 @@ export function healthRouter(deps: AppDeps): Router {
       db,
       storage,
       storage_backend: deps.storage.backend,
+      replica: deps.config.replicaId,
     });
   });
   return router;

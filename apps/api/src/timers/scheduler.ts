@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import type { Db, Timer as TimerRow } from '@svc/db';
+import { on, type ClusterBus } from '../cluster/bus';
 
 export interface TimerSchedulerDeps {
   db: Db;
   logger: Logger;
   /** Resumes a workflow whose timer fired, with the timer's reason (the dispatcher). */
-  target: { timerFired(workflowId: string, reason: string): void };
+  target: { timerFired(workflowId: string, reason: string): Promise<void> };
+  /** the other replicas: told when timers change here, and telling this one when theirs change */
+  bus: ClusterBus;
   /** Longest sleep between looks at the table (timers another server created are seen by then). */
   maxSleepMs?: number;
 }
@@ -14,8 +17,9 @@ const DUE_PAGE = 100;
 
 /**
  * Fires stored timers once, at their time. The table is the schedule: the scheduler sleeps until the
- * earliest pending timer, so timers set before a restart fire after it. A timer is claimed with a
- * conditional UPDATE (pending -> fired), so two servers never fire one twice.
+ * earliest pending timer, so timers set before a restart fire after it. Every replica schedules every
+ * timer and claims it with a conditional UPDATE (pending -> fired), so it fires once, on whichever
+ * replica is alive and first; a timer set on one replica wakes the others' schedulers over the bus.
  */
 export class TimerScheduler {
   private sleeper: NodeJS.Timeout | null = null;
@@ -23,18 +27,25 @@ export class TimerScheduler {
   private rerun = false;
   private stopped = true;
   private readonly maxSleepMs: number;
+  private readonly stopListening: () => void;
 
   constructor(private readonly deps: TimerSchedulerDeps) {
     this.maxSleepMs = deps.maxSleepMs ?? 30_000;
+    this.stopListening = on(deps.bus, 'timers', () => this.look());
   }
 
   start(): void {
     this.stopped = false;
-    this.notify();
+    this.look();
   }
 
-  /** Timers changed: look at the table again now. */
+  /** Timers changed here: this replica and the others look at the table again now. */
   notify(): void {
+    this.deps.bus.publish({ type: 'timers' });
+    this.look();
+  }
+
+  private look(): void {
     if (this.stopped) return;
     if (this.ticking) {
       this.rerun = true;
@@ -52,13 +63,14 @@ export class TimerScheduler {
         if (this.stopped) return;
         if (this.rerun) {
           this.rerun = false;
-          this.notify();
-        } else this.sleeper = setTimeout(() => this.notify(), sleepMs);
+          this.look();
+        } else this.sleeper = setTimeout(() => this.look(), sleepMs);
       });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopListening();
     if (this.sleeper) clearTimeout(this.sleeper);
     this.sleeper = null;
     await this.ticking;
@@ -93,6 +105,6 @@ export class TimerScheduler {
     });
     if (count !== 1) return; // another server fired it, or it was deleted meanwhile
     this.deps.logger.info({ timer_id: timer.id, workflow_id: timer.workflow_id }, 'timer fired');
-    this.deps.target.timerFired(timer.workflow_id, timer.reason);
+    await this.deps.target.timerFired(timer.workflow_id, timer.reason);
   }
 }

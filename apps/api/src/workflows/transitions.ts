@@ -51,8 +51,10 @@ export class WorkflowTransitions {
   /**
    * Puts a worker's unfinished workflows (or just `only`) back in the queue: `pending`, or still
    * `waiting_user` so the user can answer before another worker resumes it. Conditional on the status,
-   * so a workflow cancelled meanwhile stays cancelled. Returns the ids; the caller publishes afterwards
-   * with `publishRequeued` (it may hold a lock that publishing must not extend).
+   * so a workflow cancelled meanwhile stays cancelled. Each row is moved by its own conditional UPDATE,
+   * so when several replicas sweep the same lost worker each workflow is taken back (and announced)
+   * once. Returns the rows this call moved; the caller publishes afterwards with `publishRequeued` (it
+   * may hold a lock that publishing must not extend).
    */
   async requeueFromWorker(
     workerId: string,
@@ -63,17 +65,18 @@ export class WorkflowTransitions {
       where: { assigned_worker_id: workerId, ...unfinishedWhere, ...(only ? { id: { in: [...only] } } : {}) },
       select: { id: true, project_id: true, status: true },
     });
-    if (rows.length === 0) return [];
-    const ids = rows.map((r) => r.id);
-    await db.workflow.updateMany({
-      where: { id: { in: ids }, assigned_worker_id: workerId, status: 'waiting_user' },
-      data: { assigned_worker_id: null },
-    });
-    await db.workflow.updateMany({
-      where: { id: { in: ids }, assigned_worker_id: workerId, ...unfinishedWhere },
-      data: { assigned_worker_id: null, status: 'pending' },
-    });
-    return rows;
+    const moved: typeof rows = [];
+    for (const row of rows) {
+      // Still waiting for the user: it keeps that status so the user can answer before another worker resumes it.
+      const data =
+        row.status === 'waiting_user' ? { assigned_worker_id: null } : { assigned_worker_id: null, status: 'pending' };
+      const { count } = await db.workflow.updateMany({
+        where: { id: row.id, assigned_worker_id: workerId, ...unfinishedWhere, status: row.status },
+        data,
+      });
+      if (count === 1) moved.push(row);
+    }
+    return moved;
   }
 
   /** The events of `requeueFromWorker`: only workflows that really went back to `pending` changed. */

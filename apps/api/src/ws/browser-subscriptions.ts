@@ -14,6 +14,8 @@ export const MAX_SUBSCRIPTIONS_PER_CLIENT = 500;
 export class BrowserSubscriptions {
   private readonly byWorkflow = new Map<string, Set<WorkflowSubscription<BrowserClient>>>();
   private readonly byProject = new Map<string, Set<BrowserClient>>();
+  /** per followed project, how to stop bringing other replicas' events of it here */
+  private readonly projectWatches = new Map<string, () => void>();
 
   constructor(private readonly deps: AppDeps) {}
 
@@ -49,11 +51,17 @@ export class BrowserSubscriptions {
     this.checkRoom(client);
     client.projects.add(project.id);
     add(this.byProject, project.id, client);
+    if (!this.projectWatches.has(project.id))
+      this.projectWatches.set(project.id, this.deps.events.watchProject(project.id));
   }
 
   unsubscribeProject(client: BrowserClient, projectId: string): void {
     if (!client.projects.delete(projectId)) return;
     remove(this.byProject, projectId, client);
+    if (!this.byProject.has(projectId)) {
+      this.projectWatches.get(projectId)?.();
+      this.projectWatches.delete(projectId);
+    }
   }
 
   removeClient(client: BrowserClient): void {

@@ -1,33 +1,62 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
 import type { ExecRequestMessage, ExecResultMessage } from '@svc/protocol';
+import { on, type ClusterBus } from '../cluster/bus';
+import type { ClusterMessage } from '../cluster/messages';
 import type { WorkerRegistry } from '../dispatch/registry';
 import type { WorkerSession } from '../dispatch/worker-session';
 
 /** Used when the asker names no time-out (the worker's own default is the same). */
 export const DEFAULT_EXEC_TIMEOUT_SECONDS = 600;
+/** Characters of output per bus message (JSON escaping at most sextuples them: under NOTIFY's limit). */
+const OUTPUT_PART_CHARS = 1_000;
+/** Output relayed between replicas is cut here (the asker's agent reads a bounded output anyway). */
+export const MAX_RELAYED_OUTPUT_CHARS = 256 * 1024;
+/** A command longer than this cannot travel in one bus message. */
+const MAX_RELAYED_COMMAND_CHARS = 1_000;
 
 interface PendingExec {
   requester: WorkerSession;
   requestId: string;
-  targetId: string;
+  /** the target when it is connected here; null when another replica runs it */
+  targetId: string | null;
   timer: NodeJS.Timeout;
+  /** parts of a result relayed from another replica */
+  parts?: string[];
 }
+
+/** An exec this replica runs for an asker connected to another one. */
+interface RemoteExec {
+  origin: string;
+  targetId: string;
+}
+
+type ExecMessage = Extract<ClusterMessage, { type: 'exec' }>;
+type ExecResultPart = Extract<ClusterMessage, { type: 'exec_result' }>;
 
 /**
  * `execute_on_worker` with another target: worker A's `exec_request` becomes an `exec` to worker B
  * (under a server-chosen id, so two askers' ids never collide) and B's `exec_result` goes back to A.
- * A target that does not answer in time, is not connected or goes away yields an error result.
+ * When B is connected to another replica, the request and the result (in parts) travel over the
+ * cluster bus. A target that does not answer in time, is not connected or goes away yields an error result.
  */
 export class ExecRelay {
   private readonly pending = new Map<string, PendingExec>();
+  private readonly remote = new Map<string, RemoteExec>();
+  private readonly stops: (() => void)[] = [];
 
   constructor(
     private readonly registry: WorkerRegistry,
     private readonly db: Db,
+    private readonly bus: ClusterBus,
     /** extra time beyond the command's own time-out before the asker gets a timed-out result */
     private readonly marginMs = 5_000,
-  ) {}
+  ) {
+    this.stops.push(
+      on(bus, 'exec', (m) => this.runForOtherReplica(m)),
+      on(bus, 'exec_result', (m) => this.resultFromOtherReplica(m)),
+    );
+  }
 
   async request(from: WorkerSession, message: ExecRequestMessage): Promise<void> {
     const fail = (output: string, timedOut = false) => from.send(errorResult(message.request_id, output, timedOut));
@@ -40,8 +69,14 @@ export class ExecRelay {
       return;
     }
     const target = this.registry.find(message.target_worker);
-    if (!target) {
+    if (!target && !(await this.connectedElsewhere(message.target_worker))) {
       fail(`worker ${message.target_worker} is not connected`);
+      return;
+    }
+    if (!target && message.command.length > MAX_RELAYED_COMMAND_CHARS) {
+      fail(
+        `refused: a command for a worker on another server may have at most ${MAX_RELAYED_COMMAND_CHARS} characters`,
+      );
       return;
     }
     const id = randomUUID();
@@ -49,24 +84,40 @@ export class ExecRelay {
     const timer = setTimeout(
       () => {
         this.pending.delete(id);
-        fail(`no result from worker ${target.name} within ${seconds}s`, true);
+        fail(`no result from worker ${target?.name ?? message.target_worker} within ${seconds}s`, true);
       },
       seconds * 1000 + this.marginMs,
     );
     timer.unref();
-    this.pending.set(id, { requester: from, requestId: message.request_id, targetId: target.workerId, timer });
-    const sent = target.send({
-      type: 'exec',
+    this.pending.set(id, {
+      requester: from,
+      requestId: message.request_id,
+      targetId: target?.workerId ?? null,
+      timer,
+    });
+    const exec = {
       request_id: id,
       workflow_id: message.workflow_id,
       command: message.command,
       ...(message.timeout_seconds !== undefined ? { timeout_seconds: message.timeout_seconds } : {}),
-    });
-    if (!sent) this.settle(id, () => fail(`worker ${message.target_worker} is not connected`));
+    };
+    if (!target) {
+      const { request_id: _, ...rest } = exec;
+      this.bus.publish({ type: 'exec', id, origin: this.bus.replicaId, target_worker: message.target_worker, ...rest });
+      return;
+    }
+    if (!target.send({ type: 'exec', ...exec }))
+      this.settle(id, () => fail(`worker ${message.target_worker} is not connected`));
   }
 
   /** B's answer: relayed to the asker; false when nothing waits for it (late, unknown, or not B's). */
   result(from: WorkerSession, message: ExecResultMessage): boolean {
+    const remote = this.remote.get(message.request_id);
+    if (remote && remote.targetId === from.workerId) {
+      this.remote.delete(message.request_id);
+      this.sendBack(message.request_id, remote.origin, message);
+      return true;
+    }
     const pending = this.pending.get(message.request_id);
     if (!pending || pending.targetId !== from.workerId) return false;
     this.settle(message.request_id, () => pending.requester.send({ ...message, request_id: pending.requestId }));
@@ -75,22 +126,91 @@ export class ExecRelay {
 
   /** A worker went away: its pending requests are dropped, requests it should have run fail at once. */
   workerGone(workerId: string): void {
+    const gone = 'the target worker disconnected before answering';
     for (const [id, pending] of this.pending) {
       if (pending.targetId === workerId) {
-        this.settle(id, () =>
-          pending.requester.send(
-            errorResult(pending.requestId, 'the target worker disconnected before answering', false),
-          ),
-        );
+        this.settle(id, () => pending.requester.send(errorResult(pending.requestId, gone, false)));
       } else if (pending.requester.workerId === workerId) {
         this.settle(id, () => undefined);
       }
     }
+    for (const [id, remote] of this.remote) {
+      if (remote.targetId !== workerId) continue;
+      this.remote.delete(id);
+      this.sendBack(id, remote.origin, errorResult(id, gone, false));
+    }
   }
 
   close(): void {
+    for (const stop of this.stops) stop();
     for (const pending of this.pending.values()) clearTimeout(pending.timer);
     this.pending.clear();
+    this.remote.clear();
+  }
+
+  /** Whether the database says the worker is connected to some (other) replica. */
+  private async connectedElsewhere(idOrName: string): Promise<boolean> {
+    if (!this.bus.shared) return false;
+    const row = await this.db.worker.findFirst({
+      where: { OR: [{ id: idOrName }, { name: idOrName }], status: 'online', replica_id: { not: null } },
+      select: { id: true },
+    });
+    return row !== null;
+  }
+
+  /** Another replica's worker asks for a worker connected here. */
+  private runForOtherReplica(message: ExecMessage): void {
+    const target = this.registry.find(message.target_worker);
+    if (!target) return;
+    this.remote.set(message.id, { origin: message.origin, targetId: target.workerId });
+    const sent = target.send({
+      type: 'exec',
+      request_id: message.id,
+      workflow_id: message.workflow_id,
+      command: message.command,
+      ...(message.timeout_seconds !== undefined ? { timeout_seconds: message.timeout_seconds } : {}),
+    });
+    if (!sent) this.workerGone(target.workerId);
+  }
+
+  /** A result for an asker on another replica, in parts that fit the bus. */
+  private sendBack(id: string, origin: string, result: ExecResultMessage): void {
+    const output =
+      result.output.length > MAX_RELAYED_OUTPUT_CHARS
+        ? `${result.output.slice(0, MAX_RELAYED_OUTPUT_CHARS)}\n[output cut at ${MAX_RELAYED_OUTPUT_CHARS} characters]`
+        : result.output;
+    const parts = Math.max(1, Math.ceil(output.length / OUTPUT_PART_CHARS));
+    for (let part = 0; part < parts; part++) {
+      this.bus.publish({
+        type: 'exec_result',
+        id,
+        to: origin,
+        part,
+        parts,
+        exit_code: result.exit_code,
+        output: output.slice(part * OUTPUT_PART_CHARS, (part + 1) * OUTPUT_PART_CHARS),
+        timed_out: result.timed_out,
+      });
+    }
+  }
+
+  private resultFromOtherReplica(message: ExecResultPart): void {
+    if (message.to !== this.bus.replicaId) return;
+    const pending = this.pending.get(message.id);
+    if (!pending || pending.targetId !== null) return;
+    pending.parts ??= [];
+    pending.parts[message.part] = message.output;
+    if (pending.parts.filter((p) => p !== undefined).length < message.parts) return;
+    const output = pending.parts.join('');
+    this.settle(message.id, () =>
+      pending.requester.send({
+        type: 'exec_result',
+        request_id: pending.requestId,
+        exit_code: message.exit_code,
+        output,
+        timed_out: message.timed_out,
+      }),
+    );
   }
 
   private settle(id: string, then: () => void): void {

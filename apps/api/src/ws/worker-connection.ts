@@ -198,6 +198,8 @@ export class WorkerConnection implements WorkerSession {
     if (this.socket.readyState !== WebSocket.OPEN) return;
     Object.assign(this, { workerId: row.id, name: row.name, capacity: row.capacity });
     this.state = 'registered';
+    // What this replica cached of the worker's workflows may be stale: it may come from another replica.
+    this.live.ingest.workerAttached(row.id);
     this.live.registry.attach(this);
     this.send({
       type: 'registered',

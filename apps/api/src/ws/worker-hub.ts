@@ -26,7 +26,7 @@ export class WorkerHub {
     private readonly deps: AppDeps,
     private readonly live: LiveServices,
   ) {
-    this.exec = new ExecRelay(live.registry, deps.db);
+    this.exec = new ExecRelay(live.registry, deps.db, live.bus);
     this.logger = deps.logger.child({ component: 'worker-ws' });
   }
 

@@ -122,7 +122,7 @@ describe.each(TEST_PROVIDERS)('timers across restarts on %s', (provider) => {
         const original = dispatcher.timerFired.bind(dispatcher);
         dispatcher.timerFired = (workflowId, reason) => {
           fired.push(reason);
-          original(workflowId, reason);
+          return original(workflowId, reason);
         };
       }
       const at = new Date(Date.now() + 500);

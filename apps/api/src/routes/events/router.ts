@@ -69,7 +69,11 @@ export function eventsRouter(deps: AppDeps): Router {
       if (event.project_id === project.id && isProjectEventType(event.type)) stream.sendEvent(event);
       if (accessChanged(event, project.id)) recheck();
     });
-    stream.onClose(stopLive);
+    const unwatch = deps.events.watchProject(project.id);
+    stream.onClose(() => {
+      stopLive();
+      unwatch();
+    });
     stream.start(req, async () => recheck());
     stream.sendControl('subscribed', { project_id: project.id });
   });

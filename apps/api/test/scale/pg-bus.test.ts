@@ -1,0 +1,72 @@
+import { Client } from 'pg';
+import pino from 'pino';
+import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
+import { PgBus } from '../../src/cluster/pg-bus';
+import type { ClusterMessage } from '../../src/cluster/messages';
+
+/** Collects what a bus hears; `next` waits for the n-th message. */
+function listen(bus: PgBus) {
+  const heard: ClusterMessage[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  bus.subscribe((message) => {
+    heard.push(message);
+    for (const waiter of waiters.filter((w) => heard.length >= w.count)) waiter.resolve();
+  });
+  return {
+    heard,
+    until: (count: number) =>
+      heard.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
+  };
+}
+
+describe('the PostgreSQL cluster bus', () => {
+  let database: TestDatabase;
+  let one: PgBus;
+  let two: PgBus;
+  const logger = pino({ level: 'silent' });
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgresql', { migrate: false });
+    one = await PgBus.connect(database.url, 'one', logger);
+    two = await PgBus.connect(database.url, 'two', logger);
+  });
+
+  afterAll(async () => {
+    await one?.close();
+    await two?.close();
+    await database?.drop();
+  });
+
+  it('reaches the other replicas, never the sender, in publish order and in NOTIFY-sized payloads', async () => {
+    const atTwo = listen(two);
+    const atOne = listen(one);
+    // Far more than one 8000-byte NOTIFY holds.
+    const ids = Array.from({ length: 400 }, (_, i) => `workflow-${i}-${'x'.repeat(40)}`);
+    for (const id of ids) one.publish({ type: 'forget', workflow_ids: [id] });
+    await atTwo.until(ids.length);
+    expect(atTwo.heard.map((m) => (m.type === 'forget' ? m.workflow_ids[0] : null))).toEqual(ids);
+    await one.flush();
+    two.publish({ type: 'wake' });
+    await atOne.until(1);
+    expect(atOne.heard).toEqual([{ type: 'wake' }]);
+  });
+
+  it('reconnects after losing its connection, resyncs, and delivers what was published meanwhile', async () => {
+    const resynced = new Promise<void>((resolve) => two.onResync(resolve));
+    const atTwo = listen(two);
+    const admin = new Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      // Cuts every bus connection of the database (both replicas' LISTEN sessions).
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      );
+    } finally {
+      await admin.end();
+    }
+    await resynced;
+    one.publish({ type: 'timers' });
+    await atTwo.until(1);
+    expect(atTwo.heard).toEqual([{ type: 'timers' }]);
+  });
+});

@@ -1,0 +1,10 @@
+-- AlterTable
+ALTER TABLE "workflows" ADD COLUMN     "steer_action" TEXT,
+ADD COLUMN     "steer_message" TEXT,
+ADD COLUMN     "title_first_seq" INTEGER,
+ADD COLUMN     "title_last_seq" INTEGER,
+ADD COLUMN     "title_worker_id" TEXT;
+
+-- AlterTable
+ALTER TABLE "workers" ADD COLUMN     "replica_id" TEXT;
+
