@@ -1,6 +1,7 @@
 // `pnpm bench`: builds what the benchmarks start, then runs them one after another (never in
 // parallel: each measures a server on this machine). Pass names to run a subset:
 //   pnpm bench [http] [ws] [files]      (default: all three; files streams 2 GiB, see bench/files)
+// files: BENCH_FILE_SIZE (default 2G) and BENCH_FILE_BACKENDS (default local,s3) choose what it moves where.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './lib/server-process.mjs';
@@ -8,7 +9,12 @@ import { repoRoot } from './lib/server-process.mjs';
 const BENCHES = {
   http: ['bench/api/http-load.mjs'],
   ws: ['bench/ws/ws-load.mjs'],
-  files: ['bench/files/transfer.mjs', process.env.BENCH_FILE_SIZE ?? '2G'],
+  files: [
+    'bench/files/transfer.mjs',
+    process.env.BENCH_FILE_SIZE ?? '2G',
+    '--backends',
+    process.env.BENCH_FILE_BACKENDS ?? 'local,s3',
+  ],
 };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
 const unknown = chosen.filter((name) => !BENCHES[name]);
