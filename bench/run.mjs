@@ -2,6 +2,7 @@
 // parallel: each measures a server on this machine). Pass names to run a subset:
 //   pnpm bench [http] [ws] [files] [scale]   (default: all four; files streams 2 GiB, see bench/files;
 //                                            scale: 1, 2 and 3 replicas behind haproxy, see bench/scale)
+// files: BENCH_FILE_SIZE (default 2G) and BENCH_FILE_BACKENDS (default local,s3) choose what it moves where.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './lib/server-process.mjs';
@@ -9,7 +10,12 @@ import { repoRoot } from './lib/server-process.mjs';
 const BENCHES = {
   http: ['bench/api/http-load.mjs'],
   ws: ['bench/ws/ws-load.mjs'],
-  files: ['bench/files/transfer.mjs', process.env.BENCH_FILE_SIZE ?? '2G'],
+  files: [
+    'bench/files/transfer.mjs',
+    process.env.BENCH_FILE_SIZE ?? '2G',
+    '--backends',
+    process.env.BENCH_FILE_BACKENDS ?? 'local,s3',
+  ],
   scale: ['bench/scale/scale.mjs'],
 };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);

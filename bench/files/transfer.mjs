@@ -1,19 +1,25 @@
 #!/usr/bin/env node
 /* global process, console, setInterval, clearInterval, Buffer, URL */
 // Object-storage transfer benchmark: streams one upload and one download of SIZE bytes through the
-// built API server (apps/api/dist, SQLite, temp DATA_DIR; bench/lib/server-process.mjs) on loopback, and compares the throughput
-// with `cp` of the same file on the same disk. Samples the server's VmRSS while transferring.
+// built API server (apps/api/dist, SQLite, temp DATA_DIR; bench/lib/server-process.mjs) on loopback, once
+// per storage backend: the local disk, and S3 (a real s3rver process started by test-kit's
+// startS3Server, its data on the same disk). Compares the throughput with `cp` of the same file on the
+// same disk and samples the server's VmRSS while transferring; reports its VmHWM per backend.
 //
-//   node bench/files/transfer.mjs [size]      size in bytes or with K/M/G suffix (binary), default 2G
+//   node bench/files/transfer.mjs [size] [--backends local,s3]
+//     size in bytes or with K/M/G suffix (binary), default 2G; backends default: both
 //
-// Targets: throughput >= 0.5 of cp in both directions, server RSS growth < 100 MB. Every operation is
-// timed until it returns and until `sync` has its bytes on the disk; the ratio that counts is the
-// on-disk one, because `cp` of a file that fits in the page cache is only a memory copy.
+// Targets: server RSS growth < 100 MB on both backends; on the local disk also throughput >= 0.5 of cp
+// in both directions (on S3 every byte also goes through s3rver, which writes a multipart upload's
+// parts and then the object: its throughput is reported, not a target). Every operation is timed until
+// it returns and until `sync` has its bytes on the disk; the ratio that counts is the on-disk one,
+// because `cp` of a file that fits in the page cache is only a memory copy.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -21,6 +27,24 @@ import { devLogin, memoryOf, repoRoot, startServerProcess } from '../lib/server-
 
 const MiB = 1024 ** 2;
 const serverEntry = join(repoRoot, 'apps', 'api', 'dist', 'index.js');
+const testKitEntry = join(repoRoot, 'packages', 'test-kit', 'dist', 'index.js');
+const BACKENDS = ['local', 's3'];
+
+function parseArgs(argv) {
+  const options = { size: undefined, backends: BACKENDS };
+  for (let at = 0; at < argv.length; at++) {
+    const arg = argv[at];
+    if (arg === '--backends' || arg.startsWith('--backends=')) {
+      const list = arg.includes('=') ? arg.slice('--backends='.length) : argv[++at];
+      options.backends = (list ?? '').split(',').filter(Boolean);
+      const unknown = options.backends.filter((name) => !BACKENDS.includes(name));
+      if (!options.backends.length || unknown.length)
+        throw new Error(`--backends takes a comma-separated list of ${BACKENDS.join(', ')}`);
+    } else if (options.size === undefined) options.size = arg;
+    else throw new Error(`unexpected argument "${arg}"`);
+  }
+  return { size: parseSize(options.size), backends: options.backends };
+}
 
 function parseSize(text) {
   const match = /^(\d+(?:\.\d+)?)([kmg]?)i?b?$/i.exec(text ?? '2G');
@@ -103,74 +127,24 @@ async function signIn(url) {
 const mb = (bytes) => `${(bytes / MiB).toFixed(1)} MiB`;
 const rate = (bytes, seconds) => `${(bytes / MiB / seconds).toFixed(0)} MiB/s`;
 
-function report(size, cp, upload, download, served) {
-  const row = (m) => ({
-    cached_seconds: m.cached,
-    durable_seconds: m.durable,
-    durable_throughput: rate(size, m.durable),
-    ratio_to_cp_cached: cp.cached / m.cached,
-    ratio_to_cp_durable: cp.durable / m.durable,
-    rss_before: m.before,
-    rss_peak: m.peak,
-    rss_growth: m.peak - m.before,
-  });
-  const result = {
-    size_bytes: size,
-    cp: { cached_seconds: cp.cached, durable_seconds: cp.durable, durable_throughput: rate(size, cp.durable) },
-    upload: row(upload),
-    download: row(download),
-    download_discarded_by_client: row(served),
-    server_vm_hwm: served.hwm,
-  };
-  console.log('\n            until returned          until on disk (sync)');
-  console.log(
-    `cp          ${cp.cached.toFixed(2).padStart(6)} s                ${cp.durable.toFixed(2).padStart(6)} s               ${result.cp.durable_throughput}`,
-  );
-  for (const name of ['upload', 'download', 'download_discarded_by_client']) {
-    const r = result[name];
-    const verdict = name.startsWith('download_')
-      ? '(not a target)'
-      : r.ratio_to_cp_durable >= 0.5 && r.rss_growth < 100 * 1e6
-        ? 'ok'
-        : 'BELOW TARGET';
-    console.log(
-      `${name === 'download_discarded_by_client' ? 'download, client discarding\n           ' : name.padEnd(10)}  ${r.cached_seconds.toFixed(2).padStart(6)} s (${r.ratio_to_cp_cached.toFixed(2)} of cp)  ${r.durable_seconds.toFixed(2).padStart(6)} s (${r.ratio_to_cp_durable.toFixed(2)} of cp)  ${r.durable_throughput}` +
-        `  server RSS ${mb(r.rss_before)} -> peak ${mb(r.rss_peak)} (+${mb(r.rss_growth)})  ${verdict}`,
-    );
-  }
-  console.log(`server VmHWM (peak since start) ${mb(result.server_vm_hwm)}`);
-  console.log(JSON.stringify(result));
+/** The object storage a server stores in: nothing to start for the local disk, an s3rver for S3. */
+async function startStorage(backend) {
+  if (backend === 'local') return { env: {}, close: async () => undefined };
+  if (!existsSync(testKitEntry))
+    throw new Error(`${testKitEntry} is missing: build first (pnpm turbo run build --filter @svc/api...)`);
+  const { startS3Server } = createRequire(import.meta.url)(testKitEntry);
+  const s3 = await startS3Server({ bucket: 'svc-bench' });
+  return { env: s3.env('bench/'), close: () => s3.close() };
 }
 
-async function main() {
-  const size = parseSize(process.argv[2]);
-  if (!existsSync(serverEntry))
-    throw new Error(`${serverEntry} is missing: build first (pnpm turbo run build --filter @svc/api...)`);
-  const work = mkdtempSync(join(tmpdir(), 'svc-bench-files-'));
-  const source = join(work, 'source.bin');
+/** One upload, one download to a file and one download the client discards, through a fresh server. */
+async function transferThrough(backend, size, source, work) {
+  const storage = await startStorage(backend);
   let server;
   try {
-    console.log(`writing a ${mb(size)} source file in ${work}`);
-    await writeSourceFile(source, size);
-
-    // cp on this kind of machine swings between disk speed and page-cache speed from one run to the
-    // next, so the baseline is the median of three runs (all three are printed).
-    const cpRuns = [];
-    for (let run = 0; run < 3; run++) {
-      cpRuns.push(
-        await measure(async () => {
-          const copy = spawnSync('cp', [source, join(work, 'cp-copy.bin')]);
-          if (copy.status !== 0) throw new Error(`cp failed: ${copy.stderr}`);
-        }),
-      );
-      rmSync(join(work, 'cp-copy.bin'));
-    }
-    const cp = [...cpRuns].sort((a, b) => a.durable - b.durable)[1];
-    console.log(`cp runs (until on disk): ${cpRuns.map((r) => `${r.durable.toFixed(2)} s`).join(', ')}`);
-
     server = await startServerProcess({
       provider: 'sqlite',
-      env: { STORAGE_MAX_UPLOAD_BYTES: String(Math.max(size, 2 * 1024 ** 3)) },
+      env: { ...storage.env, STORAGE_MAX_UPLOAD_BYTES: String(Math.max(size, 2 * 1024 ** 3)) },
     });
     const { cookie, projectId } = await signIn(server.url);
     const objectPath = `/svc/api/projects/${projectId}/storage/bench/object.bin`;
@@ -201,6 +175,7 @@ async function main() {
     );
     if (download.result.status !== 200 || statSync(downloaded).size !== size)
       throw new Error(`download failed: ${download.result.status}`);
+    rmSync(downloaded);
 
     // The same download with the client throwing the bytes away: what the server sends, without the
     // client's own disk writes (which cp does in the kernel, and a user-space writer pays for).
@@ -209,10 +184,88 @@ async function main() {
       () => http(server.url, 'GET', objectPath, { headers: { cookie }, sink: discard() }),
       server.pid,
     );
-
-    report(size, cp, upload, download, served);
+    return { upload, download, served };
   } finally {
     await server?.stop();
+    await storage.close();
+  }
+}
+
+function report(size, cp, results) {
+  const row = (m) => ({
+    cached_seconds: m.cached,
+    durable_seconds: m.durable,
+    durable_throughput: rate(size, m.durable),
+    ratio_to_cp_cached: cp.cached / m.cached,
+    ratio_to_cp_durable: cp.durable / m.durable,
+    rss_before: m.before,
+    rss_peak: m.peak,
+    rss_growth: m.peak - m.before,
+  });
+  const result = {
+    size_bytes: size,
+    cp: { cached_seconds: cp.cached, durable_seconds: cp.durable, durable_throughput: rate(size, cp.durable) },
+  };
+  console.log('\n                     until returned          until on disk (sync)');
+  console.log(
+    `cp                   ${cp.cached.toFixed(2).padStart(6)} s                ${cp.durable.toFixed(2).padStart(6)} s               ${result.cp.durable_throughput}`,
+  );
+  for (const [backend, { upload, download, served }] of Object.entries(results)) {
+    const rows = { upload: row(upload), download: row(download), download_discarded_by_client: row(served) };
+    result[backend] = { ...rows, server_vm_hwm: served.hwm };
+    for (const [name, r] of Object.entries(rows)) {
+      const memoryOk = r.rss_growth < 100 * 1e6;
+      const verdict = name.startsWith('download_')
+        ? '(not a target)'
+        : memoryOk && (backend !== 'local' || r.ratio_to_cp_durable >= 0.5)
+          ? 'ok'
+          : 'BELOW TARGET';
+      const label =
+        name === 'download_discarded_by_client'
+          ? `${backend} download, client discarding\n                    `
+          : `${backend} ${name}`.padEnd(19);
+      console.log(
+        `${label}  ${r.cached_seconds.toFixed(2).padStart(6)} s (${r.ratio_to_cp_cached.toFixed(2)} of cp)  ${r.durable_seconds.toFixed(2).padStart(6)} s (${r.ratio_to_cp_durable.toFixed(2)} of cp)  ${r.durable_throughput}` +
+          `  server RSS ${mb(r.rss_before)} -> peak ${mb(r.rss_peak)} (+${mb(r.rss_growth)})  ${verdict}`,
+      );
+    }
+    console.log(`${backend}: server VmHWM (peak since start) ${mb(served.hwm)}`);
+  }
+  console.log(JSON.stringify(result));
+}
+
+async function main() {
+  const { size, backends } = parseArgs(process.argv.slice(2));
+  if (!existsSync(serverEntry))
+    throw new Error(`${serverEntry} is missing: build first (pnpm turbo run build --filter @svc/api...)`);
+  const work = mkdtempSync(join(tmpdir(), 'svc-bench-files-'));
+  const source = join(work, 'source.bin');
+  try {
+    console.log(`writing a ${mb(size)} source file in ${work}`);
+    await writeSourceFile(source, size);
+
+    // cp on this kind of machine swings between disk speed and page-cache speed from one run to the
+    // next, so the baseline is the median of three runs (all three are printed).
+    const cpRuns = [];
+    for (let run = 0; run < 3; run++) {
+      cpRuns.push(
+        await measure(async () => {
+          const copy = spawnSync('cp', [source, join(work, 'cp-copy.bin')]);
+          if (copy.status !== 0) throw new Error(`cp failed: ${copy.stderr}`);
+        }),
+      );
+      rmSync(join(work, 'cp-copy.bin'));
+    }
+    const cp = [...cpRuns].sort((a, b) => a.durable - b.durable)[1];
+    console.log(`cp runs (until on disk): ${cpRuns.map((r) => `${r.durable.toFixed(2)} s`).join(', ')}`);
+
+    const results = {};
+    for (const backend of backends) {
+      console.log(`${backend}: upload and downloads through the API`);
+      results[backend] = await transferThrough(backend, size, source, work);
+    }
+    report(size, cp, results);
+  } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './api-process';
@@ -15,6 +15,11 @@ export interface S3Server {
   secretAccessKey: string;
   /** The API's settings for this server (STORAGE_BACKEND=s3 and the S3_* variables). */
   env(prefix?: string): Record<string, string>;
+  /**
+   * Keys of the multipart uploads begun and not completed, read from s3rver's store (it has no
+   * ListMultipartUploads, and no AbortMultipartUpload either: an aborted upload stays listed here).
+   */
+  pendingMultipartUploads(): string[];
   readonly process: ManagedProcess;
   /** Stops the server and removes its data directory. */
   close(): Promise<void>;
@@ -86,6 +91,14 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
       S3_FORCE_PATH_STYLE: 'true',
       S3_PREFIX: prefix,
     }),
+    pendingMultipartUploads: () => {
+      const uploads = path.join(dataDir, bucket, '._S3rver_uploads');
+      if (!existsSync(uploads)) return [];
+      return readdirSync(uploads)
+        .map((id) => path.join(uploads, id, 'key'))
+        .filter((file) => existsSync(file))
+        .map((file) => readFileSync(file, 'utf8'));
+    },
     close,
   };
 }

@@ -1,26 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, lstatSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
+import { TEST_PROVIDERS } from '@svc/test-kit';
+import { startTestServer, type TestServer } from '../support/server';
 import { createProject, createWorkflow } from '../resources/fixtures';
-import { projectStorageDir, workflowWorkspaceDir } from '../../src/services/workspace-paths';
 import { traversalPayloads } from '../fixtures/traversal-payloads';
+import { startBackend, type BackendUnderTest } from '../storage/backends';
 import { inPool, multipartBody, rawRequest, type RawResponse } from './raw-http';
-
-/** Every file under `dir` with its size and mtime, to prove a run of refused requests changed nothing. */
-function snapshot(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      const stats = lstatSync(path);
-      out.push(`${path} ${stats.isDirectory() ? 'dir' : stats.size} ${stats.mtimeMs}`);
-      if (stats.isDirectory()) walk(path);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 
 /**
  * A URL payload as an RFC 5987 `filename*` value naming the same thing: the bytes it decodes to once,
@@ -41,7 +27,7 @@ function asExtendedFilename(payload: string): string {
     .join('');
 }
 
-/** The directories a payload could reach if it escaped: every ancestor of the root, up to `/`. */
+/** The directories above the data directory a payload could reach if it escaped, up to `/`. */
 function ancestorsOf(dir: string): string[] {
   const out: string[] = [];
   for (let current = dirname(dir); ; current = dirname(current)) {
@@ -50,99 +36,105 @@ function ancestorsOf(dir: string): string[] {
   }
 }
 
-describe.each(TEST_PROVIDERS)('path traversal corpus against every path-taking route on %s', (provider) => {
-  const canary = `svc-canary-${randomBytes(6).toString('hex')}.txt`;
-  const payloads = traversalPayloads(canary);
-  let server: TestServer;
-  let alice: string;
-  let files: string;
-  let storage: string;
-  let roots: string[];
-  const planted: string[] = [];
+// The path rules do not depend on the database: S3 runs on one provider, to keep the suite short.
+const COMBINATIONS = [
+  ...TEST_PROVIDERS.map((provider) => [provider, 'local'] as const),
+  [TEST_PROVIDERS[0]!, 's3'] as const,
+];
 
-  beforeAll(async () => {
-    server = await startTestServer(provider);
-    alice = await server.login('alice');
-    const project = await createProject(server, alice);
-    const workflow = await createWorkflow(server, alice, project.id);
-    files = `/svc/api/workflows/${workflow.id}/files`;
-    storage = `/svc/api/projects/${project.id}/storage`;
-    const workspace = workflowWorkspaceDir(server.dataDir, project.id, workflow.id);
-    const storageRoot = projectStorageDir(server.dataDir, project.id);
-    mkdirSync(join(workspace, 'a'), { recursive: true });
-    mkdirSync(join(storageRoot, 'a'), { recursive: true });
-    writeFileSync(join(workspace, 'inside.txt'), 'inside');
-    writeFileSync(join(storageRoot, 'inside.txt'), 'inside');
-    roots = [workspace, storageRoot];
-    // Canaries one, two and three levels above the roots: what a successful escape would hit first.
-    for (const dir of [dirname(workspace), dirname(dirname(workspace)), server.dataDir, dirname(storageRoot)]) {
-      writeFileSync(join(dir, canary), 'canary');
-      planted.push(join(dir, canary));
-    }
-  });
-  afterAll(async () => server?.close());
+describe.each(COMBINATIONS)(
+  'path traversal corpus against every path-taking route on %s with %s storage',
+  (provider, backendName) => {
+    const canary = `svc-canary-${randomBytes(6).toString('hex')}.txt`;
+    const payloads = traversalPayloads(canary);
+    let backend: BackendUnderTest;
+    let server: TestServer;
+    let alice: string;
+    let files: string;
+    let storage: string;
+    let canaries: string[];
 
-  const routes: Record<string, (payload: string) => Promise<RawResponse>> = {
-    'GET files/<path>': (p) => rawRequest(server.url, `${files}/${p}`, { as: alice }),
-    'GET files?path=': (p) => rawRequest(server.url, `${files}?path=${p}&recursive=1`, { as: alice }),
-    'PUT files/<path>': (p) => rawRequest(server.url, `${files}/${p}`, { method: 'PUT', as: alice, body: 'pwned' }),
-    'DELETE files/<path>': (p) => rawRequest(server.url, `${files}/${p}`, { method: 'DELETE', as: alice }),
-    'POST files?path= (multipart)': (p) => {
-      const { body, contentType } = multipartBody([{ filename: 'pwned.txt', content: 'pwned' }]);
-      return rawRequest(server.url, `${files}?path=${p}`, {
-        method: 'POST',
-        as: alice,
-        body,
-        headers: { 'content-type': contentType },
-      });
-    },
-    'POST files (multipart filename)': (p) => {
-      const { body, contentType } = multipartBody([
-        { filename: asExtendedFilename(p), content: 'pwned', extended: true },
-      ]);
-      return rawRequest(server.url, `${files}?path=`, {
-        method: 'POST',
-        as: alice,
-        body,
-        headers: { 'content-type': contentType },
-      });
-    },
-    'GET storage/<path>': (p) => rawRequest(server.url, `${storage}/${p}`, { as: alice }),
-    'GET storage/<dir>/': (p) => rawRequest(server.url, `${storage}/${p}/`, { as: alice }),
-    'PUT storage/<path>': (p) => rawRequest(server.url, `${storage}/${p}`, { method: 'PUT', as: alice, body: 'pwned' }),
-    'DELETE storage/<path>': (p) => rawRequest(server.url, `${storage}/${p}`, { method: 'DELETE', as: alice }),
-  };
-
-  it(`has a corpus of several hundred payloads`, () => {
-    expect(payloads.length).toBeGreaterThanOrEqual(500);
-    expect(new Set(payloads).size).toBe(payloads.length);
-  });
-
-  // Several hundred requests per route through real authentication: give them time on a loaded machine.
-  it.each(Object.keys(routes))(
-    '%s refuses every payload with 400 invalid_path and touches nothing',
-    async (route) => {
-      const before = snapshot(server.dataDir);
-      const events = await server.deps.db.event.count();
-      const failures: string[] = [];
-      await inPool(payloads, 16, async (payload) => {
-        const res = await routes[route]!(payload);
-        const code = res.status === 400 ? res.json().error?.code : undefined;
-        // 404 only where the router cannot match the request at all.
-        const unmatched = res.status === 404 && res.json().error?.message === 'no such endpoint';
-        if (code !== 'invalid_path' && !unmatched)
-          failures.push(`${payload} -> ${res.status} ${res.text().slice(0, 120)}`);
-      });
-      expect(failures).toEqual([]);
-      expect(snapshot(server.dataDir)).toEqual(before);
-      expect(await server.deps.db.event.count()).toBe(events);
-      for (const file of planted) expect(readFileSync(file, 'utf8')).toBe('canary');
-      for (const root of roots) {
-        for (const dir of ancestorsOf(root)) {
-          if (!planted.includes(join(dir, canary))) expect(existsSync(join(dir, canary))).toBe(false);
-        }
+    beforeAll(async () => {
+      backend = await startBackend(backendName);
+      server = await startTestServer(provider, backend.env);
+      alice = await server.login('alice');
+      const project = await createProject(server, alice);
+      const workflow = await createWorkflow(server, alice, project.id);
+      files = `/svc/api/workflows/${workflow.id}/files`;
+      storage = `/svc/api/projects/${project.id}/storage`;
+      for (const root of [`workspaces/${project.id}/${workflow.id}`, `storage/${project.id}`]) {
+        await backend.plant(server.dataDir, `${root}/inside.txt`, 'inside');
+        await backend.plant(server.dataDir, `${root}/a/inside.txt`, 'inside');
       }
-    },
-    180_000,
-  );
-});
+      // Canaries one, two and three levels above the roots (paths below the data directory on disk,
+      // keys below the prefix on S3): what a successful escape would hit first.
+      canaries = [`workspaces/${project.id}/${canary}`, `workspaces/${canary}`, canary, `storage/${canary}`];
+      for (const path of canaries) await backend.plant(server.dataDir, path, 'canary');
+    });
+    afterAll(async () => {
+      await server?.close();
+      await backend?.close();
+    });
+
+    const routes: Record<string, (payload: string) => Promise<RawResponse>> = {
+      'GET files/<path>': (p) => rawRequest(server.url, `${files}/${p}`, { as: alice }),
+      'GET files?path=': (p) => rawRequest(server.url, `${files}?path=${p}&recursive=1`, { as: alice }),
+      'PUT files/<path>': (p) => rawRequest(server.url, `${files}/${p}`, { method: 'PUT', as: alice, body: 'pwned' }),
+      'DELETE files/<path>': (p) => rawRequest(server.url, `${files}/${p}`, { method: 'DELETE', as: alice }),
+      'POST files?path= (multipart)': (p) => {
+        const { body, contentType } = multipartBody([{ filename: 'pwned.txt', content: 'pwned' }]);
+        return rawRequest(server.url, `${files}?path=${p}`, {
+          method: 'POST',
+          as: alice,
+          body,
+          headers: { 'content-type': contentType },
+        });
+      },
+      'POST files (multipart filename)': (p) => {
+        const { body, contentType } = multipartBody([
+          { filename: asExtendedFilename(p), content: 'pwned', extended: true },
+        ]);
+        return rawRequest(server.url, `${files}?path=`, {
+          method: 'POST',
+          as: alice,
+          body,
+          headers: { 'content-type': contentType },
+        });
+      },
+      'GET storage/<path>': (p) => rawRequest(server.url, `${storage}/${p}`, { as: alice }),
+      'GET storage/<dir>/': (p) => rawRequest(server.url, `${storage}/${p}/`, { as: alice }),
+      'PUT storage/<path>': (p) =>
+        rawRequest(server.url, `${storage}/${p}`, { method: 'PUT', as: alice, body: 'pwned' }),
+      'DELETE storage/<path>': (p) => rawRequest(server.url, `${storage}/${p}`, { method: 'DELETE', as: alice }),
+    };
+
+    it(`has a corpus of several hundred payloads`, () => {
+      expect(payloads.length).toBeGreaterThanOrEqual(500);
+      expect(new Set(payloads).size).toBe(payloads.length);
+    });
+
+    // Several hundred requests per route through real authentication: give them time on a loaded machine.
+    it.each(Object.keys(routes))(
+      '%s refuses every payload with 400 invalid_path and touches nothing',
+      async (route) => {
+        const before = await backend.snapshot(server.dataDir);
+        const events = await server.deps.db.event.count();
+        const failures: string[] = [];
+        await inPool(payloads, 16, async (payload) => {
+          const res = await routes[route]!(payload);
+          const code = res.status === 400 ? res.json().error?.code : undefined;
+          // 404 only where the router cannot match the request at all.
+          const unmatched = res.status === 404 && res.json().error?.message === 'no such endpoint';
+          if (code !== 'invalid_path' && !unmatched)
+            failures.push(`${payload} -> ${res.status} ${res.text().slice(0, 120)}`);
+        });
+        expect(failures).toEqual([]);
+        expect(await backend.snapshot(server.dataDir)).toEqual(before);
+        expect(await server.deps.db.event.count()).toBe(events);
+        for (const path of canaries) expect((await backend.read(server.dataDir, path))?.toString()).toBe('canary');
+        for (const dir of ancestorsOf(server.dataDir)) expect(existsSync(join(dir, canary))).toBe(false);
+      },
+      180_000,
+    );
+  },
+);

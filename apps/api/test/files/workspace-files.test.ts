@@ -2,18 +2,14 @@ import { eventually } from '@svc/test-kit';
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
+import { startTestServer, type TestServer } from '../support/server';
 import { addMember, captureEvents, createProject, createWorkflow } from '../resources/fixtures';
-import { startBackend, STORAGE_BACKENDS, type BackendName, type BackendUnderTest } from '../storage/backends';
+import { startBackend, PROVIDERS_AND_BACKENDS, type BackendName, type BackendUnderTest } from '../storage/backends';
 import { multipartBody, rawRequest } from './raw-http';
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-const COMBINATIONS = TEST_PROVIDERS.flatMap((provider) =>
-  STORAGE_BACKENDS.map((backend) => [provider, backend] as const),
-);
-
-describe.each(COMBINATIONS)('workspace files on %s with %s storage', (provider, backendName: BackendName) => {
+describe.each(PROVIDERS_AND_BACKENDS)('workspace files on %s with %s storage', (provider, backendName: BackendName) => {
   let backend: BackendUnderTest;
   let server: TestServer;
   let alice: string;
