@@ -58,3 +58,10 @@ ensure_bubblewrap() {
   log "installing bubblewrap (Debian package)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
 }
+
+# wrk: the HTTP benchmark's load generator (`pnpm bench http`), a C program in its own process.
+ensure_wrk() {
+  if command -v wrk >/dev/null 2>&1; then return; fi
+  log "installing wrk (Debian package)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+}
