@@ -34,7 +34,7 @@ export function parseWrk(output) {
 
 /** Drives `url` for `seconds` with `connections` keep-alive connections on `threads` threads. */
 export function runWrk(url, { seconds = 10, connections = 64, threads = 2, headers = {} } = {}) {
-  const args = [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '10s'];
+  const args = [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '30s'];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   args.push(url);
   return new Promise((resolve, reject) => {

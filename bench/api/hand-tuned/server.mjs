@@ -167,7 +167,5 @@ server.keepAliveTimeout = 5_000;
 server.listen(Number(PORT), '127.0.0.1', () => {
   console.log(`listening on http://127.0.0.1:${server.address().port}`);
 });
-process.on('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close(() => db.close().then(() => process.exit(0)));
-});
+// Stopped by the bench when it is done: nothing to flush, the database belongs to svc.
+process.on('SIGTERM', () => process.exit(0));
