@@ -38,7 +38,7 @@ export async function createDb({ url, poolSize = 10 }: CreateDbOptions): Promise
     await db.$queryRawUnsafe('PRAGMA busy_timeout = 30000');
     await db.$queryRawUnsafe('PRAGMA foreign_keys = ON');
     await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
-    const reader = await sqliteReader(url);
+    const reader = sqliteReader(url);
     return {
       db,
       provider,

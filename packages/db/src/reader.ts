@@ -1,6 +1,5 @@
 import pg from 'pg';
-import type { Client as LibsqlClient } from '@libsql/client';
-import { createSqliteClient } from './libsql';
+import Database from 'libsql';
 
 /**
  * Reads on the database driver itself, beside Prisma, for the hot read paths (issue 11): Prisma spends
@@ -40,19 +39,32 @@ export function postgresReader(pool: pg.Pool): SqlReader {
 /**
  * Reads on a second SQLite connection: Prisma's one connection may hold an open write transaction,
  * which a statement on it would join; in WAL mode this one reads the last committed state beside it.
+ * It uses `libsql` (the driver under `@libsql/client`) itself, to keep each statement prepared: the
+ * client prepares every statement again on every call, which cost more than running it.
  */
-export async function sqliteReader(url: string): Promise<SqlReader> {
-  const client: LibsqlClient = createSqliteClient({ url });
-  await client.execute('PRAGMA busy_timeout = 30000');
-  const texts = new Map<string, string>();
-  return {
-    async query<T>(_name: string, text: string, values: readonly unknown[]) {
-      // `$1` becomes SQLite's numbered `?1`, so a statement may use a parameter twice.
-      let sql = texts.get(text);
-      if (sql === undefined) texts.set(text, (sql = text.replace(/\$(\d+)/g, '?$1')));
-      const result = await client.execute({ sql, args: values as never });
-      return result.rows as unknown as T[];
-    },
-    close: async () => client.close(),
+export function sqliteReader(url: string): SqlReader {
+  const db = new Database(sqlitePath(url));
+  db.prepare('PRAGMA busy_timeout = 30000').all();
+  const statements = new Map<string, Database.Statement>();
+  const prepared = (text: string) => {
+    let statement = statements.get(text);
+    // `$1` becomes SQLite's numbered `?1`, so a statement may use a parameter twice.
+    if (!statement) statements.set(text, (statement = db.prepare(text.replace(/\$(\d+)/g, '?$1'))));
+    return statement;
   };
+  return {
+    query: async <T>(_name: string, text: string, values: readonly unknown[]) => prepared(text).all([...values]) as T[],
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
+/** The file a `file:` URL names (`file:/abs`, `file:///abs`, `file:rel`; query parameters ignored). */
+function sqlitePath(url: string): string {
+  const path = url
+    .slice('file:'.length)
+    .split('?')[0]!
+    .replace(/^\/\/(localhost)?(?=\/)/, '');
+  return decodeURIComponent(path);
 }

@@ -1,14 +1,6 @@
-import type {
-  AgentStateSnapshot,
-  DbProvider,
-  ExecutionLogEntry,
-  LlmCallLog,
-  Project,
-  SqlReader,
-  User,
-  Workflow,
-} from '@svc/db';
+import type { AgentStateSnapshot, DbProvider, LlmCallLog, Project, SqlReader, User, Workflow } from '@svc/db';
 import type { Role } from '../policies/rules';
+import type { LogRowJson } from '../wire/logs';
 
 /**
  * The hot reads of the REST API (issue 11) in plain SQL on the driver (`SqlReader`), beside Prisma:
@@ -66,8 +58,8 @@ export class HotReads {
     };
   }
 
-  /** Log entries after `afterSeq` (all when undefined) in seq order, at most `take`. */
-  async logPage(workflowId: string, afterSeq: number | undefined, take: number): Promise<ExecutionLogEntry[]> {
+  /** Log entries after `afterSeq` (all when undefined) in seq order, at most `take`; tool input as JSON text. */
+  async logPage(workflowId: string, afterSeq: number | undefined, take: number): Promise<LogRowJson[]> {
     const rows = await this.page('execution_log_entries', LOG_COLUMNS, workflowId, afterSeq, take);
     return rows.map((row) => ({
       id: row.id as string,
@@ -75,7 +67,7 @@ export class HotReads {
       seq: Number(row.seq),
       step_index: nullableNumber(row.step_index),
       tool_name: row.tool_name as string,
-      tool_input: this.json(row.tool_input) as ExecutionLogEntry['tool_input'],
+      tool_input_json: row.tool_input_json as string,
       output: row.output as string,
       is_error: row.is_error === true || row.is_error === 1,
       created_at: date(row.created_at),
@@ -218,7 +210,8 @@ const LATEST_SNAPSHOT = `
   SELECT id, workflow_id, seq, phase, current_step, steps, memo, pending_question, created_at
   FROM agent_state_snapshots WHERE workflow_id = $1 ORDER BY seq DESC LIMIT 1`;
 
-const LOG_COLUMNS = 'id, workflow_id, seq, step_index, tool_name, tool_input, output, is_error, created_at';
+const LOG_COLUMNS =
+  'id, workflow_id, seq, step_index, tool_name, CAST(tool_input AS TEXT) AS tool_input_json, output, is_error, created_at';
 const LLM_CALL_COLUMNS =
   'id, workflow_id, seq, phase, model, prompt_tokens, completion_tokens, latency_ms, step_index, attempt, error, finish_reason, created_at';
 const firstPage = (table: string, columns: string) =>

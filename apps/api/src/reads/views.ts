@@ -1,7 +1,7 @@
 import type { Workflow } from '@svc/db';
 import type { Principal } from '../auth/principal';
 import { readPageQuery, SeqKeySchema, toPage } from '../http/pagination';
-import { presentLlmCall, presentLogEntry } from '../wire/logs';
+import { presentLlmCall, presentLogEntryJson } from '../wire/logs';
 import { presentPlan, presentWorkflow } from '../wire/workflow';
 import { presentProject } from '../wire/project';
 import type { HotReads } from './hot-reads';
@@ -16,7 +16,7 @@ export const workflowViews = {
   log: async (reads: HotReads, workflow: Workflow, query: unknown) => {
     const page = readPageQuery(query, SeqKeySchema);
     const rows = await reads.logPage(workflow.id, page.after?.[0], page.limit + 1);
-    return toPage(rows, page.limit, bySeq, presentLogEntry);
+    return toPage(rows, page.limit, bySeq, presentLogEntryJson);
   },
   'llm-calls': async (reads: HotReads, workflow: Workflow, query: unknown) => {
     const page = readPageQuery(query, SeqKeySchema);
