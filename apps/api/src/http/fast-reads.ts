@@ -3,7 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { tokenFromRequest, userPrincipal } from '../auth/authenticate';
 import { authorizeGlobal, checkWorkflowAccess } from '../policies/access';
-import { workflowViews, projectListView, type WorkflowView } from '../reads/views';
+import { projectListOf, workflowViews, type WorkflowView } from '../reads/views';
 import { SECURITY_HEADERS, requestIdOf } from './middleware';
 
 const WORKFLOW_PATH = /^\/svc\/api\/workflows\/([A-Za-z0-9_-]{1,200})(?:\/(plan|log|llm-calls))?$/;
@@ -34,11 +34,11 @@ export function fastReads(deps: AppDeps): RequestHandler {
     if (!caller) return undefined;
     const { claims, scope } = caller;
     if (path === PROJECTS_PATH) {
-      const user = await reads.userById(claims.sub);
-      if (!user) return undefined;
-      const principal = userPrincipal(user, claims, scope, config.adminUsers);
+      const found = await reads.userAndProjects(claims.sub);
+      if (!found) return undefined;
+      const principal = userPrincipal(found.user, claims, scope, config.adminUsers);
       authorizeGlobal(principal, 'project.list');
-      return projectListView(reads, principal);
+      return projectListOf(reads, principal, found.projects);
     }
     const match = WORKFLOW_PATH.exec(path);
     if (!match) return undefined;

@@ -20,11 +20,6 @@ export class HotReads {
     this.json = provider === 'sqlite' ? (value) => JSON.parse(value as string) : (value) => value;
   }
 
-  async userById(id: string): Promise<User | null> {
-    const [row] = await this.reader.query<Raw>('hot_user', USER_BY_ID, [id]);
-    return row ? toUser(row, '') : null;
-  }
-
   /**
    * The user, and the workflow when it and its project are live, with the user's role in that project.
    * Null when there is no such user.
@@ -106,26 +101,21 @@ export class HotReads {
     };
   }
 
-  /** Live projects in creation order with the user's role: all of them (`all`), else the user's own. */
-  async projectsOf(userId: string, all: boolean): Promise<{ project: Project; role: Role | null }[]> {
-    const rows = await this.reader.query<Raw>(
-      all ? 'hot_all_projects' : 'hot_member_projects',
-      all ? ALL_PROJECTS : MEMBER_PROJECTS,
-      [userId],
-    );
-    return rows.map((row) => ({
-      project: {
-        id: row.id as string,
-        name: row.name as string,
-        description: row.description as string,
-        created_by: row.created_by as string,
-        deleted_at: nullableDate(row.deleted_at),
-        archive_path: row.archive_path as string | null,
-        created_at: date(row.created_at),
-        updated_at: date(row.updated_at),
-      },
-      role: (row.role as Role | null) ?? null,
-    }));
+  /**
+   * The user and the live projects they are a member of, with their role, in creation order, in one
+   * statement. Null when there is no such user.
+   */
+  async userAndProjects(userId: string): Promise<{ user: User; projects: ProjectWithRole[] } | null> {
+    const rows = await this.reader.query<Raw>('hot_user_projects', USER_AND_PROJECTS, [userId]);
+    if (rows.length === 0) return null;
+    // A user without memberships still has their one row, with null project columns.
+    const projects = rows.filter((row) => row.id !== null).map(toProjectWithRole);
+    return { user: toUser(rows[0]!, 'u_'), projects };
+  }
+
+  /** Every live project in creation order, with the user's role where they are a member (administrators). */
+  async allProjects(userId: string): Promise<ProjectWithRole[]> {
+    return (await this.reader.query<Raw>('hot_all_projects', ALL_PROJECTS, [userId])).map(toProjectWithRole);
   }
 
   private page(table: string, columns: string, workflowId: string, afterSeq: number | undefined, take: number) {
@@ -136,6 +126,23 @@ export class HotReads {
 }
 
 type Raw = Record<string, unknown>;
+export type ProjectWithRole = { project: Project; role: Role | null };
+
+function toProjectWithRole(row: Raw): ProjectWithRole {
+  return {
+    project: {
+      id: row.id as string,
+      name: row.name as string,
+      description: row.description as string,
+      created_by: row.created_by as string,
+      deleted_at: nullableDate(row.deleted_at),
+      archive_path: row.archive_path as string | null,
+      created_at: date(row.created_at),
+      updated_at: date(row.updated_at),
+    },
+    role: (row.role as Role | null) ?? null,
+  };
+}
 
 const date = (value: unknown): Date => (value instanceof Date ? value : new Date(value as string));
 const nullableDate = (value: unknown): Date | null => (value === null ? null : date(value));
@@ -191,8 +198,6 @@ function toWorkflow(row: Raw): Workflow {
   };
 }
 
-const USER_BY_ID = `SELECT ${USER_COLUMNS.join(', ')} FROM users WHERE id = $1`;
-
 // The user row always comes back (when it exists); the workflow columns are null unless the workflow
 // and its project are live, the role null unless the user is a member of that project.
 const USER_AND_WORKFLOW = `
@@ -232,7 +237,9 @@ const ALL_PROJECTS = `
   SELECT ${PROJECT_COLUMNS} FROM projects p
   LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
   WHERE p.deleted_at IS NULL ORDER BY p.created_at, p.id`;
-const MEMBER_PROJECTS = `
-  SELECT ${PROJECT_COLUMNS} FROM projects p
-  JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
-  WHERE p.deleted_at IS NULL ORDER BY p.created_at, p.id`;
+const USER_AND_PROJECTS = `
+  SELECT ${USER_COLUMNS.map((c) => `u.${c} AS u_${c}`).join(', ')}, ${PROJECT_COLUMNS}
+  FROM users u
+  LEFT JOIN project_members m ON m.user_id = u.id
+  LEFT JOIN projects p ON p.id = m.project_id AND p.deleted_at IS NULL
+  WHERE u.id = $1 ORDER BY p.created_at, p.id`;

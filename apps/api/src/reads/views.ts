@@ -4,7 +4,8 @@ import { readPageQuery, SeqKeySchema, toPage } from '../http/pagination';
 import { presentLlmCall, presentLogEntryJson } from '../wire/logs';
 import { presentPlan, presentWorkflow } from '../wire/workflow';
 import { presentProject } from '../wire/project';
-import type { HotReads } from './hot-reads';
+import type { Project } from '@svc/protocol';
+import type { HotReads, ProjectWithRole } from './hot-reads';
 
 const bySeq = (row: { seq: number }) => [row.seq] as const;
 
@@ -30,9 +31,23 @@ export const workflowViews = {
 export type WorkflowView = keyof typeof workflowViews;
 
 /** GET /projects: every live project for an administrator, else the caller's own; narrowed by an api token's project. */
-export async function projectListView(reads: HotReads, principal: Extract<Principal, { kind: 'user' }>) {
-  const rows = await reads.projectsOf(principal.user.id, principal.isAdmin);
-  return rows
+function projectListView(
+  principal: Extract<Principal, { kind: 'user' }>,
+  projects: readonly ProjectWithRole[],
+): Project[] {
+  return projects
     .filter(({ project }) => principal.projectId === null || project.id === principal.projectId)
     .map(({ project, role }) => presentProject(project, role));
+}
+
+/** The project list of a user principal whose own memberships are `memberProjects` (read with the user). */
+export async function projectListOf(
+  reads: HotReads,
+  principal: Extract<Principal, { kind: 'user' }>,
+  memberProjects?: readonly ProjectWithRole[],
+): Promise<Project[]> {
+  const projects = principal.isAdmin
+    ? await reads.allProjects(principal.user.id)
+    : (memberProjects ?? (await reads.userAndProjects(principal.user.id))?.projects ?? []);
+  return projectListView(principal, projects);
 }

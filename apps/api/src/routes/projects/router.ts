@@ -6,7 +6,7 @@ import { parseInput } from '../../domain/validate';
 import { forbidden, notFound } from '../../domain/errors';
 import { authorizeGlobal, authorizeProject } from '../../policies/access';
 import { presentProject } from '../../wire/project';
-import { projectListView } from '../../reads/views';
+import { projectListOf } from '../../reads/views';
 
 /** `/projects` and `/projects/{id}`: list, create, read, rename, soft delete. */
 export function projectsRouter(deps: AppDeps): Router {
@@ -17,7 +17,7 @@ export function projectsRouter(deps: AppDeps): Router {
     const principal = principalOf(req);
     authorizeGlobal(principal, 'project.list');
     if (principal.kind !== 'user') throw forbidden('only a person lists projects'); // the rule above already says so; narrows the type
-    res.json(await projectListView(deps.reads, principal));
+    res.json(await projectListOf(deps.reads, principal));
   });
 
   router.post('/projects', requireAuth, async (req, res) => {
