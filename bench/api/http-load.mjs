@@ -5,6 +5,7 @@
 //   node bench/api/http-load.mjs [--seconds 10] [--connections 64] [--threads 2]
 //                                [--providers sqlite,postgresql] [--endpoints plan,log,...]
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, repoRoot, startServerProcess } from '../lib/server-process.mjs';
 import { ensureWrk, runWrk } from '../lib/wrk.mjs';
@@ -67,6 +68,12 @@ async function compareBodies(svc, tuned, cookie, workflowId) {
   }
 }
 
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 const rows = [];
 ensureWrk();
@@ -86,7 +93,9 @@ for (const provider of providers) {
         ['tuned', tuned],
       ]) {
         await runWrk(`${server.url}${path}`, { seconds: 2, connections, threads, headers }); // warm-up
+        const cpuBefore = cpuMsOf(server.pid);
         result[label] = await runWrk(`${server.url}${path}`, { seconds, connections, threads, headers });
+        result[label].cpuMsPerRequest = (cpuMsOf(server.pid) - cpuBefore) / result[label].requests;
       }
       const errors = result.svc.non2xx + result.svc.socketErrors + result.tuned.non2xx + result.tuned.socketErrors;
       const row = {
@@ -98,8 +107,8 @@ for (const provider of providers) {
       };
       rows.push(row);
       console.log(
-        `${provider.padEnd(10)} ${name.padEnd(10)} svc ${fmt(row.svc.rps).padStart(6)} req/s p99 ${fmt(row.svc.p99, 1).padStart(6)} ms | ` +
-          `hand-tuned ${fmt(row.tuned.rps).padStart(6)} req/s p99 ${fmt(row.tuned.p99, 1).padStart(6)} ms | ratio ${fmt(row.ratio, 2)}${errors ? ` | ${errors} failed requests (timeouts, non-2xx)` : ''}`,
+        `${provider.padEnd(10)} ${name.padEnd(10)} svc ${fmt(row.svc.rps).padStart(6)} req/s p99 ${fmt(row.svc.p99, 1).padStart(6)} ms ${fmt(row.svc.cpuMsPerRequest, 2)} ms CPU/req | ` +
+          `hand-tuned ${fmt(row.tuned.rps).padStart(6)} req/s p99 ${fmt(row.tuned.p99, 1).padStart(6)} ms ${fmt(row.tuned.cpuMsPerRequest, 2)} ms CPU/req | ratio ${fmt(row.ratio, 2)}${errors ? ` | ${errors} failed requests (timeouts, non-2xx)` : ''}`,
       );
     }
   } finally {

@@ -102,15 +102,16 @@ export class HotReads {
   }
 
   /**
-   * The user and the live projects they are a member of, with their role, in creation order, in one
-   * statement. Null when there is no such user.
+   * The user and the live projects they are a member of, with their role, in creation order (two
+   * statements at once: measured cheaper than one joining the user to every row). Null when there is
+   * no such user.
    */
   async userAndProjects(userId: string): Promise<{ user: User; projects: ProjectWithRole[] } | null> {
-    const rows = await this.reader.query<Raw>('hot_user_projects', USER_AND_PROJECTS, [userId]);
-    if (rows.length === 0) return null;
-    // A user without memberships still has their one row, with null project columns.
-    const projects = rows.filter((row) => row.id !== null).map(toProjectWithRole);
-    return { user: toUser(rows[0]!, 'u_'), projects };
+    const [[user], projects] = await Promise.all([
+      this.reader.query<Raw>('hot_user', USER_BY_ID, [userId]),
+      this.reader.query<Raw>('hot_member_projects', MEMBER_PROJECTS, [userId]),
+    ]);
+    return user ? { user: toUser(user, ''), projects: projects.map(toProjectWithRole) } : null;
   }
 
   /** Every live project in creation order, with the user's role where they are a member (administrators). */
@@ -198,6 +199,8 @@ function toWorkflow(row: Raw): Workflow {
   };
 }
 
+const USER_BY_ID = `SELECT ${USER_COLUMNS.join(', ')} FROM users WHERE id = $1`;
+
 // The user row always comes back (when it exists); the workflow columns are null unless the workflow
 // and its project are live, the role null unless the user is a member of that project.
 const USER_AND_WORKFLOW = `
@@ -237,9 +240,7 @@ const ALL_PROJECTS = `
   SELECT ${PROJECT_COLUMNS} FROM projects p
   LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
   WHERE p.deleted_at IS NULL ORDER BY p.created_at, p.id`;
-const USER_AND_PROJECTS = `
-  SELECT ${USER_COLUMNS.map((c) => `u.${c} AS u_${c}`).join(', ')}, ${PROJECT_COLUMNS}
-  FROM users u
-  LEFT JOIN project_members m ON m.user_id = u.id
-  LEFT JOIN projects p ON p.id = m.project_id AND p.deleted_at IS NULL
-  WHERE u.id = $1 ORDER BY p.created_at, p.id`;
+const MEMBER_PROJECTS = `
+  SELECT ${PROJECT_COLUMNS} FROM projects p
+  JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
+  WHERE p.deleted_at IS NULL ORDER BY p.created_at, p.id`;
