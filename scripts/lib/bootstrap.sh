@@ -67,7 +67,7 @@ ensure_haproxy() {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null
 }
 
-# wrk: the HTTP load generator of `pnpm bench scale` (a C client in its own process).
+# wrk: the HTTP load generator of `pnpm bench http` and `pnpm bench scale`, a C program in its own process.
 ensure_wrk() {
   if command -v wrk >/dev/null 2>&1; then return; fi
   log "installing wrk (Debian package)"

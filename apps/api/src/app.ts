@@ -13,6 +13,7 @@ import { oauthRouter } from './routes/auth/oauth';
 import { crossSiteGuard } from './http/cross-site';
 import { bodyTimeout } from './http/timeouts';
 import { rejectNulInPathIds } from './http/path-ids';
+import { fastReads } from './http/fast-reads';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -22,6 +23,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.http.trustProxy);
   app.set('query parser', 'simple');
+  // First of all: the hot reads' plain successes skip the middleware chain (the rest falls through).
+  app.use(fastReads(deps));
   app.use(requestContext(deps.logger));
   app.use(securityHeaders);
   app.use(bodyTimeout(deps.config.http.bodyTimeoutMs));

@@ -14,6 +14,7 @@ import { createLiveServices, type LiveServices } from './live-services';
 import type { Steering } from './workflows';
 import type { TemplateCatalog } from './services/templates';
 import { GitTemplateCatalog } from './services/template-repo';
+import { HotReads } from './reads/hot-reads';
 
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
 
@@ -82,6 +83,7 @@ export async function buildRuntime(
     config,
     db: dbHandle.db,
     dbProvider: dbHandle.provider,
+    reads: new HotReads(dbHandle.reader, dbHandle.provider),
     logger,
     keys,
     tokens,

@@ -7,12 +7,15 @@ import type { EventStore } from './events';
 import type { WorkflowLifecycle } from './workflows';
 import type { TemplateCatalog } from './services/templates';
 import type { Storage } from './services/storage';
+import type { HotReads } from './reads/hot-reads';
 
 /** Everything the app needs, built once in main.ts (or by a test) and passed to createApp. */
 export interface AppDeps {
   config: Config;
   db: Db;
   dbProvider: DbProvider;
+  /** the hot read paths' plain SQL beside Prisma (issue 11) */
+  reads: HotReads;
   logger: Logger;
   keys: SigningKeys;
   tokens: TokenService;

@@ -1,8 +1,10 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { Prisma as SqlitePrisma, PrismaClient as SqliteClient } from '../generated/sqlite';
 import { PrismaClient as PostgresClient } from '../generated/postgres';
 import { SingleConnectionPrismaLibSQL } from './libsql';
 import { providerOf, type DbProvider } from './url';
+import { postgresReader, sqliteReader, type SqlReader } from './reader';
 
 /**
  * The database client. Both generated clients expose the same model API (one schema source), so the
@@ -14,6 +16,8 @@ export { SqlitePrisma as Prisma };
 export interface DbHandle {
   db: Db;
   provider: DbProvider;
+  /** Plain reads on the driver beside Prisma, for hot paths (see reader.ts). */
+  reader: SqlReader;
   close(): Promise<void>;
 }
 
@@ -34,9 +38,20 @@ export async function createDb({ url, poolSize = 10 }: CreateDbOptions): Promise
     await db.$queryRawUnsafe('PRAGMA busy_timeout = 30000');
     await db.$queryRawUnsafe('PRAGMA foreign_keys = ON');
     await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
-    return { db, provider, close: () => db.$disconnect() };
+    const reader = sqliteReader(url);
+    return {
+      db,
+      provider,
+      reader,
+      close: async () => {
+        await reader.close();
+        await db.$disconnect();
+      },
+    };
   }
-  const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) });
+  // One pool for Prisma and the reader; Prisma ends it on disconnect.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const client = new PostgresClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   const db = client as unknown as Db;
-  return { db, provider, close: () => client.$disconnect() };
+  return { db, provider, reader: postgresReader(pool), close: () => client.$disconnect() };
 }

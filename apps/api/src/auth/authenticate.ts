@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Db } from '@svc/db';
+import type { Db, User } from '@svc/db';
 import { DomainError } from '../domain/errors';
 import { isAdminUser, type Principal } from './principal';
 import type { AdminList } from './admins';
@@ -48,19 +48,30 @@ export async function principalFromClaims(
     case 'api': {
       const user = await db.user.findUnique({ where: { id: claims.sub } });
       if (!user) return null;
-      const isAdmin = isAdminUser(user, adminUsers);
+      const principal = userPrincipal(user, claims, claims.scope, adminUsers);
       // An api token narrowed to a project acts only while its user may still see that project.
-      if (claims.project_id && !isAdmin && !(await isLiveMember(db, claims.project_id, user.id))) return null;
-      return {
-        kind: 'user',
-        user,
-        isAdmin,
-        scope: claims.scope,
-        projectId: claims.project_id ?? null,
-        claims,
-      };
+      if (principal.projectId && !principal.isAdmin && !(await isLiveMember(db, principal.projectId, user.id)))
+        return null;
+      return principal;
     }
   }
+}
+
+/** The principal of a session or api token's user (its project narrowing not yet checked against the database). */
+export function userPrincipal(
+  user: User,
+  claims: TokenClaims,
+  scope: 'session' | 'api',
+  adminUsers: AdminList,
+): Extract<Principal, { kind: 'user' }> {
+  return {
+    kind: 'user',
+    user,
+    isAdmin: isAdminUser(user, adminUsers),
+    scope,
+    projectId: claims.project_id ?? null,
+    claims,
+  };
 }
 
 async function isLiveMember(db: Db, projectId: string, userId: string): Promise<boolean> {

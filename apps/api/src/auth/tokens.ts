@@ -39,6 +39,9 @@ export const DEFAULT_TTL_SECONDS: Record<TokenScope, number> = {
 
 export class TokenError extends Error {}
 
+/** How many verified tokens `verify` remembers (a few MB at most). */
+const VERIFIED_TOKENS_KEPT = 10_000;
+
 const ClaimsSchema = z.object({
   sub: z.string().min(1),
   scope: z.enum(['session', 'api', 'worker', 'job']),
@@ -54,6 +57,7 @@ const ClaimsSchema = z.object({
 /** Signs and verifies every JWT of the service (ES256 only, `kid` = key thumbprint). */
 export class TokenService {
   private readonly revocations: RevocationCache;
+  private readonly verified = new Map<string, TokenClaims>();
 
   constructor(
     private readonly keys: SigningKeys,
@@ -100,6 +104,22 @@ export class TokenService {
 
   /** Verifies algorithm, key id, signature, issuer, audience, expiry, claim types and revocation; throws TokenError. */
   async verify(token: string): Promise<TokenClaims> {
+    const claims = this.verified.get(token) ?? (await this.verifySignedClaims(token));
+    // Time and revocation are checked on every use, also for a token whose signature is known good.
+    if (claims.exp <= Math.floor(this.now() / 1000)) {
+      this.verified.delete(token);
+      throw new TokenError('token expired');
+    }
+    if (await this.revocations.isRevoked(claims.jti)) throw new TokenError('token revoked');
+    return { ...claims };
+  }
+
+  /**
+   * The signature and claim checks, which depend on the token's text and this service's key only: a
+   * token that passed them is remembered (bounded, oldest first out), so a request with a known token
+   * skips the ECDSA verification, the largest CPU cost of a cheap read (issue 11).
+   */
+  private async verifySignedClaims(token: string): Promise<TokenClaims> {
     let result: JWTVerifyResult;
     try {
       result = await jwtVerify(token, this.keys.publicKey, {
@@ -121,7 +141,8 @@ export class TokenService {
     // Also a job token a worker signed with the shared key: whoever signs, SVC_JWT is short-lived.
     if (claims.scope === 'job' && claims.exp - claims.iat > MAX_JOB_TTL_SECONDS)
       throw new TokenError('job token lifetime too long');
-    if (await this.revocations.isRevoked(claims.jti)) throw new TokenError('token revoked');
+    if (this.verified.size >= VERIFIED_TOKENS_KEPT) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, claims);
     return claims;
   }
 

@@ -8,8 +8,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** Gives every request an id (a sane incoming X-Request-Id is kept) and a child logger carrying it. */
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.get('x-request-id');
-    req.id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.id = requestIdOf(req.get('x-request-id'));
     req.log = logger.child({ request_id: req.id });
     req.principal = null;
     res.set('X-Request-Id', req.id);
@@ -22,8 +21,18 @@ export function requestContext(logger: Logger): RequestHandler {
   };
 }
 
+/** A sane incoming X-Request-Id, else a new one. */
+export const requestIdOf = (incoming: string | undefined): string =>
+  incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+
+export const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'X-Frame-Options': 'SAMEORIGIN',
+} as const;
+
 export const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.set({ 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'same-origin', 'X-Frame-Options': 'SAMEORIGIN' });
+  res.set(SECURITY_HEADERS);
   next();
 };
 

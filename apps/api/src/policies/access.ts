@@ -49,13 +49,23 @@ export async function authorizeWorkflow(
   if (!workflow) throw notFound('workflow not found');
   const { project, ...plain } = workflow;
   const role = await roleOf(db, principal, project.id);
-  const scope = { projectId: project.id, role, workflowId: workflow.id };
+  checkWorkflowAccess(principal, plain, role, action);
+  return { project, role, workflow: plain };
+}
+
+/** The rules for a live workflow already loaded with the caller's role in its project; throws 404 or 403. */
+export function checkWorkflowAccess(
+  principal: Principal,
+  workflow: Pick<Workflow, 'id' | 'project_id'>,
+  role: Role | null,
+  action: ProjectAction,
+): void {
+  const scope = { projectId: workflow.project_id, role, workflowId: workflow.id };
   // A job token sees only its own workflow: any other answers 404, like one in a foreign project.
   if (!canSeeProject(principal, scope) || (principal.kind === 'job' && principal.workflowId !== workflow.id)) {
     throw notFound('workflow not found');
   }
   if (!canInProject(principal, action, scope)) throw new DomainError('forbidden', `not allowed: ${action}`);
-  return { project, role, workflow: plain };
 }
 
 export function authorizeGlobal(principal: Principal, action: GlobalAction): void {

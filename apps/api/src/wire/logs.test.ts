@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { presentLogEntry, toolInputYaml } from './logs';
+import { presentLogEntry, toolInputYaml, yamlOfJsonText } from './logs';
 
 describe('toolInputYaml', () => {
   it('writes the stored JSON as YAML that parses back to the same value', () => {
@@ -47,5 +47,14 @@ describe('presentLogEntry', () => {
       is_error: false,
       created_at: '2026-01-02T03:04:05.000Z',
     });
+  });
+});
+
+describe('yamlOfJsonText', () => {
+  it('gives what converting the parsed text gives, the first time and from its cache', () => {
+    const json = JSON.stringify({ command: 'make\nmake test', n: [1, 2] });
+    const fresh = toolInputYaml(JSON.parse(json));
+    expect(yamlOfJsonText(json)).toBe(fresh);
+    expect(yamlOfJsonText(json)).toBe(fresh);
   });
 });

@@ -24,14 +24,53 @@ export function toolInputYaml(input: unknown): string {
 }
 
 export function presentLogEntry(entry: LogRow): ExecutionLogEntry {
+  return presentEntry(entry, toolInputYaml(entry.tool_input));
+}
+
+/** A stored log row whose tool input is still the JSON text it is stored as (the hot read path). */
+export type LogRowJson = Omit<LogRow, 'tool_input'> & { tool_input_json: string };
+
+/** presentLogEntry for a row read as JSON text: the YAML of a text is made once (see yamlOfJsonText). */
+export function presentLogEntryJson(entry: LogRowJson): ExecutionLogEntry {
+  return presentEntry(entry, yamlOfJsonText(entry.tool_input_json));
+}
+
+function presentEntry(entry: Omit<LogRow, 'tool_input'>, toolInput: string): ExecutionLogEntry {
   return {
     id: entry.id,
     seq: entry.seq,
     step_index: entry.step_index,
     tool_name: entry.tool_name,
-    tool_input: toolInputYaml(entry.tool_input),
+    tool_input: toolInput,
     output: entry.output,
     is_error: entry.is_error,
     created_at: entry.created_at.toISOString(),
   };
+}
+
+/**
+ * Writing YAML is the largest cost of a log page (about 30 µs an entry), and a log entry never changes:
+ * the YAML of a JSON text is kept, keyed by the text itself, so a cached answer is exactly what
+ * converting again would give. Bounded by characters held; the least recently used go first.
+ */
+const YAML_CACHE_CHARS = 16 * 1024 * 1024;
+const yamlByJson = new Map<string, string>();
+let yamlCacheChars = 0;
+
+export function yamlOfJsonText(json: string): string {
+  const cached = yamlByJson.get(json);
+  if (cached !== undefined) {
+    yamlByJson.delete(json); // re-inserted: most recently used last
+    yamlByJson.set(json, cached);
+    return cached;
+  }
+  const yaml = toolInputYaml(JSON.parse(json));
+  yamlByJson.set(json, yaml);
+  yamlCacheChars += json.length + yaml.length;
+  for (const [key, value] of yamlByJson) {
+    if (yamlCacheChars <= YAML_CACHE_CHARS) break;
+    yamlByJson.delete(key);
+    yamlCacheChars -= key.length + value.length;
+  }
+  return yaml;
 }

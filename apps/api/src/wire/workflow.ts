@@ -1,4 +1,5 @@
 import type { AgentStateSnapshot, Workflow as WorkflowRow } from '@svc/db';
+import { fromSnapshot, planFromState, type PlanStepInfo } from '@svc/agent-core';
 import type { SnapshotData, SnapshotListItem, Workflow, WorkflowStatus } from '@svc/protocol';
 
 /** `worker_id` is the worker running the workflow, or the one the user asked for until one picks it up. */
@@ -32,4 +33,9 @@ export function snapshotData(row: AgentStateSnapshot): SnapshotData {
 
 export function presentSnapshot(row: AgentStateSnapshot): SnapshotListItem {
   return { id: row.id, seq: row.seq, created_at: row.created_at.toISOString(), snapshot: snapshotData(row) };
+}
+
+/** GET /workflows/{id}/plan: the plan the latest snapshot describes (none yet: empty). */
+export function presentPlan(latest: AgentStateSnapshot | null): PlanStepInfo[] {
+  return latest ? planFromState(fromSnapshot(snapshotData(latest))) : [];
 }

@@ -1,11 +1,12 @@
 import { Router } from 'express';
-import { CreateProjectRequestSchema, PatchProjectRequestSchema, type Role } from '@svc/protocol';
+import { CreateProjectRequestSchema, PatchProjectRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { forbidden, notFound } from '../../domain/errors';
 import { authorizeGlobal, authorizeProject } from '../../policies/access';
 import { presentProject } from '../../wire/project';
+import { projectListOf } from '../../reads/views';
 
 /** `/projects` and `/projects/{id}`: list, create, read, rename, soft delete. */
 export function projectsRouter(deps: AppDeps): Router {
@@ -16,21 +17,7 @@ export function projectsRouter(deps: AppDeps): Router {
     const principal = principalOf(req);
     authorizeGlobal(principal, 'project.list');
     if (principal.kind !== 'user') throw forbidden('only a person lists projects'); // the rule above already says so; narrows the type
-    const userId = principal.user.id;
-    const projects = await db.project.findMany({
-      where: {
-        deleted_at: null,
-        ...(principal.isAdmin ? {} : { members: { some: { user_id: userId } } }),
-        ...(principal.projectId ? { id: principal.projectId } : {}),
-      },
-      include: { members: { where: { user_id: userId }, select: { role: true } } },
-      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
-    });
-    res.json(
-      projects.map(({ members, ...project }) =>
-        presentProject(project, (members[0]?.role as Role | undefined) ?? null),
-      ),
-    );
+    res.json(await projectListOf(deps.reads, principal));
   });
 
   router.post('/projects', requireAuth, async (req, res) => {

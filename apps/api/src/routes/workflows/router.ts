@@ -7,6 +7,7 @@ import { forbidden } from '../../domain/errors';
 import { authorizeProject, authorizeWorkflow } from '../../policies/access';
 import { presentWorkflow } from '../../wire/workflow';
 import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../../http/pagination';
+import { workflowViews } from '../../reads/views';
 import { workflowActionsRouter } from './actions';
 import { workflowHistoryRouter } from './history';
 import { workflowReportRouter } from './report';
@@ -42,7 +43,7 @@ export function workflowsRouter(deps: AppDeps): Router {
 
   router.get('/workflows/:id', requireAuth, async (req, res) => {
     const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read');
-    res.json(presentWorkflow(workflow));
+    res.json(await workflowViews.workflow(deps.reads, workflow, req.query));
   });
 
   router.delete('/workflows/:id', requireAuth, async (req, res) => {

@@ -1,0 +1,246 @@
+import type { AgentStateSnapshot, DbProvider, LlmCallLog, Project, SqlReader, User, Workflow } from '@svc/db';
+import type { Role } from '../policies/rules';
+import type { LogRowJson } from '../wire/logs';
+
+/**
+ * The hot reads of the REST API (issue 11) in plain SQL on the driver (`SqlReader`), beside Prisma:
+ * the caller, the workflow and the caller's membership in ONE statement, then one statement for what
+ * the route shows. Rows are turned into the Prisma row types, so the wire/ presenters serve both paths.
+ * Membership and deletion are read from the database on every request, never cached: a removed member
+ * or a deleted project is refused on the very next request, on every replica.
+ */
+export class HotReads {
+  private readonly json: (value: unknown) => unknown;
+
+  constructor(
+    private readonly reader: SqlReader,
+    provider: DbProvider,
+  ) {
+    // PostgreSQL's driver parses jsonb; SQLite stores JSON as text.
+    this.json = provider === 'sqlite' ? (value) => JSON.parse(value as string) : (value) => value;
+  }
+
+  /**
+   * The user, and the workflow when it and its project are live, with the user's role in that project.
+   * Null when there is no such user.
+   */
+  async userAndWorkflow(
+    userId: string,
+    workflowId: string,
+  ): Promise<{ user: User; workflow: Workflow | null; role: Role | null } | null> {
+    const [row] = await this.reader.query<Raw>('hot_user_workflow', USER_AND_WORKFLOW, [userId, workflowId]);
+    if (!row) return null;
+    return {
+      user: toUser(row, 'u_'),
+      workflow: row.id === null ? null : toWorkflow(row),
+      role: (row.role as Role | null) ?? null,
+    };
+  }
+
+  async latestSnapshot(workflowId: string): Promise<AgentStateSnapshot | null> {
+    const [row] = await this.reader.query<Raw>('hot_latest_snapshot', LATEST_SNAPSHOT, [workflowId]);
+    if (!row) return null;
+    return {
+      id: row.id as string,
+      workflow_id: row.workflow_id as string,
+      seq: Number(row.seq),
+      phase: row.phase as string,
+      current_step: Number(row.current_step),
+      steps: this.json(row.steps) as AgentStateSnapshot['steps'],
+      memo: this.json(row.memo) as AgentStateSnapshot['memo'],
+      pending_question: row.pending_question as string | null,
+      created_at: date(row.created_at),
+    };
+  }
+
+  /** Log entries after `afterSeq` (all when undefined) in seq order, at most `take`; tool input as JSON text. */
+  async logPage(workflowId: string, afterSeq: number | undefined, take: number): Promise<LogRowJson[]> {
+    const rows = await this.page('execution_log_entries', LOG_COLUMNS, workflowId, afterSeq, take);
+    return rows.map((row) => ({
+      id: row.id as string,
+      workflow_id: row.workflow_id as string,
+      seq: Number(row.seq),
+      step_index: nullableNumber(row.step_index),
+      tool_name: row.tool_name as string,
+      tool_input_json: row.tool_input_json as string,
+      output: row.output as string,
+      is_error: row.is_error === true || row.is_error === 1,
+      created_at: date(row.created_at),
+    }));
+  }
+
+  async llmCallPage(workflowId: string, afterSeq: number | undefined, take: number): Promise<LlmCallLog[]> {
+    const rows = await this.page('llm_call_logs', LLM_CALL_COLUMNS, workflowId, afterSeq, take);
+    return rows.map((row) => ({
+      id: row.id as string,
+      workflow_id: row.workflow_id as string,
+      seq: Number(row.seq),
+      phase: row.phase as string,
+      model: row.model as string,
+      prompt_tokens: nullableNumber(row.prompt_tokens),
+      completion_tokens: nullableNumber(row.completion_tokens),
+      latency_ms: Number(row.latency_ms),
+      step_index: nullableNumber(row.step_index),
+      attempt: Number(row.attempt),
+      error: row.error as string | null,
+      finish_reason: row.finish_reason as string | null,
+      created_at: date(row.created_at),
+    }));
+  }
+
+  /** SUM skips nulls: the token sums count known values; unknown_usage_calls says how many are missing. */
+  async llmCallTotals(workflowId: string) {
+    const [row] = await this.reader.query<Raw>('hot_llm_call_totals', LLM_CALL_TOTALS, [workflowId]);
+    return {
+      calls: Number(row!.calls),
+      prompt_tokens: Number(row!.prompt_tokens ?? 0),
+      completion_tokens: Number(row!.completion_tokens ?? 0),
+      latency_ms: Number(row!.latency_ms ?? 0),
+      unknown_usage_calls: Number(row!.unknown_usage_calls ?? 0),
+      failed_calls: Number(row!.failed_calls),
+    };
+  }
+
+  /**
+   * The user and the live projects they are a member of, with their role, in creation order (two
+   * statements at once: measured cheaper than one joining the user to every row). Null when there is
+   * no such user.
+   */
+  async userAndProjects(userId: string): Promise<{ user: User; projects: ProjectWithRole[] } | null> {
+    const [[user], projects] = await Promise.all([
+      this.reader.query<Raw>('hot_user', USER_BY_ID, [userId]),
+      this.reader.query<Raw>('hot_member_projects', MEMBER_PROJECTS, [userId]),
+    ]);
+    return user ? { user: toUser(user, ''), projects: projects.map(toProjectWithRole) } : null;
+  }
+
+  /** Every live project in creation order, with the user's role where they are a member (administrators). */
+  async allProjects(userId: string): Promise<ProjectWithRole[]> {
+    return (await this.reader.query<Raw>('hot_all_projects', ALL_PROJECTS, [userId])).map(toProjectWithRole);
+  }
+
+  private page(table: string, columns: string, workflowId: string, afterSeq: number | undefined, take: number) {
+    return afterSeq === undefined
+      ? this.reader.query<Raw>(`hot_${table}_first`, firstPage(table, columns), [workflowId, take])
+      : this.reader.query<Raw>(`hot_${table}_after`, pageAfter(table, columns), [workflowId, afterSeq, take]);
+  }
+}
+
+type Raw = Record<string, unknown>;
+export type ProjectWithRole = { project: Project; role: Role | null };
+
+function toProjectWithRole(row: Raw): ProjectWithRole {
+  return {
+    project: {
+      id: row.id as string,
+      name: row.name as string,
+      description: row.description as string,
+      created_by: row.created_by as string,
+      deleted_at: nullableDate(row.deleted_at),
+      archive_path: row.archive_path as string | null,
+      created_at: date(row.created_at),
+      updated_at: date(row.updated_at),
+    },
+    role: (row.role as Role | null) ?? null,
+  };
+}
+
+const date = (value: unknown): Date => (value instanceof Date ? value : new Date(value as string));
+const nullableDate = (value: unknown): Date | null => (value === null ? null : date(value));
+const nullableNumber = (value: unknown): number | null => (value === null ? null : Number(value));
+
+const USER_COLUMNS = [
+  'id',
+  'login',
+  'email',
+  'name',
+  'avatar_url',
+  'provider',
+  'provider_subject',
+  'created_at',
+  'updated_at',
+];
+
+function toUser(row: Raw, prefix: string): User {
+  const at = (column: string) => row[prefix + column];
+  return {
+    id: at('id') as string,
+    login: at('login') as string,
+    email: at('email') as string | null,
+    name: at('name') as string | null,
+    avatar_url: at('avatar_url') as string | null,
+    provider: at('provider') as string,
+    provider_subject: at('provider_subject') as string,
+    created_at: date(at('created_at')),
+    updated_at: date(at('updated_at')),
+  };
+}
+
+function toWorkflow(row: Raw): Workflow {
+  return {
+    id: row.id as string,
+    project_id: row.project_id as string,
+    created_by: row.created_by as string,
+    requirement: row.requirement as string,
+    title: row.title as string,
+    title_generated: row.title_generated === true || row.title_generated === 1,
+    status: row.status as string,
+    question: row.question as string | null,
+    error: row.error as string | null,
+    requested_worker_id: row.requested_worker_id as string | null,
+    assigned_worker_id: row.assigned_worker_id as string | null,
+    template: row.template as string | null,
+    app_url: row.app_url as string | null,
+    last_update_seq: Number(row.last_update_seq),
+    last_event_seq: Number(row.last_event_seq),
+    deleted_at: nullableDate(row.deleted_at),
+    created_at: date(row.created_at),
+    updated_at: date(row.updated_at),
+  };
+}
+
+const USER_BY_ID = `SELECT ${USER_COLUMNS.join(', ')} FROM users WHERE id = $1`;
+
+// The user row always comes back (when it exists); the workflow columns are null unless the workflow
+// and its project are live, the role null unless the user is a member of that project.
+const USER_AND_WORKFLOW = `
+  SELECT ${USER_COLUMNS.map((c) => `u.${c} AS u_${c}`).join(', ')},
+    w.id, w.project_id, w.created_by, w.requirement, w.title, w.title_generated, w.status, w.question,
+    w.error, w.requested_worker_id, w.assigned_worker_id, w.template, w.app_url, w.last_update_seq,
+    w.last_event_seq, w.deleted_at, w.created_at, w.updated_at, m.role
+  FROM users u
+  LEFT JOIN workflows w ON w.id = $2 AND w.deleted_at IS NULL
+    AND EXISTS (SELECT 1 FROM projects p WHERE p.id = w.project_id AND p.deleted_at IS NULL)
+  LEFT JOIN project_members m ON m.project_id = w.project_id AND m.user_id = u.id
+  WHERE u.id = $1`;
+
+const LATEST_SNAPSHOT = `
+  SELECT id, workflow_id, seq, phase, current_step, steps, memo, pending_question, created_at
+  FROM agent_state_snapshots WHERE workflow_id = $1 ORDER BY seq DESC LIMIT 1`;
+
+const LOG_COLUMNS =
+  'id, workflow_id, seq, step_index, tool_name, CAST(tool_input AS TEXT) AS tool_input_json, output, is_error, created_at';
+const LLM_CALL_COLUMNS =
+  'id, workflow_id, seq, phase, model, prompt_tokens, completion_tokens, latency_ms, step_index, attempt, error, finish_reason, created_at';
+const firstPage = (table: string, columns: string) =>
+  `SELECT ${columns} FROM ${table} WHERE workflow_id = $1 ORDER BY seq LIMIT $2`;
+const pageAfter = (table: string, columns: string) =>
+  `SELECT ${columns} FROM ${table} WHERE workflow_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`;
+
+const LLM_CALL_TOTALS = `
+  SELECT COUNT(*) AS calls, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
+    SUM(latency_ms) AS latency_ms,
+    SUM(CASE WHEN prompt_tokens IS NULL OR completion_tokens IS NULL THEN 1 ELSE 0 END) AS unknown_usage_calls,
+    COUNT(error) AS failed_calls
+  FROM llm_call_logs WHERE workflow_id = $1`;
+
+const PROJECT_COLUMNS =
+  'p.id, p.name, p.description, p.created_by, p.deleted_at, p.archive_path, p.created_at, p.updated_at, m.role';
+const ALL_PROJECTS = `
+  SELECT ${PROJECT_COLUMNS} FROM projects p
+  LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
+  WHERE p.deleted_at IS NULL ORDER BY p.created_at, p.id`;
+const MEMBER_PROJECTS = `
+  SELECT ${PROJECT_COLUMNS} FROM projects p
+  JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
+  WHERE p.deleted_at IS NULL ORDER BY p.created_at, p.id`;

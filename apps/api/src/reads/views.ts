@@ -1,0 +1,53 @@
+import type { Workflow } from '@svc/db';
+import type { Principal } from '../auth/principal';
+import { readPageQuery, SeqKeySchema, toPage } from '../http/pagination';
+import { presentLlmCall, presentLogEntryJson } from '../wire/logs';
+import { presentPlan, presentWorkflow } from '../wire/workflow';
+import { presentProject } from '../wire/project';
+import type { Project } from '@svc/protocol';
+import type { HotReads, ProjectWithRole } from './hot-reads';
+
+const bySeq = (row: { seq: number }) => [row.seq] as const;
+
+/** What the read routes of one (already authorized) workflow answer; the Express routes and fastReads share them. */
+export const workflowViews = {
+  workflow: async (_reads: HotReads, workflow: Workflow, _query: unknown) => presentWorkflow(workflow),
+  plan: async (reads: HotReads, workflow: Workflow, _query: unknown) =>
+    presentPlan(await reads.latestSnapshot(workflow.id)),
+  log: async (reads: HotReads, workflow: Workflow, query: unknown) => {
+    const page = readPageQuery(query, SeqKeySchema);
+    const rows = await reads.logPage(workflow.id, page.after?.[0], page.limit + 1);
+    return toPage(rows, page.limit, bySeq, presentLogEntryJson);
+  },
+  'llm-calls': async (reads: HotReads, workflow: Workflow, query: unknown) => {
+    const page = readPageQuery(query, SeqKeySchema);
+    const [rows, totals] = await Promise.all([
+      reads.llmCallPage(workflow.id, page.after?.[0], page.limit + 1),
+      reads.llmCallTotals(workflow.id),
+    ]);
+    return { ...toPage(rows, page.limit, bySeq, presentLlmCall), totals };
+  },
+};
+export type WorkflowView = keyof typeof workflowViews;
+
+/** GET /projects: every live project for an administrator, else the caller's own; narrowed by an api token's project. */
+function projectListView(
+  principal: Extract<Principal, { kind: 'user' }>,
+  projects: readonly ProjectWithRole[],
+): Project[] {
+  return projects
+    .filter(({ project }) => principal.projectId === null || project.id === principal.projectId)
+    .map(({ project, role }) => presentProject(project, role));
+}
+
+/** The project list of a user principal whose own memberships are `memberProjects` (read with the user). */
+export async function projectListOf(
+  reads: HotReads,
+  principal: Extract<Principal, { kind: 'user' }>,
+  memberProjects?: readonly ProjectWithRole[],
+): Promise<Project[]> {
+  const projects = principal.isAdmin
+    ? await reads.allProjects(principal.user.id)
+    : (memberProjects ?? (await reads.userAndProjects(principal.user.id))?.projects ?? []);
+  return projectListView(principal, projects);
+}

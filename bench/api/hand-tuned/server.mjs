@@ -1,0 +1,171 @@
+// The hand-tuned reference for `pnpm bench http` (issue 11): bare node:http doing the same work as
+// svc's hot reads with nothing in between. It verifies the ES256 session cookie with `jose` against
+// svc's JWKS (fetched once), runs the same lookups as svc through `pg` prepared statements or a
+// `@libsql/client` connection on svc's own database, and writes the same JSON bodies.
+//   DATABASE_URL=… SVC_URL=http://127.0.0.1:… PORT=… node bench/api/hand-tuned/server.mjs
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { repoRoot } from '../../lib/server-process.mjs';
+import { sqliteQueries, postgresQueries } from './queries.mjs';
+
+const requireApi = createRequire(join(repoRoot, 'apps/api/package.json'));
+const { jwtVerify, createLocalJWKSet } = requireApi('jose');
+const { stringify: yaml } = requireApi('yaml');
+const { fromSnapshot, planFromState } = requireApi('@svc/agent-core');
+
+const { DATABASE_URL, SVC_URL, PORT = '0', POOL_SIZE = '10' } = process.env;
+const jwks = createLocalJWKSet(await (await fetch(`${SVC_URL}/svc/api/.well-known/jwks.json`)).json());
+const db = DATABASE_URL.startsWith('file:')
+  ? await sqliteQueries(DATABASE_URL)
+  : postgresQueries(DATABASE_URL, Number(POOL_SIZE));
+
+const PAGE = 100;
+const iso = (value) => new Date(value).toISOString();
+const send = (res, status, body) => {
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(json),
+  });
+  res.end(json);
+};
+const notFound = (what) => ({ status: 404, body: { error: { code: 'not_found', message: what } } });
+
+async function userOf(cookie) {
+  const match = /(?:^|;\s*)svc_session=([^;]+)/.exec(cookie ?? '');
+  if (!match) return null;
+  try {
+    const { payload } = await jwtVerify(decodeURIComponent(match[1]), jwks, {
+      algorithms: ['ES256'],
+      issuer: 'svc',
+      audience: 'svc',
+    });
+    if (payload.scope !== 'session') return null;
+    return await db.user(payload.sub);
+  } catch {
+    return null;
+  }
+}
+
+/** The workflow when the user is a member of its live project (svc answers 404 otherwise). */
+async function readableWorkflow(user, id) {
+  const workflow = await db.workflow(id);
+  if (!workflow) return null;
+  const role = await db.role(workflow.project_id, user.id);
+  return role ? workflow : null;
+}
+
+const presentWorkflow = (w) => ({
+  id: w.id,
+  project_id: w.project_id,
+  title: w.title,
+  requirement: w.requirement,
+  status: w.status,
+  question: w.question,
+  error: w.error,
+  worker_id: w.assigned_worker_id ?? w.requested_worker_id,
+  template: w.template,
+  created_at: iso(w.created_at),
+  updated_at: iso(w.updated_at),
+  app_url: w.app_url,
+});
+
+const page = (rows, present) => ({
+  items: rows.slice(0, PAGE).map(present),
+  next_cursor: rows.length > PAGE ? Buffer.from(JSON.stringify([rows[PAGE - 1].seq])).toString('base64url') : null,
+});
+
+const WORKFLOW_ROUTES = {
+  '': async (w) => presentWorkflow(w),
+  '/plan': async (w) => {
+    const s = await db.latestSnapshot(w.id);
+    if (!s) return [];
+    const data = {
+      phase: s.phase,
+      current_step: s.phase === 'executing' ? s.current_step : null,
+      steps: s.steps,
+      memo: s.memo,
+      pending_question: s.pending_question,
+    };
+    return planFromState(fromSnapshot(data));
+  },
+  '/log': async (w) =>
+    page(await db.logPage(w.id, PAGE + 1), (e) => ({
+      id: e.id,
+      seq: e.seq,
+      step_index: e.step_index,
+      tool_name: e.tool_name,
+      tool_input: yaml(e.tool_input ?? {}, { lineWidth: 0 }),
+      output: e.output,
+      is_error: Boolean(e.is_error),
+      created_at: iso(e.created_at),
+    })),
+  '/llm-calls': async (w) => {
+    const [rows, t] = await Promise.all([db.llmCallPage(w.id, PAGE + 1), db.llmCallTotals(w.id)]);
+    return {
+      ...page(rows, (c) => ({
+        id: c.id,
+        phase: c.phase,
+        model: c.model,
+        prompt_tokens: c.prompt_tokens,
+        completion_tokens: c.completion_tokens,
+        latency_ms: c.latency_ms,
+        step_index: c.step_index,
+        attempt: c.attempt,
+        error: c.error,
+        finish_reason: c.finish_reason,
+        created_at: iso(c.created_at),
+      })),
+      totals: {
+        calls: Number(t.calls),
+        prompt_tokens: Number(t.prompt_tokens ?? 0),
+        completion_tokens: Number(t.completion_tokens ?? 0),
+        latency_ms: Number(t.latency_ms ?? 0),
+        unknown_usage_calls: Number(t.unknown_usage_calls),
+        failed_calls: Number(t.failed_calls),
+      },
+    };
+  },
+};
+
+async function route(req) {
+  const user = await userOf(req.headers.cookie);
+  if (!user) return { status: 401, body: { error: { code: 'unauthenticated', message: 'sign in first' } } };
+  const url = req.url.split('?')[0];
+  if (url === '/svc/api/projects') {
+    const rows = await db.projects(user.id);
+    return {
+      status: 200,
+      body: rows.map((p) => ({
+        id: p.id,
+        name: p.name,
+        description: p.description,
+        created_at: iso(p.created_at),
+        updated_at: iso(p.updated_at),
+        role: p.role,
+      })),
+    };
+  }
+  const match = /^\/svc\/api\/workflows\/([^/]+)(|\/plan|\/log|\/llm-calls)$/.exec(url);
+  if (!match) return notFound('no such endpoint');
+  const workflow = await readableWorkflow(user, decodeURIComponent(match[1]));
+  if (!workflow) return notFound('workflow not found');
+  return { status: 200, body: await WORKFLOW_ROUTES[match[2]](workflow) };
+}
+
+const server = createServer((req, res) => {
+  route(req).then(
+    ({ status, body }) => send(res, status, body),
+    (error) => {
+      console.error(error);
+      send(res, 500, { error: { code: 'internal', message: 'internal error' } });
+    },
+  );
+});
+server.keepAliveTimeout = 5_000;
+server.listen(Number(PORT), '127.0.0.1', () => {
+  console.log(`listening on http://127.0.0.1:${server.address().port}`);
+});
+// Stopped by the bench when it is done: nothing to flush, the database belongs to svc.
+process.on('SIGTERM', () => process.exit(0));
