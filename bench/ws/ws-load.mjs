@@ -1,9 +1,9 @@
 // Benchmark (issue: live updates and worker dispatch). N simulated workers on loopback each stream
-// log_entry updates for their own workflow as fast as acks allow (8 in flight), M browsers watch the
+// log_entry updates for their own workflow as fast as acks allow (the worker's update window in flight), M browsers watch the
 // workflows (spread evenly, or all on one: "hot"). Reports updates/s stored and acknowledged and the
 // p50/p99 latency from a worker's send to a browser's receipt, for svc on SQLite and PostgreSQL
 // (apps/api/dist, started as a child process) and for bench/ws/bare-server.mjs.
-// Usage: node bench/ws/ws-load.mjs [--seconds 10] [--targets bare,sqlite,postgresql] [--cases 1x1,10x100,10x100hot]
+// Usage: node bench/ws/ws-load.mjs [--seconds 10] [--window 64] [--targets bare,sqlite,postgresql] [--cases 1x1,10x100,10x100hot]
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -21,13 +21,15 @@ const args = Object.fromEntries(
 );
 const measureMs = Number(args.seconds ?? 10) * 1000;
 const warmupMs = 3000;
-const window = Number(args.window ?? 8);
+
 const targets = (args.targets ?? 'bare,sqlite,postgresql').split(',');
 const cases = (args.cases ?? '1x1,10x100,10x100hot').split(',').map((c) => {
   const [, n, m, hot] = /^(\d+)x(\d+)(hot)?$/.exec(c);
   return { name: c, n: Number(n), m: Number(m), hot: Boolean(hot) };
 });
 const require = createRequire(join(repoRoot, 'apps/api/package.json'));
+// Unacknowledged updates per worker: the real worker's default (config `update_window`) unless given.
+const window = Number(args.window ?? require('@svc/protocol').DEFAULT_UPDATE_WINDOW);
 // --profile <dir>: the svc server writes a V8 CPU profile there (to see where a run's time goes).
 // The per-worker message rate limit (WS_WORKER_MESSAGES_PER_SECOND, 1000/s by default) is a policy, not
 // a capacity: lifted so the bench measures what the server can store (the bare server has no limit).
