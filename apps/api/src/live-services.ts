@@ -60,6 +60,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     lock,
     workflows: assignments,
     listener: dispatcher,
+    databaseUrl: config.databaseUrl,
   });
   const timers = new TimerScheduler({ db, logger, target: dispatcher });
   const workflows = new WorkflowLifecycle({
@@ -98,7 +99,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
       await liveness.stop();
       await timers.stop();
       await background.settle();
-      await ingest.flush();
+      await ingest.close();
       await dispatcher.close();
       await background.settle();
     },
