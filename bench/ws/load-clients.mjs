@@ -6,7 +6,6 @@ import { repoRoot } from '../lib/server-process.mjs';
 
 const require = createRequire(join(repoRoot, 'apps/api/package.json'));
 const WebSocket = require('ws');
-export const WINDOW = 8;
 const OUTPUT = 'x'.repeat(200);
 
 export function openSocket(url, headers) {
@@ -70,11 +69,22 @@ export async function connectBrowser(baseUrl, headers, workflowId) {
 }
 
 /**
- * Streams updates from every worker with WINDOW in flight, and times each `workflow_update` from the
- * worker's send to a browser's receipt (same process, same clock). Counts only the measured window.
+ * Streams updates from every worker with `window` unacknowledged updates in flight (as the real
+ * worker's outbox does), and times each `workflow_update` from the worker's send to a browser's
+ * receipt (same process, same clock). Counts only the measured window; `sent` and `payloadBytes`
+ * (the JSON of every update's `data`) cover the whole run, to relate what is stored to it.
  */
-export async function stream(workers, browsers, { warmupMs, measureMs }) {
-  const state = { measuring: false, stopped: false, acked: 0, received: 0, latencies: [], errors: 0 };
+export async function stream(workers, browsers, { warmupMs, measureMs, window, onMeasure }) {
+  const state = {
+    measuring: false,
+    stopped: false,
+    acked: 0,
+    received: 0,
+    latencies: [],
+    errors: 0,
+    sent: 0,
+    payloadBytes: 0,
+  };
   for (const browser of browsers) {
     browser.on('message', (raw) => {
       if (!state.measuring) return;
@@ -88,7 +98,7 @@ export async function stream(workers, browsers, { warmupMs, measureMs }) {
   for (const worker of workers) {
     let inFlight = 0;
     const send = () => {
-      while (!state.stopped && inFlight < WINDOW) {
+      while (!state.stopped && inFlight < window) {
         inFlight++;
         const seq = worker.nextSeq++;
         const data = {
@@ -98,8 +108,11 @@ export async function stream(workers, browsers, { warmupMs, measureMs }) {
           output: OUTPUT,
           is_error: false,
         };
+        const text = JSON.stringify(data);
+        state.sent++;
+        state.payloadBytes += Buffer.byteLength(text);
         worker.ws.send(
-          JSON.stringify({ type: 'update', workflow_id: worker.workflowId, seq, kind: 'log_entry', data }),
+          `{"type":"update","workflow_id":${JSON.stringify(worker.workflowId)},"seq":${seq},"kind":"log_entry","data":${text}}`,
         );
       }
     };
@@ -118,7 +131,9 @@ export async function stream(workers, browsers, { warmupMs, measureMs }) {
   await new Promise((r) => setTimeout(r, warmupMs));
   state.measuring = true;
   const started = performance.now();
+  const sampling = onMeasure ? setInterval(onMeasure, 200) : undefined;
   await new Promise((r) => setTimeout(r, measureMs));
+  clearInterval(sampling);
   state.measuring = false;
   const seconds = (performance.now() - started) / 1000;
   state.stopped = true;

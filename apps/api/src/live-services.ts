@@ -69,6 +69,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     lock,
     workflows: assignments,
     listener: dispatcher,
+    databaseUrl: config.databaseUrl,
   });
   const stopForgetting = on(bus, 'forget', (m) => ingest.forgetCached(m.workflow_ids));
   const timers = new TimerScheduler({ db, logger, target: dispatcher, bus });
@@ -110,7 +111,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
       await liveness.stop();
       await timers.stop();
       await background.settle();
-      await ingest.flush();
+      await ingest.close();
       await dispatcher.close();
       await background.settle();
     },

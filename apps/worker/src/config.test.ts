@@ -40,6 +40,7 @@ describe('worker config', () => {
       toolOutputMaxBytes: 16384,
       commandTimeoutSeconds: 600,
       maxTurnsPerStep: 40,
+      updateWindow: 64,
       llm: {
         baseUrl: 'http://localhost:4000/v1',
         apiKey: 'sk-test',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
+import { DEFAULT_UPDATE_WINDOW } from '@svc/protocol';
 import { DEFAULT_BWRAP_PATH, type SandboxSettings } from './executor/sandbox';
 import { TOOL_OUTPUT_MAX_BYTES_LIMIT } from './link/frame-bounds';
 
@@ -62,6 +63,7 @@ const fileSchema = z
     tool_output_max_bytes: z.number().int().min(256).default(16384),
     command_timeout_seconds: z.number().positive().default(600),
     max_turns_per_step: z.number().int().min(1).default(40),
+    update_window: z.number().int().min(1).max(10_000).default(DEFAULT_UPDATE_WINDOW),
     sandbox: z.enum(['bwrap', 'none'], { error: 'must be "bwrap" or "none"' }).default('bwrap'),
     sandbox_network: z.boolean().default(true),
     sandbox_bwrap_path: nonEmpty.default(DEFAULT_BWRAP_PATH),
@@ -117,6 +119,8 @@ export interface WorkerConfig {
   toolOutputMaxBytes: number;
   commandTimeoutSeconds: number;
   maxTurnsPerStep: number;
+  /** Updates sent to the server and not yet acknowledged at most. */
+  updateWindow: number;
   /** Environment variable names that hold secrets; kept out of the commands the agent runs. */
   secretEnvNames: string[];
   /** Variables of the worker's environment passed to commands besides the always-allowed ones. */
@@ -214,6 +218,7 @@ export function resolveConfig(raw: unknown, ctx: ConfigContext): WorkerConfig {
     toolOutputMaxBytes: Math.min(file.tool_output_max_bytes, TOOL_OUTPUT_MAX_BYTES_LIMIT),
     commandTimeoutSeconds: file.command_timeout_seconds,
     maxTurnsPerStep: file.max_turns_per_step,
+    updateWindow: file.update_window,
     secretEnvNames: [file.token_env, file.llm.api_key_env].filter((n): n is string => !!n),
     commandEnvNames: file.command_env,
     sandbox: {

@@ -75,7 +75,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   });
   // Built in dependency order: the uplink (what goes to the server) needs nothing; the manager
   // sends through it; the link opens it on registration and hands the server's requests to the manager.
-  const uplink = new Uplink({ logger });
+  const uplink = new Uplink({ logger, window: config.updateWindow });
   const llm = new LlmClient(config.llm, {
     logger,
     retryBaseMs: options.llmRetry?.baseMs,

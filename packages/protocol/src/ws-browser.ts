@@ -118,9 +118,11 @@ export const ProjectEventTypeSchema = z.enum([
 ] as const satisfies readonly BrowserEventType[]);
 export type ProjectEventType = z.infer<typeof ProjectEventTypeSchema>;
 
-/** Whether events of this type go to the project's subscribers. */
+const PROJECT_EVENT_TYPES: ReadonlySet<string> = new Set(ProjectEventTypeSchema.options);
+
+/** Whether events of this type go to the project's subscribers (a set lookup: it runs for every event). */
 export function isProjectEventType(type: string): type is ProjectEventType {
-  return ProjectEventTypeSchema.safeParse(type).success;
+  return PROJECT_EVENT_TYPES.has(type);
 }
 
 /** Whether a `project_changed` event carries one of `changes`. */

@@ -17,6 +17,13 @@ export const WORKER_MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
  * Error codes of a refused update that are worth sending again later (the database was unavailable);
  * any other code refuses that update for good, and the worker drops it.
  */
+/**
+ * Updates a worker keeps sent but unacknowledged at most (its `update_window`); the server acks only
+ * after a commit, so the window bounds both what a worker streams per commit and what it pushes into
+ * the server at once after a reconnect. The WebSocket bench streams with the same default.
+ */
+export const DEFAULT_UPDATE_WINDOW = 64;
+
 export const RETRYABLE_UPDATE_ERROR_CODES: readonly ErrorCode[] = ['unavailable', 'internal'];
 
 const TimeoutSecondsSchema = z.int().min(1).max(86_400);

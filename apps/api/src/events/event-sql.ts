@@ -1,7 +1,10 @@
 import type { Db, DbProvider } from '@svc/db';
 
-/** What both the client and an interactive transaction offer for raw statements. */
-export type RawClient = Pick<Db, '$executeRawUnsafe' | '$queryRawUnsafe'>;
+/** What the client, an interactive transaction and the ingest's raw `pg` pool offer for raw statements. */
+export interface RawClient {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
 
 export type Column = readonly [name: string, pgType: 'text' | 'int' | 'jsonb' | 'boolean' | 'timestamp(3)'];
 

@@ -52,12 +52,13 @@ export class EventStore {
    */
   async appendWith(
     prepare: (tx: Prisma.TransactionClient | null) => Promise<EventBatch>,
-    options: { interactive: boolean },
+    /** `client`: what a non-interactive batch is written through (the ingest's raw pool); the db by default */
+    options: { interactive: boolean; client?: RawClient },
   ): Promise<StoredEvent[]> {
     const { db } = this.deps;
     const stored = options.interactive
       ? await db.$transaction(async (tx) => this.write(tx, await prepare(tx), true))
-      : await this.write(db, await prepare(null), false);
+      : await this.write(options.client ?? db, await prepare(null), false);
     this.deps.fanout.publish(stored);
     return stored;
   }

@@ -196,13 +196,8 @@ export function planUpdate(
       return unreachable;
     }
   }
-  rows.workerUpdates.push({
-    ...base,
-    kind: update.kind,
-    data: update.data as Prisma.InputJsonObject,
-    worker_id: workerId,
-    created_at: now,
-  });
+  // The update's content is in its workflow_update event (and its kind's table): not stored again here.
+  rows.workerUpdates.push({ ...base, kind: update.kind, worker_id: workerId, created_at: now });
   plan.events.push({ type: 'workflow_update', data: { kind: update.kind, data: update.data } }, ...derived);
   plan.maxSeq = Math.max(plan.maxSeq, update.seq);
   return null;

@@ -10,7 +10,6 @@ const ROW_TABLES: Record<keyof PlannedRows, { table: string; columns: readonly C
       ['workflow_id', 'text'],
       ['seq', 'int'],
       ['kind', 'text'],
-      ['data', 'jsonb'],
       ['worker_id', 'text'],
       ['created_at', 'timestamp(3)'],
     ],

@@ -10,6 +10,7 @@ import { batchTables, IngestSql } from './sql';
 import { IngestWorkflows } from './workflows';
 import { GroupCommitQueue } from './queue';
 import { mayStoreForTitle } from '../dispatch/steering-store';
+import { classifyPgError, PgRawClient } from './raw-pg';
 
 /** What became of one update: acknowledge `stored` and `duplicate`; answer `refused` with the error. */
 export type IngestOutcome = { kind: 'stored' } | { kind: 'duplicate' } | { kind: 'refused'; error: WsErrorInfo };
@@ -31,7 +32,12 @@ export interface UpdateIngestDeps {
   listener: IngestListener;
   /** most updates stored in one transaction */
   maxBatch?: number;
+  /** PostgreSQL: batches of plain progress updates are written through a raw `pg` pool on this URL */
+  databaseUrl?: string;
 }
+
+/** Batches of different workflows committing side by side on PostgreSQL (SQLite has one writer). */
+const PG_CONCURRENCY = 4;
 
 interface Pending {
   workerId: string;
@@ -51,15 +57,17 @@ export class UpdateIngest {
   private readonly snapshots: SnapshotCache;
   private readonly sql: IngestSql;
   private readonly workflows: IngestWorkflows;
+  private readonly raw: PgRawClient | undefined;
 
   constructor(private readonly deps: UpdateIngestDeps) {
     this.snapshots = new SnapshotCache(deps.db);
     this.sql = new IngestSql(deps.provider);
     this.workflows = deps.workflows;
+    if (deps.provider === 'postgresql' && deps.databaseUrl)
+      this.raw = new PgRawClient(deps.databaseUrl, PG_CONCURRENCY);
     this.queue = new GroupCommitQueue<Pending>({
       keyOf: (item) => item.update.workflow_id,
-      // SQLite has one writer; PostgreSQL commits batches of different workflows side by side.
-      concurrency: deps.provider === 'postgresql' ? 4 : 1,
+      concurrency: deps.provider === 'postgresql' ? PG_CONCURRENCY : 1,
       maxBatch: deps.maxBatch ?? 500,
       run: (batch) => deps.lock.shared(() => this.store(batch)),
     });
@@ -88,6 +96,12 @@ export class UpdateIngest {
     return this.queue.flush();
   }
 
+  /** Stores what was submitted, then lets go of the raw pool. */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.raw?.close();
+  }
+
   /** Stores a batch; when its transaction fails, each update is retried alone so one cannot sink the rest. */
   private async store(batch: Pending[]): Promise<void> {
     try {
@@ -97,7 +111,7 @@ export class UpdateIngest {
         for (const item of batch) await this.store([item]);
         return;
       }
-      const kind = classifyDbError(err);
+      const kind = classifyDbError(err) ?? classifyPgError(err);
       this.deps.logger.error(
         { err, workflow_id: batch[0]!.update.workflow_id, seq: batch[0]!.update.seq },
         'worker update not stored',
@@ -216,7 +230,7 @@ export class UpdateIngest {
           at,
         };
       },
-      { interactive: !plain },
+      { interactive: !plain, client: this.raw },
     );
   }
 

@@ -22,6 +22,13 @@ import { MessageBucket } from './rate-limit';
 /** Policy violation: the first message was not `register`. */
 export const WS_CLOSE_POLICY = 1008;
 
+/**
+ * Bytes of one worker's messages the server holds at most before it stops reading that socket: those
+ * being handled and the updates waiting for their commit (a worker may send far more than it has acks
+ * for, e.g. a whole outbox after a reconnect). At least one frame is always let in.
+ */
+export const MAX_WORKER_BACKLOG_BYTES = 8 * 1024 * 1024;
+
 /** One worker socket: registration, then heartbeats, updates (stored, then acked) and exec relays. */
 export class WorkerConnection implements WorkerSession {
   workerId = '';
@@ -31,10 +38,19 @@ export class WorkerConnection implements WorkerSession {
   private queue: Promise<void> = Promise.resolve();
   private readonly cork: TickCork;
   private readonly bucket: MessageBucket;
+  /** messages received and not yet handled, updates until their commit */
   private backlog = 0;
+  private backlogBytes = 0;
   private readPaused = false;
   /** messages that had to wait for the rate limit (observability and tests) */
   delayedMessages = 0;
+  /** the most bytes this connection held (observability and tests) */
+  peakBacklogBytes = 0;
+
+  /** true while the socket is not read (rate limit or backlog) */
+  get readingPaused(): boolean {
+    return this.readPaused;
+  }
 
   constructor(
     private readonly socket: WebSocket,
@@ -48,12 +64,13 @@ export class WorkerConnection implements WorkerSession {
     this.cork = new TickCork(rawSocket);
     this.bucket = new MessageBucket(live.config.sockets.worker);
     socket.on('message', (data, isBinary) => {
-      this.waiting(1);
+      const bytes = frameBytes(data);
+      this.waiting(1, bytes);
       this.queue = this.queue
         .then(() => this.pace())
-        .then(() => this.receive(data, isBinary))
+        .then(() => this.receive(data, isBinary, bytes))
         .catch((err: unknown) => this.failed(err))
-        .finally(() => this.waiting(-1));
+        .finally(() => this.waiting(-1, -bytes));
       live.background.run(this.queue);
     });
     socket.on('error', (err) => logger.debug({ err }, 'worker socket error'));
@@ -73,23 +90,37 @@ export class WorkerConnection implements WorkerSession {
     if (wait > 0 && this.socket.readyState === WebSocket.OPEN) await delay(wait);
   }
 
-  /** Counts a received message as waiting; reading stops while more than a burst of them waits. */
-  private waiting(change: 1 | -1): void {
+  /**
+   * Counts a received message (and its bytes) as waiting; reading stops while more than a burst of
+   * messages or MAX_WORKER_BACKLOG_BYTES wait, and goes on once both are down to half.
+   */
+  private waiting(change: 1 | -1, bytes: number): void {
     this.backlog += change;
+    this.backlogBytes += bytes;
+    this.peakBacklogBytes = Math.max(this.peakBacklogBytes, this.backlogBytes);
     const burst = this.live.config.sockets.worker.burst;
-    if (!this.readPaused && this.backlog > burst) {
+    if (!this.readPaused && (this.backlog > burst || this.backlogBytes > MAX_WORKER_BACKLOG_BYTES)) {
       this.readPaused = true;
       this.socket.pause();
-    } else if (this.readPaused && this.backlog <= burst / 2) {
+    } else if (this.readPaused && this.backlog <= burst / 2 && this.backlogBytes <= MAX_WORKER_BACKLOG_BYTES / 2) {
       this.readPaused = false;
       this.socket.resume();
     }
   }
 
   send(message: ServerToWorkerMessage): boolean {
+    return this.sendText(JSON.stringify(message));
+  }
+
+  /** An ack, written out directly: one per stored update, the most frequent message by far. */
+  private sendAck(workflowId: string, seq: number): boolean {
+    return this.sendText(`{"type":"ack","workflow_id":${JSON.stringify(workflowId)},"seq":${seq}}`);
+  }
+
+  private sendText(text: string): boolean {
     if (this.socket.readyState !== WebSocket.OPEN) return false;
     this.cork.hold(); // a batch's acks leave together
-    this.socket.send(JSON.stringify(message));
+    this.socket.send(text);
     return true;
   }
 
@@ -103,7 +134,7 @@ export class WorkerConnection implements WorkerSession {
     this.send({ type: 'error', error });
   }
 
-  private async receive(data: RawData, isBinary: boolean): Promise<void> {
+  private async receive(data: RawData, isBinary: boolean, bytes: number): Promise<void> {
     if (this.state === 'closed') return;
     const text = isBinary ? '' : data.toString();
     if (this.state === 'new' && this.refusesVersion(text)) return;
@@ -122,7 +153,7 @@ export class WorkerConnection implements WorkerSession {
       this.close(WS_CLOSE_POLICY, 'the first message must be register');
       return;
     }
-    await this.handle(message);
+    await this.handle(message, bytes);
   }
 
   /** A `register` with another protocol version is closed with 4400 before its other fields are read. */
@@ -147,7 +178,7 @@ export class WorkerConnection implements WorkerSession {
     return true;
   }
 
-  private async handle(message: WorkerToServerMessage): Promise<void> {
+  private async handle(message: WorkerToServerMessage, bytes: number): Promise<void> {
     const { registry, dispatcher } = this.live;
     switch (message.type) {
       case 'register':
@@ -164,7 +195,7 @@ export class WorkerConnection implements WorkerSession {
         return;
       }
       case 'update':
-        return this.update(message);
+        return this.update(message, bytes);
       case 'exec_request':
         this.live.background.run(this.exec.request(this, message).catch((err: unknown) => this.failed(err)));
         return;
@@ -211,16 +242,23 @@ export class WorkerConnection implements WorkerSession {
     this.live.dispatcher.kick();
   }
 
-  /** Stored (or found stored) -> ack; refused -> error. Not awaited: acks follow their batch's commit. */
-  private update(message: UpdateMessage): void {
-    this.live.ingest.submit(this.workerId, message).then(
-      (outcome) => {
-        if (outcome.kind === 'refused')
-          this.send({ type: 'error', error: outcome.error, workflow_id: message.workflow_id, seq: message.seq });
-        else this.send({ type: 'ack', workflow_id: message.workflow_id, seq: message.seq });
-      },
-      (err: unknown) => this.failed(err),
-    );
+  /**
+   * Stored (or found stored) -> ack; refused -> error. Not awaited, so the next updates join the
+   * batch: acks follow their batch's commit, and the update counts as waiting until then.
+   */
+  private update(message: UpdateMessage, bytes: number): void {
+    this.waiting(1, bytes);
+    this.live.ingest
+      .submit(this.workerId, message)
+      .then(
+        (outcome) => {
+          if (outcome.kind === 'refused')
+            this.send({ type: 'error', error: outcome.error, workflow_id: message.workflow_id, seq: message.seq });
+          else this.sendAck(message.workflow_id, message.seq);
+        },
+        (err: unknown) => this.failed(err),
+      )
+      .finally(() => this.waiting(-1, -bytes));
   }
 
   private async closed(): Promise<void> {
@@ -247,4 +285,8 @@ export class WorkerConnection implements WorkerSession {
     this.logger.error({ err, worker: this.name }, 'worker message handling failed');
     this.sendError({ code: 'internal', message: 'internal error' });
   }
+}
+
+function frameBytes(data: RawData): number {
+  return Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
 }

@@ -1,6 +1,8 @@
-import { logEntry, TestWorker, workerToken } from '@svc/test-kit';
+import { eventually, logEntry, TestWorker, workerToken } from '@svc/test-kit';
 import { WS_CLOSE_RATE_LIMITED } from '@svc/protocol';
 import { MessageBucket } from '../../src/ws/rate-limit';
+import { MAX_WORKER_BACKLOG_BYTES } from '../../src/ws/worker-connection';
+import type { IngestLock } from '../../src/ingest/ingest-lock';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { createProject, createWorkflow } from '../resources/fixtures';
 import { openBrowser, SETUP_TIMEOUT_MS } from '../ws/clients';
@@ -80,6 +82,33 @@ describe.each(TEST_PROVIDERS)('per-socket message rate limits on %s', (provider)
       delayedMessages: number;
     };
     expect(session.delayedMessages).toBeGreaterThan(0);
+    worker.close();
+  });
+
+  it('stops reading a worker while its updates waiting for a commit pass the byte bound, then stores them all', async () => {
+    const worker = await TestWorker.start(server, await workerToken(server), 'bulky', 5);
+    const { id } = await createWorkflow(server, ann, projectId, 'bulky');
+    const first = (await worker.dispatch(id, 'start')).last_seq + 1;
+    // Few large frames: fewer than the message burst (10 here), so only the byte bound stops reading.
+    const frame = 2 * 1024 * 1024;
+    const count = Math.ceil((2 * MAX_WORKER_BACKLOG_BYTES) / frame);
+    const session = server.runtime.live.registry.connected().find((s) => s.name === 'bulky') as unknown as {
+      readingPaused: boolean;
+      peakBacklogBytes: number;
+    };
+    // Nothing commits while the test holds the ingest lock, so every update read stays in memory.
+    let release = (): void => undefined;
+    const { lock } = (server.runtime.live.ingest as unknown as { deps: { lock: IngestLock } }).deps;
+    const held = lock.exclusive(() => new Promise<void>((resolve) => (release = resolve)));
+    for (let seq = first; seq < first + count; seq++) worker.update(id, seq, logEntry('x'.repeat(frame)));
+    await eventually(() => session.readingPaused);
+    release();
+    await held;
+    await worker.inbox.next((m) => m.type === 'ack' && m.seq === first + count - 1);
+    expect(new Set(worker.inbox.ofType('ack').map((m) => m.seq)).size).toBe(count);
+    expect(await server.deps.db.executionLogEntry.count({ where: { workflow_id: id } })).toBe(count);
+    // it held about the bound, never the whole burst
+    expect(session.peakBacklogBytes).toBeLessThan(count * frame);
     worker.close();
   });
 });

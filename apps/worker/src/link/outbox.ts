@@ -49,6 +49,11 @@ export class Outbox {
     return this.pending.delete(key(workflowId, seq));
   }
 
+  /** The unacknowledged updates, oldest first, without copying them (do not change the outbox meanwhile). */
+  oldestFirst(): IterableIterator<UpdateMessage> {
+    return this.pending.values();
+  }
+
   /** Every unacknowledged update, oldest first. */
   unacked(): UpdateMessage[] {
     return [...this.pending.values()];
@@ -59,6 +64,7 @@ export class Outbox {
   }
 }
 
-function key(workflowId: string, seq: number): string {
+/** The outbox's key of one update. */
+export function key(workflowId: string, seq: number): string {
   return `${workflowId}\u0000${seq}`;
 }

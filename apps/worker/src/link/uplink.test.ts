@@ -1,5 +1,6 @@
 import type { WorkerToServerMessage } from '@svc/protocol';
 import { jsonBytes, MAX_MESSAGE_BYTES } from './frame-bounds';
+import { LinkError } from './server-link';
 import { Uplink } from './uplink';
 
 const status = { kind: 'status', data: { status: 'running' } } as const;
@@ -39,6 +40,42 @@ describe('Uplink', () => {
     await resent;
     expect(sent.map((m) => (m.type === 'update' ? m.seq : m.type))).toEqual([1]);
     expect(uplink.outbox.size).toBe(1);
+  });
+
+  it('keeps at most `window` updates unacknowledged on the wire, sending the next as each is settled', () => {
+    const uplink = new Uplink({ window: 2 });
+    const sent: number[] = [];
+    uplink.beginWorkflow('wf', 0);
+    uplink.open('w1', (m) => sent.push(m.type === 'update' ? m.seq : -1));
+    for (let i = 0; i < 5; i++) uplink.sendUpdate('wf', status);
+    expect(sent).toEqual([1, 2]);
+    uplink.ack('wf', 2);
+    expect(sent).toEqual([1, 2, 3]);
+    uplink.ack('wf', 2); // a repeated ack frees nothing more
+    expect(sent).toEqual([1, 2, 3]);
+    uplink.refused('wf', 1, { code: 'invalid_input', message: 'bad' }); // dropped for good: its place is free
+    expect(sent).toEqual([1, 2, 3, 4]);
+    uplink.refused('wf', 3, { code: 'unavailable', message: 'later' }); // still in flight until resent and acked
+    expect(sent).toEqual([1, 2, 3, 4]);
+    expect(uplink.outbox.unacked().map((u) => u.seq)).toEqual([3, 4, 5]);
+  });
+
+  it('after a reconnect sends the oldest unacknowledged updates again, a window at a time', () => {
+    const uplink = new Uplink({ window: 2 });
+    uplink.beginWorkflow('a', 0);
+    uplink.beginWorkflow('b', 0);
+    uplink.open('w1', () => undefined);
+    for (const id of ['a', 'b', 'a', 'b']) uplink.sendUpdate(id, status);
+    uplink.close(new LinkError('gone'));
+    uplink.sendUpdate('a', status); // queued while disconnected
+    const sent: string[] = [];
+    uplink.open('w1', (m) => sent.push(m.type === 'update' ? `${m.workflow_id}:${m.seq}` : m.type));
+    expect(sent).toEqual(['a:1', 'b:1']);
+    uplink.ack('a', 1);
+    uplink.ack('b', 1);
+    expect(sent).toEqual(['a:1', 'b:1', 'a:2', 'b:2']);
+    uplink.ack('a', 2);
+    expect(sent).toEqual(['a:1', 'b:1', 'a:2', 'b:2', 'a:3']);
   });
 
   it('fits an update larger than a frame before numbering it', () => {

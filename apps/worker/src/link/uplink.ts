@@ -1,4 +1,5 @@
 import {
+  DEFAULT_UPDATE_WINDOW,
   RETRYABLE_UPDATE_ERROR_CODES,
   type ExecResultMessage,
   type UpdateBody,
@@ -11,7 +12,7 @@ import { backoffDelay, type BackoffOptions } from '@svc/client';
 import { silentLogger, type Logger } from '../util/logger';
 import { ExecRelay } from './exec-relay';
 import { fitFrame, MAX_MESSAGE_BYTES } from './frame-bounds';
-import { Outbox } from './outbox';
+import { key, Outbox } from './outbox';
 import { LinkError, type RemoteExecRequest, type ServerLink } from './server-link';
 
 /** Sends one message on the registered socket. */
@@ -22,6 +23,8 @@ export interface UplinkOptions {
   execMarginMs?: number;
   /** Back-off before an update the server could not store for now is sent again. */
   resend?: BackoffOptions;
+  /** Updates sent and not yet acknowledged at most; the rest wait in the outbox (config `update_window`). */
+  window?: number;
   logger?: Logger;
 }
 
@@ -45,6 +48,9 @@ export class Uplink implements ServerLink {
   private readonly resendBackoff: BackoffOptions;
   private send: SendMessage | null = null;
   private registeredAs: string | undefined;
+  private readonly window: number;
+  /** Keys of the updates sent on this connection and not yet acknowledged (at most `window`). */
+  private readonly inFlight = new Set<string>();
   /** Updates the server could not store for now: resent after a back-off (attempt count, timer). */
   private readonly resends = new Map<string, { attempt: number; timer: NodeJS.Timeout | undefined }>();
 
@@ -52,6 +58,7 @@ export class Uplink implements ServerLink {
     this.execs = new ExecRelay(options.execMarginMs);
     this.logger = options.logger ?? silentLogger;
     this.resendBackoff = options.resend ?? DEFAULT_RESEND;
+    this.window = options.window ?? DEFAULT_UPDATE_WINDOW;
   }
 
   /** This worker's server id, from its latest registration. */
@@ -77,8 +84,26 @@ export class Uplink implements ServerLink {
     }
     if (fitted !== probe)
       this.logger.warn({ workflowId, kind: update.kind }, 'update larger than a frame; its longest texts were cut');
-    const message = this.outbox.add(workflowId, { kind: fitted.kind, data: fitted.data } as UpdateBody);
-    this.send?.(message);
+    this.outbox.add(workflowId, { kind: fitted.kind, data: fitted.data } as UpdateBody);
+    this.fillWindow();
+  }
+
+  /**
+   * Sends the oldest pending updates not yet on the wire until `window` are in flight. Outbox order
+   * is numbering order, so each workflow's updates leave in seq order.
+   */
+  private fillWindow(): void {
+    const send = this.send;
+    if (!send || this.inFlight.size >= this.window) return;
+    const next: UpdateMessage[] = [];
+    for (const update of this.outbox.oldestFirst()) {
+      if (this.inFlight.size + next.length >= this.window) break;
+      if (!this.inFlight.has(key(update.workflow_id, update.seq))) next.push(update);
+    }
+    for (const update of next) {
+      this.inFlight.add(key(update.workflow_id, update.seq));
+      send(update);
+    }
   }
 
   requestExec(request: RemoteExecRequest, signal?: AbortSignal): Promise<ExecResultMessage> {
@@ -98,17 +123,19 @@ export class Uplink implements ServerLink {
     return true;
   }
 
-  /** The socket registered: every unacknowledged update goes out again, oldest first, then new ones live. */
+  /** The socket registered: the unacknowledged updates go out again, oldest first, a window at a time. */
   open(workerId: string, send: SendMessage): void {
     this.registeredAs = workerId;
     this.send = send;
     this.clearResends();
-    for (const update of this.outbox.unacked()) send(update);
+    this.inFlight.clear();
+    this.fillWindow();
   }
 
   /** The socket is gone: updates queue until the next `open`, waiting exec relays fail with `reason`. */
   close(reason: LinkError): void {
     this.send = null;
+    this.inFlight.clear();
     this.clearResends();
     this.execs.rejectAll(reason);
   }
@@ -116,6 +143,7 @@ export class Uplink implements ServerLink {
   ack(workflowId: string, seq: number): void {
     this.outbox.ack(workflowId, seq);
     this.forgetResend(workflowId, seq);
+    this.fillWindow();
   }
 
   /**
@@ -132,9 +160,10 @@ export class Uplink implements ServerLink {
         { workflowId, seq, kind: update.kind, code: error.code, error: error.message },
         'server refused an update for good; dropped',
       );
+      this.fillWindow();
       return;
     }
-    const k = `${workflowId}\u0000${seq}`;
+    const k = key(workflowId, seq);
     const entry = this.resends.get(k) ?? { attempt: 0, timer: undefined };
     clearTimeout(entry.timer);
     const delayMs = backoffDelay(entry.attempt++, this.resendBackoff);
@@ -154,10 +183,12 @@ export class Uplink implements ServerLink {
     this.execs.resolve(result);
   }
 
+  /** The update is settled (acked or dropped): no resend, and its place in the window is free. */
   private forgetResend(workflowId: string, seq: number): void {
-    const k = `${workflowId}\u0000${seq}`;
+    const k = key(workflowId, seq);
     clearTimeout(this.resends.get(k)?.timer);
     this.resends.delete(k);
+    this.inFlight.delete(k);
   }
 
   private clearResends(): void {

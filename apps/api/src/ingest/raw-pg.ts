@@ -1,0 +1,41 @@
+import pg from 'pg';
+import type { DbErrorKind } from '@svc/db';
+import type { RawClient } from '../events';
+
+/**
+ * Raw statements straight through `pg`, for the ingest's batch statement on PostgreSQL: the same SQL
+ * and parameters as through Prisma, without its per-statement query compilation and result mapping
+ * (about 1 ms of CPU a statement; see docs/decisions.md "WebSocket ingest performance (issue 11)").
+ */
+export class PgRawClient implements RawClient {
+  private readonly pool: pg.Pool;
+
+  constructor(url: string, max: number) {
+    this.pool = new pg.Pool({ connectionString: url, max });
+    // An idle connection that breaks is dropped by the pool; the next query opens a new one.
+    this.pool.on('error', () => undefined);
+  }
+
+  async $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T> {
+    return (await this.pool.query(query, values)).rows as T;
+  }
+
+  async $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
+    return (await this.pool.query(query, values)).rowCount ?? 0;
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+/** What a `pg` error means for the update that hit it (the SQLSTATE class decides, never the message). */
+export function classifyPgError(error: unknown): DbErrorKind | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  if (code === '23505') return 'conflict';
+  if (code.startsWith('23') || code.startsWith('22')) return 'invalid_input';
+  // connection exceptions, insufficient resources, operator intervention (shutdown), socket errors
+  if (/^(08|53|57P)/.test(code) || code.startsWith('E')) return 'unavailable';
+  return 'internal';
+}

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "worker_updates" DROP COLUMN "data";
+
