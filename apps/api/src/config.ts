@@ -220,6 +220,8 @@ function storageConfig(env: Env): Config['storage'] {
       prefix: prefix === '' ? '' : `${prefix}/`,
     },
   };
+}
+
 /** `API_PROCESSES`: a count or `auto` (the cores this process may use); SQLite is one process's database. */
 function processCount(value: string, databaseUrl: string): number {
   const count = value === 'auto' ? availableParallelism() : Number(value);
