@@ -193,6 +193,11 @@ function toWorkflow(row: Raw): Workflow {
     app_url: row.app_url as string | null,
     last_update_seq: Number(row.last_update_seq),
     last_event_seq: Number(row.last_event_seq),
+    steer_action: row.steer_action as string | null,
+    steer_message: row.steer_message as string | null,
+    title_worker_id: row.title_worker_id as string | null,
+    title_first_seq: nullableNumber(row.title_first_seq),
+    title_last_seq: nullableNumber(row.title_last_seq),
     deleted_at: nullableDate(row.deleted_at),
     created_at: date(row.created_at),
     updated_at: date(row.updated_at),
@@ -207,7 +212,8 @@ const USER_AND_WORKFLOW = `
   SELECT ${USER_COLUMNS.map((c) => `u.${c} AS u_${c}`).join(', ')},
     w.id, w.project_id, w.created_by, w.requirement, w.title, w.title_generated, w.status, w.question,
     w.error, w.requested_worker_id, w.assigned_worker_id, w.template, w.app_url, w.last_update_seq,
-    w.last_event_seq, w.deleted_at, w.created_at, w.updated_at, m.role
+    w.last_event_seq, w.steer_action, w.steer_message, w.title_worker_id, w.title_first_seq, w.title_last_seq,
+    w.deleted_at, w.created_at, w.updated_at, m.role
   FROM users u
   LEFT JOIN workflows w ON w.id = $2 AND w.deleted_at IS NULL
     AND EXISTS (SELECT 1 FROM projects p WHERE p.id = w.project_id AND p.deleted_at IS NULL)
