@@ -35,15 +35,33 @@ function migrateDiff(provider: string, fromArgs: string[]): string {
   );
 }
 
-/** Tables, columns (type, nullability, default) and indexes, as the database itself reports them. */
+/** Tables, columns (type, nullability, default), keys and indexes, as the database itself reports them. */
 async function structureOf(database: TestDatabase): Promise<string[]> {
   if (database.provider === 'sqlite') {
     const client = createClient({ url: database.url });
     try {
-      const objects = await client.execute(
-        `SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name <> '_svc_migrations' ORDER BY name`,
+      // Columns by name, as on PostgreSQL: ALTER TABLE ADD COLUMN appends, so their order (and the
+      // stored CREATE TABLE text) differs from a fresh database without any difference that matters.
+      const columns = await client.execute(
+        `SELECT m.name AS tbl, c.name, c.type, c."notnull", c.dflt_value, c.pk
+           FROM sqlite_master m JOIN pragma_table_info(m.name) c
+          WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name <> '_svc_migrations'
+          ORDER BY m.name, c.name`,
       );
-      return objects.rows.map((row) => `${row.type} ${row.name} ${String(row.sql ?? '').replace(/\s+/g, ' ')}`);
+      const foreignKeys = await client.execute(
+        `SELECT m.name AS tbl, f."from", f."table", f."to", f.on_update, f.on_delete
+           FROM sqlite_master m JOIN pragma_foreign_key_list(m.name) f
+          WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name <> '_svc_migrations'
+          ORDER BY m.name, f."from"`,
+      );
+      const indexes = await client.execute(
+        `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+      );
+      return [
+        ...columns.rows.map((r) => `column ${r.tbl}.${r.name} ${r.type} ${r.notnull} ${r.dflt_value} ${r.pk}`),
+        ...foreignKeys.rows.map((r) => `fk ${r.tbl}.${r.from} ${r.table}.${r.to} ${r.on_update} ${r.on_delete}`),
+        ...indexes.rows.map((r) => `index ${r.name} ${String(r.sql ?? '').replace(/\s+/g, ' ')}`),
+      ];
     } finally {
       client.close();
     }
