@@ -8,15 +8,17 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /**
  * The primary of `API_PROCESSES=N`: forks N server processes that share the listening port (node:cluster
  * hands each new connection to one of them, round-robin) and serve exactly as a single server does; all
- * coordination between them goes through PostgreSQL, as between replicas on different hosts. A worker
- * that dies is replaced; one that dies before it ever listened (bad settings, unreachable database)
- * stops the whole server with its exit code, since a restart would fail the same way. Without a
- * configured REPLICA_ID each process makes its own (host, pid, random).
+ * coordination between them goes through PostgreSQL, as between replicas on different hosts. A process
+ * that dies is replaced (with backoff while replacements keep dying, e.g. while the database is down).
+ * At start-up, before any process has listened, one that exits stops the whole server with its exit
+ * code: bad settings would fail every restart the same way. Without a configured REPLICA_ID each
+ * process makes its own (host, pid, random).
  */
 export function runClusterPrimary(count: number, logger: Logger, replicaIdBase?: string): void {
   let stopping = false;
   const startedAt = new Map<Worker, number>();
   const listened = new Set<Worker>();
+  let started = false;
   const crashesInARow = new Map<number, number>();
   let forks = 0;
 
@@ -24,18 +26,21 @@ export function runClusterPrimary(count: number, logger: Logger, replicaIdBase?:
     // Replica ids must differ between processes: a configured REPLICA_ID gets each fork's number.
     const worker = cluster.fork(replicaIdBase ? { REPLICA_ID: `${replicaIdBase}-${++forks}` } : {});
     startedAt.set(worker, Date.now());
-    worker.once('listening', () => listened.add(worker));
+    worker.once('listening', () => {
+      listened.add(worker);
+      started = true;
+    });
     worker.once('exit', (code, signal) => {
       const uptime = Date.now() - (startedAt.get(worker) ?? 0);
       startedAt.delete(worker);
       if (stopping) return;
-      if (!listened.has(worker)) {
+      if (!started) {
         logger.error({ pid: worker.process.pid, code, signal }, 'a server process exited before it listened');
         stop(typeof code === 'number' && code !== 0 ? code : 1);
         return;
       }
-      listened.delete(worker);
-      const crashes = uptime >= HEALTHY_UPTIME_MS ? 0 : (crashesInARow.get(slot) ?? 0) + 1;
+      const served = listened.delete(worker) && uptime >= HEALTHY_UPTIME_MS;
+      const crashes = served ? 0 : (crashesInARow.get(slot) ?? 0) + 1;
       crashesInARow.set(slot, crashes);
       const delay = crashes === 0 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 100 * 2 ** (crashes - 1));
       logger.warn({ pid: worker.process.pid, code, signal, restartInMs: delay }, 'server process died; restarting it');

@@ -5,5 +5,7 @@ export const HealthResponseSchema = z.object({
   status: z.enum(['ok', 'error']),
   version: z.string(),
   db: z.enum(['ok', 'error']),
+  /** the API replica (process) that answered: its REPLICA_ID */
+  replica: z.string(),
 });
 export type HealthResponse = z.infer<typeof HealthResponseSchema>;
