@@ -89,8 +89,13 @@ export class PgBus implements ClusterBus {
     });
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, null));
-    await client.connect();
-    await client.query(`LISTEN ${CLUSTER_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CLUSTER_CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
     this.client = client;
     this.reconnectDelay = RECONNECT_MIN_MS;
   }

@@ -152,7 +152,11 @@ export class ExecRelay {
   private async connectedElsewhere(idOrName: string): Promise<boolean> {
     if (!this.bus.shared) return false;
     const row = await this.db.worker.findFirst({
-      where: { OR: [{ id: idOrName }, { name: idOrName }], status: 'online', replica_id: { not: null } },
+      where: {
+        OR: [{ id: idOrName }, { name: idOrName }],
+        status: 'online',
+        AND: [{ replica_id: { not: null } }, { replica_id: { not: this.bus.replicaId } }],
+      },
       select: { id: true },
     });
     return row !== null;
