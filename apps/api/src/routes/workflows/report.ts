@@ -5,7 +5,7 @@ import { ReportQuerySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
-import { notFound } from '../../domain/errors';
+import { DomainError, notFound } from '../../domain/errors';
 import { authorizeWorkflow } from '../../policies/access';
 import type { StorageArea } from '../../services/storage';
 
@@ -19,9 +19,16 @@ export function renderReportHtml(text: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>Report</title></head><body>\n${markdown.render(text)}</body></html>\n`;
 }
 
-/** Reads a file of the workspace through its resolver; a missing file or a directory is "not there". */
+/**
+ * Reads a file of the workspace through its resolver; a missing file, a directory or a path the
+ * resolver refuses (a symlink leaving the workspace) is "not there".
+ */
 async function readFileText(area: StorageArea, path: string): Promise<string | null> {
-  const file = await area.resolve(path);
+  const file = await area.resolve(path).catch((error: unknown) => {
+    if (error instanceof DomainError && error.code === 'invalid_path') return null;
+    throw error;
+  });
+  if (!file) return null;
   if (file.stat?.type !== 'file') return null;
   return text(await area.read(file));
 }
