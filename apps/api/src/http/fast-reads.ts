@@ -58,20 +58,23 @@ export function fastReads(deps: AppDeps): RequestHandler {
     const path = req.path;
     if (path !== PROJECTS_PATH && !path.startsWith('/svc/api/workflows/')) return next();
     const started = process.hrtime.bigint();
-    answer(req, path).then(
-      (body) => {
-        if (body === undefined) return next();
-        send(res, requestIdOf(req.get('x-request-id')), body);
-        if (logger.isLevelEnabled('debug')) {
-          const ms = Number(process.hrtime.bigint() - started) / 1e6;
-          logger.debug(
-            { request_id: res.getHeader('X-Request-Id'), method: req.method, url: req.originalUrl, status: 200, ms },
-            'request',
-          );
-        }
-      },
-      () => next(), // the full app answers, with the contract's error if there is one
-    );
+    answer(req, path)
+      .then(
+        (body) => {
+          if (body === undefined) return next();
+          const requestId = requestIdOf(req.get('x-request-id'));
+          send(res, requestId, body);
+          if (logger.isLevelEnabled('debug')) {
+            const ms = Number(process.hrtime.bigint() - started) / 1e6;
+            logger.debug(
+              { request_id: requestId, method: req.method, url: req.originalUrl, status: 200, ms },
+              'request',
+            );
+          }
+        },
+        () => next(), // the full app answers, with the contract's error if there is one
+      )
+      .catch(next);
   };
 }
 
