@@ -119,12 +119,12 @@ for (const provider of providers) {
 
 console.log(`\nwrk: ${threads} threads, ${connections} connections, ${seconds} s per server and endpoint\n`);
 console.log(
-  '| endpoint | DB | svc req/s | svc p50 | svc p99 | hand-tuned req/s | hand-tuned p50 | hand-tuned p99 | ratio |',
+  '| endpoint | DB | svc req/s | svc p50 | svc p99 | svc CPU/req | hand-tuned req/s | hand-tuned p50 | hand-tuned p99 | hand-tuned CPU/req | ratio |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(
-    `| ${r.endpoint} | ${r.provider} | ${fmt(r.svc.rps)} | ${fmt(r.svc.p50, 1)} ms | ${fmt(r.svc.p99, 1)} ms | ` +
-      `${fmt(r.tuned.rps)} | ${fmt(r.tuned.p50, 1)} ms | ${fmt(r.tuned.p99, 1)} ms | ${fmt(r.ratio, 2)} |`,
+    `| ${r.endpoint} | ${r.provider} | ${fmt(r.svc.rps)} | ${fmt(r.svc.p50, 1)} ms | ${fmt(r.svc.p99, 1)} ms | ${fmt(r.svc.cpuMsPerRequest, 2)} ms | ` +
+      `${fmt(r.tuned.rps)} | ${fmt(r.tuned.p50, 1)} ms | ${fmt(r.tuned.p99, 1)} ms | ${fmt(r.tuned.cpuMsPerRequest, 2)} ms | ${fmt(r.ratio, 2)} |`,
   );
 }
