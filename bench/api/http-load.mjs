@@ -10,15 +10,9 @@ import { join } from 'node:path';
 import { freePort, repoRoot, startServerProcess } from '../lib/server-process.mjs';
 import { ensureWrk, runWrk } from '../lib/wrk.mjs';
 import { seed } from './seed.mjs';
+import { benchArgs } from '../lib/args.mjs';
 
-const args = Object.fromEntries(
-  process.argv
-    .slice(2)
-    .join(' ')
-    .split('--')
-    .filter(Boolean)
-    .map((a) => a.trim().split(/\s+/)),
-);
+const args = benchArgs();
 const seconds = Number(args.seconds ?? 10);
 const connections = Number(args.connections ?? 64);
 const threads = Number(args.threads ?? 2);

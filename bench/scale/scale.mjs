@@ -13,15 +13,9 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { devLogin, percentile, repoRoot } from '../lib/server-process.mjs';
 import { connectBrowser, connectWorker, stream } from '../ws/load-clients.mjs';
+import { benchArgs } from '../lib/args.mjs';
 
-const args = Object.fromEntries(
-  process.argv
-    .slice(2)
-    .join(' ')
-    .split('--')
-    .filter(Boolean)
-    .map((a) => a.trim().split(/\s+/)),
-);
+const args = benchArgs();
 const seconds = Number(args.seconds ?? 10);
 const replicaCounts = (args.replicas ?? '1,2,3').split(',').map(Number);
 const concurrency = Number(args.concurrency ?? 64);

@@ -10,15 +10,9 @@ import { join } from 'node:path';
 import { devLogin, freePort, memoryOf, percentile, repoRoot, startServerProcess } from '../lib/server-process.mjs';
 import { connectBrowser, connectWorker, stream } from './load-clients.mjs';
 import { growth, storedBytes } from './storage.mjs';
+import { benchArgs } from '../lib/args.mjs';
 
-const args = Object.fromEntries(
-  process.argv
-    .slice(2)
-    .join(' ')
-    .split('--')
-    .filter(Boolean)
-    .map((a) => a.trim().split(/\s+/)),
-);
+const args = benchArgs();
 const measureMs = Number(args.seconds ?? 10) * 1000;
 const warmupMs = 3000;
 
