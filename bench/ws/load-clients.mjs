@@ -6,6 +6,8 @@ import { repoRoot } from '../lib/server-process.mjs';
 
 const require = createRequire(join(repoRoot, 'apps/api/package.json'));
 const WebSocket = require('ws');
+/** Unacknowledged updates per worker: the real worker's default (its config key `update_window`). */
+export const DEFAULT_WINDOW = require('@svc/protocol').DEFAULT_UPDATE_WINDOW;
 const OUTPUT = 'x'.repeat(200);
 
 export function openSocket(url, headers) {
@@ -74,7 +76,7 @@ export async function connectBrowser(baseUrl, headers, workflowId) {
  * receipt (same process, same clock). Counts only the measured window; `sent` and `payloadBytes`
  * (the JSON of every update's `data`) cover the whole run, to relate what is stored to it.
  */
-export async function stream(workers, browsers, { warmupMs, measureMs, window, onMeasure }) {
+export async function stream(workers, browsers, { warmupMs, measureMs, window = DEFAULT_WINDOW, onMeasure }) {
   const state = {
     measuring: false,
     stopped: false,

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { devLogin, freePort, memoryOf, percentile, repoRoot, startServerProcess } from '../lib/server-process.mjs';
-import { connectBrowser, connectWorker, stream } from './load-clients.mjs';
+import { connectBrowser, connectWorker, DEFAULT_WINDOW, stream } from './load-clients.mjs';
 import { growth, storedBytes } from './storage.mjs';
 import { benchArgs } from '../lib/args.mjs';
 
@@ -22,8 +22,7 @@ const cases = (args.cases ?? '1x1,10x100,10x100hot').split(',').map((c) => {
   return { name: c, n: Number(n), m: Number(m), hot: Boolean(hot) };
 });
 const require = createRequire(join(repoRoot, 'apps/api/package.json'));
-// Unacknowledged updates per worker: the real worker's default (config `update_window`) unless given.
-const window = Number(args.window ?? require('@svc/protocol').DEFAULT_UPDATE_WINDOW);
+const window = Number(args.window ?? DEFAULT_WINDOW);
 // --profile <dir>: the svc server writes a V8 CPU profile there (to see where a run's time goes).
 // The per-worker message rate limit (WS_WORKER_MESSAGES_PER_SECOND, 1000/s by default) is a policy, not
 // a capacity: lifted so the bench measures what the server can store (the bare server has no limit).
