@@ -66,6 +66,7 @@ export async function buildRuntime(
   const live = createLiveServices({
     db: dbHandle.db,
     provider: dbHandle.provider,
+    pgPool: dbHandle.pgPool,
     events,
     templates,
     storage,

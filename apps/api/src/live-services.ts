@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Db, DbProvider } from '@svc/db';
 import type { Config } from './config';
@@ -37,6 +38,8 @@ export interface LiveServices {
 export interface LiveServicesDeps {
   db: Db;
   provider: DbProvider;
+  /** PostgreSQL: the pool Prisma runs on (the ingest writes its batches through it); null on SQLite */
+  pgPool: pg.Pool | null;
   events: EventStore;
   templates: TemplateCatalog;
   storage: Storage;
@@ -69,7 +72,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     lock,
     workflows: assignments,
     listener: dispatcher,
-    databaseUrl: config.databaseUrl,
+    pgPool: deps.pgPool,
   });
   const stopForgetting = on(bus, 'forget', (m) => ingest.forgetCached(m.workflow_ids));
   const timers = new TimerScheduler({ db, logger, target: dispatcher, bus });
@@ -111,7 +114,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
       await liveness.stop();
       await timers.stop();
       await background.settle();
-      await ingest.close();
+      await ingest.flush();
       await dispatcher.close();
       await background.settle();
     },

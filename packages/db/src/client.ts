@@ -18,6 +18,8 @@ export interface DbHandle {
   provider: DbProvider;
   /** Plain reads on the driver beside Prisma, for hot paths (see reader.ts). */
   reader: SqlReader;
+  /** PostgreSQL: the pool Prisma runs on, shared with raw statements beside it; null on SQLite. */
+  pgPool: pg.Pool | null;
   close(): Promise<void>;
 }
 
@@ -43,15 +45,18 @@ export async function createDb({ url, poolSize = 10 }: CreateDbOptions): Promise
       db,
       provider,
       reader,
+      pgPool: null,
       close: async () => {
         await reader.close();
         await db.$disconnect();
       },
     };
   }
-  // One pool for Prisma and the reader; Prisma ends it on disconnect.
+  // One pool for Prisma, the reader and the ingest's raw statements; Prisma ends it on disconnect.
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle connection that breaks is dropped by the pool; the next query opens a new one.
+  pool.on('error', () => undefined);
   const client = new PostgresClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   const db = client as unknown as Db;
-  return { db, provider, reader: postgresReader(pool), close: () => client.$disconnect() };
+  return { db, provider, reader: postgresReader(pool), pgPool: pool, close: () => client.$disconnect() };
 }

@@ -1,6 +1,6 @@
 import type { Db, DbProvider } from '@svc/db';
 
-/** What the client, an interactive transaction and the ingest's raw `pg` pool offer for raw statements. */
+/** What the client, an interactive transaction and the ingest's raw `pg` statements offer for raw statements. */
 export interface RawClient {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;

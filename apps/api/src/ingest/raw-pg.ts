@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { DbErrorKind } from '@svc/db';
 import type { RawClient } from '../events';
 
@@ -8,13 +8,8 @@ import type { RawClient } from '../events';
  * (about 1 ms of CPU a statement; see docs/decisions.md "WebSocket ingest performance (issue 11)").
  */
 export class PgRawClient implements RawClient {
-  private readonly pool: pg.Pool;
-
-  constructor(url: string, max: number) {
-    this.pool = new pg.Pool({ connectionString: url, max });
-    // An idle connection that breaks is dropped by the pool; the next query opens a new one.
-    this.pool.on('error', () => undefined);
-  }
+  /** `pool` is the database handle's (Prisma's) pool: it stays open as long as that handle. */
+  constructor(private readonly pool: pg.Pool) {}
 
   async $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T> {
     return (await this.pool.query(query, values)).rows as T;
@@ -22,10 +17,6 @@ export class PgRawClient implements RawClient {
 
   async $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
     return (await this.pool.query(query, values)).rowCount ?? 0;
-  }
-
-  close(): Promise<void> {
-    return this.pool.end();
   }
 }
 

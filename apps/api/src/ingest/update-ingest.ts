@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import { classifyDbError, type Db, type DbProvider } from '@svc/db';
 import type { UpdateMessage, WsErrorInfo } from '@svc/protocol';
@@ -32,8 +33,8 @@ export interface UpdateIngestDeps {
   listener: IngestListener;
   /** most updates stored in one transaction */
   maxBatch?: number;
-  /** PostgreSQL: batches of plain progress updates are written through a raw `pg` pool on this URL */
-  databaseUrl?: string;
+  /** PostgreSQL: the database handle's pool, through which batches of plain progress updates are written */
+  pgPool?: pg.Pool | null;
 }
 
 /** Batches of different workflows committing side by side on PostgreSQL (SQLite has one writer). */
@@ -63,8 +64,7 @@ export class UpdateIngest {
     this.snapshots = new SnapshotCache(deps.db);
     this.sql = new IngestSql(deps.provider);
     this.workflows = deps.workflows;
-    if (deps.provider === 'postgresql' && deps.databaseUrl)
-      this.raw = new PgRawClient(deps.databaseUrl, PG_CONCURRENCY);
+    if (deps.provider === 'postgresql' && deps.pgPool) this.raw = new PgRawClient(deps.pgPool);
     this.queue = new GroupCommitQueue<Pending>({
       keyOf: (item) => item.update.workflow_id,
       concurrency: deps.provider === 'postgresql' ? PG_CONCURRENCY : 1,
@@ -94,12 +94,6 @@ export class UpdateIngest {
   /** Resolves when everything submitted so far is stored (or refused). */
   flush(): Promise<void> {
     return this.queue.flush();
-  }
-
-  /** Stores what was submitted, then lets go of the raw pool. */
-  async close(): Promise<void> {
-    await this.flush();
-    await this.raw?.close();
   }
 
   /** Stores a batch; when its transaction fails, each update is retried alone so one cannot sink the rest. */
