@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CONFIG_KEYS, ConfigError, loadConfig, parseConfigText } from './config';
+import { CONFIG_KEYS, loadConfig, parseConfigText } from './config';
+import { configProblems } from '../test/support/config-problems';
 
 const ctx = { env: { WORKER_TOKEN: 'tok-from-env', LLM_KEY: 'key-from-env' }, hostname: 'box-1', baseDir: '/etc/svc' };
 
@@ -14,15 +15,7 @@ llm:
   model: gpt-test
 `;
 
-function problemsOf(text: string): string[] {
-  try {
-    parseConfigText(text, ctx);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (text: string): string[] => configProblems(text, ctx);
 
 describe('worker config', () => {
   it('fills every default for a minimal file', () => {

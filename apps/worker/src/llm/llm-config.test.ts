@@ -1,4 +1,5 @@
-import { ConfigError, parseConfigText } from '../config';
+import { parseConfigText } from '../config';
+import { configProblems } from '../../test/support/config-problems';
 
 const ctx = { env: {}, hostname: 'box-1', baseDir: '/etc/svc' };
 
@@ -16,15 +17,7 @@ ${lines
   .join('\n')}
 `;
 
-function problemsOf(text: string): string[] {
-  try {
-    parseConfigText(text, ctx);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (text: string): string[] => configProblems(text, ctx);
 
 describe('llm config for real endpoints', () => {
   it('leaves temperature and token limits unset by default, bounds retry-after at 120 s, continues twice', () => {
