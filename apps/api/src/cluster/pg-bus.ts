@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import type { Logger } from 'pino';
+import { backoffDelay } from '@svc/client';
 import type { ClusterBus } from './bus';
 import type { ClusterMessage } from './messages';
 
@@ -9,8 +10,7 @@ export const CLUSTER_CHANNEL = 'svc_cluster';
 const MAX_PAYLOAD_BYTES = 7_500;
 /** Messages kept while the connection is down; past this the oldest go (receivers resync anyway). */
 const MAX_QUEUED = 10_000;
-const RECONNECT_MIN_MS = 100;
-const RECONNECT_MAX_MS = 5_000;
+const RECONNECT_BACKOFF = { baseMs: 100, maxMs: 5_000, jitter: 0 };
 
 interface Envelope {
   /** sender's replica id */
@@ -33,7 +33,8 @@ export class PgBus implements ClusterBus {
   private flushing: Promise<void> | null = null;
   private flushScheduled = false;
   private closed = false;
-  private reconnectDelay = RECONNECT_MIN_MS;
+  /** failed reconnects in a row: the next one waits longer */
+  private reconnectFailures = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
 
   private constructor(
@@ -97,7 +98,7 @@ export class PgBus implements ClusterBus {
       throw err;
     }
     this.client = client;
-    this.reconnectDelay = RECONNECT_MIN_MS;
+    this.reconnectFailures = 0;
   }
 
   private lost(client: Client, err: Error | null): void {
@@ -110,21 +111,27 @@ export class PgBus implements ClusterBus {
 
   private reconnect(): void {
     if (this.closed || this.reconnectTimer) return;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
-      this.open().then(
-        () => {
-          this.logger.info('cluster bus reconnected; resyncing');
-          for (const handler of this.resyncHandlers) this.safely(() => handler());
-          this.scheduleFlush();
-        },
-        (err: unknown) => {
-          this.reconnectDelay = Math.min(this.reconnectDelay * 2, RECONNECT_MAX_MS);
-          this.logger.warn({ err, retryInMs: this.reconnectDelay }, 'cluster bus reconnect failed');
-          this.reconnect();
-        },
-      );
-    }, this.reconnectDelay);
+    this.reconnectTimer = setTimeout(
+      () => {
+        this.reconnectTimer = null;
+        this.open().then(
+          () => {
+            this.logger.info('cluster bus reconnected; resyncing');
+            for (const handler of this.resyncHandlers) this.safely(() => handler());
+            this.scheduleFlush();
+          },
+          (err: unknown) => {
+            this.reconnectFailures++;
+            this.logger.warn(
+              { err, retryInMs: backoffDelay(this.reconnectFailures, RECONNECT_BACKOFF) },
+              'cluster bus reconnect failed',
+            );
+            this.reconnect();
+          },
+        );
+      },
+      backoffDelay(this.reconnectFailures, RECONNECT_BACKOFF),
+    );
     this.reconnectTimer.unref();
   }
 

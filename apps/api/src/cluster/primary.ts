@@ -1,9 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import { backoffDelay } from '@svc/client';
 
 /** A worker that served this long before it died is restarted at once; quicker deaths back off. */
 const HEALTHY_UPTIME_MS = 10_000;
-const MAX_RESTART_DELAY_MS = 30_000;
+const RESTART_BACKOFF = { baseMs: 100, maxMs: 30_000, jitter: 0 };
 
 /**
  * The primary of `API_PROCESSES=N`: forks N server processes that share the listening port (node:cluster
@@ -42,7 +43,7 @@ export function runClusterPrimary(count: number, logger: Logger, replicaIdBase?:
       const served = listened.delete(worker) && uptime >= HEALTHY_UPTIME_MS;
       const crashes = served ? 0 : (crashesInARow.get(slot) ?? 0) + 1;
       crashesInARow.set(slot, crashes);
-      const delay = crashes === 0 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 100 * 2 ** (crashes - 1));
+      const delay = crashes === 0 ? 0 : backoffDelay(crashes - 1, RESTART_BACKOFF);
       logger.warn({ pid: worker.process.pid, code, signal, restartInMs: delay }, 'server process died; restarting it');
       setTimeout(() => stopping || fork(slot), delay);
     });
