@@ -130,6 +130,8 @@ export function planUpdate(
         ...base,
         ...update.data,
         tool_input: update.data.tool_input as Prisma.JsonObject,
+        revision: 0,
+        duration_ms: null,
         created_at: now,
       };
       rows.logEntries.push(row);

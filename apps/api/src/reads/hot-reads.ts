@@ -65,6 +65,8 @@ export class HotReads {
       tool_input_json: row.tool_input_json as string,
       output: row.output as string,
       is_error: row.is_error === true || row.is_error === 1,
+      revision: Number(row.revision),
+      duration_ms: nullableNumber(row.duration_ms),
       created_at: date(row.created_at),
     }));
   }
@@ -198,6 +200,13 @@ function toWorkflow(row: Raw): Workflow {
     title_worker_id: row.title_worker_id as string | null,
     title_first_seq: nullableNumber(row.title_first_seq),
     title_last_seq: nullableNumber(row.title_last_seq),
+    number: Number(row.number),
+    rerun_of: row.rerun_of as string | null,
+    idempotency_key: row.idempotency_key as string | null,
+    app_key: row.app_key as string | null,
+    plan_revision: Number(row.plan_revision),
+    started_at: nullableDate(row.started_at),
+    finished_at: nullableDate(row.finished_at),
     deleted_at: nullableDate(row.deleted_at),
     created_at: date(row.created_at),
     updated_at: date(row.updated_at),
@@ -213,6 +222,7 @@ const USER_AND_WORKFLOW = `
     w.id, w.project_id, w.created_by, w.requirement, w.title, w.title_generated, w.status, w.question,
     w.error, w.requested_worker_id, w.assigned_worker_id, w.template, w.app_url, w.last_update_seq,
     w.last_event_seq, w.steer_action, w.steer_message, w.title_worker_id, w.title_first_seq, w.title_last_seq,
+    w.number, w.rerun_of, w.idempotency_key, w.app_key, w.plan_revision, w.started_at, w.finished_at,
     w.deleted_at, w.created_at, w.updated_at, m.role
   FROM users u
   LEFT JOIN workflows w ON w.id = $2 AND w.deleted_at IS NULL
@@ -225,7 +235,7 @@ const LATEST_SNAPSHOT = `
   FROM agent_state_snapshots WHERE workflow_id = $1 ORDER BY seq DESC LIMIT 1`;
 
 const LOG_COLUMNS =
-  'id, workflow_id, seq, step_index, tool_name, CAST(tool_input AS TEXT) AS tool_input_json, output, is_error, created_at';
+  'id, workflow_id, seq, step_index, tool_name, CAST(tool_input AS TEXT) AS tool_input_json, output, is_error, revision, duration_ms, created_at';
 const LLM_CALL_COLUMNS =
   'id, workflow_id, seq, phase, model, prompt_tokens, completion_tokens, latency_ms, step_index, attempt, error, finish_reason, created_at';
 const firstPage = (table: string, columns: string) =>
