@@ -91,7 +91,9 @@ describe.each(TEST_PROVIDERS)('run timeline on %s', (provider) => {
 
     expect((await act(id, 'feedback', { message: 'Add a step' })).status).toBe(200);
     expect((await planOf(id)).map((s) => s.status)).toEqual(['pending', 'pending']);
-    // The worker takes it up again and says it is running before its revised plan is ready.
+    // The worker (its heartbeat says it runs nothing) takes it up again and says it is running before
+    // its revised plan is ready.
+    worker.send({ type: 'heartbeat', active_workflows: [] });
     const { last_seq } = await worker.dispatch(id, 'feedback');
     seq.next = last_seq + 1;
     await worker.store(id, seq.next++, { kind: 'status', data: { status: 'running' } });

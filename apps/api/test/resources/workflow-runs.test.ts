@@ -126,6 +126,10 @@ describe.each(TEST_PROVIDERS)('workflow runs on %s', (provider) => {
     expect(await ids('?q=CART')).toEqual([shop.id]);
     expect(await ids('?q=shop&status=running')).toEqual([shop.id]);
     expect(await ids('?q=nothing%20like%20this')).toEqual([]);
+    // LIKE's wildcards are searched for as text.
+    const percent = await createWorkflow(server, ann, project.id, 'Reach 100% coverage');
+    expect(await ids('?q=%25')).toEqual([percent.id]);
+    expect(await ids('?q=_')).toEqual([]);
     // The filter holds across pages.
     const first = await body(await list(project.id, '?q=shop&limit=2'));
     expect(first.items.map((w: { id: string }) => w.id)).toEqual([notes.id, blog.id]);
