@@ -102,6 +102,21 @@ export class HotReads {
     return rows.length > 0;
   }
 
+  /**
+   * The ids of a project's live workflows whose title or requirement contains `text`, ignoring case
+   * (PostgreSQL: all of Unicode; SQLite: ASCII). A substring test, not LIKE: `%` and `_` are just text.
+   */
+  async workflowIdsMatching(projectId: string, text: string): Promise<string[]> {
+    const position = this.provider === 'sqlite' ? 'instr' : 'strpos';
+    const rows = await this.reader.query<Raw>(
+      'hot_workflow_search',
+      `SELECT id FROM workflows WHERE project_id = $1 AND deleted_at IS NULL
+        AND (${position}(lower(title), lower($2)) > 0 OR ${position}(lower(requirement), lower($2)) > 0)`,
+      [projectId, text],
+    );
+    return rows.map((row) => row.id as string);
+  }
+
   /** An id list as one parameter: a text array on PostgreSQL, a JSON array on SQLite. */
   private idList(ids: readonly string[]): unknown {
     return this.provider === 'sqlite' ? JSON.stringify(ids) : [...ids];

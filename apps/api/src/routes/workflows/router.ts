@@ -5,7 +5,6 @@ import {
   IdempotencyKeySchema,
   WorkflowListQuerySchema,
 } from '@svc/protocol';
-import type { DbProvider, Prisma } from '@svc/db';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
@@ -31,13 +30,14 @@ export function workflowsRouter(deps: AppDeps): Router {
     const { status, q } = parseInput(WorkflowListQuerySchema, req.query, 'query');
     // A job token lists only its own workflow, never its siblings (their requirements are not its business).
     const onlyOwn = principal.kind === 'job' ? { id: principal.workflowId } : {};
+    const matching = q === undefined ? undefined : await reads.workflowIdsMatching(project.id, q);
     const rows = await db.workflow.findMany({
       where: {
         project_id: project.id,
         deleted_at: null,
         ...onlyOwn,
         ...(status ? { status: { in: status } } : {}),
-        ...(q ? { AND: [{ OR: [{ title: contains(q, deps.dbProvider) }, { requirement: contains(q, deps.dbProvider) }] }] } : {}),
+        ...(matching ? { AND: [{ id: { in: matching } }] } : {}),
         ...beforeTimeId(page.after),
       },
       orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
@@ -94,9 +94,4 @@ export function workflowsRouter(deps: AppDeps): Router {
 function idempotencyKeyOf(req: Request): string | undefined {
   const value = req.get(IDEMPOTENCY_KEY_HEADER);
   return value === undefined ? undefined : parseInput(IdempotencyKeySchema, value, `header ${IDEMPOTENCY_KEY_HEADER}`);
-}
-
-/** Case-insensitive substring search (SQLite's LIKE already is, for ASCII; PostgreSQL's needs the mode). */
-function contains(text: string, provider: DbProvider): Prisma.StringFilter {
-  return (provider === 'postgresql' ? { contains: text, mode: 'insensitive' } : { contains: text }) as Prisma.StringFilter;
 }
