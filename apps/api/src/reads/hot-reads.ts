@@ -85,7 +85,8 @@ export class HotReads {
       const data = this.json(row.data) as { index?: number; status?: StepStatus; action?: string };
       if (row.type === 'workflow_action') {
         if (data.action === 'feedback') lastFeedbackSeq = Number(row.seq);
-      } else stepEvents.push({ seq: Number(row.seq), index: data.index!, status: data.status!, at: date(row.created_at) });
+      } else
+        stepEvents.push({ seq: Number(row.seq), index: data.index!, status: data.status!, at: date(row.created_at) });
     }
     return { stepEvents, lastFeedbackSeq };
   }

@@ -1,8 +1,7 @@
 import type { WorkflowStatus } from '@svc/protocol';
 import { presentPlan, progressOf, type SnapshotRow, type StepEvent } from './workflow';
 
-const steps = (statuses: string[]) =>
-  statuses.map((status, i) => ({ title: `S${i}`, description: `do ${i}`, status }));
+const steps = (statuses: string[]) => statuses.map((status, i) => ({ title: `S${i}`, description: `do ${i}`, status }));
 const executing = (step: number, statuses: string[]): SnapshotRow => ({
   phase: 'executing',
   current_step: step,
@@ -67,7 +66,11 @@ describe('presentPlan', () => {
 
   it('times a step again when it runs again after a revision invalidated it', () => {
     const rerun = [...events, event(1, 'done', 9), event(1, 'pending', 12), event(1, 'running', 20)];
-    expect(plan(midway, 'running', rerun)[1]).toMatchObject({ status: 'running', started_at: iso(20), finished_at: null });
+    expect(plan(midway, 'running', rerun)[1]).toMatchObject({
+      status: 'running',
+      started_at: iso(20),
+      finished_at: null,
+    });
   });
 
   it('shows every step pending while feedback is being turned into a revised plan', () => {
@@ -83,7 +86,9 @@ describe('presentPlan', () => {
 
   it('shows a completed plan all done, with a done step never seen running still finished', () => {
     const completed: SnapshotRow = { ...midway, phase: 'completed', current_step: -1, steps: steps(['done', 'done']) };
-    expect(plan(completed, 'completed', [event(0, 'done', 3)]).map((s) => [s.status, s.started_at, s.finished_at])).toEqual([
+    expect(
+      plan(completed, 'completed', [event(0, 'done', 3)]).map((s) => [s.status, s.started_at, s.finished_at]),
+    ).toEqual([
       ['done', null, iso(3)],
       ['done', null, null],
     ]);
@@ -93,6 +98,9 @@ describe('presentPlan', () => {
 describe('progressOf', () => {
   it('counts the done steps of the latest snapshot', () => {
     expect(progressOf(executing(2, ['done', 'done', 'running']))).toEqual({ done: 2, total: 3 });
-    expect(progressOf({ ...executing(0, []), phase: 'planning', steps: steps(['pending']) })).toEqual({ done: 0, total: 1 });
+    expect(progressOf({ ...executing(0, []), phase: 'planning', steps: steps(['pending']) })).toEqual({
+      done: 0,
+      total: 1,
+    });
   });
 });

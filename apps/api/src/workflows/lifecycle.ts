@@ -126,7 +126,12 @@ export class WorkflowLifecycle {
     if ((await this.deps.db.agentStateSnapshot.count({ where: { workflow_id: workflow.id } })) === 0)
       throw conflict('there is no plan to revise yet');
     if (workflow.status === 'completed' || workflow.status === 'failed')
-      await this.move(workflow, ['completed', 'failed'], { status: 'pending', error: null }, 'the workflow changed meanwhile');
+      await this.move(
+        workflow,
+        ['completed', 'failed'],
+        { status: 'pending', error: null },
+        'the workflow changed meanwhile',
+      );
     await this.deps.events.appendWith(
       async (tx) => {
         const { plan_revision } = await tx!.workflow.update({
@@ -249,7 +254,10 @@ export class WorkflowLifecycle {
     for (let attempt = 1; ; attempt++) {
       const { _max } = await db.workflow.aggregate({ where: { project_id: projectId }, _max: { number: true } });
       try {
-        return { workflow: await db.workflow.create({ data: { ...data, number: (_max.number ?? 0) + 1 } }), created: true };
+        return {
+          workflow: await db.workflow.create({ data: { ...data, number: (_max.number ?? 0) + 1 } }),
+          created: true,
+        };
       } catch (err) {
         if (classifyDbError(err) !== 'conflict' || attempt >= MAX_NUMBER_ATTEMPTS) throw err;
         const earlier = key === undefined ? null : await this.createdWith(projectId, key);

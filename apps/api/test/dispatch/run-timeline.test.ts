@@ -46,7 +46,12 @@ describe.each(TEST_PROVIDERS)('run timeline on %s', (provider) => {
 
     const revised = await act(id, 'feedback', { message: 'Make it blue' });
     expect(revised.status).toBe(200);
-    expect(await body(revised)).toMatchObject({ status: 'pending', finished_at: null, started_at: started.started_at, plan_revision: 1 });
+    expect(await body(revised)).toMatchObject({
+      status: 'pending',
+      finished_at: null,
+      started_at: started.started_at,
+      plan_revision: 1,
+    });
   });
 
   it('stamps finished_at on cancel and clears it on retry', async () => {
@@ -142,8 +147,10 @@ describe.each(TEST_PROVIDERS)('run timeline on %s', (provider) => {
     const results = await Promise.all(['a', 'b', 'c', 'd'].map((message) => act(id, 'feedback', { message })));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect((await workflowOf(id)).plan_revision).toBe(4);
-    const revisions = (await suite.server.deps.db.event.findMany({ where: { workflow_id: id, type: 'workflow_action' } }))
-      .map((e) => (e.data as { revision: number; action: string }))
+    const revisions = (
+      await suite.server.deps.db.event.findMany({ where: { workflow_id: id, type: 'workflow_action' } })
+    )
+      .map((e) => e.data as { revision: number; action: string })
       .filter((d) => d.action === 'feedback')
       .map((d) => d.revision)
       .sort();

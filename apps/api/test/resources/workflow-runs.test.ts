@@ -80,7 +80,10 @@ describe.each(TEST_PROVIDERS)('workflow runs on %s', (provider) => {
     const before = await dbState(server.deps.db);
     const res = await create(project.id, { requirement: 'x' }, { 'Idempotency-Key': value });
     expect(res.status).toBe(400);
-    expect((await body(res)).error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('Idempotency-Key') });
+    expect((await body(res)).error).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringContaining('Idempotency-Key'),
+    });
     expect(await dbState(server.deps.db)).toEqual(before);
   });
 
@@ -102,7 +105,10 @@ describe.each(TEST_PROVIDERS)('workflow runs on %s', (provider) => {
       const before = await dbState(server.deps.db);
       const refused = await create(project.id, { requirement: 'again', rerun_of });
       expect(refused.status).toBe(400);
-      expect((await body(refused)).error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('rerun_of') });
+      expect((await body(refused)).error).toMatchObject({
+        code: 'invalid_input',
+        message: expect.stringContaining('rerun_of'),
+      });
       expect(await dbState(server.deps.db)).toEqual(before);
     }
   });
@@ -143,7 +149,10 @@ describe.each(TEST_PROVIDERS)('workflow runs on %s', (provider) => {
       const project = await createProject(server, ann, 'Bad filter');
       const res = await list(project.id, `?status=${encodeURIComponent(status)}`);
       expect(res.status).toBe(400);
-      expect((await body(res)).error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('status') });
+      expect((await body(res)).error).toMatchObject({
+        code: 'invalid_input',
+        message: expect.stringContaining('status'),
+      });
     },
   );
 
@@ -160,9 +169,21 @@ describe.each(TEST_PROVIDERS)('workflow runs on %s', (provider) => {
     const done = await createWorkflow(server, ann, project.id);
     const steps = (statuses: string[]) =>
       statuses.map((status, i) => ({ title: `S${i}`, description: `d${i}`, status }));
-    await storeSnapshot(server.deps.db, midway.id, 1, { phase: 'executing', current_step: 0, steps: steps(['running', 'pending', 'pending']) });
-    await storeSnapshot(server.deps.db, midway.id, 2, { phase: 'executing', current_step: 2, steps: steps(['done', 'done', 'running']) });
-    await storeSnapshot(server.deps.db, done.id, 1, { phase: 'completed', current_step: null, steps: steps(['done', 'done']) });
+    await storeSnapshot(server.deps.db, midway.id, 1, {
+      phase: 'executing',
+      current_step: 0,
+      steps: steps(['running', 'pending', 'pending']),
+    });
+    await storeSnapshot(server.deps.db, midway.id, 2, {
+      phase: 'executing',
+      current_step: 2,
+      steps: steps(['done', 'done', 'running']),
+    });
+    await storeSnapshot(server.deps.db, done.id, 1, {
+      phase: 'completed',
+      current_step: null,
+      steps: steps(['done', 'done']),
+    });
     const items = (await body(await list(project.id))).items as { id: string; progress: unknown }[];
     expect(Object.fromEntries(items.map((w) => [w.id, w.progress]))).toEqual({
       [fresh.id]: null,

@@ -31,7 +31,14 @@ export function waitingRouter(deps: AppDeps): Router {
         where,
         orderBy: [{ updated_at: 'asc' }, { id: 'asc' }],
         take: WAITING_ITEMS_MAX,
-        select: { id: true, project_id: true, number: true, title: true, question: true, project: { select: { name: true } } },
+        select: {
+          id: true,
+          project_id: true,
+          number: true,
+          title: true,
+          question: true,
+          project: { select: { name: true } },
+        },
       }),
     ]);
     const body: WaitingWorkflows = {
