@@ -73,34 +73,33 @@ export class HotReads {
     return new Map(rows.map((row) => [row.workflow_id as string, this.toSnapshotRow(row)]));
   }
 
-  /**
-   * What the plan needs besides the snapshot: the plan_step_status events (for step times) and whether
-   * the latest feedback came after the latest snapshot (the revised plan has not arrived yet).
-   */
-  async planEvents(workflowId: string): Promise<{ stepEvents: StepEvent[]; lastFeedbackSeq: number | null }> {
-    const rows = await this.reader.query<Raw>('hot_plan_events', PLAN_EVENTS, [workflowId]);
-    const stepEvents: StepEvent[] = [];
-    let lastFeedbackSeq: number | null = null;
-    for (const row of rows) {
-      const data = this.json(row.data) as { index?: number; status?: StepStatus; action?: string };
-      if (row.type === 'workflow_action') {
-        if (data.action === 'feedback') lastFeedbackSeq = Number(row.seq);
-      } else
-        stepEvents.push({ seq: Number(row.seq), index: data.index!, status: data.status!, at: date(row.created_at) });
-    }
-    return { stepEvents, lastFeedbackSeq };
+  /** The workflow's plan_step_status events in seq order (the plan's step times). */
+  async stepEvents(workflowId: string): Promise<StepEvent[]> {
+    const rows = await this.reader.query<Raw>('hot_step_events', STEP_EVENTS, [workflowId]);
+    return rows.map((row) => {
+      const data = this.json(row.data) as { index: number; status: StepStatus };
+      return { seq: Number(row.seq), index: data.index, status: data.status, at: date(row.created_at) };
+    });
   }
 
-  /** Whether a snapshot update of the workflow was stored after event `seq`. */
-  async snapshotAfter(workflowId: string, seq: number): Promise<boolean> {
-    const kind = this.provider === 'sqlite' ? "json_extract(data, '$.kind')" : "data->>'kind'";
-    const rows = await this.reader.query<Raw>(
-      'hot_snapshot_after',
-      `SELECT 1 AS found FROM events WHERE workflow_id = $1 AND seq > $2 AND type = 'workflow_update'
-        AND ${kind} = 'snapshot' LIMIT 1`,
-      [workflowId, seq],
-    );
-    return rows.length > 0;
+  /**
+   * Which of these workflows are having their plan revised: their latest feedback came after their
+   * latest snapshot (the worker has not sent the revised plan yet). One statement for them all.
+   */
+  async revising(workflowIds: readonly string[]): Promise<Set<string>> {
+    if (workflowIds.length === 0) return new Set();
+    const field = (column: string, name: string) =>
+      this.provider === 'sqlite' ? `json_extract(${column}, '$.${name}')` : `${column}->>'${name}'`;
+    const feedback = (alias: string) =>
+      `${alias}.type = 'workflow_action' AND ${field(`${alias}.data`, 'action')} = 'feedback'`;
+    const statement = `
+      SELECT f.workflow_id FROM events f
+      WHERE f.workflow_id IN_IDS AND ${feedback('f')}
+        AND f.seq = (SELECT MAX(l.seq) FROM events l WHERE l.workflow_id = f.workflow_id AND ${feedback('l')})
+        AND NOT EXISTS (SELECT 1 FROM events u WHERE u.workflow_id = f.workflow_id AND u.seq > f.seq
+          AND u.type = 'workflow_update' AND ${field('u.data', 'kind')} = 'snapshot')`;
+    const rows = await this.reader.query<Raw>('hot_revising', this.inIds(statement), [this.idList(workflowIds)]);
+    return new Set(rows.map((row) => row.workflow_id as string));
   }
 
   /**
@@ -330,9 +329,8 @@ const LATEST_SNAPSHOTS = `
   WHERE s.workflow_id IN_IDS
     AND s.seq = (SELECT MAX(m.seq) FROM agent_state_snapshots m WHERE m.workflow_id = s.workflow_id)`;
 
-const PLAN_EVENTS = `
-  SELECT seq, type, data, created_at FROM events
-  WHERE workflow_id = $1 AND type IN ('plan_step_status', 'workflow_action') ORDER BY seq`;
+const STEP_EVENTS = `
+  SELECT seq, data, created_at FROM events WHERE workflow_id = $1 AND type = 'plan_step_status' ORDER BY seq`;
 
 const LOG_COLUMNS =
   'id, workflow_id, seq, step_index, tool_name, CAST(tool_input AS TEXT) AS tool_input_json, output, is_error, revision, duration_ms, created_at';

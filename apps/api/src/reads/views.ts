@@ -13,13 +13,13 @@ const bySeq = (row: { seq: number }) => [row.seq] as const;
 export const workflowViews = {
   workflow: async (reads: HotReads, workflow: Workflow, _query: unknown) => presentWorkflowOf(reads, workflow),
   plan: async (reads: HotReads, workflow: Workflow, _query: unknown) => {
-    const [latest, { stepEvents, lastFeedbackSeq }] = await Promise.all([
+    const [latest, stepEvents, revising] = await Promise.all([
       reads.latestSnapshot(workflow.id),
-      reads.planEvents(workflow.id),
+      reads.stepEvents(workflow.id),
+      reads.revising([workflow.id]),
     ]);
-    const revising =
-      latest !== null && lastFeedbackSeq !== null && !(await reads.snapshotAfter(workflow.id, lastFeedbackSeq));
-    return presentPlan({ latest, status: workflow.status as WorkflowStatus, stepEvents, revising });
+    const status = workflow.status as WorkflowStatus;
+    return presentPlan({ latest, status, stepEvents, revising: revising.has(workflow.id) });
   },
   log: async (reads: HotReads, workflow: Workflow, query: unknown) => {
     const page = readPageQuery(query, SeqKeySchema);

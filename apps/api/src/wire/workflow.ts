@@ -1,5 +1,6 @@
 import type { AgentStateSnapshot, Workflow as WorkflowRow } from '@svc/db';
 import { fromSnapshot, planFromState } from '@svc/agent-core';
+import { isUnfinished } from '../workflows/status';
 import type {
   PlanStepInfo,
   SnapshotData,
@@ -44,8 +45,12 @@ export function presentWorkflowListItem(
   workflow: WorkflowRow,
   workerName: string | null,
   latest: SnapshotRow | null,
+  revising: boolean,
 ): WorkflowListItem {
-  return { ...presentWorkflow(workflow, workerName), progress: latest ? progressOf(latest) : null };
+  const progress = latest ? progressOf(latest) : null;
+  // As the plan says while feedback is turned into a revised plan: nothing of the old plan counts as done.
+  if (progress && revising && isUnfinished(workflow.status)) progress.done = 0;
+  return { ...presentWorkflow(workflow, workerName), progress };
 }
 
 /** The snapshot columns the plan and the progress are rebuilt from. */
@@ -97,7 +102,7 @@ export interface PlanInput {
  */
 export function presentPlan({ latest, status, stepEvents, revising }: PlanInput): PlanStepInfo[] {
   if (!latest) return [];
-  const unfinished = status !== 'completed' && status !== 'failed' && status !== 'cancelled';
+  const unfinished = isUnfinished(status);
   return basePlan(latest).map((step) => {
     const times = stepTimes(stepEvents, step.index);
     let stepStatus: StepStatus = revising && unfinished ? 'pending' : step.status;

@@ -94,8 +94,15 @@ describe.each(TEST_PROVIDERS)('run timeline on %s', (provider) => {
     await worker.store(id, seq.next++, { kind: 'status', data: { status: 'completed' } });
     expect((await planOf(id)).map((s) => s.status)).toEqual(['done', 'done']);
 
+    const progressOf = async () => {
+      const page = await body(await get(`/projects/${suite.projectId}/workflows`));
+      return page.items.find((w: { id: string }) => w.id === id).progress;
+    };
+    expect(await progressOf()).toEqual({ done: 2, total: 2 });
+
     expect((await act(id, 'feedback', { message: 'Add a step' })).status).toBe(200);
     expect((await planOf(id)).map((s) => s.status)).toEqual(['pending', 'pending']);
+    expect(await progressOf()).toEqual({ done: 0, total: 2 });
     // The worker (its heartbeat says it runs nothing) takes it up again and says it is running before
     // its revised plan is ready.
     worker.send({ type: 'heartbeat', active_workflows: [] });
@@ -105,6 +112,7 @@ describe.each(TEST_PROVIDERS)('run timeline on %s', (provider) => {
     expect((await planOf(id)).map((s) => s.status)).toEqual(['pending', 'pending']);
     await worker.store(id, seq.next++, snapshot('executing', 2, ['done', 'done', 'running']));
     expect((await planOf(id)).map((s) => s.status)).toEqual(['done', 'done', 'running']);
+    expect(await progressOf()).toEqual({ done: 2, total: 3 });
   });
 
   it('stores who did what as replayable workflow_action events, also on the event stream', async () => {

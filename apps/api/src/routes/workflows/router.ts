@@ -17,6 +17,7 @@ import { workflowHistoryRouter } from './history';
 import { workflowReportRouter } from './report';
 import { workflowArchiveRouter } from './archive';
 import { waitingRouter } from './waiting';
+import { isUnfinished } from '../../workflows';
 
 /** Workflows of a project, one workflow, its actions and its history, and the caller's waiting ones. */
 export function workflowsRouter(deps: AppDeps): Router {
@@ -44,17 +45,26 @@ export function workflowsRouter(deps: AppDeps): Router {
       take: page.limit + 1,
     });
     const shown = rows.slice(0, page.limit);
-    // One statement each for the page's worker names and latest snapshots, whatever the page size.
-    const [names, snapshots] = await Promise.all([
+    // One statement each for the page's worker names, latest snapshots and plans being revised (only a
+    // workflow that had feedback can be), whatever the page size.
+    const revisable = shown.filter((w) => w.plan_revision > 0 && isUnfinished(w.status)).map((w) => w.id);
+    const [names, snapshots, revising] = await Promise.all([
       reads.workerNames([...new Set(shown.map(workerIdOf).filter((id): id is string => id !== null))]),
       reads.latestSnapshots(shown.map((w) => w.id)),
+      reads.revising(revisable),
     ]);
     res.json(
       toPage(
         rows,
         page.limit,
         (w) => [w.created_at.toISOString(), w.id],
-        (w) => presentWorkflowListItem(w, names.get(workerIdOf(w) ?? '') ?? null, snapshots.get(w.id) ?? null),
+        (w) =>
+          presentWorkflowListItem(
+            w,
+            names.get(workerIdOf(w) ?? '') ?? null,
+            snapshots.get(w.id) ?? null,
+            revising.has(w.id),
+          ),
       ),
     );
   });
