@@ -134,6 +134,7 @@ const ROUTES: RouteCase[] = [
   row('200 200 200 200 200 200 200 200', 'GET /openapi.json', () => '/openapi.json'),
   row('200 200 200 200 200 200 200 200', 'GET /docs', () => '/docs'),
   row('401 200 200 200 200 200 401 401', 'GET /me', () => '/me'),
+  row('401 200 200 200 200 200 401 401', 'GET /me/waiting', () => '/me/waiting'),
   // Tokens: api (the default), worker (administrators), job (members and workers), api narrowed to a project.
   row('401 201 201 201 201 403 403 403', 'POST /token', () => '/token', { variant: 'api', body: {} }),
   row('401 403 403 403 201 403 403 403', 'POST /token', () => '/token', {
@@ -321,8 +322,8 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         },
       });
       const base = { project_id: project.id, created_by: users.owner.id, requirement: 'r', title: 'r' };
-      const workflow = await tx.workflow.create({ data: { ...base, status } });
-      const sibling = await tx.workflow.create({ data: { ...base, status: 'running' } });
+      const workflow = await tx.workflow.create({ data: { ...base, status, number: 1 } });
+      const sibling = await tx.workflow.create({ data: { ...base, status: 'running', number: 2 } });
       await tx.agentStateSnapshot.create({
         data: {
           workflow_id: workflow.id,

@@ -45,6 +45,8 @@ import {
   PlanResponseSchema,
   ReportQuerySchema,
   SnapshotPageSchema,
+  WaitingWorkflowsSchema,
+  WorkflowListQuerySchema,
   WorkflowPageSchema,
   WorkflowSchema,
 } from '../rest/workflows';
@@ -106,6 +108,7 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   InvitationList: InvitationListSchema,
   Workflow: WorkflowSchema,
   WorkflowPage: WorkflowPageSchema,
+  WaitingWorkflows: WaitingWorkflowsSchema,
   CreateWorkflowRequest: CreateWorkflowRequestSchema,
   AnswerRequest: AnswerRequestSchema,
   FeedbackRequest: FeedbackRequestSchema,
@@ -248,6 +251,14 @@ export const ROUTES: RouteDoc[] = [
     auth: 'required',
     summary: 'The signed-in user',
     responses: { 200: json('the user', UserSchema) },
+  },
+  {
+    method: 'GET',
+    path: `${API}/me/waiting`,
+    tag: 'workflows',
+    auth: 'required',
+    summary: "Workflows waiting for an answer in the caller's projects",
+    responses: { 200: json('the waiting workflows', WaitingWorkflowsSchema) },
   },
   {
     method: 'POST',
@@ -401,8 +412,9 @@ export const ROUTES: RouteDoc[] = [
     tag: 'workflows',
     auth: 'required',
     params: projectId,
-    query: PageQuerySchema,
-    summary: "A project's workflows, newest first (paginated)",
+    query: WorkflowListQuerySchema,
+    summary:
+      "A project's workflows, newest first (paginated), with plan progress; `status` is a comma list of statuses, `q` searches title and requirement",
     responses: { 200: json('a page of workflows', WorkflowPageSchema) },
     errors: [400],
   },
@@ -413,8 +425,15 @@ export const ROUTES: RouteDoc[] = [
     auth: 'required',
     params: projectId,
     summary: 'Create a workflow from a requirement; answers at once with a placeholder title',
+    headers: {
+      'Idempotency-Key':
+        '1..200 characters: a repeated request with the same key in the same project returns the workflow the first one made (200)',
+    },
     body: jsonBody(CreateWorkflowRequestSchema),
-    responses: { 201: json('the workflow', WorkflowSchema) },
+    responses: {
+      201: json('the workflow', WorkflowSchema),
+      200: json('the workflow an earlier request with the same Idempotency-Key made', WorkflowSchema),
+    },
     errors: [400],
   },
   {
