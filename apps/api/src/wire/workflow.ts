@@ -1,5 +1,6 @@
 import type { AgentStateSnapshot, Workflow as WorkflowRow } from '@svc/db';
 import { fromSnapshot, planFromState, type PlanStepInfo } from '@svc/agent-core';
+import { appLinkOf } from '../apps/app-link';
 import type { SnapshotData, SnapshotListItem, Workflow, WorkflowStatus } from '@svc/protocol';
 
 /** `worker_id` is the worker running the workflow, or the one the user asked for until one picks it up. */
@@ -17,6 +18,8 @@ export function presentWorkflow(workflow: WorkflowRow): Workflow {
     created_at: workflow.created_at.toISOString(),
     updated_at: workflow.updated_at.toISOString(),
     app_url: workflow.app_url,
+    // built apps (issue 14): the capability link, on both the full and the fast read path
+    app_link: appLinkOf(workflow),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db, Project, Timer, Workflow } from '@svc/db';
 import type { CreateWorkflowRequest } from '@svc/protocol';
+import { newAppKey } from '../apps/app-link';
 import { conflict, invalidInput, notFound } from '../domain/errors';
 import type { EventStore } from '../events';
 import type { Storage } from '../services/storage';
@@ -52,6 +53,7 @@ export class WorkflowLifecycle {
         status: 'pending',
         requested_worker_id: requested?.id ?? null,
         template: body.template ?? null,
+        app_key: newAppKey(),
       },
     });
     const workspace = this.deps.storage.workspace(project.id, workflow.id);

@@ -25,6 +25,7 @@ const workflow = {
   created_at: ts,
   updated_at: ts,
   app_url: null,
+  app_link: null,
 };
 
 const responses = [

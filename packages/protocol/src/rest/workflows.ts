@@ -26,6 +26,8 @@ export const WorkflowSchema = z.object({
   created_at: TimestampSchema,
   updated_at: TimestampSchema,
   app_url: z.string().nullable(),
+  /** the built app's capability URL `<APP_ORIGIN or PUBLIC_URL>/svc/apps/<app_key>/` (no session needed) */
+  app_link: z.string().nullable(),
 });
 export type Workflow = z.infer<typeof WorkflowSchema>;
 
