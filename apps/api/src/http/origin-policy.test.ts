@@ -60,9 +60,9 @@ describe('the origin policy', () => {
 
   it('refuses a listening origin when the request has no Host or the socket no address', () => {
     const origin = `http://127.0.0.1:${PORT}`;
-    expect(originAllowed(origin, settings.publicUrl, [], { local: { localAddress: '127.0.0.1', localPort: PORT } })).toBe(
-      false,
-    );
+    expect(
+      originAllowed(origin, settings.publicUrl, [], { local: { localAddress: '127.0.0.1', localPort: PORT } }),
+    ).toBe(false);
     expect(originAllowed(origin, settings.publicUrl, [], { host: `127.0.0.1:${PORT}`, local: {} })).toBe(false);
   });
 

@@ -63,7 +63,11 @@ export function namesLocalAddress(hostname: string, localAddress: string): boole
  * Whether `origin` is `http(s)://<host>` for the request's `Host` header, that host naming the
  * connection's local address and its port being the listening port.
  */
-export function isListeningOrigin(origin: string, hostHeader: string | undefined, local: LocalEndpoint | undefined): boolean {
+export function isListeningOrigin(
+  origin: string,
+  hostHeader: string | undefined,
+  local: LocalEndpoint | undefined,
+): boolean {
   if (!hostHeader || !local?.localAddress || !local.localPort) return false;
   let candidate: URL;
   let host: URL;

@@ -50,7 +50,7 @@ describe.each([
     }
   });
 
-  it("accepts the public URL that follows PORT (http://localhost:PORT) whatever the Host", async () => {
+  it('accepts the public URL that follows PORT (http://localhost:PORT) whatever the Host', async () => {
     const { ws } = await socketFrom(`http://localhost:${port}`, `10.1.2.3:${port}`);
     ws.close();
   });

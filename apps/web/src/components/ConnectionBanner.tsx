@@ -39,7 +39,10 @@ function ConnectionBanner({ state }: { state: ConnectionState }) {
       ? 'Retrying the live connection…'
       : `Live updates were interrupted. Reconnecting; the page reloads every ${seconds} seconds meanwhile.`;
   return createPortal(
-    <section aria-label="Live updates" className={`connection-banner connection-banner-${refused ? 'refused' : 'retrying'}`}>
+    <section
+      aria-label="Live updates"
+      className={`connection-banner connection-banner-${refused ? 'refused' : 'retrying'}`}
+    >
       <div role={refused ? 'alert' : 'status'} className="connection-banner-text" data-testid="connection-banner">
         {message}
       </div>

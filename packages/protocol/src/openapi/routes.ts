@@ -620,7 +620,10 @@ export const ROUTES: RouteDoc[] = [
     },
     summary: "A workflow's built app: its workspace files, sandboxed (an opaque origin without the session)",
     responses: {
-      200: { description: 'the file, with `Content-Security-Policy: sandbox ...` and `Referrer-Policy: no-referrer`', contentType: '*/*' },
+      200: {
+        description: 'the file, with `Content-Security-Policy: sandbox ...` and `Referrer-Policy: no-referrer`',
+        contentType: '*/*',
+      },
       301: { description: 'a directory named without its trailing `/`' },
     },
     errors: [400],
