@@ -7,6 +7,7 @@ import { projectsRouter } from './projects/router';
 import { membersRouter } from './members/router';
 import { invitationsRouter } from './members/invitations';
 import { workflowsRouter } from './workflows/router';
+import { appLinkApiRouter } from '../apps/router';
 import { kbRouter } from './kb/router';
 import { settingsRouter } from './settings/router';
 import { filesRouter } from './files';
@@ -26,6 +27,7 @@ export function apiRouter(deps: AppDeps): Router {
   router.use(projectsRouter(deps));
   router.use(membersRouter(deps));
   router.use(workflowsRouter(deps));
+  router.use(appLinkApiRouter(deps));
   router.use(kbRouter(deps));
   router.use(settingsRouter(deps));
   router.use(filesRouter(deps));

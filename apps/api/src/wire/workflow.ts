@@ -11,6 +11,7 @@ import type {
   WorkflowProgress,
   WorkflowStatus,
 } from '@svc/protocol';
+import { appLinkOf } from '../apps/app-link';
 
 /** The worker a workflow names: the one running it, or the one the user asked for until one picks it up. */
 export const workerIdOf = (workflow: Pick<WorkflowRow, 'assigned_worker_id' | 'requested_worker_id'>) =>
@@ -37,6 +38,8 @@ export function presentWorkflow(workflow: WorkflowRow, workerName: string | null
     finished_at: workflow.finished_at?.toISOString() ?? null,
     plan_revision: workflow.plan_revision,
     worker_name: workerName,
+    // built apps (issue 14): the capability link, on both the full and the fast read path
+    app_link: appLinkOf(workflow),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { classifyDbError, type Db, type Prisma, type Project, type Timer, type Workflow } from '@svc/db';
 import type { CreateWorkflowRequest } from '@svc/protocol';
+import { newAppKey } from '../apps/app-link';
 import { conflict, invalidInput, notFound } from '../domain/errors';
 import type { EventStore } from '../events';
 import type { Storage } from '../services/storage';
@@ -84,6 +85,7 @@ export class WorkflowLifecycle {
       template: body.template ?? null,
       rerun_of: body.rerun_of ?? null,
       idempotency_key: key ?? null,
+      app_key: newAppKey(),
     });
     if (!inserted.created) return inserted;
     const { workflow } = inserted;

@@ -99,6 +99,13 @@ const ROUTES: RouteCase[] = [
     body: { message: 'm' },
   }),
   row('401 404 200 200 200 404 403 404', 'POST /workflows/{id}/cancel', (w) => `/workflows/${w.workflow}/cancel`),
+  row(
+    '401 404 200 200 200 404 403 404',
+    'POST /workflows/{id}/app-link/rotate',
+    (w) => `/workflows/${w.workflow}/app-link/rotate`,
+  ),
+  // Built apps: the key is the permission (apps/built-apps.test.ts); a key nobody has is 404 for everyone.
+  row('404 404 404 404 404 404 404 404', 'GET /svc/apps/{}', () => `/svc/apps/${'k'.repeat(43)}/index.html`),
   row('401 404 200 200 200 404 403 404', 'POST /workflows/{id}/retry', (w) => `/workflows/${w.workflow}/retry`, {
     status: 'failed',
   }),

@@ -618,6 +618,35 @@ export const ROUTES: RouteDoc[] = [
     responses: { 200: json('copied', UseTemplateResponseSchema) },
     errors: [400],
   },
+  // ---- built apps (issue 14) ----
+  {
+    method: 'POST',
+    path: `${API}/workflows/{id}/app-link/rotate`,
+    tag: 'files',
+    auth: 'required',
+    params: workflowId,
+    summary: "Give the workflow's built app a new link (`app_link`); the old one stops working at once",
+    responses: { 200: json('the workflow with its new app_link', WorkflowSchema) },
+  },
+  {
+    method: 'GET',
+    path: '/svc/apps/{app_key}/{path}',
+    tag: 'files',
+    auth: 'public',
+    params: {
+      app_key: "the key in the workflow's `app_link` (the link is the permission: no session is used)",
+      path: 'file path inside the workspace; `/` and a directory serve its index.html',
+    },
+    summary: "A workflow's built app: its workspace files, sandboxed (an opaque origin without the session)",
+    responses: {
+      200: {
+        description: 'the file, with `Content-Security-Policy: sandbox ...` and `Referrer-Policy: no-referrer`',
+        contentType: '*/*',
+      },
+      301: { description: 'a directory named without its trailing `/`' },
+    },
+    errors: [400],
+  },
   {
     method: 'GET',
     path: `${API}/projects/{id}/storage/{path}`,

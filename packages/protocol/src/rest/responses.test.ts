@@ -37,6 +37,7 @@ const workflow = {
   finished_at: null,
   plan_revision: 1,
   worker_name: 'builder',
+  app_link: null,
 };
 
 const responses = [

@@ -40,6 +40,8 @@ export const WorkflowSchema = z.object({
   plan_revision: z.int().min(0),
   /** the name of the worker in `worker_id` */
   worker_name: z.string().nullable(),
+  /** the built app's capability URL `<APP_ORIGIN or PUBLIC_URL>/svc/apps/<app_key>/` (no session needed) */
+  app_link: z.string().nullable(),
 });
 export type Workflow = z.infer<typeof WorkflowSchema>;
 
