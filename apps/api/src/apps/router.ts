@@ -5,7 +5,7 @@ import { notFound } from '../domain/errors';
 import { authorizeWorkflow } from '../policies/access';
 import { pathFromUrl } from '../routes/files/request-path';
 import { serveFile } from '../routes/files/serve-file';
-import { presentWorkflow } from '../wire/workflow';
+import { presentWorkflowOf } from '../reads/views';
 import { APP_KEY_PATTERN, backfillAppKeys, configureAppLinks, rotateAppKey } from './app-link';
 
 const READS = new Set(['GET', 'HEAD']);
@@ -63,7 +63,7 @@ export function appLinkApiRouter(deps: AppDeps): Router {
   const router = Router();
   router.post('/workflows/:id/app-link/rotate', async (req, res) => {
     const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), String(req.params.id), 'workflow.control');
-    res.json(presentWorkflow(await rotateAppKey(deps.db, workflow.id)));
+    res.json(await presentWorkflowOf(deps.reads, await rotateAppKey(deps.db, workflow.id)));
   });
   return router;
 }
