@@ -24,7 +24,7 @@ const RECORD_NOTIFICATIONS = () => {
 const shownNotifications = (page: Page) =>
   page.evaluate(() => (window as unknown as { shownNotifications: { title: string; body?: string }[] }).shownNotifications);
 
-const backgroundOf = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+const backgroundOf = (page: Page) => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
 const LIGHT_BG = 'rgb(246, 247, 249)';
 const DARK_BG = 'rgb(15, 19, 24)';
 
