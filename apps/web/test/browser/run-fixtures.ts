@@ -31,6 +31,8 @@ export class RunFixtures {
 
   /** Creates a run as the user and waits until the worker was given it. */
   async create(requirement: string): Promise<RunRecord> {
+    // a worker silent for a few heartbeat periods counts as offline, and a test may have been busy for that long
+    this.worker.send({ type: 'heartbeat' });
     const run = await expectJson<RunRecord>(
       await this.server.request(`/svc/api/projects/${this.projectId}/workflows`, {
         method: 'POST',
@@ -55,7 +57,7 @@ export class RunFixtures {
   async running(runId: string, done: number, total: number): Promise<void> {
     await this.store(runId, { kind: 'status', data: { status: 'running' } });
     const steps = Array.from({ length: total }, (_, i) => (i < done ? 'done' : i === done ? 'running' : 'pending'));
-    await this.store(runId, snapshot('executing', done < total ? done : null, steps));
+    await this.store(runId, done < total ? snapshot('executing', done, steps) : snapshot('completed', null, steps));
   }
 
   async waiting(runId: string, question: string): Promise<void> {

@@ -36,6 +36,8 @@ describeInChromium('the app shell in Chromium against the real server', () => {
   let runs: RunFixtures;
   let projectId = '';
   const waiting: RunRecord[] = [];
+  /** The header's button once it counts `n` runs (its name says what the number means). */
+  const waitingButton = (n: string) => page.getByRole('button', { name: `${n} waiting for you`, exact: true });
 
   beforeAll(async () => {
     server = await startWebServer();
@@ -121,18 +123,17 @@ describeInChromium('the app shell in Chromium against the real server', () => {
 
   it('counts the runs waiting for the user in the header and the tab title, live', async () => {
     runs = new RunFixtures(server, worker, await server.login('olivia'), projectId);
-    const count = page.getByTestId('waiting-count');
-    await expectText(count, '0 waiting for you');
+    await waitingButton('0').waitFor();
     waiting.push(await runs.create('A shop with a cart'));
     await runs.running(waiting[0]!.id, 0, 2);
     await runs.waiting(waiting[0]!.id, 'Which currency should prices use?');
-    await expectText(count, '1 waiting for you');
+    await waitingButton('1').waitFor();
     await eventually(async () => expect(await page.title()).toBe('(1) Shop · svc'));
 
     waiting.push(await runs.create('A blog with comments'));
     await runs.running(waiting[1]!.id, 0, 2);
     await runs.waiting(waiting[1]!.id, 'Should comments be moderated?');
-    await expectText(count, '2 waiting for you');
+    await waitingButton('2').waitFor();
     await eventually(async () => expect(await page.title()).toBe('(2) Shop · svc'));
   });
 
@@ -166,14 +167,14 @@ describeInChromium('the app shell in Chromium against the real server', () => {
     const third = await runs.create('A photo gallery');
     await runs.running(third.id, 0, 1);
     await runs.waiting(third.id, 'Which image sizes?');
-    await expectText(page.getByTestId('waiting-count'), '3 waiting for you');
+    await waitingButton('3').waitFor();
     expect(await shownNotifications(page)).toEqual([
       { title: `Run #${third.number} needs your answer`, body: 'Shop: Which image sizes?' },
     ]);
 
     // answered: the count goes down, and no notification is shown for a run that stopped waiting
     await runs.store(third.id, { kind: 'status', data: { status: 'running' } });
-    await expectText(page.getByTestId('waiting-count'), '2 waiting for you');
+    await waitingButton('2').waitFor();
     await eventually(async () => expect(await page.title()).toBe('(2) Shop · svc'));
     expect(await shownNotifications(page)).toHaveLength(1);
   });
