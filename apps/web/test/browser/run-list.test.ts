@@ -157,6 +157,33 @@ describeInChromium('the project page and its run list in Chromium against the re
     expect(new Set(keys).size).toBe(1);
   });
 
+  it('sends the same key again after a lost answer, so the retry opens the run the first request made', async () => {
+    await page.goto(`${server.url}/projects/${runs.projectId}`);
+    const keys: string[] = [];
+    let lost = false;
+    // The server gets and answers the first request; the page never sees that answer.
+    await page.route('**/svc/api/projects/*/workflows', async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      keys.push(route.request().headers()['idempotency-key'] ?? '');
+      if (lost) return route.fallback();
+      lost = true;
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await page.getByRole('textbox', { name: 'Requirement' }).fill('A retried weather app');
+    await page.getByRole('button', { name: 'Start workflow' }).click();
+    await page.getByRole('alert').filter({ hasText: 'cannot be reached' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/projects/${runs.projectId}`);
+    await page.getByRole('button', { name: 'Start workflow' }).click();
+    await page.waitForURL(/\/workflows\/[^/]+$/);
+    await page.unroute('**/svc/api/projects/*/workflows');
+    const started = await runs.search('A retried weather app');
+    expect(started).toHaveLength(1);
+    expect(page.url()).toContain(`/workflows/${started[0]!.id}`);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
   it('re-runs a run with an edited requirement: the form is prefilled and the new run names the old one', async () => {
     await page.goto(`${server.url}/projects/${runs.projectId}`);
     await item(made.completed!).getByRole('link', { name: `Re-run #${made.completed!.number}` }).click();
