@@ -1,5 +1,14 @@
 import { utf8ByteLength } from '@svc/text';
-import { clipOutput, elapsedMs, formatBytes, formatClock, formatDuration, formatTime, previewLines, shorten } from './format';
+import {
+  clipOutput,
+  elapsedMs,
+  formatBytes,
+  formatClock,
+  formatDuration,
+  formatTime,
+  previewLines,
+  shorten,
+} from './format';
 
 describe('shorten', () => {
   it('keeps short text and cuts long text with an ellipsis, within the limit', () => {

@@ -118,7 +118,10 @@ describeInChromium('the project page and its run list in Chromium against the re
     await page.getByText('No workflow matches.').waitFor();
     await auditPage(page, 'run-list-no-match');
     await page.getByRole('button', { name: 'Clear the filters' }).click();
-    await expectListed(page, ['cancelled', 'failed', 'completed', 'waiting', 'running', 'pending'].map((k) => made[k]!.id));
+    await expectListed(
+      page,
+      ['cancelled', 'failed', 'completed', 'waiting', 'running', 'pending'].map((k) => made[k]!.id),
+    );
     expect(await page.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe('');
     page.off('request', onRequest);
   });
@@ -141,7 +144,8 @@ describeInChromium('the project page and its run list in Chromium against the re
   it('starts one run on a double click, sends an Idempotency-Key, and opens the run’s page', async () => {
     const keys: (string | undefined)[] = [];
     const onRequest = (request: Request) => {
-      if (request.method() === 'POST' && request.url().endsWith('/workflows')) keys.push(request.headers()['idempotency-key']);
+      if (request.method() === 'POST' && request.url().endsWith('/workflows'))
+        keys.push(request.headers()['idempotency-key']);
     };
     page.on('request', onRequest);
     await page.getByRole('combobox', { name: 'Template' }).selectOption({ index: 0 });
@@ -186,7 +190,9 @@ describeInChromium('the project page and its run list in Chromium against the re
 
   it('re-runs a run with an edited requirement: the form is prefilled and the new run names the old one', async () => {
     await page.goto(`${server.url}/projects/${runs.projectId}`);
-    await item(made.completed!).getByRole('link', { name: `Re-run #${made.completed!.number}` }).click();
+    await item(made.completed!)
+      .getByRole('link', { name: `Re-run #${made.completed!.number}` })
+      .click();
     await page.getByRole('heading', { level: 2, name: `Re-run #${made.completed!.number}` }).waitFor();
     const requirement = page.getByRole('textbox', { name: 'Requirement' });
     await eventually(async () => expect(await requirement.inputValue()).toBe(made.completed!.requirement));

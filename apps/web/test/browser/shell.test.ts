@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { eventually } from '@svc/test-kit';
 import { auditPage, expectNoAxeViolations, VIEWPORTS } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
-import { createProjectInUi, expectText, signIn } from '../support/pages';
+import { createProjectInUi, signIn } from '../support/pages';
 import { startWebServer, startWorker, type TestServer, type TestWorker } from '../support/server';
 import { RunFixtures, type RunRecord } from './run-fixtures';
 
@@ -22,7 +22,9 @@ const RECORD_NOTIFICATIONS = () => {
   window.Notification = Recorded as typeof Notification;
 };
 const shownNotifications = (page: Page) =>
-  page.evaluate(() => (window as unknown as { shownNotifications: { title: string; body?: string }[] }).shownNotifications);
+  page.evaluate(
+    () => (window as unknown as { shownNotifications: { title: string; body?: string }[] }).shownNotifications,
+  );
 
 const backgroundOf = (page: Page) => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
 const LIGHT_BG = 'rgb(246, 247, 249)';
@@ -76,9 +78,9 @@ describeInChromium('the app shell in Chromium against the real server', () => {
     expect(await menu.getAttribute('aria-expanded')).toBe('false');
     expect(await menu.innerText()).toMatch(/Shop/);
     expect(await page.getByRole('link', { name: 'Blog' }).isVisible()).toBe(false);
-    const headingTop = await page.getByRole('heading', { level: 1, name: 'Shop' }).evaluate(
-      (el) => el.getBoundingClientRect().top,
-    );
+    const headingTop = await page
+      .getByRole('heading', { level: 1, name: 'Shop' })
+      .evaluate((el) => el.getBoundingClientRect().top);
     const headerBottom = await page.locator('.app-header').evaluate((el) => el.getBoundingClientRect().bottom);
     // only the one-line menu (and the page's own padding) between the header and the heading
     expect(headingTop - headerBottom).toBeLessThan(100);

@@ -26,7 +26,9 @@ export function RunItem({ projectId, run, now }: { projectId: string; run: Run; 
       <p className="run-meta small">
         {run.progress && run.progress.total > 0 && <Progress done={run.progress.done} total={run.progress.total} />}
         <span className="run-duration" data-testid="run-duration">
-          {duration === null ? 'Not started yet' : `${run.finished_at ? 'Took' : 'Running for'} ${formatDuration(duration)}`}
+          {duration === null
+            ? 'Not started yet'
+            : `${run.finished_at ? 'Took' : 'Running for'} ${formatDuration(duration)}`}
         </span>
         <span className="run-time">
           {run.started_at ? 'Started ' : 'Created '}
