@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { WorkflowStatus } from '@svc/protocol';
 
 /** The status filter's choices; each is a comma list of wire statuses for `?status=`. */
@@ -23,7 +23,6 @@ interface Props {
 
 /** Status filter and search box of the run list; both answered by the server. */
 export function RunFilters({ status, q, onChange }: Props) {
-  const id = useId();
   const [text, setText] = useState(q);
   const sent = useRef(q);
   // The URL may change from elsewhere (back button, "Clear the filters"); our own search must not
@@ -51,7 +50,6 @@ export function RunFilters({ status, q, onChange }: Props) {
       <label className="grow">
         Search
         <input
-          id={`${id}-q`}
           type="search"
           value={text}
           onChange={(e) => setText(e.target.value)}

@@ -28,7 +28,9 @@ export function RunItem({ projectId, run, now }: { projectId: string; run: Run; 
         <span className="run-duration" data-testid="run-duration">
           {duration === null
             ? 'Not started yet'
-            : `${run.finished_at ? 'Took' : 'Running for'} ${formatDuration(duration)}`}
+            : run.finished_at
+              ? `Took ${formatDuration(duration)}`
+              : `${formatDuration(duration)} so far`}
         </span>
         <span className="run-time">
           {run.started_at ? 'Started ' : 'Created '}
