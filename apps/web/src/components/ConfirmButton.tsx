@@ -1,41 +1,136 @@
-import { useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 
 interface Props {
+  /** the trigger, e.g. "Cancel workflow" */
   label: string;
-  /** the question asked before acting, e.g. "Delete project Shop?" */
+  /** the question asked before acting, e.g. "Stop this workflow?" */
   question: string;
-  confirmLabel?: string;
+  /** says what happens, e.g. "Yes, cancel workflow" */
+  confirmLabel: string;
+  /** says what stays, e.g. "Keep running" */
+  keepLabel?: string;
   busy?: boolean;
+  /** the trigger's text while `busy`, e.g. "Cancelling…" */
+  busyLabel?: string;
   onConfirm(): void;
+  /**
+   * Where focus goes when this button disappears after confirming (the workflow is no longer
+   * cancellable, the page changed), once it exists. Default: the page's heading; the main region
+   * when neither appears.
+   */
+  focusAfter?: () => HTMLElement | null;
 }
 
-/** A destructive action that asks first, inline (no browser dialog), and can be cancelled. */
-export function ConfirmButton({ label, question, confirmLabel = label, busy = false, onConfirm }: Props) {
+type FocusTarget = 'trigger' | 'confirm' | null;
+
+/** The page's heading when it is focusable by script, else null. */
+export const pageHeading = (): HTMLElement | null => document.querySelector<HTMLElement>('main h1[tabindex]');
+
+/** Frames to wait for the next page's heading after the focused control went away. */
+const SETTLE_FRAMES = 10;
+
+/**
+ * Moves focus to `find()` once it exists (a new page renders a frame or two after the old one went
+ * away), else to the main region: never left on <body>. Does nothing if focus went elsewhere meanwhile.
+ */
+export function focusWhenSettled(find: () => HTMLElement | null, frames = SETTLE_FRAMES): void {
+  const lost = () => !document.activeElement || document.activeElement === document.body;
+  const attempt = (left: number) => {
+    if (!lost()) return;
+    const target = find() ?? (left === 0 ? document.getElementById('main') : null);
+    if (target) target.focus();
+    else requestAnimationFrame(() => attempt(left - 1));
+  };
+  queueMicrotask(() => attempt(frames));
+}
+
+/**
+ * A destructive action that asks first, inline (no browser dialog). Opening the question moves
+ * focus to the confirming button; Escape or the keep button closes it and returns focus to the
+ * trigger; after confirming, focus stays on the trigger, or moves to `focusAfter` when the trigger
+ * goes away.
+ */
+export function ConfirmButton({
+  label,
+  question,
+  confirmLabel,
+  keepLabel = 'No, go back',
+  busy = false,
+  busyLabel,
+  onConfirm,
+  focusAfter = pageHeading,
+}: Props) {
   const [asking, setAsking] = useState(false);
-  if (!asking) {
-    return (
-      <button type="button" className="danger" onClick={() => setAsking(true)} disabled={busy}>
-        {label}
-      </button>
-    );
-  }
+  const [focusNext, setFocusNext] = useState<FocusTarget>(null);
+  const rootRef = useRef<HTMLSpanElement>(null);
+  const triggerRef = useRef<HTMLButtonElement>(null);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  const questionId = useId();
+  const focusAfterRef = useRef(focusAfter);
+  focusAfterRef.current = focusAfter;
+
+  useEffect(() => {
+    if (focusNext === 'trigger') triggerRef.current?.focus();
+    if (focusNext === 'confirm') confirmRef.current?.focus();
+    if (focusNext) setFocusNext(null);
+  }, [focusNext]);
+
+  // Runs before React removes this component's elements: when focus is inside them, it moves on once
+  // the page has settled (after a navigation, the next page's heading), unless something else took it.
+  useLayoutEffect(() => {
+    const root = rootRef.current;
+    return () => {
+      if (root?.contains(document.activeElement)) focusWhenSettled(() => focusAfterRef.current());
+    };
+  }, []);
+
+  const close = () => {
+    setAsking(false);
+    setFocusNext('trigger');
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key !== 'Escape') return;
+    event.stopPropagation();
+    close();
+  };
+
   return (
-    <span className="confirm" role="group" aria-label={question}>
-      <span>{question}</span>
-      <button
-        type="button"
-        className="danger"
-        disabled={busy}
-        onClick={() => {
-          setAsking(false);
-          onConfirm();
-        }}
-      >
-        {confirmLabel}
-      </button>
-      <button type="button" onClick={() => setAsking(false)}>
-        Cancel
-      </button>
+    <span ref={rootRef} className="confirm-button">
+      {asking ? (
+        <span className="confirm" role="group" aria-labelledby={questionId} onKeyDown={onKeyDown}>
+          <span id={questionId}>{question}</span>
+          <button
+            ref={confirmRef}
+            type="button"
+            className="danger"
+            onClick={() => {
+              setAsking(false);
+              setFocusNext('trigger');
+              onConfirm();
+            }}
+          >
+            {confirmLabel}
+          </button>
+          <button type="button" onClick={close}>
+            {keepLabel}
+          </button>
+        </span>
+      ) : (
+        <button
+          ref={triggerRef}
+          type="button"
+          className="danger"
+          // aria-disabled rather than disabled: a disabled button drops focus to <body>
+          aria-disabled={busy || undefined}
+          onClick={() => {
+            if (busy) return;
+            setAsking(true);
+            setFocusNext('confirm');
+          }}
+        >
+          {busy && busyLabel ? busyLabel : label}
+        </button>
+      )}
     </span>
   );
 }

@@ -1,5 +1,14 @@
 import { utf8ByteLength } from '@svc/text';
-import { clipOutput, formatBytes, formatDuration, previewLines, shorten } from './format';
+import {
+  clipOutput,
+  elapsedMs,
+  formatBytes,
+  formatClock,
+  formatDuration,
+  formatTime,
+  previewLines,
+  shorten,
+} from './format';
 
 describe('shorten', () => {
   it('keeps short text and cuts long text with an ellipsis, within the limit', () => {
@@ -52,7 +61,48 @@ describe('formatBytes and formatDuration', () => {
     [1234, '1.23 s'],
     [45_000, '45.0 s'],
     [125_000, '2 min 5 s'],
+    [59_600, '59.6 s'],
+    [3_599_400, '59 min 59 s'],
+    [3_600_000, '1 h 0 min'],
+    [3_725_000, '1 h 2 min'],
   ])('formats %d ms as %s', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
+  });
+});
+
+describe('formatDuration on bad input', () => {
+  it('shows a dash for negative or non-finite values rather than nonsense', () => {
+    expect(formatDuration(-5)).toBe('–');
+    expect(formatDuration(Number.NaN)).toBe('–');
+  });
+});
+
+describe('elapsedMs', () => {
+  const start = '2026-11-25T10:00:00.000Z';
+  it('measures from start to finish, or to now while running', () => {
+    expect(elapsedMs(start, '2026-11-25T10:02:05.500Z')).toBe(125_500);
+    expect(elapsedMs(start, null, Date.parse('2026-11-25T10:00:07Z'))).toBe(7000);
+  });
+
+  it('is null before the start and never negative', () => {
+    expect(elapsedMs(null, null)).toBeNull();
+    expect(elapsedMs('not a time', null)).toBeNull();
+    expect(elapsedMs(start, '2026-11-25T09:59:00Z')).toBe(0);
+  });
+});
+
+describe('formatTime and formatClock', () => {
+  // a local wall-clock time, so the expectations hold in any time zone the tests run in
+  const local = new Date(2026, 10, 25, 9, 5, 7).toISOString();
+
+  it('show the seconds', () => {
+    expect(formatClock(local)).toBe('09:05:07');
+    expect(formatTime(local)).toMatch(/\b0?9:05:07\b/);
+    expect(formatTime(local)).toContain('2026');
+  });
+
+  it('give back text that is not a time unchanged', () => {
+    expect(formatTime('yesterday')).toBe('yesterday');
+    expect(formatClock('yesterday')).toBe('yesterday');
   });
 });

@@ -5,10 +5,17 @@ export const queryKeys = {
   projects: ['projects'] as const,
   invitations: ['invitations'] as const,
   members: (projectId: string) => ['projects', projectId, 'members'] as const,
+  /** prefix of every run list of the project, whatever its filter */
   workflows: (projectId: string) => ['projects', projectId, 'workflows'] as const,
+  workflowList: (projectId: string, statuses: readonly string[], q: string) =>
+    ['projects', projectId, 'workflows', { statuses: [...statuses], q }] as const,
+  /** runs waiting for the signed-in user's answer, across projects */
+  waiting: ['waiting-runs'] as const,
   /** prefix of everything about one workflow */
   workflowAll: (workflowId: string) => ['workflow', workflowId] as const,
   workflow: (workflowId: string) => ['workflow', workflowId, 'record'] as const,
+  /** the workflow a re-run starts from (its requirement, template, worker) */
+  rerunSource: (workflowId: string) => ['workflow', workflowId, 'rerun-source'] as const,
   plan: (workflowId: string) => ['workflow', workflowId, 'plan'] as const,
   log: (workflowId: string) => ['workflow', workflowId, 'log'] as const,
   llmCalls: (workflowId: string) => ['workflow', workflowId, 'llm-calls'] as const,

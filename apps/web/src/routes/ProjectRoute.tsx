@@ -1,5 +1,6 @@
 import { useParams } from 'react-router';
 import { Empty, ErrorNote, Loading } from '../components/Feedback';
+import { useDocumentTitle } from '../lib/document-title';
 import { useCurrentUser } from '../features/auth/user-context';
 import { useProjects } from '../features/projects/hooks';
 import { DeleteProjectButton } from '../features/projects/DeleteProjectButton';
@@ -12,16 +13,18 @@ export function ProjectRoute() {
   const { projectId = '' } = useParams();
   const user = useCurrentUser();
   const projects = useProjects();
+  const project = projects.data?.find((p) => p.id === projectId);
+  useDocumentTitle(project?.name ?? (projects.isSuccess ? 'Project not found' : null));
   if (projects.isPending) return <Loading what="the project" />;
   if (projects.isError) return <ErrorNote error={projects.error} />;
-  const project = projects.data.find((p) => p.id === projectId);
   if (!project) return <Empty>This project does not exist, was deleted, or you are not a member of it.</Empty>;
   const canDelete = project.role === 'owner' || user.is_admin;
   return (
     <div className="project-page" key={project.id}>
       <header className="page-head">
         <div>
-          <h1>{project.name}</h1>
+          {/* focusable by script: focus lands here after deleting the previous project */}
+          <h1 tabIndex={-1}>{project.name}</h1>
           {project.description && <p className="muted">{project.description}</p>}
         </div>
         {canDelete && <DeleteProjectButton project={project} />}

@@ -1,5 +1,7 @@
+import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { NavLink, Outlet } from 'react-router';
+import { NavLink, Outlet, useLocation } from 'react-router';
+import type { User } from '@svc/protocol';
 import { queryKeys } from '../lib/query-keys';
 import { LiveProvider } from '../lib/live';
 import { ConnectionStatus } from '../components/ConnectionBanner';
@@ -9,9 +11,13 @@ import { SignInPage } from '../features/auth/SignInPage';
 import { SignOutButton } from '../features/auth/SignOutButton';
 import { UserContext } from '../features/auth/user-context';
 import { ProjectSidebar } from '../features/projects/ProjectSidebar';
+import { useThemeChoice } from '../features/shell/theme';
+import { ThemeToggle } from '../features/shell/ThemeToggle';
+import { WaitingAlerts, WaitingButton, WaitingPanel } from '../features/shell/WaitingRuns';
 
 /** Sign-in gate, header, project sidebar and the live socket around every signed-in page. */
 export function RootLayout() {
+  useThemeChoice();
   const me = useQuery({ queryKey: queryKeys.me, queryFn: fetchMe });
   if (me.isPending) return <Loading what="svc" />;
   if (me.isError) {
@@ -22,10 +28,17 @@ export function RootLayout() {
     );
   }
   if (!me.data) return <SignInPage />;
-  const user = me.data;
+  return <SignedInLayout user={me.data} />;
+}
+
+function SignedInLayout({ user }: { user: User }) {
+  const [waitingOpen, setWaitingOpen] = useState(false);
+  const { pathname } = useLocation();
+  useEffect(() => setWaitingOpen(false), [pathname]);
   return (
     <UserContext.Provider value={user}>
       <LiveProvider enabled>
+        <WaitingAlerts />
         <a href="#main" className="skip-link">
           Skip to content
         </a>
@@ -42,12 +55,15 @@ export function RootLayout() {
           </nav>
           <div className="user">
             <ConnectionStatus />
+            <WaitingButton open={waitingOpen} onToggle={() => setWaitingOpen((open) => !open)} />
+            <ThemeToggle className="header-select" />
             <span data-testid="current-user">
               {user.name ?? user.login}
               {user.is_admin && <span className="tag">admin</span>}
             </span>
             <SignOutButton />
           </div>
+          {waitingOpen && <WaitingPanel onClose={() => setWaitingOpen(false)} />}
         </header>
         <div className="layout">
           <ProjectSidebar />

@@ -7,21 +7,30 @@ import { ErrorNote } from '../../components/Feedback';
 import { deleteProject } from './api';
 import { nextProjectAfterDelete } from './next-project';
 
-/** Soft-deletes the project, then selects the next one in the list (spec rule 14). */
+/**
+ * Soft-deletes the project, then selects the next one in the list (spec rule 14); focus moves to
+ * that project's heading (ConfirmButton's default when the button goes away).
+ */
 export function DeleteProjectButton({ project }: { project: Project }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const remove = useMutation({
     mutationFn: () => deleteProject(project.id),
-    onSuccess: () => {
+    onSuccess: async () => {
       const before = queryClient.getQueryData<Project[]>(queryKeys.projects) ?? [project];
       const next = nextProjectAfterDelete(before, project.id);
-      queryClient.setQueryData<Project[]>(
-        queryKeys.projects,
-        before.filter((p) => p.id !== project.id),
-      );
+      const forget = () =>
+        queryClient.setQueryData<Project[]>(queryKeys.projects, (list) => list?.filter((p) => p.id !== project.id));
+      // The deleted project's page never shows "does not exist" in between: go to the next one first,
+      // but forget it first when none is left (the home page would open it again).
+      if (next) {
+        await navigate(`/projects/${encodeURIComponent(next)}`, { replace: true });
+        forget();
+      } else {
+        forget();
+        await navigate('/', { replace: true });
+      }
       void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
-      navigate(next ? `/projects/${encodeURIComponent(next)}` : '/', { replace: true });
     },
   });
   return (
@@ -29,8 +38,10 @@ export function DeleteProjectButton({ project }: { project: Project }) {
       <ConfirmButton
         label="Delete project"
         question={`Delete project “${project.name}”? Its files are archived, not destroyed.`}
-        confirmLabel="Yes, delete"
+        confirmLabel="Yes, delete project"
+        keepLabel="Keep project"
         busy={remove.isPending}
+        busyLabel="Deleting…"
         onConfirm={() => remove.mutate()}
       />
       <ErrorNote error={remove.error} />

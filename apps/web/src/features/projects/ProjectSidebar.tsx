@@ -1,6 +1,6 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { NavLink, useNavigate } from 'react-router';
+import { NavLink, useLocation, useMatch, useNavigate } from 'react-router';
 import type { Project } from '@svc/protocol';
 import { queryKeys } from '../../lib/query-keys';
 import { shorten } from '../../lib/format';
@@ -9,26 +9,51 @@ import { createProject } from './api';
 import { useProjects } from './hooks';
 import { InvitationsPanel } from './InvitationsPanel';
 
-/** The project list (the current one is in the URL) and the form that creates a project. */
+/**
+ * The project list (the current one is in the URL) and the form that creates a project. On a phone
+ * it folds into a one-line "Projects" menu above the page, so the page's content comes first.
+ */
 export function ProjectSidebar() {
   const projects = useProjects();
+  const { pathname } = useLocation();
+  const current = useMatch({ path: '/projects/:projectId', end: false })?.params.projectId;
+  const currentName = projects.data?.find((p) => p.id === current)?.name;
+  // null: not chosen on this page; with no project yet the menu starts open, as creating one is the next step
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  useEffect(() => setChosen(null), [pathname]);
+  const open = chosen ?? projects.data?.length === 0;
+  const bodyId = useId();
   return (
-    <nav className="sidebar" aria-label="Projects">
-      <h2>Projects</h2>
-      {projects.isPending && <Loading what="projects" />}
-      <ErrorNote error={projects.error} />
-      {projects.data && projects.data.length === 0 && <p className="muted">No projects yet.</p>}
-      <ul className="project-list">
-        {projects.data?.map((project) => (
-          <li key={project.id}>
-            <NavLink to={`/projects/${encodeURIComponent(project.id)}`} title={project.name}>
-              {shorten(project.name, 40)}
-            </NavLink>
-          </li>
-        ))}
-      </ul>
-      <InvitationsPanel />
-      <CreateProjectForm />
+    <nav className={`sidebar${open ? ' open' : ''}`} aria-label="Projects">
+      <button
+        type="button"
+        className="sidebar-toggle"
+        aria-expanded={open}
+        aria-controls={bodyId}
+        onClick={() => setChosen(!open)}
+      >
+        <span>Projects</span>
+        <span className="sidebar-toggle-current">
+          {currentName ? shorten(currentName, 40) : ''} <span aria-hidden="true">{open ? '▴' : '▾'}</span>
+        </span>
+      </button>
+      <div id={bodyId} className="sidebar-body">
+        <h2>Projects</h2>
+        {projects.isPending && <Loading what="projects" />}
+        <ErrorNote error={projects.error} />
+        {projects.data && projects.data.length === 0 && <p className="muted">No projects yet.</p>}
+        <ul className="project-list">
+          {projects.data?.map((project) => (
+            <li key={project.id}>
+              <NavLink to={`/projects/${encodeURIComponent(project.id)}`} title={project.name}>
+                {shorten(project.name, 40)}
+              </NavLink>
+            </li>
+          ))}
+        </ul>
+        <InvitationsPanel />
+        <CreateProjectForm />
+      </div>
     </nav>
   );
 }

@@ -1,21 +1,50 @@
-import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
-import { Link } from 'react-router';
-import { hasProjectChange, PROJECT_RECORD_CHANGES } from '@svc/protocol';
+import { useCallback, useEffect, useState } from 'react';
+import { keepPreviousData, useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
+import {
+  hasProjectChange,
+  PROJECT_RECORD_CHANGES,
+  TERMINAL_WORKFLOW_STATUSES,
+  WorkflowStatusSchema,
+  type WorkflowStatus,
+} from '@svc/protocol';
 import { queryKeys } from '../../lib/query-keys';
 import { useProjectEvents } from '../../lib/live';
-import { formatTime, previewLines, shorten } from '../../lib/format';
-import { StatusBadge } from '../../components/StatusBadge';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { listWorkflows } from './api';
+import { RunFilters } from './RunFilters';
+import { RunItem } from './RunItem';
+import type { Run } from './wire';
 
-/** The project's workflows, newest first, kept current by the project's live events. */
+/**
+ * Progress lives in snapshots, which reach only a workflow's own subscribers: while a run is active
+ * the list is also refetched this often so its progress moves.
+ */
+export const ACTIVE_LIST_REFRESH_MS = 10_000;
+
+/** `?status=` as wire statuses; anything unknown is dropped rather than sent. */
+export function parseStatuses(param: string | null): WorkflowStatus[] {
+  if (!param) return [];
+  return param.split(',').filter((s): s is WorkflowStatus => WorkflowStatusSchema.safeParse(s).success);
+}
+
+const isActive = (run: Run) => !TERMINAL_WORKFLOW_STATUSES.includes(run.status);
+
+/** The project's workflows, newest first, filtered by status and text, kept current by the project's live events. */
 export function WorkflowList({ projectId }: { projectId: string }) {
   const queryClient = useQueryClient();
+  const [params, setParams] = useSearchParams();
+  const statuses = parseStatuses(params.get('status'));
+  const q = params.get('q') ?? '';
+  const filtered = statuses.length > 0 || q.trim() !== '';
   const workflows = useInfiniteQuery({
-    queryKey: queryKeys.workflows(projectId),
-    queryFn: ({ pageParam }) => listWorkflows(projectId, pageParam),
+    queryKey: queryKeys.workflowList(projectId, statuses, q.trim()),
+    queryFn: ({ pageParam }) => listWorkflows(projectId, { statuses, q }, pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.next_cursor ?? undefined,
+    placeholderData: keepPreviousData,
+    refetchInterval: (query) =>
+      query.state.data?.pages.some((page) => page.items.some(isActive)) ? ACTIVE_LIST_REFRESH_MS : false,
   });
   useProjectEvents(projectId, (event) => {
     void queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) });
@@ -23,31 +52,45 @@ export function WorkflowList({ projectId }: { projectId: string }) {
       void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
     }
   });
+  const setFilter = useCallback(
+    (next: { status?: string; q?: string }) =>
+      setParams(
+        (current) => {
+          for (const [key, value] of Object.entries(next)) {
+            if (value) current.set(key, value);
+            else current.delete(key);
+          }
+          return current;
+        },
+        { replace: true },
+      ),
+    [setParams],
+  );
   const items = workflows.data?.pages.flatMap((page) => page.items) ?? [];
+  const now = useNow(items.some((run) => run.started_at && !run.finished_at));
   return (
     <section aria-labelledby="workflows-heading">
       <h2 id="workflows-heading">Workflows</h2>
+      <RunFilters status={statuses.join(',')} q={q} onChange={setFilter} />
       {workflows.isPending && <Loading what="workflows" />}
       <ErrorNote error={workflows.error} />
-      {workflows.isSuccess && items.length === 0 && (
+      <p className="visually-hidden" role="status">
+        {workflows.isSuccess && filtered ? `${items.length}${workflows.hasNextPage ? '+' : ''} matching workflows` : ''}
+      </p>
+      {workflows.isSuccess && items.length === 0 && !filtered && (
         <Empty>No workflows yet. Describe what to build above to start one.</Empty>
       )}
-      <ul className="workflow-list">
-        {items.map((workflow) => (
-          <li key={workflow.id} className="workflow-item" data-workflow-id={workflow.id}>
-            <div className="workflow-item-head">
-              <Link
-                to={`/projects/${encodeURIComponent(projectId)}/workflows/${encodeURIComponent(workflow.id)}`}
-                className="workflow-title"
-                title={workflow.title}
-              >
-                {shorten(workflow.title || 'Untitled workflow', 100)}
-              </Link>
-              <StatusBadge status={workflow.status} />
-            </div>
-            <p className="workflow-preview">{previewLines(workflow.requirement, 2, 200)}</p>
-            <p className="muted small">Created {formatTime(workflow.created_at)}</p>
-          </li>
+      {workflows.isSuccess && items.length === 0 && filtered && (
+        <Empty>
+          No workflow matches.{' '}
+          <button type="button" className="link-button" onClick={() => setFilter({ status: '', q: '' })}>
+            Clear the filters
+          </button>
+        </Empty>
+      )}
+      <ul className="workflow-list" aria-busy={workflows.isFetching && workflows.isPlaceholderData}>
+        {items.map((run) => (
+          <RunItem key={run.id} projectId={projectId} run={run} now={now} />
         ))}
       </ul>
       {workflows.hasNextPage && (
@@ -57,4 +100,16 @@ export function WorkflowList({ projectId }: { projectId: string }) {
       )}
     </section>
   );
+}
+
+/** The current time, ticking each second while `ticking` (running durations count up). */
+function useNow(ticking: boolean): number {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    if (!ticking) return;
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [ticking]);
+  return now;
 }

@@ -1,0 +1,57 @@
+import { Link } from 'react-router';
+import { elapsedMs, formatDuration, formatTime, previewLines, shorten } from '../../lib/format';
+import { StatusBadge } from '../../components/StatusBadge';
+import { RERUN_PARAM } from './CreateWorkflowForm';
+import type { Run } from './wire';
+
+/** One run in the project's list: number, title, status, progress, duration, start time, re-run. */
+export function RunItem({ projectId, run, now }: { projectId: string; run: Run; now: number }) {
+  const duration = elapsedMs(run.started_at, run.finished_at, now);
+  const label = run.number !== undefined ? `#${run.number}` : '';
+  return (
+    <li className="workflow-item" data-workflow-id={run.id} data-status={run.status}>
+      <div className="workflow-item-head">
+        <Link
+          to={`/projects/${encodeURIComponent(projectId)}/workflows/${encodeURIComponent(run.id)}`}
+          className="workflow-link"
+        >
+          {label && <span className="run-number">{label}</span>}{' '}
+          <span className="workflow-title" title={run.title}>
+            {shorten(run.title || 'Untitled workflow', 100)}
+          </span>
+        </Link>
+        <StatusBadge status={run.status} />
+      </div>
+      <p className="workflow-preview">{previewLines(run.requirement, 2, 200)}</p>
+      <p className="run-meta small">
+        {run.progress && run.progress.total > 0 && <Progress done={run.progress.done} total={run.progress.total} />}
+        <span className="run-duration" data-testid="run-duration">
+          {duration === null
+            ? 'Not started yet'
+            : run.finished_at
+              ? `Took ${formatDuration(duration)}`
+              : `${formatDuration(duration)} so far`}
+        </span>
+        <span className="run-time">
+          {run.started_at ? 'Started ' : 'Created '}
+          <time dateTime={run.started_at ?? run.created_at}>{formatTime(run.started_at ?? run.created_at)}</time>
+        </span>
+        <Link to={`?${RERUN_PARAM}=${encodeURIComponent(run.id)}`} className="run-rerun">
+          Re-run<span className="visually-hidden"> {label || run.title}</span>
+        </Link>
+      </p>
+    </li>
+  );
+}
+
+function Progress({ done, total }: { done: number; total: number }) {
+  const percent = Math.min(100, Math.round((done / total) * 100));
+  return (
+    <span className="run-progress" data-testid="run-progress">
+      <span className="progress-bar" aria-hidden="true">
+        <span style={{ width: `${percent}%` }} />
+      </span>
+      {done}/{total} steps
+    </span>
+  );
+}
