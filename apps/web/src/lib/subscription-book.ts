@@ -4,11 +4,14 @@ import {
   type BrowserEvent,
   type BrowserServerMessage,
 } from '@svc/protocol';
+import type { CommandOutputEvent, CommandOutputMessage } from './command-output';
 
 export interface WorkflowListener {
   onEvent(event: BrowserEvent): void;
   /** the server confirmed the (re)subscription; everything after `lastSeq` will arrive live */
   onSubscribed?(lastSeq: number): void;
+  /** live output of a command the worker runs now (ephemeral: no seq, never replayed) */
+  onCommandOutput?(event: CommandOutputEvent): void;
 }
 
 export type ProjectListener = (event: BrowserEvent) => void;
@@ -104,6 +107,21 @@ export class SubscriptionBook {
       };
     }
     return this.receiveEvent(message);
+  }
+
+  /**
+   * Routes an ephemeral `command_output` message to the workflow's listeners. It has no seq, so it
+   * neither passes through nor moves the stored events' dedupe; it carries the last seq seen instead.
+   */
+  receiveCommandOutput(message: CommandOutputMessage): Delivery {
+    const entry = this.workflows.get(message.workflow_id);
+    if (!entry) return { deliver: () => undefined, duplicate: false };
+    const event: CommandOutputEvent = { ...message.data, after_seq: entry.lastSeq ?? 0 };
+    const listeners = [...entry.listeners];
+    return {
+      deliver: () => listeners.forEach((l) => runSafely(() => l.onCommandOutput?.(event))),
+      duplicate: false,
+    };
   }
 
   private receiveEvent(event: BrowserEvent): Delivery {
