@@ -43,6 +43,8 @@ export async function startRunFixture(login: string): Promise<RunFixture> {
   const { worker, token: workerBearer } = await startWorker(server, `${login}-worker`);
   const browser = await launchChromium();
   const page = await browser.context.newPage();
+  // a missing element fails the step with its locator instead of the whole test's time-out
+  page.setDefaultTimeout(15_000);
   await signIn(page, server.url, login);
   const cookie = await server.login(login);
   const project = await expectJson<{ id: string }>(

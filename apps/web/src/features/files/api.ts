@@ -13,18 +13,18 @@ export const getFileText = (workflowId: string, path: string) =>
   apiClient.requestText(`${base(workflowId)}/files/${encodePath(path)}`, { query: { raw: 1 } });
 
 /**
- * Uploads files into `dir` of the workspace in one multipart request (all or nothing). The form is
- * turned into a Blob first so its multipart type with the boundary is sent as the content type.
+ * Uploads files into `dir` of the workspace in one multipart request (all or nothing). The FormData
+ * goes to fetch as it is, with no content type of ours: the browser writes the multipart type with its
+ * boundary (a Blob of the form will not do: Blob types are lower-cased, and the boundary with them).
  */
-export async function uploadFiles(workflowId: string, dir: string, files: readonly File[]) {
+export function uploadFiles(workflowId: string, dir: string, files: readonly File[]) {
   const form = new FormData();
   for (const file of files) form.append('file', file, file.name);
-  const body = await new Response(form).blob();
   return apiClient.request(`${base(workflowId)}/files`, z.array(FileWrittenSchema), {
     method: 'POST',
     query: { path: dir },
-    body,
-    contentType: body.type,
+    // fetch takes any BodyInit; the client's type names only those it sets a content type for
+    body: form as unknown as Blob,
   });
 }
 
