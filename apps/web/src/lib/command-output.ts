@@ -38,8 +38,5 @@ export const CommandOutputMessageSchema = z.object({
 });
 export type CommandOutputMessage = z.infer<typeof CommandOutputMessageSchema>;
 
-/**
- * What a listener gets: the message's data and the workflow's last stored seq when it arrived, so a
- * view can tell the stored log entry of this command (a later seq) from older ones of the same text.
- */
-export type CommandOutputEvent = CommandOutputData & { after_seq: number };
+/** What a listener gets: the message's data (the workflow is the one it listens to). */
+export type CommandOutputEvent = CommandOutputData;

@@ -140,7 +140,7 @@ describe('SubscriptionBook command output (ephemeral, outside the seq envelope)'
     data: { call_id: 'c1', event: 'output', stream: 'stdout', offset, chunk: `line ${offset}\n` },
   });
 
-  it("goes to the workflow's listeners with the last seq seen, and leaves the seq dedupe alone", () => {
+  it("goes to the workflow's listeners only, and leaves the seq dedupe alone", () => {
     const book = new SubscriptionBook();
     const seen: CommandOutputEvent[] = [];
     const events = recorder();
@@ -153,11 +153,7 @@ describe('SubscriptionBook command output (ephemeral, outside the seq envelope)'
     book.receiveCommandOutput(output(0)).deliver();
     deliver(book, stepEvent(5));
     book.receiveCommandOutput(output(7)).deliver();
-    expect(seen.map((e) => [e.event === 'output' && e.offset, e.after_seq])).toEqual([
-      [0, 4],
-      [0, 4],
-      [7, 5],
-    ]);
+    expect(seen.map((e) => e.event === 'output' && e.offset)).toEqual([0, 0, 7]);
     expect(elsewhere).toEqual([]);
     // stored events are still deduplicated by seq, untouched by the ephemeral messages between them
     expect(book.lastSeq('wf')).toBe(5);
@@ -173,11 +169,12 @@ describe('SubscriptionBook command output (ephemeral, outside the seq envelope)'
     expect(() => book.receiveCommandOutput(output(0)).deliver()).not.toThrow();
     expect(() => book.receiveCommandOutput({ ...output(0), workflow_id: 'elsewhere' }).deliver()).not.toThrow();
     expect(events.events).toEqual([]);
-    // before any subscribed message, the last seq is 0: every stored entry comes after it
-    const seen: number[] = [];
-    book.addWorkflow('wf', { onEvent: () => undefined, onCommandOutput: (e) => seen.push(e.after_seq) });
+    // before any subscribed message too: live output needs no confirmed seq
+    const seen: string[] = [];
+    book.addWorkflow('wf', { onEvent: () => undefined, onCommandOutput: (e) => seen.push(e.call_id) });
     book.receiveCommandOutput(output(1)).deliver();
-    expect(seen).toEqual([0]);
+    expect(seen).toEqual(['c1']);
+    expect(book.lastSeq('wf')).toBeNull();
   });
 });
 

@@ -111,12 +111,12 @@ export class SubscriptionBook {
 
   /**
    * Routes an ephemeral `command_output` message to the workflow's listeners. It has no seq, so it
-   * neither passes through nor moves the stored events' dedupe; it carries the last seq seen instead.
+   * neither passes through nor moves the stored events' dedupe.
    */
   receiveCommandOutput(message: CommandOutputMessage): Delivery {
     const entry = this.workflows.get(message.workflow_id);
     if (!entry) return { deliver: () => undefined, duplicate: false };
-    const event: CommandOutputEvent = { ...message.data, after_seq: entry.lastSeq ?? 0 };
+    const event: CommandOutputEvent = message.data;
     const listeners = [...entry.listeners];
     return {
       deliver: () => listeners.forEach((l) => runSafely(() => l.onCommandOutput?.(event))),

@@ -9,9 +9,11 @@ jest.setTimeout(90_000);
 
 const APP_TS = 'export function total(prices: number[]): number {\n  // the sum of the cart\n  return prices.reduce((a, b) => a + b, 0);\n}\n';
 // a 1×1 transparent PNG
-const PIXEL = Buffer.from(
+const PIXEL = new Uint8Array(
+  Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
+    'base64',
+  ),
 );
 
 /** Names of the files in a tar archive (ustar headers: the name in the first 100 bytes of each 512-byte header). */
@@ -31,11 +33,11 @@ function tarNames(tar: Buffer): string[] {
 
 describeInChromium('files and LLM calls in Chromium against the real server', () => {
   let run: RunFixture;
-  const put = async (path: string, body: string | Buffer) => {
+  const put = async (path: string, content: string | Uint8Array<ArrayBuffer>) => {
     const response = await run.server.request(`/svc/api/workflows/${run.workflowId}/files/${path}`, {
       method: 'PUT',
       as: run.workerBearer,
-      body,
+      body: new Blob([content]),
     });
     expect(response.status).toBe(201);
   };

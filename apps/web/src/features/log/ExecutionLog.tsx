@@ -1,4 +1,4 @@
-import { useDeferredValue, useId, useState } from 'react';
+import { useDeferredValue, useId, useRef, useState } from 'react';
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { ExecutionLogEntry } from '@svc/protocol';
 import { queryKeys } from '../../lib/query-keys';
@@ -9,6 +9,7 @@ import { getLogPage } from './api';
 import { groupLog, logItems, matchesFilter, NO_FILTER, toolNames, type LogEntry, type LogFilter } from './log-model';
 import { LogItemView } from './LogItemView';
 import { useCommandOutput } from './useCommandOutput';
+import type { RunningCommands } from './running-commands';
 import { useFollow } from './useFollow';
 import './log.css';
 
@@ -19,6 +20,18 @@ export interface ExecutionLogProps {
   /** show only this step (0-based index); uncontrolled when absent */
   stepFilter?: number | null;
   onStepFilterChange?: (step: number | null) => void;
+}
+
+/**
+ * Per live command, the last log entry seq the page had when it first heard of it: log entry seqs are
+ * not the event stream's, so the page itself notes where each command began.
+ */
+function useAfterSeq(entries: readonly LogEntry[], running: RunningCommands): ReadonlyMap<string, number> {
+  const seen = useRef(new Map<string, number>());
+  const last = entries.length > 0 ? entries[entries.length - 1]!.seq : 0;
+  // recorded while rendering: the same inputs give the same value, so a repeated render changes nothing
+  for (const callId of running.keys()) if (!seen.current.has(callId)) seen.current.set(callId, last);
+  return seen.current;
 }
 
 const stepName = (index: number | null) => (index === null ? 'Planning and outside steps' : `Step ${index + 1}`);
@@ -47,7 +60,7 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
   const deferredQuery = useDeferredValue(query);
 
   const entries = mergeLog(log.data?.pages.flatMap((p) => p.items) ?? [], live) as LogEntry[];
-  const items = logItems(entries, running);
+  const items = logItems(entries, running, useAfterSeq(entries, running));
   const filter: LogFilter = { ...NO_FILTER, query: deferredQuery, errorsOnly, tool, step };
   const shown = items.filter((item) => matchesFilter(item, filter));
   const sections = groupLog(shown);

@@ -31,10 +31,12 @@ const running = (events: EventOf[], callId = 'c1'): RunningCommands =>
     (state, e) => runningCommandsReducer(state, { ...e, call_id: callId } as CommandOutputEvent),
     new Map(),
   );
-const startedAt = (afterSeq: number, command: string | null, step = 1): EventOf[] =>
+const started = (command: string | null, step = 1): EventOf[] =>
   command === null
-    ? [{ event: 'output', stream: 'stdout', offset: 0, chunk: 'x', after_seq: afterSeq }]
-    : [{ event: 'started', step_index: step, command, started_at: '2026-01-01T00:00:00Z', after_seq: afterSeq }];
+    ? [{ event: 'output', stream: 'stdout', offset: 0, chunk: 'x' }]
+    : [{ event: 'started', step_index: step, command, started_at: '2026-01-01T00:00:00Z' }];
+/** The last entry seq the page had when it heard of call c1. */
+const after = (seq: number) => new Map([['c1', seq]]);
 
 describe('commandOf', () => {
   it('prefers the command field and reads older entries from their YAML input', () => {
@@ -53,27 +55,33 @@ describe('commandOf', () => {
 describe('logItems: live commands and their stored entries', () => {
   it('shows a running command after the entries stored before it started', () => {
     const entries = [entry({ seq: 1 }), entry({ seq: 2 }), entry({ seq: 3, command: 'npm test', step_index: 1 })];
-    const items = logItems(entries, running(startedAt(2, 'npm test')));
+    const items = logItems(entries, running(started('npm test')), after(2));
     // seq 3 is the same command, stored later: it is the result, so the live one goes
     expect(items.map((i) => (i.kind === 'entry' ? i.entry.seq : 'live'))).toEqual([1, 2, 3]);
   });
 
   it('keeps the live command while its stored entry has not arrived, even if an older identical one exists', () => {
     const entries = [entry({ seq: 1, command: 'npm test', step_index: 1 }), entry({ seq: 2 })];
-    const items = logItems(entries, running(startedAt(2, 'npm test')));
+    const items = logItems(entries, running(started('npm test')), after(2));
     expect(items.map((i) => (i.kind === 'entry' ? i.entry.seq : 'live'))).toEqual([1, 2, 'live']);
     expect(items[2]).toMatchObject({ stepIndex: 1 });
   });
 
+  it('takes nothing stored before the command as its result, whatever its text', () => {
+    const entries = [entry({ seq: 1, command: 'npm test', step_index: 1 })];
+    // the page already had entry 1 when it heard of the command
+    expect(logItems(entries, running(started('npm test')), after(1)).map((i) => i.kind)).toEqual(['entry', 'running']);
+  });
+
   it('does not take another step or another command as the result', () => {
     const entries = [entry({ seq: 3, command: 'npm test', step_index: 0 }), entry({ seq: 4, command: 'ls', step_index: 1 })];
-    const items = logItems(entries, running(startedAt(2, 'npm test')));
+    const items = logItems(entries, running(started('npm test')), after(2));
     expect(items.map((i) => i.kind)).toEqual(['running', 'entry', 'entry']);
   });
 
   it('pairs a command heard of mid-run (no text known) with the next stored command', () => {
     const entries = [entry({ seq: 5, tool_name: 'write_file', command: null }), entry({ seq: 6 })];
-    expect(logItems(entries, running(startedAt(4, null))).map((i) => i.kind)).toEqual(['entry', 'entry']);
+    expect(logItems(entries, running(started(null)), after(4)).map((i) => i.kind)).toEqual(['entry', 'entry']);
   });
 });
 
@@ -114,7 +122,7 @@ describe('groupLog', () => {
 
   it('puts a live command in the revision of the entries before it; entries without a revision count as 0', () => {
     const entries = [entry({ seq: 1, revision: undefined }), entry({ seq: 2, revision: 2 })];
-    const items = logItems(entries, running(startedAt(2, 'make')));
+    const items = logItems(entries, running(started('make')), after(2));
     expect(items.map((i) => i.revision)).toEqual([0, 2, 2]);
   });
 });
@@ -127,9 +135,10 @@ describe('filters', () => {
       entry({ seq: 3, step_index: 2, command: 'npm run build' }),
     ],
     running([
-      { event: 'started', step_index: 2, command: 'make', started_at: '2026-01-01T00:00:00Z', after_seq: 3 },
-      { event: 'finished', exit_code: 1, duration_ms: 5, after_seq: 3 },
+      { event: 'started', step_index: 2, command: 'make', started_at: '2026-01-01T00:00:00Z' },
+      { event: 'finished', exit_code: 1, duration_ms: 5 },
     ]),
+    after(3),
   );
   const seqs = (filter: Partial<typeof NO_FILTER>) =>
     items

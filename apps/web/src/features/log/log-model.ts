@@ -58,9 +58,9 @@ export function commandOf(entry: LogEntry): string | null {
   return entry.tool_name === COMMAND_TOOL ? commandFromYaml(entry.tool_input) : null;
 }
 
-/** Whether a stored entry is the one a live command ended in. */
-function isStoredResultOf(entry: LogEntry, running: RunningCommand): boolean {
-  if (entry.seq <= running.afterSeq || entry.tool_name !== COMMAND_TOOL) return false;
+/** Whether a stored entry is the one a live command ended in (`afterSeq`: the last entry before it). */
+function isStoredResultOf(entry: LogEntry, running: RunningCommand, afterSeq: number): boolean {
+  if (entry.seq <= afterSeq || entry.tool_name !== COMMAND_TOOL) return false;
   // a page that joined mid-command knows neither step nor text: the next stored command is its result
   if (running.command === null) return true;
   return entry.step_index === running.stepIndex && commandOf(entry) === running.command;
@@ -68,26 +68,32 @@ function isStoredResultOf(entry: LogEntry, running: RunningCommand): boolean {
 
 /**
  * Stored entries (in seq order) and live commands as one list: a live command is replaced by its stored
- * entry once that arrives, and otherwise stands where it started (after the entries stored before it).
+ * entry once that arrives, and otherwise stands where it started. `afterSeq` gives, per call id, the
+ * last entry seq the page had when it first heard of the command (its stored entry comes later).
  */
-export function logItems(entries: readonly LogEntry[], running: RunningCommands): LogItem[] {
+export function logItems(
+  entries: readonly LogEntry[],
+  running: RunningCommands,
+  afterSeq: ReadonlyMap<string, number> = new Map(),
+): LogItem[] {
   const claimed = new Set<number>();
-  const live: RunningCommand[] = [];
+  const live: { command: RunningCommand; after: number }[] = [];
   for (const command of running.values()) {
-    const result = entries.find((e) => !claimed.has(e.seq) && isStoredResultOf(e, command));
+    const after = afterSeq.get(command.callId) ?? 0;
+    const result = entries.find((e) => !claimed.has(e.seq) && isStoredResultOf(e, command, after));
     if (result) claimed.add(result.seq);
-    else live.push(command);
+    else live.push({ command, after });
   }
   const items: LogItem[] = [];
   let revision = 0;
   let next = 0;
   const pushLive = (upToSeq: number) => {
-    while (next < live.length && live[next]!.afterSeq < upToSeq) {
-      const command = live[next++]!;
+    while (next < live.length && live[next]!.after < upToSeq) {
+      const { command } = live[next++]!;
       items.push({ kind: 'running', command, revision, stepIndex: command.stepIndex });
     }
   };
-  live.sort((a, b) => a.afterSeq - b.afterSeq);
+  live.sort((a, b) => a.after - b.after);
   for (const entry of entries) {
     pushLive(entry.seq);
     revision = entry.revision ?? revision;

@@ -7,7 +7,6 @@ const started: CommandOutputEvent = {
   step_index: 1,
   command: 'npm test',
   started_at: '2026-01-01T00:00:00Z',
-  after_seq: 7,
 };
 const out = (offset: number, chunk: string, stream: 'stdout' | 'stderr' = 'stdout'): CommandOutputEvent => ({
   call_id: 'c1',
@@ -15,7 +14,6 @@ const out = (offset: number, chunk: string, stream: 'stdout' | 'stderr' = 'stdou
   stream,
   offset,
   chunk,
-  after_seq: 8,
 });
 const fold = (events: CommandOutputEvent[], max?: number): RunningCommands =>
   events.reduce<RunningCommands>((state, e) => runningCommandsReducer(state, e, max), new Map());
@@ -25,7 +23,7 @@ describe('live command output assembly', () => {
     const state = fold([started, out(0, 'a\n'), out(6, 'c\n'), out(2, 'b\n'), out(6, 'c\n'), out(0, 'a\n')]);
     const command = state.get('c1')!;
     expect(assembledOutput(command)).toBe('a\nb\nc\n');
-    expect(command).toMatchObject({ command: 'npm test', stepIndex: 1, afterSeq: 7, finished: null });
+    expect(command).toMatchObject({ command: 'npm test', stepIndex: 1, finished: null });
   });
 
   it('interleaves stdout and stderr as they arrived, each in its own offset order', () => {
@@ -37,13 +35,14 @@ describe('live command output assembly', () => {
     ]);
   });
 
-  it('keeps the seq of the first message, so a page that joined mid-command still pairs it with its entry', () => {
-    const state = fold([out(100, 'late\n'), { ...started, after_seq: 9 }]);
-    expect(state.get('c1')).toMatchObject({ afterSeq: 8, command: 'npm test' });
+  it('takes output heard before `started` (a page that joined mid-command) and the command once known', () => {
+    const state = fold([out(100, 'late\n'), started]);
+    expect(state.get('c1')).toMatchObject({ command: 'npm test', stepIndex: 1 });
+    expect(assembledOutput(state.get('c1')!)).toBe('late\n');
   });
 
   it('records how the command finished', () => {
-    const state = fold([started, { call_id: 'c1', event: 'finished', exit_code: 2, duration_ms: 1500, after_seq: 8 }]);
+    const state = fold([started, { call_id: 'c1', event: 'finished', exit_code: 2, duration_ms: 1500 }]);
     expect(state.get('c1')!.finished).toEqual({ exitCode: 2, durationMs: 1500 });
   });
 

@@ -13,8 +13,6 @@ export interface RunningCommand {
   /** null when the page joined after `started`: only output that followed is known */
   command: string | null;
   startedAt: string | null;
-  /** the workflow's last stored seq when the command was first heard of: its stored entry comes later */
-  afterSeq: number;
   /** in stream order per stream (by offset), interleaved as they arrived; each (stream, offset) once */
   chunks: OutputChunk[];
   /** characters dropped from the front to keep the page's memory bounded */
@@ -30,13 +28,12 @@ export const MAX_LIVE_OUTPUT_CHARS = 256 * 1024;
 /** Commands by call id, in the order they were first heard of. */
 export type RunningCommands = ReadonlyMap<string, RunningCommand>;
 
-function fresh(callId: string, afterSeq: number): RunningCommand {
+function fresh(callId: string): RunningCommand {
   return {
     callId,
     stepIndex: null,
     command: null,
     startedAt: null,
-    afterSeq,
     chunks: [],
     droppedChars: 0,
     droppedBelow: { stdout: 0, stderr: 0 },
@@ -77,7 +74,7 @@ export function runningCommandsReducer(
   event: CommandOutputEvent,
   maxChars = MAX_LIVE_OUTPUT_CHARS,
 ): RunningCommands {
-  const current = state.get(event.call_id) ?? fresh(event.call_id, event.after_seq);
+  const current = state.get(event.call_id) ?? fresh(event.call_id);
   let next: RunningCommand;
   switch (event.event) {
     case 'started':
