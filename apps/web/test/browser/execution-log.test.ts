@@ -10,8 +10,7 @@ jest.setTimeout(90_000);
 const ESC = '\u001b';
 
 /** Pixels between the end of the scrolled content and the bottom of the region. */
-const distanceFromEnd = (region: Locator) =>
-  region.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+const distanceFromEnd = (region: Locator) => region.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
 
 describeInChromium('execution log in Chromium against the real server', () => {
   let run: RunFixture;
@@ -23,7 +22,12 @@ describeInChromium('execution log in Chromium against the real server', () => {
     await run.store(threeStepPlan(0, ['running', 'pending', 'pending']));
     await run.store(logUpdate(null, 'write_plan', { steps: 3 }, 'plan written'));
     await run.store(
-      logUpdate(0, 'execute_on_worker', { command: 'npm ci', timeout_seconds: 300 }, `${ESC}[32madded 12 packages${ESC}[0m`),
+      logUpdate(
+        0,
+        'execute_on_worker',
+        { command: 'npm ci', timeout_seconds: 300 },
+        `${ESC}[32madded 12 packages${ESC}[0m`,
+      ),
     );
     await run.store(logUpdate(0, 'write_file', { path: 'shop/src/cart.ts', content: 'export {}' }, 'written'));
     await run.store(threeStepPlan(1, ['done', 'running', 'pending']));

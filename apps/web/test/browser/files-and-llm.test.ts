@@ -7,11 +7,12 @@ import { startRunFixture, threeStepPlan, type RunFixture } from '../support/run-
 
 jest.setTimeout(90_000);
 
-const APP_TS = 'export function total(prices: number[]): number {\n  // the sum of the cart\n  return prices.reduce((a, b) => a + b, 0);\n}\n';
+const APP_TS =
+  'export function total(prices: number[]): number {\n  // the sum of the cart\n  return prices.reduce((a, b) => a + b, 0);\n}\n';
 // a 1×1 transparent PNG
 const PIXEL = new Uint8Array(
   Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
     'base64',
   ),
 );

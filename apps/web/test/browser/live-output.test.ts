@@ -31,7 +31,9 @@ describeInChromium('live command output, revisions, LLM detail and step diffs in
   beforeAll(async () => {
     run = await startRunFixture('dave');
     await run.store(threeStepPlan(1, ['done', 'running', 'pending']));
-    await run.store(logUpdate(0, 'execute_on_worker', { command: 'npm ci' }, 'added 12 packages', { duration_ms: 1500 }));
+    await run.store(
+      logUpdate(0, 'execute_on_worker', { command: 'npm ci' }, 'added 12 packages', { duration_ms: 1500 }),
+    );
     await run.open();
     await region().locator('.log-entry').first().waitFor();
   });
@@ -109,7 +111,11 @@ describeInChromium('live command output, revisions, LLM detail and step diffs in
             role: 'assistant',
             content: null,
             tool_calls: [
-              { id: 'tc-1', type: 'function', function: { name: 'execute_on_worker', arguments: '{"command":"npm test"}' } },
+              {
+                id: 'tc-1',
+                type: 'function',
+                function: { name: 'execute_on_worker', arguments: '{"command":"npm test"}' },
+              },
             ],
           },
           truncated: false,

@@ -27,11 +27,23 @@ function TextPreview({ workflowId, file, markdown }: { workflowId: string; file:
   if (text.isPending) return <Loading what={file.name} />;
   if (text.error) return <ErrorNote error={text.error} />;
   if (looksBinary(text.data)) return <p className="muted">A binary file: open or download it instead.</p>;
-  return markdown ? <Markdown source={text.data} className="file-markdown" /> : <CodeView text={text.data} path={file.path} />;
+  return markdown ? (
+    <Markdown source={text.data} className="file-markdown" />
+  ) : (
+    <CodeView text={text.data} path={file.path} />
+  );
 }
 
 /** A workspace file shown in the page: highlighted code, rendered markdown or the image itself. */
-export function FilePreview({ workflowId, file, onClose }: { workflowId: string; file: FileEntry; onClose: () => void }) {
+export function FilePreview({
+  workflowId,
+  file,
+  onClose,
+}: {
+  workflowId: string;
+  file: FileEntry;
+  onClose: () => void;
+}) {
   const kind = previewKind(file.path, file.size);
   const url = fileUrl(workflowId, file.path);
   const heading = useRef<HTMLHeadingElement>(null);

@@ -2,7 +2,26 @@
 export type PreviewKind = 'image' | 'markdown' | 'text' | 'none';
 
 const IMAGES = new Set(['png', 'jpg', 'jpeg', 'gif', 'webp', 'svg', 'ico', 'bmp', 'avif']);
-const BINARY = new Set(['zip', 'gz', 'tgz', 'tar', 'pdf', 'woff', 'woff2', 'ttf', 'otf', 'mp3', 'mp4', 'webm', 'wasm', 'exe', 'so', 'bin', 'sqlite', 'db']);
+const BINARY = new Set([
+  'zip',
+  'gz',
+  'tgz',
+  'tar',
+  'pdf',
+  'woff',
+  'woff2',
+  'ttf',
+  'otf',
+  'mp3',
+  'mp4',
+  'webm',
+  'wasm',
+  'exe',
+  'so',
+  'bin',
+  'sqlite',
+  'db',
+]);
 
 /** Text files larger than this open in a new tab instead of in the page. */
 export const MAX_PREVIEW_BYTES = 512 * 1024;

@@ -36,7 +36,17 @@ describe('splitPatch', () => {
   });
 
   it('splits a patch without git headers at each ---/+++ pair, and a removed "--- " line is not a header', () => {
-    const plain = ['--- a/a.md', '+++ b/a.md', '@@ -1 +1 @@', '--- old rule', '+new', '--- a/b.md', '+++ b/b.md', '@@ -0,0 +1 @@', '+hi'];
+    const plain = [
+      '--- a/a.md',
+      '+++ b/a.md',
+      '@@ -1 +1 @@',
+      '--- old rule',
+      '+new',
+      '--- a/b.md',
+      '+++ b/b.md',
+      '@@ -0,0 +1 @@',
+      '+hi',
+    ];
     const sections = splitPatch(plain.join('\n'));
     expect(sections.map((s) => s.path)).toEqual(['a.md', 'b.md']);
     expect(sections[0]!.lines[3]).toEqual({ kind: 'del', text: '--- old rule' });

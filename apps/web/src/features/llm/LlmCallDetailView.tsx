@@ -65,7 +65,9 @@ export function LlmCallDetailView({
   const { messages, reply, truncated } = detail.data;
   return (
     <div className="llm-detail">
-      {truncated && <p className="muted small">Cut to the worker&apos;s size bound: the end of the messages is missing.</p>}
+      {truncated && (
+        <p className="muted small">Cut to the worker&apos;s size bound: the end of the messages is missing.</p>
+      )}
       <p className="llm-detail-head">Sent ({messages.length} messages)</p>
       <ol className="llm-messages">
         {messages.map((message, i) => (

@@ -69,7 +69,9 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
     index !== null && revision === latestRevision ? plan.data?.find((s) => s.index === index)?.title : undefined;
   const filtered = shown.length !== items.length;
   // anything new (an entry, a chunk of live output) moves the end while following
-  const follow = useFollow(shown.reduce((n, i) => n + 1 + (i.kind === 'running' ? i.command.chunks.length + i.command.droppedChars : 0), 0));
+  const follow = useFollow(
+    shown.reduce((n, i) => n + 1 + (i.kind === 'running' ? i.command.chunks.length + i.command.droppedChars : 0), 0),
+  );
   const ids = useId();
 
   return (
@@ -132,9 +134,7 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
       >
         {sections.map((section, s) => (
           <section key={`${s}-${section.revision}`} className="log-revision" data-revision={section.revision}>
-            {section.revision > 0 && (
-              <p className="log-revision-marker">Plan revised (revision {section.revision})</p>
-            )}
+            {section.revision > 0 && <p className="log-revision-marker">Plan revised (revision {section.revision})</p>}
             {section.groups.map((group, g) => {
               const title = titleOf(group.stepIndex, section.revision);
               return (

@@ -55,7 +55,9 @@ function RunningCommandView({ command }: { command: RunningCommand }) {
       ) : (
         <p className="muted small">A command that started before this page opened: its output from now on.</p>
       )}
-      {command.droppedChars > 0 && <p className="muted small">Earlier output is left out here; the log entry has it all.</p>}
+      {command.droppedChars > 0 && (
+        <p className="muted small">Earlier output is left out here; the log entry has it all.</p>
+      )}
       <LogOutput text={assembledOutput(command)} stream />
     </>
   );

@@ -8,5 +8,7 @@ export function formatClock(iso: string): string {
 
 export function formatFullTime(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'medium' });
+  return Number.isNaN(date.getTime())
+    ? iso
+    : date.toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'medium' });
 }

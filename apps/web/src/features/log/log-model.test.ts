@@ -74,7 +74,10 @@ describe('logItems: live commands and their stored entries', () => {
   });
 
   it('does not take another step or another command as the result', () => {
-    const entries = [entry({ seq: 3, command: 'npm test', step_index: 0 }), entry({ seq: 4, command: 'ls', step_index: 1 })];
+    const entries = [
+      entry({ seq: 3, command: 'npm test', step_index: 0 }),
+      entry({ seq: 4, command: 'ls', step_index: 1 }),
+    ];
     const items = logItems(entries, running(started('npm test')), after(2));
     expect(items.map((i) => i.kind)).toEqual(['running', 'entry', 'entry']);
   });

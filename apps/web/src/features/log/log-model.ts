@@ -124,7 +124,8 @@ export function isError(item: LogItem): boolean {
 const toolOf = (item: LogItem) => (item.kind === 'entry' ? item.entry.tool_name : COMMAND_TOOL);
 
 function searchableText(item: LogItem): string {
-  if (item.kind === 'running') return `${COMMAND_TOOL}\n${item.command.command ?? ''}\n${assembledOutput(item.command)}`;
+  if (item.kind === 'running')
+    return `${COMMAND_TOOL}\n${item.command.command ?? ''}\n${assembledOutput(item.command)}`;
   const { entry } = item;
   return `${entry.tool_name}\n${commandOf(entry) ?? ''}\n${entry.tool_input}\n${entry.output}`;
 }

@@ -29,7 +29,9 @@ describe('live command output assembly', () => {
   it('interleaves stdout and stderr as they arrived, each in its own offset order', () => {
     const state = fold([out(0, 'one\n'), out(0, 'warn\n', 'stderr'), out(4, 'two\n')]);
     expect(assembledOutput(state.get('c1')!)).toBe('one\nwarn\ntwo\n');
-    expect(insertChunk([{ stream: 'stderr', offset: 9, text: 'x' }], { stream: 'stdout', offset: 0, text: 'y' })).toEqual([
+    expect(
+      insertChunk([{ stream: 'stderr', offset: 9, text: 'x' }], { stream: 'stdout', offset: 0, text: 'y' }),
+    ).toEqual([
       { stream: 'stderr', offset: 9, text: 'x' },
       { stream: 'stdout', offset: 0, text: 'y' },
     ]);
