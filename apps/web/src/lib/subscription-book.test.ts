@@ -162,6 +162,18 @@ describe('SubscriptionBook command output (ephemeral, outside the seq envelope)'
     expect(events.events).toEqual([5, 6]);
   });
 
+  it('is served through receive as well, as a server message', () => {
+    const book = new SubscriptionBook();
+    const seen: number[] = [];
+    book.addWorkflow('wf', {
+      onEvent: () => undefined,
+      onCommandOutput: (e) => seen.push(e.event === 'output' ? e.offset : -1),
+    });
+    book.receive(output(3) as unknown as BrowserServerMessage).deliver();
+    expect(seen).toEqual([3]);
+    expect(book.lastSeq('wf')).toBeNull();
+  });
+
   it('drops output for a workflow nobody follows and tolerates listeners without a handler', () => {
     const book = new SubscriptionBook();
     const events = recorder();

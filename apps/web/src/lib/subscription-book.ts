@@ -106,6 +106,8 @@ export class SubscriptionBook {
         duplicate: false,
       };
     }
+    // ws.ts routes command output before this point; a schema that lists it among server messages is served too
+    if (isCommandOutput(message)) return this.receiveCommandOutput(message);
     return this.receiveEvent(message);
   }
 
@@ -139,6 +141,9 @@ export class SubscriptionBook {
     return { deliver: () => targets.forEach(runSafely), duplicate: false };
   }
 }
+
+const isCommandOutput = (message: { type: string }): message is CommandOutputMessage =>
+  message.type === 'command_output';
 
 /** One listener's failure must not keep the event from the others. */
 function runSafely(run: () => void): void {
