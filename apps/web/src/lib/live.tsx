@@ -119,3 +119,8 @@ export function useProjectEvents(projectId: string | undefined, onChange: (event
     };
   }, [socket, projectId]);
 }
+
+/** The app's live socket (null while signed out), for hooks that follow something of their own. */
+export function useLiveSocket(): LiveSocket | null {
+  return useContext(LiveContext);
+}

@@ -1,4 +1,5 @@
 import type { BrowserEvent, BrowserServerMessage } from '@svc/protocol';
+import type { CommandOutputEvent, CommandOutputMessage } from './command-output';
 import { SubscriptionBook, type WorkflowListener } from './subscription-book';
 import { browserSocketUrl, retryDelay, RETRY_MAX_MS } from './ws';
 
@@ -129,6 +130,63 @@ describe('SubscriptionBook delivery', () => {
     expect(after.events).toEqual([1]);
     expect(spy).toHaveBeenCalledWith('svc: a live event listener failed', expect.any(Error));
     spy.mockRestore();
+  });
+});
+
+describe('SubscriptionBook command output (ephemeral, outside the seq envelope)', () => {
+  const output = (offset: number): CommandOutputMessage => ({
+    type: 'command_output',
+    workflow_id: 'wf',
+    data: { call_id: 'c1', event: 'output', stream: 'stdout', offset, chunk: `line ${offset}\n` },
+  });
+
+  it("goes to the workflow's listeners only, and leaves the seq dedupe alone", () => {
+    const book = new SubscriptionBook();
+    const seen: CommandOutputEvent[] = [];
+    const events = recorder();
+    book.addWorkflow('wf', { ...events, onCommandOutput: (e) => seen.push(e) });
+    const elsewhere: CommandOutputEvent[] = [];
+    book.addWorkflow('other', { onEvent: () => undefined, onCommandOutput: (e) => elsewhere.push(e) });
+    deliver(book, { type: 'subscribed', workflow_id: 'wf', last_seq: 4 });
+    book.receiveCommandOutput(output(0)).deliver();
+    // the same chunk again still reaches the view, which deduplicates by offset
+    book.receiveCommandOutput(output(0)).deliver();
+    deliver(book, stepEvent(5));
+    book.receiveCommandOutput(output(7)).deliver();
+    expect(seen.map((e) => e.event === 'output' && e.offset)).toEqual([0, 0, 7]);
+    expect(elsewhere).toEqual([]);
+    // stored events are still deduplicated by seq, untouched by the ephemeral messages between them
+    expect(book.lastSeq('wf')).toBe(5);
+    deliver(book, stepEvent(5));
+    deliver(book, stepEvent(6));
+    expect(events.events).toEqual([5, 6]);
+  });
+
+  it('is served through receive as well, as a server message', () => {
+    const book = new SubscriptionBook();
+    const seen: number[] = [];
+    book.addWorkflow('wf', {
+      onEvent: () => undefined,
+      onCommandOutput: (e) => seen.push(e.event === 'output' ? e.offset : -1),
+    });
+    book.receive(output(3) as unknown as BrowserServerMessage).deliver();
+    expect(seen).toEqual([3]);
+    expect(book.lastSeq('wf')).toBeNull();
+  });
+
+  it('drops output for a workflow nobody follows and tolerates listeners without a handler', () => {
+    const book = new SubscriptionBook();
+    const events = recorder();
+    book.addWorkflow('wf', events);
+    expect(() => book.receiveCommandOutput(output(0)).deliver()).not.toThrow();
+    expect(() => book.receiveCommandOutput({ ...output(0), workflow_id: 'elsewhere' }).deliver()).not.toThrow();
+    expect(events.events).toEqual([]);
+    // before any subscribed message too: live output needs no confirmed seq
+    const seen: string[] = [];
+    book.addWorkflow('wf', { onEvent: () => undefined, onCommandOutput: (e) => seen.push(e.call_id) });
+    book.receiveCommandOutput(output(1)).deliver();
+    expect(seen).toEqual(['c1']);
+    expect(book.lastSeq('wf')).toBeNull();
   });
 });
 

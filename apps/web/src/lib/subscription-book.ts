@@ -4,11 +4,14 @@ import {
   type BrowserEvent,
   type BrowserServerMessage,
 } from '@svc/protocol';
+import type { CommandOutputEvent, CommandOutputMessage } from './command-output';
 
 export interface WorkflowListener {
   onEvent(event: BrowserEvent): void;
   /** the server confirmed the (re)subscription; everything after `lastSeq` will arrive live */
   onSubscribed?(lastSeq: number): void;
+  /** live output of a command the worker runs now (ephemeral: no seq, never replayed) */
+  onCommandOutput?(event: CommandOutputEvent): void;
 }
 
 export type ProjectListener = (event: BrowserEvent) => void;
@@ -103,7 +106,24 @@ export class SubscriptionBook {
         duplicate: false,
       };
     }
+    // ws.ts routes command output before this point; a schema that lists it among server messages is served too
+    if (isCommandOutput(message)) return this.receiveCommandOutput(message);
     return this.receiveEvent(message);
+  }
+
+  /**
+   * Routes an ephemeral `command_output` message to the workflow's listeners. It has no seq, so it
+   * neither passes through nor moves the stored events' dedupe.
+   */
+  receiveCommandOutput(message: CommandOutputMessage): Delivery {
+    const entry = this.workflows.get(message.workflow_id);
+    if (!entry) return { deliver: () => undefined, duplicate: false };
+    const event: CommandOutputEvent = message.data;
+    const listeners = [...entry.listeners];
+    return {
+      deliver: () => listeners.forEach((l) => runSafely(() => l.onCommandOutput?.(event))),
+      duplicate: false,
+    };
   }
 
   private receiveEvent(event: BrowserEvent): Delivery {
@@ -121,6 +141,9 @@ export class SubscriptionBook {
     return { deliver: () => targets.forEach(runSafely), duplicate: false };
   }
 }
+
+const isCommandOutput = (message: { type: string }): message is CommandOutputMessage =>
+  message.type === 'command_output';
 
 /** One listener's failure must not keep the event from the others. */
 function runSafely(run: () => void): void {

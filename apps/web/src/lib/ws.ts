@@ -2,9 +2,11 @@ import { backoffDelay } from '@svc/client';
 import {
   BrowserServerMessageSchema,
   parseJsonMessage,
+  parseWith,
   type BrowserClientMessage,
   type WsErrorInfo,
 } from '@svc/protocol';
+import { CommandOutputMessageSchema } from './command-output';
 import { SubscriptionBook, type ProjectListener, type WorkflowListener } from './subscription-book';
 
 export type { ProjectListener, WorkflowListener } from './subscription-book';
@@ -178,7 +180,9 @@ export class LiveSocket {
   }
 
   private receive(raw: unknown): void {
-    const parsed = parseJsonMessage(BrowserServerMessageSchema, typeof raw === 'string' ? raw : String(raw));
+    const text = typeof raw === 'string' ? raw : String(raw);
+    if (this.receiveCommandOutput(text)) return;
+    const parsed = parseJsonMessage(BrowserServerMessageSchema, text);
     if (!parsed.ok) {
       console.warn(`svc: ignored a WebSocket message: ${parsed.error.message}`);
       return;
@@ -189,6 +193,23 @@ export class LiveSocket {
       return;
     }
     this.book.receive(message).deliver();
+  }
+
+  /** Routes an ephemeral `command_output` message (outside the seq envelope); false for any other message. */
+  private receiveCommandOutput(text: string): boolean {
+    // A cheap look before parsing: stored events, the bulk of the traffic, are parsed once only.
+    if (!text.includes('"command_output"')) return false;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return false;
+    }
+    if ((json as { type?: unknown } | null)?.type !== 'command_output') return false;
+    const parsed = parseWith(CommandOutputMessageSchema, json);
+    if (parsed.ok) this.book.receiveCommandOutput(parsed.value).deliver();
+    else console.warn(`svc: ignored a command_output message: ${parsed.error.message}`);
+    return true;
   }
 
   /** Sends now when open; otherwise the book's resubscribe covers it once the socket opens. */

@@ -104,7 +104,7 @@ describeInChromium('workflow page in Chromium against the real server', () => {
     expect(await page.evaluate(() => (window as unknown as { svcMarker?: string }).svcMarker)).toBe('same page');
   });
 
-  it('appends log entries live with the tool input as YAML, and counts LLM calls', async () => {
+  it('appends log entries live with the command as a shell line, and counts LLM calls', async () => {
     await store({
       kind: 'log_entry',
       data: {
@@ -117,8 +117,10 @@ describeInChromium('workflow page in Chromium against the real server', () => {
     });
     const entry = page.locator('.log-entry', { hasText: 'npm test' });
     await entry.waitFor();
-    expect(await entry.locator('pre').first().innerText()).toBe('command: npm test\ntimeout_seconds: 120\n');
-    expect(await entry.locator('pre.output').innerText()).toBe('Tests: 12 passed');
+    expect(await entry.locator('.log-command').innerText()).toBe('$ npm test');
+    // the full input stays one click away (folded: its text is there, not rendered)
+    expect(await entry.locator('.log-input pre').textContent()).toBe('command: npm test\ntimeout_seconds: 120\n');
+    expect(await entry.locator('.log-output').innerText()).toBe('Tests: 12 passed');
 
     await store({
       kind: 'llm_call',

@@ -1,0 +1,87 @@
+import { useQuery } from '@tanstack/react-query';
+import { isNotFound } from '../../lib/api';
+import { ErrorNote, Loading } from '../../components/Feedback';
+import { formatNumber } from '../../lib/format';
+import { getLlmCallDetail, type ChatMessage } from './api';
+import { messageText, prettyArguments } from './message-text';
+
+/** Messages longer than this start folded (system prompts, tool results); the reply is always open. */
+const OPEN_BELOW_CHARS = 800;
+
+const NOT_KEPT =
+  'The messages of this call were not kept: the worker sent none (its size bound is 0) or they were pruned after the retention period.';
+
+function MessageView({ message, open }: { message: ChatMessage; open: boolean }) {
+  const text = messageText(message.content);
+  const toolCalls = message.tool_calls ?? [];
+  const who = [message.role, message.name, message.tool_call_id && `for ${message.tool_call_id}`]
+    .filter(Boolean)
+    .join(' · ');
+  return (
+    <li className={`llm-message llm-role-${message.role.replace(/[^a-z_]/gi, '')}`}>
+      <details open={open || text.length < OPEN_BELOW_CHARS}>
+        <summary>
+          <strong>{who}</strong>{' '}
+          <span className="muted small">
+            {formatNumber(text.length)} characters
+            {toolCalls.length > 0 && `, ${toolCalls.length} tool call${toolCalls.length === 1 ? '' : 's'}`}
+          </span>
+        </summary>
+        {text && <pre className="llm-content">{text}</pre>}
+        {toolCalls.map((call, i) => (
+          <div key={call.id ?? i} className="llm-tool-call">
+            <p className="small">
+              Tool call <code>{call.function?.name ?? '?'}</code>
+              {call.id && <span className="muted"> ({call.id})</span>}
+            </p>
+            <pre className="llm-content">{prettyArguments(call.function?.arguments)}</pre>
+          </div>
+        ))}
+      </details>
+    </li>
+  );
+}
+
+/** What one LLM call sent and got back, loaded when opened; "not kept" when the server has none. */
+export function LlmCallDetailView({
+  workflowId,
+  callId,
+  known,
+}: {
+  workflowId: string;
+  callId: string;
+  /** false: the list says no detail is stored, so none is asked for */
+  known: boolean | undefined;
+}) {
+  const detail = useQuery({
+    queryKey: ['workflow', workflowId, 'llm-call', callId],
+    queryFn: () => getLlmCallDetail(workflowId, callId),
+    enabled: known !== false,
+    retry: (count, error) => !isNotFound(error) && count < 2,
+  });
+  if (known === false || isNotFound(detail.error)) return <p className="muted llm-not-kept">{NOT_KEPT}</p>;
+  if (detail.isPending) return <Loading what="the messages of this call" />;
+  if (detail.error) return <ErrorNote error={detail.error} />;
+  const { messages, reply, truncated } = detail.data;
+  return (
+    <div className="llm-detail">
+      {truncated && (
+        <p className="muted small">Cut to the worker&apos;s size bound: the end of the messages is missing.</p>
+      )}
+      <p className="llm-detail-head">Sent ({messages.length} messages)</p>
+      <ol className="llm-messages">
+        {messages.map((message, i) => (
+          <MessageView key={i} message={message} open={false} />
+        ))}
+      </ol>
+      <p className="llm-detail-head">Reply</p>
+      {reply ? (
+        <ol className="llm-messages">
+          <MessageView message={reply} open />
+        </ol>
+      ) : (
+        <p className="muted">No reply (the call failed).</p>
+      )}
+    </div>
+  );
+}

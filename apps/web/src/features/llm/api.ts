@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { IdSchema, LlmCallLogSchema, LlmCallTotalsSchema, pageSchema, TimestampSchema } from '@svc/protocol';
+import { apiJson } from '../../lib/api';
+
+const base = (workflowId: string) => `/workflows/${encodeURIComponent(workflowId)}/llm-calls`;
+
+/** A call with CONTRACT-V2's `has_detail` (unknown, hence undefined, from a server without it). */
+export const LlmCallSchema = LlmCallLogSchema.extend({ has_detail: z.boolean().optional() });
+export type LlmCall = z.infer<typeof LlmCallSchema>;
+
+export const LLM_PAGE_SIZE = 500;
+
+export const getLlmCallPage = (workflowId: string, cursor?: string) =>
+  apiJson(base(workflowId), pageSchema(LlmCallSchema).extend({ totals: LlmCallTotalsSchema }), {
+    query: { limit: LLM_PAGE_SIZE, cursor },
+  });
+
+const ToolCallSchema = z
+  .object({
+    id: z.string().optional(),
+    type: z.string().optional(),
+    function: z.object({ name: z.string(), arguments: z.string() }).partial().optional(),
+  })
+  .loose();
+
+/** An OpenAI chat message as the worker sent or got it; content may be text, parts or absent. */
+export const ChatMessageSchema = z
+  .object({
+    role: z.string(),
+    content: z.union([z.string(), z.array(z.unknown()), z.null()]).optional(),
+    name: z.string().optional(),
+    tool_call_id: z.string().optional(),
+    tool_calls: z.array(ToolCallSchema).nullable().optional(),
+  })
+  .loose();
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+
+export const LlmCallDetailSchema = z.object({
+  id: IdSchema,
+  messages: z.array(ChatMessageSchema),
+  reply: ChatMessageSchema.nullable(),
+  truncated: z.boolean(),
+  created_at: TimestampSchema,
+});
+export type LlmCallDetail = z.infer<typeof LlmCallDetailSchema>;
+
+export const getLlmCallDetail = (workflowId: string, callId: string) =>
+  apiJson(`${base(workflowId)}/${encodeURIComponent(callId)}`, LlmCallDetailSchema);

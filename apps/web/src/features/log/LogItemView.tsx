@@ -1,0 +1,109 @@
+import type { ReactNode } from 'react';
+import { formatDuration } from '../../lib/format';
+import { formatClock, formatFullTime } from './format-time';
+import { commandOf, isError, type LogItem } from './log-model';
+import { assembledOutput, type RunningCommand } from './running-commands';
+import { LogOutput } from './LogOutput';
+
+function Time({ iso }: { iso: string }) {
+  return (
+    <time className="muted small" dateTime={iso} title={formatFullTime(iso)}>
+      {formatClock(iso)}
+    </time>
+  );
+}
+
+/** The command as the shell line it is (not YAML): `$ npm test`. */
+function CommandLine({ command }: { command: string }) {
+  return (
+    <pre className="log-command">
+      <span className="log-prompt" aria-hidden="true">
+        ${' '}
+      </span>
+      <code>{command}</code>
+    </pre>
+  );
+}
+
+function Head({ tool, children }: { tool: string; children: ReactNode }) {
+  return (
+    <div className="log-head">
+      <code className="tool-name">{tool}</code>
+      {children}
+    </div>
+  );
+}
+
+function RunningCommandView({ command }: { command: RunningCommand }) {
+  const exit = command.finished?.exitCode;
+  const failed = exit !== undefined && exit !== null && exit !== 0;
+  return (
+    <>
+      <Head tool="execute_on_worker">
+        {command.finished === null ? (
+          <span className="badge badge-running log-live-badge">running</span>
+        ) : (
+          <span className={`badge ${failed ? 'badge-failed' : 'badge-completed'}`}>
+            {exit === null || exit === undefined ? 'ended' : `exit ${exit}`}
+          </span>
+        )}
+        {command.finished && <span className="muted small">{formatDuration(command.finished.durationMs)}</span>}
+        {command.startedAt && <Time iso={command.startedAt} />}
+      </Head>
+      {command.command !== null ? (
+        <CommandLine command={command.command} />
+      ) : (
+        <p className="muted small">A command that started before this page opened: its output from now on.</p>
+      )}
+      {command.droppedChars > 0 && (
+        <p className="muted small">Earlier output is left out here; the log entry has it all.</p>
+      )}
+      <LogOutput text={assembledOutput(command)} stream />
+    </>
+  );
+}
+
+function StoredEntryView({ item }: { item: Extract<LogItem, { kind: 'entry' }> }) {
+  const { entry } = item;
+  const command = commandOf(entry);
+  return (
+    <>
+      <Head tool={entry.tool_name}>
+        {entry.is_error && <span className="badge badge-failed">error</span>}
+        {entry.duration_ms != null && <span className="muted small">{formatDuration(entry.duration_ms)}</span>}
+        <Time iso={entry.created_at} />
+      </Head>
+      {command !== null ? (
+        <>
+          <CommandLine command={command} />
+          <details className="log-input">
+            <summary>Full input</summary>
+            <pre className="code">{entry.tool_input}</pre>
+          </details>
+        </>
+      ) : (
+        <details className="log-input" open={entry.tool_input.length < 600}>
+          <summary>Input</summary>
+          <pre className="code">{entry.tool_input}</pre>
+        </details>
+      )}
+      {entry.output && <LogOutput text={entry.output} />}
+    </>
+  );
+}
+
+/** One log item: a stored tool call, or a command running now with its output streaming in. */
+export function LogItemView({ item }: { item: LogItem }) {
+  const error = isError(item);
+  if (item.kind === 'running')
+    return (
+      <li className={`log-entry log-running${error ? ' log-error' : ''}`} data-call-id={item.command.callId}>
+        <RunningCommandView command={item.command} />
+      </li>
+    );
+  return (
+    <li className={`log-entry${error ? ' log-error' : ''}`} data-seq={item.entry.seq} data-tool={item.entry.tool_name}>
+      <StoredEntryView item={item} />
+    </li>
+  );
+}
