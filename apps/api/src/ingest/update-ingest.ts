@@ -89,14 +89,19 @@ export class UpdateIngest {
   /**
    * Relays a worker's live command output to the workflow's browsers (every replica), if the worker
    * holds the workflow (checked like its updates: the cache, and the database before a refusal).
-   * Returns the refusal, null when relayed. Nothing is stored.
+   * `runsExec`: the worker runs an `execute_on_worker` command for the workflow's worker now. Returns
+   * the refusal, null when relayed. Nothing is stored.
    */
-  async relayCommandOutput(workerId: string, message: CommandOutputMessage): Promise<WsErrorInfo | null> {
+  async relayCommandOutput(
+    workerId: string,
+    message: CommandOutputMessage,
+    runsExec = false,
+  ): Promise<WsErrorInfo | null> {
     const id = message.workflow_id;
     let row = (await this.workflows.load([id])).get(id);
     if (row?.assigned_worker_id !== workerId) row = (await this.workflows.load([id], true)).get(id);
     if (!row) return { code: 'not_found', message: `command output: no workflow ${id}` };
-    if (row.assigned_worker_id !== workerId)
+    if (row.assigned_worker_id !== workerId && !runsExec)
       return { code: 'forbidden', message: `command output: workflow ${id} is not assigned to this worker` };
     const { type, workflow_id, ...data } = message;
     this.deps.events.publishCommandOutput({ type, workflow_id, data });

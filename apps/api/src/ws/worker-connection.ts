@@ -200,7 +200,8 @@ export class WorkerConnection implements WorkerSession {
         this.live.background.run(this.exec.request(this, message).catch((err: unknown) => this.failed(err)));
         return;
       case 'command_output': {
-        const refusal = await this.live.ingest.relayCommandOutput(this.workerId, message);
+        const runsExec = this.exec.runsFor(this.workerId, message.workflow_id);
+        const refusal = await this.live.ingest.relayCommandOutput(this.workerId, message, runsExec);
         if (refusal) this.send({ type: 'error', error: refusal, workflow_id: message.workflow_id });
         return;
       }

@@ -112,6 +112,36 @@ describe.each(TEST_PROVIDERS)('run page data on %s', (provider) => {
     ).toMatch(/chunk/);
   });
 
+  it('relays the output of a command another worker runs for the workflow, only while it runs it', async () => {
+    const { worker, id } = await running('asker');
+    const target = await suite.start('gpu-box');
+    const page = await subscribed(id);
+    worker.send({
+      type: 'exec_request',
+      request_id: 'r1',
+      target_worker: 'gpu-box',
+      workflow_id: id,
+      command: 'nvidia-smi',
+    });
+    const exec = await target.inbox.next((m) => m.type === 'exec');
+    const routing = { type: 'command_output', workflow_id: id, call_id: 'remote-1' };
+    target.send({ ...routing, event: 'output', stream: 'stdout', offset: 0, chunk: 'GPU 0: ok\n' });
+    await page.inbox.next((m) => m.type === 'command_output' && m.data.call_id === 'remote-1');
+    target.send({
+      type: 'exec_result',
+      request_id: exec.request_id,
+      exit_code: 0,
+      output: 'GPU 0: ok',
+      timed_out: false,
+    });
+    await worker.inbox.next((m) => m.type === 'exec_result' && m.request_id === 'r1');
+    // Its exec is answered: the target holds nothing of the workflow any more.
+    target.send({ ...routing, event: 'output', stream: 'stdout', offset: 10, chunk: 'late\n' });
+    expect((await target.inbox.next((m) => m.type === 'error' && m.workflow_id === id)).error.code).toBe('forbidden');
+    await roundTrip(page);
+    expect(output(page.inbox).map((m: Message) => m.data.chunk)).toEqual(['GPU 0: ok\n']);
+  });
+
   it('log entries carry the plan revision stamped at store time, the duration and the command', async () => {
     const { worker, id, seq } = await running('logger');
     const page = await subscribed(id);
