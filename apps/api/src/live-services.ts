@@ -11,6 +11,7 @@ import { IngestLock } from './ingest/ingest-lock';
 import { IngestSql } from './ingest/sql';
 import { UpdateIngest } from './ingest/update-ingest';
 import { IngestWorkflows } from './ingest/workflows';
+import { LlmDetailRetention } from './ingest/detail-retention';
 import { BackgroundWork } from './lib/background-work';
 import type { Storage } from './services/storage';
 import type { TemplateCatalog } from './services/templates';
@@ -29,6 +30,8 @@ export interface LiveServices {
   /** the other API replicas */
   bus: ClusterBus;
   config: Config;
+  /** prunes LLM call details past `llm_detail_retention_days` */
+  detailRetention: LlmDetailRetention;
   /** Starts the timer scheduler and the worker liveness sweep. */
   start(): void;
   /** Stops them and waits for updates in flight to be stored. */
@@ -95,6 +98,8 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     leaseSeconds: config.workers.leaseSeconds,
   });
 
+  const detailRetention = new LlmDetailRetention(db, logger);
+
   return {
     registry,
     dispatcher,
@@ -104,13 +109,16 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     background,
     bus,
     config,
+    detailRetention,
     start() {
       timers.start();
       liveness.start();
+      detailRetention.start();
       dispatcher.kick();
     },
     async close() {
       stopForgetting();
+      await detailRetention.stop();
       await liveness.stop();
       await timers.stop();
       await background.settle();

@@ -64,6 +64,8 @@ const fileSchema = z
     command_timeout_seconds: z.number().positive().default(600),
     max_turns_per_step: z.number().int().min(1).default(40),
     update_window: z.number().int().min(1).max(10_000).default(DEFAULT_UPDATE_WINDOW),
+    llm_detail_max_bytes: z.number().int().min(0).max(1_048_576).default(65_536),
+    step_diff_max_bytes: z.number().int().min(0).max(2_097_152).default(262_144),
     sandbox: z.enum(['bwrap', 'none'], { error: 'must be "bwrap" or "none"' }).default('bwrap'),
     sandbox_network: z.boolean().default(true),
     sandbox_bwrap_path: nonEmpty.default(DEFAULT_BWRAP_PATH),
@@ -121,6 +123,10 @@ export interface WorkerConfig {
   maxTurnsPerStep: number;
   /** Updates sent to the server and not yet acknowledged at most. */
   updateWindow: number;
+  /** Bytes of the messages and reply an `llm_call` update carries as `detail`; 0: none. */
+  llmDetailMaxBytes: number;
+  /** Bytes of the unified diff of a `step_diff` update; 0: no step diffs. */
+  stepDiffMaxBytes: number;
   /** Environment variable names that hold secrets; kept out of the commands the agent runs. */
   secretEnvNames: string[];
   /** Variables of the worker's environment passed to commands besides the always-allowed ones. */
@@ -219,6 +225,8 @@ export function resolveConfig(raw: unknown, ctx: ConfigContext): WorkerConfig {
     commandTimeoutSeconds: file.command_timeout_seconds,
     maxTurnsPerStep: file.max_turns_per_step,
     updateWindow: file.update_window,
+    llmDetailMaxBytes: file.llm_detail_max_bytes,
+    stepDiffMaxBytes: file.step_diff_max_bytes,
     secretEnvNames: [file.token_env, file.llm.api_key_env].filter((n): n is string => !!n),
     commandEnvNames: file.command_env,
     sandbox: {

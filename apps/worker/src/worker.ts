@@ -80,6 +80,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     logger,
     retryBaseMs: options.llmRetry?.baseMs,
     retryMaxMs: options.llmRetry?.maxMs,
+    detailMaxBytes: config.llmDetailMaxBytes,
     onCall: (workflowId, record) => {
       if (workflowId) uplink.sendUpdate(workflowId, { kind: 'llm_call', data: record });
     },

@@ -2,7 +2,7 @@ import { parseWith } from './parse';
 import { UPDATE_DATA_SCHEMAS, UPDATE_KINDS, UpdateBodySchema, UpdateKindSchema } from './updates';
 
 describe('update kinds', () => {
-  it('lists the seven kinds of CONTRACT section 4', () => {
+  it('lists the kinds of CONTRACT section 4 and CONTRACT-V2 (step_diff)', () => {
     expect([...UPDATE_KINDS].sort()).toEqual([
       'file_changed',
       'llm_call',
@@ -10,6 +10,7 @@ describe('update kinds', () => {
       'report',
       'snapshot',
       'status',
+      'step_diff',
       'title',
     ]);
     expect(UpdateKindSchema.options).toEqual(UPDATE_KINDS);

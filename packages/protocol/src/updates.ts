@@ -31,8 +31,30 @@ export const LogEntryUpdateDataSchema = z.object({
   tool_input: z.record(z.string(), z.unknown()),
   output: z.string(),
   is_error: z.boolean(),
+  /** how long the tool call took, measured by the worker */
+  duration_ms: z.int().min(0).optional(),
 });
 export type LogEntryUpdateData = z.infer<typeof LogEntryUpdateDataSchema>;
+
+/** The reply of an LLM call as its detail keeps it (an OpenAI assistant message). */
+export const LlmReplyDetailSchema = z.object({
+  role: z.string(),
+  content: z.string().nullable(),
+  tool_calls: z.array(z.unknown()).optional(),
+});
+export type LlmReplyDetail = z.infer<typeof LlmReplyDetailSchema>;
+
+/**
+ * What an LLM call sent and got back, bounded by the worker's `llm_detail_max_bytes` (`truncated`
+ * says texts were cut or messages left out to fit).
+ */
+export const LlmCallDetailDataSchema = z.object({
+  /** the request's OpenAI chat messages */
+  messages: z.array(z.unknown()),
+  reply: LlmReplyDetailSchema,
+  truncated: z.boolean(),
+});
+export type LlmCallDetailData = z.infer<typeof LlmCallDetailDataSchema>;
 
 /**
  * One attempt of an LLM request, failed ones included. Token counts are null when the endpoint
@@ -52,6 +74,8 @@ export const LlmCallUpdateDataSchema = z.object({
   error: z.string().nullable().optional(),
   /** the reply's `finish_reason`; null or absent when there was no reply */
   finish_reason: z.string().nullable().optional(),
+  /** the messages sent and the reply; absent when the worker sends none (`llm_detail_max_bytes` 0) */
+  detail: LlmCallDetailDataSchema.optional(),
 });
 export type LlmCallUpdateData = z.infer<typeof LlmCallUpdateDataSchema>;
 
@@ -80,6 +104,24 @@ export const FileChangedUpdateDataSchema = z.object({
 });
 export type FileChangedUpdateData = z.infer<typeof FileChangedUpdateDataSchema>;
 
+export const StepDiffFileSchema = z.object({
+  path: z.string().min(1),
+  status: z.enum(['added', 'modified', 'deleted']),
+  additions: z.int().min(0),
+  deletions: z.int().min(0),
+  binary: z.boolean(),
+});
+export type StepDiffFile = z.infer<typeof StepDiffFileSchema>;
+
+/** What one step changed in the workspace: per-file counts and a unified diff (bounded: `truncated`). */
+export const StepDiffUpdateDataSchema = z.object({
+  step_index: z.int().min(0),
+  files: z.array(StepDiffFileSchema),
+  patch: z.string(),
+  truncated: z.boolean(),
+});
+export type StepDiffUpdateData = z.infer<typeof StepDiffUpdateDataSchema>;
+
 /** `kind` -> `data` schema of a worker update. */
 export const UPDATE_DATA_SCHEMAS = {
   snapshot: SnapshotDataSchema,
@@ -89,6 +131,7 @@ export const UPDATE_DATA_SCHEMAS = {
   title: TitleUpdateDataSchema,
   report: ReportUpdateDataSchema,
   file_changed: FileChangedUpdateDataSchema,
+  step_diff: StepDiffUpdateDataSchema,
 } as const;
 
 export const UPDATE_KINDS = Object.keys(UPDATE_DATA_SCHEMAS) as (keyof typeof UPDATE_DATA_SCHEMAS)[];
@@ -104,5 +147,6 @@ export const UpdateBodySchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('title'), data: TitleUpdateDataSchema }),
   z.object({ kind: z.literal('report'), data: ReportUpdateDataSchema }),
   z.object({ kind: z.literal('file_changed'), data: FileChangedUpdateDataSchema }),
+  z.object({ kind: z.literal('step_diff'), data: StepDiffUpdateDataSchema }),
 ]);
 export type UpdateBody = z.infer<typeof UpdateBodySchema>;

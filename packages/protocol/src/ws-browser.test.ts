@@ -37,6 +37,7 @@ const serverMessages: BrowserServerMessage[] = [
       attempt: 1,
       error: null,
       finish_reason: 'stop',
+      has_detail: true,
       created_at: env.ts,
     },
   },
@@ -54,6 +55,9 @@ const serverMessages: BrowserServerMessage[] = [
       tool_input: 'query: ports\n',
       output: '[]',
       is_error: false,
+      revision: 2,
+      duration_ms: 12,
+      command: null,
       created_at: env.ts,
     },
   },
@@ -81,6 +85,21 @@ const serverMessages: BrowserServerMessage[] = [
     data: { change: 'workflow_created', workflow_id: 'wf-2' },
   },
   { type: 'subscribed', workflow_id: 'wf-1', last_seq: 7 },
+  {
+    type: 'command_output',
+    workflow_id: 'wf-1',
+    data: { call_id: 'c1', event: 'started', step_index: 0, command: 'make', started_at: env.ts },
+  },
+  {
+    type: 'command_output',
+    workflow_id: 'wf-1',
+    data: { call_id: 'c1', event: 'output', stream: 'stderr', offset: 10, chunk: 'warning\n' },
+  },
+  {
+    type: 'command_output',
+    workflow_id: 'wf-1',
+    data: { call_id: 'c1', event: 'finished', exit_code: 0, duration_ms: 5 },
+  },
   { type: 'error', error: { code: 'not_found', message: 'no such workflow' } },
 ];
 
@@ -123,8 +142,38 @@ describe('browser server messages', () => {
     const parsed = parseJsonMessage(BrowserServerMessageSchema, JSON.stringify(old));
     expect(parsed).toEqual({
       ok: true,
-      value: { ...old, data: { ...old.data, attempt: 1, error: null, finish_reason: null } },
+      value: { ...old, data: { ...old.data, attempt: 1, error: null, finish_reason: null, has_detail: false } },
     });
+  });
+
+  it('reads a log_entry event stored before revisions and durations as revision 0 with unknowns', () => {
+    const old = {
+      ...env,
+      type: 'log_entry',
+      data: {
+        id: 'l0',
+        seq: 1,
+        step_index: 0,
+        tool_name: 'read_file',
+        tool_input: 'path: a\n',
+        output: '',
+        is_error: false,
+        created_at: env.ts,
+      },
+    };
+    expect(parseJsonMessage(BrowserServerMessageSchema, JSON.stringify(old))).toEqual({
+      ok: true,
+      value: { ...old, data: { ...old.data, revision: 0, duration_ms: null, command: null } },
+    });
+  });
+
+  it('refuses command output chunks over 16 KiB', () => {
+    const message = {
+      type: 'command_output',
+      workflow_id: 'w',
+      data: { call_id: 'c', event: 'output', stream: 'stdout', offset: 0, chunk: 'x'.repeat(16 * 1024 + 1) },
+    };
+    expect(BrowserServerMessageSchema.safeParse(message).success).toBe(false);
   });
 
   it('keeps events and control messages apart', () => {

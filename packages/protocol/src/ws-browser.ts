@@ -4,6 +4,7 @@ import { WsErrorInfoSchema } from './errors';
 import { ExecutionLogEntrySchema, LlmCallLogSchema } from './rest/logs';
 import { WorkerSchema } from './rest/workers';
 import { UpdateBodySchema } from './updates';
+import { CommandOutputDataSchema } from './ws-worker';
 
 // ---- client -> server ----
 
@@ -157,10 +158,22 @@ export type SubscribedMessage = z.infer<typeof SubscribedMessageSchema>;
 export const BrowserErrorMessageSchema = z.object({ type: z.literal('error'), error: WsErrorInfoSchema });
 export type BrowserErrorMessage = z.infer<typeof BrowserErrorMessageSchema>;
 
+/**
+ * Live output of a running command, relayed from the worker (see CommandOutputMessageSchema). Outside
+ * the seq envelope: never stored, never replayed; a client that subscribes mid-command sees what follows.
+ */
+export const BrowserCommandOutputMessageSchema = z.object({
+  type: z.literal('command_output'),
+  workflow_id: IdSchema,
+  data: CommandOutputDataSchema,
+});
+export type BrowserCommandOutputMessage = z.infer<typeof BrowserCommandOutputMessageSchema>;
+
 export const BrowserServerMessageSchema = z.discriminatedUnion('type', [
   ...BrowserEventSchema.options,
   SubscribedMessageSchema,
   BrowserErrorMessageSchema,
+  BrowserCommandOutputMessageSchema,
 ]);
 export type BrowserServerMessage = z.infer<typeof BrowserServerMessageSchema>;
 

@@ -43,6 +43,7 @@ const workerMessages: WorkerToServerMessage[] = [
       tool_input: { command: 'ls', nested: { a: [1] } },
       output: 'a\n',
       is_error: false,
+      duration_ms: 15,
     },
   },
   {
@@ -58,6 +59,11 @@ const workerMessages: WorkerToServerMessage[] = [
       attempt: 1,
       error: null,
       finish_reason: 'tool_calls',
+      detail: {
+        messages: [{ role: 'user', content: 'Plan a todo app' }],
+        reply: { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function' }] },
+        truncated: false,
+      },
     },
   },
   {
@@ -80,6 +86,35 @@ const workerMessages: WorkerToServerMessage[] = [
   { ...update, kind: 'title', data: { title: 'Todo app' } },
   { ...update, kind: 'report', data: { path: 'report.md', app_url: 'http://box:3000/' } },
   { ...update, kind: 'file_changed', data: { path: 'src/a.ts', size: 12, sha256: 'a'.repeat(64) } },
+  {
+    ...update,
+    kind: 'step_diff',
+    data: {
+      step_index: 0,
+      files: [{ path: 'a.txt', status: 'added', additions: 1, deletions: 0, binary: false }],
+      patch: '--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+hi\n',
+      truncated: false,
+    },
+  },
+  {
+    type: 'command_output',
+    workflow_id: 'wf-1',
+    call_id: 'c1',
+    event: 'started',
+    step_index: 1,
+    command: 'ls',
+    started_at: '2026-01-02T03:04:05.678Z',
+  },
+  {
+    type: 'command_output',
+    workflow_id: 'wf-1',
+    call_id: 'c1',
+    event: 'output',
+    stream: 'stdout',
+    offset: 0,
+    chunk: 'a\n',
+  },
+  { type: 'command_output', workflow_id: 'wf-1', call_id: 'c1', event: 'finished', exit_code: null, duration_ms: 30 },
   { type: 'exec_result', request_id: 'r1', exit_code: 0, output: 'ok', timed_out: false },
   { type: 'exec_result', request_id: 'r2', exit_code: null, output: '', timed_out: true },
   {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema } from './common';
+import { IdSchema, StepIndexSchema, TimestampSchema } from './common';
 import { WsErrorInfoSchema, type ErrorCode } from './errors';
 import { SnapshotDataSchema, UPDATE_DATA_SCHEMAS, type UpdateKind } from './updates';
 
@@ -68,6 +68,7 @@ export const UpdateMessageSchema = z.discriminatedUnion('kind', [
   updateMessageOption('title'),
   updateMessageOption('report'),
   updateMessageOption('file_changed'),
+  updateMessageOption('step_diff'),
 ]);
 export type UpdateMessage = z.infer<typeof UpdateMessageSchema>;
 
@@ -94,12 +95,64 @@ export const ExecRequestMessageSchema = z.object({
 });
 export type ExecRequestMessage = z.infer<typeof ExecRequestMessageSchema>;
 
+/** Largest `chunk` of a `command_output` message, in UTF-8 bytes. */
+export const COMMAND_OUTPUT_CHUNK_MAX_BYTES = 16 * 1024;
+/** Most `output` messages a worker sends per second for one command (it coalesces what comes between). */
+export const COMMAND_OUTPUT_MAX_PER_SECOND = 10;
+
+const CommandStartedFields = {
+  event: z.literal('started'),
+  step_index: StepIndexSchema,
+  command: z.string(),
+  started_at: TimestampSchema,
+};
+const CommandChunkFields = {
+  event: z.literal('output'),
+  stream: z.enum(['stdout', 'stderr']),
+  /** UTF-8 bytes of this stream before the chunk (a jump means bytes were skipped to keep up) */
+  offset: z.int().min(0),
+  chunk: z.string().max(COMMAND_OUTPUT_CHUNK_MAX_BYTES),
+};
+const CommandFinishedFields = {
+  event: z.literal('finished'),
+  /** null when killed by a signal, timed out or cancelled */
+  exit_code: z.int().nullable(),
+  duration_ms: z.int().min(0),
+};
+
+/** The fields of live command output besides its routing: the same in the worker's and the browser's message. */
+export const CommandOutputDataSchema = z.discriminatedUnion('event', [
+  z.object({ call_id: IdSchema, ...CommandStartedFields }),
+  z.object({ call_id: IdSchema, ...CommandChunkFields }),
+  z.object({ call_id: IdSchema, ...CommandFinishedFields }),
+]);
+export type CommandOutputData = z.infer<typeof CommandOutputDataSchema>;
+
+const commandOutputRouting = {
+  type: z.literal('command_output'),
+  workflow_id: IdSchema,
+  /** the worker's id of this command run, the same in its started, output and finished messages */
+  call_id: IdSchema,
+};
+
+/**
+ * Live output of an `execute_on_worker` command while it runs. Ephemeral: not stored, not acked, no
+ * seq; the server relays it to the workflow's browser subscribers (the stored log entry follows).
+ */
+export const CommandOutputMessageSchema = z.discriminatedUnion('event', [
+  z.object({ ...commandOutputRouting, ...CommandStartedFields }),
+  z.object({ ...commandOutputRouting, ...CommandChunkFields }),
+  z.object({ ...commandOutputRouting, ...CommandFinishedFields }),
+]);
+export type CommandOutputMessage = z.infer<typeof CommandOutputMessageSchema>;
+
 export const WorkerToServerMessageSchema = z.discriminatedUnion('type', [
   RegisterMessageSchema,
   HeartbeatMessageSchema,
   UpdateMessageSchema,
   ExecResultMessageSchema,
   ExecRequestMessageSchema,
+  CommandOutputMessageSchema,
 ]);
 export type WorkerToServerMessage = z.infer<typeof WorkerToServerMessageSchema>;
 

@@ -1,3 +1,4 @@
+import type { BrowserCommandOutputMessage } from '@svc/protocol';
 import type { StoredEvent } from '../events/types';
 
 /** Stored events of one workflow that another replica committed: seqs `from`..`to` (read them from the table). */
@@ -19,6 +20,8 @@ export type ClusterMessage =
   | { type: 'events'; hints: EventHint[] }
   /** a notice that is not stored (project_changed, worker_status), carried whole */
   | { type: 'notice'; event: StoredEvent }
+  /** live command output (not stored), in pieces that fit a payload */
+  | { type: 'command_output'; message: BrowserCommandOutputMessage }
   /** something became dispatchable: every replica pumps its own workers */
   | { type: 'wake' }
   /** a new workflow wants a title: a replica with a free worker may grant a title job */

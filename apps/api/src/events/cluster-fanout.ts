@@ -1,8 +1,9 @@
-import { isProjectEventType } from '@svc/protocol';
+import { isProjectEventType, type BrowserCommandOutputMessage } from '@svc/protocol';
 import type { Logger } from 'pino';
 import { on, type ClusterBus } from '../cluster/bus';
 import type { EventHint } from '../cluster/messages';
 import { LocalFanout, type EventFanout } from './fanout';
+import { splitForBus } from './command-output';
 import type { StoredEvent, WorkflowRef } from './types';
 
 /** Reads stored events of a workflow after a seq (EventStore.since). */
@@ -30,6 +31,7 @@ export class ClusterFanout implements EventFanout {
     this.stops.push(
       on(bus, 'events', (m) => m.hints.forEach((hint) => this.hinted(hint))),
       on(bus, 'notice', (m) => this.local.publish([m.event])),
+      on(bus, 'command_output', (m) => this.local.publishCommandOutput(m.message)),
       bus.onResync(() => this.resync()),
     );
   }
@@ -63,6 +65,16 @@ export class ClusterFanout implements EventFanout {
 
   subscribe(listener: (event: StoredEvent) => void): () => void {
     return this.local.subscribe(listener);
+  }
+
+  /** Delivered here whole; the other replicas get it in pieces that fit a NOTIFY payload. */
+  publishCommandOutput(message: BrowserCommandOutputMessage): void {
+    this.local.publishCommandOutput(message);
+    for (const piece of splitForBus(message)) this.bus.publish({ type: 'command_output', message: piece });
+  }
+
+  subscribeCommandOutput(listener: (message: BrowserCommandOutputMessage) => void): () => void {
+    return this.local.subscribeCommandOutput(listener);
   }
 
   watchWorkflow(workflowId: string, resync: () => void): () => void {

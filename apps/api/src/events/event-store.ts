@@ -1,5 +1,5 @@
 import type { Db, DbProvider, Prisma } from '@svc/db';
-import type { ProjectChangedEventData, Worker } from '@svc/protocol';
+import type { BrowserCommandOutputMessage, ProjectChangedEventData, Worker } from '@svc/protocol';
 import type { EventFanout } from './fanout';
 import { EventSql, type EventRow, type RawClient, type TableRows } from './event-sql';
 import { toStoredEvent, type NewEvent, type StoredEvent, type WorkflowRef } from './types';
@@ -71,6 +71,18 @@ export class EventStore {
   /** Installation-wide: a worker's row changed; every connected browser gets it. */
   publishWorkerStatus(worker: Worker): StoredEvent {
     return this.publishUnstored({ type: 'worker_status', data: worker });
+  }
+
+  /**
+   * Live output of a running command, for the workflow's subscribers on every replica. Ephemeral: not
+   * stored, no seq, never replayed; it does not touch the stream of stored events.
+   */
+  publishCommandOutput(message: BrowserCommandOutputMessage): void {
+    this.deps.fanout.publishCommandOutput(message);
+  }
+
+  subscribeCommandOutput(listener: (message: BrowserCommandOutputMessage) => void): () => void {
+    return this.deps.fanout.subscribeCommandOutput(listener);
   }
 
   /** Events of one workflow after `sinceSeq`, in order, for replay. */

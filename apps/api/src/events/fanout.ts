@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import type { BrowserCommandOutputMessage } from '@svc/protocol';
+import { CommandOutputListeners } from './command-output';
 import type { StoredEvent } from './types';
 
 /**
@@ -15,10 +17,14 @@ export interface EventFanout {
   watchWorkflow(workflowId: string, resync: () => void): () => void;
   /** A subscriber here follows this project's channel (its workflows' status and title events). */
   watchProject(projectId: string): () => void;
+  /** Live command output: never stored, no seq; delivered here and on every other replica. */
+  publishCommandOutput(message: BrowserCommandOutputMessage): void;
+  subscribeCommandOutput(listener: (message: BrowserCommandOutputMessage) => void): () => void;
 }
 
 export class LocalFanout implements EventFanout {
   private readonly emitter = new EventEmitter();
+  private readonly output = new CommandOutputListeners();
 
   constructor() {
     this.emitter.setMaxListeners(0);
@@ -39,5 +45,13 @@ export class LocalFanout implements EventFanout {
 
   watchProject(): () => void {
     return () => undefined;
+  }
+
+  publishCommandOutput(message: BrowserCommandOutputMessage): void {
+    this.output.deliver(message);
+  }
+
+  subscribeCommandOutput(listener: (message: BrowserCommandOutputMessage) => void): () => void {
+    return this.output.subscribe(listener);
   }
 }

@@ -48,6 +48,8 @@ export class WorkflowPlan {
   titleStored = false;
   /** project lists show status and title: they get a `project_changed` notice */
   listChanged = false;
+  /** workflows.plan_revision as the batch read it: stamped on its log entries and step diffs */
+  revision = 0;
 
   constructor(
     readonly row: IngestWorkflow,
@@ -67,9 +69,28 @@ export interface PlannedRows {
   snapshots: Prisma.AgentStateSnapshotCreateManyInput[];
   logEntries: Prisma.ExecutionLogEntryCreateManyInput[];
   llmCalls: Prisma.LlmCallLogCreateManyInput[];
+  /** after llmCalls: each refers to its call */
+  llmCallDetails: Prisma.LlmCallDetailCreateManyInput[];
+  stepDiffs: Prisma.StepDiffCreateManyInput[];
 }
 
-export const emptyRows = (): PlannedRows => ({ workerUpdates: [], snapshots: [], logEntries: [], llmCalls: [] });
+export const emptyRows = (): PlannedRows => ({
+  workerUpdates: [],
+  snapshots: [],
+  logEntries: [],
+  llmCalls: [],
+  llmCallDetails: [],
+  stepDiffs: [],
+});
+
+/** What the planning of a batch needs besides the plan: whether LLM call details are kept at all. */
+export interface PlanContext {
+  /** `llm_detail_retention_days` is 0: details are not stored */
+  storeDetails: boolean;
+}
+
+/** Update kinds whose rows carry the plan revision. */
+export const REVISION_KINDS: ReadonlySet<UpdateMessage['kind']> = new Set(['log_entry', 'step_diff']);
 
 const isTerminal = (status: string) => TERMINAL_WORKFLOW_STATUSES.includes(status as WorkflowStatus);
 
@@ -86,10 +107,13 @@ export function planUpdate(
   update: UpdateMessage,
   now: Date,
   superseded: boolean,
+  context: PlanContext = { storeDetails: true },
 ): WsErrorInfo | null {
   const workflowId = plan.row.id;
   const base = { workflow_id: workflowId, seq: update.seq };
   const derived: PlannedEvent[] = [];
+  /** what the `workflow_update` event says the worker sent (bulky parts live in their own tables) */
+  let echoed: unknown = update.data;
   switch (update.kind) {
     case 'snapshot': {
       let steps: Step[];
@@ -125,13 +149,14 @@ export function planUpdate(
       break;
     }
     case 'log_entry': {
+      const { duration_ms, ...entry } = update.data;
       const row = {
         id: randomUUID(),
         ...base,
-        ...update.data,
-        tool_input: update.data.tool_input as Prisma.JsonObject,
-        revision: 0,
-        duration_ms: null,
+        ...entry,
+        tool_input: entry.tool_input as Prisma.JsonObject,
+        revision: plan.revision,
+        duration_ms: duration_ms ?? null,
         created_at: now,
       };
       rows.logEntries.push(row);
@@ -140,7 +165,7 @@ export function planUpdate(
     }
     case 'llm_call': {
       // Older workers send neither attempt nor error: they only logged successful calls.
-      const { attempt, error, finish_reason, ...call } = update.data;
+      const { attempt, error, finish_reason, detail, ...call } = update.data;
       const row = {
         id: randomUUID(),
         ...base,
@@ -151,7 +176,34 @@ export function planUpdate(
         created_at: now,
       };
       rows.llmCalls.push(row);
-      derived.push({ type: 'llm_call', data: presentLlmCall(row) });
+      const storeDetail = detail !== undefined && context.storeDetails;
+      if (storeDetail) {
+        rows.llmCallDetails.push({
+          call_id: row.id,
+          messages: JSON.stringify(detail.messages),
+          reply: JSON.stringify(detail.reply),
+          truncated: detail.truncated,
+          created_at: now,
+        });
+      }
+      // Details are read on demand (GET /workflows/{id}/llm-calls/{call_id}), not replayed with every event.
+      if (detail !== undefined) echoed = withoutDetail(update.data);
+      derived.push({ type: 'llm_call', data: presentLlmCall({ ...row, has_detail: storeDetail }) });
+      break;
+    }
+    case 'step_diff': {
+      const { step_index, files, patch, truncated } = update.data;
+      rows.stepDiffs.push({
+        ...base,
+        step_index,
+        revision: plan.revision,
+        files: files as Prisma.JsonArray,
+        patch,
+        truncated,
+        created_at: now,
+      });
+      // The patch is served by GET /workflows/{id}/diffs; the event only announces the step's files.
+      echoed = { ...update.data, patch: '' };
       break;
     }
     case 'status': {
@@ -200,7 +252,13 @@ export function planUpdate(
   }
   // The update's content is in its workflow_update event (and its kind's table): not stored again here.
   rows.workerUpdates.push({ ...base, kind: update.kind, worker_id: workerId, created_at: now });
-  plan.events.push({ type: 'workflow_update', data: { kind: update.kind, data: update.data } }, ...derived);
+  plan.events.push({ type: 'workflow_update', data: { kind: update.kind, data: echoed } }, ...derived);
   plan.maxSeq = Math.max(plan.maxSeq, update.seq);
   return null;
+}
+
+function withoutDetail<T extends { detail?: unknown }>(data: T): Omit<T, 'detail'> {
+  const copy = { ...data };
+  delete copy.detail;
+  return copy;
 }

@@ -39,6 +39,8 @@ const ROW_TABLES: Record<keyof PlannedRows, { table: string; columns: readonly C
       ['tool_input', 'jsonb'],
       ['output', 'text'],
       ['is_error', 'boolean'],
+      ['revision', 'int'],
+      ['duration_ms', 'int'],
       ['created_at', 'timestamp(3)'],
     ],
   },
@@ -57,6 +59,29 @@ const ROW_TABLES: Record<keyof PlannedRows, { table: string; columns: readonly C
       ['attempt', 'int'],
       ['error', 'text'],
       ['finish_reason', 'text'],
+      ['created_at', 'timestamp(3)'],
+    ],
+  },
+  llmCallDetails: {
+    table: 'llm_call_details',
+    columns: [
+      ['call_id', 'text'],
+      ['messages', 'text'],
+      ['reply', 'text'],
+      ['truncated', 'boolean'],
+      ['created_at', 'timestamp(3)'],
+    ],
+  },
+  stepDiffs: {
+    table: 'step_diffs',
+    columns: [
+      ['workflow_id', 'text'],
+      ['seq', 'int'],
+      ['step_index', 'int'],
+      ['revision', 'int'],
+      ['files', 'jsonb'],
+      ['patch', 'text'],
+      ['truncated', 'boolean'],
       ['created_at', 'timestamp(3)'],
     ],
   },
@@ -84,6 +109,21 @@ export class IngestSql {
       db,
       Prisma.sql`SELECT id, project_id, assigned_worker_id, status, last_update_seq, title_worker_id, title_first_seq, title_last_seq FROM workflows WHERE id IN (${Prisma.join(ids)})`,
     );
+  }
+
+  /** The plan revision of each workflow now (feedback raises it while a worker may hold the workflow). */
+  async revisions(db: RawClient, ids: readonly string[]): Promise<Map<string, number>> {
+    const rows = await this.query<{ id: string; plan_revision: number }>(
+      db,
+      Prisma.sql`SELECT id, plan_revision FROM workflows WHERE id IN (${Prisma.join(ids)})`,
+    );
+    return new Map(rows.map((row) => [row.id, Number(row.plan_revision)]));
+  }
+
+  /** A setting's raw value, undefined when it is not set. */
+  async setting(db: RawClient, key: string): Promise<string | undefined> {
+    const [row] = await this.query<{ value: string }>(db, Prisma.sql`SELECT value FROM settings WHERE key = ${key}`);
+    return row?.value;
   }
 
   /** Which of these (workflow, seq) pairs are stored already. */

@@ -1,12 +1,21 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { classifyDbError, type Db, type DbProvider } from '@svc/db';
-import type { UpdateMessage, WsErrorInfo } from '@svc/protocol';
+import type { CommandOutputMessage, UpdateMessage, WsErrorInfo } from '@svc/protocol';
 import type { EventStore } from '../events';
 import type { WorkflowTransitions } from '../workflows';
 import type { IngestLock } from './ingest-lock';
 import { SnapshotCache } from './snapshots';
-import { emptyRows, planUpdate, WorkflowPlan, type IngestWorkflow, type PlannedRows } from './plan';
+import {
+  emptyRows,
+  planUpdate,
+  REVISION_KINDS,
+  WorkflowPlan,
+  type IngestWorkflow,
+  type PlanContext,
+  type PlannedRows,
+} from './plan';
+import { LLM_DETAIL_RETENTION_KEY, retentionDays } from './detail-retention';
 import { batchTables, IngestSql } from './sql';
 import { IngestWorkflows } from './workflows';
 import { GroupCommitQueue } from './queue';
@@ -75,6 +84,28 @@ export class UpdateIngest {
 
   submit(workerId: string, update: UpdateMessage): Promise<IngestOutcome> {
     return new Promise((resolve) => this.queue.push({ workerId, update, resolve }));
+  }
+
+  /**
+   * Relays a worker's live command output to the workflow's browsers (every replica), if the worker
+   * holds the workflow (checked like its updates: the cache, and the database before a refusal).
+   * `runsExec`: the worker runs an `execute_on_worker` command for the workflow's worker now. Returns
+   * the refusal, null when relayed. Nothing is stored.
+   */
+  async relayCommandOutput(
+    workerId: string,
+    message: CommandOutputMessage,
+    runsExec = false,
+  ): Promise<WsErrorInfo | null> {
+    const id = message.workflow_id;
+    let row = (await this.workflows.load([id])).get(id);
+    if (row?.assigned_worker_id !== workerId) row = (await this.workflows.load([id], true)).get(id);
+    if (!row) return { code: 'not_found', message: `command output: no workflow ${id}` };
+    if (row.assigned_worker_id !== workerId && !runsExec)
+      return { code: 'forbidden', message: `command output: workflow ${id} is not assigned to this worker` };
+    const { type, workflow_id, ...data } = message;
+    this.deps.events.publishCommandOutput({ type, workflow_id, data });
+    return null;
   }
 
   /** Another replica changed who holds these workflows: the cached rows and snapshots are read again. */
@@ -158,12 +189,17 @@ export class UpdateIngest {
         return false;
       })
       .sort((a, b) => a.update.seq - b.update.seq);
+    const revisions = await this.revisions(fresh);
+    const context = await this.planContext(fresh);
     for (const item of fresh) {
       const row = byId.get(item.update.workflow_id)!;
       let plan = plans.get(row.id);
-      if (!plan) plans.set(row.id, (plan = new WorkflowPlan(row, await this.snapshots.get(row.id))));
+      if (!plan) {
+        plans.set(row.id, (plan = new WorkflowPlan(row, await this.snapshots.get(row.id))));
+        plan.revision = revisions.get(row.id) ?? 0;
+      }
       const superseded = await this.isSuperseded(row, item.update);
-      const error = planUpdate(plan, planned, item.workerId, item.update, now, superseded);
+      const error = planUpdate(plan, planned, item.workerId, item.update, now, superseded, context);
       outcomes.set(item, error ? { kind: 'refused', error } : { kind: 'stored' });
     }
     await this.write(plans, planned, now);
@@ -184,6 +220,23 @@ export class UpdateIngest {
     if (seqs.size === 0) return new Set();
     const found = await this.sql.storedUpdates(this.deps.db, seqs);
     return new Set(found.map((f) => key(f.workflow_id, Number(f.seq))));
+  }
+
+  /**
+   * The plan revision of the workflows whose log entries or step diffs this batch stores, read now (not
+   * cached: feedback raises it while the worker holds the workflow).
+   */
+  private async revisions(items: Pending[]): Promise<Map<string, number>> {
+    const ids = [...new Set(items.filter((i) => REVISION_KINDS.has(i.update.kind)).map((i) => i.update.workflow_id))];
+    return ids.length === 0 ? new Map() : this.sql.revisions(this.raw ?? this.deps.db, ids);
+  }
+
+  /** Whether LLM call details are stored (`llm_detail_retention_days` 0 keeps none), read when a batch has one. */
+  private async planContext(items: Pending[]): Promise<PlanContext> {
+    const hasDetail = items.some((i) => i.update.kind === 'llm_call' && i.update.data.detail !== undefined);
+    if (!hasDetail) return { storeDetails: true };
+    const raw = await this.sql.setting(this.raw ?? this.deps.db, LLM_DETAIL_RETENTION_KEY);
+    return { storeDetails: retentionDays(raw) > 0 };
   }
 
   /** An update that arrives after a later one of the same kind must not overwrite what that one set. */

@@ -1,6 +1,6 @@
-import type { AgentStateSnapshot, DbProvider, LlmCallLog, Project, SqlReader, User, Workflow } from '@svc/db';
+import type { AgentStateSnapshot, DbProvider, Project, SqlReader, User, Workflow } from '@svc/db';
 import type { Role } from '../policies/rules';
-import type { LogRowJson } from '../wire/logs';
+import type { CallRowWithDetail, LogRowJson } from '../wire/logs';
 import type { SnapshotRow, StepEvent } from '../wire/workflow';
 import type { StepStatus } from '@svc/protocol';
 
@@ -157,7 +157,7 @@ export class HotReads {
     }));
   }
 
-  async llmCallPage(workflowId: string, afterSeq: number | undefined, take: number): Promise<LlmCallLog[]> {
+  async llmCallPage(workflowId: string, afterSeq: number | undefined, take: number): Promise<CallRowWithDetail[]> {
     const rows = await this.page('llm_call_logs', LLM_CALL_COLUMNS, workflowId, afterSeq, take);
     return rows.map((row) => ({
       id: row.id as string,
@@ -172,6 +172,7 @@ export class HotReads {
       attempt: Number(row.attempt),
       error: row.error as string | null,
       finish_reason: row.finish_reason as string | null,
+      has_detail: row.has_detail === true || Number(row.has_detail) === 1,
       created_at: date(row.created_at),
     }));
   }
@@ -335,7 +336,8 @@ const STEP_EVENTS = `
 const LOG_COLUMNS =
   'id, workflow_id, seq, step_index, tool_name, CAST(tool_input AS TEXT) AS tool_input_json, output, is_error, revision, duration_ms, created_at';
 const LLM_CALL_COLUMNS =
-  'id, workflow_id, seq, phase, model, prompt_tokens, completion_tokens, latency_ms, step_index, attempt, error, finish_reason, created_at';
+  'id, workflow_id, seq, phase, model, prompt_tokens, completion_tokens, latency_ms, step_index, attempt, error, finish_reason, created_at, ' +
+  'EXISTS (SELECT 1 FROM llm_call_details d WHERE d.call_id = llm_call_logs.id) AS has_detail';
 const firstPage = (table: string, columns: string) =>
   `SELECT ${columns} FROM ${table} WHERE workflow_id = $1 ORDER BY seq LIMIT $2`;
 const pageAfter = (table: string, columns: string) =>

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { presentLogEntry, toolInputYaml, yamlOfJsonText } from './logs';
+import { presentLogEntry, presentLogEntryJson, toolInputYaml, yamlOfJsonText } from './logs';
 
 describe('toolInputYaml', () => {
   it('writes the stored JSON as YAML that parses back to the same value', () => {
@@ -35,6 +35,8 @@ describe('presentLogEntry', () => {
       tool_input: { note: 'hi' },
       output: 'ok',
       is_error: false,
+      revision: 2,
+      duration_ms: 31,
       created_at: created,
     });
     expect(entry).toEqual({
@@ -45,8 +47,32 @@ describe('presentLogEntry', () => {
       tool_input: 'note: hi\n',
       output: 'ok',
       is_error: false,
+      revision: 2,
+      duration_ms: 31,
+      command: null,
       created_at: '2026-01-02T03:04:05.000Z',
     });
+  });
+
+  it('names the command of an execute_on_worker call, in both presenters alike', () => {
+    const row = {
+      id: 'l2',
+      workflow_id: 'wf',
+      seq: 5,
+      step_index: 0,
+      tool_name: 'execute_on_worker',
+      tool_input: { command: 'echo "hi" && ls', timeout_seconds: 5 },
+      output: '[exit code 0]',
+      is_error: false,
+      revision: 0,
+      duration_ms: null,
+      created_at: new Date('2026-01-02T03:04:05.000Z'),
+    };
+    const entry = presentLogEntry(row);
+    expect(entry.command).toBe('echo "hi" && ls');
+    const { tool_input, ...rest } = row;
+    expect(presentLogEntryJson({ ...rest, tool_input_json: JSON.stringify(tool_input) })).toEqual(entry);
+    expect(presentLogEntry({ ...row, tool_name: 'write_file' }).command).toBeNull();
   });
 });
 

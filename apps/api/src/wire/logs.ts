@@ -2,7 +2,10 @@ import { stringify } from 'yaml';
 import type { ExecutionLogEntry as LogRow, LlmCallLog as CallRow } from '@svc/db';
 import type { ExecutionLogEntry, LlmCallLog } from '@svc/protocol';
 
-export function presentLlmCall(call: CallRow): LlmCallLog {
+/** A stored LLM call with whether its detail (messages and reply) is stored. */
+export type CallRowWithDetail = CallRow & { has_detail: boolean };
+
+export function presentLlmCall(call: CallRowWithDetail): LlmCallLog {
   return {
     id: call.id,
     phase: call.phase as LlmCallLog['phase'],
@@ -14,6 +17,7 @@ export function presentLlmCall(call: CallRow): LlmCallLog {
     attempt: call.attempt,
     error: call.error,
     finish_reason: call.finish_reason,
+    has_detail: call.has_detail,
     created_at: call.created_at.toISOString(),
   };
 }
@@ -24,7 +28,14 @@ export function toolInputYaml(input: unknown): string {
 }
 
 export function presentLogEntry(entry: LogRow): ExecutionLogEntry {
-  return presentEntry(entry, toolInputYaml(entry.tool_input));
+  return presentEntry(entry, toolInputYaml(entry.tool_input), commandOf(entry.tool_name, entry.tool_input));
+}
+
+/** The command text of an `execute_on_worker` call (shown instead of its YAML input); null for other tools. */
+function commandOf(toolName: string, input: unknown): string | null {
+  if (toolName !== 'execute_on_worker' || typeof input !== 'object' || input === null) return null;
+  const command = (input as { command?: unknown }).command;
+  return typeof command === 'string' ? command : null;
 }
 
 /** A stored log row whose tool input is still the JSON text it is stored as (the hot read path). */
@@ -32,10 +43,12 @@ export type LogRowJson = Omit<LogRow, 'tool_input'> & { tool_input_json: string 
 
 /** presentLogEntry for a row read as JSON text: the YAML of a text is made once (see yamlOfJsonText). */
 export function presentLogEntryJson(entry: LogRowJson): ExecutionLogEntry {
-  return presentEntry(entry, yamlOfJsonText(entry.tool_input_json));
+  const command =
+    entry.tool_name === 'execute_on_worker' ? commandOf(entry.tool_name, JSON.parse(entry.tool_input_json)) : null;
+  return presentEntry(entry, yamlOfJsonText(entry.tool_input_json), command);
 }
 
-function presentEntry(entry: Omit<LogRow, 'tool_input'>, toolInput: string): ExecutionLogEntry {
+function presentEntry(entry: Omit<LogRow, 'tool_input'>, toolInput: string, command: string | null): ExecutionLogEntry {
   return {
     id: entry.id,
     seq: entry.seq,
@@ -44,6 +57,9 @@ function presentEntry(entry: Omit<LogRow, 'tool_input'>, toolInput: string): Exe
     tool_input: toolInput,
     output: entry.output,
     is_error: entry.is_error,
+    revision: entry.revision,
+    duration_ms: entry.duration_ms,
+    command,
     created_at: entry.created_at.toISOString(),
   };
 }

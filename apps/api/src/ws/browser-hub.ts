@@ -44,6 +44,7 @@ export class BrowserHub {
   private readonly clients = new Set<BrowserClient>();
   private readonly subscriptions: BrowserSubscriptions;
   private readonly unsubscribe: () => void;
+  private readonly stopOutput: () => void;
   private readonly stopRevocations: () => void;
   private readonly pinger: NodeJS.Timeout;
   private readonly revalidator: NodeJS.Timeout;
@@ -61,6 +62,13 @@ export class BrowserHub {
     });
     this.subscriptions = new BrowserSubscriptions(deps);
     this.unsubscribe = deps.events.subscribe((event) => this.route(event));
+    // Live command output goes to the workflow's subscribers as it comes, outside the seq stream.
+    this.stopOutput = deps.events.subscribeCommandOutput((message) => {
+      let text: string | undefined;
+      this.subscriptions.forWorkflow(message.workflow_id, (sub) =>
+        sub.client.sendText((text ??= JSON.stringify(message))),
+      );
+    });
     this.pinger = setInterval(() => this.ping(), this.options.pingIntervalMs);
     this.pinger.unref();
     // A revoked session (logout, token revocation) closes its sockets at once on this replica.
@@ -130,6 +138,7 @@ export class BrowserHub {
     clearInterval(this.revalidator);
     this.stopRevocations();
     this.unsubscribe();
+    this.stopOutput();
     for (const client of this.clients) client.socket.terminate();
     // Subscriptions being set up read the database: let them finish before it closes.
     await Promise.allSettled([...this.clients].map((c) => c.queue));

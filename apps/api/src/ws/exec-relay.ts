@@ -20,6 +20,8 @@ interface PendingExec {
   requestId: string;
   /** the target when it is connected here; null when another replica runs it */
   targetId: string | null;
+  /** the asker's workflow, which the command runs for */
+  workflowId: string;
   timer: NodeJS.Timeout;
   /** parts of a result relayed from another replica */
   parts?: string[];
@@ -29,6 +31,7 @@ interface PendingExec {
 interface RemoteExec {
   origin: string;
   targetId: string;
+  workflowId: string;
 }
 
 type ExecMessage = Extract<ClusterMessage, { type: 'exec' }>;
@@ -93,6 +96,7 @@ export class ExecRelay {
       requester: from,
       requestId: message.request_id,
       targetId: target?.workerId ?? null,
+      workflowId: message.workflow_id,
       timer,
     });
     const exec = {
@@ -122,6 +126,15 @@ export class ExecRelay {
     if (!pending || pending.targetId !== from.workerId) return false;
     this.settle(message.request_id, () => pending.requester.send({ ...message, request_id: pending.requestId }));
     return true;
+  }
+
+  /** Whether the worker, connected here, runs a command for the workflow now (its live output may be relayed). */
+  runsFor(workerId: string, workflowId: string): boolean {
+    for (const pending of this.pending.values())
+      if (pending.targetId === workerId && pending.workflowId === workflowId) return true;
+    for (const remote of this.remote.values())
+      if (remote.targetId === workerId && remote.workflowId === workflowId) return true;
+    return false;
   }
 
   /** A worker went away: its pending requests are dropped, requests it should have run fail at once. */
@@ -166,7 +179,7 @@ export class ExecRelay {
   private runForOtherReplica(message: ExecMessage): void {
     const target = this.registry.find(message.target_worker);
     if (!target) return;
-    this.remote.set(message.id, { origin: message.origin, targetId: target.workerId });
+    this.remote.set(message.id, { origin: message.origin, targetId: target.workerId, workflowId: message.workflow_id });
     const sent = target.send({
       type: 'exec',
       request_id: message.id,

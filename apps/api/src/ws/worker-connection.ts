@@ -199,6 +199,12 @@ export class WorkerConnection implements WorkerSession {
       case 'exec_request':
         this.live.background.run(this.exec.request(this, message).catch((err: unknown) => this.failed(err)));
         return;
+      case 'command_output': {
+        const runsExec = this.exec.runsFor(this.workerId, message.workflow_id);
+        const refusal = await this.live.ingest.relayCommandOutput(this.workerId, message, runsExec);
+        if (refusal) this.send({ type: 'error', error: refusal, workflow_id: message.workflow_id });
+        return;
+      }
       case 'exec_result':
         if (!this.exec.result(this, message))
           this.sendError({

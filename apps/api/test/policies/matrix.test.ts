@@ -113,6 +113,13 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/snapshots', (w) => `/workflows/${w.workflow}/snapshots`),
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/llm-calls', (w) => `/workflows/${w.workflow}/llm-calls`),
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/log', (w) => `/workflows/${w.workflow}/log`),
+  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/diffs', (w) => `/workflows/${w.workflow}/diffs`),
+  // No call has a stored detail: who may look is told apart by 401/404, the detail itself is tested elsewhere.
+  row(
+    '401 404 404 404 404 404 404 404',
+    'GET /workflows/{id}/llm-calls/{call_id}',
+    (w) => `/workflows/${w.workflow}/llm-calls/no-such-call`,
+  ),
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/report', (w) => `/workflows/${w.workflow}/report`),
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/archive', (w) => `/workflows/${w.workflow}/archive`),
   // Server-Sent Events: a workflow's stream reads like the workflow; a project's is for people only.

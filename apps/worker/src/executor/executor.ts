@@ -54,6 +54,8 @@ export interface ExecRequest {
   /** Output kept (head and tail); default CAPTURE_MAX_BYTES. */
   maxOutputBytes?: number;
   signal?: AbortSignal;
+  /** Sees the output as it arrives (live output to the server). */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
 
 /** Runs agent commands in the workflow's workspace with the SVC_* environment. */
@@ -85,6 +87,7 @@ export class Executor {
       maxOutputBytes: request.maxOutputBytes ?? this.options.captureMaxBytes ?? CAPTURE_MAX_BYTES,
       killGraceMs: this.options.killGraceMs,
       signal: request.signal,
+      onOutput: request.onOutput,
     });
   }
 

@@ -17,6 +17,8 @@ export interface CommandSpec {
   killGraceMs?: number;
   /** How long to keep reading after bash exits while a background child still holds the pipes. */
   drainMs?: number;
+  /** Sees every piece of output as it arrives (live output); the result keeps its own capped copy. */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
 
 export interface CommandResult {
@@ -116,8 +118,14 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
       });
     };
 
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      output.push(chunk);
+      spec.onOutput?.('stdout', chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output.push(chunk);
+      spec.onOutput?.('stderr', chunk);
+    });
     child.on('error', (err) => finish(`command could not start: ${err.message}`));
     child.on('exit', (code, signal) => {
       exit = { code, signal };

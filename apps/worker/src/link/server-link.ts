@@ -1,4 +1,4 @@
-import type { ExecResultMessage, UpdateBody } from '@svc/protocol';
+import type { CommandOutputMessage, ExecResultMessage, UpdateBody } from '@svc/protocol';
 
 export interface RemoteExecRequest {
   targetWorker: string;
@@ -15,6 +15,8 @@ export interface ServerLink {
   sendUpdate(workflowId: string, update: UpdateBody): void;
   /** Run a command on another worker through the server (`exec_request` -> `exec_result`). */
   requestExec(request: RemoteExecRequest, signal?: AbortSignal): Promise<ExecResultMessage>;
+  /** Live command output: sent now if connected, else dropped (it is never stored or resent). */
+  sendCommandOutput(message: CommandOutputMessage): void;
 }
 
 /** The link is down or the server refused a request. */

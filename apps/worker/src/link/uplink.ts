@@ -1,6 +1,7 @@
 import {
   DEFAULT_UPDATE_WINDOW,
   RETRYABLE_UPDATE_ERROR_CODES,
+  type CommandOutputMessage,
   type ExecResultMessage,
   type UpdateBody,
   type UpdateMessage,
@@ -112,6 +113,10 @@ export class Uplink implements ServerLink {
     if (utf8ByteLength(request.command) > MAX_MESSAGE_BYTES - EXEC_REQUEST_OVERHEAD_BYTES)
       return Promise.reject(new LinkError('the command is too long to send to another worker'));
     return this.execs.request(send, request, signal);
+  }
+
+  sendCommandOutput(message: CommandOutputMessage): void {
+    this.send?.(message);
   }
 
   /** Answers another worker's exec; false when the connection is down and the result is lost. */

@@ -13,6 +13,7 @@ import type { LlmConfig } from '../config';
 import { backoffDelay } from '@svc/client';
 import { errorMessage, silentLogger, type Logger } from '../util/logger';
 import { AbortedError } from '../util/aborted';
+import { boundDetail } from './call-detail';
 
 /** An LLM call that failed for good (not retryable, or retries used up). */
 export class LlmError extends Error {
@@ -62,6 +63,8 @@ export interface LlmClientOptions {
   /** First retry delay; doubles per retry up to `retryMaxMs` (a server's `retry-after` is bounded by the config). */
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /** Bytes of JSON of the messages and reply each record carries as `detail`; 0 or absent: none. */
+  detailMaxBytes?: number;
   /** The wait before a retry. Default: an abortable timer; tests pass one that records the delay. */
   wait?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
@@ -259,6 +262,7 @@ export class LlmClient implements ChatModel {
       let usage: { prompt: number | null; completion: number | null } = { prompt: null, completion: null };
       let finishReason: string | null = null;
       let model = this.config.model;
+      let detail: LlmCallRecord['detail'];
       try {
         // Rejects at once when the signal fires; the catch below turns that into AbortedError.
         if (waitMs > 0) await this.wait(waitMs, request.signal);
@@ -274,6 +278,7 @@ export class LlmClient implements ChatModel {
         finishReason = choice?.finish_reason ?? null;
         model = completion.model || model;
         const bad = badReply(completion, continuing);
+        detail = choice ? boundDetail(sent, choice.message, this.options.detailMaxBytes ?? 0) : undefined;
         if (!bad && choice) {
           const latencyMs = Date.now() - started;
           this.record(request, {
@@ -284,6 +289,7 @@ export class LlmClient implements ChatModel {
             attempt,
             error: null,
             finish_reason: finishReason,
+            ...(detail ? { detail } : {}),
           });
           return {
             message: choice.message,
@@ -321,6 +327,7 @@ export class LlmClient implements ChatModel {
         attempt,
         error: truncateUtf8(giveUp ?? failure.reason, ERROR_MAX_BYTES, { marker: true }).text,
         finish_reason: finishReason,
+        ...(detail ? { detail } : {}),
       });
       if (giveUp !== null) {
         const message = `LLM call failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${giveUp}`;

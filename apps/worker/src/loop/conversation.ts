@@ -88,6 +88,7 @@ export async function runConversation(options: ConversationOptions): Promise<Con
         continue;
       }
       const tool = byName.get(call.function.name);
+      const startedAt = Date.now();
       let input: Record<string, unknown> = {};
       let output: string;
       let isError: boolean;
@@ -112,6 +113,7 @@ export async function runConversation(options: ConversationOptions): Promise<Con
         tool_input: input,
         output: cut,
         is_error: isError,
+        duration_ms: Date.now() - startedAt,
       });
       messages.push({ role: 'tool', tool_call_id: call.id, content: cut });
     }

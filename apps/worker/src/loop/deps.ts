@@ -11,7 +11,13 @@ import type { WorkspaceSync } from '../workspace/sync';
 export interface LoopDeps {
   config: Pick<
     WorkerConfig,
-    'name' | 'toolOutputMaxBytes' | 'commandTimeoutSeconds' | 'maxTurnsPerStep' | 'appBaseUrl' | 'serverUrl'
+    | 'name'
+    | 'toolOutputMaxBytes'
+    | 'commandTimeoutSeconds'
+    | 'maxTurnsPerStep'
+    | 'appBaseUrl'
+    | 'serverUrl'
+    | 'stepDiffMaxBytes'
   >;
   prompts: Prompts;
   api: ServerApi;

@@ -4,6 +4,8 @@ import { stepMessages } from './context';
 import { runConversation } from './conversation';
 import { attempt, sharedEffect } from './effects';
 import type { RunContext } from './run-context';
+import { captureWorkspace, computeStepDiff, type WorkspaceCapture } from '../workspace/step-diff';
+import { errorMessage } from '../util/logger';
 
 export type StepOutcome = { kind: 'advanced' } | { kind: 'timer'; seconds: number; reason: string };
 
@@ -15,6 +17,7 @@ export async function runStep(run: RunContext, note?: string): Promise<StepOutco
   const { phase } = run.state;
   if (phase.kind !== 'executing') throw new Error(`runStep called while ${phase.kind}`);
   const index = phase.step;
+  const before = await capture(run);
   const result = await runConversation({
     llm: run.llm,
     phase: 'executing',
@@ -35,12 +38,16 @@ export async function runStep(run: RunContext, note?: string): Promise<StepOutco
     onLog: (entry) => run.log(entry),
     onEffect: async (effect) => {
       switch (effect.kind) {
-        case 'advance_step':
+        case 'advance_step': {
           await run.syncWorkspace();
+          const after = before ? await capture(run) : null;
           return attempt(() => {
             run.apply(advanceStep(run.state, effect.summary));
+            if (before && after)
+              run.updates.stepDiff(computeStepDiff(index, before, after, run.deps.config.stepDiffMaxBytes));
             return { stop: true };
           });
+        }
         case 'set_timer':
           return { stop: true };
         default:
@@ -55,4 +62,18 @@ export async function runStep(run: RunContext, note?: string): Promise<StepOutco
   });
   const end = result.stoppedBy;
   return end.kind === 'set_timer' ? { kind: 'timer', seconds: end.seconds, reason: end.reason } : { kind: 'advanced' };
+}
+
+/** The workspace for a step diff; null when step diffs are off or it cannot be read (the step goes on without). */
+async function capture(run: RunContext): Promise<WorkspaceCapture | null> {
+  if (run.deps.config.stepDiffMaxBytes <= 0) return null;
+  try {
+    return await captureWorkspace(run.deps.workspace.dir(run.job.workflowId));
+  } catch (err) {
+    run.deps.logger.warn(
+      { workflowId: run.job.workflowId, error: errorMessage(err) },
+      'workspace not captured for the step diff',
+    );
+    return null;
+  }
 }

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/protocol';
+import { CommandOutput } from '../executor/command-output';
 import type { LinkHandlers } from '../link/worker-link';
 import { errorMessage } from '../util/logger';
 import type { LoopDeps } from './deps';
@@ -82,13 +84,24 @@ export class WorkflowManager implements LinkHandlers {
   /** Runs a command for another worker's agent; the caller sends the result back. */
   async serveExec(message: ExecMessage): Promise<ExecResultMessage> {
     const timeout = message.timeout_seconds ?? this.deps.config.commandTimeoutSeconds;
+    // The asker's page sees the output live too (the server relays it while this exec is pending).
+    const live = new CommandOutput({
+      send: (output) => this.deps.link.sendCommandOutput(output),
+      workflowId: message.workflow_id,
+      callId: randomUUID(),
+    });
+    const started = Date.now();
+    live.started(null, message.command, new Date(started));
+    let exitCode: number | null = null;
     try {
       const result = await this.deps.executor.run({
         workflowId: message.workflow_id,
         command: message.command,
         timeoutSeconds: timeout,
         maxOutputBytes: this.deps.config.toolOutputMaxBytes,
+        onOutput: (stream, chunk) => live.push(stream, chunk),
       });
+      exitCode = result.timedOut || result.cancelled ? null : result.exitCode;
       const output = result.startError ?? result.output;
       return {
         type: 'exec_result',
@@ -105,6 +118,9 @@ export class WorkflowManager implements LinkHandlers {
         output: `exec failed on this worker: ${errorMessage(err)}`,
         timed_out: false,
       };
+    } finally {
+      // Before the result goes back: the server relays output only while the exec is pending.
+      live.finished(exitCode, Date.now() - started);
     }
   }
 

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { CommandOutput } from '../executor/command-output';
 import { describeCommandResult } from '../executor/executor';
 import type { ToolContext } from '../tools/tool';
 import type { Job, LoopDeps } from './deps';
@@ -24,15 +26,30 @@ export function createToolContext(
     outputMaxBytes,
     signal,
     async runLocal(command, timeoutSeconds) {
-      const result = await deps.executor.run({
+      const live = new CommandOutput({
+        send: (message) => deps.link.sendCommandOutput(message),
         workflowId: job.workflowId,
-        projectId: job.projectId,
-        command,
-        timeoutSeconds,
-        maxOutputBytes: Math.max(256, outputMaxBytes - OUTPUT_HEADROOM_BYTES),
-        signal,
+        callId: randomUUID(),
       });
-      return describeCommandResult(result, timeoutSeconds);
+      const started = new Date();
+      live.started(stepIndex, command, started);
+      let exitCode: number | null = null;
+      try {
+        const result = await deps.executor.run({
+          workflowId: job.workflowId,
+          projectId: job.projectId,
+          command,
+          timeoutSeconds,
+          maxOutputBytes: Math.max(256, outputMaxBytes - OUTPUT_HEADROOM_BYTES),
+          signal,
+          onOutput: (stream, chunk) => live.push(stream, chunk),
+        });
+        exitCode = result.timedOut || result.cancelled ? null : result.exitCode;
+        return describeCommandResult(result, timeoutSeconds);
+      } finally {
+        // Also when the command could not start: a page showing it running must see it end.
+        live.finished(exitCode, Date.now() - started.getTime());
+      }
     },
     async runRemote(request) {
       const result = await deps.link.requestExec(request, signal);

@@ -1,5 +1,5 @@
 import { toSnapshot, type AgentState } from '@svc/agent-core';
-import type { FileChangedUpdateData, LogEntryUpdateData, WorkflowStatus } from '@svc/protocol';
+import type { FileChangedUpdateData, LogEntryUpdateData, StepDiffUpdateData, WorkflowStatus } from '@svc/protocol';
 import type { ServerLink } from '../link/server-link';
 
 /** The updates of one workflow, as typed calls. */
@@ -23,6 +23,10 @@ export class WorkflowUpdates {
 
   filesChanged(changes: readonly FileChangedUpdateData[]): void {
     for (const data of changes) this.link.sendUpdate(this.workflowId, { kind: 'file_changed', data });
+  }
+
+  stepDiff(data: StepDiffUpdateData): void {
+    this.link.sendUpdate(this.workflowId, { kind: 'step_diff', data });
   }
 
   title(title: string): void {

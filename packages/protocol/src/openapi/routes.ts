@@ -22,7 +22,13 @@ import {
   KbTextRequestSchema,
   UpdateKbArticleRequestSchema,
 } from '../rest/kb';
-import { ExecutionLogPageSchema, LlmCallPageSchema } from '../rest/logs';
+import {
+  ExecutionLogPageSchema,
+  LlmCallDetailSchema,
+  LlmCallPageSchema,
+  StepDiffListSchema,
+  StepDiffQuerySchema,
+} from '../rest/logs';
 import {
   AddMemberRequestSchema,
   CreateProjectRequestSchema,
@@ -116,6 +122,8 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   Plan: PlanResponseSchema,
   SnapshotPage: SnapshotPageSchema,
   LlmCallPage: LlmCallPageSchema,
+  LlmCallDetail: LlmCallDetailSchema,
+  StepDiffList: StepDiffListSchema,
   ExecutionLogPage: ExecutionLogPageSchema,
   FileList: FileListSchema,
   FileWritten: FileWrittenSchema,
@@ -520,6 +528,27 @@ export const ROUTES: RouteDoc[] = [
       errors: [400],
     }),
   ),
+  {
+    method: 'GET',
+    path: `${API}/workflows/{id}/llm-calls/{call_id}`,
+    tag: 'history',
+    auth: 'required',
+    params: { id: 'workflow id', call_id: 'LLM call id' },
+    summary:
+      'The messages one LLM call sent and its reply (404 when not stored or pruned by `llm_detail_retention_days`)',
+    responses: { 200: json('the call detail', LlmCallDetailSchema) },
+  },
+  {
+    method: 'GET',
+    path: `${API}/workflows/{id}/diffs`,
+    tag: 'history',
+    auth: 'required',
+    params: workflowId,
+    query: StepDiffQuerySchema,
+    summary: 'What each step changed in the workspace (unified diffs), in seq order; `step` narrows to one step',
+    responses: { 200: json('the diffs', StepDiffListSchema) },
+    errors: [400],
+  },
   {
     method: 'GET',
     path: `${API}/workflows/{id}/report`,

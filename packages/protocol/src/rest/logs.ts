@@ -17,6 +17,8 @@ export const LlmCallLogSchema = z.object({
   error: z.string().nullable().default(null),
   /** the reply's `finish_reason` (`length`: cut off at the token limit); null when there was no reply */
   finish_reason: z.string().nullable().default(null),
+  /** the messages and reply are stored (GET /workflows/{id}/llm-calls/{call_id}); false for events stored before details */
+  has_detail: z.boolean().default(false),
   created_at: TimestampSchema,
 });
 export type LlmCallLog = z.infer<typeof LlmCallLogSchema>;
@@ -50,8 +52,48 @@ export const ExecutionLogEntrySchema = z.object({
   tool_input: z.string(),
   output: z.string(),
   is_error: z.boolean(),
+  /** the plan revision (feedback count) the entry was made under (0 for entries stored before revisions) */
+  revision: z.int().min(0).default(0),
+  /** how long the tool call took, measured by the worker; null when unknown */
+  duration_ms: z.int().min(0).nullable().default(null),
+  /** the command of an `execute_on_worker` call, null for other tools */
+  command: z.string().nullable().default(null),
   created_at: TimestampSchema,
 });
 export type ExecutionLogEntry = z.infer<typeof ExecutionLogEntrySchema>;
 
 export const ExecutionLogPageSchema = pageSchema(ExecutionLogEntrySchema);
+
+/** GET /workflows/{id}/llm-calls/{call_id}: what one LLM call sent and got back. */
+export const LlmCallDetailSchema = z.object({
+  id: IdSchema,
+  messages: z.array(z.unknown()),
+  reply: z.object({ role: z.string(), content: z.string().nullable(), tool_calls: z.array(z.unknown()).optional() }),
+  truncated: z.boolean(),
+  created_at: TimestampSchema,
+});
+export type LlmCallDetail = z.infer<typeof LlmCallDetailSchema>;
+
+/** GET /workflows/{id}/diffs items: what one step changed in the workspace. */
+export const StepDiffSchema = z.object({
+  step_index: z.int().min(0),
+  revision: z.int().min(0),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      status: z.enum(['added', 'modified', 'deleted']),
+      additions: z.int().min(0),
+      deletions: z.int().min(0),
+      binary: z.boolean(),
+    }),
+  ),
+  patch: z.string(),
+  truncated: z.boolean(),
+  created_at: TimestampSchema,
+});
+export type StepDiff = z.infer<typeof StepDiffSchema>;
+export const StepDiffListSchema = z.array(StepDiffSchema);
+
+/** GET /workflows/{id}/diffs query: one step's diffs (every step's when absent). */
+export const StepDiffQuerySchema = z.object({ step: z.coerce.number().int().min(0).max(1_000_000).optional() });
+export type StepDiffQuery = z.infer<typeof StepDiffQuerySchema>;

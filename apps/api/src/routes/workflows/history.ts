@@ -5,6 +5,7 @@ import { authorizeWorkflow } from '../../policies/access';
 import { workflowViews } from '../../reads/views';
 import { presentSnapshot } from '../../wire/workflow';
 import { afterSeq, readPageQuery, SeqKeySchema, toPage } from '../../http/pagination';
+import { workflowDetailsRouter } from './details';
 
 const bySeq = (row: { seq: number }) => [row.seq] as const;
 
@@ -33,5 +34,6 @@ export function workflowHistoryRouter(deps: AppDeps): Router {
     res.json(toPage(rows, page.limit, bySeq, presentSnapshot));
   });
 
+  router.use(workflowDetailsRouter(deps));
   return router;
 }

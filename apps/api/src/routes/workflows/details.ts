@@ -1,0 +1,56 @@
+import { Router, type Request } from 'express';
+import { StepDiffQuerySchema, type LlmCallDetail, type StepDiff } from '@svc/protocol';
+import type { AppDeps } from '../../deps';
+import { principalOf, requireAuth } from '../../auth/authenticate';
+import { authorizeWorkflow } from '../../policies/access';
+import { parseInput } from '../../domain/validate';
+import { notFound } from '../../domain/errors';
+
+/** Most step diffs one answer holds (a step has one per revision that ran it). */
+const MAX_DIFFS = 500;
+
+/** The bulky parts of a workflow's history, read on demand: one LLM call's messages and reply, step diffs. */
+export function workflowDetailsRouter(deps: AppDeps): Router {
+  const router = Router();
+  const { db } = deps;
+  const load = async (req: Request) =>
+    (await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read')).workflow;
+
+  router.get('/workflows/:id/llm-calls/:call_id', requireAuth, async (req, res) => {
+    const workflow = await load(req);
+    // The call must be this workflow's: another workflow's call id is as unknown as a made-up one.
+    const detail = await db.llmCallDetail.findFirst({
+      where: { call_id: req.params.call_id as string, call: { workflow_id: workflow.id } },
+    });
+    if (!detail) throw notFound('no stored detail for this LLM call (none was sent, or it was pruned)');
+    const body: LlmCallDetail = {
+      id: detail.call_id,
+      messages: JSON.parse(detail.messages) as unknown[],
+      reply: JSON.parse(detail.reply) as LlmCallDetail['reply'],
+      truncated: detail.truncated,
+      created_at: detail.created_at.toISOString(),
+    };
+    res.json(body);
+  });
+
+  router.get('/workflows/:id/diffs', requireAuth, async (req, res) => {
+    const workflow = await load(req);
+    const { step } = parseInput(StepDiffQuerySchema, req.query, 'query');
+    const rows = await db.stepDiff.findMany({
+      where: { workflow_id: workflow.id, ...(step === undefined ? {} : { step_index: step }) },
+      orderBy: { seq: 'asc' },
+      take: MAX_DIFFS,
+    });
+    const body: StepDiff[] = rows.map((row) => ({
+      step_index: row.step_index,
+      revision: row.revision,
+      files: row.files as StepDiff['files'],
+      patch: row.patch,
+      truncated: row.truncated,
+      created_at: row.created_at.toISOString(),
+    }));
+    res.json(body);
+  });
+
+  return router;
+}

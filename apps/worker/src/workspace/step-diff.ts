@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { formatPatch, structuredPatch } from 'diff';
+import type { StepDiffFile, StepDiffUpdateData } from '@svc/protocol';
+import { utf8ByteLength } from '@svc/text';
+import { IGNORED_DIRS } from './sync';
+import { toRelative } from './paths';
+
+/** Largest file whose text is kept for a diff; larger ones are compared by hash only. */
+export const DIFF_FILE_MAX_BYTES = 1024 * 1024;
+/** Text kept per capture at most: past it, further files are compared by hash only. */
+export const CAPTURE_MAX_TOTAL_BYTES = 32 * 1024 * 1024;
+/** Files listed per diff at most. */
+const MAX_FILES = 1000;
+/** Time one file's diff may take before it is listed without its lines. */
+const FILE_DIFF_TIMEOUT_MS = 2000;
+
+interface CapturedFile {
+  sha256: string;
+  /** the content, when it is text small enough to diff; null for binary or too large */
+  text: string | null;
+  binary: boolean;
+}
+
+/** The workspace as a step began: path -> content (text files) or fingerprint. */
+export type WorkspaceCapture = ReadonlyMap<string, CapturedFile>;
+
+/** Text is what has no NUL byte in its first 8000 bytes and decodes as UTF-8 (git's test, plus UTF-8). */
+function isText(bytes: Buffer): boolean {
+  if (bytes.subarray(0, 8000).includes(0)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Records every regular file under `root` (skipping node_modules and .git; symlinks are not followed). */
+export async function captureWorkspace(root: string): Promise<WorkspaceCapture> {
+  const files = new Map<string, CapturedFile>();
+  let kept = 0;
+  const walk = async (dir: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory() && !IGNORED_DIRS.has(entry.name)) await walk(full);
+      else if (entry.isFile()) {
+        const captured = await captureFile(full, kept);
+        files.set(toRelative(root, full), captured);
+        if (captured.text !== null) kept += captured.text.length;
+      }
+    }
+  };
+  await walk(root);
+  return files;
+}
+
+async function captureFile(file: string, kept: number): Promise<CapturedFile> {
+  const { size } = await stat(file);
+  const bytes = await readFile(file);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  if (!isText(bytes)) return { sha256, text: null, binary: true };
+  const small = size <= DIFF_FILE_MAX_BYTES && kept + size <= CAPTURE_MAX_TOTAL_BYTES;
+  return { sha256, text: small ? bytes.toString('utf8') : null, binary: false };
+}
+
+/** What changed from `before` to `after`, as a `step_diff` update of at most `maxBytes` of patch. */
+export function computeStepDiff(
+  stepIndex: number,
+  before: WorkspaceCapture,
+  after: WorkspaceCapture,
+  maxBytes: number,
+): StepDiffUpdateData {
+  const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
+  const files: StepDiffFile[] = [];
+  const patches: string[] = [];
+  let patchBytes = 0;
+  let truncated = false;
+  for (const file of paths) {
+    const old = before.get(file);
+    const now = after.get(file);
+    if (old && now && old.sha256 === now.sha256) continue;
+    if (files.length >= MAX_FILES) {
+      truncated = true;
+      break;
+    }
+    const status = !old ? 'added' : !now ? 'deleted' : 'modified';
+    const binary = (old?.binary ?? false) || (now?.binary ?? false);
+    const entry: StepDiffFile = { path: file, status, additions: 0, deletions: 0, binary };
+    files.push(entry);
+    const patch = filePatch(file, old, now, entry);
+    if (truncated) continue;
+    const bytes = utf8ByteLength(patch);
+    if (patchBytes + bytes > maxBytes) {
+      truncated = true;
+      continue;
+    }
+    patches.push(patch);
+    patchBytes += bytes;
+  }
+  return { step_index: stepIndex, files, patch: patches.join(''), truncated };
+}
+
+/** One file's part of the patch; counts its added and deleted lines into `entry`. */
+function filePatch(file: string, old: CapturedFile | undefined, now: CapturedFile | undefined, entry: StepDiffFile) {
+  const oldName = old ? `a/${file}` : '/dev/null';
+  const newName = now ? `b/${file}` : '/dev/null';
+  if (entry.binary) return `Binary files ${oldName} and ${newName} differ\n`;
+  const oldText = old ? old.text : '';
+  const newText = now ? now.text : '';
+  if (oldText === null || newText === null) return `Files ${oldName} and ${newName} differ (too large to show)\n`;
+  const structured = structuredPatch(oldName, newName, oldText, newText, undefined, undefined, {
+    timeout: FILE_DIFF_TIMEOUT_MS,
+  });
+  if (!structured) return `Files ${oldName} and ${newName} differ (too many changes to show)\n`;
+  for (const hunk of structured.hunks) {
+    for (const line of hunk.lines) {
+      if (line.startsWith('+')) entry.additions++;
+      else if (line.startsWith('-')) entry.deletions++;
+    }
+  }
+  return formatPatch(structured).replace(/^=+\n/, '');
+}
