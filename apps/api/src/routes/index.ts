@@ -6,6 +6,7 @@ import { tokensRouter } from './tokens';
 import { projectsRouter } from './projects/router';
 import { membersRouter } from './members/router';
 import { invitationsRouter } from './members/invitations';
+import { pendingInvitationsRouter } from './members/pending';
 import { workflowsRouter } from './workflows/router';
 import { kbRouter } from './kb/router';
 import { settingsRouter } from './settings/router';
@@ -25,6 +26,7 @@ export function apiRouter(deps: AppDeps): Router {
   router.use(tokensRouter(deps));
   router.use(projectsRouter(deps));
   router.use(membersRouter(deps));
+  router.use(pendingInvitationsRouter(deps));
   router.use(workflowsRouter(deps));
   router.use(kbRouter(deps));
   router.use(settingsRouter(deps));

@@ -8,8 +8,8 @@ import {
   KbError,
   type Embedder,
   type KbChunk,
-  type KbSearchResult,
 } from '@svc/kb';
+import type { KbSearchResult } from '@svc/protocol';
 import { DomainError } from '../domain/errors';
 
 /** A chunk ready to store, minus the article id (not known yet for a new article). */
@@ -99,12 +99,14 @@ export async function searchIndex(db: Db, embedder: Embedder, query: string, k: 
   const candidates = rows.map((row) => ({
     article_id: row.article_id,
     article_title: row.article.title,
+    heading: row.heading,
     text: row.text,
     vector: bytesToFloat32(fresh.get(row.id) ?? row.embedding),
   }));
-  return cosineTopK(queryVector, candidates, k).map(({ article_id, article_title, text, score }) => ({
+  return cosineTopK(queryVector, candidates, k).map(({ article_id, article_title, heading, text, score }) => ({
     article_id,
     article_title,
+    heading,
     text,
     score,
   }));
