@@ -8,6 +8,7 @@ import { SignInPage } from '../features/auth/SignInPage';
 import { SignOutButton } from '../features/auth/SignOutButton';
 import { UserContext } from '../features/auth/user-context';
 import { ProjectSidebar } from '../features/projects/ProjectSidebar';
+import { AdminNavLink } from '../features/admin/AdminTabs';
 
 /** Sign-in gate, header, project sidebar and the live socket around every signed-in page. */
 export function RootLayout() {
@@ -38,6 +39,7 @@ export function RootLayout() {
             </NavLink>
             <NavLink to="/kb">Knowledge base</NavLink>
             <NavLink to="/settings">Settings</NavLink>
+            <AdminNavLink isAdmin={user.is_admin} />
           </nav>
           <div className="user">
             <ConnectionIndicator />
