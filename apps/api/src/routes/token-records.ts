@@ -65,5 +65,6 @@ export async function revokeRecordedToken(
   if (!row || (row.user_id !== principal.user.id && !canGlobally(principal, 'tokens.manage_any')))
     throw notFound('token not found');
   await tokens.revoke({ jti: row.jti, exp: Math.floor(row.expires_at.getTime() / 1000) });
-  if (!row.revoked_at) await db.apiToken.updateMany({ where: { jti, revoked_at: null }, data: { revoked_at: new Date() } });
+  if (!row.revoked_at)
+    await db.apiToken.updateMany({ where: { jti, revoked_at: null }, data: { revoked_at: new Date() } });
 }

@@ -68,7 +68,9 @@ describe.each(TEST_PROVIDERS)('recorded api and worker tokens on %s', (provider)
     expect(mine.find((t) => t.id === jtiOf(plain))).toMatchObject({ name: '', project_id: null });
 
     const worker = await mint(root, { scope: 'worker', name: 'build box' });
-    expect(await list(root)).toEqual([expect.objectContaining({ id: jtiOf(worker), scope: 'worker', name: 'build box' })]);
+    expect(await list(root)).toEqual([
+      expect.objectContaining({ id: jtiOf(worker), scope: 'worker', name: 'build box' }),
+    ]);
   });
 
   it('lists everyone’s tokens, with their owner, only to an administrator asking for all', async () => {

@@ -18,9 +18,8 @@ describe.each(TEST_PROVIDERS)('the settings schema and typed values on %s', (pro
   it('documents every setting the service reads, to anyone signed in', async () => {
     const res = await server.request('/svc/api/settings/schema', { as: ann });
     expect(res.status).toBe(200);
-    const schema = await body<{ key: string; label: string; description: string; type: string; default: string }[]>(
-      res,
-    );
+    const schema =
+      await body<{ key: string; label: string; description: string; type: string; default: string }[]>(res);
     expect(schema.map((s) => [s.key, s.type, s.default])).toEqual([
       ['llm_prices', 'json', '{}'],
       ['llm_detail_retention_days', 'number', '30'],
@@ -50,10 +49,25 @@ describe.each(TEST_PROVIDERS)('the settings schema and typed values on %s', (pro
     ['a fractional retention', 'llm_detail_retention_days', '1.5', /whole number/],
     ['prices that are not JSON', 'llm_prices', '{gpt: 1}', /not valid JSON/],
     ['prices that are not an object', 'llm_prices', '[1, 2]', /./],
-    ['a price that is not a number', 'llm_prices', '{"m": {"prompt_per_million": "2", "completion_per_million": 1}}', /m\.prompt_per_million/],
-    ['a negative price', 'llm_prices', '{"m": {"prompt_per_million": -1, "completion_per_million": 1}}', /m\.prompt_per_million/],
+    [
+      'a price that is not a number',
+      'llm_prices',
+      '{"m": {"prompt_per_million": "2", "completion_per_million": 1}}',
+      /m\.prompt_per_million/,
+    ],
+    [
+      'a negative price',
+      'llm_prices',
+      '{"m": {"prompt_per_million": -1, "completion_per_million": 1}}',
+      /m\.prompt_per_million/,
+    ],
     ['a price without its completion half', 'llm_prices', '{"m": {"prompt_per_million": 1}}', /completion_per_million/],
-    ['an unknown field in a price', 'llm_prices', '{"m": {"prompt_per_million": 1, "completion_per_million": 1, "x": 1}}', /./],
+    [
+      'an unknown field in a price',
+      'llm_prices',
+      '{"m": {"prompt_per_million": 1, "completion_per_million": 1, "x": 1}}',
+      /./,
+    ],
   ])('refuses %s with invalid_input and keeps the value', async (_name, key, value, message) => {
     const before = await server.deps.db.setting.findUnique({ where: { key } });
     const res = await put(key, value);
@@ -67,6 +81,8 @@ describe.each(TEST_PROVIDERS)('the settings schema and typed values on %s', (pro
 
   it('still stores a key the service does not read, as plain text', async () => {
     expect((await put('team.motto', 'ship it')).status).toBe(200);
-    expect(await body(await server.request('/svc/api/settings', { as: ann }))).toMatchObject({ 'team.motto': 'ship it' });
+    expect(await body(await server.request('/svc/api/settings', { as: ann }))).toMatchObject({
+      'team.motto': 'ship it',
+    });
   });
 });

@@ -19,7 +19,9 @@ describe.each(TEST_PROVIDERS)('the runs GET /workers shows each worker holding o
     server = await startTestServer(provider);
     [ann, bob, root] = await Promise.all([server.login('ann'), server.login('bob'), server.login('root')]);
     const { db } = server.deps;
-    const worker = await db.worker.create({ data: { name: 'box-1', labels: ['linux'], capacity: 3, status: 'online' } });
+    const worker = await db.worker.create({
+      data: { name: 'box-1', labels: ['linux'], capacity: 3, status: 'online' },
+    });
     await db.worker.create({ data: { name: 'box-2', labels: [], capacity: 1 } });
     annsProject = (await createProject(server, ann, 'Ann’s')).id;
     const bobsProject = (await createProject(server, bob, 'Bob’s')).id;

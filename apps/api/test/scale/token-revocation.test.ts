@@ -27,7 +27,10 @@ describe('revoking a recorded token across two API replicas on PostgreSQL', () =
     expect((await a.request('/svc/api/me', { as: token })).status).toBe(401);
     // The cluster bus delivers the revocation within milliseconds (the cache re-reads the table within 2 s anyway).
     await eventually(async () => expect((await b.request('/svc/api/me', { as: token })).status).toBe(401));
-    const [after] = await expectJson<{ revoked_at: string | null }[]>(await b.request('/svc/api/tokens', { as: ann }), 200);
+    const [after] = await expectJson<{ revoked_at: string | null }[]>(
+      await b.request('/svc/api/tokens', { as: ann }),
+      200,
+    );
     expect(after!.revoked_at).toEqual(expect.any(String));
   });
 });

@@ -31,9 +31,10 @@ describe.each(TEST_PROVIDERS)('invitations for logins nobody has signed in with 
       method: 'DELETE',
       as,
     });
-  const invitationsOf = async (as: string) => body<{ project_id: string; role: string; invited_by: string }[]>(
-    await server.request('/svc/api/invitations', { as }),
-  );
+  const invitationsOf = async (as: string) =>
+    body<{ project_id: string; role: string; invited_by: string }[]>(
+      await server.request('/svc/api/invitations', { as }),
+    );
 
   it('keeps an invitation for an unknown login that becomes a normal one at its first sign-in', async () => {
     const res = await invite('Alice', 'owner');

@@ -97,7 +97,10 @@ describeInChromium('knowledge base and settings in Chromium against the real ser
     await prices.getByRole('button', { name: 'Save prices' }).click();
     await expectText(prices.getByRole('status'), 'Saved.');
     const root = await server.login('root');
-    const stored = await expectJson<Record<string, string>>(await server.request('/svc/api/settings', { as: root }), 200);
+    const stored = await expectJson<Record<string, string>>(
+      await server.request('/svc/api/settings', { as: root }),
+      200,
+    );
     expect(JSON.parse(stored.llm_prices!)).toEqual({
       'gpt-4o-mini': { prompt_per_million: 0.15, completion_per_million: 0.6 },
     });

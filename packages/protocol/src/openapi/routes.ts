@@ -287,7 +287,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'auth',
     auth: 'required',
     params: { id: 'token id (its jti)' },
-    summary: 'Revoke one of your tokens (administrators: anyone\'s); refused from its next use on',
+    summary: "Revoke one of your tokens (administrators: anyone's); refused from its next use on",
     responses: { 204: noContent },
   },
   {
@@ -373,8 +373,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'members',
     auth: 'required',
     params: projectId,
-    summary:
-      'Invite someone by login (owners); a login nobody has signed in with yet gets a pending invitation',
+    summary: 'Invite someone by login (owners); a login nobody has signed in with yet gets a pending invitation',
     body: jsonBody(AddMemberRequestSchema),
     responses: { 202: json('invited, or pending until that login signs in', AddMemberResponseSchema) },
     errors: [400, 409],
@@ -779,7 +778,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'settings',
     auth: 'required',
     params: { key: 'setting key' },
-    summary: "Set a setting (administrators); a setting the service reads must be valid for its type",
+    summary: 'Set a setting (administrators); a setting the service reads must be valid for its type',
     body: jsonBody(PutSettingRequestSchema),
     responses: { 200: json('the setting', SavedSettingSchema) },
     errors: [400],

@@ -27,7 +27,13 @@ export function NewTokenNotice({ token, name, onDone }: { token: TokenResponse; 
       <div className="row token-row">
         <label className="grow">
           <span className="visually-hidden">The new token</span>
-          <input ref={field} className="mono token-value" readOnly value={token.token} onFocus={(e) => e.target.select()} />
+          <input
+            ref={field}
+            className="mono token-value"
+            readOnly
+            value={token.token}
+            onFocus={(e) => e.target.select()}
+          />
         </label>
         <button type="button" className="primary" onClick={() => void copy()}>
           Copy token

@@ -30,8 +30,8 @@ export function TokensPage() {
       </header>
       <AdminTabs />
       <p className="muted">
-        A token lets CI (or a script) call svc as you: send it as <code>Authorization: Bearer …</code>. Narrow it to
-        one project when CI needs only that one, and revoke it when it is no longer used or may have leaked.
+        A token lets CI (or a script) call svc as you: send it as <code>Authorization: Bearer …</code>. Narrow it to one
+        project when CI needs only that one, and revoke it when it is no longer used or may have leaked.
       </p>
       {minted ? (
         <NewTokenNotice

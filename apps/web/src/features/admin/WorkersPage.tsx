@@ -112,11 +112,7 @@ function WorkerCard({ worker, now }: { worker: WorkerListItem; now: number }) {
               <StatusBadge status={run.status} />
             </li>
           ))}
-          {hidden > 0 && (
-            <li className="muted small">
-              {hidden} more in projects you are not a member of
-            </li>
-          )}
+          {hidden > 0 && <li className="muted small">{hidden} more in projects you are not a member of</li>}
         </ul>
       )}
     </li>

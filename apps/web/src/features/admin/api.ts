@@ -15,8 +15,7 @@ export interface MintRequest {
   ttl_seconds: number;
 }
 
-export const listTokens = (all: boolean) =>
-  apiJson('/tokens', ApiTokenListSchema, all ? { query: { all: '1' } } : {});
+export const listTokens = (all: boolean) => apiJson('/tokens', ApiTokenListSchema, all ? { query: { all: '1' } } : {});
 export const mintToken = (body: MintRequest) => apiJson('/token', TokenResponseSchema, { method: 'POST', json: body });
 export const revokeToken = (id: string) => apiVoid(`/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
 export const listWorkersWithRuns = () => apiJson('/workers', WorkerListSchema);

@@ -3,12 +3,7 @@ import MarkdownIt from 'markdown-it';
 const parser = new MarkdownIt({ html: false, linkify: false });
 
 /** Folded for comparing a heading with a title: case, surrounding space and markdown emphasis ignored. */
-const fold = (text: string) =>
-  text
-    .replace(/[*_`]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
+const fold = (text: string) => text.replace(/[*_`]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
 
 /**
  * The article's content without a first `# <title>` line that repeats its title (the page already
