@@ -1,3 +1,4 @@
+import { TestWorker } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, createProject } from './fixtures';
 
@@ -138,5 +139,13 @@ describe.each(TEST_PROVIDERS)('recorded api and worker tokens on %s', (provider)
     expect(job.status).toBe(400);
     expect((await body(job)).error.code).toBe('invalid_input');
     await expect(server.deps.db.apiToken.count()).resolves.toBe(before);
+  });
+
+  it('closes a connected worker’s socket when its worker token is revoked, and refuses it from then on', async () => {
+    const token = await mint(root, { scope: 'worker', name: 'revoked box' });
+    const worker = await TestWorker.start(server, token, 'revoked-box');
+    expect((await revoke(root, jtiOf(token))).status).toBe(204);
+    expect(await worker.inbox.whenClosed()).toEqual({ code: 4401, reason: 'worker token revoked' });
+    await expect(TestWorker.connect(server, token)).rejects.toMatchObject({ status: 401 });
   });
 });
