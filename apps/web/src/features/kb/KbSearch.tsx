@@ -4,7 +4,7 @@ import { queryKeys } from '../../lib/query-keys';
 import { shorten } from '../../lib/format';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { searchKb } from './api';
-import { matchPercent, sectionExcerpt } from './text';
+import { matchPercent, sectionExcerpt, withoutRepeatedTitle } from './text';
 import './kb.css';
 
 /** Semantic search over the knowledge base: the best sections, each under its heading, with its article. */
@@ -40,7 +40,8 @@ export function KbSearch({ onOpen }: { onOpen(articleId: string): void }) {
       {results.isSuccess && results.data.length === 0 && <Empty>No matching sections.</Empty>}
       <ol className="search-results">
         {results.data?.map((hit, i) => {
-          const excerpt = shorten(sectionExcerpt(hit.text, hit.heading), 300);
+          const section = withoutRepeatedTitle(hit.text, hit.article_title);
+          const excerpt = shorten(sectionExcerpt(section, hit.heading), 300);
           return (
             <li key={`${hit.article_id}-${i}`} className="search-hit">
               <h3>

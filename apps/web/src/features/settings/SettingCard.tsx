@@ -41,7 +41,7 @@ export function SettingCard({
       </p>
       <p className="small muted">
         <code>{definition.key}</code> · {definition.type} · default <code>{definition.default}</code>
-        {stored === undefined && ' (in effect: not set)'}
+        {stored === undefined && ' (not set: the default applies)'}
       </p>
       {definition.key === 'llm_prices' ? (
         canEdit ? (
