@@ -14,6 +14,7 @@ import { crossSiteGuard } from './http/cross-site';
 import { bodyTimeout } from './http/timeouts';
 import { rejectNulInPathIds } from './http/path-ids';
 import { fastReads } from './http/fast-reads';
+import { builtAppsRouter } from './apps/router';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -28,6 +29,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestContext(deps.logger));
   app.use(securityHeaders);
   app.use(bodyTimeout(deps.config.http.bodyTimeoutMs));
+  // Built apps: public capability links, before the cross-site guard and authentication (apps/router.ts).
+  app.use('/svc/apps', builtAppsRouter(deps));
   // Before any body is read: a cross-site request is refused without being parsed.
   app.use('/svc', crossSiteGuard(deps.config));
   app.use(unlessRawBody(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8 })));

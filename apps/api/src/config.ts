@@ -20,6 +20,8 @@ export interface Config {
   host: string;
   port: number;
   publicUrl: string;
+  /** APP_ORIGIN: where the built apps' capability links point (null: publicUrl); no trailing `/` */
+  appOrigin: string | null;
   dataDir: string;
   databaseUrl: string;
   databasePoolSize: number;
@@ -115,7 +117,8 @@ export function buildConfig(env: Env): Config {
     env: env.NODE_ENV,
     host: env.HOST,
     port: env.PORT,
-    publicUrl: env.PUBLIC_URL.replace(/\/$/, ''),
+    publicUrl: publicUrlOf(env),
+    appOrigin: env.APP_ORIGIN?.replace(/\/$/, '') ?? null,
     dataDir,
     databaseUrl,
     databasePoolSize: env.DATABASE_POOL_SIZE,
@@ -191,6 +194,9 @@ export function buildConfig(env: Env): Config {
     processes: processCount(env.API_PROCESSES, databaseUrl),
   };
 }
+
+/** PUBLIC_URL without its trailing `/`; unset, it follows PORT. */
+const publicUrlOf = (env: Env) => (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, '');
 
 /** S3 can copy an object of at most 5 GiB in one request (a staged multipart upload is copied into place). */
 const S3_MAX_COPY_BYTES = 5 * 1024 ** 3;

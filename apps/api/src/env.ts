@@ -2,13 +2,20 @@ import { z } from 'zod';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const optionalUrl = z.url().optional();
+/** An http(s) URL with nothing after its origin (a trailing `/` is fine). */
+const httpOrigin = z
+  .url({ protocol: /^https?$/ })
+  .refine((v) => /^[^/]+\/\/[^/?#]+\/?$/.test(v), 'must be an http(s) origin such as https://apps.example.com');
 
 /** Every environment variable the server reads; README "Configuration" documents each one. */
 export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  PUBLIC_URL: z.url().default('http://localhost:8080'),
+  /** unset (or empty): `http://localhost:<PORT>` */
+  PUBLIC_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
+  /** origin the built apps' links are made on (`/svc/apps/<key>/`); PUBLIC_URL's when unset */
+  APP_ORIGIN: z.preprocess((v) => (v === '' ? undefined : v), httpOrigin.optional()),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),

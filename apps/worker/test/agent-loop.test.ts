@@ -117,7 +117,9 @@ describe.each(TEST_PROVIDERS)('agent loop against the real server on %s', (provi
       'report.md',
     ]);
 
-    const appUrl = `${server.api.url}/svc/api/workflows/${id}/files/index.html`;
+    // no app_base_url: the report names the server's app link from the dispatch
+    const appUrl = (await server.alice.workflow(id)).app_link!;
+    expect(appUrl).toMatch(new RegExp(`^${server.api.url}/svc/apps/[A-Za-z0-9_-]{43}/$`));
     expect(updates.find((u) => u.kind === 'report')?.data).toEqual({ path: 'report.md', app_url: appUrl });
     expect((await server.alice.workflow(id)).app_url).toBe(appUrl);
     expect(await server.alice.report(id)).toBe(

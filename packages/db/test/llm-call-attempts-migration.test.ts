@@ -1,37 +1,6 @@
-import { createClient } from '@libsql/client';
-import { Client as PgClient } from 'pg';
 import { loadMigrations } from '../src/migrate';
-import { createTestDatabase, TEST_PROVIDERS, type TestDatabase } from '../src/testing';
-
-/** Runs SQL on a test database; `query` returns the rows of its last statement. */
-async function withDatabase<T>(
-  database: TestDatabase,
-  use: (run: (sql: string) => Promise<void>, query: (sql: string) => Promise<Record<string, unknown>[]>) => Promise<T>,
-): Promise<T> {
-  if (database.provider === 'sqlite') {
-    const client = createClient({ url: database.url });
-    try {
-      return await use(
-        async (sql) => client.executeMultiple(sql),
-        async (sql) => (await client.execute(sql)).rows.map((row) => ({ ...row })),
-      );
-    } finally {
-      client.close();
-    }
-  }
-  const client = new PgClient({ connectionString: database.url });
-  await client.connect();
-  try {
-    return await use(
-      async (sql) => {
-        await client.query(sql);
-      },
-      async (sql) => (await client.query(sql)).rows as Record<string, unknown>[],
-    );
-  } finally {
-    await client.end();
-  }
-}
+import { createTestDatabase, TEST_PROVIDERS } from '../src/testing';
+import { withDatabase } from './support/with-database';
 
 describe.each(TEST_PROVIDERS)('migration 0003_llm_call_attempts on %s', (provider) => {
   it('keeps the LLM calls logged before it, as successful first attempts, and then takes null usage', async () => {

@@ -44,6 +44,19 @@ export const WorkflowStatusEventDataSchema = z.object({
 });
 export type WorkflowStatusEventData = z.infer<typeof WorkflowStatusEventDataSchema>;
 
+/** What a person did to a workflow through the REST API (stored, replayed): who, and their text. */
+export const WorkflowActionSchema = z.enum(['created', 'answered', 'feedback', 'cancelled', 'retried']);
+export type WorkflowAction = z.infer<typeof WorkflowActionSchema>;
+export const WorkflowActionEventDataSchema = z.object({
+  action: WorkflowActionSchema,
+  actor: z.object({ id: IdSchema, login: z.string(), name: z.string().nullable() }),
+  /** the answer or feedback text; null for the other actions */
+  message: z.string().nullable(),
+  /** the workflow's plan revision after the action */
+  revision: z.int().min(0),
+});
+export type WorkflowActionEventData = z.infer<typeof WorkflowActionEventDataSchema>;
+
 export const WorkflowTitleEventDataSchema = z.object({ title: z.string() });
 
 export const FileChangedEventDataSchema = z.object({
@@ -97,6 +110,7 @@ export const BrowserEventSchema = z.discriminatedUnion('type', [
   event('workflow_update', UpdateBodySchema),
   event('workflow_status', WorkflowStatusEventDataSchema),
   event('workflow_title', WorkflowTitleEventDataSchema),
+  event('workflow_action', WorkflowActionEventDataSchema),
   event('log_entry', ExecutionLogEntrySchema),
   event('file_changed', FileChangedEventDataSchema),
   event('worker_status', WorkerSchema),

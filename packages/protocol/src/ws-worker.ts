@@ -137,6 +137,8 @@ export const DispatchMessageSchema = z
     message: z.string().optional(),
     /** highest seq stored for the workflow (0 when none); the worker continues after it */
     last_seq: z.int().min(0),
+    /** the workflow's built-app link (its workspace served at a capability URL); the report names it */
+    app_url: z.string().nullable().optional(),
   })
   .refine((d) => (d.action !== 'feedback' && d.action !== 'answer') || d.message !== undefined, {
     path: ['message'],

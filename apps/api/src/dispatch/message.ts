@@ -2,8 +2,12 @@ import type { Db, Workflow } from '@svc/db';
 import type { DispatchAction, DispatchMessage } from '@svc/protocol';
 import { snapshotData } from '../wire/workflow';
 import type { WorkerSession } from './worker-session';
+import { appLinkOf, ensureAppKey } from '../apps/app-link';
 
-export type WorkflowForDispatch = Pick<Workflow, 'id' | 'project_id' | 'requirement' | 'template' | 'last_update_seq'>;
+export type WorkflowForDispatch = Pick<
+  Workflow,
+  'id' | 'project_id' | 'requirement' | 'template' | 'last_update_seq' | 'app_key'
+>;
 
 export const DISPATCH_SELECT = {
   id: true,
@@ -11,6 +15,7 @@ export const DISPATCH_SELECT = {
   requirement: true,
   template: true,
   last_update_seq: true,
+  app_key: true,
 } as const;
 
 /**
@@ -32,6 +37,7 @@ export async function buildDispatch(
     requirement: workflow.requirement,
     template: workflow.template,
     last_seq: lastSeq,
+    app_url: appLinkOf({ app_key: await ensureAppKey(db, workflow) }),
   };
   if (action === 'start' || action === 'cancel' || action === 'generate_title') return { ...base, action };
   const latest = await db.agentStateSnapshot.findFirst({

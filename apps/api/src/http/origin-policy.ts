@@ -7,9 +7,12 @@ import { SESSION_COOKIE } from '../auth/authenticate';
  * browser WebSocket upgrade (ws/upgrade-auth.ts). The server's own origins are:
  * - the origin of `PUBLIC_URL`,
  * - every origin listed in `ALLOWED_ORIGINS`,
- * - the address the connection arrived at (`http://<local address>:<local port>`, plus `localhost`
- *   when that address is a loopback one), so a server opened by its listening address works too.
- * Another port on the same host is another origin, so it is not the server's own.
+ * - `http(s)://<Host>` when the request's own `Host` names the address the connection arrived at and
+ *   its port is the listening port: any loopback name (`localhost`, `127.x.x.x`, `[::1]`) for a
+ *   connection that arrived on loopback, else that interface's address literally. So the server works
+ *   at whatever address its listening address allows (127.0.0.1, localhost, [::1], a LAN address when
+ *   bound to all interfaces), while a DNS name (a rebinding attacker's) must be configured explicitly.
+ * Another port on the same host is another origin, so it is not the server's own; nor is `null`.
  */
 export interface OriginSettings {
   publicUrl: string;
@@ -31,14 +34,54 @@ const normalized = (value: string): string | null => {
   }
 };
 
-/** The origins a browser uses to reach the server at its listening address. */
-export function listeningOrigins(local: LocalEndpoint | undefined): string[] {
-  if (!local?.localAddress || !local.localPort) return [];
-  const address = local.localAddress.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
-  const host = isIP(address) === 6 ? `[${address}]` : address;
-  const origins = [`http://${host}:${local.localPort}`];
-  if (address === '::1' || /^127\./.test(address)) origins.push(`http://localhost:${local.localPort}`);
-  return origins.map(normalized).filter((o): o is string => o !== null);
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
+
+/** An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, how a dual-stack socket reports IPv4) as IPv4. */
+const plainAddress = (address: string) => address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+
+const isLoopback = (address: string) => address === '::1' || /^127\.\d+\.\d+\.\d+$/.test(address);
+
+/** A URL host name (`[::1]`, `127.0.0.1`, `localhost`) as a bare address or lower-case name. */
+const bareHost = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+
+/** Whether `hostname` (from a parsed URL) names the local address a connection arrived at. */
+export function namesLocalAddress(hostname: string, localAddress: string): boolean {
+  const local = plainAddress(localAddress);
+  const host = bareHost(hostname);
+  if (isLoopback(local)) return host === 'localhost' || (isIP(host) !== 0 && isLoopback(host));
+  if (isIP(host) === 0) return false;
+  // Compare as URL hosts, which spell an address one way (`[fe80::1]`, lower case, no leading zeros).
+  const spell = (address: string) => new URL(`http://${isIP(address) === 6 ? `[${address}]` : address}`).hostname;
+  try {
+    return spell(host) === spell(local);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `origin` is `http(s)://<host>` for the request's `Host` header, that host naming the
+ * connection's local address and its port being the listening port.
+ */
+export function isListeningOrigin(
+  origin: string,
+  hostHeader: string | undefined,
+  local: LocalEndpoint | undefined,
+): boolean {
+  if (!hostHeader || !local?.localAddress || !local.localPort) return false;
+  let candidate: URL;
+  let host: URL;
+  try {
+    candidate = new URL(origin);
+    host = new URL(`${candidate.protocol}//${hostHeader}`);
+  } catch {
+    return false;
+  }
+  const defaultPort = DEFAULT_PORTS[candidate.protocol];
+  if (defaultPort === undefined || candidate.origin === 'null' || candidate.origin !== host.origin) return false;
+  if (host.username || host.password || host.pathname !== '/' || host.search || host.hash) return false;
+  const port = host.port === '' ? defaultPort : Number(host.port);
+  return port === local.localPort && namesLocalAddress(host.hostname, local.localAddress);
 }
 
 /** Whether `origin` (an `Origin` header value) is one of the server's own origins. */
@@ -46,13 +89,13 @@ export function originAllowed(
   origin: string,
   publicUrl: string,
   allowed: readonly string[],
-  local?: LocalEndpoint,
+  request?: { host?: string | undefined; local?: LocalEndpoint | undefined },
 ): boolean {
   const candidate = normalized(origin);
   if (candidate === null) return false;
   if (candidate === normalized(publicUrl)) return true;
   if (allowed.some((entry) => normalized(entry) === candidate)) return true;
-  return listeningOrigins(local).includes(candidate);
+  return isListeningOrigin(origin, request?.host, request?.local);
 }
 
 /** Whether the request carries the session cookie (an ambient credential a browser sends by itself). */
@@ -75,7 +118,7 @@ export function browserOriginProblem(
   if (headers['sec-fetch-site'] === 'same-origin') return null;
   const origin = headers.origin;
   if (origin !== undefined) {
-    return originAllowed(origin, settings.publicUrl, settings.allowedOrigins, local)
+    return originAllowed(origin, settings.publicUrl, settings.allowedOrigins, { host: headers.host, local })
       ? null
       : `origin ${origin.slice(0, 200)} is not allowed`;
   }

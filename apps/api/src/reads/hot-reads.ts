@@ -1,6 +1,8 @@
 import type { AgentStateSnapshot, DbProvider, LlmCallLog, Project, SqlReader, User, Workflow } from '@svc/db';
 import type { Role } from '../policies/rules';
 import type { LogRowJson } from '../wire/logs';
+import type { SnapshotRow, StepEvent } from '../wire/workflow';
+import type { StepStatus } from '@svc/protocol';
 
 /**
  * The hot reads of the REST API (issue 11) in plain SQL on the driver (`SqlReader`), beside Prisma:
@@ -14,7 +16,7 @@ export class HotReads {
 
   constructor(
     private readonly reader: SqlReader,
-    provider: DbProvider,
+    private readonly provider: DbProvider,
   ) {
     // PostgreSQL's driver parses jsonb; SQLite stores JSON as text.
     this.json = provider === 'sqlite' ? (value) => JSON.parse(value as string) : (value) => value;
@@ -50,6 +52,90 @@ export class HotReads {
       memo: this.json(row.memo) as AgentStateSnapshot['memo'],
       pending_question: row.pending_question as string | null,
       created_at: date(row.created_at),
+    };
+  }
+
+  // ---- workflows: worker names, plan progress of a page, the plan's step events ----
+
+  /** The names of these workers (ids that are gone are absent). */
+  async workerNames(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.reader.query<Raw>('hot_worker_names', this.inIds(WORKER_NAMES), [this.idList(ids)]);
+    return new Map(rows.map((row) => [row.id as string, row.name as string]));
+  }
+
+  /** The latest snapshot of each of these workflows, in one statement (a list page's progress). */
+  async latestSnapshots(workflowIds: readonly string[]): Promise<Map<string, SnapshotRow>> {
+    if (workflowIds.length === 0) return new Map();
+    const rows = await this.reader.query<Raw>('hot_latest_snapshots', this.inIds(LATEST_SNAPSHOTS), [
+      this.idList(workflowIds),
+    ]);
+    return new Map(rows.map((row) => [row.workflow_id as string, this.toSnapshotRow(row)]));
+  }
+
+  /** The workflow's plan_step_status events in seq order (the plan's step times). */
+  async stepEvents(workflowId: string): Promise<StepEvent[]> {
+    const rows = await this.reader.query<Raw>('hot_step_events', STEP_EVENTS, [workflowId]);
+    return rows.map((row) => {
+      const data = this.json(row.data) as { index: number; status: StepStatus };
+      return { seq: Number(row.seq), index: data.index, status: data.status, at: date(row.created_at) };
+    });
+  }
+
+  /**
+   * Which of these workflows are having their plan revised: their latest feedback came after their
+   * latest snapshot (the worker has not sent the revised plan yet). One statement for them all.
+   */
+  async revising(workflowIds: readonly string[]): Promise<Set<string>> {
+    if (workflowIds.length === 0) return new Set();
+    const field = (column: string, name: string) =>
+      this.provider === 'sqlite' ? `json_extract(${column}, '$.${name}')` : `${column}->>'${name}'`;
+    const feedback = (alias: string) =>
+      `${alias}.type = 'workflow_action' AND ${field(`${alias}.data`, 'action')} = 'feedback'`;
+    const statement = `
+      SELECT f.workflow_id FROM events f
+      WHERE f.workflow_id IN_IDS AND ${feedback('f')}
+        AND f.seq = (SELECT MAX(l.seq) FROM events l WHERE l.workflow_id = f.workflow_id AND ${feedback('l')})
+        AND NOT EXISTS (SELECT 1 FROM events u WHERE u.workflow_id = f.workflow_id AND u.seq > f.seq
+          AND u.type = 'workflow_update' AND ${field('u.data', 'kind')} = 'snapshot')`;
+    const rows = await this.reader.query<Raw>('hot_revising', this.inIds(statement), [this.idList(workflowIds)]);
+    return new Set(rows.map((row) => row.workflow_id as string));
+  }
+
+  /**
+   * The ids of a project's live workflows whose title or requirement contains `text`, ignoring case
+   * (PostgreSQL: all of Unicode; SQLite: ASCII). A substring test, not LIKE: `%` and `_` are just text.
+   */
+  async workflowIdsMatching(projectId: string, text: string): Promise<string[]> {
+    const position = this.provider === 'sqlite' ? 'instr' : 'strpos';
+    const rows = await this.reader.query<Raw>(
+      'hot_workflow_search',
+      `SELECT id FROM workflows WHERE project_id = $1 AND deleted_at IS NULL
+        AND (${position}(lower(title), lower($2)) > 0 OR ${position}(lower(requirement), lower($2)) > 0)`,
+      [projectId, text],
+    );
+    return rows.map((row) => row.id as string);
+  }
+
+  /** An id list as one parameter: a text array on PostgreSQL, a JSON array on SQLite. */
+  private idList(ids: readonly string[]): unknown {
+    return this.provider === 'sqlite' ? JSON.stringify(ids) : [...ids];
+  }
+
+  private inIds(statement: string): string {
+    return statement.replace(
+      'IN_IDS',
+      this.provider === 'sqlite' ? 'IN (SELECT value FROM json_each($1))' : '= ANY($1::text[])',
+    );
+  }
+
+  private toSnapshotRow(row: Raw): SnapshotRow {
+    return {
+      phase: row.phase as string,
+      current_step: Number(row.current_step),
+      steps: this.json(row.steps) as AgentStateSnapshot['steps'],
+      memo: this.json(row.memo) as AgentStateSnapshot['memo'],
+      pending_question: row.pending_question as string | null,
     };
   }
 
@@ -233,6 +319,18 @@ const USER_AND_WORKFLOW = `
 const LATEST_SNAPSHOT = `
   SELECT id, workflow_id, seq, phase, current_step, steps, memo, pending_question, created_at
   FROM agent_state_snapshots WHERE workflow_id = $1 ORDER BY seq DESC LIMIT 1`;
+
+const WORKER_NAMES = 'SELECT id, name FROM workers WHERE id IN_IDS';
+
+// The correlated MAX(seq) walks the (workflow_id, seq) index once per workflow of the page.
+const LATEST_SNAPSHOTS = `
+  SELECT s.workflow_id, s.phase, s.current_step, s.steps, s.memo, s.pending_question
+  FROM agent_state_snapshots s
+  WHERE s.workflow_id IN_IDS
+    AND s.seq = (SELECT MAX(m.seq) FROM agent_state_snapshots m WHERE m.workflow_id = s.workflow_id)`;
+
+const STEP_EVENTS = `
+  SELECT seq, data, created_at FROM events WHERE workflow_id = $1 AND type = 'plan_step_status' ORDER BY seq`;
 
 const LOG_COLUMNS =
   'id, workflow_id, seq, step_index, tool_name, CAST(tool_input AS TEXT) AS tool_input_json, output, is_error, revision, duration_ms, created_at';

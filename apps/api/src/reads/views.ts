@@ -2,18 +2,25 @@ import type { Workflow } from '@svc/db';
 import type { Principal } from '../auth/principal';
 import { readPageQuery, SeqKeySchema, toPage } from '../http/pagination';
 import { presentLlmCall, presentLogEntryJson } from '../wire/logs';
-import { presentPlan, presentWorkflow } from '../wire/workflow';
+import { presentPlan, presentWorkflow, workerIdOf } from '../wire/workflow';
 import { presentProject } from '../wire/project';
-import type { Project } from '@svc/protocol';
+import type { Project, Workflow as WireWorkflow, WorkflowStatus } from '@svc/protocol';
 import type { HotReads, ProjectWithRole } from './hot-reads';
 
 const bySeq = (row: { seq: number }) => [row.seq] as const;
 
 /** What the read routes of one (already authorized) workflow answer; the Express routes and fastReads share them. */
 export const workflowViews = {
-  workflow: async (_reads: HotReads, workflow: Workflow, _query: unknown) => presentWorkflow(workflow),
-  plan: async (reads: HotReads, workflow: Workflow, _query: unknown) =>
-    presentPlan(await reads.latestSnapshot(workflow.id)),
+  workflow: async (reads: HotReads, workflow: Workflow, _query: unknown) => presentWorkflowOf(reads, workflow),
+  plan: async (reads: HotReads, workflow: Workflow, _query: unknown) => {
+    const [latest, stepEvents, revising] = await Promise.all([
+      reads.latestSnapshot(workflow.id),
+      reads.stepEvents(workflow.id),
+      reads.revising([workflow.id]),
+    ]);
+    const status = workflow.status as WorkflowStatus;
+    return presentPlan({ latest, status, stepEvents, revising: revising.has(workflow.id) });
+  },
   log: async (reads: HotReads, workflow: Workflow, query: unknown) => {
     const page = readPageQuery(query, SeqKeySchema);
     const rows = await reads.logPage(workflow.id, page.after?.[0], page.limit + 1);
@@ -29,6 +36,13 @@ export const workflowViews = {
   },
 };
 export type WorkflowView = keyof typeof workflowViews;
+
+/** The workflow in its wire form, with its worker's name (the REST answers of every workflow route). */
+export async function presentWorkflowOf(reads: HotReads, workflow: Workflow): Promise<WireWorkflow> {
+  const workerId = workerIdOf(workflow);
+  const names = workerId === null ? null : await reads.workerNames([workerId]);
+  return presentWorkflow(workflow, (workerId !== null && names?.get(workerId)) || null);
+}
 
 /** GET /projects: every live project for an administrator, else the caller's own; narrowed by an api token's project. */
 function projectListView(

@@ -8,6 +8,7 @@ import { membersRouter } from './members/router';
 import { invitationsRouter } from './members/invitations';
 import { pendingInvitationsRouter } from './members/pending';
 import { workflowsRouter } from './workflows/router';
+import { appLinkApiRouter } from '../apps/router';
 import { kbRouter } from './kb/router';
 import { settingsRouter } from './settings/router';
 import { filesRouter } from './files';
@@ -28,6 +29,7 @@ export function apiRouter(deps: AppDeps): Router {
   router.use(membersRouter(deps));
   router.use(pendingInvitationsRouter(deps));
   router.use(workflowsRouter(deps));
+  router.use(appLinkApiRouter(deps));
   router.use(kbRouter(deps));
   router.use(settingsRouter(deps));
   router.use(filesRouter(deps));

@@ -1,9 +1,24 @@
 import type { AgentStateSnapshot, Workflow as WorkflowRow } from '@svc/db';
-import { fromSnapshot, planFromState, type PlanStepInfo } from '@svc/agent-core';
-import type { SnapshotData, SnapshotListItem, Workflow, WorkflowStatus } from '@svc/protocol';
+import { fromSnapshot, planFromState } from '@svc/agent-core';
+import { isUnfinished } from '../workflows/status';
+import type {
+  PlanStepInfo,
+  SnapshotData,
+  SnapshotListItem,
+  StepStatus,
+  Workflow,
+  WorkflowListItem,
+  WorkflowProgress,
+  WorkflowStatus,
+} from '@svc/protocol';
+import { appLinkOf } from '../apps/app-link';
 
-/** `worker_id` is the worker running the workflow, or the one the user asked for until one picks it up. */
-export function presentWorkflow(workflow: WorkflowRow): Workflow {
+/** The worker a workflow names: the one running it, or the one the user asked for until one picks it up. */
+export const workerIdOf = (workflow: Pick<WorkflowRow, 'assigned_worker_id' | 'requested_worker_id'>) =>
+  workflow.assigned_worker_id ?? workflow.requested_worker_id;
+
+/** `worker_name` is the name of the worker in `worker_id` (null when there is none, or it is gone). */
+export function presentWorkflow(workflow: WorkflowRow, workerName: string | null): Workflow {
   return {
     id: workflow.id,
     project_id: workflow.project_id,
@@ -12,16 +27,45 @@ export function presentWorkflow(workflow: WorkflowRow): Workflow {
     status: workflow.status as WorkflowStatus,
     question: workflow.question,
     error: workflow.error,
-    worker_id: workflow.assigned_worker_id ?? workflow.requested_worker_id,
+    worker_id: workerIdOf(workflow),
     template: workflow.template,
     created_at: workflow.created_at.toISOString(),
     updated_at: workflow.updated_at.toISOString(),
     app_url: workflow.app_url,
+    number: workflow.number,
+    rerun_of: workflow.rerun_of,
+    started_at: workflow.started_at?.toISOString() ?? null,
+    finished_at: workflow.finished_at?.toISOString() ?? null,
+    plan_revision: workflow.plan_revision,
+    worker_name: workerName,
+    // built apps (issue 14): the capability link, on both the full and the fast read path
+    app_link: appLinkOf(workflow),
   };
 }
 
+/** A list item: the workflow and the progress its latest snapshot shows (null before any plan). */
+export function presentWorkflowListItem(
+  workflow: WorkflowRow,
+  workerName: string | null,
+  latest: SnapshotRow | null,
+  revising: boolean,
+): WorkflowListItem {
+  const progress = latest ? progressOf(latest) : null;
+  // As the plan says while feedback is turned into a revised plan: nothing of the old plan counts as done.
+  if (progress && revising && isUnfinished(workflow.status)) progress.done = 0;
+  return { ...presentWorkflow(workflow, workerName), progress };
+}
+
+/** The snapshot columns the plan and the progress are rebuilt from. */
+export type SnapshotRow = Pick<AgentStateSnapshot, 'phase' | 'current_step' | 'steps' | 'memo' | 'pending_question'>;
+
+export function progressOf(latest: SnapshotRow): WorkflowProgress {
+  const steps = basePlan(latest);
+  return { done: steps.filter((s) => s.status === 'done').length, total: steps.length };
+}
+
 /** The stored snapshot row in the wire form a worker sent it. */
-export function snapshotData(row: AgentStateSnapshot): SnapshotData {
+export function snapshotData(row: SnapshotRow): SnapshotData {
   return {
     phase: row.phase as SnapshotData['phase'],
     current_step: row.phase === 'executing' ? row.current_step : null,
@@ -35,7 +79,68 @@ export function presentSnapshot(row: AgentStateSnapshot): SnapshotListItem {
   return { id: row.id, seq: row.seq, created_at: row.created_at.toISOString(), snapshot: snapshotData(row) };
 }
 
-/** GET /workflows/{id}/plan: the plan the latest snapshot describes (none yet: empty). */
-export function presentPlan(latest: AgentStateSnapshot | null): PlanStepInfo[] {
-  return latest ? planFromState(fromSnapshot(snapshotData(latest))) : [];
+/** A stored `plan_step_status` event: which step changed to what, and when. */
+export interface StepEvent {
+  seq: number;
+  index: number;
+  status: StepStatus;
+  at: Date;
 }
+
+export interface PlanInput {
+  latest: SnapshotRow | null;
+  status: WorkflowStatus;
+  /** the workflow's plan_step_status events in seq order */
+  stepEvents: readonly StepEvent[];
+  /** feedback came after the latest snapshot: the worker has not sent the revised plan yet */
+  revising: boolean;
+}
+
+/**
+ * GET /workflows/{id}/plan: the plan the latest snapshot describes (none yet: empty), with each step's
+ * times from its latest plan_step_status events. Only a running workflow has a running step: after a
+ * failure or a cancel that step is pending and says `interrupted`; otherwise (queued again, waiting for
+ * an answer) it is pending. While feedback is being turned into a revised plan every step is pending,
+ * as while planning: the old plan no longer says what is done.
+ */
+export function presentPlan({ latest, status, stepEvents, revising }: PlanInput): PlanStepInfo[] {
+  if (!latest) return [];
+  const unfinished = isUnfinished(status);
+  return basePlan(latest).map((step) => {
+    const times = stepTimes(stepEvents, step.index);
+    let stepStatus: StepStatus = revising && unfinished ? 'pending' : step.status;
+    let interrupted: 'failed' | 'cancelled' | undefined;
+    if (stepStatus === 'running' && status !== 'running') {
+      stepStatus = 'pending';
+      if (status === 'failed' || status === 'cancelled') interrupted = status;
+    }
+    const info: PlanStepInfo = {
+      index: step.index,
+      title: step.title,
+      description: step.description,
+      status: stepStatus,
+      started_at: stepStatus === 'pending' && !interrupted ? null : iso(times.started),
+      finished_at: stepStatus === 'done' ? iso(times.finished) : null,
+    };
+    if (interrupted) info.interrupted = interrupted;
+    return info;
+  });
+}
+
+function basePlan(latest: SnapshotRow) {
+  return planFromState(fromSnapshot(snapshotData(latest)));
+}
+
+/** When the step last became running, and when it became done after that. */
+function stepTimes(events: readonly StepEvent[], index: number): { started: Date | null; finished: Date | null } {
+  let started: Date | null = null;
+  let finished: Date | null = null;
+  for (const event of events) {
+    if (event.index !== index) continue;
+    if (event.status === 'running') [started, finished] = [event.at, null];
+    else if (event.status === 'done') finished = event.at;
+  }
+  return { started, finished };
+}
+
+const iso = (at: Date | null) => at?.toISOString() ?? null;

@@ -1,4 +1,5 @@
-export { WorkflowLifecycle, type WorkflowLifecycleDeps } from './lifecycle';
+export { WorkflowLifecycle, type Created, type WorkflowLifecycleDeps } from './lifecycle';
+export { actionEvent, type Actor } from './actor';
 export { queueOnlySteering, type Steering, type TimerSchedule } from './steering';
 export { isUnfinished, unfinishedWhere, UNFINISHED_STATUSES, type StatusChange } from './status';
 export { WorkflowTransitions } from './transitions';

@@ -1,14 +1,25 @@
 import type { Logger } from 'pino';
-import type { Db, Project, Timer, Workflow } from '@svc/db';
+import { classifyDbError, type Db, type Prisma, type Project, type Timer, type Workflow } from '@svc/db';
 import type { CreateWorkflowRequest } from '@svc/protocol';
+import { newAppKey } from '../apps/app-link';
 import { conflict, invalidInput, notFound } from '../domain/errors';
 import type { EventStore } from '../events';
 import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
+import { actionEvent, type Actor } from './actor';
 import { isUnfinished, unfinishedWhere, UNFINISHED_STATUSES } from './status';
 import type { Steering, TimerSchedule } from './steering';
 import { placeholderTitle } from './title';
 import type { WorkflowTransitions } from './transitions';
+
+/** What a create request got: the new workflow, or the one an earlier request with its idempotency key made. */
+export interface Created {
+  workflow: Workflow;
+  created: boolean;
+}
+
+/** Creates racing for run numbers each get one within this many tries (one wins per round). */
+const MAX_NUMBER_ATTEMPTS = 100;
 
 export interface WorkflowLifecycleDeps {
   db: Db;
@@ -29,9 +40,21 @@ export interface WorkflowLifecycleDeps {
 export class WorkflowLifecycle {
   constructor(private readonly deps: WorkflowLifecycleDeps) {}
 
-  /** A `pending` workflow with its workspace (filled from the template when one is chosen). Never waits for dispatch. */
-  async create(project: Project, createdBy: string, body: CreateWorkflowRequest): Promise<Workflow> {
+  /**
+   * A `pending` workflow with its run number and its workspace (filled from the template when one is
+   * chosen). Never waits for dispatch. With an idempotency key, a repeated request (also a concurrent
+   * one) gets the workflow the first one made, `created: false`.
+   */
+  async create(
+    project: Project,
+    actor: Actor,
+    body: CreateWorkflowRequest,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<Created> {
     const { db, templates } = this.deps;
+    const key = options.idempotencyKey;
+    const earlier = key === undefined ? null : await this.createdWith(project.id, key);
+    if (earlier) return { workflow: earlier, created: false };
     if (body.template !== undefined && !(await templates.list()).some((t) => t.name === body.template))
       throw invalidInput(`body.template: no template named ${JSON.stringify(body.template)}`);
     // A worker is chosen by id or by name; the workflow keeps its id.
@@ -43,17 +66,29 @@ export class WorkflowLifecycle {
             select: { id: true },
           });
     if (requested === null) throw invalidInput('body.worker_id: no worker with that id or name');
-    const workflow = await db.workflow.create({
-      data: {
-        project_id: project.id,
-        created_by: createdBy,
-        requirement: body.requirement,
-        title: placeholderTitle(body.requirement),
-        status: 'pending',
-        requested_worker_id: requested?.id ?? null,
-        template: body.template ?? null,
-      },
+    // Only a live workflow of the same project: another project's id is as unknown as a made-up one.
+    if (
+      body.rerun_of !== undefined &&
+      !(await db.workflow.findFirst({
+        where: { id: body.rerun_of, project_id: project.id, deleted_at: null },
+        select: { id: true },
+      }))
+    )
+      throw invalidInput('body.rerun_of: no workflow with that id in this project');
+    const inserted = await this.insertNumbered(project.id, key, {
+      project_id: project.id,
+      created_by: actor.id,
+      requirement: body.requirement,
+      title: placeholderTitle(body.requirement),
+      status: 'pending',
+      requested_worker_id: requested?.id ?? null,
+      template: body.template ?? null,
+      rerun_of: body.rerun_of ?? null,
+      idempotency_key: key ?? null,
+      app_key: newAppKey(),
     });
+    if (!inserted.created) return inserted;
+    const { workflow } = inserted;
     const workspace = this.deps.storage.workspace(project.id, workflow.id);
     try {
       await workspace.create();
@@ -64,60 +99,76 @@ export class WorkflowLifecycle {
       await db.workflow.delete({ where: { id: workflow.id } });
       throw err;
     }
+    await this.deps.events.append(workflow, [actionEvent('created', actor, workflow.plan_revision)]);
     this.deps.events.publishProject(project.id, { change: 'workflow_created', workflow_id: workflow.id });
     void this.steer('workflowQueued', workflow.id);
     void this.steer('generateTitle', workflow.id);
-    return workflow;
+    return { workflow, created: true };
   }
 
-  async answer(workflow: Workflow, answer: string): Promise<Workflow> {
+  async answer(workflow: Workflow, actor: Actor, answer: string): Promise<Workflow> {
     const updated = await this.move(
       workflow,
       ['waiting_user'],
       { status: 'running', question: null },
       'the workflow is not waiting for an answer',
     );
+    await this.deps.events.append(updated, [actionEvent('answered', actor, updated.plan_revision, answer)]);
     await this.steer('answer', workflow.id, answer);
     return updated;
   }
 
-  /** A finished workflow goes back to the queue; one in progress keeps its status and its worker revises the plan. */
-  async feedback(workflow: Workflow, message: string): Promise<Workflow> {
+  /**
+   * A finished workflow goes back to the queue; one in progress keeps its status and its worker revises
+   * the plan. Either way the plan revision goes up by one, with its event, in one transaction.
+   */
+  async feedback(workflow: Workflow, actor: Actor, message: string): Promise<Workflow> {
     if (workflow.status === 'waiting_user') throw conflict('answer the open question first');
     if (workflow.status === 'cancelled') throw conflict('the workflow was cancelled; retry it first');
     if ((await this.deps.db.agentStateSnapshot.count({ where: { workflow_id: workflow.id } })) === 0)
       throw conflict('there is no plan to revise yet');
-    const updated =
-      workflow.status === 'completed' || workflow.status === 'failed'
-        ? await this.move(
-            workflow,
-            ['completed', 'failed'],
-            { status: 'pending', error: null },
-            'the workflow changed meanwhile',
-          )
-        : workflow;
+    if (workflow.status === 'completed' || workflow.status === 'failed')
+      await this.move(
+        workflow,
+        ['completed', 'failed'],
+        { status: 'pending', error: null },
+        'the workflow changed meanwhile',
+      );
+    await this.deps.events.appendWith(
+      async (tx) => {
+        const { plan_revision } = await tx!.workflow.update({
+          where: { id: workflow.id },
+          data: { plan_revision: { increment: 1 } },
+          select: { plan_revision: true },
+        });
+        return { groups: [{ workflow, events: [actionEvent('feedback', actor, plan_revision, message)] }] };
+      },
+      { interactive: true },
+    );
     await this.steer('feedback', workflow.id, message);
-    return updated;
+    return this.current(workflow.id);
   }
 
-  async cancel(workflow: Workflow): Promise<Workflow> {
+  async cancel(workflow: Workflow, actor: Actor): Promise<Workflow> {
     const updated = await this.move(
       workflow,
       UNFINISHED_STATUSES,
       { status: 'cancelled', question: null },
       'the workflow has already finished',
     );
+    await this.deps.events.append(updated, [actionEvent('cancelled', actor, updated.plan_revision)]);
     await this.stopped(workflow);
     return updated;
   }
 
-  async retry(workflow: Workflow): Promise<Workflow> {
+  async retry(workflow: Workflow, actor: Actor): Promise<Workflow> {
     const updated = await this.move(
       workflow,
       ['failed', 'cancelled'],
       { status: 'pending', error: null, question: null },
       'only a failed or cancelled workflow can be retried',
     );
+    await this.deps.events.append(updated, [actionEvent('retried', actor, updated.plan_revision)]);
     await this.steer('retry', workflow.id);
     return updated;
   }
@@ -182,6 +233,45 @@ export class WorkflowLifecycle {
       throw conflict(`the timer is ${timer.status === 'pending' ? 'no longer pending' : timer.status} already`);
     this.deps.timers.notify();
     await this.steer('workflowQueued', timer.workflow_id);
+  }
+
+  /** The workflow the key created in the project (a deleted one is not made again: the key is spent). */
+  private async createdWith(projectId: string, key: string): Promise<Workflow | null> {
+    const earlier = await this.deps.db.workflow.findFirst({ where: { project_id: projectId, idempotency_key: key } });
+    if (earlier?.deleted_at) throw conflict('the workflow this Idempotency-Key created has been deleted');
+    return earlier;
+  }
+
+  /**
+   * Inserts the workflow with the project's next run number. Two creates racing for one number (or
+   * one idempotency key) collide on a unique index: the loser returns the winner's workflow when it
+   * carried the same key, else takes the next number.
+   */
+  private async insertNumbered(
+    projectId: string,
+    key: string | undefined,
+    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'number'>,
+  ): Promise<Created> {
+    const { db } = this.deps;
+    for (let attempt = 1; ; attempt++) {
+      const { _max } = await db.workflow.aggregate({ where: { project_id: projectId }, _max: { number: true } });
+      try {
+        return {
+          workflow: await db.workflow.create({ data: { ...data, number: (_max.number ?? 0) + 1 } }),
+          created: true,
+        };
+      } catch (err) {
+        if (classifyDbError(err) !== 'conflict' || attempt >= MAX_NUMBER_ATTEMPTS) throw err;
+        const earlier = key === undefined ? null : await this.createdWith(projectId, key);
+        if (earlier) return { workflow: earlier, created: false };
+      }
+    }
+  }
+
+  private async current(workflowId: string): Promise<Workflow> {
+    const row = await this.deps.db.workflow.findFirst({ where: { id: workflowId, deleted_at: null } });
+    if (!row) throw notFound('workflow not found');
+    return row;
   }
 
   private async move(

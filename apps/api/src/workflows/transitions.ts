@@ -1,7 +1,11 @@
 import type { Db, Prisma, Workflow } from '@svc/db';
 import type { EventStore, WorkflowRef } from '../events';
 import { unfinishedWhere, UNFINISHED_STATUSES, type StatusChange } from './status';
-import type { WorkflowStatus } from '@svc/protocol';
+import { TERMINAL_WORKFLOW_STATUSES, type WorkflowStatus } from '@svc/protocol';
+
+/** A final status stamps `finished_at`; leaving one (retry, feedback) clears it. */
+const finishedAt = (status: string, at: Date): Date | null =>
+  TERMINAL_WORKFLOW_STATUSES.includes(status as WorkflowStatus) ? at : null;
 
 /**
  * The only writes of a workflow's `status`. Each is one conditional UPDATE (two racing requests cannot
@@ -23,7 +27,7 @@ export class WorkflowTransitions {
     const { db } = this.deps;
     const { count } = await db.workflow.updateMany({
       where: { id: workflow.id, deleted_at: null, status: { in: [...from] } },
-      data: change,
+      data: { ...change, finished_at: finishedAt(change.status, new Date()) },
     });
     if (count > 0) await this.published(workflow, change);
     const current = await db.workflow.findFirst({ where: { id: workflow.id, deleted_at: null } });
@@ -37,14 +41,24 @@ export class WorkflowTransitions {
 
   /**
    * A worker's status update, inside the ingest's transaction: written only while the workflow is
-   * unfinished (a cancel in between wins). The ingest stores the events with its batch.
+   * unfinished (a cancel in between wins), with its start and finish times. The ingest stores the
+   * events with its batch.
    */
   async applyWorkerStatus(
     tx: Prisma.TransactionClient,
     workflowId: string,
     patch: Prisma.WorkflowUpdateManyMutationInput,
   ): Promise<boolean> {
-    const { count } = await tx.workflow.updateMany({ where: { id: workflowId, ...unfinishedWhere }, data: patch });
+    const at = new Date();
+    const status = patch.status as string;
+    const { count } = await tx.workflow.updateMany({
+      where: { id: workflowId, ...unfinishedWhere },
+      data: { ...patch, finished_at: finishedAt(status, at) },
+    });
+    if (count === 1 && status !== 'pending') {
+      // The first time a worker reports it working (or finished): started_at is kept after that.
+      await tx.workflow.updateMany({ where: { id: workflowId, started_at: null }, data: { started_at: at } });
+    }
     return count === 1;
   }
 

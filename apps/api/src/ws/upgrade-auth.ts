@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ERROR_STATUS, type ErrorCode } from '@svc/protocol';
@@ -8,17 +9,18 @@ import { DomainError, toDomainError } from '../domain/errors';
 import { browserOriginProblem, originAllowed } from '../http/origin-policy';
 
 /**
- * Answers a refused upgrade with a plain HTTP error (the contract's error body) and closes the
- * socket, so the client sees e.g. 401 before any WebSocket exists.
+ * Answers a refused upgrade with a plain HTTP error (the contract's error body, with a request id of
+ * its own that the log line can name) and closes the socket, so the client sees e.g. 401 before any
+ * WebSocket exists.
  */
-export function refuseUpgrade(socket: Duplex, error: unknown): void {
+export function refuseUpgrade(socket: Duplex, error: unknown, requestId: string = randomUUID()): void {
   const { code, message } = toDomainError(error);
   const status = ERROR_STATUS[code];
   if (socket.destroyed) return;
-  const body = JSON.stringify({ error: { code, message, request_id: '' } });
+  const body = JSON.stringify({ error: { code, message, request_id: requestId } });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `X-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   setTimeout(() => socket.destroy(), 1000).unref();
 }

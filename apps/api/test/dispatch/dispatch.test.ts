@@ -26,6 +26,7 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
       requirement: 'Line one\nLine two',
       template: null,
       last_seq: expect.any(Number),
+      app_url: `${suite.server.url}/svc/apps/${(await workflow(undefined, id)).app_key}/`,
     });
     expect((await workflow(undefined, id)).assigned_worker_id).toBe(worker.id);
     const list = await body(await suite.server.request('/svc/api/workers', { as: suite.alice }));

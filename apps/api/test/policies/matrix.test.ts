@@ -112,6 +112,13 @@ const ROUTES: RouteCase[] = [
     body: { message: 'm' },
   }),
   row('401 404 200 200 200 404 403 404', 'POST /workflows/{id}/cancel', (w) => `/workflows/${w.workflow}/cancel`),
+  row(
+    '401 404 200 200 200 404 403 404',
+    'POST /workflows/{id}/app-link/rotate',
+    (w) => `/workflows/${w.workflow}/app-link/rotate`,
+  ),
+  // Built apps: the key is the permission (apps/built-apps.test.ts); a key nobody has is 404 for everyone.
+  row('404 404 404 404 404 404 404 404', 'GET /svc/apps/{}', () => `/svc/apps/${'k'.repeat(43)}/index.html`),
   row('401 404 200 200 200 404 403 404', 'POST /workflows/{id}/retry', (w) => `/workflows/${w.workflow}/retry`, {
     status: 'failed',
   }),
@@ -148,6 +155,7 @@ const ROUTES: RouteCase[] = [
   row('200 200 200 200 200 200 200 200', 'GET /openapi.json', () => '/openapi.json'),
   row('200 200 200 200 200 200 200 200', 'GET /docs', () => '/docs'),
   row('401 200 200 200 200 200 401 401', 'GET /me', () => '/me'),
+  row('401 200 200 200 200 200 401 401', 'GET /me/waiting', () => '/me/waiting'),
   // Tokens: api (the default), worker (administrators), job (members and workers), api narrowed to a project.
   row('401 201 201 201 201 403 403 403', 'POST /token', () => '/token', { variant: 'api', body: {} }),
   row('401 403 403 403 201 403 403 403', 'POST /token', () => '/token', {

@@ -11,7 +11,7 @@ import { normalizeRoute, routeInventory } from './route-inventory';
 function inventoryName(operation: string): string {
   const [method, path] = operation.split(' ') as [string, string];
   const short = path.startsWith('/svc/api/') ? path.slice('/svc/api'.length) : path;
-  return `${method} ${normalizeRoute(short).replace(/\/(files|storage)\/\{\}$/, '/$1')}`;
+  return `${method} ${normalizeRoute(short).replace(/\/(files|storage|apps\/\{\})\/\{\}$/, '/$1')}`;
 }
 
 describe('the OpenAPI document and reference page', () => {

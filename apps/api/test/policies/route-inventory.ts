@@ -8,6 +8,7 @@ import type { Express } from 'express';
 const MOUNTED_METHODS: Record<string, string[]> = {
   '/svc/api/workflows/{}/files': ['GET', 'PUT', 'POST', 'DELETE'],
   '/svc/api/projects/{}/storage': ['GET', 'PUT', 'DELETE'],
+  '/svc/apps/{}': ['GET'],
 };
 
 /** The parts of router@2's layers the walk reads (Express 5 keeps them public but untyped). */

@@ -7,11 +7,36 @@ describe.each(TEST_PROVIDERS)('hot reads on %s', (provider) => {
   let server: TestServer;
   let ann: string;
   let workflow: { id: string; project_id: string };
+  let failed: { id: string; project_id: string };
   beforeAll(async () => {
     server = await startTestServer(provider);
     ann = await server.login('ann');
     const project = await createProject(server, ann);
     workflow = await createWorkflow(server, ann, project.id);
+    // Issue 14's workflow fields: a worker's name, run times, a revision, step times and an interrupted step.
+    const worker = await server.deps.db.worker.create({ data: { name: 'builder-1', labels: [] } });
+    failed = await createWorkflow(server, ann, project.id);
+    await server.deps.db.workflow.update({
+      where: { id: failed.id },
+      data: {
+        status: 'failed',
+        assigned_worker_id: worker.id,
+        rerun_of: workflow.id,
+        plan_revision: 2,
+        started_at: new Date('2026-01-01T10:00:00.123Z'),
+        finished_at: new Date('2026-01-01T10:05:00Z'),
+      },
+    });
+    await storeSnapshot(server.deps.db, failed.id, 1, {
+      phase: 'executing',
+      current_step: 1,
+      steps: ['a', 'b'].map((title, i) => ({ title, description: title, status: ['done', 'running'][i]! })),
+    });
+    await server.deps.events.append(failed, [
+      { type: 'plan_step_status', data: { index: 0, title: 'a', status: 'running' } },
+      { type: 'plan_step_status', data: { index: 0, title: 'a', status: 'done' } },
+      { type: 'plan_step_status', data: { index: 1, title: 'b', status: 'running' } },
+    ]);
     await storeSnapshot(server.deps.db, workflow.id, 2, {
       phase: 'executing',
       current_step: 1,
@@ -50,6 +75,8 @@ describe.each(TEST_PROVIDERS)('hot reads on %s', (provider) => {
   const paths = () => [
     `/workflows/${workflow.id}`,
     `/workflows/${workflow.id}/plan`,
+    `/workflows/${failed.id}`,
+    `/workflows/${failed.id}/plan`,
     `/workflows/${workflow.id}/log`,
     `/workflows/${workflow.id}/log?limit=2`,
     `/workflows/${workflow.id}/log?limit=1&cursor=${Buffer.from('[1]').toString('base64url')}`,
@@ -75,6 +102,21 @@ describe.each(TEST_PROVIDERS)('hot reads on %s', (provider) => {
       expect({ path, ...fast }).toEqual({ path, ...full });
       expect(fast.status).toBe(200);
     }
+    // The new fields are really there (not both paths leaving them out alike).
+    expect(JSON.parse((await answer(`/workflows/${failed.id}`, ann)).body)).toMatchObject({
+      number: 2,
+      rerun_of: workflow.id,
+      worker_name: 'builder-1',
+      plan_revision: 2,
+      started_at: '2026-01-01T10:00:00.123Z',
+      finished_at: '2026-01-01T10:05:00.000Z',
+    });
+    const plan = JSON.parse((await answer(`/workflows/${failed.id}/plan`, ann)).body);
+    expect(plan.map((s: { status: string; interrupted?: string }) => [s.status, s.interrupted])).toEqual([
+      ['done', undefined],
+      ['pending', 'failed'],
+    ]);
+    expect(plan[1].started_at).toEqual(expect.any(String));
   });
 
   it('keeps a sane incoming request id and makes one otherwise', async () => {

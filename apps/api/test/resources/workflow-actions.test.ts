@@ -39,8 +39,17 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
   const act = (id: string, action: string, json?: unknown) =>
     server.request(`/svc/api/workflows/${id}/${action}`, { method: 'POST', as: ann, json });
   const statusOf = async (id: string) => (await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).status;
+  /** The events after the workflow's creation (its first event, the `created` action). */
   const storedEvents = async (id: string) =>
-    (await server.deps.events.since({ id, project_id: project.id }, 0)).map((e) => [e.type, e.data]);
+    (await server.deps.events.since({ id, project_id: project.id }, 1)).map((e) => [e.type, e.data]);
+  const annActor = async () => {
+    const user = await server.deps.db.user.findUniqueOrThrow({ where: { login: 'ann' } });
+    return { id: user.id, login: user.login, name: user.name };
+  };
+  const action = async (name: string, message: string | null = null, revision = 0) => [
+    'workflow_action',
+    { action: name, actor: await annActor(), message, revision },
+  ];
 
   it('answer: resumes a waiting workflow, clears the question, tells the worker and the browsers', async () => {
     const workflow = await workflowIn('waiting_user', { question: 'Which port?' });
@@ -50,8 +59,11 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
     expect(res.status).toBe(200);
     expect(await body(res)).toMatchObject({ status: 'running', question: null });
     expect(dispatcher.calls).toEqual([['answer', workflow.id, '8080\nplease']]);
-    expect(await storedEvents(workflow.id)).toEqual([['workflow_status', { status: 'running', question: null }]]);
-    expect(events.map((e) => e.type)).toEqual(['workflow_status', 'project_changed']);
+    expect(await storedEvents(workflow.id)).toEqual([
+      ['workflow_status', { status: 'running', question: null }],
+      await action('answered', '8080\nplease'),
+    ]);
+    expect(events.map((e) => e.type)).toEqual(['workflow_status', 'project_changed', 'workflow_action']);
     expect(events[1]!.data).toEqual({ change: 'workflow_updated', workflow_id: workflow.id });
   });
 
@@ -82,15 +94,21 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
     const workflow = await workflowIn('running', { snapshot: true });
     const res = await act(workflow.id, 'feedback', { message: 'Also add tests' });
     expect(res.status).toBe(200);
-    expect(await body(res)).toMatchObject({ status: 'running' });
+    expect(await body(res)).toMatchObject({ status: 'running', plan_revision: 1 });
     expect(dispatcher.calls).toEqual([['feedback', workflow.id, 'Also add tests']]);
+    expect(await storedEvents(workflow.id)).toEqual([await action('feedback', 'Also add tests', 1)]);
+    const again = await act(workflow.id, 'feedback', { message: 'And docs' });
+    expect(await body(again)).toMatchObject({ plan_revision: 2 });
   });
 
   it('feedback: re-queues a completed workflow so a worker revises the plan', async () => {
     const workflow = await workflowIn('completed', { snapshot: true });
     const res = await act(workflow.id, 'feedback', { message: 'Make it blue' });
-    expect(await body(res)).toMatchObject({ status: 'pending' });
-    expect(await storedEvents(workflow.id)).toEqual([['workflow_status', { status: 'pending', error: null }]]);
+    expect(await body(res)).toMatchObject({ status: 'pending', plan_revision: 1, finished_at: null });
+    expect(await storedEvents(workflow.id)).toEqual([
+      ['workflow_status', { status: 'pending', error: null }],
+      await action('feedback', 'Make it blue', 1),
+    ]);
     expect(dispatcher.calls).toEqual([['feedback', workflow.id, 'Make it blue']]);
   });
 
@@ -113,7 +131,10 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
       expect(res.status).toBe(200);
       expect(await body(res)).toMatchObject({ status: 'cancelled', question: null });
       expect(dispatcher.calls).toEqual([['cancel', workflow.id]]);
-      expect(await storedEvents(workflow.id)).toEqual([['workflow_status', { status: 'cancelled', question: null }]]);
+      expect(await storedEvents(workflow.id)).toEqual([
+        ['workflow_status', { status: 'cancelled', question: null }],
+        await action('cancelled'),
+      ]);
     },
   );
 
@@ -131,6 +152,7 @@ describe.each(TEST_PROVIDERS)('workflow actions on %s', (provider) => {
     expect(dispatcher.calls).toEqual([['retry', workflow.id]]);
     expect(await storedEvents(workflow.id)).toEqual([
       ['workflow_status', { status: 'pending', question: null, error: null }],
+      await action('retried'),
     ]);
   });
 

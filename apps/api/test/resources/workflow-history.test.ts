@@ -34,10 +34,13 @@ describe.each(TEST_PROVIDERS)('workflow history on %s', (provider) => {
       steps: steps(['done', 'running', 'pending']),
       memo: ['port 8080'],
     });
+    // Only a running workflow has a running step (the worker update path sets the status).
+    await server.deps.db.workflow.update({ where: { id: workflow.id }, data: { status: 'running' } });
+    const untimed = { started_at: null, finished_at: null }; // no plan_step_status events stored here
     expect(await body(await get(`/workflows/${workflow.id}/plan`))).toEqual([
-      { index: 0, title: 'Step 0', description: 'do 0', status: 'done' },
-      { index: 1, title: 'Step 1', description: 'do 1', status: 'running' },
-      { index: 2, title: 'Step 2', description: 'do 2', status: 'pending' },
+      { index: 0, title: 'Step 0', description: 'do 0', status: 'done', ...untimed },
+      { index: 1, title: 'Step 1', description: 'do 1', status: 'running', ...untimed },
+      { index: 2, title: 'Step 2', description: 'do 2', status: 'pending', ...untimed },
     ]);
     await storeSnapshot(server.deps.db, workflow.id, 12, {
       phase: 'completed',

@@ -72,7 +72,21 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
       ['workflowQueued', workflow.id],
       ['generateTitle', workflow.id],
     ]);
-    expect(events.map((e) => e.data)).toEqual([{ change: 'workflow_created', workflow_id: workflow.id }]);
+    const annUser = await server.deps.db.user.findUniqueOrThrow({ where: { login: 'ann' } });
+    // Its first stored event says who created it; the project's subscribers learn of a new workflow.
+    expect(events.map((e) => [e.type, e.seq, e.data])).toEqual([
+      [
+        'workflow_action',
+        1,
+        {
+          action: 'created',
+          actor: { id: annUser.id, login: 'ann', name: annUser.name },
+          message: null,
+          revision: 0,
+        },
+      ],
+      ['project_changed', 0, { change: 'workflow_created', workflow_id: workflow.id }],
+    ]);
   });
 
   it('answers at once even when the dispatcher never finishes or fails', async () => {
@@ -189,7 +203,7 @@ describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
     expect((await server.request(`/svc/api/workflows/${workflow.id}`, { as: ann })).status).toBe(404);
     const list = await body(await server.request(`/svc/api/projects/${project.id}/workflows`, { as: ann }));
     expect(list.items.map((w: { id: string }) => w.id)).not.toContain(workflow.id);
-    const events = await server.deps.events.since(workflow, 0);
+    const events = await server.deps.events.since(workflow, 1); // after its `created` action
     expect(events.map((e) => e.data)).toEqual([{ status: 'cancelled', question: null }]);
   });
 

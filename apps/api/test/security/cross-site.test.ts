@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { openSocket, wsUrl } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, createProject, createWorkflow } from '../resources/fixtures';
-import { multipartBody } from '../files/raw-http';
+import { multipartBody, rawRequest } from '../files/raw-http';
 
 const EVIL = 'http://evil.example';
 
@@ -189,16 +189,20 @@ describe.each(TEST_PROVIDERS)('cross-site requests on %s', (provider) => {
       const own = await openSocket(wsUrl(server, '/svc/ws'), { cookie: victim, origin: server.url });
       own.ws.close();
       const localhost = `http://localhost:${listening.port}`;
-      const viaName = await openSocket(wsUrl(server, '/svc/ws'), { cookie: victim, origin: localhost });
+      // a browser at http://localhost:PORT sends that Host too (the Origin must be the request's own Host)
+      const host = `localhost:${listening.port}`;
+      const viaName = await openSocket(wsUrl(server, '/svc/ws'), { cookie: victim, origin: localhost, host });
       viaName.ws.close();
       await expect(openSocket(wsUrl(server, '/svc/ws'), { cookie: victim, origin: sameSite })).rejects.toMatchObject({
         status: 403,
       });
       // and REST accepts the listening address too
-      const res = await fromPage(localhost, '/svc/api/projects', {
+      // (fetch cannot set Host: sent raw)
+      const res = await rawRequest(server.url, '/svc/api/projects', {
         method: 'POST',
+        as: victim,
         body: JSON.stringify({ name: 'via localhost' }),
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', origin: localhost, host },
       });
       expect(res.status).toBe(201);
     } finally {

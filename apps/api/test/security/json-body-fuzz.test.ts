@@ -365,8 +365,8 @@ describe.each(TEST_PROVIDERS)('JSON bodies under fuzzing on %s', (provider) => {
       },
     });
     const base = { project_id: project.id, created_by: root.id, requirement: 'r', title: 'r' };
-    const workflow = await db.workflow.create({ data: { ...base, status: 'running' } });
-    const waiting = await db.workflow.create({ data: { ...base, status: 'waiting_user', question: 'q?' } });
+    const workflow = await db.workflow.create({ data: { ...base, status: 'running', number: 1 } });
+    const waiting = await db.workflow.create({ data: { ...base, status: 'waiting_user', question: 'q?', number: 2 } });
     const article = await db.kbArticle.create({ data: { title: 'A', content: 'c' } });
     world = { project: project.id, workflow: workflow.id, waiting: waiting.id, member: cat.id, article: article.id };
   });

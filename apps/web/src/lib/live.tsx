@@ -1,6 +1,17 @@
 import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import type { BrowserEvent } from '@svc/protocol';
 import { browserSocketUrl, LiveSocket, type ConnectionState } from './ws';
+
+/** How often the page reloads what it shows while live updates are not coming in. */
+export const POLL_INTERVAL_MS = 5000;
+
+/** Whether the server answers plain HTTP (the health check needs no session). */
+const serverAnswers = () =>
+  fetch('/svc/api/health', { cache: 'no-store' }).then(
+    (res) => res.ok,
+    () => false,
+  );
 
 const LiveContext = createContext<LiveSocket | null>(null);
 
@@ -12,6 +23,7 @@ export function LiveProvider({ enabled, children }: { enabled: boolean; children
     const live = new LiveSocket({
       url: browserSocketUrl(window.location),
       onServerError: (error) => console.warn(`svc: live updates refused: ${error.code}: ${error.message}`),
+      probe: serverAnswers,
     });
     setSocket(live);
     return () => {
@@ -19,7 +31,45 @@ export function LiveProvider({ enabled, children }: { enabled: boolean; children
       setSocket(null);
     };
   }, [enabled]);
-  return <LiveContext.Provider value={socket}>{children}</LiveContext.Provider>;
+  return (
+    <LiveContext.Provider value={socket}>
+      <FallbackPolling />
+      {children}
+    </LiveContext.Provider>
+  );
+}
+
+/**
+ * While live updates are interrupted or refused, every query the page shows is reloaded every
+ * POLL_INTERVAL_MS, so the page keeps working (slower) without the socket. Queries that want their
+ * own cadence use `usePollInterval`.
+ */
+function FallbackPolling() {
+  const state = useConnectionState();
+  const queryClient = useQueryClient();
+  const polling = state === 'reconnecting' || state === 'refused';
+  useEffect(() => {
+    if (!polling) return;
+    const timer = setInterval(() => void queryClient.invalidateQueries({ refetchType: 'active' }), POLL_INTERVAL_MS);
+    return () => clearInterval(timer);
+  }, [polling, queryClient]);
+  return null;
+}
+
+/**
+ * A react-query `refetchInterval`: false while live updates arrive, `ms` otherwise (connecting,
+ * reconnecting, refused), so a query keeps its data fresh by polling when the socket cannot.
+ * `useQuery({ queryKey, queryFn, refetchInterval: usePollInterval(3000) })`.
+ */
+export function usePollInterval(ms: number = POLL_INTERVAL_MS): number | false {
+  return useConnectionState() === 'open' ? false : ms;
+}
+
+/** The socket's "Retry now" and whether it failed since it was last open (null before sign-in). */
+export function useLiveControls(): { retryNow(): void; interrupted: boolean } | null {
+  const socket = useContext(LiveContext);
+  useConnectionState(); // re-render on every change of state
+  return socket ? { retryNow: () => socket.retryNow(), interrupted: socket.interrupted } : null;
 }
 
 export function useConnectionState(): ConnectionState {

@@ -20,7 +20,12 @@ export interface SocketLike {
   onerror: ((event: unknown) => void) | null;
 }
 
-export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+/**
+ * `refused`: the socket keeps closing before it opens while the server answers REST (it refused the
+ * upgrade, e.g. 403 for an origin it does not accept: a browser sees only the close, not the status).
+ * `reconnecting`: the socket dropped, or the server does not answer at all.
+ */
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'refused' | 'closed';
 
 export interface LiveSocketOptions {
   url: string;
@@ -29,7 +34,12 @@ export interface LiveSocketOptions {
   retryDelayMs?: (attempt: number) => number;
   /** a message the server refused (e.g. a subscription to a workflow the user may not see) */
   onServerError?: (error: WsErrorInfo) => void;
+  /** whether the server answers plain HTTP now (tells a refused upgrade from a server that is down) */
+  probe?: () => Promise<boolean>;
 }
+
+/** This many closes in a row before any open, with the server answering HTTP, mean "refused". */
+export const REFUSED_AFTER_FAILURES = 2;
 
 const OPEN = 1;
 export const RETRY_BASE_MS = 500;
@@ -59,6 +69,10 @@ export class LiveSocket {
   private attempt = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private current: ConnectionState = 'connecting';
+  /** closes since the last open that came before the socket opened */
+  private failuresBeforeOpen = 0;
+  /** whether anything went wrong since the socket was last open (the page shows a banner) */
+  private troubled = false;
 
   constructor(private readonly options: LiveSocketOptions) {
     this.createSocket = options.createSocket ?? ((url) => new WebSocket(url) as unknown as SocketLike);
@@ -92,6 +106,21 @@ export class LiveSocket {
     return this.book.lastSeq(workflowId);
   }
 
+  /** Whether the connection failed since it was last open (a retry may be under way). */
+  get interrupted(): boolean {
+    return this.troubled && this.current !== 'open' && this.current !== 'closed';
+  }
+
+  /** Tries again at once instead of waiting for the back-off (the banner's "Retry now"). */
+  retryNow(): void {
+    if (this.current === 'closed' || this.current === 'open' || this.timer === null) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.attempt = 0;
+    this.setState('connecting');
+    this.connect();
+  }
+
   /** Closes for good (sign-out, page teardown); no reconnect follows. */
   close(): void {
     this.setState('closed');
@@ -106,9 +135,13 @@ export class LiveSocket {
     if (this.current === 'closed') return;
     const socket = this.createSocket(this.options.url);
     this.socket = socket;
+    let opened = false;
     socket.onopen = () => {
       if (this.socket !== socket) return;
+      opened = true;
       this.attempt = 0;
+      this.failuresBeforeOpen = 0;
+      this.troubled = false;
       this.setState('open');
       for (const message of this.book.resubscribeMessages()) socket.send(JSON.stringify(message));
     };
@@ -118,15 +151,25 @@ export class LiveSocket {
     socket.onclose = () => {
       if (this.socket !== socket) return;
       this.socket = null;
+      this.troubled = true;
+      this.failuresBeforeOpen = opened ? 0 : this.failuresBeforeOpen + 1;
       this.scheduleReconnect();
+      if (this.failuresBeforeOpen >= REFUSED_AFTER_FAILURES) void this.checkRefused();
     };
     // An error is always followed by close, which reconnects.
     socket.onerror = () => undefined;
   }
 
+  /** Asks the probe whether the server answers at all: then the upgrade itself is being refused. */
+  private async checkRefused(): Promise<void> {
+    const answers = (await this.options.probe?.().catch(() => false)) ?? false;
+    const failing = this.current === 'reconnecting' || this.current === 'connecting';
+    if (answers && failing && this.failuresBeforeOpen >= REFUSED_AFTER_FAILURES) this.setState('refused');
+  }
+
   private scheduleReconnect(): void {
     if (this.current === 'closed') return;
-    this.setState('reconnecting');
+    if (this.current !== 'refused' || this.failuresBeforeOpen < REFUSED_AFTER_FAILURES) this.setState('reconnecting');
     const delay = this.retryDelayMs(this.attempt++);
     this.timer = setTimeout(() => {
       this.timer = null;

@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { NavLink, Outlet } from 'react-router';
 import { queryKeys } from '../lib/query-keys';
-import { LiveProvider, useConnectionState } from '../lib/live';
+import { LiveProvider } from '../lib/live';
+import { ConnectionStatus } from '../components/ConnectionBanner';
 import { ErrorNote, Loading } from '../components/Feedback';
 import { fetchMe } from '../features/auth/api';
 import { SignInPage } from '../features/auth/SignInPage';
@@ -42,7 +43,7 @@ export function RootLayout() {
             <AdminNavLink isAdmin={user.is_admin} />
           </nav>
           <div className="user">
-            <ConnectionIndicator />
+            <ConnectionStatus />
             <span data-testid="current-user">
               {user.name ?? user.login}
               {user.is_admin && <span className="tag">admin</span>}
@@ -58,15 +59,5 @@ export function RootLayout() {
         </div>
       </LiveProvider>
     </UserContext.Provider>
-  );
-}
-
-function ConnectionIndicator() {
-  const state = useConnectionState();
-  const label = state === 'open' ? 'Live' : state === 'closed' ? 'Offline' : 'Connecting…';
-  return (
-    <span className={`live live-${state}`} role="status" title="Live updates">
-      <span aria-hidden="true" className="dot" /> {label}
-    </span>
   );
 }

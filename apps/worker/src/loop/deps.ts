@@ -30,4 +30,6 @@ export interface Job {
   workflowId: string;
   projectId: string;
   requirement: string;
+  /** the server's link to the built app (`app_url` of the dispatch), when it sent one */
+  appUrl?: string | null;
 }

@@ -146,6 +146,7 @@ export class WorkflowManager implements LinkHandlers {
       workflowId: id,
       projectId: message.project_id,
       requirement: message.requirement,
+      appUrl: message.app_url ?? null,
     });
     this.runs.set(id, run);
     const done = run

@@ -9,6 +9,17 @@ describe('defaultAppUrl', () => {
       'https://svc/svc/api/workflows/wf1/files/index.html',
     );
   });
+
+  it("names the server's app link when the worker has no app_base_url", () => {
+    const link = 'https://svc/svc/apps/k3y/';
+    expect(defaultAppUrl({ appBaseUrl: undefined, serverUrl: 'https://svc' }, 'wf1', link)).toBe(link);
+    expect(defaultAppUrl({ appBaseUrl: 'https://apps.example.com', serverUrl: 'https://svc' }, 'wf1', link)).toBe(
+      'https://apps.example.com/wf1/',
+    );
+    expect(defaultAppUrl({ appBaseUrl: undefined, serverUrl: 'https://svc' }, 'wf1', null)).toBe(
+      'https://svc/svc/api/workflows/wf1/files/index.html',
+    );
+  });
 });
 
 describe('ensureAppUrl', () => {

@@ -8,15 +8,20 @@ import type { RunContext } from './run-context';
 
 export const REPORT_PATH = 'report.md';
 
-/** Where the built app is reached: `app_base_url/<workflow id>/`, else the server's copy of the workspace. */
+/**
+ * Where the built app is reached: `app_base_url/<workflow id>/` when the worker has one, else the
+ * server's app link from the dispatch (the workspace served without a session), else (an older server)
+ * the workspace file through the API.
+ */
 export function defaultAppUrl(
   config: { appBaseUrl: string | undefined; serverUrl: string },
   workflowId: string,
+  serverAppUrl?: string | null,
 ): string {
   const id = encodeURIComponent(workflowId);
-  return config.appBaseUrl
-    ? `${config.appBaseUrl}/${id}/`
-    : `${config.serverUrl}/svc/api/workflows/${id}/files/index.html`;
+  if (config.appBaseUrl) return `${config.appBaseUrl}/${id}/`;
+  if (serverAppUrl) return serverAppUrl;
+  return `${config.serverUrl}/svc/api/workflows/${id}/files/index.html`;
 }
 
 const APP_URL_LINE = /^App URL:\s*<?(https?:\/\/[^\s>]+)>?\s*$/im;
@@ -61,7 +66,7 @@ function fallbackReport(requirement: string, steps: readonly Step[], memo: reado
  */
 export async function writeReport(run: RunContext): Promise<void> {
   const { deps, job, state } = run;
-  const expectedUrl = defaultAppUrl(deps.config, job.workflowId);
+  const expectedUrl = defaultAppUrl(deps.config, job.workflowId, job.appUrl);
   const files = [...(await deps.workspace.snapshot(job.workflowId)).keys()].filter((f) => f !== REPORT_PATH).sort();
   let text: string;
   try {

@@ -119,13 +119,14 @@ describe.each(['sqlite', 'postgresql'] as const)('a workflow from requirement to
         0, 0, 0, 1, 1, 1, 2, 2, 2,
       ]);
 
-      // The report names the app URL, and that URL serves the page the agent built.
-      const appUrl = `${api.url}/svc/api/workflows/${created.id}/files/index.html`;
+      // The report names the app link, and that link serves the page the agent built, with no session.
+      const appUrl = done.app_link!;
+      expect(appUrl).toMatch(new RegExp(`^${api.url}/svc/apps/[A-Za-z0-9_-]{43}/$`));
       expect(done.app_url).toBe(appUrl);
       const report = await alice.report(created.id);
       expect(report).toContain('# Report: hello-world web page');
       expect(report).toContain(appUrl);
-      const page = await fetch(appUrl, { headers: { cookie: alice.cookie } });
+      const page = await fetch(appUrl);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<h1>Hello, world!</h1>');
     },

@@ -59,14 +59,17 @@ describe('the OpenAPI document', () => {
     expect(create.responses['201'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/Workflow',
     });
-    expect(doc.components.schemas.WorkflowPage.properties.items.items).toEqual({
-      $ref: '#/components/schemas/Workflow',
-    });
+    // List items are workflows with their plan progress.
+    expect(doc.components.schemas.WorkflowPage.properties.items.items.required).toEqual(
+      expect.arrayContaining(['id', 'number', 'progress']),
+    );
     const list = doc.paths['/svc/api/projects/{id}/workflows'].get;
     expect(list.parameters).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ name: 'limit', in: 'query', required: false }),
         expect.objectContaining({ name: 'cursor', in: 'query', required: false }),
+        expect.objectContaining({ name: 'status', in: 'query', required: false }),
+        expect.objectContaining({ name: 'q', in: 'query', required: false }),
       ]),
     );
     const events = doc.paths['/svc/api/workflows/{id}/events'].get;

@@ -53,6 +53,8 @@ import {
   PlanResponseSchema,
   ReportQuerySchema,
   SnapshotPageSchema,
+  WaitingWorkflowsSchema,
+  WorkflowListQuerySchema,
   WorkflowPageSchema,
   WorkflowSchema,
 } from '../rest/workflows';
@@ -118,6 +120,7 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   InvitationList: InvitationListSchema,
   Workflow: WorkflowSchema,
   WorkflowPage: WorkflowPageSchema,
+  WaitingWorkflows: WaitingWorkflowsSchema,
   CreateWorkflowRequest: CreateWorkflowRequestSchema,
   AnswerRequest: AnswerRequestSchema,
   FeedbackRequest: FeedbackRequestSchema,
@@ -260,6 +263,14 @@ export const ROUTES: RouteDoc[] = [
     auth: 'required',
     summary: 'The signed-in user',
     responses: { 200: json('the user', UserSchema) },
+  },
+  {
+    method: 'GET',
+    path: `${API}/me/waiting`,
+    tag: 'workflows',
+    auth: 'required',
+    summary: "Workflows waiting for an answer in the caller's projects",
+    responses: { 200: json('the waiting workflows', WaitingWorkflowsSchema) },
   },
   {
     method: 'POST',
@@ -450,8 +461,9 @@ export const ROUTES: RouteDoc[] = [
     tag: 'workflows',
     auth: 'required',
     params: projectId,
-    query: PageQuerySchema,
-    summary: "A project's workflows, newest first (paginated)",
+    query: WorkflowListQuerySchema,
+    summary:
+      "A project's workflows, newest first (paginated), with plan progress; `status` is a comma list of statuses, `q` searches title and requirement",
     responses: { 200: json('a page of workflows', WorkflowPageSchema) },
     errors: [400],
   },
@@ -462,8 +474,15 @@ export const ROUTES: RouteDoc[] = [
     auth: 'required',
     params: projectId,
     summary: 'Create a workflow from a requirement; answers at once with a placeholder title',
+    headers: {
+      'Idempotency-Key':
+        '1..200 characters: a repeated request with the same key in the same project returns the workflow the first one made (200)',
+    },
     body: jsonBody(CreateWorkflowRequestSchema),
-    responses: { 201: json('the workflow', WorkflowSchema) },
+    responses: {
+      201: json('the workflow', WorkflowSchema),
+      200: json('the workflow an earlier request with the same Idempotency-Key made', WorkflowSchema),
+    },
     errors: [400],
   },
   {
@@ -646,6 +665,35 @@ export const ROUTES: RouteDoc[] = [
     summary: 'Copy a template branch into the workspace',
     body: jsonBody(UseTemplateRequestSchema),
     responses: { 200: json('copied', UseTemplateResponseSchema) },
+    errors: [400],
+  },
+  // ---- built apps (issue 14) ----
+  {
+    method: 'POST',
+    path: `${API}/workflows/{id}/app-link/rotate`,
+    tag: 'files',
+    auth: 'required',
+    params: workflowId,
+    summary: "Give the workflow's built app a new link (`app_link`); the old one stops working at once",
+    responses: { 200: json('the workflow with its new app_link', WorkflowSchema) },
+  },
+  {
+    method: 'GET',
+    path: '/svc/apps/{app_key}/{path}',
+    tag: 'files',
+    auth: 'public',
+    params: {
+      app_key: "the key in the workflow's `app_link` (the link is the permission: no session is used)",
+      path: 'file path inside the workspace; `/` and a directory serve its index.html',
+    },
+    summary: "A workflow's built app: its workspace files, sandboxed (an opaque origin without the session)",
+    responses: {
+      200: {
+        description: 'the file, with `Content-Security-Policy: sandbox ...` and `Referrer-Policy: no-referrer`',
+        contentType: '*/*',
+      },
+      301: { description: 'a directory named without its trailing `/`' },
+    },
     errors: [400],
   },
   {

@@ -12,7 +12,12 @@ import {
 import { PutSettingRequestSchema, SettingKeySchema } from './settings';
 import { UseTemplateRequestSchema } from './templates';
 import { CreateTimerRequestSchema } from './workers';
-import { AnswerRequestSchema, CreateWorkflowRequestSchema, FeedbackRequestSchema } from './workflows';
+import {
+  AnswerRequestSchema,
+  CreateWorkflowRequestSchema,
+  FeedbackRequestSchema,
+  WorkflowListQuerySchema,
+} from './workflows';
 
 const strictBodies = [
   ['CreateProjectRequest', CreateProjectRequestSchema, { name: 'Shop' }],
@@ -22,7 +27,7 @@ const strictBodies = [
   [
     'CreateWorkflowRequest',
     CreateWorkflowRequestSchema,
-    { requirement: 'Build it', worker_id: 'wk', template: 'react' },
+    { requirement: 'Build it', worker_id: 'wk', template: 'react', rerun_of: 'wf1' },
   ],
   ['AnswerRequest', AnswerRequestSchema, { answer: 'yes' }],
   ['FeedbackRequest', FeedbackRequestSchema, { message: 'add tests' }],
@@ -119,5 +124,20 @@ describe('query strings', () => {
 
   it('defaults the files path to the workspace root', () => {
     expect(FilesQuerySchema.parse({})).toEqual({ path: '' });
+  });
+});
+
+describe('WorkflowListQuery', () => {
+  it('reads a comma list of statuses (once each) and a search text beside the page fields', () => {
+    expect(
+      parseWith(WorkflowListQuerySchema, { status: 'running,waiting_user,running', q: 'shop', limit: '5' }),
+    ).toEqual({
+      ok: true,
+      value: { status: ['running', 'waiting_user'], q: 'shop', limit: 5 },
+    });
+  });
+
+  it.each(['', 'done', 'running,', 'Running'])('refuses the status list %j', (status) => {
+    expect(parseWith(WorkflowListQuerySchema, { status }).ok).toBe(false);
   });
 });

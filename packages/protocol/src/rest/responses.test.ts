@@ -9,7 +9,13 @@ import { MemberSchema, ProjectSchema } from './projects';
 import { SavedSettingSchema, SettingsSchema } from './settings';
 import { TemplateListSchema, TemplateSchema, UseTemplateResponseSchema } from './templates';
 import { TimerListSchema, TimerSchema, WorkerListSchema, WorkerSchema } from './workers';
-import { PlanResponseSchema, SnapshotPageSchema, WorkflowPageSchema, WorkflowSchema } from './workflows';
+import {
+  PlanResponseSchema,
+  SnapshotPageSchema,
+  WaitingWorkflowsSchema,
+  WorkflowPageSchema,
+  WorkflowSchema,
+} from './workflows';
 
 const ts = '2026-01-02T03:04:05Z';
 const workflow = {
@@ -25,6 +31,13 @@ const workflow = {
   created_at: ts,
   updated_at: ts,
   app_url: null,
+  number: 3,
+  rerun_of: 'wf0',
+  started_at: ts,
+  finished_at: null,
+  plan_revision: 1,
+  worker_name: 'builder',
+  app_link: null,
 };
 
 const responses = [
@@ -38,8 +51,41 @@ const responses = [
   ],
   ['Member', MemberSchema, { user_id: 'u', login: 'ann', name: null, role: 'member', created_at: ts }],
   ['Workflow', WorkflowSchema, workflow],
-  ['WorkflowPage', WorkflowPageSchema, { items: [workflow], next_cursor: 'c2' }],
-  ['Plan', PlanResponseSchema, [{ index: 0, title: 't', description: 'd', status: 'done' }]],
+  [
+    'WorkflowPage',
+    WorkflowPageSchema,
+    {
+      items: [
+        { ...workflow, progress: { done: 1, total: 3 } },
+        { ...workflow, progress: null },
+      ],
+      next_cursor: 'c2',
+    },
+  ],
+  [
+    'Plan',
+    PlanResponseSchema,
+    [
+      { index: 0, title: 't', description: 'd', status: 'done', started_at: ts, finished_at: ts },
+      {
+        index: 1,
+        title: 'u',
+        description: 'e',
+        status: 'pending',
+        started_at: ts,
+        finished_at: null,
+        interrupted: 'failed',
+      },
+    ],
+  ],
+  [
+    'WaitingWorkflows',
+    WaitingWorkflowsSchema,
+    {
+      count: 1,
+      items: [{ id: 'wf', project_id: 'p', project_name: 'Shop', number: 2, title: 't', question: 'Which port?' }],
+    },
+  ],
   [
     'SnapshotPage',
     SnapshotPageSchema,

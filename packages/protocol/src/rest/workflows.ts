@@ -6,7 +6,9 @@ import {
   StepStatusSchema,
   TimestampSchema,
   WorkflowStatusSchema,
+  PageQuerySchema,
   pageSchema,
+  type WorkflowStatus,
 } from '../common';
 import { SnapshotDataSchema } from '../updates';
 
@@ -26,10 +28,68 @@ export const WorkflowSchema = z.object({
   created_at: TimestampSchema,
   updated_at: TimestampSchema,
   app_url: z.string().nullable(),
+  /** the run number within its project (1, 2, ...) */
+  number: z.int().min(0),
+  /** the workflow this one re-runs */
+  rerun_of: IdSchema.nullable(),
+  /** when a worker first took it up (it left `pending`) */
+  started_at: TimestampSchema.nullable(),
+  /** when it reached completed, failed or cancelled; cleared when it is resumed */
+  finished_at: TimestampSchema.nullable(),
+  /** how many times feedback revised the plan */
+  plan_revision: z.int().min(0),
+  /** the name of the worker in `worker_id` */
+  worker_name: z.string().nullable(),
+  /** the built app's capability URL `<APP_ORIGIN or PUBLIC_URL>/svc/apps/<app_key>/` (no session needed) */
+  app_link: z.string().nullable(),
 });
 export type Workflow = z.infer<typeof WorkflowSchema>;
 
-export const WorkflowPageSchema = pageSchema(WorkflowSchema);
+/** Plan progress of a list item: from the latest snapshot, null before any plan. */
+export const WorkflowProgressSchema = z.object({ done: z.int().min(0), total: z.int().min(0) });
+export type WorkflowProgress = z.infer<typeof WorkflowProgressSchema>;
+
+export const WorkflowListItemSchema = WorkflowSchema.extend({ progress: WorkflowProgressSchema.nullable() });
+export type WorkflowListItem = z.infer<typeof WorkflowListItemSchema>;
+
+export const WorkflowPageSchema = pageSchema(WorkflowListItemSchema);
+
+/** `GET /projects/{id}/workflows?status=running,waiting_user&q=text`: a comma list of statuses, a search text. */
+export const WorkflowListQuerySchema = PageQuerySchema.extend({
+  status: z
+    .string()
+    .max(200)
+    .transform((text, ctx) => {
+      const statuses = text.split(',').map((s) => s.trim());
+      for (const status of statuses) {
+        if (!WorkflowStatusSchema.safeParse(status).success) {
+          ctx.addIssue({ code: 'custom', message: `unknown status ${JSON.stringify(status)}` });
+          return z.NEVER;
+        }
+      }
+      return [...new Set(statuses)] as WorkflowStatus[];
+    })
+    .optional(),
+  q: z.string().min(1).max(MAX_NAME_CHARS).optional(),
+});
+export type WorkflowListQuery = z.infer<typeof WorkflowListQuerySchema>;
+
+/** `Idempotency-Key` of a create request: the same key in the same project returns the same workflow. */
+export const IdempotencyKeySchema = z.string().min(1).max(200);
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/** `GET /me/waiting`: the workflows waiting for an answer in the caller's projects. */
+export const WaitingWorkflowSchema = z.object({
+  id: IdSchema,
+  project_id: IdSchema,
+  project_name: z.string(),
+  number: z.int().min(0),
+  title: z.string(),
+  question: z.string().nullable(),
+});
+export type WaitingWorkflow = z.infer<typeof WaitingWorkflowSchema>;
+export const WaitingWorkflowsSchema = z.object({ count: z.int().min(0), items: z.array(WaitingWorkflowSchema) });
+export type WaitingWorkflows = z.infer<typeof WaitingWorkflowsSchema>;
 
 /** Free text sent by a user; must contain something other than white space, kept unchanged. */
 const UserTextSchema = z
@@ -43,6 +103,8 @@ export const CreateWorkflowRequestSchema = z
     requirement: UserTextSchema,
     worker_id: IdSchema.optional(),
     template: z.string().min(1).max(MAX_NAME_CHARS).optional(),
+    /** the workflow (of the same project) this one re-runs, usually with an edited requirement */
+    rerun_of: IdSchema.optional(),
   })
   .strict();
 export type CreateWorkflowRequest = z.infer<typeof CreateWorkflowRequestSchema>;
@@ -59,6 +121,11 @@ export const PlanStepInfoSchema = z.object({
   title: z.string(),
   description: z.string(),
   status: StepStatusSchema,
+  /** when the step last started and finished running (from the stored plan_step_status events) */
+  started_at: TimestampSchema.nullable(),
+  finished_at: TimestampSchema.nullable(),
+  /** the step was running when the workflow failed or was cancelled (its status then says pending) */
+  interrupted: z.enum(['failed', 'cancelled']).optional(),
 });
 export type PlanStepInfo = z.infer<typeof PlanStepInfoSchema>;
 

@@ -1,44 +1,85 @@
-import { Router } from 'express';
-import { CreateWorkflowRequestSchema } from '@svc/protocol';
+import { Router, type Request } from 'express';
+import {
+  CreateWorkflowRequestSchema,
+  IDEMPOTENCY_KEY_HEADER,
+  IdempotencyKeySchema,
+  WorkflowListQuerySchema,
+} from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
-import { forbidden } from '../../domain/errors';
 import { authorizeProject, authorizeWorkflow } from '../../policies/access';
-import { presentWorkflow } from '../../wire/workflow';
+import { presentWorkflowListItem, workerIdOf } from '../../wire/workflow';
 import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../../http/pagination';
-import { workflowViews } from '../../reads/views';
-import { workflowActionsRouter } from './actions';
+import { presentWorkflowOf, workflowViews } from '../../reads/views';
+import { actorOf, workflowActionsRouter } from './actions';
 import { workflowHistoryRouter } from './history';
 import { workflowReportRouter } from './report';
 import { workflowArchiveRouter } from './archive';
+import { waitingRouter } from './waiting';
+import { isUnfinished } from '../../workflows';
 
-/** Workflows of a project, one workflow, its actions and its history. */
+/** Workflows of a project, one workflow, its actions and its history, and the caller's waiting ones. */
 export function workflowsRouter(deps: AppDeps): Router {
   const router = Router();
-  const { db } = deps;
+  const { db, reads } = deps;
 
   router.get('/projects/:id/workflows', requireAuth, async (req, res) => {
     const principal = principalOf(req);
     const { project } = await authorizeProject(db, principal, req.params.id as string, 'workflow.read');
     const page = readPageQuery(req.query, TimeIdKeySchema);
+    const { status, q } = parseInput(WorkflowListQuerySchema, req.query, 'query');
     // A job token lists only its own workflow, never its siblings (their requirements are not its business).
     const onlyOwn = principal.kind === 'job' ? { id: principal.workflowId } : {};
+    const matching = q === undefined ? undefined : await reads.workflowIdsMatching(project.id, q);
     const rows = await db.workflow.findMany({
-      where: { project_id: project.id, deleted_at: null, ...onlyOwn, ...beforeTimeId(page.after) },
+      where: {
+        project_id: project.id,
+        deleted_at: null,
+        ...onlyOwn,
+        ...(status ? { status: { in: status } } : {}),
+        ...(matching ? { AND: [{ id: { in: matching } }] } : {}),
+        ...beforeTimeId(page.after),
+      },
       orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
       take: page.limit + 1,
     });
-    res.json(toPage(rows, page.limit, (w) => [w.created_at.toISOString(), w.id], presentWorkflow));
+    const shown = rows.slice(0, page.limit);
+    // One statement each for the page's worker names, latest snapshots and plans being revised (only a
+    // workflow that had feedback can be), whatever the page size.
+    const revisable = shown.filter((w) => w.plan_revision > 0 && isUnfinished(w.status)).map((w) => w.id);
+    const [names, snapshots, revising] = await Promise.all([
+      reads.workerNames([...new Set(shown.map(workerIdOf).filter((id): id is string => id !== null))]),
+      reads.latestSnapshots(shown.map((w) => w.id)),
+      reads.revising(revisable),
+    ]);
+    res.json(
+      toPage(
+        rows,
+        page.limit,
+        (w) => [w.created_at.toISOString(), w.id],
+        (w) =>
+          presentWorkflowListItem(
+            w,
+            names.get(workerIdOf(w) ?? '') ?? null,
+            snapshots.get(w.id) ?? null,
+            revising.has(w.id),
+          ),
+      ),
+    );
   });
 
   router.post('/projects/:id/workflows', requireAuth, async (req, res) => {
     const principal = principalOf(req);
     const { project } = await authorizeProject(db, principal, req.params.id as string, 'workflow.create');
-    if (principal.kind !== 'user') throw forbidden('only a person creates workflows');
+    const actor = actorOf(principal);
+    const idempotencyKey = idempotencyKeyOf(req);
     const body = parseInput(CreateWorkflowRequestSchema, req.body ?? {});
-    const workflow = await deps.workflows.create(project, principal.user.id, body);
-    res.status(201).location(`/svc/api/workflows/${workflow.id}`).json(presentWorkflow(workflow));
+    const { workflow, created } = await deps.workflows.create(project, actor, body, { idempotencyKey });
+    res
+      .status(created ? 201 : 200)
+      .location(`/svc/api/workflows/${workflow.id}`)
+      .json(await presentWorkflowOf(reads, workflow));
   });
 
   router.get('/workflows/:id', requireAuth, async (req, res) => {
@@ -52,9 +93,15 @@ export function workflowsRouter(deps: AppDeps): Router {
     res.status(204).end();
   });
 
+  router.use(waitingRouter(deps));
   router.use(workflowActionsRouter(deps));
   router.use(workflowHistoryRouter(deps));
   router.use(workflowReportRouter(deps));
   router.use(workflowArchiveRouter(deps));
   return router;
+}
+
+function idempotencyKeyOf(req: Request): string | undefined {
+  const value = req.get(IDEMPOTENCY_KEY_HEADER);
+  return value === undefined ? undefined : parseInput(IdempotencyKeySchema, value, `header ${IDEMPOTENCY_KEY_HEADER}`);
 }

@@ -26,6 +26,7 @@ const workflow: Workflow = {
   created_at: ts,
   updated_at: ts,
   app_url: null,
+  app_link: null,
 };
 const fold = (...events: BrowserEvent[]) => events.reduce(liveReducer, initialLiveState);
 

@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import type { Db, Workflow } from '@svc/db';
+import type { Config } from '../config';
+
+/**
+ * Built apps (issue 14, finding 2): each workflow's workspace is served at the capability URL
+ * `<APP_ORIGIN or PUBLIC_URL>/svc/apps/<app_key>/`, where `app_key` is 32 random bytes (base64url)
+ * stored on the workflow. Knowing the key is the permission: no session is needed or used.
+ */
+
+/** 32 random bytes, base64url: 43 characters. */
+export const newAppKey = (): string => randomBytes(32).toString('base64url');
+
+export const APP_KEY_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+type LinkSettings = Pick<Config, 'appOrigin' | 'publicUrl'>;
+
+// The process's one config, read at each use (tests set publicUrl once the port is known). The
+// presenters that build the wire object are plain functions shared by every route and the fast reads,
+// so the link's base lives here rather than being threaded through each of them.
+let settings: LinkSettings | null = null;
+
+/** Called once when the app is built (routes/apps mount). */
+export function configureAppLinks(config: LinkSettings): void {
+  settings = config;
+}
+
+/** The workflow's app link, or null when it has no key (yet) or links are not configured. */
+export function appLinkOf(workflow: Pick<Workflow, 'app_key'>): string | null {
+  if (!workflow.app_key || !settings) return null;
+  return `${settings.appOrigin ?? settings.publicUrl}/svc/apps/${workflow.app_key}/`;
+}
+
+/** Gives the workflow a key when it has none (workflows made before keys existed); returns the key. */
+export async function ensureAppKey(db: Db, workflow: Pick<Workflow, 'id' | 'app_key'>): Promise<string> {
+  if (workflow.app_key) return workflow.app_key;
+  // Only where none is set yet: two replicas racing end with one key, the first one written.
+  await db.workflow.updateMany({ where: { id: workflow.id, app_key: null }, data: { app_key: newAppKey() } });
+  const row = await db.workflow.findUniqueOrThrow({ where: { id: workflow.id }, select: { app_key: true } });
+  return row.app_key!;
+}
+
+/** Keys for every workflow without one, a batch at a time (run once at start-up). */
+export async function backfillAppKeys(db: Db): Promise<number> {
+  let done = 0;
+  for (;;) {
+    const batch = await db.workflow.findMany({ where: { app_key: null }, select: { id: true }, take: 200 });
+    if (batch.length === 0) return done;
+    for (const { id } of batch)
+      done += (await db.workflow.updateMany({ where: { id, app_key: null }, data: { app_key: newAppKey() } })).count;
+  }
+}
+
+/** A new key: the old link stops working at once, on every replica (the key is read per request). */
+export async function rotateAppKey(db: Db, workflowId: string): Promise<Workflow> {
+  return db.workflow.update({ where: { id: workflowId }, data: { app_key: newAppKey() } });
+}

@@ -1,0 +1,69 @@
+import { Router, type Request, type Response } from 'express';
+import type { AppDeps } from '../deps';
+import { principalOf } from '../auth/authenticate';
+import { notFound } from '../domain/errors';
+import { authorizeWorkflow } from '../policies/access';
+import { pathFromUrl } from '../routes/files/request-path';
+import { serveFile } from '../routes/files/serve-file';
+import { presentWorkflowOf } from '../reads/views';
+import { APP_KEY_PATTERN, backfillAppKeys, configureAppLinks, rotateAppKey } from './app-link';
+
+const READS = new Set(['GET', 'HEAD']);
+
+/**
+ * `/svc/apps/<app_key>/<path>`: a workflow's workspace as a website, for whoever holds the link. Mounted
+ * before the cross-site guard and authentication: no session is needed, and one sent along (a top-level
+ * navigation from the web app carries the Lax cookie) is never looked at. The files are served with the
+ * user-content headers (CSP sandbox without allow-same-origin: an opaque origin that can neither read
+ * the session cookie nor call the API as the user) and `Referrer-Policy: no-referrer`, so the key does
+ * not leak to the sites the app links to. Paths go through the workspace area's resolver (traversal,
+ * NUL, encoded forms: 400 invalid_path; symlinks out: refused there too).
+ */
+export function builtAppsRouter(deps: AppDeps): Router {
+  configureAppLinks(deps.config);
+  void backfillAppKeys(deps.db).then(
+    (count) => count > 0 && deps.logger.info({ count }, 'gave workflows made before app links their app key'),
+    (err: unknown) => deps.logger.warn({ err }, 'app key backfill failed; it runs again at the next start'),
+  );
+  const router = Router();
+  router.use('/:key', (req, res) => serveApp(deps, req, res));
+  return router;
+}
+
+async function serveApp(deps: AppDeps, req: Request, res: Response): Promise<void> {
+  if (!READS.has(req.method)) throw notFound('no such endpoint');
+  const key = String(req.params.key);
+  const workflow = APP_KEY_PATTERN.test(key)
+    ? await deps.db.workflow.findFirst({
+        where: { app_key: key, deleted_at: null, project: { deleted_at: null } },
+        select: { id: true, project_id: true },
+      })
+    : null;
+  if (!workflow) throw notFound('no app at this address');
+  const area = deps.storage.workspace(workflow.project_id, workflow.id);
+  const { path, trailingSlash } = pathFromUrl(req);
+  let target = await area.resolve(path);
+  if (target.stat?.type === 'dir') {
+    // `/svc/apps/<key>` and `…/dir`: the page's relative links resolve against the directory
+    if (!trailingSlash || !req.originalUrl.split('?')[0]!.endsWith('/')) return redirectToDirectory(req, res);
+    target = await area.resolve(target.relative === '' ? 'index.html' : `${target.relative}/index.html`);
+  }
+  res.set('Referrer-Policy', 'no-referrer');
+  await serveFile(req, res, area, target, { renderMarkdown: false, rawMarkdown: false });
+}
+
+function redirectToDirectory(req: Request, res: Response): void {
+  const [path, ...query] = req.originalUrl.split('?');
+  res.set('Referrer-Policy', 'no-referrer');
+  res.redirect(301, `${path}/${query.length ? `?${query.join('?')}` : ''}`);
+}
+
+/** `POST /workflows/{id}/app-link/rotate` (members): a new key; the old link is dead at once. */
+export function appLinkApiRouter(deps: AppDeps): Router {
+  const router = Router();
+  router.post('/workflows/:id/app-link/rotate', async (req, res) => {
+    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), String(req.params.id), 'workflow.control');
+    res.json(await presentWorkflowOf(deps.reads, await rotateAppKey(deps.db, workflow.id)));
+  });
+  return router;
+}

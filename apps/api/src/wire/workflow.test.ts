@@ -1,0 +1,106 @@
+import type { WorkflowStatus } from '@svc/protocol';
+import { presentPlan, progressOf, type SnapshotRow, type StepEvent } from './workflow';
+
+const steps = (statuses: string[]) => statuses.map((status, i) => ({ title: `S${i}`, description: `do ${i}`, status }));
+const executing = (step: number, statuses: string[]): SnapshotRow => ({
+  phase: 'executing',
+  current_step: step,
+  steps: steps(statuses),
+  memo: [],
+  pending_question: null,
+});
+const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
+const iso = (second: number) => at(second).toISOString();
+let seq = 0;
+const event = (index: number, status: StepEvent['status'], second: number): StepEvent => ({
+  seq: ++seq,
+  index,
+  status,
+  at: at(second),
+});
+
+const plan = (latest: SnapshotRow | null, status: WorkflowStatus, stepEvents: StepEvent[] = [], revising = false) =>
+  presentPlan({ latest, status, stepEvents, revising });
+
+describe('presentPlan', () => {
+  const midway = executing(1, ['done', 'running', 'pending']);
+  const events = [event(0, 'running', 1), event(0, 'done', 5), event(1, 'running', 5)];
+
+  it('is empty before any snapshot', () => {
+    expect(plan(null, 'pending')).toEqual([]);
+  });
+
+  it('gives a running workflow its running step, with the times of the latest events', () => {
+    expect(plan(midway, 'running', events)).toEqual([
+      { index: 0, title: 'S0', description: 'do 0', status: 'done', started_at: iso(1), finished_at: iso(5) },
+      { index: 1, title: 'S1', description: 'do 1', status: 'running', started_at: iso(5), finished_at: null },
+      { index: 2, title: 'S2', description: 'do 2', status: 'pending', started_at: null, finished_at: null },
+    ]);
+  });
+
+  it.each(['failed', 'cancelled'] as const)('marks the step that was running when the workflow %s', (status) => {
+    const [first, second, third] = plan(midway, status, events);
+    expect(first).toMatchObject({ status: 'done', finished_at: iso(5) });
+    expect(first).not.toHaveProperty('interrupted');
+    expect(second).toEqual({
+      index: 1,
+      title: 'S1',
+      description: 'do 1',
+      status: 'pending',
+      interrupted: status,
+      started_at: iso(5),
+      finished_at: null,
+    });
+    expect(third).not.toHaveProperty('interrupted');
+  });
+
+  it.each(['pending', 'planning', 'waiting_user'] as const)(
+    'has no running step while the workflow is %s (and nothing interrupted)',
+    (status) => {
+      const result = plan(midway, status, events);
+      expect(result.map((s) => s.status)).toEqual(['done', 'pending', 'pending']);
+      expect(result.some((s) => 'interrupted' in s)).toBe(false);
+      expect(result[1]!.started_at).toBeNull();
+    },
+  );
+
+  it('times a step again when it runs again after a revision invalidated it', () => {
+    const rerun = [...events, event(1, 'done', 9), event(1, 'pending', 12), event(1, 'running', 20)];
+    expect(plan(midway, 'running', rerun)[1]).toMatchObject({
+      status: 'running',
+      started_at: iso(20),
+      finished_at: null,
+    });
+  });
+
+  it('shows every step pending while feedback is being turned into a revised plan', () => {
+    const completed: SnapshotRow = { ...midway, phase: 'completed', current_step: -1, steps: steps(['done', 'done']) };
+    const revising = plan(completed, 'running', [event(0, 'done', 1), event(1, 'done', 2)], true);
+    expect(revising.map((s) => [s.status, s.finished_at])).toEqual([
+      ['pending', null],
+      ['pending', null],
+    ]);
+    // A workflow that ended before the revision arrived shows its last plan as it was.
+    expect(plan(completed, 'completed', [], true).map((s) => s.status)).toEqual(['done', 'done']);
+  });
+
+  it('shows a completed plan all done, with a done step never seen running still finished', () => {
+    const completed: SnapshotRow = { ...midway, phase: 'completed', current_step: -1, steps: steps(['done', 'done']) };
+    expect(
+      plan(completed, 'completed', [event(0, 'done', 3)]).map((s) => [s.status, s.started_at, s.finished_at]),
+    ).toEqual([
+      ['done', null, iso(3)],
+      ['done', null, null],
+    ]);
+  });
+});
+
+describe('progressOf', () => {
+  it('counts the done steps of the latest snapshot', () => {
+    expect(progressOf(executing(2, ['done', 'done', 'running']))).toEqual({ done: 2, total: 3 });
+    expect(progressOf({ ...executing(0, []), phase: 'planning', steps: steps(['pending']) })).toEqual({
+      done: 0,
+      total: 1,
+    });
+  });
+});
