@@ -3,6 +3,7 @@ export * from './common';
 export * from './updates';
 export * from './parse';
 export * from './rest/auth';
+export * from './rest/tokens';
 export * from './rest/projects';
 export * from './rest/workflows';
 export * from './rest/logs';

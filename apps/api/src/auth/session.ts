@@ -3,6 +3,7 @@ import { classifyDbError, type Db, type User } from '@svc/db';
 import type { AppDeps } from '../deps';
 import { SESSION_COOKIE } from './authenticate';
 import { foldName, RESERVED_LOGINS } from './names';
+import { claimPendingInvitations } from './pending-invitations';
 
 export interface ExternalIdentity {
   provider: string;
@@ -14,15 +15,29 @@ export interface ExternalIdentity {
 }
 
 /**
- * Finds or creates the user behind a provider identity. A login that is taken or reserved (compared
- * folded: NFKC + case fold) gets a numeric suffix, so a chosen nickname never lands on an existing or
- * privileged login. Two sign-ins racing (a double click, two new users wanting one login) lose the
- * unique constraint and look again.
+ * Finds or creates the user behind a provider identity (see findOrCreateUser), then hands them the
+ * invitations made for their login before anyone had signed in with it.
  */
 export async function upsertUser(
   db: Db,
   identity: ExternalIdentity,
   reservedLogins: ReadonlySet<string> = new Set(),
+): Promise<User> {
+  const user = await findOrCreateUser(db, identity, reservedLogins);
+  await claimPendingInvitations(db, user);
+  return user;
+}
+
+/**
+ * Finds or creates the user behind a provider identity. A login that is taken or reserved (compared
+ * folded: NFKC + case fold) gets a numeric suffix, so a chosen nickname never lands on an existing or
+ * privileged login. Two sign-ins racing (a double click, two new users wanting one login) lose the
+ * unique constraint and look again.
+ */
+async function findOrCreateUser(
+  db: Db,
+  identity: ExternalIdentity,
+  reservedLogins: ReadonlySet<string>,
   attempts = 3,
 ): Promise<User> {
   const existing = await db.user.findUnique({
@@ -45,7 +60,7 @@ export async function upsertUser(
     });
   } catch (error) {
     if (attempts <= 1 || classifyDbError(error) !== 'conflict') throw error;
-    return upsertUser(db, identity, reservedLogins, attempts - 1);
+    return findOrCreateUser(db, identity, reservedLogins, attempts - 1);
   }
 }
 

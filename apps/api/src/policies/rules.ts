@@ -28,7 +28,9 @@ export type GlobalAction =
   | 'workers.read'
   | 'templates.read'
   | 'token.api'
-  | 'token.worker';
+  | 'token.worker'
+  | 'tokens.manage' // list and revoke one's own recorded api and worker tokens
+  | 'tokens.manage_any'; // everyone's
 
 /** The facts a project rule looks at: the caller's role there and which workflow is touched. */
 export interface ProjectScope {
@@ -116,9 +118,12 @@ export function canGlobally(principal: Principal, action: GlobalAction): boolean
           return true;
         case 'token.api':
           return principal.scope === 'session';
+        case 'tokens.manage':
+          return principal.projectId === null;
         case 'kb.write':
         case 'settings.write':
         case 'token.worker':
+        case 'tokens.manage_any':
           return principal.isAdmin && principal.scope === 'session';
       }
       return false;

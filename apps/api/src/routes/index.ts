@@ -6,6 +6,7 @@ import { tokensRouter } from './tokens';
 import { projectsRouter } from './projects/router';
 import { membersRouter } from './members/router';
 import { invitationsRouter } from './members/invitations';
+import { pendingInvitationsRouter } from './members/pending';
 import { workflowsRouter } from './workflows/router';
 import { appLinkApiRouter } from '../apps/router';
 import { kbRouter } from './kb/router';
@@ -26,6 +27,7 @@ export function apiRouter(deps: AppDeps): Router {
   router.use(tokensRouter(deps));
   router.use(projectsRouter(deps));
   router.use(membersRouter(deps));
+  router.use(pendingInvitationsRouter(deps));
   router.use(workflowsRouter(deps));
   router.use(appLinkApiRouter(deps));
   router.use(kbRouter(deps));

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { TokenRequestSchema } from '@svc/protocol';
+import { IdSchema, TokenListQuerySchema, TokenRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../deps';
 import { principalOf, requireAuth } from '../auth/authenticate';
 import { parseInput } from '../domain/validate';
@@ -7,8 +7,20 @@ import { authorizeGlobal, authorizeProject, authorizeWorkflow } from '../policie
 import { conflict, forbidden, invalidInput } from '../domain/errors';
 import { isUnfinished } from '../workflows/status';
 import { MAX_JOB_TTL_SECONDS, type IssuedToken } from '../auth/tokens';
+import type { Principal } from '../auth/principal';
+import { listTokens, recordToken, revokeRecordedToken } from './token-records';
 
-/** `POST /svc/api/token` and the public JWKS. The server sets every claim; callers only narrow. */
+/** The person managing tokens (the rule already refused workers and jobs; this narrows the type). */
+function personOf(principal: Principal, action: 'tokens.manage' | 'tokens.manage_any') {
+  authorizeGlobal(principal, action);
+  if (principal.kind !== 'user') throw forbidden('only a person manages tokens');
+  return principal;
+}
+
+/**
+ * `POST /svc/api/token` and the public JWKS. The server sets every claim; callers only narrow. Minted
+ * api and worker tokens are recorded (`GET /tokens`) and can be revoked (`DELETE /tokens/{id}`).
+ */
 export function tokensRouter(deps: AppDeps): Router {
   const router = Router();
   router.get('/.well-known/jwks.json', (_req, res) => {
@@ -24,6 +36,7 @@ export function tokensRouter(deps: AppDeps): Router {
       const { workflow } = await authorizeWorkflow(deps.db, principal, body.workflow_id!, 'token.job');
       if (body.project_id && body.project_id !== workflow.project_id)
         throw invalidInput('body.project_id: the workflow belongs to another project');
+      if (body.name !== undefined) throw invalidInput('body.name: only api and worker tokens are named and listed');
       if (ttlSeconds !== undefined && ttlSeconds > MAX_JOB_TTL_SECONDS)
         throw invalidInput(`body.ttl_seconds: a job token lives at most ${MAX_JOB_TTL_SECONDS} seconds`);
       if (!isUnfinished(workflow.status)) throw conflict(`the workflow is ${workflow.status}; it runs no more jobs`);
@@ -42,12 +55,27 @@ export function tokensRouter(deps: AppDeps): Router {
       if (body.project_id) throw invalidInput('body.project_id: only an api token can be narrowed to a project');
       authorizeGlobal(principal, 'token.worker');
       issued = await deps.tokens.issue({ sub: `worker:${principal.user.id}`, scope, ttlSeconds });
+      await recordToken(deps.db, principal.user.id, body.name ?? '', issued);
     } else {
       authorizeGlobal(principal, 'token.api');
       if (body.project_id) await authorizeProject(deps.db, principal, body.project_id, 'project.read');
       issued = await deps.tokens.issue({ sub: principal.user.id, scope, ttlSeconds, projectId: body.project_id });
+      await recordToken(deps.db, principal.user.id, body.name ?? '', issued);
     }
     res.status(201).json({ token: issued.token, token_type: 'Bearer', expires_at: issued.expiresAt.toISOString() });
+  });
+
+  router.get('/tokens', requireAuth, async (req, res) => {
+    const { all } = parseInput(TokenListQuerySchema, req.query, 'query');
+    const principal = personOf(principalOf(req), all === '1' ? 'tokens.manage_any' : 'tokens.manage');
+    res.json(await listTokens(deps.db, principal, all === '1'));
+  });
+
+  router.delete('/tokens/:id', requireAuth, async (req, res) => {
+    const principal = personOf(principalOf(req), 'tokens.manage');
+    const jti = parseInput(IdSchema, req.params.id, 'path.id');
+    await revokeRecordedToken(deps.db, deps.tokens, principal, jti);
+    res.status(204).end();
   });
   return router;
 }

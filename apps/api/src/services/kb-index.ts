@@ -8,8 +8,8 @@ import {
   KbError,
   type Embedder,
   type KbChunk,
-  type KbSearchResult,
 } from '@svc/kb';
+import type { KbSearchResult } from '@svc/protocol';
 import { DomainError } from '../domain/errors';
 
 /** A chunk ready to store, minus the article id (not known yet for a new article). */
@@ -65,7 +65,7 @@ export async function writeChunks(tx: Tx, articleId: string, chunks: readonly Pr
 }
 
 /**
- * Cosine top-k over every stored chunk. Chunks written by another embedder (the configuration changed)
+ * Cosine top-k over every stored chunk, leaving out sections with nothing in common with the query. Chunks written by another embedder (the configuration changed)
  * or with a vector of another length are re-embedded first and saved, so the index heals lazily.
  */
 export async function searchIndex(db: Db, embedder: Embedder, query: string, k: number): Promise<KbSearchResult[]> {
@@ -99,12 +99,17 @@ export async function searchIndex(db: Db, embedder: Embedder, query: string, k: 
   const candidates = rows.map((row) => ({
     article_id: row.article_id,
     article_title: row.article.title,
+    heading: row.heading,
     text: row.text,
     vector: bytesToFloat32(fresh.get(row.id) ?? row.embedding),
   }));
-  return cosineTopK(queryVector, candidates, k).map(({ article_id, article_title, text, score }) => ({
+  // A section with a similarity of 0 or less shares nothing with the query (the hashing embedder gives
+  // exactly 0 without a common feature): listing it anyway showed unrelated sections "scored 0.00".
+  const hits = cosineTopK(queryVector, candidates, k).filter((hit) => hit.score > 0);
+  return hits.map(({ article_id, article_title, heading, text, score }) => ({
     article_id,
     article_title,
+    heading,
     text,
     score,
   }));

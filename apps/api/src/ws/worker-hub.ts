@@ -9,6 +9,9 @@ import { ExecRelay } from './exec-relay';
 import { authenticateWorkerUpgrade, refuseUpgrade } from './upgrade-auth';
 import { WorkerConnection } from './worker-connection';
 
+/** Close code of a worker socket whose token was revoked (as for a browser's revoked session). */
+export const WS_CLOSE_TOKEN_REVOKED = 4401;
+
 /** Largest worker frame (shared with the worker, which fits every message into it). */
 export { WORKER_MAX_PAYLOAD_BYTES };
 
@@ -21,6 +24,9 @@ export class WorkerHub {
   });
   readonly exec: ExecRelay;
   private closing = false;
+  /** each open connection's token id: revoking the worker token closes its socket (DELETE /tokens/{id}) */
+  private readonly tokenIds = new Map<WorkerConnection, string>();
+  private readonly stopRevocations: () => void;
 
   constructor(
     private readonly deps: AppDeps,
@@ -28,13 +34,18 @@ export class WorkerHub {
   ) {
     this.exec = new ExecRelay(live.registry, deps.db, live.bus);
     this.logger = deps.logger.child({ component: 'worker-ws' });
+    this.stopRevocations = deps.tokens.onRevoked((jti) => {
+      for (const [connection, tokenId] of this.tokenIds)
+        if (tokenId === jti) connection.close(WS_CLOSE_TOKEN_REVOKED, 'worker token revoked');
+    });
   }
 
   private readonly logger: AppDeps['logger'];
 
   async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    let tokenId: string;
     try {
-      await authenticateWorkerUpgrade(req, this.deps);
+      tokenId = (await authenticateWorkerUpgrade(req, this.deps)).claims.jti;
     } catch (err) {
       if (toDomainError(err).code === 'internal')
         this.deps.logger.error({ err }, 'worker socket authentication failed');
@@ -42,16 +53,16 @@ export class WorkerHub {
       return;
     }
     if (socket.destroyed) return;
-    this.wss.handleUpgrade(
-      req,
-      socket,
-      head,
-      (ws) => new WorkerConnection(ws, socket, this.live, this.exec, this.logger, () => this.closing),
-    );
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const connection = new WorkerConnection(ws, socket, this.live, this.exec, this.logger, () => this.closing);
+      this.tokenIds.set(connection, tokenId);
+      ws.once('close', () => this.tokenIds.delete(connection));
+    });
   }
 
   async close(): Promise<void> {
     this.closing = true;
+    this.stopRevocations();
     this.exec.close();
     for (const ws of this.wss.clients) ws.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));

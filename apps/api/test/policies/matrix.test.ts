@@ -30,6 +30,8 @@ interface World {
   member: string;
   article: string;
   timer: string;
+  /** the owner's recorded api token (its jti) */
+  token: string;
 }
 
 interface RouteCase {
@@ -74,6 +76,17 @@ const ROUTES: RouteCase[] = [
     (w) => `/invitations/${w.project}/accept`,
   ),
   row('401 204 404 404 404 403 403 403', 'DELETE /invitations/{project}', (w) => `/invitations/${w.project}`),
+  // Invitations for logins nobody has signed in with yet: owners see and cancel them.
+  row(
+    '401 404 403 200 200 404 403 403',
+    'GET /projects/{id}/pending-invitations',
+    (w) => `/projects/${w.project}/pending-invitations`,
+  ),
+  row(
+    '401 404 403 204 204 404 403 403',
+    'DELETE /projects/{id}/pending-invitations/{login}',
+    (w) => `/projects/${w.project}/pending-invitations/newbie`,
+  ),
   row(
     '401 404 403 200 200 404 403 403',
     'PATCH /projects/{id}/members/{user}',
@@ -141,6 +154,7 @@ const ROUTES: RouteCase[] = [
   row('401 200 200 200 200 200 200 200', 'GET /kb/search', () => '/kb/search?q=port'),
   row('401 200 200 200 200 200 200 403', 'GET /settings', () => '/settings'),
   row('401 403 403 403 200 403 403 403', 'PUT /settings/{key}', () => '/settings/theme', { body: { value: 'dark' } }),
+  row('401 200 200 200 200 200 200 403', 'GET /settings/schema', () => '/settings/schema'),
   // Public: a credential, good or bad, changes nothing.
   row('200 200 200 200 200 200 200 200', 'GET /health', () => '/health'),
   row('200 200 200 200 200 200 200 200', 'GET /auth/provider', () => '/auth/provider'),
@@ -163,6 +177,9 @@ const ROUTES: RouteCase[] = [
     variant: 'api for a project',
     body: (w: World) => ({ scope: 'api', project_id: w.project }),
   }),
+  // Recorded tokens: a person lists and revokes their own (the world's token is the owner's).
+  row('401 200 200 200 200 403 403 403', 'GET /tokens', () => '/tokens'),
+  row('401 404 404 204 204 403 403 403', 'DELETE /tokens/{id}', (w) => `/tokens/${w.token}`),
   // Timers: a person steers, a worker sets them on what it runs.
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/timers', (w) => `/workflows/${w.workflow}/timers`),
   row('401 404 201 201 201 404 201 404', 'POST /workflows/{id}/timers', (w) => `/workflows/${w.workflow}/timers`, {
@@ -333,6 +350,15 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
           },
           // The outsider is invited: only they may accept or decline it.
           invitations: { create: { user_id: users.outsider.id, role: 'member', invited_by: users.owner.id } },
+          pending_invitations: { create: { login: 'newbie', role: 'member', invited_by: users.owner.id } },
+        },
+      });
+      const token = await tx.apiToken.create({
+        data: {
+          jti: `jti-${project.id}`,
+          user_id: users.owner.id,
+          scope: 'api',
+          expires_at: new Date(Date.now() + 3_600_000),
         },
       });
       const base = { project_id: project.id, created_by: users.owner.id, requirement: 'r', title: 'r' };
@@ -359,6 +385,7 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         member: users.member.id,
         article: article.id,
         timer: timer.id,
+        token: token.jti,
       };
     });
     const dir = join(server.dataDir, 'workspaces', world.project, world.workflow);

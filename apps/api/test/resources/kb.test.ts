@@ -81,6 +81,14 @@ describe.each(TEST_PROVIDERS)('knowledge base on %s', (provider) => {
     expect((await search('ports')).length).toBeLessThanOrEqual(5);
   });
 
+  it('lists no section that shares nothing with the query, and each hit with its heading', async () => {
+    await putText(KB_TEXT);
+    expect(await search('xylophone')).toEqual([]);
+    const hits = await search('which port does the database listen on');
+    expect(hits.every((hit: { score: number }) => hit.score > 0)).toBe(true);
+    expect(hits[0]).toMatchObject({ heading: 'Database', text: '## Database\nPostgreSQL listens on port 5432.' });
+  });
+
   it('creates, reads, updates and deletes articles, re-indexing only that article', async () => {
     await putText(KB_TEXT);
     const created = await server.request('/svc/api/kb/articles', {

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import { queryKeys } from '../lib/query-keys';
 import { shorten } from '../lib/format';
+import { useDocumentTitle } from '../lib/document-title';
 import { Empty, ErrorNote, Loading } from '../components/Feedback';
 import { useCurrentUser } from '../features/auth/user-context';
 import { createArticle, listArticles } from '../features/kb/api';
@@ -27,6 +28,7 @@ export function KbRoute() {
     },
   });
   const selected = articles.data?.find((a) => a.id === params.get('article'));
+  useDocumentTitle(selected ? `${selected.title} · Knowledge base` : 'Knowledge base');
   return (
     <div className="kb-page">
       <header className="page-head">

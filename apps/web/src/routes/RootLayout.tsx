@@ -14,6 +14,7 @@ import { ProjectSidebar } from '../features/projects/ProjectSidebar';
 import { useThemeChoice } from '../features/shell/theme';
 import { ThemeToggle } from '../features/shell/ThemeToggle';
 import { WaitingAlerts, WaitingButton, WaitingPanel } from '../features/shell/WaitingRuns';
+import { AdminNavLink } from '../features/admin/AdminTabs';
 
 /** Sign-in gate, header, project sidebar and the live socket around every signed-in page. */
 export function RootLayout() {
@@ -52,6 +53,7 @@ function SignedInLayout({ user }: { user: User }) {
             </NavLink>
             <NavLink to="/kb">Knowledge base</NavLink>
             <NavLink to="/settings">Settings</NavLink>
+            <AdminNavLink isAdmin={user.is_admin} />
           </nav>
           <div className="user">
             <ConnectionStatus />

@@ -1,120 +1,56 @@
-import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { SettingKeySchema } from '@svc/protocol';
+import { useQuery } from '@tanstack/react-query';
 import { queryKeys } from '../lib/query-keys';
-import { Empty, ErrorNote, Loading } from '../components/Feedback';
+import { useDocumentTitle } from '../lib/document-title';
+import { ErrorNote, Loading } from '../components/Feedback';
 import { useCurrentUser } from '../features/auth/user-context';
-import { getSettings, putSetting } from '../features/settings/api';
+import { getSettings, getSettingsSchema, settingsSchemaKey } from '../features/settings/api';
+import { SettingCard } from '../features/settings/SettingCard';
+import '../features/settings/settings.css';
 
-/** Key/value settings: everyone reads, administrators change and add. */
+/** Every setting the service reads, documented, as a form (administrators) or read-only (everyone else). */
 export function SettingsRoute() {
+  useDocumentTitle('Settings');
   const user = useCurrentUser();
+  const schema = useQuery({ queryKey: settingsSchemaKey, queryFn: getSettingsSchema, staleTime: Infinity });
   const settings = useQuery({ queryKey: queryKeys.settings, queryFn: getSettings });
-  const entries = Object.entries(settings.data ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  const known = new Set(schema.data?.map((d) => d.key));
+  const others = Object.entries(settings.data ?? {})
+    .filter(([key]) => !known.has(key))
+    .sort(([a], [b]) => a.localeCompare(b));
   return (
     <div className="settings-page">
       <header className="page-head">
         <h1>Settings</h1>
       </header>
-      {!user.is_admin && <p className="muted">Only administrators change settings.</p>}
-      {settings.isPending && <Loading what="settings" />}
-      <ErrorNote error={settings.error} />
-      {settings.isSuccess && entries.length === 0 && <Empty>No settings yet.</Empty>}
-      {entries.length > 0 && (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map(([key, value]) => (
-              <tr key={key}>
-                <th scope="row">
+      {!user.is_admin && <p className="muted">Only administrators change settings; this is what is in effect.</p>}
+      {(schema.isPending || settings.isPending) && <Loading what="settings" />}
+      <ErrorNote error={schema.error ?? settings.error} />
+      {schema.data &&
+        settings.data &&
+        schema.data.map((definition) => (
+          <SettingCard
+            key={definition.key}
+            definition={definition}
+            stored={settings.data[definition.key]}
+            canEdit={user.is_admin}
+          />
+        ))}
+      {schema.data && others.length > 0 && (
+        <section aria-labelledby="other-settings-heading" className="card">
+          <h2 id="other-settings-heading">Other stored settings</h2>
+          <p className="muted small">Stored through the API, but not read by the service.</p>
+          <dl className="other-settings">
+            {others.map(([key, value]) => (
+              <div key={key}>
+                <dt>
                   <code>{key}</code>
-                </th>
-                <td>
-                  {user.is_admin ? (
-                    <SettingEditor key={value} settingKey={key} value={value} />
-                  ) : (
-                    <span className="pre-wrap">{value}</span>
-                  )}
-                </td>
-              </tr>
+                </dt>
+                <dd className="pre-wrap">{value}</dd>
+              </div>
             ))}
-          </tbody>
-        </table>
+          </dl>
+        </section>
       )}
-      {user.is_admin && <AddSettingForm />}
     </div>
-  );
-}
-
-function useSaveSetting() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: ({ key, value }: { key: string; value: string }) => putSetting(key, value),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.settings }),
-  });
-}
-
-function SettingEditor({ settingKey, value }: { settingKey: string; value: string }) {
-  const [draft, setDraft] = useState(value);
-  const save = useSaveSetting();
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate({ key: settingKey, value: draft });
-  };
-  return (
-    <form onSubmit={submit} className="row">
-      <input
-        aria-label={`Value of ${settingKey}`}
-        value={draft}
-        onChange={(e) => setDraft(e.target.value)}
-        className="grow"
-      />
-      <button type="submit" disabled={save.isPending || draft === value}>
-        Save
-      </button>
-      <ErrorNote error={save.error} />
-    </form>
-  );
-}
-
-function AddSettingForm() {
-  const [key, setKey] = useState('');
-  const [value, setValue] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const save = useSaveSetting();
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const parsed = SettingKeySchema.safeParse(key.trim());
-    if (!parsed.success) {
-      setProblem(`Key: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-      return;
-    }
-    setProblem(null);
-    save.mutate({ key: parsed.data, value }, { onSuccess: () => (setKey(''), setValue('')) });
-  };
-  return (
-    <section aria-labelledby="add-setting-heading">
-      <h2 id="add-setting-heading">Add a setting</h2>
-      <form onSubmit={submit} className="row">
-        <label>
-          Key
-          <input value={key} onChange={(e) => setKey(e.target.value)} required />
-        </label>
-        <label className="grow">
-          Value
-          <input value={value} onChange={(e) => setValue(e.target.value)} />
-        </label>
-        <button type="submit" disabled={save.isPending}>
-          Add setting
-        </button>
-      </form>
-      <ErrorNote>{problem}</ErrorNote>
-      <ErrorNote error={save.error} />
-    </section>
   );
 }

@@ -1,13 +1,26 @@
 import type { Page } from 'playwright-core';
-import { describeInChromium, launchChromium } from '../support/chromium';
 import { eventually } from '@svc/test-kit';
+import { auditPage } from '../support/audit';
+import { describeInChromium, launchChromium } from '../support/chromium';
 import { expectText, signIn } from '../support/pages';
 import { expectJson, startWebServer, type TestServer } from '../support/server';
 
-jest.setTimeout(60_000);
+jest.setTimeout(90_000);
 
-const PORTS =
-  '## Web\nThe web app listens on port 3000.\n\n## API\nThe API server listens on port 8080 behind the proxy.';
+const PORTS = [
+  '# Ports',
+  '',
+  'Every service listens on a **fixed** port.',
+  '',
+  '## Web',
+  'The web app listens on port `3000`.',
+  '',
+  '## API',
+  'The API server listens on port 8080 behind the [proxy](https://example.com/proxy).',
+  '',
+  '- health: `/svc/api/health`',
+  '- docs: `/svc/api/docs`',
+].join('\n');
 
 describeInChromium('knowledge base and settings in Chromium against the real server', () => {
   let server: TestServer;
@@ -26,63 +39,89 @@ describeInChromium('knowledge base and settings in Chromium against the real ser
     await server?.close();
   });
 
-  it('lets an administrator create an article and find its section by search', async () => {
+  it('renders an article as markdown without repeating its title', async () => {
     await page.getByRole('link', { name: 'Knowledge base' }).click();
     await page.getByRole('button', { name: 'New article' }).click();
     await page.getByRole('textbox', { name: 'Title' }).fill('Ports');
     await page.getByRole('textbox', { name: 'Content (markdown)' }).fill(PORTS);
     await page.getByRole('button', { name: 'Create article' }).click();
-    await page.getByRole('heading', { level: 2, name: 'Ports' }).waitFor();
-    expect(await page.locator('.article-content').innerText()).toBe(PORTS);
+    const article = page.locator('article');
+    await article.getByRole('heading', { level: 2, name: 'Ports' }).waitFor();
+    // The title shows once (the article's heading), not again from the content's "# Ports".
+    expect(await page.getByRole('heading', { name: 'Ports', exact: true }).count()).toBe(1);
+    const content = article.locator('.markdown');
+    expect(await content.locator('strong').innerText()).toBe('fixed');
+    expect(await content.locator('h2').allInnerTexts()).toEqual(['Web', 'API']);
+    expect(await content.locator('li code').allInnerTexts()).toEqual(['/svc/api/health', '/svc/api/docs']);
+    expect(await content.getByRole('link', { name: 'proxy' }).getAttribute('rel')).toBe('noopener noreferrer');
+    expect(await content.innerText()).not.toMatch(/##|\*\*/);
+    expect(await page.title()).toBe('Ports · Knowledge base · svc');
+    await auditPage(page, 'kb-article');
+  });
 
+  it('lists search hits under their section heading, with the article, a plain excerpt and a real match', async () => {
     await page.getByRole('searchbox').fill('API server port proxy');
     await page.getByRole('button', { name: 'Search' }).click();
-    const first = page.locator('.search-results li').first();
-    await expectText(first.locator('button'), 'Ports');
-    expect(await first.locator('.snippet').innerText()).toContain('8080');
+    const first = page.locator('.search-hit').first();
+    await expectText(first.getByRole('heading', { level: 3 }), 'API');
+    const meta = await first.locator('.hit-meta').innerText();
+    expect(meta).toMatch(/^in Ports · (\d+) % match$/);
+    expect(Number(/(\d+) %/.exec(meta)![1])).toBeGreaterThan(20);
+    const excerpt = await first.locator('.snippet').innerText();
+    expect(excerpt).toBe(
+      'The API server listens on port 8080 behind the proxy. health: /svc/api/health docs: /svc/api/docs',
+    );
+    const scores = await page.locator('.hit-meta').allInnerTexts();
+    const percents = scores.map((s) => Number(/(\d+) %/.exec(s)![1]));
+    expect(percents).toEqual([...percents].sort((a, b) => b - a));
+    await auditPage(page, 'kb-search');
   });
 
-  it('edits and deletes the article', async () => {
-    await page.getByRole('button', { name: 'Edit' }).click();
-    await page.getByRole('textbox', { name: 'Title' }).fill('Ports and hosts');
-    await page.getByRole('button', { name: 'Save article' }).click();
-    await page.getByRole('heading', { level: 2, name: 'Ports and hosts' }).waitFor();
-    await expectText(page.locator('.article-list'), 'Ports and hosts');
-
-    await page.getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('button', { name: 'Yes, delete' }).click();
-    await expectText(page.locator('.kb-page'), /No articles yet\./);
-    expect(
-      await expectJson<unknown[]>(
-        await server.request('/svc/api/kb/articles', { as: await server.login('root') }),
-        200,
-      ),
-    ).toEqual([]);
-  });
-
-  it('lets an administrator add and change settings, refusing a bad key before sending it', async () => {
+  it('shows every setting the service reads as a documented form, and saves model prices', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
-    await page.getByRole('textbox', { name: 'Key' }).fill('bad/key');
-    await page.getByRole('button', { name: 'Add setting' }).click();
-    await expectText(page.getByRole('alert'), /^Key: letters, digits/);
+    const prices = page.getByRole('region', { name: 'LLM prices' });
+    await prices.waitFor();
+    expect(await prices.innerText()).toMatch(/estimated cost/);
+    expect(await prices.innerText()).toMatch(/default \{\}/);
+    const retention = page.getByRole('region', { name: 'LLM call detail retention (days)' });
+    expect(await retention.innerText()).toMatch(/default 30/);
+    await auditPage(page, 'settings');
 
-    await page.getByRole('textbox', { name: 'Key' }).fill('llm.model');
-    await page.getByRole('textbox', { name: 'Value', exact: true }).fill('gpt-small');
-    await page.getByRole('button', { name: 'Add setting' }).click();
-    const value = page.getByRole('textbox', { name: 'Value of llm.model' });
-    await value.waitFor();
-    await value.fill('gpt-large');
-    await page
-      .getByRole('row', { name: /llm\.model/ })
-      .getByRole('button', { name: 'Save' })
-      .click();
+    await prices.getByRole('button', { name: 'Add model' }).click();
+    await prices.getByRole('textbox', { name: 'Model of row 1' }).fill('gpt-4o-mini');
+    await prices.getByRole('textbox', { name: /Prompt price of row 1/ }).fill('0.15');
+    await prices.getByRole('textbox', { name: /Completion price of row 1/ }).fill('abc');
+    await prices.getByRole('button', { name: 'Save prices' }).click();
+    await expectText(prices.getByRole('alert'), 'Row 1: the completion price must be a number, 0 or more.');
+    await prices.getByRole('textbox', { name: /Completion price of row 1/ }).fill('0.6');
+    await prices.getByRole('button', { name: 'Save prices' }).click();
+    await expectText(prices.getByRole('status'), 'Saved.');
+    const root = await server.login('root');
+    const stored = await expectJson<Record<string, string>>(
+      await server.request('/svc/api/settings', { as: root }),
+      200,
+    );
+    expect(JSON.parse(stored.llm_prices!)).toEqual({
+      'gpt-4o-mini': { prompt_per_million: 0.15, completion_per_million: 0.6 },
+    });
+    await auditPage(page, 'settings-prices');
+  });
+
+  it('shows the server’s reason when a value is refused, and saves a valid one', async () => {
+    const retention = page.getByRole('region', { name: 'LLM call detail retention (days)' });
+    const value = retention.getByRole('textbox', { name: 'Value' });
+    await value.fill('-3');
+    await retention.getByRole('button', { name: 'Save' }).click();
+    await expectText(retention.getByRole('alert'), /llm_detail_retention_days: must be a whole number/);
+    await value.fill('14');
+    await retention.getByRole('button', { name: 'Save' }).click();
     const root = await server.login('root');
     await eventually(async () => {
       const settings = await expectJson<Record<string, string>>(
         await server.request('/svc/api/settings', { as: root }),
         200,
       );
-      expect(settings['llm.model']).toBe('gpt-large');
+      expect(settings.llm_detail_retention_days).toBe('14');
     });
   });
 
@@ -90,8 +129,15 @@ describeInChromium('knowledge base and settings in Chromium against the real ser
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn(page, server.url, 'nina');
     await page.getByRole('link', { name: 'Settings' }).click();
-    await page.getByRole('cell', { name: 'gpt-large' }).waitFor();
-    expect(await page.getByRole('textbox').count()).toBe(1); // only the sidebar's new-project field
+    const prices = page.getByRole('region', { name: 'LLM prices' });
+    await prices.getByRole('rowheader', { name: 'gpt-4o-mini' }).waitFor();
+    expect(await prices.getByRole('cell').allInnerTexts()).toEqual(['0.15', '0.6']);
+    expect(await page.getByRole('region', { name: 'LLM call detail retention (days)' }).innerText()).toMatch(
+      /Value: 14/,
+    );
+    expect(await page.locator('main').getByRole('textbox').count()).toBe(0);
+    expect(await page.locator('main').getByRole('button').count()).toBe(0);
+    await auditPage(page, 'settings-read-only');
     await page.getByRole('link', { name: 'Knowledge base' }).click();
     await page.getByRole('heading', { level: 2, name: 'Articles' }).waitFor();
     expect(await page.getByRole('button', { name: 'New article' }).count()).toBe(0);

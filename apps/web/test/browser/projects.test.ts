@@ -35,13 +35,13 @@ describeInChromium('projects in Chromium against the real server', () => {
   });
 
   it('keeps the workflow list live: another member’s workflow and its status appear without reloading', async () => {
-    // An invitation says the same whether or not the login exists, and bob joins only by accepting.
+    // bob has signed in: he gets an ordinary invitation and joins only by accepting it.
     const bob = await server.login('bob');
     await page.getByRole('textbox', { name: 'User name' }).fill('bob');
     await page.getByRole('button', { name: 'Invite' }).click();
     await expectText(
       page.locator('form[aria-label="Add member"] [role="status"]'),
-      'If bob has an account, they are invited and join when they accept.',
+      'bob is invited and joins the project when they accept.',
     );
     expect(await page.getByRole('cell', { name: 'bob', exact: true }).count()).toBe(0);
     await expectJson(

@@ -10,6 +10,7 @@ import {
   TokenResponseSchema,
   UserSchema,
 } from '../rest/auth';
+import { ApiTokenListSchema, TokenListQuerySchema } from '../rest/tokens';
 import { EventStreamQuerySchema, StreamControlSchema } from '../rest/events';
 import { FileListSchema, FilesQuerySchema, FileWrittenSchema } from '../rest/files';
 import { HealthResponseSchema } from '../rest/health';
@@ -31,6 +32,7 @@ import {
 } from '../rest/logs';
 import {
   AddMemberRequestSchema,
+  AddMemberResponseSchema,
   CreateProjectRequestSchema,
   InvitationListSchema,
   MemberInvitedSchema,
@@ -38,10 +40,16 @@ import {
   MemberSchema,
   PatchMemberRequestSchema,
   PatchProjectRequestSchema,
+  PendingInvitationListSchema,
   ProjectListSchema,
   ProjectSchema,
 } from '../rest/projects';
-import { PutSettingRequestSchema, SavedSettingSchema, SettingsSchema } from '../rest/settings';
+import {
+  PutSettingRequestSchema,
+  SavedSettingSchema,
+  SettingDefinitionListSchema,
+  SettingsSchema,
+} from '../rest/settings';
 import { TemplateListSchema, UseTemplateRequestSchema, UseTemplateResponseSchema } from '../rest/templates';
 import { CreateTimerRequestSchema, TimerListSchema, TimerSchema, WorkerListSchema } from '../rest/workers';
 import {
@@ -110,6 +118,10 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   MemberList: MemberListSchema,
   AddMemberRequest: AddMemberRequestSchema,
   MemberInvited: MemberInvitedSchema,
+  AddMemberResponse: AddMemberResponseSchema,
+  PendingInvitationList: PendingInvitationListSchema,
+  ApiTokenList: ApiTokenListSchema,
+  SettingDefinitionList: SettingDefinitionListSchema,
   PatchMemberRequest: PatchMemberRequestSchema,
   InvitationList: InvitationListSchema,
   Workflow: WorkflowSchema,
@@ -280,6 +292,25 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: 'GET',
+    path: `${API}/tokens`,
+    tag: 'auth',
+    auth: 'required',
+    query: TokenListQuerySchema,
+    summary: "The caller's api and worker tokens, newest first (administrators: `?all=1` for everyone's)",
+    responses: { 200: json('tokens', ApiTokenListSchema) },
+    errors: [400],
+  },
+  {
+    method: 'DELETE',
+    path: `${API}/tokens/{id}`,
+    tag: 'auth',
+    auth: 'required',
+    params: { id: 'token id (its jti)' },
+    summary: "Revoke one of your tokens (administrators: anyone's); refused from its next use on",
+    responses: { 204: noContent },
+  },
+  {
+    method: 'GET',
     path: `${API}/.well-known/jwks.json`,
     tag: 'auth',
     auth: 'public',
@@ -361,10 +392,28 @@ export const ROUTES: RouteDoc[] = [
     tag: 'members',
     auth: 'required',
     params: projectId,
-    summary: 'Invite someone by login (owners); the same answer whether or not the login exists',
+    summary: 'Invite someone by login (owners); a login nobody has signed in with yet gets a pending invitation',
     body: jsonBody(AddMemberRequestSchema),
-    responses: { 202: json('invited', MemberInvitedSchema) },
+    responses: { 202: json('invited, or pending until that login signs in', AddMemberResponseSchema) },
     errors: [400, 409],
+  },
+  {
+    method: 'GET',
+    path: `${API}/projects/{id}/pending-invitations`,
+    tag: 'members',
+    auth: 'required',
+    params: projectId,
+    summary: 'Invitations for logins nobody has signed in with yet (owners)',
+    responses: { 200: json('pending invitations', PendingInvitationListSchema) },
+  },
+  {
+    method: 'DELETE',
+    path: `${API}/projects/{id}/pending-invitations/{login}`,
+    tag: 'members',
+    auth: 'required',
+    params: { id: 'project id', login: 'the invited login' },
+    summary: 'Cancel a pending invitation (owners)',
+    responses: { 204: noContent },
   },
   {
     method: 'PATCH',
@@ -793,12 +842,20 @@ export const ROUTES: RouteDoc[] = [
     responses: { 200: json('settings', SettingsSchema) },
   },
   {
+    method: 'GET',
+    path: `${API}/settings/schema`,
+    tag: 'settings',
+    auth: 'required',
+    summary: 'Every setting the service reads: label, description, type and default',
+    responses: { 200: json('setting definitions', SettingDefinitionListSchema) },
+  },
+  {
     method: 'PUT',
     path: `${API}/settings/{key}`,
     tag: 'settings',
     auth: 'required',
     params: { key: 'setting key' },
-    summary: 'Set a setting (administrators)',
+    summary: 'Set a setting (administrators); a setting the service reads must be valid for its type',
     body: jsonBody(PutSettingRequestSchema),
     responses: { 200: json('the setting', SavedSettingSchema) },
     errors: [400],

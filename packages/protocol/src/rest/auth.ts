@@ -30,6 +30,7 @@ export type User = z.infer<typeof UserSchema>;
 
 export const TOKEN_TTL_MIN_SECONDS = 60;
 export const TOKEN_TTL_MAX_SECONDS = 31_536_000;
+export const TOKEN_NAME_MAX_CHARS = 100;
 
 /** POST /svc/api/token; the server sets sub/aud/iss itself. */
 export const TokenRequestSchema = z
@@ -38,6 +39,8 @@ export const TokenRequestSchema = z
     ttl_seconds: z.int().min(TOKEN_TTL_MIN_SECONDS).max(TOKEN_TTL_MAX_SECONDS).optional(),
     project_id: IdSchema.optional(),
     workflow_id: IdSchema.optional(),
+    /** a name to recognise an api or worker token by in `GET /tokens` (e.g. "CI of shop") */
+    name: z.string().trim().max(TOKEN_NAME_MAX_CHARS).optional(),
   })
   .strict()
   .refine((b) => (b.scope === 'job') === (b.workflow_id !== undefined), {

@@ -36,7 +36,10 @@ export type KbSearchQuery = z.infer<typeof KbSearchQuerySchema>;
 export const KbSearchResultSchema = z.object({
   article_id: IdSchema,
   article_title: z.string(),
+  /** the section's `##` heading text, null for the text before an article's first heading */
+  heading: z.string().nullable().optional(),
   text: z.string(),
+  /** cosine similarity of the query and the section, -1..1 (higher is closer) */
   score: z.number(),
 });
 export type KbSearchResult = z.infer<typeof KbSearchResultSchema>;

@@ -49,8 +49,8 @@ export const AddMemberRequestSchema = z
 export type AddMemberRequest = z.infer<typeof AddMemberRequestSchema>;
 
 /**
- * POST /projects/{id}/members answers 202 with this for any login that is not already a member, whether
- * or not such a user exists: the invitee becomes a member by accepting (docs/decisions.md).
+ * POST /projects/{id}/members answers 202 with this for a user who has signed in and is not already a
+ * member: the invitee becomes a member by accepting (docs/decisions.md).
  */
 export const MemberInvitedSchema = z.object({
   login: z.string(),
@@ -58,6 +58,26 @@ export const MemberInvitedSchema = z.object({
   status: z.literal('invited'),
 });
 export type MemberInvited = z.infer<typeof MemberInvitedSchema>;
+
+/**
+ * An invitation for a login nobody has signed in with yet: the answer (202) of POST
+ * /projects/{id}/members for such a login, and an entry of GET /projects/{id}/pending-invitations. At
+ * that login's first sign-in it becomes a normal invitation (GET /invitations).
+ */
+export const PendingInvitationSchema = z.object({
+  pending: z.literal(true),
+  login: z.string(),
+  role: RoleSchema,
+  /** the inviting owner's login */
+  invited_by: z.string().nullable(),
+  created_at: TimestampSchema,
+});
+export type PendingInvitation = z.infer<typeof PendingInvitationSchema>;
+export const PendingInvitationListSchema = z.array(PendingInvitationSchema);
+
+/** Either answer of POST /projects/{id}/members. */
+export const AddMemberResponseSchema = z.union([MemberInvitedSchema, PendingInvitationSchema]);
+export type AddMemberResponse = z.infer<typeof AddMemberResponseSchema>;
 
 /** GET /invitations: the caller's pending invitations. */
 export const InvitationSchema = z.object({

@@ -21,3 +21,35 @@ export const SavedSettingSchema = z.object({
   updated_at: TimestampSchema,
 });
 export type SavedSetting = z.infer<typeof SavedSettingSchema>;
+
+export const SettingTypeSchema = z.enum(['string', 'number', 'boolean', 'json']);
+export type SettingType = z.infer<typeof SettingTypeSchema>;
+
+/**
+ * One entry of `GET /settings/schema`: a setting the service reads. `default` is the value in effect
+ * while the setting is unset, written as `PUT /settings/{key}` takes it (a string, like every value).
+ */
+export const SettingDefinitionSchema = z.object({
+  key: SettingKeySchema,
+  label: z.string(),
+  description: z.string(),
+  type: SettingTypeSchema,
+  default: z.string(),
+});
+export type SettingDefinition = z.infer<typeof SettingDefinitionSchema>;
+
+/** GET /settings/schema: a plain array, in the order a settings form shows them. */
+export const SettingDefinitionListSchema = z.array(SettingDefinitionSchema);
+
+/** A model's price in US dollars per million tokens. */
+export const ModelPriceSchema = z
+  .object({
+    prompt_per_million: z.number().finite().min(0).max(1_000_000),
+    completion_per_million: z.number().finite().min(0).max(1_000_000),
+  })
+  .strict();
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
+
+/** The `llm_prices` setting (JSON): `{"<model>": {prompt_per_million, completion_per_million}}`. */
+export const LlmPricesSchema = z.record(z.string().trim().min(1).max(200), ModelPriceSchema);
+export type LlmPrices = z.infer<typeof LlmPricesSchema>;

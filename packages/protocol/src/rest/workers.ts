@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema, TimestampSchema } from '../common';
+import { IdSchema, TimestampSchema, WorkflowStatusSchema } from '../common';
 
 export const WorkerStatusSchema = z.enum(['online', 'offline']);
 export type WorkerStatus = z.infer<typeof WorkerStatusSchema>;
@@ -18,8 +18,25 @@ export const WorkerSchema = z.object({
 });
 export type Worker = z.infer<typeof WorkerSchema>;
 
+/** A run a worker holds now, as `GET /workers` lists it (only runs in projects the caller can see). */
+export const WorkerRunSchema = z.object({
+  workflow_id: IdSchema,
+  project_id: IdSchema,
+  number: z.int().min(0),
+  title: z.string(),
+  status: WorkflowStatusSchema,
+});
+export type WorkerRun = z.infer<typeof WorkerRunSchema>;
+
+/**
+ * One entry of GET /workers: the worker and the runs it holds now that the caller may see. This server
+ * always sends `current_runs`; it is optional so clients still read an older server's answer.
+ */
+export const WorkerListItemSchema = WorkerSchema.extend({ current_runs: z.array(WorkerRunSchema).optional() });
+export type WorkerListItem = z.infer<typeof WorkerListItemSchema>;
+
 /** GET /workers: a plain array (one entry per registered worker). */
-export const WorkerListSchema = z.array(WorkerSchema);
+export const WorkerListSchema = z.array(WorkerListItemSchema);
 
 export const TimerStatusSchema = z.enum(['pending', 'fired', 'cancelled']);
 export type TimerStatus = z.infer<typeof TimerStatusSchema>;

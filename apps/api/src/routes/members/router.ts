@@ -8,6 +8,8 @@ import { foldName } from '../../auth/names';
 import { authorizeProject } from '../../policies/access';
 import { presentMember } from '../../wire/project';
 import { changeMember } from './change';
+import { presentPending } from './pending';
+import { claimPendingInvitations } from '../../auth/pending-invitations';
 
 /** `/projects/{id}/members`: anyone in the project reads, owners (and administrators) manage. */
 export function membersRouter(deps: AppDeps): Router {
@@ -25,27 +27,38 @@ export function membersRouter(deps: AppDeps): Router {
     res.json(members.map(presentMember));
   });
 
-  // Adding a member sends an invitation; the invitee becomes a member only by accepting it. The answer is
-  // the same 202 for an unknown login and for a user who is not yet a member, so it enumerates nobody.
+  // Adding a member sends an invitation; the invitee becomes a member only by accepting it. A login
+  // nobody has signed in with gets a pending invitation, handed over at that login's first sign-in.
   router.post('/projects/:id/members', requireAuth, async (req, res) => {
     const principal = principalOf(req);
     const { project } = await authorizeProject(db, principal, req.params.id as string, 'members.manage');
     const body = parseInput(AddMemberRequestSchema, req.body ?? {});
     const login = foldName(body.login);
+    const invitedBy = principal.kind === 'user' ? principal.user.id : '';
     const user = await db.user.findUnique({ where: { login } });
-    if (user) {
-      const existing = await db.projectMember.findUnique({
-        where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
-      });
-      // Members are listed to whoever may manage them: saying so reveals nothing new.
-      if (existing) throw conflict(`${user.login} is already a member of this project`);
-      const invitedBy = principal.kind === 'user' ? principal.user.id : '';
-      await db.projectInvitation.upsert({
-        where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
-        create: { project_id: project.id, user_id: user.id, role: body.role, invited_by: invitedBy },
+    if (!user) {
+      const pending = await db.pendingInvitation.upsert({
+        where: { project_id_login: { project_id: project.id, login } },
+        create: { project_id: project.id, login, role: body.role, invited_by: invitedBy },
         update: { role: body.role, invited_by: invitedBy },
       });
+      // Someone may have signed in with the login meanwhile: hand it over now rather than at their next sign-in.
+      const signedIn = await db.user.findUnique({ where: { login } });
+      if (signedIn) await claimPendingInvitations(db, signedIn);
+      deps.events.publishProject(project.id, { change: 'members' });
+      res.status(202).json((await presentPending(db, [pending]))[0]);
+      return;
     }
+    const existing = await db.projectMember.findUnique({
+      where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
+    });
+    // Members are listed to whoever may manage them: saying so reveals nothing new.
+    if (existing) throw conflict(`${user.login} is already a member of this project`);
+    await db.projectInvitation.upsert({
+      where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
+      create: { project_id: project.id, user_id: user.id, role: body.role, invited_by: invitedBy },
+      update: { role: body.role, invited_by: invitedBy },
+    });
     res.status(202).json({ login, role: body.role, status: 'invited' } satisfies MemberInvited);
   });
 

@@ -3,9 +3,14 @@ import { PutSettingRequestSchema, SettingKeySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
+import { invalidInput } from '../../domain/errors';
 import { authorizeGlobal } from '../../policies/access';
+import { settingDefinitions, settingProblem } from './catalog';
 
-/** `GET /settings` (anyone signed in) and `PUT /settings/{key}` (administrators). */
+/**
+ * `GET /settings` and `GET /settings/schema` (anyone signed in), `PUT /settings/{key}` (administrators):
+ * a value of a setting the service reads must be valid for its type.
+ */
 export function settingsRouter(deps: AppDeps): Router {
   const router = Router();
   const { db } = deps;
@@ -16,11 +21,18 @@ export function settingsRouter(deps: AppDeps): Router {
     res.json(Object.fromEntries(rows.map((row) => [row.key, row.value])));
   });
 
+  router.get('/settings/schema', requireAuth, (req, res) => {
+    authorizeGlobal(principalOf(req), 'settings.read');
+    res.json(settingDefinitions());
+  });
+
   router.put('/settings/:key', requireAuth, async (req, res) => {
     const principal = principalOf(req);
     authorizeGlobal(principal, 'settings.write');
     const key = parseInput(SettingKeySchema, req.params.key, 'path.key');
     const { value } = parseInput(PutSettingRequestSchema, req.body ?? {});
+    const problem = settingProblem(key, value);
+    if (problem) throw invalidInput(`body.value: ${key}: ${problem}`);
     const updatedBy = principal.kind === 'user' ? principal.user.id : null;
     const row = await db.setting.upsert({
       where: { key },

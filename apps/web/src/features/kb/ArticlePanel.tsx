@@ -4,6 +4,9 @@ import type { KbArticle } from '@svc/protocol';
 import { queryKeys } from '../../lib/query-keys';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorNote } from '../../components/Feedback';
+import { Markdown } from '../../components/Markdown';
+import { withoutRepeatedTitle } from './text';
+import './kb.css';
 import { deleteArticle, updateArticle } from './api';
 import { ArticleEditor } from './ArticleEditor';
 
@@ -70,7 +73,7 @@ export function ArticlePanel({
         )}
       </div>
       <ErrorNote error={remove.error} />
-      <div className="article-content">{article.content}</div>
+      <Markdown className="article-content" source={withoutRepeatedTitle(article.content, article.title)} />
     </article>
   );
 }

@@ -4,8 +4,10 @@ import { queryKeys } from '../../lib/query-keys';
 import { shorten } from '../../lib/format';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { searchKb } from './api';
+import { matchPercent, sectionExcerpt, withoutRepeatedTitle } from './text';
+import './kb.css';
 
-/** Semantic search over the knowledge base (top 5 sections, each with its article). */
+/** Semantic search over the knowledge base: the best sections, each under its heading, with its article. */
 export function KbSearch({ onOpen }: { onOpen(articleId: string): void }) {
   const [text, setText] = useState('');
   const [query, setQuery] = useState('');
@@ -37,15 +39,24 @@ export function KbSearch({ onOpen }: { onOpen(articleId: string): void }) {
       <ErrorNote error={results.error} />
       {results.isSuccess && results.data.length === 0 && <Empty>No matching sections.</Empty>}
       <ol className="search-results">
-        {results.data?.map((hit, i) => (
-          <li key={`${hit.article_id}-${i}`}>
-            <button type="button" className="link-button" onClick={() => onOpen(hit.article_id)}>
-              {hit.article_title}
-            </button>
-            <span className="muted small"> score {hit.score.toFixed(2)}</span>
-            <p className="snippet">{shorten(hit.text, 400)}</p>
-          </li>
-        ))}
+        {results.data?.map((hit, i) => {
+          const section = withoutRepeatedTitle(hit.text, hit.article_title);
+          const excerpt = shorten(sectionExcerpt(section, hit.heading), 300);
+          return (
+            <li key={`${hit.article_id}-${i}`} className="search-hit">
+              <h3>
+                <button type="button" className="link-button" onClick={() => onOpen(hit.article_id)}>
+                  {hit.heading ?? hit.article_title}
+                </button>
+              </h3>
+              <p className="hit-meta small muted">
+                {hit.heading ? <>in {hit.article_title} · </> : null}
+                <span title={`cosine similarity ${hit.score.toFixed(3)}`}>{matchPercent(hit.score)} % match</span>
+              </p>
+              {excerpt && <p className="snippet">{excerpt}</p>}
+            </li>
+          );
+        })}
       </ol>
     </section>
   );

@@ -5,7 +5,10 @@ import { useProjectEvents } from '../../lib/live';
 import { queryKeys } from '../../lib/query-keys';
 import { ErrorNote, Loading } from '../../components/Feedback';
 import { useCurrentUser } from '../auth/user-context';
-import { addMember, changeMemberRole, listMembers, removeMember } from './api';
+import { changeMemberRole, listMembers, removeMember } from './api';
+import { inviteMember, pendingInvitationsKey } from './members-api';
+import { PendingInvitations } from './PendingInvitations';
+import './members.css';
 
 /** Members of a project; owners (and administrators) add, remove and change roles. */
 export function MembersPanel({ project }: { project: Project }) {
@@ -15,8 +18,10 @@ export function MembersPanel({ project }: { project: Project }) {
   const queryClient = useQueryClient();
   // An invitee who accepts (or a change by another owner) shows without reloading.
   useProjectEvents(project.id, (event) => {
-    if (!event || hasProjectChange(event, ['members']))
+    if (!event || hasProjectChange(event, ['members'])) {
       void queryClient.invalidateQueries({ queryKey: queryKeys.members(project.id) });
+      if (canManage) void queryClient.invalidateQueries({ queryKey: pendingInvitationsKey(project.id) });
+    }
   });
   return (
     <section aria-labelledby="members-heading">
@@ -45,16 +50,21 @@ export function MembersPanel({ project }: { project: Project }) {
           </tbody>
         </table>
       )}
+      {canManage && <PendingInvitations projectId={project.id} />}
       {canManage && <AddMemberForm projectId={project.id} />}
     </section>
   );
 }
 
-function useMemberMutation<T>(projectId: string, run: (arg: T) => Promise<unknown>) {
+function useMemberMutation<T, R>(projectId: string, run: (arg: T) => Promise<R>) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: run,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.members(projectId) }),
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: queryKeys.members(projectId) }),
+        queryClient.invalidateQueries({ queryKey: pendingInvitationsKey(projectId) }),
+      ]),
   });
 }
 
@@ -115,16 +125,21 @@ function MemberRow({
 function AddMemberForm({ projectId }: { projectId: string }) {
   const [login, setLogin] = useState('');
   const [role, setRole] = useState<Role>('member');
-  const [invited, setInvited] = useState<string | null>(null);
-  const add = useMemberMutation(projectId, (body: { login: string; role: Role }) => addMember(projectId, body));
+  const [outcome, setOutcome] = useState<string | null>(null);
+  const add = useMemberMutation(projectId, (body: { login: string; role: Role }) => inviteMember(projectId, body));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!login.trim()) return;
+    setOutcome(null);
     add.mutate(
       { login: login.trim(), role },
       {
-        onSuccess: () => {
-          setInvited(login.trim());
+        onSuccess: (answer) => {
+          setOutcome(
+            'pending' in answer
+              ? `${answer.login} has not signed in yet; they will see the invitation when they do.`
+              : `${answer.login} is invited and joins the project when they accept.`,
+          );
           setLogin('');
         },
       },
@@ -146,11 +161,9 @@ function AddMemberForm({ projectId }: { projectId: string }) {
       <button type="submit" disabled={add.isPending}>
         Invite
       </button>
-      {invited && (
-        <p className="muted" role="status">
-          If {invited} has an account, they are invited and join when they accept.
-        </p>
-      )}
+      <p className="muted invite-outcome" role="status">
+        {outcome}
+      </p>
       <ErrorNote error={add.error} />
     </form>
   );

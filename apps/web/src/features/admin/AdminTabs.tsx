@@ -1,0 +1,16 @@
+import { NavLink } from 'react-router';
+
+/** The admin pages' own navigation: workers and API tokens. */
+export function AdminTabs() {
+  return (
+    <nav aria-label="Admin" className="admin-tabs">
+      <NavLink to="/admin/workers">Workers</NavLink>
+      <NavLink to="/admin/tokens">API tokens</NavLink>
+    </nav>
+  );
+}
+
+/** The header's entry to the admin pages ("Admin" for administrators, "API tokens" for everyone else). */
+export function AdminNavLink({ isAdmin }: { isAdmin: boolean }) {
+  return isAdmin ? <NavLink to="/admin">Admin</NavLink> : <NavLink to="/admin/tokens">API tokens</NavLink>;
+}

@@ -1,0 +1,21 @@
+import { ApiTokenListSchema, TokenResponseSchema, WorkerListSchema } from '@svc/protocol';
+import { apiJson, apiVoid } from '../../lib/api';
+
+/** react-query keys of the admin pages (kept here so they stay with the pages that read them). */
+export const adminKeys = {
+  tokens: (all: boolean) => ['tokens', all ? 'all' : 'mine'] as const,
+  tokensAll: ['tokens'] as const,
+  workers: ['workers', 'with-runs'] as const,
+};
+
+export interface MintRequest {
+  name: string;
+  scope: 'api' | 'worker';
+  project_id?: string;
+  ttl_seconds: number;
+}
+
+export const listTokens = (all: boolean) => apiJson('/tokens', ApiTokenListSchema, all ? { query: { all: '1' } } : {});
+export const mintToken = (body: MintRequest) => apiJson('/token', TokenResponseSchema, { method: 'POST', json: body });
+export const revokeToken = (id: string) => apiVoid(`/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
+export const listWorkersWithRuns = () => apiJson('/workers', WorkerListSchema);

@@ -1,0 +1,18 @@
+import { Navigate } from 'react-router';
+import { TokensPage } from '../features/admin/TokensPage';
+import { WorkersPage } from '../features/admin/WorkersPage';
+
+/** `/admin`: the workers page first. */
+export function AdminIndexRoute() {
+  return <Navigate to="/admin/workers" replace />;
+}
+
+/** `/admin/workers` */
+export function WorkersRoute() {
+  return <WorkersPage />;
+}
+
+/** `/admin/tokens` */
+export function TokensRoute() {
+  return <TokensPage />;
+}

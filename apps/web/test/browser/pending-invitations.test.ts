@@ -1,0 +1,70 @@
+import type { Page } from 'playwright-core';
+import { auditPage } from '../support/audit';
+import { describeInChromium, launchChromium } from '../support/chromium';
+import { createProjectInUi, expectText, signIn } from '../support/pages';
+import { expectJson, startWebServer, type TestServer } from '../support/server';
+
+jest.setTimeout(90_000);
+
+describeInChromium('inviting someone who has not signed in yet, in Chromium against the real server', () => {
+  let server: TestServer;
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let page: Page;
+  let projectId = '';
+
+  beforeAll(async () => {
+    server = await startWebServer();
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    await signIn(page, server.url, 'olivia');
+    projectId = await createProjectInUi(page, 'Shop');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const invite = async (login: string) => {
+    await page.getByRole('textbox', { name: 'User name' }).fill(login);
+    await page.getByRole('button', { name: 'Invite' }).click();
+  };
+  const pending = () => page.getByRole('region', { name: 'Invited, not signed in yet' });
+
+  it('says the login has not signed in yet, lists the invitation as pending, and lets the owner cancel it', async () => {
+    await invite('alice');
+    await expectText(
+      page.locator('form[aria-label="Add member"] [role="status"]'),
+      'alice has not signed in yet; they will see the invitation when they do.',
+    );
+    await expectText(pending().locator('li'), /^alice \(member, invited by olivia\)/);
+    await auditPage(page, 'members-pending');
+
+    await invite('bert');
+    await pending().getByRole('button', { name: 'Cancel invitation of bert' }).click();
+    await pending().getByText('bert').waitFor({ state: 'detached' });
+    expect(await pending().locator('li').allInnerTexts()).toEqual([expect.stringMatching(/^alice /)]);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Invited, not signed in yet');
+    const owner = await server.login('olivia');
+    const listed = await expectJson<{ login: string }[]>(
+      await server.request(`/svc/api/projects/${projectId}/pending-invitations`, { as: owner }),
+      200,
+    );
+    expect(listed.map((p) => p.login)).toEqual(['alice']);
+  });
+
+  it('shows alice the invitation at her first sign-in; once she accepts she is a member', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(page, server.url, 'alice');
+    const invitations = page.getByRole('region', { name: 'Invitations' });
+    await expectText(invitations.locator('li'), /^Shop \(member\)/);
+    await invitations.getByRole('button', { name: 'Accept' }).click();
+    await page.getByRole('link', { name: 'Shop' }).waitFor();
+    const alice = await server.login('alice');
+    const members = await expectJson<{ login: string }[]>(
+      await server.request(`/svc/api/projects/${projectId}/members`, { as: alice }),
+      200,
+    );
+    expect(members.map((m) => m.login)).toEqual(['olivia', 'alice']);
+  });
+});
