@@ -76,7 +76,7 @@ const ROUTES: RouteCase[] = [
     (w) => `/invitations/${w.project}/accept`,
   ),
   row('401 204 404 404 404 403 403 403', 'DELETE /invitations/{project}', (w) => `/invitations/${w.project}`),
-  // Invitations for logins nobody has signed in with yet: owners see and cancel them.
+  // A project's outstanding invitations (to signed-in users and to unused logins alike): owners see and cancel them.
   row(
     '401 404 403 200 200 404 403 403',
     'GET /projects/{id}/pending-invitations',

@@ -17,20 +17,34 @@ describe.each(TEST_PROVIDERS)('adding members needs consent on %s', (provider) =
       await body<{ login: string }[]>(await server.request(`/svc/api/projects/${projectId}/members`, { as: owner }))
     ).map((m) => m.login);
 
-  it('invites a known non-member; an unknown login gets a pending invitation (issue 14)', async () => {
+  it('answers the same for a login that exists and one nobody has used, so owners cannot enumerate logins', async () => {
     await server.login('victor');
     const project = await createProject(server, owner);
     const known = await invite(project.id, 'victor');
     const unknown = await invite(project.id, 'vic-tor');
     expect([known.status, unknown.status]).toEqual([202, 202]);
-    expect(await body(known)).toEqual({ login: 'victor', role: 'member', status: 'invited' });
-    expect(await body(unknown)).toEqual({
+    const [knownBody, unknownBody] = [await body(known), await body(unknown)];
+    expect(knownBody).toEqual({
       pending: true,
-      login: 'vic-tor',
+      login: 'victor',
       role: 'member',
       invited_by: 'owner',
       created_at: expect.any(String),
     });
+    // Identical apart from the login (and the moment): same keys, same types, same values.
+    const withoutLogin = ({ login: _login, created_at: createdAt, ...rest }: Record<string, unknown>) => ({
+      ...rest,
+      created_at: typeof createdAt,
+    });
+    expect(Object.keys(unknownBody).sort()).toEqual(Object.keys(knownBody).sort());
+    expect(withoutLogin(unknownBody)).toEqual(withoutLogin(knownBody));
+    expect(unknownBody.login).toBe('vic-tor');
+
+    // The owner's list shows both in the same shape, ordered by created_at then login.
+    const listed = await body<Record<string, unknown>[]>(
+      await server.request(`/svc/api/projects/${project.id}/pending-invitations`, { as: owner }),
+    );
+    expect(listed).toEqual([knownBody, unknownBody]);
   });
 
   it('makes nobody a member without their consent; the invitee lists, accepts or declines', async () => {

@@ -1,7 +1,7 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, createProject } from '../resources/fixtures';
 
-describe.each(TEST_PROVIDERS)('invitations for logins nobody has signed in with yet on %s', (provider) => {
+describe.each(TEST_PROVIDERS)('outstanding invitations, whether or not the login has signed in, on %s', (provider) => {
   let server: TestServer;
   let owner: string;
   let member: string;
@@ -44,15 +44,19 @@ describe.each(TEST_PROVIDERS)('invitations for logins nobody has signed in with 
       { pending: true, login: 'alice', role: 'owner', invited_by: 'olga', created_at: expect.any(String) },
     ]);
 
+    const before = (await pendingList()).list;
+
     const alice = await server.login('alice'); // the dev login: alice signs in for the first time
     expect(await invitationsOf(alice)).toEqual([
       expect.objectContaining({ project_id: projectId, project_name: 'Shop', role: 'owner', invited_by: 'olga' }),
     ]);
-    expect((await pendingList()).list).toEqual([]);
+    // Handed over, yet listed exactly as before: the owner learns nothing of alice's sign-in.
+    expect((await pendingList()).list).toEqual(before);
     expect((await server.request(`/svc/api/projects/${projectId}`, { as: alice })).status).toBe(404);
 
     const accepted = await server.request(`/svc/api/invitations/${projectId}/accept`, { method: 'POST', as: alice });
     expect(accepted.status).toBe(201);
+    expect((await pendingList()).list).toEqual([]);
     const members = await body<{ login: string; role: string }[]>(
       await server.request(`/svc/api/projects/${projectId}/members`, { as: owner }),
     );
@@ -70,6 +74,27 @@ describe.each(TEST_PROVIDERS)('invitations for logins nobody has signed in with 
     const again = await cancel('bert');
     expect(again.status).toBe(404);
     expect((await body(again)).error).toMatchObject({ code: 'not_found', request_id: expect.any(String) });
+  });
+
+  it('lists and cancels an invitation to a signed-in user like one to an unused login', async () => {
+    const fred = await server.login('fred');
+    await invite('fred');
+    await invite('gina');
+    expect((await pendingList()).list.map((p) => `${p.login}:${p.role}:${p.invited_by}`)).toEqual([
+      'fred:member:olga',
+      'gina:member:olga',
+    ]);
+    expect((await cancel('FRED')).status).toBe(204);
+    expect((await cancel('gina')).status).toBe(204);
+    expect((await pendingList()).list).toEqual([]);
+    expect(await invitationsOf(fred)).toEqual([]);
+    expect((await server.request(`/svc/api/invitations/${projectId}/accept`, { method: 'POST', as: fred })).status).toBe(
+      404,
+    );
+    expect((await cancel('fred')).status).toBe(404);
+    // An existing member is not an invitation: cancelling by their login is 404 and removes nobody.
+    expect((await cancel('max')).status).toBe(404);
+    expect((await invite('max')).status).toBe(409);
   });
 
   it('shows and cancels pending invitations to owners only; a member changes nothing', async () => {

@@ -6,7 +6,7 @@ import { expectJson, startWebServer, type TestServer } from '../support/server';
 
 jest.setTimeout(90_000);
 
-describeInChromium('inviting someone who has not signed in yet, in Chromium against the real server', () => {
+describeInChromium('inviting by login, in Chromium against the real server', () => {
   let server: TestServer;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
@@ -29,28 +29,37 @@ describeInChromium('inviting someone who has not signed in yet, in Chromium agai
     await page.getByRole('textbox', { name: 'User name' }).fill(login);
     await page.getByRole('button', { name: 'Invite' }).click();
   };
-  const pending = () => page.getByRole('region', { name: 'Invited, not signed in yet' });
+  const pending = () => page.getByRole('region', { name: 'Invited, not yet joined' });
+  const outcome = () => page.locator('form[aria-label="Add member"] [role="status"]');
 
-  it('says the login has not signed in yet, lists the invitation as pending, and lets the owner cancel it', async () => {
+  it('says the same for a login nobody has used and for a signed-in user, lists both alike, and cancels either', async () => {
+    await server.login('carl'); // carl has signed in before; alice has not
     await invite('alice');
-    await expectText(
-      page.locator('form[aria-label="Add member"] [role="status"]'),
-      'alice has not signed in yet; they will see the invitation when they do.',
-    );
-    await expectText(pending().locator('li'), /^alice \(member, invited by olivia\)/);
+    await expectText(outcome(), 'Invited alice. They will see the invitation when they next sign in.');
+    await invite('carl');
+    await expectText(outcome(), 'Invited carl. They will see the invitation when they next sign in.');
+    await expectText(pending().locator('li').nth(1), /^carl \(member, invited by olivia\)/);
+    expect(await pending().locator('li').allInnerTexts()).toEqual([
+      expect.stringMatching(/^alice \(member, invited by olivia\)/),
+      expect.stringMatching(/^carl \(member, invited by olivia\)/),
+    ]);
     await auditPage(page, 'members-pending');
 
     await invite('bert');
     await pending().getByRole('button', { name: 'Cancel invitation of bert' }).click();
     await pending().getByText('bert').waitFor({ state: 'detached' });
+    await pending().getByRole('button', { name: 'Cancel invitation of carl' }).click();
+    await pending().getByText('carl').waitFor({ state: 'detached' });
     expect(await pending().locator('li').allInnerTexts()).toEqual([expect.stringMatching(/^alice /)]);
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Invited, not signed in yet');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Invited, not yet joined');
     const owner = await server.login('olivia');
     const listed = await expectJson<{ login: string }[]>(
       await server.request(`/svc/api/projects/${projectId}/pending-invitations`, { as: owner }),
       200,
     );
     expect(listed.map((p) => p.login)).toEqual(['alice']);
+    const carl = await server.login('carl');
+    expect(await expectJson(await server.request('/svc/api/invitations', { as: carl }), 200)).toEqual([]);
   });
 
   it('shows alice the invitation at her first sign-in; once she accepts she is a member', async () => {

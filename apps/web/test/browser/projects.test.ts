@@ -41,7 +41,7 @@ describeInChromium('projects in Chromium against the real server', () => {
     await page.getByRole('button', { name: 'Invite' }).click();
     await expectText(
       page.locator('form[aria-label="Add member"] [role="status"]'),
-      'bob is invited and joins the project when they accept.',
+      'Invited bob. They will see the invitation when they next sign in.',
     );
     expect(await page.getByRole('cell', { name: 'bob', exact: true }).count()).toBe(0);
     await expectJson(

@@ -49,20 +49,10 @@ export const AddMemberRequestSchema = z
 export type AddMemberRequest = z.infer<typeof AddMemberRequestSchema>;
 
 /**
- * POST /projects/{id}/members answers 202 with this for a user who has signed in and is not already a
- * member: the invitee becomes a member by accepting (docs/decisions.md).
- */
-export const MemberInvitedSchema = z.object({
-  login: z.string(),
-  role: RoleSchema,
-  status: z.literal('invited'),
-});
-export type MemberInvited = z.infer<typeof MemberInvitedSchema>;
-
-/**
- * An invitation for a login nobody has signed in with yet: the answer (202) of POST
- * /projects/{id}/members for such a login, and an entry of GET /projects/{id}/pending-invitations. At
- * that login's first sign-in it becomes a normal invitation (GET /invitations).
+ * An outstanding invitation: the answer (202) of POST /projects/{id}/members and an entry of GET
+ * /projects/{id}/pending-invitations. The same shape whether or not anyone has signed in with the login,
+ * so a project owner cannot tell which logins exist (docs/security.md, "Member consent"). The invitee
+ * becomes a member by accepting it (GET /invitations), at once or after their first sign-in.
  */
 export const PendingInvitationSchema = z.object({
   pending: z.literal(true),
@@ -75,9 +65,9 @@ export const PendingInvitationSchema = z.object({
 export type PendingInvitation = z.infer<typeof PendingInvitationSchema>;
 export const PendingInvitationListSchema = z.array(PendingInvitationSchema);
 
-/** Either answer of POST /projects/{id}/members. */
-export const AddMemberResponseSchema = z.union([MemberInvitedSchema, PendingInvitationSchema]);
-export type AddMemberResponse = z.infer<typeof AddMemberResponseSchema>;
+/** The answer of POST /projects/{id}/members: one shape for every login (see PendingInvitationSchema). */
+export const AddMemberResponseSchema = PendingInvitationSchema;
+export type AddMemberResponse = PendingInvitation;
 
 /** GET /invitations: the caller's pending invitations. */
 export const InvitationSchema = z.object({

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { Db, PendingInvitation as PendingRow } from '@svc/db';
+import type { Db } from '@svc/db';
 import type { PendingInvitation, Role } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
@@ -7,8 +7,19 @@ import { notFound } from '../../domain/errors';
 import { foldName } from '../../auth/names';
 import { authorizeProject } from '../../policies/access';
 
-/** Pending invitations with the inviting owner's login. */
-export async function presentPending(db: Db, rows: readonly PendingRow[]): Promise<PendingInvitation[]> {
+/** What both kinds of invitation (for a signed-in user, or for a login nobody has used) have in common. */
+export interface InvitationRow {
+  login: string;
+  role: string;
+  invited_by: string;
+  created_at: Date;
+}
+
+/**
+ * Invitations on the wire, with the inviting owner's login. Both kinds look the same so that an owner
+ * cannot tell which logins exist (docs/security.md, "Member consent").
+ */
+export async function presentInvitations(db: Db, rows: readonly InvitationRow[]): Promise<PendingInvitation[]> {
   const inviters = await db.user.findMany({
     where: { id: { in: [...new Set(rows.map((r) => r.invited_by))] } },
     select: { id: true, login: true },
@@ -23,9 +34,22 @@ export async function presentPending(db: Db, rows: readonly PendingRow[]): Promi
   }));
 }
 
+/** Every invitation of the project nobody has accepted yet, of both kinds, by created_at then login. */
+async function outstandingInvitations(db: Db, projectId: string): Promise<InvitationRow[]> {
+  const [pending, invited] = await Promise.all([
+    db.pendingInvitation.findMany({ where: { project_id: projectId } }),
+    db.projectInvitation.findMany({ where: { project_id: projectId }, include: { user: { select: { login: true } } } }),
+  ]);
+  const rows: InvitationRow[] = [...pending, ...invited.map((row) => ({ ...row, login: row.user.login }))];
+  return rows.sort(
+    (a, b) =>
+      a.created_at.getTime() - b.created_at.getTime() || (a.login < b.login ? -1 : a.login > b.login ? 1 : 0),
+  );
+}
+
 /**
- * `/projects/{id}/pending-invitations`: invitations for logins nobody has signed in with yet. Owners
- * (and administrators) list them and cancel one by login; the invitee gets it at their first sign-in.
+ * `/projects/{id}/pending-invitations`: the project's outstanding invitations, whether or not anyone has
+ * signed in with the login. Owners (and administrators) list them and cancel one by login.
  */
 export function pendingInvitationsRouter(deps: AppDeps): Router {
   const router = Router();
@@ -33,18 +57,17 @@ export function pendingInvitationsRouter(deps: AppDeps): Router {
 
   router.get('/projects/:id/pending-invitations', requireAuth, async (req, res) => {
     const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
-    const rows = await db.pendingInvitation.findMany({
-      where: { project_id: project.id },
-      orderBy: [{ created_at: 'asc' }, { login: 'asc' }],
-    });
-    res.json(await presentPending(db, rows));
+    res.json(await presentInvitations(db, await outstandingInvitations(db, project.id)));
   });
 
   router.delete('/projects/:id/pending-invitations/:login', requireAuth, async (req, res) => {
     const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
     const login = foldName(req.params.login as string);
-    const { count } = await db.pendingInvitation.deleteMany({ where: { project_id: project.id, login } });
-    if (count === 0) throw notFound('pending invitation not found');
+    const [pending, invited] = await db.$transaction([
+      db.pendingInvitation.deleteMany({ where: { project_id: project.id, login } }),
+      db.projectInvitation.deleteMany({ where: { project_id: project.id, user: { login } } }),
+    ]);
+    if (pending.count + invited.count === 0) throw notFound('invitation not found');
     deps.events.publishProject(project.id, { change: 'members' });
     res.status(204).end();
   });

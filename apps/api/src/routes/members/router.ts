@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AddMemberRequestSchema, PatchMemberRequestSchema, type MemberInvited } from '@svc/protocol';
+import { AddMemberRequestSchema, PatchMemberRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
@@ -8,7 +8,7 @@ import { foldName } from '../../auth/names';
 import { authorizeProject } from '../../policies/access';
 import { presentMember } from '../../wire/project';
 import { changeMember } from './change';
-import { presentPending } from './pending';
+import { presentInvitations, type InvitationRow } from './pending';
 import { claimPendingInvitations } from '../../auth/pending-invitations';
 
 /** `/projects/{id}/members`: anyone in the project reads, owners (and administrators) manage. */
@@ -28,7 +28,8 @@ export function membersRouter(deps: AppDeps): Router {
   });
 
   // Adding a member sends an invitation; the invitee becomes a member only by accepting it. A login
-  // nobody has signed in with gets a pending invitation, handed over at that login's first sign-in.
+  // nobody has signed in with gets a pending invitation, handed over at that login's first sign-in. Both
+  // answer the same, so an owner (anyone can own a project) cannot tell which logins exist.
   router.post('/projects/:id/members', requireAuth, async (req, res) => {
     const principal = principalOf(req);
     const { project } = await authorizeProject(db, principal, req.params.id as string, 'members.manage');
@@ -36,8 +37,9 @@ export function membersRouter(deps: AppDeps): Router {
     const login = foldName(body.login);
     const invitedBy = principal.kind === 'user' ? principal.user.id : '';
     const user = await db.user.findUnique({ where: { login } });
+    let invitation: InvitationRow;
     if (!user) {
-      const pending = await db.pendingInvitation.upsert({
+      invitation = await db.pendingInvitation.upsert({
         where: { project_id_login: { project_id: project.id, login } },
         create: { project_id: project.id, login, role: body.role, invited_by: invitedBy },
         update: { role: body.role, invited_by: invitedBy },
@@ -45,21 +47,21 @@ export function membersRouter(deps: AppDeps): Router {
       // Someone may have signed in with the login meanwhile: hand it over now rather than at their next sign-in.
       const signedIn = await db.user.findUnique({ where: { login } });
       if (signedIn) await claimPendingInvitations(db, signedIn);
-      deps.events.publishProject(project.id, { change: 'members' });
-      res.status(202).json((await presentPending(db, [pending]))[0]);
-      return;
+    } else {
+      const existing = await db.projectMember.findUnique({
+        where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
+      });
+      // Members are listed to whoever may manage them: saying so reveals nothing new.
+      if (existing) throw conflict(`${user.login} is already a member of this project`);
+      const row = await db.projectInvitation.upsert({
+        where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
+        create: { project_id: project.id, user_id: user.id, role: body.role, invited_by: invitedBy },
+        update: { role: body.role, invited_by: invitedBy },
+      });
+      invitation = { ...row, login: user.login };
     }
-    const existing = await db.projectMember.findUnique({
-      where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
-    });
-    // Members are listed to whoever may manage them: saying so reveals nothing new.
-    if (existing) throw conflict(`${user.login} is already a member of this project`);
-    await db.projectInvitation.upsert({
-      where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
-      create: { project_id: project.id, user_id: user.id, role: body.role, invited_by: invitedBy },
-      update: { role: body.role, invited_by: invitedBy },
-    });
-    res.status(202).json({ login, role: body.role, status: 'invited' } satisfies MemberInvited);
+    deps.events.publishProject(project.id, { change: 'members' });
+    res.status(202).json((await presentInvitations(db, [invitation]))[0]);
   });
 
   router.patch('/projects/:id/members/:userId', requireAuth, async (req, res) => {

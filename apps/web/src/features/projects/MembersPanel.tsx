@@ -135,11 +135,8 @@ function AddMemberForm({ projectId }: { projectId: string }) {
       { login: login.trim(), role },
       {
         onSuccess: (answer) => {
-          setOutcome(
-            'pending' in answer
-              ? `${answer.login} has not signed in yet; they will see the invitation when they do.`
-              : `${answer.login} is invited and joins the project when they accept.`,
-          );
+          // One message for every login: whether it has signed in is not the owner's to know.
+          setOutcome(`Invited ${answer.login}. They will see the invitation when they next sign in.`);
           setLogin('');
         },
       },

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ErrorNote } from '../../components/Feedback';
 import { cancelPendingInvitation, listPendingInvitations, pendingInvitationsKey } from './members-api';
 
-/** Invitations for logins nobody has signed in with yet; an owner cancels one before it is handed over. */
+/** The project's outstanding invitations (accepted by nobody yet); an owner cancels one. */
 export function PendingInvitations({ projectId }: { projectId: string }) {
   const queryClient = useQueryClient();
   const heading = useRef<HTMLHeadingElement>(null);
@@ -22,9 +22,9 @@ export function PendingInvitations({ projectId }: { projectId: string }) {
   return (
     <section aria-labelledby={`pending-${projectId}`} className="pending-invitations">
       <h3 id={`pending-${projectId}`} ref={heading} tabIndex={-1}>
-        Invited, not signed in yet
+        Invited, not yet joined
       </h3>
-      <p className="muted small">They see the invitation (and can accept it) when they first sign in.</p>
+      <p className="muted small">Each invitee sees the invitation when they next sign in, and joins by accepting it.</p>
       <ul>
         {pending.data.map((invitation) => (
           <li key={invitation.login}>

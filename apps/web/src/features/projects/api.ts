@@ -1,6 +1,5 @@
 import {
   InvitationListSchema,
-  MemberInvitedSchema,
   MemberListSchema,
   MemberSchema,
   ProjectListSchema,
@@ -17,8 +16,6 @@ export const createProject = (body: { name: string; description?: string }) =>
 export const deleteProject = (projectId: string) => apiVoid(`/projects/${enc(projectId)}`, { method: 'DELETE' });
 
 export const listMembers = (projectId: string) => apiJson(`/projects/${enc(projectId)}/members`, MemberListSchema);
-export const addMember = (projectId: string, body: { login: string; role: Role }) =>
-  apiJson(`/projects/${enc(projectId)}/members`, MemberInvitedSchema, { method: 'POST', json: body });
 export const removeMember = (projectId: string, userId: string) =>
   apiVoid(`/projects/${enc(projectId)}/members/${enc(userId)}`, { method: 'DELETE' });
 export const changeMemberRole = (projectId: string, userId: string, role: Role) =>

@@ -5,7 +5,7 @@ const enc = encodeURIComponent;
 
 export const pendingInvitationsKey = (projectId: string) => ['projects', projectId, 'pending-invitations'] as const;
 
-/** Invites by login: an ordinary invitation, or a pending one when nobody has signed in with that login. */
+/** Invites by login; the answer is the same whether or not anyone has signed in with it. */
 export const inviteMember = (projectId: string, body: { login: string; role: Role }) =>
   apiJson(`/projects/${enc(projectId)}/members`, AddMemberResponseSchema, { method: 'POST', json: body });
 export const listPendingInvitations = (projectId: string) =>
