@@ -24,7 +24,10 @@ describe.each(TEST_PROVIDERS)('outstanding invitations, whether or not the login
     server.request(`/svc/api/projects/${projectId}/members`, { method: 'POST', as, json: { login, role } });
   const pendingList = async (as = owner) => {
     const res = await server.request(`/svc/api/projects/${projectId}/pending-invitations`, { as });
-    return { status: res.status, list: res.status === 200 ? await body<{ login: string; role: string }[]>(res) : [] };
+    return {
+      status: res.status,
+      list: res.status === 200 ? await body<{ login: string; role: string; invited_by: string | null }[]>(res) : [],
+    };
   };
   const cancel = (login: string, as = owner) =>
     server.request(`/svc/api/projects/${projectId}/pending-invitations/${encodeURIComponent(login)}`, {
@@ -88,9 +91,9 @@ describe.each(TEST_PROVIDERS)('outstanding invitations, whether or not the login
     expect((await cancel('gina')).status).toBe(204);
     expect((await pendingList()).list).toEqual([]);
     expect(await invitationsOf(fred)).toEqual([]);
-    expect((await server.request(`/svc/api/invitations/${projectId}/accept`, { method: 'POST', as: fred })).status).toBe(
-      404,
-    );
+    expect(
+      (await server.request(`/svc/api/invitations/${projectId}/accept`, { method: 'POST', as: fred })).status,
+    ).toBe(404);
     expect((await cancel('fred')).status).toBe(404);
     // An existing member is not an invitation: cancelling by their login is 404 and removes nobody.
     expect((await cancel('max')).status).toBe(404);

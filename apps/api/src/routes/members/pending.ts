@@ -42,8 +42,7 @@ async function outstandingInvitations(db: Db, projectId: string): Promise<Invita
   ]);
   const rows: InvitationRow[] = [...pending, ...invited.map((row) => ({ ...row, login: row.user.login }))];
   return rows.sort(
-    (a, b) =>
-      a.created_at.getTime() - b.created_at.getTime() || (a.login < b.login ? -1 : a.login > b.login ? 1 : 0),
+    (a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.login < b.login ? -1 : a.login > b.login ? 1 : 0),
   );
 }
 
