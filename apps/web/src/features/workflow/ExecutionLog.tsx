@@ -11,18 +11,40 @@ import { mergeLog } from './history-merge';
 export const OUTPUT_PREVIEW_BYTES = 4096;
 
 /** The execution log: loaded pages plus live `log_entry` events, tool input as YAML. */
-export function ExecutionLog({ workflowId, live }: { workflowId: string; live: readonly ExecutionLogEntry[] }) {
+export function ExecutionLog({
+  workflowId,
+  live,
+  stepFilter = null,
+  onStepFilterChange,
+}: {
+  workflowId: string;
+  live: readonly ExecutionLogEntry[];
+  /** show only this step's entries (0-based step index) */
+  stepFilter?: number | null;
+  onStepFilterChange?: (step: number | null) => void;
+}) {
   const log = useInfiniteQuery({
     queryKey: queryKeys.log(workflowId),
     queryFn: ({ pageParam }) => getLog(workflowId, pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.next_cursor ?? undefined,
   });
-  const entries = mergeLog(log.data?.pages.flatMap((p) => p.items) ?? [], live);
+  const all = mergeLog(log.data?.pages.flatMap((p) => p.items) ?? [], live);
+  const entries = stepFilter === null ? all : all.filter((e) => e.step_index === stepFilter);
   return (
     <div className="log">
       {log.isPending && <Loading what="the execution log" />}
       <ErrorNote error={log.error} />
+      {stepFilter !== null && (
+        <p className="muted small" data-testid="log-step-filter">
+          Showing step {stepFilter + 1} only.{' '}
+          {onStepFilterChange && (
+            <button type="button" className="link-button" onClick={() => onStepFilterChange(null)}>
+              Show every step
+            </button>
+          )}
+        </p>
+      )}
       {!log.isPending && entries.length === 0 && <Empty>Nothing has run yet.</Empty>}
       <ol className="log-entries" aria-label="Execution log">
         {entries.map((entry) => (
