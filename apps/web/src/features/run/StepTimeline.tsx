@@ -79,10 +79,8 @@ export function StepTimeline({ workflow, steps, loading, error, revising, revise
                 <span className="step-number" aria-hidden="true">
                   {step.index + 1}
                 </span>
-                <span className="plan-step-title">
-                  <span className="visually-hidden">Step {step.index + 1}: </span>
-                  {step.title}
-                </span>
+                <span className="visually-hidden">Step {step.index + 1}: </span>
+                <span className="plan-step-title">{step.title}</span>
                 <span className={`step-state step-${shown}`} data-step-status={shown}>
                   <span aria-hidden="true">{ICONS[shown]}</span> {LABELS[shown]}
                 </span>
