@@ -79,24 +79,46 @@ describe('applyPlanEvent', () => {
     ]);
   });
 
-  it('keeps the times of steps a snapshot carries over (same index and title), not of changed ones', () => {
+  it('keeps the times of steps a snapshot carries over (same index and title), and times what it starts', () => {
     const before: RunPlanStep[] = [
       { ...plan('done')[0]!, started_at: T0, finished_at: T1 },
       { index: 1, title: 'Old second', description: '', status: 'running', started_at: T1, finished_at: null },
     ];
     const next = applyPlanEvent(
       before,
-      snapshot({
-        current_step: 1,
-        steps: [
-          { title: 'Step 1', description: '', status: 'done' },
-          { title: 'New second', description: '', status: 'running' },
-        ],
-      }),
+      snapshot(
+        {
+          current_step: 1,
+          steps: [
+            { title: 'Step 1', description: '', status: 'done' },
+            { title: 'New second', description: '', status: 'running' },
+            { title: 'Third', description: '', status: 'pending' },
+          ],
+        },
+        T2,
+      ),
     );
     expect(next.map((s) => [s.started_at, s.finished_at])).toEqual([
       [T0, T1],
+      [T2, null],
       [null, null],
+    ]);
+  });
+
+  it('times a step a snapshot moves on (the step event that follows it changes nothing)', () => {
+    const steps = (first: StepStatus, second: StepStatus) => [
+      { title: 'Step 1', description: '', status: first },
+      { title: 'Step 2', description: '', status: second },
+    ];
+    const running = applyPlanEvent(
+      plan('pending', 'pending'),
+      snapshot({ current_step: 0, steps: steps('running', 'pending') }, T0),
+    );
+    const next = applyPlanEvent(running, snapshot({ current_step: 1, steps: steps('done', 'running') }, T1));
+    const after = applyPlanEvent(next, step(1, 'running', undefined, T2));
+    expect(after.map((s) => [s.status, s.started_at, s.finished_at])).toEqual([
+      ['done', T0, T1],
+      ['running', T1, null],
     ]);
   });
 

@@ -38,18 +38,21 @@ function retimed(step: RunPlanStep, status: RunPlanStep['status'], ts: string): 
 }
 
 /**
- * A new plan keeps the times of the steps it shares with the old one (same index and title), as
- * far as their status allows: a pending step has none, a running one no end.
+ * A new plan (a snapshot at `ts`) keeps the times of the steps it shares with the old one (same index
+ * and title); a step it shows starting or finishing is timed from the snapshot; a pending step has none.
  */
-function carryTimes(previous: readonly RunPlanStep[], next: RunPlanStep[]): RunPlanStep[] {
+function carryTimes(previous: readonly RunPlanStep[], next: RunPlanStep[], ts: string): RunPlanStep[] {
   return next.map((step) => {
-    const old = previous[step.index];
-    if (!old || old.title !== step.title || step.status === 'pending') return step;
-    return {
-      ...step,
-      started_at: old.started_at,
-      finished_at: step.status === 'done' ? old.finished_at : null,
-    };
+    const found = previous[step.index];
+    const old = found && found.title === step.title ? found : undefined;
+    if (step.status === 'pending') return step;
+    if (step.status === 'running') {
+      const started = old?.status === 'running' ? old.started_at : ts;
+      return { ...step, started_at: started, finished_at: null };
+    }
+    if (old?.status === 'done') return { ...step, started_at: old.started_at, finished_at: old.finished_at };
+    // done now: it finished at this snapshot if the page saw it before (a step first seen done has no known end)
+    return { ...step, started_at: old?.started_at ?? null, finished_at: old ? ts : null };
   });
 }
 
@@ -58,7 +61,7 @@ function carryTimes(previous: readonly RunPlanStep[], next: RunPlanStep[]): RunP
  * title), so an event about an older plan cannot mark a step of a revised plan.
  */
 export function applyPlanEvent(plan: readonly RunPlanStep[], event: PlanEvent): RunPlanStep[] {
-  if (event.kind === 'snapshot') return carryTimes(plan, planFromSnapshot(event.data));
+  if (event.kind === 'snapshot') return carryTimes(plan, planFromSnapshot(event.data), event.ts);
   const { index, title, status } = event.data;
   const step = plan[index];
   if (!step || step.title !== title || (step.status === status && !step.interrupted)) return plan as RunPlanStep[];
