@@ -35,7 +35,7 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
   const usage = useUsage(workflowId, run.live.llmCalls, run.following);
   const [params, setParams] = useSearchParams();
   const titleRef = useRef<HTMLHeadingElement>(null);
-  const armFocusRescue = useFocusRescue(titleRef);
+  const focusRescue = useFocusRescue(titleRef);
   const workflow = run.workflow;
   useDocumentTitle(workflow ? `${workflow.number > 0 ? `#${workflow.number} ` : ''}${workflow.title}` : null);
   const projectName = useProjects().data?.find((p) => p.id === projectId)?.name ?? 'Project';
@@ -75,7 +75,7 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
   const latest = (kind: string) => [...actions].reverse().find((a) => a.action === kind) ?? null;
   return (
     <ReceivedSoFarContext.Provider value={run.receivedSoFar}>
-      <FocusRescueContext.Provider value={armFocusRescue}>
+      <FocusRescueContext.Provider value={focusRescue}>
         <article className="workflow-page run-page" aria-labelledby="workflow-title">
           {back}
           <RunHeader

@@ -18,7 +18,10 @@ export function progressLine(
     case 'planning':
       return 'Planning';
     case 'running':
-      return at ? `Running ${at}` : total > 0 ? `Running · ${done} of ${total} steps done` : 'Running';
+      if (at) return `Running ${at}`;
+      // every step done and still running: the agent writes its report (feedback would have said revising)
+      if (total > 0 && done === total) return 'Writing the report';
+      return total > 0 ? `Running · ${done} of ${total} steps done` : 'Running';
     case 'waiting_user':
       return at ? `Waiting for an answer at ${at}` : 'Waiting for an answer';
     case 'completed':

@@ -49,6 +49,8 @@ describe('progressLine', () => {
 
   it('says the plan is being revised after feedback instead of "5 of 5 done"', () => {
     expect(progressLine('running', steps('done', 'done'), true, true)).toBe('Revising the plan after feedback');
+    // without feedback, a run with every step done is writing its report
+    expect(progressLine('running', steps('done', 'done'), false, true)).toBe('Writing the report');
     expect(progressLine('pending', [], false, false)).toBe('Waiting for a worker');
   });
 });

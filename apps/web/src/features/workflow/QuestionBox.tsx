@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { answerQuestion, sendFeedback } from './api';
 import { TextSubmitForm } from './TextSubmitForm';
 import { useWorkflowMutation } from './useWorkflowMutation';
-import { useArmFocusRescue } from '../run/focus-rescue';
+import { usePageFocus } from '../run/focus-rescue';
 import { formatTimeOfDay } from '../run/time';
 import type { RunWorkflow, WorkflowAction } from '../run/wire';
 
@@ -20,22 +20,28 @@ export function QuestionBox({ workflow, actions }: { workflow: RunWorkflow; acti
   if (open && asked !== question) setAsked(question);
   const answer = useWorkflowMutation(workflow.id, (text: string) => answerQuestion(workflow.id, text));
   const feedback = useWorkflowMutation(workflow.id, (text: string) => sendFeedback(workflow.id, text));
-  const armFocusRescue = useArmFocusRescue();
+  const pageFocus = usePageFocus();
   const wasOpen = useRef(open);
   useEffect(() => {
     // The box closing under the reader's focus (an answer from elsewhere) must not drop it to <body>.
-    if (wasOpen.current && !open) armFocusRescue()();
+    if (wasOpen.current && !open) pageFocus.arm()();
     wasOpen.current = open;
-  }, [open, armFocusRescue]);
+  }, [open, pageFocus]);
+  const { reset } = answer;
+  useEffect(() => {
+    if (open) reset(); // a new question: the last answer sent from here is history
+  }, [open, question, reset]);
 
-  if (!open && (asked === null || draft.trim() === '')) return null;
+  // A question answered from here closes quietly; one answered elsewhere keeps the draft in view.
+  const answeredHere = answer.isPending || answer.isSuccess;
+  if (!open && (asked === null || draft.trim() === '' || answeredHere)) return null;
   const answeredBy = open ? null : ([...actions].reverse().find((a) => a.action === 'answered') ?? null);
   const canSendFeedback = !open && workflow.status !== 'cancelled';
+  // The box goes away with its draft: focus moves to the page first, so it does not fall to <body>.
   const discard = () => {
-    const settle = armFocusRescue();
+    pageFocus.moveFocus();
     setDraft('');
     setAsked(null);
-    settle();
   };
   return (
     <section aria-labelledby="question-heading" className={`card${open ? ' attention' : ''}`} data-question-open={open}>
@@ -63,7 +69,12 @@ export function QuestionBox({ workflow, actions }: { workflow: RunWorkflow; acti
         error={open ? answer.error : feedback.error}
         value={draft}
         onChange={setDraft}
-        onSubmit={(text) => (open ? answer.mutateAsync(text) : feedback.mutateAsync(text))}
+        onSubmit={async (text) => {
+          if (open) return answer.mutateAsync(text);
+          const sent = await feedback.mutateAsync(text);
+          pageFocus.moveFocus(); // the draft is cleared next, and the box with it
+          return sent;
+        }}
         extra={
           !open && (
             <button type="button" onClick={discard}>
