@@ -15,6 +15,7 @@ import type { Steering } from './workflows';
 import type { TemplateCatalog } from './services/templates';
 import { GitTemplateCatalog } from './services/template-repo';
 import { HotReads } from './reads/hot-reads';
+import { AppLinks } from './apps/app-link';
 
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
 
@@ -63,6 +64,7 @@ export async function buildRuntime(
   void gitTemplates?.sync();
   const templates = options.templates ?? gitTemplates!;
   const storage = createStorage(config);
+  const appLinks = new AppLinks(config);
   const live = createLiveServices({
     db: dbHandle.db,
     provider: dbHandle.provider,
@@ -72,6 +74,7 @@ export async function buildRuntime(
     storage,
     logger,
     config,
+    appLinks,
     bus,
     steering: options.steering,
   });
@@ -84,7 +87,7 @@ export async function buildRuntime(
     config,
     db: dbHandle.db,
     dbProvider: dbHandle.provider,
-    reads: new HotReads(dbHandle.reader, dbHandle.provider),
+    reads: new HotReads(dbHandle.reader, dbHandle.provider, appLinks),
     logger,
     keys,
     tokens,

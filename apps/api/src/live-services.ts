@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Db, DbProvider } from '@svc/db';
+import type { AppLinks } from './apps/app-link';
 import type { Config } from './config';
 import { on, type ClusterBus } from './cluster/bus';
 import { LiveDispatcher } from './dispatch/dispatcher';
@@ -48,6 +49,8 @@ export interface LiveServicesDeps {
   storage: Storage;
   logger: Logger;
   config: Config;
+  /** the built apps' links (the dispatches carry them) */
+  appLinks: AppLinks;
   /** the other API replicas (LocalBus on one process) */
   bus: ClusterBus;
   /** replaces the dispatcher as what the lifecycle steers (tests record the calls) */
@@ -65,7 +68,16 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   const assignments = new IngestWorkflows(db, new IngestSql(provider), (ids) =>
     bus.publish({ type: 'forget', workflow_ids: ids }),
   );
-  const dispatcher = new LiveDispatcher({ db, logger, registry, lock, transitions, assignments, bus });
+  const dispatcher = new LiveDispatcher({
+    db,
+    appLinks: deps.appLinks,
+    logger,
+    registry,
+    lock,
+    transitions,
+    assignments,
+    bus,
+  });
   const ingest = new UpdateIngest({
     db,
     provider,

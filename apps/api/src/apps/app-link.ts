@@ -13,22 +13,19 @@ export const newAppKey = (): string => randomBytes(32).toString('base64url');
 
 export const APP_KEY_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-type LinkSettings = Pick<Config, 'appOrigin' | 'publicUrl'>;
+/**
+ * Where the app links point, built once from the config with the app's other dependencies and passed
+ * to whoever presents a workflow. The base is read at each use: a test sets `publicUrl` once its port
+ * is known.
+ */
+export class AppLinks {
+  constructor(private readonly settings: Pick<Config, 'appOrigin' | 'publicUrl'>) {}
 
-// The process's one config, read at each use (tests set publicUrl once the port is known). The
-// presenters that build the wire object are plain functions shared by every route and the fast reads,
-// so the link's base lives here rather than being threaded through each of them.
-let settings: LinkSettings | null = null;
-
-/** Called once when the app is built (routes/apps mount). */
-export function configureAppLinks(config: LinkSettings): void {
-  settings = config;
-}
-
-/** The workflow's app link, or null when it has no key (yet) or links are not configured. */
-export function appLinkOf(workflow: Pick<Workflow, 'app_key'>): string | null {
-  if (!workflow.app_key || !settings) return null;
-  return `${settings.appOrigin ?? settings.publicUrl}/svc/apps/${workflow.app_key}/`;
+  /** The workflow's app link, or null when it has no key (yet). */
+  linkOf(workflow: Pick<Workflow, 'app_key'>): string | null {
+    if (!workflow.app_key) return null;
+    return `${this.settings.appOrigin ?? this.settings.publicUrl}/svc/apps/${workflow.app_key}/`;
+  }
 }
 
 /** Gives the workflow a key when it has none (workflows made before keys existed); returns the key. */

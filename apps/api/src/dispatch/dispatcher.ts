@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '@svc/db';
+import type { AppLinks } from '../apps/app-link';
 import { on, type ClusterBus } from '../cluster/bus';
 import type { IngestListener } from '../ingest/update-ingest';
 import type { IngestLock } from '../ingest/ingest-lock';
@@ -23,6 +24,8 @@ export { TITLE_SEQ_BLOCK } from './steering-store';
 
 export interface LiveDispatcherDeps {
   db: Db;
+  /** the built-app link each dispatch carries (`app_url`) */
+  appLinks: AppLinks;
   logger: Logger;
   registry: WorkerRegistry;
   lock: IngestLock;
@@ -152,7 +155,7 @@ export class LiveDispatcher implements Steering, IngestListener {
       where: { id: { in: [...active] }, assigned_worker_id: session.workerId, status: 'cancelled' },
       select: DISPATCH_SELECT,
     });
-    for (const workflow of cancelled) session.send(await buildDispatch(this.deps.db, workflow, 'cancel'));
+    for (const workflow of cancelled) session.send(await buildDispatch(this.deps, workflow, 'cancel'));
   }
 
   /**
@@ -244,7 +247,7 @@ export class LiveDispatcher implements Steering, IngestListener {
       const workflow = await db.workflow.findUnique({ where: { id: candidate.id }, select: DELIVERY_SELECT });
       if (!workflow) continue;
       const intent = intentOf(workflow);
-      const message = await buildDispatch(db, workflow, intent?.action ?? 'resume', {
+      const message = await buildDispatch(this.deps, workflow, intent?.action ?? 'resume', {
         message: intent?.message,
         reservedSeq: workflow.title_last_seq ?? undefined,
       });
@@ -273,7 +276,7 @@ export class LiveDispatcher implements Steering, IngestListener {
     if (!target) return;
     const grant = await grantTitle(this.deps.db, workflow, target.workerId);
     if (!grant) return;
-    target.send(await buildDispatch(this.deps.db, workflow, 'generate_title', { reservedSeq: grant.first - 1 }));
+    target.send(await buildDispatch(this.deps, workflow, 'generate_title', { reservedSeq: grant.first - 1 }));
   }
 
   private async claim(workflowId: string, target: WorkerSession): Promise<boolean> {
@@ -317,13 +320,13 @@ export class LiveDispatcher implements Steering, IngestListener {
     if (!workflow || !workerId || !session) return;
     if (!isUnfinished(workflow.status)) {
       // Also to an assignee not known to run it yet: a worker ignores a cancel for what it does not run.
-      if (workflow.status === 'cancelled') session.send(await buildDispatch(db, workflow, 'cancel'));
+      if (workflow.status === 'cancelled') session.send(await buildDispatch(this.deps, workflow, 'cancel'));
       return;
     }
     const intent = intentOf(workflow);
     if (!intent || intent.action === 'resume') return;
     if (registry.holds(workerId, workflowId)) {
-      if (session.send(await buildDispatch(db, workflow, intent.action, { message: intent.message })))
+      if (session.send(await buildDispatch(this.deps, workflow, intent.action, { message: intent.message })))
         await clearIntent(db, workflowId, intent);
       return;
     }

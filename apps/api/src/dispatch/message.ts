@@ -2,7 +2,7 @@ import type { Db, Workflow } from '@svc/db';
 import type { DispatchAction, DispatchMessage } from '@svc/protocol';
 import { snapshotData } from '../wire/workflow';
 import type { WorkerSession } from './worker-session';
-import { appLinkOf, ensureAppKey } from '../apps/app-link';
+import { ensureAppKey, type AppLinks } from '../apps/app-link';
 
 export type WorkflowForDispatch = Pick<
   Workflow,
@@ -24,7 +24,7 @@ export const DISPATCH_SELECT = {
  * (or promised to a title worker), so the worker numbers its updates after it.
  */
 export async function buildDispatch(
-  db: Db,
+  { db, appLinks }: { db: Db; appLinks: AppLinks },
   workflow: WorkflowForDispatch,
   action: DispatchAction,
   options: { message?: string; reservedSeq?: number } = {},
@@ -37,7 +37,7 @@ export async function buildDispatch(
     requirement: workflow.requirement,
     template: workflow.template,
     last_seq: lastSeq,
-    app_url: appLinkOf({ app_key: await ensureAppKey(db, workflow) }),
+    app_url: appLinks.linkOf({ app_key: await ensureAppKey(db, workflow) }),
   };
   if (action === 'start' || action === 'cancel' || action === 'generate_title') return { ...base, action };
   const latest = await db.agentStateSnapshot.findFirst({

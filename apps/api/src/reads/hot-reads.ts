@@ -3,6 +3,7 @@ import type { Role } from '../policies/rules';
 import type { CallRowWithDetail, LogRowJson } from '../wire/logs';
 import type { SnapshotRow, StepEvent } from '../wire/workflow';
 import type { StepStatus } from '@svc/protocol';
+import type { AppLinks } from '../apps/app-link';
 
 /**
  * The hot reads of the REST API (issue 11) in plain SQL on the driver (`SqlReader`), beside Prisma:
@@ -17,6 +18,8 @@ export class HotReads {
   constructor(
     private readonly reader: SqlReader,
     private readonly provider: DbProvider,
+    /** the presenters of both paths give each workflow its app link from here */
+    readonly appLinks: AppLinks,
   ) {
     // PostgreSQL's driver parses jsonb; SQLite stores JSON as text.
     this.json = provider === 'sqlite' ? (value) => JSON.parse(value as string) : (value) => value;

@@ -41,7 +41,11 @@ export type WorkflowView = keyof typeof workflowViews;
 export async function presentWorkflowOf(reads: HotReads, workflow: Workflow): Promise<WireWorkflow> {
   const workerId = workerIdOf(workflow);
   const names = workerId === null ? null : await reads.workerNames([workerId]);
-  return presentWorkflow(workflow, (workerId !== null && names?.get(workerId)) || null);
+  return presentWorkflow(
+    workflow,
+    (workerId !== null && names?.get(workerId)) || null,
+    reads.appLinks.linkOf(workflow),
+  );
 }
 
 /** GET /projects: every live project for an administrator, else the caller's own; narrowed by an api token's project. */

@@ -11,14 +11,16 @@ import type {
   WorkflowProgress,
   WorkflowStatus,
 } from '@svc/protocol';
-import { appLinkOf } from '../apps/app-link';
 
 /** The worker a workflow names: the one running it, or the one the user asked for until one picks it up. */
 export const workerIdOf = (workflow: Pick<WorkflowRow, 'assigned_worker_id' | 'requested_worker_id'>) =>
   workflow.assigned_worker_id ?? workflow.requested_worker_id;
 
-/** `worker_name` is the name of the worker in `worker_id` (null when there is none, or it is gone). */
-export function presentWorkflow(workflow: WorkflowRow, workerName: string | null): Workflow {
+/**
+ * `worker_name` is the name of the worker in `worker_id` (null when there is none, or it is gone);
+ * `appLink` is the workflow's built-app link (AppLinks.linkOf).
+ */
+export function presentWorkflow(workflow: WorkflowRow, workerName: string | null, appLink: string | null): Workflow {
   return {
     id: workflow.id,
     project_id: workflow.project_id,
@@ -39,7 +41,7 @@ export function presentWorkflow(workflow: WorkflowRow, workerName: string | null
     plan_revision: workflow.plan_revision,
     worker_name: workerName,
     // built apps (issue 14): the capability link, on both the full and the fast read path
-    app_link: appLinkOf(workflow),
+    app_link: appLink,
   };
 }
 
@@ -47,13 +49,14 @@ export function presentWorkflow(workflow: WorkflowRow, workerName: string | null
 export function presentWorkflowListItem(
   workflow: WorkflowRow,
   workerName: string | null,
+  appLink: string | null,
   latest: SnapshotRow | null,
   revising: boolean,
 ): WorkflowListItem {
   const progress = latest ? progressOf(latest) : null;
   // As the plan says while feedback is turned into a revised plan: nothing of the old plan counts as done.
   if (progress && revising && isUnfinished(workflow.status)) progress.done = 0;
-  return { ...presentWorkflow(workflow, workerName), progress };
+  return { ...presentWorkflow(workflow, workerName, appLink), progress };
 }
 
 /** The snapshot columns the plan and the progress are rebuilt from. */

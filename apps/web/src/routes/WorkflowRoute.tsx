@@ -1,19 +1,27 @@
-import { useQuery } from '@tanstack/react-query';
-import { Link, useParams } from 'react-router';
+import { useRef } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { isNotFound } from '../lib/api';
-import { queryKeys } from '../lib/query-keys';
 import { shorten } from '../lib/format';
-import { StatusBadge } from '../components/StatusBadge';
+import { useDocumentTitle } from '../lib/document-title';
 import { ErrorNote, Loading } from '../components/Feedback';
 import { useProjects } from '../features/projects/hooks';
-import { getWorkflow } from '../features/workflow/api';
-import { liveWorkflow } from '../features/workflow/live-state';
-import { useWorkflowLive } from '../features/workflow/useWorkflowLive';
-import { PlanView } from '../features/workflow/PlanView';
+import { ReceivedSoFarContext } from '../features/workflow/live-context';
+import { planProgress } from '../features/workflow/plan-state';
 import { QuestionBox } from '../features/workflow/QuestionBox';
 import { FeedbackBox } from '../features/workflow/FeedbackBox';
-import { WorkflowActions } from '../features/workflow/WorkflowActions';
 import { WorkflowTabs } from '../features/workflow/WorkflowTabs';
+import { useRun } from '../features/run/useRun';
+import { useActivity } from '../features/run/useActivity';
+import { useUsage } from '../features/run/useUsage';
+import { FocusRescueContext, useFocusRescue } from '../features/run/focus-rescue';
+import { progressLine } from '../features/run/progress';
+import { RunHeader } from '../features/run/RunHeader';
+import { ResultCard } from '../features/run/ResultCard';
+import { CancelledNotice, FailureBanner } from '../features/run/StopNotice';
+import { StepTimeline } from '../features/run/StepTimeline';
+import { ActivityFeed } from '../features/run/ActivityFeed';
+import { stepFromParam, stepParam } from '../features/run/step-param';
+import '../features/run/run.css';
 
 export function WorkflowRoute() {
   const { projectId = '', workflowId = '' } = useParams();
@@ -22,53 +30,103 @@ export function WorkflowRoute() {
 }
 
 function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId: string }) {
-  const { live, following } = useWorkflowLive(workflowId);
-  const loaded = useQuery({ queryKey: queryKeys.workflow(workflowId), queryFn: () => getWorkflow(workflowId) });
+  const run = useRun(workflowId);
+  const activity = useActivity(workflowId, run.live.actions, run.following);
+  const usage = useUsage(workflowId, run.live.llmCalls, run.following);
+  const [params, setParams] = useSearchParams();
+  const titleRef = useRef<HTMLHeadingElement>(null);
+  const focusRescue = useFocusRescue(titleRef);
+  const workflow = run.workflow;
+  useDocumentTitle(workflow ? `${workflow.number > 0 ? `#${workflow.number} ` : ''}${workflow.title}` : null);
   const projectName = useProjects().data?.find((p) => p.id === projectId)?.name ?? 'Project';
   const back = (
     <Link to={`/projects/${encodeURIComponent(projectId)}`} className="back">
       ← {shorten(projectName, 60)}
     </Link>
   );
-  if (loaded.isPending) return <Loading what="the workflow" />;
-  if (loaded.isError) {
+  if (run.record.isPending) return <Loading what="the workflow" />;
+  if (!workflow) {
     return (
       <div>
         {back}
         <ErrorNote>
-          {isNotFound(loaded.error) ? 'This workflow does not exist or you cannot see it.' : undefined}
+          {isNotFound(run.record.error) ? 'This workflow does not exist or you cannot see it.' : undefined}
         </ErrorNote>
-        {!isNotFound(loaded.error) && <ErrorNote error={loaded.error} />}
+        {!isNotFound(run.record.error) && <ErrorNote error={run.record.error} />}
       </div>
     );
   }
-  const workflow = liveWorkflow(loaded.data, live);
+  const steps = run.plan.steps;
+  const stepFilter = stepFromParam(params.get('step'), steps.length);
+  const setStepFilter = (step: number | null) =>
+    setParams(
+      (p) => {
+        if (step === null) p.delete('step');
+        else {
+          p.set('step', stepParam(step));
+          p.set('tab', 'log');
+        }
+        return p;
+      },
+      { replace: true },
+    );
+  const { current } = planProgress(steps, workflow.status);
+  const actions = activity.actions;
+  const latest = (kind: string) => [...actions].reverse().find((a) => a.action === kind) ?? null;
   return (
-    <article className="workflow-page" aria-labelledby="workflow-title">
-      {back}
-      <header className="page-head">
-        <div className="title-line">
-          <h1 id="workflow-title">{workflow.title || 'Untitled workflow'}</h1>
-          <StatusBadge status={workflow.status} />
-          <span className={`following${following ? ' on' : ''}`} role="status" data-following={following}>
-            {following ? 'Updating live' : 'Connecting to live updates…'}
-          </span>
-        </div>
-        <WorkflowActions workflow={workflow} />
-      </header>
-      {workflow.status === 'failed' && workflow.error && <ErrorNote>Failed: {workflow.error}</ErrorNote>}
-      <section aria-labelledby="requirement-heading" className="card">
-        <h2 id="requirement-heading">Requirement</h2>
-        <div className="requirement" data-testid="requirement">
-          {workflow.requirement}
-        </div>
-        {workflow.template && <p className="muted small">Template: {workflow.template}</p>}
-      </section>
-      {workflow.status === 'waiting_user' && <QuestionBox workflow={workflow} />}
-      <PlanView workflowId={workflow.id} events={live.planEvents} />
-      {/* the server takes feedback only when no question is open and the workflow was not cancelled */}
-      {workflow.status !== 'waiting_user' && workflow.status !== 'cancelled' && <FeedbackBox workflow={workflow} />}
-      <WorkflowTabs workflow={workflow} live={live} />
-    </article>
+    <ReceivedSoFarContext.Provider value={run.receivedSoFar}>
+      <FocusRescueContext.Provider value={focusRescue}>
+        <article className="workflow-page run-page" aria-labelledby="workflow-title">
+          {back}
+          <RunHeader
+            workflow={workflow}
+            progress={progressLine(workflow.status, steps, run.revising, workflow.started_at !== null)}
+            following={run.following}
+            usage={usage}
+            titleRef={titleRef}
+          />
+          {workflow.status === 'failed' && <FailureBanner workflow={workflow} step={current} />}
+          {workflow.status === 'cancelled' && <CancelledNotice workflow={workflow} by={latest('cancelled')} />}
+          {workflow.status === 'completed' && <ResultCard workflow={workflow} />}
+          <QuestionBox workflow={workflow} actions={actions} />
+          <div className="run-body">
+            <div className="run-side">
+              <StepTimeline
+                workflow={workflow}
+                steps={steps}
+                loading={run.plan.loading}
+                error={run.plan.error}
+                revising={run.revising}
+                revisedBy={latest('feedback')}
+                selected={stepFilter}
+                onSelect={setStepFilter}
+              />
+            </div>
+            <div className="run-main">
+              <WorkflowTabs
+                workflow={workflow}
+                live={run.live}
+                stepFilter={stepFilter}
+                onStepFilterChange={setStepFilter}
+              />
+            </div>
+            <div className="run-side run-more">
+              <section aria-labelledby="requirement-heading" className="card">
+                <h2 id="requirement-heading">Requirement</h2>
+                <div className="requirement" data-testid="requirement">
+                  {workflow.requirement}
+                </div>
+                {workflow.template && <p className="muted small">Template: {workflow.template}</p>}
+              </section>
+              {/* the server takes feedback only when no question is open and the workflow was not cancelled */}
+              {workflow.status !== 'waiting_user' && workflow.status !== 'cancelled' && (
+                <FeedbackBox workflow={workflow} />
+              )}
+              <ActivityFeed actions={actions} error={activity.error} />
+            </div>
+          </div>
+        </article>
+      </FocusRescueContext.Provider>
+    </ReceivedSoFarContext.Provider>
   );
 }

@@ -83,9 +83,10 @@ describeInChromium('workflow page in Chromium against the real server', () => {
 
   it('renders the plan from GET /plan after a snapshot is stored', async () => {
     await expectText(page.locator('section[aria-labelledby="plan-heading"] .empty'), /No plan yet/);
+    await store({ kind: 'status', data: { status: 'running' } });
     await store(plan('executing', 0, ['running', 'pending', 'pending']));
     await page.reload();
-    await page.getByText('Scaffold the shop').waitFor();
+    await page.locator('.plan-step-title', { hasText: 'Scaffold the shop' }).waitFor();
     expect(await page.locator('.plan-step-title').allInnerTexts()).toEqual([
       'Scaffold the shop',
       'Build the cart',
@@ -100,7 +101,7 @@ describeInChromium('workflow page in Chromium against the real server', () => {
     await page.evaluate(() => ((window as unknown as { svcMarker: string }).svcMarker = 'same page'));
     await store(plan('executing', 1, ['done', 'running', 'pending']));
     await eventually(async () => expect(await stepStatuses(page)).toEqual(['done', 'running', 'pending']));
-    await expectText(page.locator('section[aria-labelledby="plan-heading"] .section-head .muted'), '1 of 3 steps done');
+    await expectText(page.getByTestId('plan-count'), '1 of 3 done');
     expect(await page.evaluate(() => (window as unknown as { svcMarker?: string }).svcMarker)).toBe('same page');
   });
 
@@ -183,10 +184,10 @@ describeInChromium('workflow page in Chromium against the real server', () => {
     await page.getByRole('button', { name: 'Send answer' }).click();
     expect((await worker.dispatch(workflowId, 'answer')).message).toBe('Euro,\nwith two decimals');
     await page.getByRole('heading', { name: 'The agent asks' }).waitFor({ state: 'detached' });
-    await expectText(page.locator('.page-head [data-status]'), 'Running');
+    await expectText(page.locator('.run-head [data-status]'), 'Running');
   });
 
-  it('shows the report sandboxed with the app URL, and the workspace files', async () => {
+  it('shows the rendered report with the app link, and the workspace files', async () => {
     const put = await server.request(`/svc/api/workflows/${workflowId}/files/report.md`, {
       method: 'PUT',
       as: workerBearer,
@@ -196,16 +197,20 @@ describeInChromium('workflow page in Chromium against the real server', () => {
     await store(plan('completed', null, ['done', 'done', 'done']));
     await store({ kind: 'report', data: { path: 'report.md', app_url: 'http://apps.local/shop' } });
     await store({ kind: 'status', data: { status: 'completed' } });
-    await expectText(page.locator('.page-head [data-status]'), 'Completed');
+    await expectText(page.locator('.run-head [data-status]'), 'Completed');
     expect(await stepStatuses(page)).toEqual(['done', 'done', 'done']);
 
-    await page.getByRole('tab', { name: 'Report' }).click();
-    const frame = page.frameLocator('iframe[title="Workflow report"]');
-    await expectText(frame.locator('h1'), 'Shop report');
-    expect(await page.locator('iframe[title="Workflow report"]').getAttribute('sandbox')).toBe('');
-    expect(await page.getByRole('link', { name: 'http://apps.local/shop' }).getAttribute('href')).toBe(
-      'http://apps.local/shop',
+    // the capability link when the server makes one (CONTRACT-V2 app_link), else the worker's app URL
+    const stored = await expectJson<Workflow & { app_link?: string | null }>(
+      await server.request(`/svc/api/workflows/${workflowId}`, { as: await server.login('alice') }),
+      200,
     );
+    const appLink = stored.app_link ?? 'http://apps.local/shop';
+    await page.getByRole('tab', { name: 'Report' }).click();
+    const panel = page.getByRole('tabpanel');
+    await expectText(panel.locator('.markdown h1'), 'Shop report');
+    expect(await panel.locator('.markdown strong').innerText()).toBe('ready');
+    expect(await panel.getByRole('link', { name: 'Open the app' }).getAttribute('href')).toBe(appLink);
     await page.getByRole('tablist').scrollIntoViewIfNeeded();
     await page.screenshot({ path: SCREENSHOTS.report });
 
@@ -227,13 +232,13 @@ describeInChromium('workflow page in Chromium against the real server', () => {
     await page.getByRole('textbox', { name: 'Ask for a change' }).fill('Add a wish list\nbelow the cart');
     await page.getByRole('button', { name: 'Send feedback' }).click();
     expect((await worker.dispatch(workflowId, 'feedback')).message).toBe('Add a wish list\nbelow the cart');
-    await expectText(page.locator('.page-head [data-status]'), 'Pending');
+    await expectText(page.locator('.run-head [data-status]'), 'Pending');
 
     await page.getByRole('button', { name: 'Cancel workflow' }).click();
     await page.getByRole('button', { name: 'Yes, cancel' }).click();
-    await expectText(page.locator('.page-head [data-status]'), 'Cancelled');
+    await expectText(page.locator('.run-head [data-status]'), 'Cancelled');
     await page.getByRole('button', { name: 'Retry' }).click();
-    await expectText(page.locator('.page-head [data-status]'), 'Pending');
+    await expectText(page.locator('.run-head [data-status]'), 'Pending');
     const stored = await expectJson<Workflow>(
       await server.request(`/svc/api/workflows/${workflowId}`, { as: await server.login('alice') }),
       200,

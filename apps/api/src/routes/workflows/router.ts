@@ -62,6 +62,7 @@ export function workflowsRouter(deps: AppDeps): Router {
           presentWorkflowListItem(
             w,
             names.get(workerIdOf(w) ?? '') ?? null,
+            reads.appLinks.linkOf(w),
             snapshots.get(w.id) ?? null,
             revising.has(w.id),
           ),

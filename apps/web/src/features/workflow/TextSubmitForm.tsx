@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { ErrorNote } from '../../components/Feedback';
 
 interface Props {
@@ -9,12 +9,19 @@ interface Props {
   error: unknown;
   /** resolves when sent; the text is cleared then */
   onSubmit(text: string): Promise<unknown>;
+  /** the text, when the caller keeps it (so it outlives this form); otherwise the form keeps its own */
+  value?: string;
+  onChange?(text: string): void;
+  /** more buttons beside the send button */
+  extra?: ReactNode;
 }
 
 /** A labelled multi-line text box with a send button (answers, feedback). */
-export function TextSubmitForm({ label, submitLabel, hint, busy, error, onSubmit }: Props) {
+export function TextSubmitForm({ label, submitLabel, hint, busy, error, onSubmit, value, onChange, extra }: Props) {
   const id = useId();
-  const [text, setText] = useState('');
+  const [own, setOwn] = useState('');
+  const text = value ?? own;
+  const setText = (next: string) => (onChange ? onChange(next) : setOwn(next));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!text.trim()) return;
@@ -40,10 +47,11 @@ export function TextSubmitForm({ label, submitLabel, hint, busy, error, onSubmit
         </p>
       )}
       <ErrorNote error={error} />
-      <div>
+      <div className="inline-actions">
         <button type="submit" className="primary" disabled={busy}>
           {submitLabel}
         </button>
+        {extra}
       </div>
     </form>
   );

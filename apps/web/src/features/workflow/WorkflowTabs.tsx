@@ -1,6 +1,6 @@
 import { useRef, type KeyboardEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import type { Workflow } from '@svc/protocol';
+import type { RunWorkflow } from '../run/wire';
 import type { LiveState } from './live-state';
 import { ExecutionLog } from './ExecutionLog';
 import { LlmCallsTable } from './LlmCallsTable';
@@ -17,8 +17,16 @@ type Tab = (typeof TABS)[number][0];
 
 const isTab = (value: string | null): value is Tab => TABS.some(([id]) => id === value);
 
+interface Props {
+  workflow: RunWorkflow;
+  live: LiveState;
+  /** the step the log shows (0-based), or null for every entry */
+  stepFilter: number | null;
+  onStepFilterChange(step: number | null): void;
+}
+
 /** Log, LLM calls, files and report as tabs; the open tab is in the URL (`?tab=`), so it can be linked. */
-export function WorkflowTabs({ workflow, live }: { workflow: Workflow; live: LiveState }) {
+export function WorkflowTabs({ workflow, live, stepFilter, onStepFilterChange }: Props) {
   const [params, setParams] = useSearchParams();
   const requested = params.get('tab');
   const tab: Tab = isTab(requested) ? requested : 'log';
@@ -54,7 +62,14 @@ export function WorkflowTabs({ workflow, live }: { workflow: Workflow; live: Liv
         ))}
       </div>
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
-        {tab === 'log' && <ExecutionLog workflowId={workflow.id} live={live.log} />}
+        {tab === 'log' && (
+          <ExecutionLog
+            workflowId={workflow.id}
+            live={live.log}
+            stepFilter={stepFilter}
+            onStepFilterChange={onStepFilterChange}
+          />
+        )}
         {tab === 'llm' && <LlmCallsTable workflowId={workflow.id} live={live.llmCalls} />}
         {tab === 'files' && <FilesBrowser workflowId={workflow.id} />}
         {tab === 'report' && <ReportView workflow={workflow} />}

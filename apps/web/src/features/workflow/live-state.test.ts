@@ -1,7 +1,16 @@
-import type { BrowserEvent, ExecutionLogEntry, Workflow } from '@svc/protocol';
-import { initialLiveState, liveReducer, liveWorkflow } from './live-state';
+import type { BrowserEvent, ExecutionLogEntry } from '@svc/protocol';
+import type { RunWorkflow } from '../run/wire';
+import {
+  awaitingRevisedPlan,
+  initialLiveState,
+  liveReducer,
+  liveWorkflow,
+  type LiveState,
+  type Loaded,
+} from './live-state';
 
-const ts = '2026-01-01T00:00:00Z';
+const ts = '2026-01-01T00:00:00.000Z';
+const later = '2026-01-01T00:01:30.000Z';
 const envelope = { workflow_id: 'wf', project_id: 'p', ts };
 const logEntry = (seq: number): ExecutionLogEntry => ({
   id: `l${seq}`,
@@ -13,7 +22,7 @@ const logEntry = (seq: number): ExecutionLogEntry => ({
   is_error: false,
   created_at: ts,
 });
-const workflow: Workflow = {
+const workflow: RunWorkflow = {
   id: 'wf',
   project_id: 'p',
   title: 'Build a shop',
@@ -26,12 +35,29 @@ const workflow: Workflow = {
   created_at: ts,
   updated_at: ts,
   app_url: null,
-  app_link: null,
+  number: 3,
+  rerun_of: null,
+  started_at: ts,
+  finished_at: null,
+  plan_revision: 0,
+  app_link: 'http://localhost/svc/apps/key/',
+  worker_name: 'w1',
 };
-const fold = (...events: BrowserEvent[]) => events.reduce(liveReducer, initialLiveState);
+/** Folds events as the page receives them, numbering them 1, 2, ... */
+const foldFrom = (state: LiveState, first: number, events: BrowserEvent[]) =>
+  events.reduce((s, event, i) => liveReducer(s, { event, at: first + i }), state);
+const fold = (...events: BrowserEvent[]) => foldFrom(initialLiveState, 1, events);
+const loaded = (value: RunWorkflow, after = 0): Loaded<RunWorkflow> => ({ value, after });
+const action = (seq: number, kind: string, revision = 0, message: string | null = null) =>
+  ({
+    ...envelope,
+    type: 'workflow_action',
+    seq,
+    data: { action: kind, actor: { id: 'u2', login: 'carol', name: 'Carol' }, message, revision },
+  }) as unknown as BrowserEvent;
 
 describe('liveReducer', () => {
-  it('collects plan events (step statuses and snapshots) in arrival order', () => {
+  it('collects plan events (step statuses and snapshots) in arrival order, with their time and place', () => {
     const state = fold(
       { ...envelope, type: 'plan_step_status', seq: 1, data: { index: 0, title: 'A', status: 'running' } },
       {
@@ -41,7 +67,10 @@ describe('liveReducer', () => {
         data: { kind: 'snapshot', data: { phase: 'planning', current_step: null, steps: [], memo: [] } },
       },
     );
-    expect(state.planEvents.map((e) => e.kind)).toEqual(['step', 'snapshot']);
+    expect(state.planEvents.map((e) => [e.kind, e.at, e.ts])).toEqual([
+      ['step', 1, ts],
+      ['snapshot', 2, ts],
+    ]);
   });
 
   it('appends log entries and LLM calls once each', () => {
@@ -68,9 +97,37 @@ describe('liveReducer', () => {
     expect(state.llmCalls.map((c) => c.id)).toEqual(['c1']);
   });
 
-  it('leaves the state untouched for events it does not show', () => {
+  it('leaves the state untouched for events it does not show, and for malformed actions', () => {
     const event: BrowserEvent = { ...envelope, type: 'file_changed', seq: 9, data: { path: 'a.txt', size: 1 } };
-    expect(liveReducer(initialLiveState, event)).toBe(initialLiveState);
+    expect(liveReducer(initialLiveState, { event, at: 1 })).toBe(initialLiveState);
+    const broken = {
+      ...envelope,
+      type: 'workflow_action',
+      seq: 10,
+      data: { action: 'danced' },
+    } as unknown as BrowserEvent;
+    expect(liveReducer(initialLiveState, { event: broken, at: 2 })).toBe(initialLiveState);
+  });
+
+  it('keeps workflow actions once each in seq order, replayed or live', () => {
+    const state = fold(action(7, 'answered', 0, 'Euro'), action(5, 'created'), action(7, 'answered', 0, 'Euro'));
+    expect(state.actions.map((a) => [a.seq, a.action, a.actor.login, a.message])).toEqual([
+      [5, 'created', 'carol', null],
+      [7, 'answered', 'carol', 'Euro'],
+    ]);
+  });
+
+  it('expects a revised plan from feedback until the next snapshot arrives', () => {
+    const sent = fold(action(4, 'feedback', 1, 'Add a wish list'));
+    expect(awaitingRevisedPlan(sent)).toBe(true);
+    const snapshot: BrowserEvent = {
+      ...envelope,
+      type: 'workflow_update',
+      seq: 5,
+      data: { kind: 'snapshot', data: { phase: 'executing', current_step: 0, steps: [], memo: [] } },
+    };
+    expect(awaitingRevisedPlan(foldFrom(sent, 2, [snapshot]))).toBe(false);
+    expect(awaitingRevisedPlan(initialLiveState)).toBe(false);
   });
 });
 
@@ -86,7 +143,7 @@ describe('liveWorkflow', () => {
         data: { kind: 'report', data: { path: 'report.md', app_url: 'http://apps.local/shop' } },
       },
     );
-    expect(liveWorkflow(workflow, state)).toMatchObject({
+    expect(liveWorkflow(loaded(workflow), state)).toMatchObject({
       title: 'Shop with cart',
       status: 'waiting_user',
       question: 'Which currency?',
@@ -97,10 +154,43 @@ describe('liveWorkflow', () => {
   it('clears the question once the workflow leaves waiting_user', () => {
     const asked = { ...workflow, status: 'waiting_user' as const, question: 'Which currency?' };
     const state = fold({ ...envelope, type: 'workflow_status', seq: 5, data: { status: 'running', question: null } });
-    expect(liveWorkflow(asked, state)).toMatchObject({ status: 'running', question: null });
+    expect(liveWorkflow(loaded(asked), state)).toMatchObject({ status: 'running', question: null });
   });
 
   it('keeps the loaded record when nothing arrived', () => {
-    expect(liveWorkflow(workflow, initialLiveState)).toEqual(workflow);
+    expect(liveWorkflow(loaded(workflow), initialLiveState)).toEqual(workflow);
+  });
+
+  it('ignores events received before the record was loaded: a newer load (a poll) is not rolled back', () => {
+    const state = fold(
+      { ...envelope, type: 'workflow_status', seq: 5, data: { status: 'running' } },
+      { ...envelope, type: 'workflow_title', seq: 6, data: { title: 'Old title' } },
+    );
+    const polled = { ...workflow, status: 'completed' as const, title: 'New title', finished_at: later };
+    expect(liveWorkflow(loaded(polled, 2), state)).toMatchObject({ status: 'completed', title: 'New title' });
+    // the same record loaded before those events: they apply
+    expect(liveWorkflow(loaded(polled, 1), state)).toMatchObject({ status: 'completed', title: 'Old title' });
+    expect(liveWorkflow(loaded(polled, 0), state)).toMatchObject({ status: 'running', finished_at: null });
+  });
+
+  it('takes start and end times from status events until the record is reloaded', () => {
+    const pending = { ...workflow, status: 'pending' as const, started_at: null };
+    const running = foldFrom(initialLiveState, 1, [
+      { ...envelope, type: 'workflow_status', seq: 2, ts: later, data: { status: 'running' } },
+    ]);
+    expect(liveWorkflow(loaded(pending), running)).toMatchObject({ started_at: later, finished_at: null });
+    const cancelled = foldFrom(initialLiveState, 1, [
+      { ...envelope, type: 'workflow_status', seq: 9, ts: later, data: { status: 'cancelled' } },
+    ]);
+    expect(liveWorkflow(loaded(workflow), cancelled)).toMatchObject({
+      status: 'cancelled',
+      started_at: ts,
+      finished_at: later,
+    });
+  });
+
+  it('counts plan revisions from live feedback actions', () => {
+    const state = fold(action(8, 'feedback', 2, 'More tests'));
+    expect(liveWorkflow(loaded({ ...workflow, plan_revision: 1 }), state).plan_revision).toBe(2);
   });
 });

@@ -1,15 +1,34 @@
-import type { BrowserEvent, ExecutionLogEntry, LlmCallLog, Workflow, WorkflowStatusEventData } from '@svc/protocol';
+import {
+  TERMINAL_WORKFLOW_STATUSES,
+  type BrowserEvent,
+  type ExecutionLogEntry,
+  type LlmCallLog,
+  type WorkflowStatusEventData,
+} from '@svc/protocol';
+import { workflowActionOf, type RunWorkflow, type WorkflowAction } from '../run/wire';
 import type { PlanEvent } from './plan-state';
+
+/** A live fact with its event's time and its place in the page's live stream. */
+export interface Stamped<T> {
+  data: T;
+  ts: string;
+  at: number;
+}
 
 /** What live events have said about one workflow since its page subscribed. */
 export interface LiveState {
   planEvents: PlanEvent[];
   log: ExecutionLogEntry[];
   llmCalls: LlmCallLog[];
-  status: WorkflowStatusEventData | null;
-  title: string | null;
-  /** from a `report` update; undefined until one arrives */
-  appUrl: string | null | undefined;
+  status: Stamped<WorkflowStatusEventData> | null;
+  title: Stamped<string> | null;
+  /** from a `report` update */
+  appUrl: Stamped<string | null> | null;
+  /** `workflow_action` events (who answered, cancelled, sent feedback), each seq once, in seq order */
+  actions: WorkflowAction[];
+  /** place of the latest feedback action, and of the latest snapshot: a revised plan is due while the first is later */
+  feedbackAt: number;
+  snapshotAt: number;
 }
 
 export const initialLiveState: LiveState = {
@@ -18,18 +37,38 @@ export const initialLiveState: LiveState = {
   llmCalls: [],
   status: null,
   title: null,
-  appUrl: undefined,
+  appUrl: null,
+  actions: [],
+  feedbackAt: 0,
+  snapshotAt: 0,
 };
 
+/** One event as the page received it: `at` counts the events received so far, this one included. */
+export interface Received {
+  event: BrowserEvent;
+  at: number;
+}
+
+/** Adds an action unless its seq is known, keeping seq order (a replay may overlap live events). */
+export function addAction(actions: readonly WorkflowAction[], action: WorkflowAction): WorkflowAction[] {
+  if (actions.some((a) => a.seq === action.seq)) return actions as WorkflowAction[];
+  return [...actions, action].sort((a, b) => a.seq - b.seq);
+}
+
 /** Folds one event of the workflow into the live state (pure; unrelated events leave it unchanged). */
-export function liveReducer(state: LiveState, event: BrowserEvent): LiveState {
+export function liveReducer(state: LiveState, { event, at }: Received): LiveState {
+  const stamp = <T>(data: T): Stamped<T> => ({ data, ts: event.ts, at });
   switch (event.type) {
     case 'plan_step_status':
-      return { ...state, planEvents: [...state.planEvents, { kind: 'step', data: event.data }] };
+      return { ...state, planEvents: [...state.planEvents, { kind: 'step', data: event.data, ts: event.ts, at }] };
     case 'workflow_update':
       if (event.data.kind === 'snapshot')
-        return { ...state, planEvents: [...state.planEvents, { kind: 'snapshot', data: event.data.data }] };
-      if (event.data.kind === 'report') return { ...state, appUrl: event.data.data.app_url };
+        return {
+          ...state,
+          planEvents: [...state.planEvents, { kind: 'snapshot', data: event.data.data, ts: event.ts, at }],
+          snapshotAt: at,
+        };
+      if (event.data.kind === 'report') return { ...state, appUrl: stamp(event.data.data.app_url) };
       return state;
     case 'log_entry':
       return state.log.some((e) => e.seq === event.data.seq) ? state : { ...state, log: [...state.log, event.data] };
@@ -38,25 +77,50 @@ export function liveReducer(state: LiveState, event: BrowserEvent): LiveState {
         ? state
         : { ...state, llmCalls: [...state.llmCalls, event.data] };
     case 'workflow_status':
-      return { ...state, status: event.data };
+      return { ...state, status: stamp(event.data) };
     case 'workflow_title':
-      return { ...state, title: event.data.title };
-    default:
-      return state;
+      return { ...state, title: stamp(event.data.title) };
+    default: {
+      // `workflow_action` (CONTRACT-V2), read by its own schema
+      const action = workflowActionOf(event as { type: string; seq: number; ts: string; data: unknown });
+      if (!action) return state;
+      const actions = addAction(state.actions, action);
+      if (actions === state.actions) return state;
+      return { ...state, actions, feedbackAt: action.action === 'feedback' ? at : state.feedbackAt };
+    }
   }
 }
 
+/** A loaded record, and how many live events the page had received when its load began. */
+export interface Loaded<T> {
+  value: T;
+  after: number;
+}
+
+/** A live fact counts only when it came after the load began: the load reflects every earlier one. */
+const newer = <T>(fact: Stamped<T> | null, after: number): fact is Stamped<T> => fact !== null && fact.at > after;
+
 /** The workflow record with what live events changed since it was loaded. */
-export function liveWorkflow(loaded: Workflow, live: LiveState): Workflow {
-  const status = live.status?.status ?? loaded.status;
-  const question = status === 'waiting_user' ? (live.status?.question ?? loaded.question) : null;
-  const error = status === 'failed' ? (live.status?.error ?? loaded.error) : null;
+export function liveWorkflow({ value: loaded, after }: Loaded<RunWorkflow>, live: LiveState): RunWorkflow {
+  const status = newer(live.status, after) ? live.status : null;
+  const current = status?.data.status ?? loaded.status;
+  const question = current === 'waiting_user' ? (status?.data.question ?? loaded.question) : null;
+  const error = current === 'failed' ? (status?.data.error ?? loaded.error) : null;
+  const revisions = live.actions.map((a) => a.revision);
+  const finished = TERMINAL_WORKFLOW_STATUSES.includes(current);
   return {
     ...loaded,
-    status,
+    status: current,
     question,
     error,
-    title: live.title ?? loaded.title,
-    app_url: live.appUrl !== undefined ? live.appUrl : loaded.app_url,
+    // until the record is reloaded, the status event's time stands in for the server's
+    started_at: loaded.started_at ?? (status && current !== 'pending' ? status.ts : null),
+    finished_at: finished ? (status ? status.ts : loaded.finished_at) : null,
+    title: newer(live.title, after) ? live.title.data : loaded.title,
+    app_url: newer(live.appUrl, after) ? live.appUrl.data : loaded.app_url,
+    plan_revision: Math.max(loaded.plan_revision, ...revisions),
   };
 }
+
+/** Whether feedback was sent live and no plan has arrived since: the agent is revising its plan. */
+export const awaitingRevisedPlan = (live: LiveState): boolean => live.feedbackAt > live.snapshotAt;

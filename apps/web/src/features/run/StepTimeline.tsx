@@ -1,0 +1,149 @@
+import { Empty, ErrorNote, Loading } from '../../components/Feedback';
+import { planProgress, stepDisplay, type StepDisplay } from '../workflow/plan-state';
+import { elapsedMs, formatClock, formatElapsed } from './time';
+import { useNow } from './useNow';
+import type { RunPlanStep, RunWorkflow, WorkflowAction } from './wire';
+
+const LABELS: Record<StepDisplay, string> = {
+  done: 'Done',
+  running: 'Running',
+  waiting: 'Waiting for input',
+  pending: 'Pending',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+};
+const ICONS: Record<StepDisplay, string> = {
+  done: '✓',
+  running: '▶',
+  waiting: '?',
+  pending: '○',
+  failed: '✕',
+  cancelled: '■',
+};
+
+interface Props {
+  workflow: RunWorkflow;
+  steps: readonly RunPlanStep[];
+  loading: boolean;
+  error: unknown;
+  revising: boolean;
+  /** the latest feedback that revised the plan, if known */
+  revisedBy: WorkflowAction | null;
+  /** the step the log is filtered to (0-based), or null */
+  selected: number | null;
+  onSelect(step: number | null): void;
+}
+
+/**
+ * The plan as a timeline: each step's state and how long it took (or has been running), the current
+ * step marked. Pressing a step filters the execution log to it; pressing it again shows every entry.
+ */
+export function StepTimeline({ workflow, steps, loading, error, revising, revisedBy, selected, onSelect }: Props) {
+  const { done, total, current } = planProgress(steps, workflow.status);
+  const ticking = current !== null && stepDisplay(current, workflow.status) === 'running';
+  const now = useNow(ticking);
+  return (
+    <section aria-labelledby="plan-heading" className="card run-timeline">
+      <div className="section-head">
+        <h2 id="plan-heading">Steps</h2>
+        {steps.length > 0 && (
+          <span className="muted small" data-testid="plan-count">
+            {done} of {total} done
+          </span>
+        )}
+      </div>
+      {workflow.plan_revision > 0 && (
+        <RevisionMarker revision={workflow.plan_revision} action={revisedBy} revising={revising} />
+      )}
+      {loading && steps.length === 0 && <Loading what="the plan" />}
+      <ErrorNote error={error} />
+      {!loading && steps.length === 0 && <Empty>No plan yet: the agent writes one when it starts planning.</Empty>}
+      <ol className="plan timeline">
+        {steps.map((step) => {
+          const shown = stepDisplay(step, workflow.status);
+          const isSelected = selected === step.index;
+          return (
+            <li
+              key={`${step.index}:${step.title}`}
+              className={`plan-step plan-step-${shown}${isSelected ? ' selected' : ''}`}
+              data-step-index={step.index}
+              aria-current={current?.index === step.index ? 'step' : undefined}
+            >
+              <button
+                type="button"
+                className="step-button"
+                aria-pressed={isSelected}
+                title={isSelected ? 'Show the whole log' : 'Show only this step in the log'}
+                onClick={() => onSelect(isSelected ? null : step.index)}
+              >
+                <span className="step-number" aria-hidden="true">
+                  {step.index + 1}
+                </span>
+                <span className="visually-hidden">Step {step.index + 1}: </span>
+                <span className="plan-step-title">{step.title}</span>
+                <span className={`step-state step-${shown}`} data-step-status={shown}>
+                  <span aria-hidden="true">{ICONS[shown]}</span> {LABELS[shown]}
+                </span>
+                <StepDuration step={step} shown={shown} workflow={workflow} now={now} />
+              </button>
+              {step.description && <p className="plan-step-description">{step.description}</p>}
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
+
+function StepDuration({
+  step,
+  shown,
+  workflow,
+  now,
+}: {
+  step: RunPlanStep;
+  shown: StepDisplay;
+  workflow: RunWorkflow;
+  now: number;
+}) {
+  // An interrupted step ran until the workflow stopped.
+  const end =
+    shown === 'failed' || shown === 'cancelled' ? (step.finished_at ?? workflow.finished_at) : step.finished_at;
+  const ms = shown === 'pending' ? null : elapsedMs(step.started_at, end, now);
+  if (ms === null) return <span className="step-duration" data-duration="" />;
+  const span = step.started_at
+    ? `started ${formatClock(step.started_at)}${end ? `, ended ${formatClock(end)}` : ''}`
+    : undefined;
+  return (
+    <span className="step-duration" data-duration={ms} title={span}>
+      {formatElapsed(ms)}
+    </span>
+  );
+}
+
+function RevisionMarker({
+  revision,
+  action,
+  revising,
+}: {
+  revision: number;
+  action: WorkflowAction | null;
+  revising: boolean;
+}) {
+  return (
+    <div className="revision-marker" data-testid="revision-marker" data-revision={revision}>
+      <p>
+        <strong>{revising ? 'Revising the plan' : `Plan revision ${revision}`}</strong>
+        {action ? (
+          <>
+            {' '}
+            after feedback from {action.actor.login} at <time dateTime={action.ts}>{formatClock(action.ts)}</time>:
+          </>
+        ) : (
+          ' after feedback.'
+        )}
+      </p>
+      {action?.message && <blockquote className="revision-feedback">{action.message}</blockquote>}
+    </div>
+  );
+}
