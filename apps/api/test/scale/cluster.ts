@@ -88,9 +88,10 @@ export async function subscribeBrowser(
   replica: ApiProcess,
   cookie: string,
   workflowId: string,
-  sinceSeq = 0,
+  sinceSeq?: number,
 ): Promise<{ inbox: Inbox; close(): void; subscribed: Message }> {
   const { ws, inbox } = await openBrowserSocket(replica, cookie);
+  // Without since_seq the browser follows from now: `subscribed.last_seq` is where its stream starts.
   ws.send(JSON.stringify({ type: 'subscribe', workflow_id: workflowId, since_seq: sinceSeq }));
   const subscribed = await inbox.next((m) => m.type === 'subscribed' && m.workflow_id === workflowId);
   return { inbox, subscribed, close: () => ws.terminate() };
