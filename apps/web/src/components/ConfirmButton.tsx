@@ -3,6 +3,10 @@ import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent
 interface Props {
   /** the trigger, e.g. "Cancel workflow" */
   label: string;
+  /** the trigger's accessible name when `label` alone is ambiguous, e.g. "Revoke token ci" in a list */
+  ariaLabel?: string;
+  /** the smaller buttons of lists and tables */
+  small?: boolean;
   /** the question asked before acting, e.g. "Stop this workflow?" */
   question: string;
   /** says what happens, e.g. "Yes, cancel workflow" */
@@ -52,6 +56,8 @@ export function focusWhenSettled(find: () => HTMLElement | null, frames = SETTLE
  */
 export function ConfirmButton({
   label,
+  ariaLabel,
+  small = false,
   question,
   confirmLabel,
   keepLabel = 'No, go back',
@@ -66,6 +72,7 @@ export function ConfirmButton({
   const triggerRef = useRef<HTMLButtonElement>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
   const questionId = useId();
+  const size = small ? ' small' : '';
   const focusAfterRef = useRef(focusAfter);
   focusAfterRef.current = focusAfter;
 
@@ -102,7 +109,7 @@ export function ConfirmButton({
           <button
             ref={confirmRef}
             type="button"
-            className="danger"
+            className={`danger${size}`}
             onClick={() => {
               setAsking(false);
               setFocusNext('trigger');
@@ -111,7 +118,7 @@ export function ConfirmButton({
           >
             {confirmLabel}
           </button>
-          <button type="button" onClick={close}>
+          <button type="button" className={size.trim() || undefined} onClick={close}>
             {keepLabel}
           </button>
         </span>
@@ -119,7 +126,8 @@ export function ConfirmButton({
         <button
           ref={triggerRef}
           type="button"
-          className="danger"
+          className={`danger${size}`}
+          aria-label={ariaLabel}
           // aria-disabled rather than disabled: a disabled button drops focus to <body>
           aria-disabled={busy || undefined}
           onClick={() => {

@@ -1,5 +1,4 @@
-import type { BrowserEvent, BrowserServerMessage } from '@svc/protocol';
-import type { CommandOutputEvent, CommandOutputMessage } from './command-output';
+import type { BrowserCommandOutputMessage, BrowserEvent, BrowserServerMessage, CommandOutputData } from '@svc/protocol';
 import { SubscriptionBook, type WorkflowListener } from './subscription-book';
 import { browserSocketUrl, retryDelay, RETRY_MAX_MS } from './ws';
 
@@ -134,7 +133,7 @@ describe('SubscriptionBook delivery', () => {
 });
 
 describe('SubscriptionBook command output (ephemeral, outside the seq envelope)', () => {
-  const output = (offset: number): CommandOutputMessage => ({
+  const output = (offset: number): BrowserCommandOutputMessage => ({
     type: 'command_output',
     workflow_id: 'wf',
     data: { call_id: 'c1', event: 'output', stream: 'stdout', offset, chunk: `line ${offset}\n` },
@@ -142,10 +141,10 @@ describe('SubscriptionBook command output (ephemeral, outside the seq envelope)'
 
   it("goes to the workflow's listeners only, and leaves the seq dedupe alone", () => {
     const book = new SubscriptionBook();
-    const seen: CommandOutputEvent[] = [];
+    const seen: CommandOutputData[] = [];
     const events = recorder();
     book.addWorkflow('wf', { ...events, onCommandOutput: (e) => seen.push(e) });
-    const elsewhere: CommandOutputEvent[] = [];
+    const elsewhere: CommandOutputData[] = [];
     book.addWorkflow('other', { onEvent: () => undefined, onCommandOutput: (e) => elsewhere.push(e) });
     deliver(book, { type: 'subscribed', workflow_id: 'wf', last_seq: 4 });
     book.receiveCommandOutput(output(0)).deliver();

@@ -1,17 +1,18 @@
 import {
   isProjectEventType,
   type BrowserClientMessage,
+  type BrowserCommandOutputMessage,
   type BrowserEvent,
   type BrowserServerMessage,
+  type CommandOutputData,
 } from '@svc/protocol';
-import type { CommandOutputEvent, CommandOutputMessage } from './command-output';
 
 export interface WorkflowListener {
   onEvent(event: BrowserEvent): void;
   /** the server confirmed the (re)subscription; everything after `lastSeq` will arrive live */
   onSubscribed?(lastSeq: number): void;
   /** live output of a command the worker runs now (ephemeral: no seq, never replayed) */
-  onCommandOutput?(event: CommandOutputEvent): void;
+  onCommandOutput?(event: CommandOutputData): void;
 }
 
 export type ProjectListener = (event: BrowserEvent) => void;
@@ -115,10 +116,10 @@ export class SubscriptionBook {
    * Routes an ephemeral `command_output` message to the workflow's listeners. It has no seq, so it
    * neither passes through nor moves the stored events' dedupe.
    */
-  receiveCommandOutput(message: CommandOutputMessage): Delivery {
+  receiveCommandOutput(message: BrowserCommandOutputMessage): Delivery {
     const entry = this.workflows.get(message.workflow_id);
     if (!entry) return { deliver: () => undefined, duplicate: false };
-    const event: CommandOutputEvent = message.data;
+    const event: CommandOutputData = message.data;
     const listeners = [...entry.listeners];
     return {
       deliver: () => listeners.forEach((l) => runSafely(() => l.onCommandOutput?.(event))),
@@ -142,7 +143,7 @@ export class SubscriptionBook {
   }
 }
 
-const isCommandOutput = (message: { type: string }): message is CommandOutputMessage =>
+const isCommandOutput = (message: { type: string }): message is BrowserCommandOutputMessage =>
   message.type === 'command_output';
 
 /** One listener's failure must not keep the event from the others. */

@@ -1,12 +1,12 @@
 import { backoffDelay } from '@svc/client';
 import {
+  BrowserCommandOutputMessageSchema,
   BrowserServerMessageSchema,
   parseJsonMessage,
   parseWith,
   type BrowserClientMessage,
   type WsErrorInfo,
 } from '@svc/protocol';
-import { CommandOutputMessageSchema } from './command-output';
 import { SubscriptionBook, type ProjectListener, type WorkflowListener } from './subscription-book';
 
 export type { ProjectListener, WorkflowListener } from './subscription-book';
@@ -206,7 +206,7 @@ export class LiveSocket {
       return false;
     }
     if ((json as { type?: unknown } | null)?.type !== 'command_output') return false;
-    const parsed = parseWith(CommandOutputMessageSchema, json);
+    const parsed = parseWith(BrowserCommandOutputMessageSchema, json);
     if (parsed.ok) this.book.receiveCommandOutput(parsed.value).deliver();
     else console.warn(`svc: ignored a command_output message: ${parsed.error.message}`);
     return true;

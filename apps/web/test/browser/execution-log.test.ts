@@ -3,7 +3,7 @@ import { eventually } from '@svc/test-kit';
 import { auditPage } from '../support/audit';
 import { describeInChromium } from '../support/chromium';
 import { expectText } from '../support/pages';
-import { logUpdate, startRunFixture, threeStepPlan, type RunFixture } from '../support/run-fixture';
+import { logUpdate, startRunFixture, threeStepPlan, type RunFixture } from '../support/runs';
 
 jest.setTimeout(90_000);
 

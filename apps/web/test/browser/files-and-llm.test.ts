@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { auditPage } from '../support/audit';
 import { describeInChromium } from '../support/chromium';
 import { expectText } from '../support/pages';
-import { startRunFixture, threeStepPlan, type RunFixture } from '../support/run-fixture';
+import { startRunFixture, threeStepPlan, type RunFixture } from '../support/runs';
 
 jest.setTimeout(90_000);
 

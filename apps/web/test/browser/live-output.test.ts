@@ -3,7 +3,7 @@ import { auditPage } from '../support/audit';
 import { describeInChromium } from '../support/chromium';
 import { expectText } from '../support/pages';
 import { expectJson } from '../support/server';
-import { logUpdate, startRunFixture, threeStepPlan, type RunFixture } from '../support/run-fixture';
+import { logUpdate, startRunFixture, threeStepPlan, type RunFixture } from '../support/runs';
 
 jest.setTimeout(90_000);
 
@@ -146,7 +146,7 @@ describeInChromium('live command output, revisions, LLM detail and step diffs in
     await run.page.getByRole('tab', { name: 'Files' }).click();
     await run.page.getByRole('button', { name: 'Changes by step' }).click();
     const step = run.page.locator('.step-diff[data-step="1"]');
-    await expectText(step.locator('h3'), 'Step 2');
+    await expectText(step.locator('h3'), 'Step 2 (revision 1)'); // made after the feedback above
     const file = step.locator('[data-path="shop/cart.ts"]');
     expect(await file.locator('summary').innerText()).toBe('M shop/cart.ts +1 −1');
     expect((await file.locator('.diff-add').innerText()).trimEnd()).toBe('+export const total = items.length;');

@@ -1,13 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Workflow } from '@svc/protocol';
 import type { Page, Request } from 'playwright-core';
 import { eventually, startApiProcess } from '@svc/test-kit';
 import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { createProjectInUi, expectText, signIn } from '../support/pages';
 import { startWorker, WEB_DIST_DIR, type TestServer, type TestWorker } from '../support/server';
-import { expectListed, RunFixtures, templateClone, type RunRecord } from './run-fixtures';
+import { expectListed, RunFixtures } from '../support/runs';
+import { templateClone } from '../support/templates';
 
 jest.setTimeout(90_000);
 
@@ -20,8 +22,8 @@ describeInChromium('the project page and its run list in Chromium against the re
   let worker: TestWorker;
   let runs: RunFixtures;
   const templatesRoot = mkdtempSync(join(tmpdir(), 'svc-web-templates-'));
-  const made: Record<string, RunRecord> = {};
-  const item = (run: RunRecord) => page.locator(`.workflow-item[data-workflow-id="${run.id}"]`);
+  const made: Record<string, Workflow> = {};
+  const item = (run: Workflow) => page.locator(`.workflow-item[data-workflow-id="${run.id}"]`);
 
   beforeAll(async () => {
     const local = templateClone(templatesRoot, {

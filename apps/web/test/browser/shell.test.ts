@@ -1,10 +1,11 @@
 import type { Page } from 'playwright-core';
 import { eventually } from '@svc/test-kit';
+import type { Workflow } from '@svc/protocol';
 import { auditPage, expectNoAxeViolations, VIEWPORTS } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { createProjectInUi, signIn } from '../support/pages';
 import { startWebServer, startWorker, type TestServer, type TestWorker } from '../support/server';
-import { RunFixtures, type RunRecord } from './run-fixtures';
+import { RunFixtures } from '../support/runs';
 
 jest.setTimeout(90_000);
 
@@ -37,7 +38,7 @@ describeInChromium('the app shell in Chromium against the real server', () => {
   let worker: TestWorker;
   let runs: RunFixtures;
   let projectId = '';
-  const waiting: RunRecord[] = [];
+  const waiting: Workflow[] = [];
   /** The header's button once it counts `n` runs (its name says what the number means). */
   const waitingButton = (n: string) => page.getByRole('button', { name: `${n} waiting for you`, exact: true });
 

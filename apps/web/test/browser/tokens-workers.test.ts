@@ -134,8 +134,7 @@ describeInChromium('the admin pages (API tokens, workers) in Chromium against th
 
   it('shows administrators everyone’s tokens, with their owner', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await signIn(page, server.url, 'root');
-    console.log('B'); // ADMIN_USERS=root in the test server
+    await signIn(page, server.url, 'root'); // ADMIN_USERS=root in the test server
     await page.getByRole('link', { name: 'Admin', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Workers' }).waitFor();
     await page.getByRole('link', { name: 'API tokens' }).click();

@@ -1,9 +1,9 @@
 import { useRef, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { ApiToken } from '@svc/protocol';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorNote } from '../../components/Feedback';
 import { adminKeys, revokeToken } from './api';
-import { RevokeButton } from './RevokeButton';
 import { formatMoment } from './time';
 
 type TokenState = 'active' | 'revoked' | 'expired';
@@ -101,7 +101,17 @@ function TokenItem({
       </dl>
       {state === 'active' && (
         <div className="token-actions">
-          <RevokeButton name={label} busy={revoke.isPending} onRevoke={() => revoke.mutate()} />
+          <ConfirmButton
+            label="Revoke"
+            ariaLabel={`Revoke ${label}`}
+            small
+            question={`Revoke ${label}? Anything using it stops working.`}
+            confirmLabel="Yes, revoke"
+            keepLabel="Keep token"
+            busy={revoke.isPending}
+            busyLabel="Revoking…"
+            onConfirm={() => revoke.mutate()}
+          />
         </div>
       )}
       <ErrorNote error={revoke.error} />

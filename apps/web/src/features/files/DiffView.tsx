@@ -2,12 +2,13 @@ import { useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { formatClock, formatFullTime } from '../log/format-time';
-import { getStepDiffs, type DiffFile, type StepDiff } from './api';
+import type { StepDiff, StepDiffFile } from '@svc/protocol';
+import { getStepDiffs } from './api';
 import { splitPatch, type PatchSection } from './patch';
 
-const STATUS_MARK: Record<DiffFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D' };
+const STATUS_MARK: Record<StepDiffFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D' };
 
-function Counts({ file }: { file: DiffFile }) {
+function Counts({ file }: { file: StepDiffFile }) {
   if (file.binary) return <span className="muted small">binary</span>;
   return (
     <span className="diff-counts">

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { encodePath } from '@svc/client';
-import { FileWrittenSchema, TimestampSchema } from '@svc/protocol';
+import { FileWrittenSchema, StepDiffListSchema } from '@svc/protocol';
 import { API_BASE, apiClient, apiJson } from '../../lib/api';
 
 const base = (id: string) => `/workflows/${encodeURIComponent(id)}`;
@@ -28,24 +28,4 @@ export function uploadFiles(workflowId: string, dir: string, files: readonly Fil
   });
 }
 
-export const DiffFileSchema = z.object({
-  path: z.string(),
-  status: z.enum(['added', 'modified', 'deleted']),
-  additions: z.int().min(0),
-  deletions: z.int().min(0),
-  binary: z.boolean(),
-});
-export type DiffFile = z.infer<typeof DiffFileSchema>;
-
-/** One step's change to the workspace (CONTRACT-V2 "Step diffs"). */
-export const StepDiffSchema = z.object({
-  step_index: z.int().min(0),
-  revision: z.int().min(0),
-  files: z.array(DiffFileSchema),
-  patch: z.string(),
-  truncated: z.boolean(),
-  created_at: TimestampSchema,
-});
-export type StepDiff = z.infer<typeof StepDiffSchema>;
-
-export const getStepDiffs = (workflowId: string) => apiJson(`${base(workflowId)}/diffs`, z.array(StepDiffSchema));
+export const getStepDiffs = (workflowId: string) => apiJson(`${base(workflowId)}/diffs`, StepDiffListSchema);

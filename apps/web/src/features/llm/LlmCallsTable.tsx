@@ -6,7 +6,7 @@ import { formatDuration, formatNumber } from '../../lib/format';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { mergeLlmCalls, NO_TOTALS } from '../workflow/history-merge';
 import { formatClock, formatFullTime } from '../log/format-time';
-import { getLlmCallPage, type LlmCall } from './api';
+import { getLlmCallPage } from './api';
 import { LlmCallDetailView } from './LlmCallDetailView';
 import './llm.css';
 
@@ -92,7 +92,7 @@ export function LlmCallsTable({ workflowId, live }: { workflowId: string; live: 
             </tr>
           </thead>
           <tbody>
-            {items.map((call: LlmCall) => {
+            {items.map((call) => {
               const expanded = open.has(call.id);
               const detailId = `llm-detail-${call.id}`;
               return (

@@ -1,6 +1,6 @@
+import type { CommandOutputData } from '@svc/protocol';
 import { commandOf, groupLog, logItems, matchesFilter, NO_FILTER, toolNames, type LogEntry } from './log-model';
 import { runningCommandsReducer, type RunningCommands } from './running-commands';
-import type { CommandOutputEvent } from '../../lib/command-output';
 
 let nextSeq = 0;
 const entry = (over: Partial<LogEntry> = {}): LogEntry => {
@@ -23,12 +23,12 @@ const entry = (over: Partial<LogEntry> = {}): LogEntry => {
 
 /** A command_output event without its call id (the helpers add one). */
 type EventOf = {
-  [K in CommandOutputEvent['event']]: Omit<Extract<CommandOutputEvent, { event: K }>, 'call_id'>;
-}[CommandOutputEvent['event']];
+  [K in CommandOutputData['event']]: Omit<Extract<CommandOutputData, { event: K }>, 'call_id'>;
+}[CommandOutputData['event']];
 
 const running = (events: EventOf[], callId = 'c1'): RunningCommands =>
   events.reduce<RunningCommands>(
-    (state, e) => runningCommandsReducer(state, { ...e, call_id: callId } as CommandOutputEvent),
+    (state, e) => runningCommandsReducer(state, { ...e, call_id: callId } as CommandOutputData),
     new Map(),
   );
 const started = (command: string | null, step = 1): EventOf[] =>

@@ -1,21 +1,21 @@
-import type { CommandOutputEvent } from '../../lib/command-output';
+import type { CommandOutputData } from '@svc/protocol';
 import { assembledOutput, insertChunk, runningCommandsReducer, type RunningCommands } from './running-commands';
 
-const started: CommandOutputEvent = {
+const started: CommandOutputData = {
   call_id: 'c1',
   event: 'started',
   step_index: 1,
   command: 'npm test',
   started_at: '2026-01-01T00:00:00Z',
 };
-const out = (offset: number, chunk: string, stream: 'stdout' | 'stderr' = 'stdout'): CommandOutputEvent => ({
+const out = (offset: number, chunk: string, stream: 'stdout' | 'stderr' = 'stdout'): CommandOutputData => ({
   call_id: 'c1',
   event: 'output',
   stream,
   offset,
   chunk,
 });
-const fold = (events: CommandOutputEvent[], max?: number): RunningCommands =>
+const fold = (events: CommandOutputData[], max?: number): RunningCommands =>
   events.reduce<RunningCommands>((state, e) => runningCommandsReducer(state, e, max), new Map());
 
 describe('live command output assembly', () => {

@@ -1,5 +1,4 @@
-import type { CommandOutputEvent } from '../../lib/command-output';
-
+import type { CommandOutputData } from '@svc/protocol';
 export interface OutputChunk {
   stream: 'stdout' | 'stderr';
   offset: number;
@@ -71,7 +70,7 @@ function bound(command: RunningCommand, max: number): RunningCommand {
 /** Folds one `command_output` message into the running commands (pure). */
 export function runningCommandsReducer(
   state: RunningCommands,
-  event: CommandOutputEvent,
+  event: CommandOutputData,
   maxChars = MAX_LIVE_OUTPUT_CHARS,
 ): RunningCommands {
   const current = state.get(event.call_id) ?? fresh(event.call_id);

@@ -1,9 +1,9 @@
+import type { CommandOutputData } from '@svc/protocol';
 import { useEffect, useReducer } from 'react';
 import { useLiveSocket } from '../../lib/live';
-import type { CommandOutputEvent } from '../../lib/command-output';
 import { runningCommandsReducer, type RunningCommands } from './running-commands';
 
-const reduce = (state: RunningCommands, event: CommandOutputEvent) => runningCommandsReducer(state, event);
+const reduce = (state: RunningCommands, event: CommandOutputData) => runningCommandsReducer(state, event);
 
 /**
  * Commands the worker runs while the page is open, with their output as it streams in (ephemeral

@@ -2,6 +2,11 @@ import { useState, type FormEvent } from 'react';
 import { ErrorNote } from '../../components/Feedback';
 import { pricesOf, rowsOf, type PriceRow } from './prices';
 
+const PRICE_FIELDS = [
+  { key: 'prompt', label: 'Prompt' },
+  { key: 'completion', label: 'Completion' },
+] as const;
+
 /** `llm_prices` as rows of model, prompt and completion price (US$ per million tokens). */
 export function PriceEditor({
   value,
@@ -45,24 +50,17 @@ export function PriceEditor({
                 aria-label={`Model of row ${i + 1}`}
               />
             </label>
-            <label>
-              Prompt $ / 1M tokens
-              <input
-                inputMode="decimal"
-                value={row.prompt}
-                onChange={(e) => change(i, { prompt: e.target.value })}
-                aria-label={`Prompt price of row ${i + 1}, US dollars per million tokens`}
-              />
-            </label>
-            <label>
-              Completion $ / 1M tokens
-              <input
-                inputMode="decimal"
-                value={row.completion}
-                onChange={(e) => change(i, { completion: e.target.value })}
-                aria-label={`Completion price of row ${i + 1}, US dollars per million tokens`}
-              />
-            </label>
+            {PRICE_FIELDS.map(({ key, label }) => (
+              <label key={key}>
+                {label} $ / 1M tokens
+                <input
+                  inputMode="decimal"
+                  value={row[key]}
+                  onChange={(e) => change(i, { [key]: e.target.value })}
+                  aria-label={`${label} price of row ${i + 1}, US dollars per million tokens`}
+                />
+              </label>
+            ))}
             <button
               type="button"
               className="small danger"

@@ -1,16 +1,16 @@
 import { useEffect, useRef } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
-import { hasProjectChange, PROJECT_ACCESS_CHANGES, type BrowserEvent } from '@svc/protocol';
+import { hasProjectChange, PROJECT_ACCESS_CHANGES, type BrowserEvent, type WaitingWorkflow } from '@svc/protocol';
 import { setTitleBadge } from '../../lib/document-title';
 import { shorten } from '../../lib/format';
-import { useProjectEvents } from '../../lib/live';
+import { usePollInterval, useProjectEvents } from '../../lib/live';
 import { queryKeys } from '../../lib/query-keys';
+import { useProjects } from '../projects/hooks';
 import { getWaiting } from '../workflows/api';
-import type { WaitingRun } from '../workflows/wire';
 import { notify } from './notifications';
 
-/** Project events catch most changes at once; polling catches the rest (projects past the cap, missed events). */
+/** While the socket is closed, and for projects past WAITING_WATCHED_PROJECTS, the count is polled this often. */
 export const WAITING_POLL_MS = 30_000;
 /** Projects watched live for the count; each is one subscription on the socket, which the server limits. */
 export const WAITING_WATCHED_PROJECTS = 50;
@@ -18,11 +18,14 @@ export const WAITING_WATCHED_PROJECTS = 50;
 export const runPath = (run: { project_id: string; id: string }) =>
   `/projects/${encodeURIComponent(run.project_id)}/workflows/${encodeURIComponent(run.id)}`;
 
+/** The runs waiting for the user: refetched on the watched projects' events while the socket is open, else polled. */
 export function useWaitingRuns() {
+  const poll = usePollInterval(WAITING_POLL_MS);
+  const unwatched = (useProjects().data?.length ?? 0) > WAITING_WATCHED_PROJECTS;
   return useQuery({
     queryKey: queryKeys.waiting,
     queryFn: getWaiting,
-    refetchInterval: WAITING_POLL_MS,
+    refetchInterval: unwatched ? WAITING_POLL_MS : poll,
     refetchIntervalInBackground: true,
   });
 }
@@ -63,6 +66,6 @@ export function useWaitingAlerts(): void {
   }, [waiting.data, navigate]);
 }
 
-export const notificationTitle = (run: WaitingRun) => `Run #${run.number} needs your answer`;
-export const notificationBody = (run: WaitingRun) =>
+export const notificationTitle = (run: WaitingWorkflow) => `Run #${run.number} needs your answer`;
+export const notificationBody = (run: WaitingWorkflow) =>
   shorten(`${run.project_name}: ${run.question ?? run.title ?? ''}`, 180);

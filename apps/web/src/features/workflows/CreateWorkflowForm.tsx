@@ -4,8 +4,8 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { queryKeys } from '../../lib/query-keys';
 import { shorten } from '../../lib/format';
 import { ErrorNote } from '../../components/Feedback';
-import { getRun, listTemplates, listWorkers, newIdempotencyKey, startRun, type StartRunBody } from './api';
-import type { Run } from './wire';
+import type { CreateWorkflowRequest, Workflow } from '@svc/protocol';
+import { getRun, listTemplates, listWorkers, newIdempotencyKey, startRun } from './api';
 
 export const RERUN_PARAM = 'rerun';
 
@@ -22,7 +22,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
   const [requirement, setRequirement] = useState('');
   const [workerId, setWorkerId] = useState('');
   const [template, setTemplate] = useState('');
-  const [rerunOf, setRerunOf] = useState<Run | null>(null);
+  const [rerunOf, setRerunOf] = useState<Workflow | null>(null);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   // One key per submission of this form's content: sending the same content again (a double click,
   // a retry after a lost answer) reuses it, so the server starts one run; any edit makes a new one.
@@ -49,7 +49,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
   }, [source.data, rerunId, projectId]);
 
   const create = useMutation({
-    mutationFn: ({ body, key }: { body: StartRunBody; key: string }) => startRun(projectId, body, key),
+    mutationFn: ({ body, key }: { body: CreateWorkflowRequest; key: string }) => startRun(projectId, body, key),
     onSuccess: (run) => {
       void queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) });
       navigate(`/projects/${encodeURIComponent(projectId)}/workflows/${encodeURIComponent(run.id)}`);
@@ -61,7 +61,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
     event.preventDefault();
     if (!requirement.trim() || inFlight.current) return;
     inFlight.current = true;
-    const body: StartRunBody = {
+    const body: CreateWorkflowRequest = {
       requirement,
       ...(workerId ? { worker_id: workerId } : {}),
       ...(template ? { template } : {}),
@@ -84,7 +84,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
   const rerunMissing = rerunId !== null && (source.isError || (source.data && source.data.project_id !== projectId));
   return (
     <section aria-labelledby={`${id}-heading`} className="create-run">
-      <h2 id={`${id}-heading`}>{rerunOf ? `Re-run #${rerunOf.number ?? '?'}` : 'New workflow'}</h2>
+      <h2 id={`${id}-heading`}>{rerunOf ? `Re-run #${rerunOf.number}` : 'New workflow'}</h2>
       {rerunOf && (
         <p className="rerun-note" role="status">
           Starting from “{shorten(rerunOf.title || 'Untitled workflow', 80)}”: edit the requirement, then start.{' '}

@@ -1,13 +1,13 @@
+import type { WorkflowListItem } from '@svc/protocol';
 import { Link } from 'react-router';
 import { elapsedMs, formatDuration, formatTime, previewLines, shorten } from '../../lib/format';
 import { StatusBadge } from '../../components/StatusBadge';
 import { RERUN_PARAM } from './CreateWorkflowForm';
-import type { Run } from './wire';
 
 /** One run in the project's list: number, title, status, progress, duration, start time, re-run. */
-export function RunItem({ projectId, run, now }: { projectId: string; run: Run; now: number }) {
+export function RunItem({ projectId, run, now }: { projectId: string; run: WorkflowListItem; now: number }) {
   const duration = elapsedMs(run.started_at, run.finished_at, now);
-  const label = run.number !== undefined ? `#${run.number}` : '';
+  const label = `#${run.number}`;
   return (
     <li className="workflow-item" data-workflow-id={run.id} data-status={run.status}>
       <div className="workflow-item-head">
@@ -15,7 +15,7 @@ export function RunItem({ projectId, run, now }: { projectId: string; run: Run; 
           to={`/projects/${encodeURIComponent(projectId)}/workflows/${encodeURIComponent(run.id)}`}
           className="workflow-link"
         >
-          {label && <span className="run-number">{label}</span>}{' '}
+          <span className="run-number">{label}</span>{' '}
           <span className="workflow-title" title={run.title}>
             {shorten(run.title || 'Untitled workflow', 100)}
           </span>
@@ -37,7 +37,7 @@ export function RunItem({ projectId, run, now }: { projectId: string; run: Run; 
           <time dateTime={run.started_at ?? run.created_at}>{formatTime(run.started_at ?? run.created_at)}</time>
         </span>
         <Link to={`?${RERUN_PARAM}=${encodeURIComponent(run.id)}`} className="run-rerun">
-          Re-run<span className="visually-hidden"> {label || run.title}</span>
+          Re-run<span className="visually-hidden"> {label}</span>
         </Link>
       </p>
     </li>

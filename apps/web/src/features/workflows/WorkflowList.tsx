@@ -6,19 +6,19 @@ import {
   PROJECT_RECORD_CHANGES,
   TERMINAL_WORKFLOW_STATUSES,
   WorkflowStatusSchema,
+  type WorkflowListItem,
   type WorkflowStatus,
 } from '@svc/protocol';
 import { queryKeys } from '../../lib/query-keys';
-import { useProjectEvents } from '../../lib/live';
+import { usePollInterval, useProjectEvents } from '../../lib/live';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { listWorkflows } from './api';
 import { RunFilters } from './RunFilters';
 import { RunItem } from './RunItem';
-import type { Run } from './wire';
 
 /**
  * Progress lives in snapshots, which reach only a workflow's own subscribers: while a run is active
- * the list is also refetched this often so its progress moves.
+ * the list is also refetched this often so its progress moves, even with the socket open.
  */
 export const ACTIVE_LIST_REFRESH_MS = 10_000;
 
@@ -28,7 +28,7 @@ export function parseStatuses(param: string | null): WorkflowStatus[] {
   return param.split(',').filter((s): s is WorkflowStatus => WorkflowStatusSchema.safeParse(s).success);
 }
 
-const isActive = (run: Run) => !TERMINAL_WORKFLOW_STATUSES.includes(run.status);
+const isActive = (run: WorkflowListItem) => !TERMINAL_WORKFLOW_STATUSES.includes(run.status);
 
 /** The project's workflows, newest first, filtered by status and text, kept current by the project's live events. */
 export function WorkflowList({ projectId }: { projectId: string }) {
@@ -37,6 +37,7 @@ export function WorkflowList({ projectId }: { projectId: string }) {
   const statuses = parseStatuses(params.get('status'));
   const q = params.get('q') ?? '';
   const filtered = statuses.length > 0 || q.trim() !== '';
+  const poll = usePollInterval();
   const workflows = useInfiniteQuery({
     queryKey: queryKeys.workflowList(projectId, statuses, q.trim()),
     queryFn: ({ pageParam }) => listWorkflows(projectId, { statuses, q }, pageParam),
@@ -44,7 +45,9 @@ export function WorkflowList({ projectId }: { projectId: string }) {
     getNextPageParam: (page) => page.next_cursor ?? undefined,
     placeholderData: keepPreviousData,
     refetchInterval: (query) =>
-      query.state.data?.pages.some((page) => page.items.some(isActive)) ? ACTIVE_LIST_REFRESH_MS : false,
+      query.state.data?.pages.some((page) => page.items.some(isActive))
+        ? Math.min(ACTIVE_LIST_REFRESH_MS, poll || Infinity)
+        : poll,
   });
   useProjectEvents(projectId, (event) => {
     void queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) });

@@ -1,6 +1,13 @@
-import { parseWith, type WorkflowStatus } from '@svc/protocol';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  parseWith,
+  WaitingWorkflowsSchema,
+  WorkflowPageSchema,
+  WorkflowSchema,
+  type CreateWorkflowRequest,
+  type WorkflowStatus,
+} from '@svc/protocol';
 import { apiClient, apiJson, ApiError } from '../../lib/api';
-import { RunPageSchema, RunSchema, WaitingResponseSchema } from './wire';
 
 const enc = encodeURIComponent;
 
@@ -13,7 +20,7 @@ export interface RunFilter {
 }
 
 export const listWorkflows = (projectId: string, filter: RunFilter, cursor?: string) =>
-  apiJson(`/projects/${enc(projectId)}/workflows`, RunPageSchema, {
+  apiJson(`/projects/${enc(projectId)}/workflows`, WorkflowPageSchema, {
     query: {
       limit: WORKFLOW_PAGE_SIZE,
       cursor,
@@ -22,28 +29,20 @@ export const listWorkflows = (projectId: string, filter: RunFilter, cursor?: str
     },
   });
 
-export const getRun = (workflowId: string) => apiJson(`/workflows/${enc(workflowId)}`, RunSchema);
-
-export interface StartRunBody {
-  requirement: string;
-  worker_id?: string;
-  template?: string;
-  /** the workflow this one re-runs */
-  rerun_of?: string;
-}
+export const getRun = (workflowId: string) => apiJson(`/workflows/${enc(workflowId)}`, WorkflowSchema);
 
 /**
  * Starts a workflow. The same `idempotencyKey` in the same project answers with the workflow the first
  * request made, so a repeated submission (double click, retry after a lost answer) starts one run.
  */
-export async function startRun(projectId: string, body: StartRunBody, idempotencyKey: string) {
+export async function startRun(projectId: string, body: CreateWorkflowRequest, idempotencyKey: string) {
   const response = await apiClient.requestResponse(`/projects/${enc(projectId)}/workflows`, {
     method: 'POST',
     json: body,
     accept: 'application/json',
-    headers: { 'Idempotency-Key': idempotencyKey },
+    headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
   });
-  const parsed = parseWith(RunSchema, await response.json().catch(() => null));
+  const parsed = parseWith(WorkflowSchema, await response.json().catch(() => null));
   if (!parsed.ok) throw new ApiError(response.status, 'bad_response', `unexpected answer: ${parsed.error.message}`);
   return parsed.value;
 }
@@ -55,7 +54,7 @@ export function newIdempotencyKey(): string {
 }
 
 /** Runs waiting for the signed-in user's answer, across their projects. */
-export const getWaiting = () => apiJson('/me/waiting', WaitingResponseSchema);
+export const getWaiting = () => apiJson('/me/waiting', WaitingWorkflowsSchema);
 
 export const listWorkers = () => apiClient.listWorkers();
 export const listTemplates = () => apiClient.listTemplates();
