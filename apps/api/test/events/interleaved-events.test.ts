@@ -42,8 +42,8 @@ describe.each(TEST_PROVIDERS)('one event stream for REST events and worker updat
     expect((await Promise.all(uploaded)).map((res) => res.status)).toEqual(uploads.map(() => 201));
 
     const { last_event_seq } = await suite.server.deps.db.workflow.findUniqueOrThrow({ where: { id } });
-    // Each log entry is stored as `workflow_update` + `log_entry`; each upload as `file_changed`.
-    expect(last_event_seq).toBe(updates.length * 2 + uploads.length);
+    // The `created` action, then each log entry as `workflow_update` + `log_entry`, each upload as `file_changed`.
+    expect(last_event_seq).toBe(1 + updates.length * 2 + uploads.length);
     await live.inbox.next((m) => m.workflow_id === id && m.seq === last_event_seq);
 
     const liveStream = streamOf(live.inbox, id);
