@@ -65,7 +65,8 @@ export async function writeChunks(tx: Tx, articleId: string, chunks: readonly Pr
 }
 
 /**
- * Cosine top-k over every stored chunk, leaving out sections with nothing in common with the query. Chunks written by another embedder (the configuration changed)
+ * Cosine top-k over every stored chunk (top k whatever their score: the agent's kb_search gets its 5
+ * results; the web page hides the ones that share nothing with the query). Chunks written by another embedder (the configuration changed)
  * or with a vector of another length are re-embedded first and saved, so the index heals lazily.
  */
 export async function searchIndex(db: Db, embedder: Embedder, query: string, k: number): Promise<KbSearchResult[]> {
@@ -103,10 +104,7 @@ export async function searchIndex(db: Db, embedder: Embedder, query: string, k: 
     text: row.text,
     vector: bytesToFloat32(fresh.get(row.id) ?? row.embedding),
   }));
-  // A section with a similarity of 0 or less shares nothing with the query (the hashing embedder gives
-  // exactly 0 without a common feature): listing it anyway showed unrelated sections "scored 0.00".
-  const hits = cosineTopK(queryVector, candidates, k).filter((hit) => hit.score > 0);
-  return hits.map(({ article_id, article_title, heading, text, score }) => ({
+  return cosineTopK(queryVector, candidates, k).map(({ article_id, article_title, heading, text, score }) => ({
     article_id,
     article_title,
     heading,

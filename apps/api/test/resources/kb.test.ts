@@ -81,11 +81,14 @@ describe.each(TEST_PROVIDERS)('knowledge base on %s', (provider) => {
     expect((await search('ports')).length).toBeLessThanOrEqual(5);
   });
 
-  it('lists no section that shares nothing with the query, and each hit with its heading', async () => {
+  it('answers the top sections even when none shares a word with the query, each with its heading', async () => {
     await putText(KB_TEXT);
-    expect(await search('xylophone')).toEqual([]);
+    // the spec's top 5 for the agent's kb_search: unrelated sections come back with a score of 0 or less
+    const unrelated = await search('xylophone');
+    expect(unrelated.length).toBeGreaterThan(0);
+    expect(unrelated.every((hit: { score: number }) => hit.score <= 0)).toBe(true);
     const hits = await search('which port does the database listen on');
-    expect(hits.every((hit: { score: number }) => hit.score > 0)).toBe(true);
+    expect(hits[0].score).toBeGreaterThan(0);
     expect(hits[0]).toMatchObject({ heading: 'Database', text: '## Database\nPostgreSQL listens on port 5432.' });
   });
 

@@ -57,7 +57,12 @@ describe('ask_user over the real server', () => {
 
       const waiting = await stack.waitForStatus(id, 'waiting_user');
       expect(waiting.question).toBe(QUESTION);
-      expect((await alice.plan(id)).map((s) => s.status)).toEqual(['running', 'pending']);
+      // a step paused for a question is not running: pending, and not interrupted either
+      const paused = await alice.plan(id);
+      expect(paused.map((s) => [s.status, s.interrupted])).toEqual([
+        ['pending', undefined],
+        ['pending', undefined],
+      ]);
       await eventually(
         () =>
           browser!

@@ -74,7 +74,11 @@ describe('cancelling a workflow while a command runs', () => {
       });
       expect(stack.llm.requests.map(requestKind).filter((r) => r.phase === 'execution' && r.step !== 1)).toEqual([]);
       expect((await alice.workflow(id)).status).toBe('cancelled');
-      expect((await alice.plan(id)).map((s) => s.status)).toEqual(['running', 'pending']);
+      // the step that was running when the workflow was cancelled says so
+      expect((await alice.plan(id)).map((s) => [s.status, s.interrupted])).toEqual([
+        ['pending', 'cancelled'],
+        ['pending', undefined],
+      ]);
       const log = await alice.log(id);
       expect(
         log.filter((e) => e.step_index !== null).map((e) => [e.tool_name, e.is_error, e.output.split('\n')[0]]),

@@ -13,7 +13,9 @@ export function KbSearch({ onOpen }: { onOpen(articleId: string): void }) {
   const [query, setQuery] = useState('');
   const results = useQuery({
     queryKey: queryKeys.kbSearch(query),
-    queryFn: () => searchKb(query),
+    // The API returns the top 5 whatever their score (the agent's kb_search); the page shows only the
+    // sections that share something with the query.
+    queryFn: async () => (await searchKb(query)).filter((hit) => hit.score > 0),
     enabled: query !== '',
   });
   const submit = (event: FormEvent) => {
