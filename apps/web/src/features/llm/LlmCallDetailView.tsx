@@ -51,15 +51,15 @@ export function LlmCallDetailView({
   workflowId: string;
   callId: string;
   /** false: the list says no detail is stored, so none is asked for */
-  known: boolean | undefined;
+  known: boolean;
 }) {
   const detail = useQuery({
     queryKey: ['workflow', workflowId, 'llm-call', callId],
     queryFn: () => getLlmCallDetail(workflowId, callId),
-    enabled: known !== false,
+    enabled: known,
     retry: (count, error) => !isNotFound(error) && count < 2,
   });
-  if (known === false || isNotFound(detail.error)) return <p className="muted llm-not-kept">{NOT_KEPT}</p>;
+  if (!known || isNotFound(detail.error)) return <p className="muted llm-not-kept">{NOT_KEPT}</p>;
   if (detail.isPending) return <Loading what="the messages of this call" />;
   if (detail.error) return <ErrorNote error={detail.error} />;
   const { messages, reply, truncated } = detail.data;

@@ -1,17 +1,15 @@
 import { z } from 'zod';
-import { IdSchema, LlmCallLogSchema, LlmCallTotalsSchema, pageSchema, TimestampSchema } from '@svc/protocol';
+import { IdSchema, LlmCallPageSchema, TimestampSchema, type LlmCallLog } from '@svc/protocol';
 import { apiJson } from '../../lib/api';
 
 const base = (workflowId: string) => `/workflows/${encodeURIComponent(workflowId)}/llm-calls`;
 
-/** A call with CONTRACT-V2's `has_detail` (unknown, hence undefined, from a server without it). */
-export const LlmCallSchema = LlmCallLogSchema.extend({ has_detail: z.boolean().optional() });
-export type LlmCall = z.infer<typeof LlmCallSchema>;
+export type LlmCall = LlmCallLog;
 
 export const LLM_PAGE_SIZE = 500;
 
 export const getLlmCallPage = (workflowId: string, cursor?: string) =>
-  apiJson(base(workflowId), pageSchema(LlmCallSchema).extend({ totals: LlmCallTotalsSchema }), {
+  apiJson(base(workflowId), LlmCallPageSchema, {
     query: { limit: LLM_PAGE_SIZE, cursor },
   });
 

@@ -5,16 +5,16 @@ import { awaitingRevisedPlan, liveWorkflow, type Loaded, type LiveState } from '
 import { livePlan, type LoadedPlan } from '../workflow/plan-state';
 import { useWorkflowLive } from '../workflow/useWorkflowLive';
 import { pollWhileOffline } from './poll';
-import type { RunPlanStep, RunWorkflow } from './wire';
+import type { PlanStepInfo, Workflow } from '@svc/protocol';
 
 export interface Run {
   live: LiveState;
   following: boolean;
   receivedSoFar(): number;
-  record: UseQueryResult<Loaded<RunWorkflow>>;
+  record: UseQueryResult<Loaded<Workflow>>;
   /** the record with the live changes since it was loaded; undefined until loaded */
-  workflow: RunWorkflow | undefined;
-  plan: { steps: RunPlanStep[]; loading: boolean; error: unknown };
+  workflow: Workflow | undefined;
+  plan: { steps: PlanStepInfo[]; loading: boolean; error: unknown };
   /** feedback was sent and the revised plan has not arrived yet */
   revising: boolean;
 }
@@ -30,7 +30,7 @@ export function useRun(workflowId: string): Run {
   const refetchInterval = pollWhileOffline(following);
   const record = useQuery({
     queryKey: runKeys.record(workflowId),
-    queryFn: async (): Promise<Loaded<RunWorkflow>> => {
+    queryFn: async (): Promise<Loaded<Workflow>> => {
       const after = receivedSoFar();
       return { value: await getWorkflow(workflowId), after };
     },
