@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import type { PlanStepInfo, SnapshotData, StepStatus, WorkflowStatus } from '@svc/protocol';
-import { applyPlanEvent, livePlan, planFromSnapshot, planProgress, stepDisplay, type PlanEvent } from './plan-state';
+import {
+  applyPlanEvent,
+  livePlan,
+  planFromSnapshot,
+  planProgress,
+  stepDisplay,
+  withWaitingStep,
+  type PlanEvent,
+} from './plan-state';
 
 const T0 = '2026-01-01T10:00:00.000Z';
 const T1 = '2026-01-01T10:00:42.000Z';
@@ -217,6 +225,26 @@ describe('stepDisplay', () => {
     expect(stepDisplay({ ...stopped, interrupted: 'failed' }, 'failed')).toBe('failed');
     expect(stepDisplay(stopped, 'pending')).toBe('pending');
     expect(stepDisplay(plan('done')[0]!, 'cancelled')).toBe('done');
+  });
+});
+
+describe('withWaitingStep', () => {
+  const statuses = (steps: PlanStepInfo[]) => steps.map((s) => s.status);
+  it('marks the first step not done as the one a question waits in, only while the workflow waits', () => {
+    expect(statuses(withWaitingStep(plan('done', 'pending', 'pending'), 'waiting_user'))).toEqual([
+      'done',
+      'running',
+      'pending',
+    ]);
+    expect(statuses(withWaitingStep(plan('done', 'pending'), 'running'))).toEqual(['done', 'pending']);
+    expect(statuses(withWaitingStep(plan('done', 'pending'), 'cancelled'))).toEqual(['done', 'pending']);
+  });
+
+  it('keeps a plan that already names its running step, or has none left', () => {
+    const running = plan('done', 'done', 'running');
+    expect(withWaitingStep(running, 'waiting_user')).toBe(running);
+    expect(statuses(withWaitingStep(plan('done', 'done'), 'waiting_user'))).toEqual(['done', 'done']);
+    expect(withWaitingStep([], 'waiting_user')).toEqual([]);
   });
 });
 

@@ -86,6 +86,16 @@ export function livePlan(loaded: LoadedPlan | undefined, events: readonly PlanEv
     .reduce<PlanStepInfo[]>((plan, event) => applyPlanEvent(plan, event), [...(loaded?.steps ?? [])]);
 }
 
+/**
+ * The plan with the step a question belongs to marked running again: the server reports no running step
+ * while the workflow waits for an answer, yet the question is asked in the first step not done.
+ */
+export function withWaitingStep(plan: PlanStepInfo[], workflowStatus: WorkflowStatus | undefined): PlanStepInfo[] {
+  if (workflowStatus !== 'waiting_user' || plan.some((s) => s.status === 'running')) return plan;
+  const waiting = plan.findIndex((s) => s.status !== 'done');
+  return waiting < 0 ? plan : plan.map((s, i) => (i === waiting ? { ...s, status: 'running' } : s));
+}
+
 /** How a step is shown, given the workflow's status: no step says running unless the workflow runs. */
 export type StepDisplay = 'done' | 'running' | 'waiting' | 'pending' | NonNullable<PlanStepInfo['interrupted']>;
 
