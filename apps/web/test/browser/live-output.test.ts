@@ -146,7 +146,8 @@ describeInChromium('live command output, revisions, LLM detail and step diffs in
     await run.page.getByRole('tab', { name: 'Files' }).click();
     await run.page.getByRole('button', { name: 'Changes by step' }).click();
     const step = run.page.locator('.step-diff[data-step="1"]');
-    await expectText(step.locator('h3'), 'Step 2');
+    // stored after the feedback above: the diff belongs to plan revision 1
+    await expectText(step.locator('h3'), 'Step 2 (revision 1)');
     const file = step.locator('[data-path="shop/cart.ts"]');
     expect(await file.locator('summary').innerText()).toBe('M shop/cart.ts +1 −1');
     expect((await file.locator('.diff-add').innerText()).trimEnd()).toBe('+export const total = items.length;');
