@@ -78,7 +78,7 @@ describeInChromium('keyboard only: create a project, start a run, cancel it, del
     await page.keyboard.press('Enter');
     expect(await focused(page)).toMatch(/^BUTTON Yes, cancel/);
     await page.keyboard.press('Enter');
-    await expectText(page.locator('.page-head [data-status]'), 'Cancelled');
+    await expectText(page.locator('.run-head [data-status]'), 'Cancelled');
     await trigger.waitFor({ state: 'detached' });
     expect(await focused(page)).not.toBe('BODY');
     expect(await page.evaluate(() => document.querySelector('main')?.contains(document.activeElement))).toBe(true);

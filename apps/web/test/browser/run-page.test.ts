@@ -8,7 +8,6 @@ import { createProjectInUi, expectText, signIn } from '../support/pages';
 import { expectJson, startWebServer, startWorker, type TestServer, type TestWorker } from '../support/server';
 import {
   createProject,
-  serverHasContractV2,
   expectStatus,
   fact,
   focused,
@@ -34,7 +33,6 @@ describeInChromium('run page: header, result, timeline, stopped runs (Chromium, 
   let workerBearer = '';
   let alice = '';
   let first: ScriptedRun;
-  let v2 = false;
 
   beforeAll(async () => {
     server = await startWebServer();
@@ -65,18 +63,14 @@ describeInChromium('run page: header, result, timeline, stopped runs (Chromium, 
       });
     const startedAt = Date.now();
     await page.getByRole('button', { name: 'Start workflow' }).click();
-    // Starting opens the run (finding 3); until the project page does that itself, the list links to it.
-    const item = page.locator('.workflow-item', { hasText: 'Build a shop' }).getByRole('link');
-    const opened = await Promise.race([
-      page.waitForURL('**/workflows/**').then(() => 'run page' as const),
-      item.waitFor().then(() => 'list' as const),
-    ]);
-    if (opened === 'list' && !page.url().includes('/workflows/')) await item.click();
+    // starting opens the new run's page
+    await page.waitForURL('**/workflows/**');
+    const opened = Date.now() - startedAt;
     await page.locator('.timeline .plan-step-title', { hasText: 'Scaffold the shop' }).waitFor();
     const ms = Date.now() - startedAt;
     await taken;
-    v2 = await serverHasContractV2(server, alice, first.id);
-    console.log(`Start -> first plan step on screen: ${ms} ms`);
+    expect(page.url()).toContain(`/workflows/${first.id}`);
+    console.log(`Start -> run page open: ${opened} ms; Start -> first plan step on screen: ${ms} ms`);
     writeFileSync(START_TO_PLAN_FILE, `${ms}\n`);
     expect(await shownSteps(page)).toEqual(['running', 'pending', 'pending']);
     await expectText(page.getByTestId('run-progress'), 'Running step 1 of 3: Scaffold the shop');
@@ -85,16 +79,14 @@ describeInChromium('run page: header, result, timeline, stopped runs (Chromium, 
   it('heads the run with its number, status, times to the second, a ticking duration and the worker', async () => {
     await expectStatus(page, 'Running');
     expect(await fact(page, 'finished').innerText()).toBe('—');
-    if (v2) {
-      await expectText(page.locator('.run-number'), '#1');
-      await expectText(fact(page, 'worker'), 'run-worker');
-      await expectText(fact(page, 'started'), WITH_SECONDS);
-      // the duration ticks while the run runs
-      const before = await fact(page, 'duration').innerText();
-      expect(before).toMatch(/^\d+ s$/);
-      await eventually(async () => expect(await fact(page, 'duration').innerText()).not.toBe(before));
-    }
-    expect(await page.title()).toBe(v2 ? '#1 Build a shop · svc' : 'Build a shop · svc');
+    await expectText(page.locator('.run-number'), '#1');
+    await expectText(fact(page, 'worker'), 'run-worker');
+    await expectText(fact(page, 'started'), WITH_SECONDS);
+    // the duration ticks while the run runs
+    const before = await fact(page, 'duration').innerText();
+    expect(before).toMatch(/^\d+ s$/);
+    await eventually(async () => expect(await fact(page, 'duration').innerText()).not.toBe(before));
+    expect(await page.title()).toBe('#1 Build a shop · svc');
   });
 
   it('sums the tokens of the LLM calls and estimates the cost from the prices setting', async () => {
@@ -139,7 +131,7 @@ describeInChromium('run page: header, result, timeline, stopped runs (Chromium, 
     const step = (i: number) => page.locator(`.timeline .plan-step[data-step-index="${i}"]`);
     // step 2 started while the page watched; step 1 before it was opened (its times come from the server)
     await expectText(step(1).locator('.step-duration'), /^\d+ s$/);
-    if (v2) await expectText(step(0).locator('.step-duration'), /^\d+ s$/);
+    await expectText(step(0).locator('.step-duration'), /^\d+ s$/);
     expect(await step(2).locator('.step-duration').innerText()).toBe('');
     expect(await step(1).getAttribute('aria-current')).toBe('step');
     await eventually(async () => expect(await page.locator('.log-entry').count()).toBe(3));
@@ -155,7 +147,7 @@ describeInChromium('run page: header, result, timeline, stopped runs (Chromium, 
     // a reload keeps the filter (the URL says it), times come back from the server's plan
     await page.reload();
     await eventually(async () => expect(await page.locator('.log-entry').count()).toBe(2));
-    if (v2) await expectText(step(0).locator('.step-duration'), /^\d+ s$/);
+    await expectText(step(0).locator('.step-duration'), /^\d+ s$/);
     await step(1).getByRole('button').click();
     await page.waitForURL((url) => !url.searchParams.has('step'));
     await eventually(async () => expect(await page.locator('.log-entry').count()).toBe(3));
@@ -175,11 +167,13 @@ describeInChromium('run page: header, result, timeline, stopped runs (Chromium, 
     await first.store({ kind: 'report', data: { path: 'report.md', app_url: appUrl } });
     await first.status('completed');
     await expectStatus(page, 'Completed');
-    const stored = await expectJson<Workflow & { app_link?: string | null }>(
+    const stored = await expectJson<Workflow>(
       await server.request(`/svc/api/workflows/${first.id}`, { as: alice }),
       200,
     );
-    const link = stored.app_link ?? appUrl;
+    // the capability link (no session needed) wins over the worker's reported address
+    const link = stored.app_link ?? '';
+    expect(link).toMatch(/\/svc\/apps\/[\w-]+\/$/);
     const result = page.getByRole('region', { name: 'Result' });
     await result.waitFor();
     expect(await result.getByRole('link', { name: 'Open the app' }).getAttribute('href')).toBe(link);
@@ -192,7 +186,7 @@ describeInChromium('run page: header, result, timeline, stopped runs (Chromium, 
     // the result comes before the steps and the log
     const top = async (selector: string) => (await page.locator(selector).first().boundingBox())!.y;
     expect(await top('.run-result')).toBeLessThan(await top('.run-timeline'));
-    if (v2) await expectText(fact(page, 'finished'), WITH_SECONDS);
+    await expectText(fact(page, 'finished'), WITH_SECONDS);
     expect(await shownSteps(page)).toEqual(['done', 'done', 'done']);
     await expectText(page.getByTestId('run-progress'), 'Completed all 3 steps');
     await auditPage(page, 'run-completed');
@@ -223,7 +217,7 @@ describeInChromium('run page: header, result, timeline, stopped runs (Chromium, 
     await eventually(async () => expect(await shownSteps(page)).toEqual(['done', 'running', 'pending']));
     await page.getByRole('button', { name: 'Cancel workflow' }).focus();
     await page.keyboard.press('Enter');
-    await page.getByRole('button', { name: 'Yes, cancel' }).focus();
+    await page.getByRole('button', { name: 'Yes, cancel workflow' }).focus();
     await page.keyboard.press('Enter');
     expect((await worker.dispatch(run.id, 'cancel')).workflow_id).toBe(run.id);
     await expectStatus(page, 'Cancelled');
@@ -235,10 +229,7 @@ describeInChromium('run page: header, result, timeline, stopped runs (Chromium, 
     await page.reload();
     await eventually(async () => expect(await shownSteps(page)).toEqual(['done', 'cancelled', 'pending']));
     expect(await page.locator('.timeline [data-step-status="running"]').count()).toBe(0);
-    await expectText(
-      page.getByTestId('cancelled-notice'),
-      v2 ? /^This run was cancelled by alice/ : /^This run was cancelled/,
-    );
+    await expectText(page.getByTestId('cancelled-notice'), /^This run was cancelled by alice/);
     await auditPage(page, 'run-cancelled');
   });
 

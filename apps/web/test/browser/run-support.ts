@@ -119,13 +119,3 @@ export async function addMember(server: TestServer, ownerCookie: string, project
   );
   return cookie;
 }
-
-/**
- * Whether the server already answers with the CONTRACT-V2 additions (run numbers, times, worker names,
- * workflow_action events). TEMPORARY while the API side is merged: the checks it guards must run unguarded after.
- */
-export async function serverHasContractV2(server: TestServer, cookie: string, workflowId: string): Promise<boolean> {
-  const res = await server.request(`/svc/api/workflows/${workflowId}`, { as: cookie });
-  const json = await expectJson<Record<string, unknown>>(res, 200);
-  return 'number' in json && 'started_at' in json;
-}

@@ -12,7 +12,6 @@ import {
   openRun,
   planUpdate,
   runUrl,
-  serverHasContractV2,
   shownSteps,
   startRun,
 } from './run-support';
@@ -26,7 +25,6 @@ describeInChromium('run page with a team: who did what, drafts kept (Chromium, r
   let worker: TestWorker;
   let alice = '';
   let bob = '';
-  let v2 = false;
 
   beforeAll(async () => {
     server = await startWebServer();
@@ -48,7 +46,6 @@ describeInChromium('run page with a team: who did what, drafts kept (Chromium, r
     const project = await createProject(server, alice, 'Team answers');
     bob = await addMember(server, alice, project, 'bob');
     const run = await startRun(server, worker, alice, project, 'Build a shop');
-    v2 = await serverHasContractV2(server, alice, run.id);
     await run.store(planUpdate('executing', 1, ['done', 'running', 'pending']));
     await run.status('waiting_user', { question: 'Which currency should prices use?' });
     await openRun(page, runUrl(server, project, run.id));
@@ -69,9 +66,8 @@ describeInChromium('run page with a team: who did what, drafts kept (Chromium, r
 
     const notice = page.getByTestId('answered-elsewhere');
     await notice.waitFor();
-    if (v2) await expectText(notice.locator('p').first(), /^bob answered this question at .+:$/);
-    else await expectText(notice.locator('p').first(), 'This question is no longer open.');
-    if (v2) await expectText(notice.locator('blockquote'), 'US dollars');
+    await expectText(notice.locator('p').first(), /^bob answered this question at .+:$/);
+    await expectText(notice.locator('blockquote'), 'US dollars');
     // the draft is still there, in the same box, with focus
     const draft = page.getByRole('textbox', { name: 'Your draft' });
     expect(await draft.inputValue()).toBe('Euro, with two dec');
@@ -104,7 +100,7 @@ describeInChromium('run page with a team: who did what, drafts kept (Chromium, r
     expect((await worker.dispatch(run.id, 'feedback')).message).toBe('Add a wish list\nbelow the cart');
     await run.status('running');
     // the old plan is all done, the new one has not arrived: the page must not say "Running · 3 of 3 done"
-    if (v2) await expectText(page.getByTestId('run-progress'), 'Revising the plan after feedback');
+    await expectText(page.getByTestId('run-progress'), 'Revising the plan after feedback');
     await eventually(async () => expect(await page.getByTestId('run-progress').innerText()).not.toMatch(/3 of 3/));
 
     const revised = [
@@ -115,22 +111,20 @@ describeInChromium('run page with a team: who did what, drafts kept (Chromium, r
     await expectText(page.getByTestId('run-progress'), 'Running step 4 of 4: Add a wish list');
     expect(await shownSteps(page)).toEqual(['done', 'done', 'done', 'running']);
 
-    if (v2) {
-      const marker = page.getByTestId('revision-marker');
-      await expectText(marker.locator('p'), /^Plan revision 1 after feedback from bob at .+:$/);
-      await expectText(marker.locator('blockquote'), 'Add a wish list\nbelow the cart');
-      const activity = page.getByRole('region', { name: 'Activity' });
-      await expectText(activity.locator('li[data-action="created"]'), /alice started the run$/);
-      await expectText(activity.locator('li[data-action="feedback"]'), /bob sent feedback \(plan revision 1\):/);
-      expect(await activity.locator('li[data-action="feedback"] blockquote').innerText()).toBe(
-        'Add a wish list\nbelow the cart',
-      );
-      expect(await activity.locator('li[data-action="feedback"] time').innerText()).toMatch(/\d{1,2}:\d{2}:\d{2}/);
-      // after a reload the actions come from the stored events
-      await page.reload();
-      await expectText(activity.locator('li[data-action="feedback"]'), /bob sent feedback \(plan revision 1\):/);
-      await expectText(marker.locator('p'), /^Plan revision 1 after feedback from bob/);
-    }
+    const marker = page.getByTestId('revision-marker');
+    await expectText(marker.locator('p'), /^Plan revision 1 after feedback from bob at .+:$/);
+    await expectText(marker.locator('blockquote'), 'Add a wish list\nbelow the cart');
+    const activity = page.getByRole('region', { name: 'Activity' });
+    await expectText(activity.locator('li[data-action="created"]'), /alice started the run$/);
+    await expectText(activity.locator('li[data-action="feedback"]'), /bob sent feedback \(plan revision 1\):/);
+    expect(await activity.locator('li[data-action="feedback"] blockquote').innerText()).toBe(
+      'Add a wish list\nbelow the cart',
+    );
+    expect(await activity.locator('li[data-action="feedback"] time').innerText()).toMatch(/\d{1,2}:\d{2}:\d{2}/);
+    // after a reload the actions come from the stored events
+    await page.reload();
+    await expectText(activity.locator('li[data-action="feedback"]'), /bob sent feedback \(plan revision 1\):/);
+    await expectText(marker.locator('p'), /^Plan revision 1 after feedback from bob/);
     await auditPage(page, 'run-revised');
     await run.status('completed');
   });

@@ -67,9 +67,13 @@ describeInChromium('workflow page in Chromium against the real server', () => {
   it('creates a workflow from a multi-line requirement, lists it, and keeps its line breaks on its page', async () => {
     await page.getByRole('textbox', { name: 'Requirement' }).fill(REQUIREMENT);
     await page.getByRole('button', { name: 'Start workflow' }).click();
+    // starting opens the new run's page; the project's list has it too
+    await page.waitForURL(/\/workflows\/[^/]+$/);
+    workflowId = decodeURIComponent(page.url().split('/workflows/')[1]!);
+    await page.goBack();
     const item = page.locator('.workflow-item', { hasText: 'Build a shop' });
     await item.waitFor();
-    workflowId = (await item.getAttribute('data-workflow-id'))!;
+    expect(await item.getAttribute('data-workflow-id')).toBe(workflowId);
     await expectText(item.locator('[data-status]'), 'Pending');
     await worker.dispatch(workflowId, 'start');
 

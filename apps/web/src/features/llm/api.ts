@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { IdSchema, LlmCallPageSchema, TimestampSchema } from '@svc/protocol';
+import { IdSchema, LlmCallPageSchema, TimestampSchema, type LlmCallLog } from '@svc/protocol';
 import { apiJson } from '../../lib/api';
 
 const base = (workflowId: string) => `/workflows/${encodeURIComponent(workflowId)}/llm-calls`;
+
+export type LlmCall = LlmCallLog;
 
 export const LLM_PAGE_SIZE = 500;
 

@@ -1,7 +1,7 @@
-import type { RunWorkflow } from './wire';
+import type { Workflow } from '@svc/protocol';
 
 /** The built app's address: the capability link (no session needed), else what the worker reported. */
-export const appLinkOf = (workflow: RunWorkflow): string | null => workflow.app_link ?? workflow.app_url;
+export const appLinkOf = (workflow: Workflow): string | null => workflow.app_link ?? workflow.app_url;
 
 /** A prominent "Open the app" link with the whole address beside it (wrapping, never clipped). */
 export function AppLink({ href }: { href: string }) {

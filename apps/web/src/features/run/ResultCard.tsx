@@ -1,9 +1,9 @@
 import { AppLink, appLinkOf } from './AppLink';
 import { ReportBody } from './ReportBody';
-import type { RunWorkflow } from './wire';
+import type { Workflow } from '@svc/protocol';
 
 /** What a completed run produced, first on its page: the app to open and the report. */
-export function ResultCard({ workflow }: { workflow: RunWorkflow }) {
+export function ResultCard({ workflow }: { workflow: Workflow }) {
   const link = appLinkOf(workflow);
   return (
     <section aria-labelledby="result-heading" className="card run-result">

@@ -1,6 +1,6 @@
 import type { RefObject } from 'react';
 import { Link } from 'react-router';
-import { TERMINAL_WORKFLOW_STATUSES } from '@svc/protocol';
+import { TERMINAL_WORKFLOW_STATUSES, type Workflow } from '@svc/protocol';
 import { StatusBadge } from '../../components/StatusBadge';
 import { formatNumber } from '../../lib/format';
 import { WorkflowActions } from '../workflow/WorkflowActions';
@@ -8,11 +8,10 @@ import type { Usage } from './useUsage';
 import { formatUsd } from './cost';
 import { elapsedMs, formatClock, formatElapsed } from './time';
 import { useNow } from './useNow';
-import type { RunWorkflow } from './wire';
 import { POLL_MS } from './poll';
 
 interface Props {
-  workflow: RunWorkflow;
+  workflow: Workflow;
   progress: string;
   following: boolean;
   usage: Usage;

@@ -2,7 +2,8 @@ import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { planProgress, stepDisplay, type StepDisplay } from '../workflow/plan-state';
 import { elapsedMs, formatClock, formatElapsed } from './time';
 import { useNow } from './useNow';
-import type { RunPlanStep, RunWorkflow, WorkflowAction } from './wire';
+import type { PlanStepInfo, Workflow } from '@svc/protocol';
+import type { WorkflowAction } from './wire';
 
 const LABELS: Record<StepDisplay, string> = {
   done: 'Done',
@@ -22,8 +23,8 @@ const ICONS: Record<StepDisplay, string> = {
 };
 
 interface Props {
-  workflow: RunWorkflow;
-  steps: readonly RunPlanStep[];
+  workflow: Workflow;
+  steps: readonly PlanStepInfo[];
   loading: boolean;
   error: unknown;
   revising: boolean;
@@ -101,9 +102,9 @@ function StepDuration({
   workflow,
   now,
 }: {
-  step: RunPlanStep;
+  step: PlanStepInfo;
   shown: StepDisplay;
-  workflow: RunWorkflow;
+  workflow: Workflow;
   now: number;
 }) {
   // An interrupted step ran until the workflow stopped.

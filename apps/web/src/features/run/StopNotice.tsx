@@ -1,9 +1,10 @@
 import { describeFailure } from './failure';
 import { formatClock } from './time';
-import type { RunPlanStep, RunWorkflow, WorkflowAction } from './wire';
+import type { PlanStepInfo, Workflow } from '@svc/protocol';
+import type { WorkflowAction } from './wire';
 
 /** Why a failed run stopped, in plain words first, with the raw error kept as detail. */
-export function FailureBanner({ workflow, step }: { workflow: RunWorkflow; step: RunPlanStep | null }) {
+export function FailureBanner({ workflow, step }: { workflow: Workflow; step: PlanStepInfo | null }) {
   const { headline, detail } = describeFailure(workflow.error);
   return (
     <div className="run-stopped run-failed" role="alert" data-testid="failure-banner">
@@ -24,7 +25,7 @@ export function FailureBanner({ workflow, step }: { workflow: RunWorkflow; step:
 }
 
 /** Who cancelled the run and when, when known. */
-export function CancelledNotice({ workflow, by }: { workflow: RunWorkflow; by: WorkflowAction | null }) {
+export function CancelledNotice({ workflow, by }: { workflow: Workflow; by: WorkflowAction | null }) {
   return (
     <div className="run-stopped" role="status" data-testid="cancelled-notice">
       <p className="run-stopped-head">

@@ -12,6 +12,7 @@ const call = (model: string, prompt: number | null, completion: number | null): 
   attempt: 1,
   error: null,
   finish_reason: 'stop',
+  has_detail: false,
   created_at: '2026-01-01T00:00:00Z',
 });
 

@@ -1,5 +1,4 @@
-import type { LlmCallLog } from '@svc/protocol';
-import { LlmPricesSchema, type LlmPrices } from './wire';
+import { type LlmCallLog, type LlmPrices, LlmPricesSchema } from '@svc/protocol';
 
 /** Token sums of one model (known counts only). */
 export interface ModelUsage {

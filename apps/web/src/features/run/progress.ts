@@ -1,11 +1,10 @@
-import type { WorkflowStatus } from '@svc/protocol';
+import type { PlanStepInfo, WorkflowStatus } from '@svc/protocol';
 import { planProgress } from '../workflow/plan-state';
-import type { RunPlanStep } from './wire';
 
 /** One line saying where the run is, e.g. "Step 2 of 5: Build the cart" or "Revising the plan". */
 export function progressLine(
   status: WorkflowStatus,
-  steps: readonly RunPlanStep[],
+  steps: readonly PlanStepInfo[],
   revising: boolean,
   started: boolean,
 ): string {

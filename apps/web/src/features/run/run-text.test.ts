@@ -2,9 +2,9 @@ import { describeFailure } from './failure';
 import { progressLine } from './progress';
 import { stepFromParam, stepParam } from './step-param';
 import { elapsedMs, formatElapsed } from './time';
-import type { RunPlanStep } from './wire';
+import type { PlanStepInfo } from '@svc/protocol';
 
-const steps = (...statuses: RunPlanStep['status'][]): RunPlanStep[] =>
+const steps = (...statuses: PlanStepInfo['status'][]): PlanStepInfo[] =>
   statuses.map((status, index) => ({
     index,
     title: `Step ${index + 1}`,

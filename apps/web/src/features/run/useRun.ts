@@ -2,19 +2,19 @@ import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { runKeys } from './keys';
 import { getPlan, getWorkflow } from '../workflow/api';
 import { awaitingRevisedPlan, liveWorkflow, type Loaded, type LiveState } from '../workflow/live-state';
-import { livePlan, type LoadedPlan } from '../workflow/plan-state';
+import { livePlan, withWaitingStep, type LoadedPlan } from '../workflow/plan-state';
 import { useWorkflowLive } from '../workflow/useWorkflowLive';
 import { pollWhileOffline } from './poll';
-import type { RunPlanStep, RunWorkflow } from './wire';
+import type { PlanStepInfo, Workflow } from '@svc/protocol';
 
 export interface Run {
   live: LiveState;
   following: boolean;
   receivedSoFar(): number;
-  record: UseQueryResult<Loaded<RunWorkflow>>;
+  record: UseQueryResult<Loaded<Workflow>>;
   /** the record with the live changes since it was loaded; undefined until loaded */
-  workflow: RunWorkflow | undefined;
-  plan: { steps: RunPlanStep[]; loading: boolean; error: unknown };
+  workflow: Workflow | undefined;
+  plan: { steps: PlanStepInfo[]; loading: boolean; error: unknown };
   /** feedback was sent and the revised plan has not arrived yet */
   revising: boolean;
 }
@@ -30,7 +30,7 @@ export function useRun(workflowId: string): Run {
   const refetchInterval = pollWhileOffline(following);
   const record = useQuery({
     queryKey: runKeys.record(workflowId),
-    queryFn: async (): Promise<Loaded<RunWorkflow>> => {
+    queryFn: async (): Promise<Loaded<Workflow>> => {
       const after = receivedSoFar();
       return { value: await getWorkflow(workflowId), after };
     },
@@ -45,13 +45,14 @@ export function useRun(workflowId: string): Run {
     refetchInterval,
   });
   const workflow = record.data ? liveWorkflow(record.data, live) : undefined;
-  const steps = livePlan(loadedPlan.data, live.planEvents);
-  const allDone = steps.length > 0 && steps.every((s) => s.status === 'done');
+  const planned = livePlan(loadedPlan.data, live.planEvents);
+  const allDone = planned.length > 0 && planned.every((s) => s.status === 'done');
   const revising =
     workflow !== undefined &&
     ACTIVE.has(workflow.status) &&
     workflow.plan_revision > 0 &&
     (awaitingRevisedPlan(live) || allDone);
+  const steps = awaitingRevisedPlan(live) ? planned : withWaitingStep(planned, workflow?.status);
   return {
     live,
     following,

@@ -4,14 +4,15 @@ import { TextSubmitForm } from './TextSubmitForm';
 import { useWorkflowMutation } from './useWorkflowMutation';
 import { usePageFocus } from '../run/focus-rescue';
 import { formatTimeOfDay } from '../run/time';
-import type { RunWorkflow, WorkflowAction } from '../run/wire';
+import type { Workflow } from '@svc/protocol';
+import type { WorkflowAction } from '../run/wire';
 
 /**
  * The agent's open question (status waiting_user) and the box that answers it. The draft belongs to
  * this box, not to the question: when someone else answers first, the box stays with the draft, says
  * who answered and what, and offers to send the draft as feedback instead.
  */
-export function QuestionBox({ workflow, actions }: { workflow: RunWorkflow; actions: readonly WorkflowAction[] }) {
+export function QuestionBox({ workflow, actions }: { workflow: Workflow; actions: readonly WorkflowAction[] }) {
   const [draft, setDraft] = useState('');
   const [asked, setAsked] = useState<string | null>(null);
   const open = workflow.status === 'waiting_user';

@@ -1,9 +1,9 @@
 import { AppLink, appLinkOf } from '../run/AppLink';
 import { ReportBody } from '../run/ReportBody';
-import type { RunWorkflow } from '../run/wire';
+import type { Workflow } from '@svc/protocol';
 
 /** The report tab: the built app's link and the rendered report (the same as a completed run's result card). */
-export function ReportView({ workflow }: { workflow: RunWorkflow }) {
+export function ReportView({ workflow }: { workflow: Workflow }) {
   const link = appLinkOf(workflow);
   return (
     <div className="report">

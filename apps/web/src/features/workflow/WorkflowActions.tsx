@@ -16,7 +16,9 @@ export function WorkflowActions({ workflow }: { workflow: Workflow }) {
         <ConfirmButton
           label="Cancel workflow"
           question="Stop this workflow?"
-          confirmLabel="Yes, cancel"
+          confirmLabel="Yes, cancel workflow"
+          keepLabel="Keep running"
+          busyLabel="Cancelling…"
           busy={cancel.isPending}
           onConfirm={() => cancel.mutate(undefined)}
         />

@@ -1,6 +1,6 @@
 import { useRef, type KeyboardEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import type { RunWorkflow } from '../run/wire';
+import type { Workflow } from '@svc/protocol';
 import type { LiveState } from './live-state';
 import { ExecutionLog } from './ExecutionLog';
 import { LlmCallsTable } from './LlmCallsTable';
@@ -18,7 +18,7 @@ type Tab = (typeof TABS)[number][0];
 const isTab = (value: string | null): value is Tab => TABS.some(([id]) => id === value);
 
 interface Props {
-  workflow: RunWorkflow;
+  workflow: Workflow;
   live: LiveState;
   /** the step the log shows (0-based), or null for every entry */
   stepFilter: number | null;

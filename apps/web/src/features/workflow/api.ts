@@ -1,15 +1,14 @@
 import { encodePath } from '@svc/client';
-import { ExecutionLogPageSchema, LlmCallPageSchema } from '@svc/protocol';
+import { ExecutionLogPageSchema, LlmCallPageSchema, PlanResponseSchema, WorkflowSchema } from '@svc/protocol';
 import { API_BASE, apiClient, apiJson, apiText } from '../../lib/api';
-import { RunPlanSchema, RunWorkflowSchema } from '../run/wire';
 
 const enc = encodeURIComponent;
 const base = (id: string) => `/workflows/${enc(id)}`;
 
 export const HISTORY_PAGE_SIZE = 500;
 
-export const getWorkflow = (id: string) => apiJson(base(id), RunWorkflowSchema);
-export const getPlan = (id: string) => apiJson(`${base(id)}/plan`, RunPlanSchema);
+export const getWorkflow = (id: string) => apiJson(base(id), WorkflowSchema);
+export const getPlan = (id: string) => apiJson(`${base(id)}/plan`, PlanResponseSchema);
 export const getLog = (id: string, cursor?: string) =>
   apiJson(`${base(id)}/log`, ExecutionLogPageSchema, { query: { limit: HISTORY_PAGE_SIZE, cursor } });
 export const getLlmCalls = (id: string, cursor?: string, limit = HISTORY_PAGE_SIZE) =>
@@ -18,13 +17,12 @@ export const listFiles = (id: string, path: string) => apiClient.listFiles(id, {
 export const getReportMarkdown = (id: string) => apiText(`${base(id)}/report`);
 
 export const answerQuestion = (id: string, answer: string) =>
-  apiJson(`${base(id)}/answer`, RunWorkflowSchema, { method: 'POST', json: { answer } });
+  apiJson(`${base(id)}/answer`, WorkflowSchema, { method: 'POST', json: { answer } });
 export const sendFeedback = (id: string, message: string) =>
-  apiJson(`${base(id)}/feedback`, RunWorkflowSchema, { method: 'POST', json: { message } });
+  apiJson(`${base(id)}/feedback`, WorkflowSchema, { method: 'POST', json: { message } });
 export const cancelWorkflow = (id: string) =>
-  apiJson(`${base(id)}/cancel`, RunWorkflowSchema, { method: 'POST', json: {} });
-export const retryWorkflow = (id: string) =>
-  apiJson(`${base(id)}/retry`, RunWorkflowSchema, { method: 'POST', json: {} });
+  apiJson(`${base(id)}/cancel`, WorkflowSchema, { method: 'POST', json: {} });
+export const retryWorkflow = (id: string) => apiJson(`${base(id)}/retry`, WorkflowSchema, { method: 'POST', json: {} });
 
 /** Where a workspace file is served (rendered for .md); each path segment is encoded on its own. */
 export function fileUrl(workflowId: string, path: string): string {

@@ -9,6 +9,9 @@ const entry = (seq: number, output = `out ${seq}`): ExecutionLogEntry => ({
   tool_input: '{}\n',
   output,
   is_error: false,
+  revision: 0,
+  duration_ms: null,
+  command: null,
   created_at: '2026-01-01T00:00:00Z',
 });
 const call = (id: string, minute: number, prompt = 10): LlmCallLog => ({
@@ -22,6 +25,7 @@ const call = (id: string, minute: number, prompt = 10): LlmCallLog => ({
   attempt: 1,
   error: null,
   finish_reason: 'stop',
+  has_detail: false,
   created_at: `2026-01-01T00:${String(minute).padStart(2, '0')}:00Z`,
 });
 

@@ -1,5 +1,4 @@
-import type { BrowserEvent, ExecutionLogEntry } from '@svc/protocol';
-import type { RunWorkflow } from '../run/wire';
+import type { BrowserEvent, ExecutionLogEntry, Workflow } from '@svc/protocol';
 import {
   awaitingRevisedPlan,
   initialLiveState,
@@ -20,9 +19,12 @@ const logEntry = (seq: number): ExecutionLogEntry => ({
   tool_input: 'command: ls\n',
   output: 'ok',
   is_error: false,
+  revision: 0,
+  duration_ms: 12,
+  command: 'ls',
   created_at: ts,
 });
-const workflow: RunWorkflow = {
+const workflow: Workflow = {
   id: 'wf',
   project_id: 'p',
   title: 'Build a shop',
@@ -47,7 +49,7 @@ const workflow: RunWorkflow = {
 const foldFrom = (state: LiveState, first: number, events: BrowserEvent[]) =>
   events.reduce((s, event, i) => liveReducer(s, { event, at: first + i }), state);
 const fold = (...events: BrowserEvent[]) => foldFrom(initialLiveState, 1, events);
-const loaded = (value: RunWorkflow, after = 0): Loaded<RunWorkflow> => ({ value, after });
+const loaded = (value: Workflow, after = 0): Loaded<Workflow> => ({ value, after });
 const action = (seq: number, kind: string, revision = 0, message: string | null = null) =>
   ({
     ...envelope,
@@ -85,6 +87,7 @@ describe('liveReducer', () => {
       attempt: 1,
       error: null,
       finish_reason: 'tool_calls',
+      has_detail: false,
       created_at: ts,
     };
     const state = fold(

@@ -1,11 +1,12 @@
 import {
-  TERMINAL_WORKFLOW_STATUSES,
   type BrowserEvent,
   type ExecutionLogEntry,
   type LlmCallLog,
+  TERMINAL_WORKFLOW_STATUSES,
+  type Workflow,
   type WorkflowStatusEventData,
 } from '@svc/protocol';
-import { workflowActionOf, type RunWorkflow, type WorkflowAction } from '../run/wire';
+import { workflowActionOf, type WorkflowAction } from '../run/wire';
 import type { PlanEvent } from './plan-state';
 
 /** A live fact with its event's time and its place in the page's live stream. */
@@ -101,7 +102,7 @@ export interface Loaded<T> {
 const newer = <T>(fact: Stamped<T> | null, after: number): fact is Stamped<T> => fact !== null && fact.at > after;
 
 /** The workflow record with what live events changed since it was loaded. */
-export function liveWorkflow({ value: loaded, after }: Loaded<RunWorkflow>, live: LiveState): RunWorkflow {
+export function liveWorkflow({ value: loaded, after }: Loaded<Workflow>, live: LiveState): Workflow {
   const status = newer(live.status, after) ? live.status : null;
   const current = status?.data.status ?? loaded.status;
   const question = current === 'waiting_user' ? (status?.data.question ?? loaded.question) : null;

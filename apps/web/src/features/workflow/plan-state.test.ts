@@ -1,13 +1,20 @@
 import fc from 'fast-check';
-import type { SnapshotData, StepStatus, WorkflowStatus } from '@svc/protocol';
-import type { RunPlanStep } from '../run/wire';
-import { applyPlanEvent, livePlan, planFromSnapshot, planProgress, stepDisplay, type PlanEvent } from './plan-state';
+import type { PlanStepInfo, SnapshotData, StepStatus, WorkflowStatus } from '@svc/protocol';
+import {
+  applyPlanEvent,
+  livePlan,
+  planFromSnapshot,
+  planProgress,
+  stepDisplay,
+  withWaitingStep,
+  type PlanEvent,
+} from './plan-state';
 
 const T0 = '2026-01-01T10:00:00.000Z';
 const T1 = '2026-01-01T10:00:42.000Z';
 const T2 = '2026-01-01T10:01:10.000Z';
 
-const plan = (...statuses: StepStatus[]): RunPlanStep[] =>
+const plan = (...statuses: StepStatus[]): PlanStepInfo[] =>
   statuses.map((status, index) => ({
     index,
     title: `Step ${index + 1}`,
@@ -28,7 +35,7 @@ const snapshot = (data: Partial<SnapshotData> & Pick<SnapshotData, 'steps'>, ts 
   ts,
   at,
 });
-const loadedAt = (steps: RunPlanStep[], after = 0) => ({ steps, after });
+const loadedAt = (steps: PlanStepInfo[], after = 0) => ({ steps, after });
 /** Numbers events 1, 2, ... in the order given, as the page receives them. */
 const numbered = (events: PlanEvent[]) => events.map((e, i) => ({ ...e, at: i + 1 }));
 
@@ -80,7 +87,7 @@ describe('applyPlanEvent', () => {
   });
 
   it('keeps the times of steps a snapshot carries over (same index and title), and times what it starts', () => {
-    const before: RunPlanStep[] = [
+    const before: PlanStepInfo[] = [
       { ...plan('done')[0]!, started_at: T0, finished_at: T1 },
       { index: 1, title: 'Old second', description: '', status: 'running', started_at: T1, finished_at: null },
     ];
@@ -123,7 +130,7 @@ describe('applyPlanEvent', () => {
   });
 
   it('clears an interruption when the step moves again (a retried run)', () => {
-    const stopped: RunPlanStep[] = [{ ...plan('pending')[0]!, interrupted: 'cancelled', started_at: T0 }];
+    const stopped: PlanStepInfo[] = [{ ...plan('pending')[0]!, interrupted: 'cancelled', started_at: T0 }];
     const resumed = applyPlanEvent(stopped, step(0, 'pending'));
     expect(resumed[0]!.interrupted).toBeUndefined();
   });
@@ -213,11 +220,31 @@ describe('stepDisplay', () => {
   });
 
   it("shows the server's interruption of a stopped workflow's step, and nothing of it once the workflow goes on", () => {
-    const stopped: RunPlanStep = { ...plan('pending')[0]!, interrupted: 'cancelled' };
+    const stopped: PlanStepInfo = { ...plan('pending')[0]!, interrupted: 'cancelled' };
     expect(stepDisplay(stopped, 'cancelled')).toBe('cancelled');
     expect(stepDisplay({ ...stopped, interrupted: 'failed' }, 'failed')).toBe('failed');
     expect(stepDisplay(stopped, 'pending')).toBe('pending');
     expect(stepDisplay(plan('done')[0]!, 'cancelled')).toBe('done');
+  });
+});
+
+describe('withWaitingStep', () => {
+  const statuses = (steps: PlanStepInfo[]) => steps.map((s) => s.status);
+  it('marks the first step not done as the one a question waits in, only while the workflow waits', () => {
+    expect(statuses(withWaitingStep(plan('done', 'pending', 'pending'), 'waiting_user'))).toEqual([
+      'done',
+      'running',
+      'pending',
+    ]);
+    expect(statuses(withWaitingStep(plan('done', 'pending'), 'running'))).toEqual(['done', 'pending']);
+    expect(statuses(withWaitingStep(plan('done', 'pending'), 'cancelled'))).toEqual(['done', 'pending']);
+  });
+
+  it('keeps a plan that already names its running step, or has none left', () => {
+    const running = plan('done', 'done', 'running');
+    expect(withWaitingStep(running, 'waiting_user')).toBe(running);
+    expect(statuses(withWaitingStep(plan('done', 'done'), 'waiting_user'))).toEqual(['done', 'done']);
+    expect(withWaitingStep([], 'waiting_user')).toEqual([]);
   });
 });
 

@@ -1,6 +1,5 @@
 import { fromSnapshot, planFromState } from '@svc/agent-core';
-import type { PlanStepStatusEventData, SnapshotData, WorkflowStatus } from '@svc/protocol';
-import type { Interruption, RunPlanStep } from '../run/wire';
+import type { PlanStepInfo, PlanStepStatusEventData, SnapshotData, WorkflowStatus } from '@svc/protocol';
 
 /**
  * What changes the plan live: one step's status, or a whole new snapshot (a new or revised plan).
@@ -14,7 +13,7 @@ export type PlanEvent = ({ kind: 'step'; data: PlanStepStatusEventData } | { kin
 const untimed = { started_at: null, finished_at: null } as const;
 
 /** The plan a snapshot describes, rebuilt exactly as the server's GET /plan does (without timings). */
-export function planFromSnapshot(data: SnapshotData): RunPlanStep[] {
+export function planFromSnapshot(data: SnapshotData): PlanStepInfo[] {
   try {
     return planFromState(fromSnapshot(data)).map((step) => ({ ...step, ...untimed }));
   } catch {
@@ -30,7 +29,7 @@ export function planFromSnapshot(data: SnapshotData): RunPlanStep[] {
 }
 
 /** A step's times after it moved to `status` at `ts`: running starts the clock, done stops it. */
-function retimed(step: RunPlanStep, status: RunPlanStep['status'], ts: string): RunPlanStep {
+function retimed(step: PlanStepInfo, status: PlanStepInfo['status'], ts: string): PlanStepInfo {
   const { interrupted: _dropped, ...rest } = step;
   if (status === 'running') return { ...rest, status, started_at: ts, finished_at: null };
   if (status === 'done') return { ...rest, status, finished_at: step.finished_at ?? ts };
@@ -41,7 +40,7 @@ function retimed(step: RunPlanStep, status: RunPlanStep['status'], ts: string): 
  * A new plan (a snapshot at `ts`) keeps the times of the steps it shares with the old one (same index
  * and title); a step it shows starting or finishing is timed from the snapshot; a pending step has none.
  */
-function carryTimes(previous: readonly RunPlanStep[], next: RunPlanStep[], ts: string): RunPlanStep[] {
+function carryTimes(previous: readonly PlanStepInfo[], next: PlanStepInfo[], ts: string): PlanStepInfo[] {
   return next.map((step) => {
     const found = previous[step.index];
     const old = found && found.title === step.title ? found : undefined;
@@ -60,17 +59,17 @@ function carryTimes(previous: readonly RunPlanStep[], next: RunPlanStep[], ts: s
  * One live event applied to a plan. A step event only touches the step it names (same index and
  * title), so an event about an older plan cannot mark a step of a revised plan.
  */
-export function applyPlanEvent(plan: readonly RunPlanStep[], event: PlanEvent): RunPlanStep[] {
+export function applyPlanEvent(plan: readonly PlanStepInfo[], event: PlanEvent): PlanStepInfo[] {
   if (event.kind === 'snapshot') return carryTimes(plan, planFromSnapshot(event.data), event.ts);
   const { index, title, status } = event.data;
   const step = plan[index];
-  if (!step || step.title !== title || (step.status === status && !step.interrupted)) return plan as RunPlanStep[];
+  if (!step || step.title !== title || (step.status === status && !step.interrupted)) return plan as PlanStepInfo[];
   return plan.map((s) => (s.index === index ? retimed(s, status, event.ts) : s));
 }
 
 /** What the plan was loaded as, and how many live events the page had received when the load began. */
 export interface LoadedPlan {
-  steps: readonly RunPlanStep[];
+  steps: readonly PlanStepInfo[];
   /** live events with `at` up to this were stored before the load, so the loaded plan reflects them */
   after: number;
 }
@@ -80,17 +79,27 @@ export interface LoadedPlan {
  * order. Events carry absolute statuses, so the result is the latest state; events the load already
  * reflects are skipped, so a newer load (a poll while the socket is down) is never rolled back.
  */
-export function livePlan(loaded: LoadedPlan | undefined, events: readonly PlanEvent[]): RunPlanStep[] {
+export function livePlan(loaded: LoadedPlan | undefined, events: readonly PlanEvent[]): PlanStepInfo[] {
   const after = loaded?.after ?? 0;
   return events
     .filter((e) => e.at > after)
-    .reduce<RunPlanStep[]>((plan, event) => applyPlanEvent(plan, event), [...(loaded?.steps ?? [])]);
+    .reduce<PlanStepInfo[]>((plan, event) => applyPlanEvent(plan, event), [...(loaded?.steps ?? [])]);
+}
+
+/**
+ * The plan with the step a question belongs to marked running again: the server reports no running step
+ * while the workflow waits for an answer, yet the question is asked in the first step not done.
+ */
+export function withWaitingStep(plan: PlanStepInfo[], workflowStatus: WorkflowStatus | undefined): PlanStepInfo[] {
+  if (workflowStatus !== 'waiting_user' || plan.some((s) => s.status === 'running')) return plan;
+  const waiting = plan.findIndex((s) => s.status !== 'done');
+  return waiting < 0 ? plan : plan.map((s, i) => (i === waiting ? { ...s, status: 'running' } : s));
 }
 
 /** How a step is shown, given the workflow's status: no step says running unless the workflow runs. */
-export type StepDisplay = 'done' | 'running' | 'waiting' | 'pending' | Interruption;
+export type StepDisplay = 'done' | 'running' | 'waiting' | 'pending' | NonNullable<PlanStepInfo['interrupted']>;
 
-export function stepDisplay(step: RunPlanStep, workflowStatus: WorkflowStatus): StepDisplay {
+export function stepDisplay(step: PlanStepInfo, workflowStatus: WorkflowStatus): StepDisplay {
   const stopped = workflowStatus === 'failed' || workflowStatus === 'cancelled';
   if (step.status === 'done') return 'done';
   if (stopped && (step.interrupted || step.status === 'running')) return step.interrupted ?? workflowStatus;
@@ -104,10 +113,10 @@ export interface PlanProgress {
   done: number;
   total: number;
   /** the step in progress (running, waiting for an answer) or where the workflow stopped */
-  current: RunPlanStep | null;
+  current: PlanStepInfo | null;
 }
 
-export function planProgress(plan: readonly RunPlanStep[], workflowStatus: WorkflowStatus): PlanProgress {
+export function planProgress(plan: readonly PlanStepInfo[], workflowStatus: WorkflowStatus): PlanProgress {
   const current =
     plan.find((s) => {
       const shown = stepDisplay(s, workflowStatus);

@@ -32,8 +32,12 @@ export function useWorkflowLive(workflowId: string): WorkflowLive {
       dispatch({ event, at: received.current });
       if (event.type === 'file_changed') invalidate(queryKeys.filesAll(workflowId));
       if (event.type === 'llm_call') invalidate(queryKeys.llmCalls(workflowId));
-      // the record carries what events do not: start and end times, the worker's name, the app link
-      if (event.type === 'workflow_status') invalidate(runKeys.record(workflowId));
+      // the record carries what events do not: start and end times, the worker's name, the app link;
+      // the server's plan says which step runs only while the workflow runs, so it is asked again
+      if (event.type === 'workflow_status') {
+        invalidate(runKeys.record(workflowId));
+        invalidate(runKeys.plan(workflowId));
+      }
       if (event.type === 'workflow_update' && event.data.kind === 'report') {
         invalidate(queryKeys.report(workflowId));
         invalidate(runKeys.record(workflowId));

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { queryKeys } from '../../lib/query-keys';
 import { runKeys } from '../run/keys';
 import { useArmFocusRescue } from '../run/focus-rescue';
-import type { RunWorkflow } from '../run/wire';
+import type { Workflow } from '@svc/protocol';
 import type { Loaded } from './live-state';
 import { useReceivedSoFar } from './live-context';
 
@@ -12,7 +12,7 @@ import { useReceivedSoFar } from './live-context';
  * never lost (at worst an older status shows until the action's own event arrives). Focus that falls
  * to <body> because the action removed its control is moved to the page's title.
  */
-export function useWorkflowMutation<T>(workflowId: string, run: (arg: T) => Promise<RunWorkflow>) {
+export function useWorkflowMutation<T>(workflowId: string, run: (arg: T) => Promise<Workflow>) {
   const queryClient = useQueryClient();
   const receivedSoFar = useReceivedSoFar();
   const armFocusRescue = useArmFocusRescue();
@@ -20,7 +20,7 @@ export function useWorkflowMutation<T>(workflowId: string, run: (arg: T) => Prom
     mutationFn: run,
     onMutate: () => ({ after: receivedSoFar(), settle: armFocusRescue() }),
     onSuccess: (workflow, _arg, context) => {
-      const loaded: Loaded<RunWorkflow> = { value: workflow, after: context?.after ?? 0 };
+      const loaded: Loaded<Workflow> = { value: workflow, after: context?.after ?? 0 };
       queryClient.setQueryData(runKeys.record(workflowId), loaded);
       void queryClient.invalidateQueries({ queryKey: queryKeys.workflows(workflow.project_id) });
     },
