@@ -94,6 +94,7 @@ export function openBrowserSocket(
 /** A worker speaking the real protocol over a real socket, scripted by the test. */
 export class TestWorker {
   id = '';
+  private beat: ReturnType<typeof setInterval> | null = null;
   private constructor(
     readonly ws: WebSocket,
     readonly inbox: Inbox,
@@ -124,6 +125,17 @@ export class TestWorker {
     this.ws.send(JSON.stringify(message));
   }
 
+  /**
+   * Heartbeats like a real worker until closed, so a test that outlasts WORKER_OFFLINE_AFTER_SECONDS
+   * on a slow machine keeps its worker (heartbeats without `active_workflows` only prove liveness).
+   */
+  keepAlive(intervalMs = 1000): void {
+    this.send({ type: 'heartbeat' });
+    this.beat ??= setInterval(() => {
+      if (this.ws.readyState === this.ws.OPEN) this.send({ type: 'heartbeat' });
+    }, intervalMs);
+  }
+
   update(workflowId: string, seq: number, body: UpdateBody): void {
     this.send({ type: 'update', workflow_id: workflowId, seq, ...body });
   }
@@ -147,6 +159,8 @@ export class TestWorker {
   }
 
   close(): void {
+    if (this.beat) clearInterval(this.beat);
+    this.beat = null;
     this.ws.terminate();
   }
 }

@@ -1,5 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { describeInChromium, launchChromium } from '../support/chromium';
+import { snapshot } from '@svc/test-kit';
 import { expectText } from '../support/pages';
 import { startWebServer, startWorker, type TestServer, type TestWorker } from '../support/server';
 
@@ -24,11 +25,13 @@ const focused = (page: Page) =>
     return el ? `${el.tagName} ${(el as HTMLElement).innerText ?? ''}`.trim() : 'none';
   });
 
-describeInChromium('keyboard only: create a project, start a run, cancel it, delete the project', () => {
+describeInChromium('keyboard only: create a project, start a run, answer it, cancel it, delete the project', () => {
   let server: TestServer;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
   let worker: TestWorker;
+  let workflowId = '';
+  let lastSeq = 0;
 
   beforeAll(async () => {
     server = await startWebServer();
@@ -63,8 +66,28 @@ describeInChromium('keyboard only: create a project, start a run, cancel it, del
     await tabTo(page, page.getByRole('button', { name: 'Start workflow' }));
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/workflows\/[^/]+$/);
-    const workflowId = decodeURIComponent(page.url().split('/workflows/')[1]!);
-    await worker.dispatch(workflowId, 'start');
+    workflowId = decodeURIComponent(page.url().split('/workflows/')[1]!);
+    lastSeq = (await worker.dispatch(workflowId, 'start')).last_seq as number;
+  });
+
+  it("answers the agent's question with the keyboard, and the worker gets the answer", async () => {
+    // a plan first: an answer resumes the agent from its latest snapshot
+    expect(await worker.store(workflowId, ++lastSeq, snapshot('executing', 0, ['running', 'pending']))).toMatchObject({
+      type: 'ack',
+    });
+    const asked = await worker.store(workflowId, ++lastSeq, {
+      kind: 'status',
+      data: { status: 'waiting_user', question: 'Which colour should the buttons be?' },
+    });
+    expect(asked).toMatchObject({ type: 'ack' });
+    const answerBox = page.getByRole('textbox', { name: 'Your answer' });
+    await tabTo(page, answerBox);
+    await page.keyboard.type('Teal, please');
+    await tabTo(page, page.getByRole('button', { name: 'Send answer' }));
+    await page.keyboard.press('Enter');
+    expect((await worker.dispatch(workflowId, 'answer')).message).toBe('Teal, please');
+    await answerBox.waitFor({ state: 'detached' });
+    expect(await focused(page)).not.toBe('BODY');
   });
 
   it('cancels it: the question takes focus, Escape returns it, and confirming never drops it to <body>', async () => {

@@ -21,8 +21,6 @@ export class RunFixtures {
 
   /** Creates a run as the user and waits until the worker was given it. */
   async create(requirement: string): Promise<Workflow> {
-    // a worker silent for a few heartbeat periods counts as offline, and a test may have been busy for that long
-    this.worker.send({ type: 'heartbeat' });
     const run = await expectJson<Workflow>(
       await this.server.request(`/svc/api/projects/${this.projectId}/workflows`, {
         method: 'POST',

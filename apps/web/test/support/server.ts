@@ -23,8 +23,9 @@ export async function startWebServer(): Promise<TestServer> {
 }
 
 /**
- * A worker speaking the real protocol over a real socket: it registers, then sends its first heartbeat
- * at once, as the worker CLI does (the server waits for it before steering workflows assigned to it).
+ * A worker speaking the real protocol over a real socket: it registers, then heartbeats from the start
+ * as the worker CLI does (the server waits for the first before steering workflows assigned to it, and
+ * drops a worker that stays silent).
  */
 export async function startWorker(
   server: TestServer,
@@ -33,6 +34,6 @@ export async function startWorker(
 ): Promise<{ worker: TestWorker; token: string }> {
   const token = await workerToken(server);
   const worker = await TestWorker.start(server, token, name, capacity);
-  worker.send({ type: 'heartbeat' });
+  worker.keepAlive();
   return { worker, token };
 }
