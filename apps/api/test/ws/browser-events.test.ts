@@ -166,8 +166,9 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     for (let i = 0; i < 12; i++) await worker.store(id, seq.next++, logEntry(`${i}:${big}`));
     await eventually(() => fast.inbox.ofType('log_entry').length === 12);
     socket.resume();
-    expect((await slow.inbox.whenClosed(10_000)).code).toBe(1013);
+    // 12 MiB through the ingest first: generous limits for a busy 2-core CI machine (the close is awaited)
+    expect((await slow.inbox.whenClosed(45_000)).code).toBe(1013);
     expect(slow.inbox.ofType('log_entry').length).toBeLessThan(12);
     fast.ws.close();
-  }, 20_000);
+  }, 90_000);
 });
