@@ -7,7 +7,7 @@ import { WorkflowActions } from '../workflow/WorkflowActions';
 import type { Usage } from './useUsage';
 import { formatUsd } from './cost';
 import { elapsedMs, formatClock, formatElapsed } from './time';
-import { useNow } from './useNow';
+import { useNow } from '../../lib/use-now';
 import { POLL_MS } from './poll';
 
 interface Props {

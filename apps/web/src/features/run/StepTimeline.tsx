@@ -1,7 +1,7 @@
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { planProgress, stepDisplay, type StepDisplay } from '../workflow/plan-state';
 import { elapsedMs, formatClock, formatElapsed } from './time';
-import { useNow } from './useNow';
+import { useNow } from '../../lib/use-now';
 import type { PlanStepInfo, Workflow } from '@svc/protocol';
 import type { WorkflowAction } from './wire';
 

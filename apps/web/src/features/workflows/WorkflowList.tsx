@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback } from 'react';
 import { keepPreviousData, useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import {
@@ -10,6 +10,7 @@ import {
   type WorkflowStatus,
 } from '@svc/protocol';
 import { queryKeys } from '../../lib/query-keys';
+import { useNow } from '../../lib/use-now';
 import { usePollInterval, useProjectEvents } from '../../lib/live';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { listWorkflows } from './api';
@@ -103,16 +104,4 @@ export function WorkflowList({ projectId }: { projectId: string }) {
       )}
     </section>
   );
-}
-
-/** The current time, ticking each second while `ticking` (running durations count up). */
-function useNow(ticking: boolean): number {
-  const [now, setNow] = useState(Date.now);
-  useEffect(() => {
-    if (!ticking) return;
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, [ticking]);
-  return now;
 }
