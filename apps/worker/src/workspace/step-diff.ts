@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import { formatPatch, structuredPatch } from 'diff';
 import type { StepDiffFile, StepDiffUpdateData } from '@svc/protocol';
 import { utf8ByteLength } from '@svc/text';
-import { IGNORED_DIRS } from './sync';
+import { workspaceFiles } from './sync';
 import { toRelative } from './paths';
 
 /** Largest file whose text is kept for a diff; larger ones are compared by hash only. */
@@ -41,25 +40,11 @@ function isText(bytes: Buffer): boolean {
 export async function captureWorkspace(root: string): Promise<WorkspaceCapture> {
   const files = new Map<string, CapturedFile>();
   let kept = 0;
-  const walk = async (dir: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory() && !IGNORED_DIRS.has(entry.name)) await walk(full);
-      else if (entry.isFile()) {
-        const captured = await captureFile(full, kept);
-        files.set(toRelative(root, full), captured);
-        if (captured.text !== null) kept += captured.text.length;
-      }
-    }
-  };
-  await walk(root);
+  for await (const file of workspaceFiles(root)) {
+    const captured = await captureFile(file, kept);
+    files.set(toRelative(root, file), captured);
+    if (captured.text !== null) kept += captured.text.length;
+  }
   return files;
 }
 

@@ -31,24 +31,29 @@ function hashFile(file: string): Promise<FileState> {
   });
 }
 
+/**
+ * Every regular file under `root`, as full paths in name order, skipping IGNORED_DIRS; symlinks are not
+ * followed and a directory that vanished meanwhile is skipped.
+ */
+export async function* workspaceFiles(root: string): AsyncGenerator<string> {
+  let entries;
+  try {
+    entries = await readdir(root, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const full = path.join(root, entry.name);
+    if (entry.isDirectory() && !IGNORED_DIRS.has(entry.name)) yield* workspaceFiles(full);
+    else if (entry.isFile()) yield full;
+  }
+}
+
 /** Fingerprints every regular file under `root` (symlinks are not followed). */
 export async function hashTree(root: string): Promise<TreeState> {
   const state = new Map<string, FileState>();
-  const walk = async (dir: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory() && !IGNORED_DIRS.has(entry.name)) await walk(full);
-      else if (entry.isFile()) state.set(toRelative(root, full), await hashFile(full));
-    }
-  };
-  await walk(root);
+  for await (const file of workspaceFiles(root)) state.set(toRelative(root, file), await hashFile(file));
   return state;
 }
 
