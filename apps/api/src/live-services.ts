@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Db, DbProvider } from '@svc/db';
-import type { AppLinks } from './apps/app-link';
+import { backfillAppKeys, type AppLinks } from './apps/app-link';
 import type { Config } from './config';
 import { on, type ClusterBus } from './cluster/bus';
 import { LiveDispatcher } from './dispatch/dispatcher';
@@ -111,6 +111,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   });
 
   const detailRetention = new LlmDetailRetention(db, logger);
+  let closing = false;
 
   return {
     registry,
@@ -127,8 +128,15 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
       liveness.start();
       detailRetention.start();
       dispatcher.kick();
+      background.run(
+        backfillAppKeys(db, () => closing).then(
+          (count) => count > 0 && logger.info({ count }, 'gave workflows made before app links their app key'),
+          (err: unknown) => logger.warn({ err }, 'app key backfill failed; it runs again at the next start'),
+        ),
+      );
     },
     async close() {
+      closing = true;
       stopForgetting();
       await detailRetention.stop();
       await liveness.stop();

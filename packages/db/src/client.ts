@@ -27,9 +27,21 @@ export interface CreateDbOptions {
   url: string;
   /** PostgreSQL pool size; SQLite uses one connection. */
   poolSize?: number;
+  /**
+   * PostgreSQL: how long `close` waits for connections still checked out before it closes them. Prisma
+   * can leave one checked out for good when it disconnects during a write (its transaction is never
+   * ended); waiting for it would hang shutdown.
+   */
+  closeGraceMs?: number;
 }
 
-export async function createDb({ url, poolSize = 10 }: CreateDbOptions): Promise<DbHandle> {
+const CLOSE_GRACE_MS = 10_000;
+
+export async function createDb({
+  url,
+  poolSize = 10,
+  closeGraceMs = CLOSE_GRACE_MS,
+}: CreateDbOptions): Promise<DbHandle> {
   const provider = providerOf(url);
   if (provider === 'sqlite') {
     // One connection for the client's life (libSQL's own client leaks one per transaction; see
@@ -52,11 +64,43 @@ export async function createDb({ url, poolSize = 10 }: CreateDbOptions): Promise
       },
     };
   }
-  // One pool for Prisma, the reader and the ingest's raw statements; Prisma ends it on disconnect.
+  // One pool for Prisma, the reader and the ingest's raw statements.
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle connection that breaks is dropped by the pool; the next query opens a new one.
   pool.on('error', () => undefined);
-  const client = new PostgresClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  const connections = new Set<pg.PoolClient>();
+  pool.on('connect', (connection) => connections.add(connection));
+  pool.on('remove', (connection) => connections.delete(connection));
+  // The pool is ours to end (below), whether or not Prisma ever connected.
+  const client = new PostgresClient({ adapter: new PrismaPg(pool) });
   const db = client as unknown as Db;
-  return { db, provider, reader: postgresReader(pool), pgPool: pool, close: () => client.$disconnect() };
+  const close = async () => {
+    const settled =
+      (await settlesWithin(client.$disconnect(), closeGraceMs)) && (await settlesWithin(pool.end(), closeGraceMs));
+    // Still checked out: released as broken, the pool closes them and PostgreSQL rolls back what they left open.
+    if (!settled)
+      for (const connection of connections) {
+        try {
+          connection.release(true);
+        } catch {
+          // already released meanwhile
+        }
+      }
+  };
+  return { db, provider, reader: postgresReader(pool), pgPool: pool, close };
+}
+
+/** Whether `work` settles within `ms` (it keeps running either way). */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const outcome = await Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    late,
+  ]);
+  clearTimeout(timer);
+  return outcome;
 }

@@ -81,6 +81,31 @@ describe.each(TEST_PROVIDERS)('database on %s', (provider) => {
   });
 });
 
+describe('closing a PostgreSQL handle', () => {
+  it('ends connections still checked out after the grace period, rolling back what they left open', async () => {
+    const database = await createTestDatabase('postgresql');
+    try {
+      const handle = await createDb({ url: database.url, closeGraceMs: 50 });
+      await handle.db.user.count();
+      // What Prisma leaves behind when it disconnects during a write: a transaction never ended.
+      const stuck = await handle.pgPool!.connect();
+      stuck.on('error', () => undefined);
+      await stuck.query('BEGIN');
+      await stuck.query(
+        `INSERT INTO users (id, login, provider, provider_subject, updated_at) VALUES ('u1', 'ada', 'dev', 'ada', now())`,
+      );
+      const ended = new Promise((resolve) => stuck.once('end', resolve));
+      await handle.close();
+      await ended;
+      const check = await createDb({ url: database.url });
+      await expect(check.db.user.count()).resolves.toBe(0);
+      await check.close();
+    } finally {
+      await database.drop();
+    }
+  });
+});
+
 // Replicas are separate processes; this runs the built package exactly as a server start-up would.
 async function migrateInChildProcess(url: string): Promise<MigrationResult> {
   const entry = join(__dirname, '..', 'dist', 'index.js');

@@ -37,15 +37,21 @@ export async function ensureAppKey(db: Db, workflow: Pick<Workflow, 'id' | 'app_
   return row.app_key!;
 }
 
-/** Keys for every workflow without one, a batch at a time (run once at start-up). */
-export async function backfillAppKeys(db: Db): Promise<number> {
+/**
+ * Keys for every workflow without one, a batch at a time (run once at start-up). `stopped` is asked
+ * between rows, so shutdown never closes the database under one of these writes.
+ */
+export async function backfillAppKeys(db: Db, stopped: () => boolean = () => false): Promise<number> {
   let done = 0;
-  for (;;) {
+  while (!stopped()) {
     const batch = await db.workflow.findMany({ where: { app_key: null }, select: { id: true }, take: 200 });
-    if (batch.length === 0) return done;
-    for (const { id } of batch)
+    if (batch.length === 0) break;
+    for (const { id } of batch) {
+      if (stopped()) break;
       done += (await db.workflow.updateMany({ where: { id, app_key: null }, data: { app_key: newAppKey() } })).count;
+    }
   }
+  return done;
 }
 
 /** A new key: the old link stops working at once, on every replica (the key is read per request). */

@@ -6,7 +6,7 @@ import { authorizeWorkflow } from '../policies/access';
 import { pathFromUrl } from '../routes/files/request-path';
 import { serveFile } from '../routes/files/serve-file';
 import { presentWorkflowOf } from '../reads/views';
-import { APP_KEY_PATTERN, backfillAppKeys, rotateAppKey } from './app-link';
+import { APP_KEY_PATTERN, rotateAppKey } from './app-link';
 
 const READS = new Set(['GET', 'HEAD']);
 
@@ -20,10 +20,6 @@ const READS = new Set(['GET', 'HEAD']);
  * NUL, encoded forms: 400 invalid_path; symlinks out: refused there too).
  */
 export function builtAppsRouter(deps: AppDeps): Router {
-  void backfillAppKeys(deps.db).then(
-    (count) => count > 0 && deps.logger.info({ count }, 'gave workflows made before app links their app key'),
-    (err: unknown) => deps.logger.warn({ err }, 'app key backfill failed; it runs again at the next start'),
-  );
   const router = Router();
   router.use('/:key', (req, res) => serveApp(deps, req, res));
   return router;

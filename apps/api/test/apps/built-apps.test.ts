@@ -168,6 +168,16 @@ describe.each(TEST_PROVIDERS)('built apps on %s', (provider) => {
     expect(await backfillAppKeys(server.deps.db)).toBe(1);
     expect((await wire(id)).app_link).toMatch(LINK);
   });
+
+  it('stops the backfill between rows once shutdown asks it to, leaving the rest for the next start', async () => {
+    const ids = [(await freshWorkflow()).id, (await freshWorkflow()).id, (await freshWorkflow()).id];
+    await server.deps.db.workflow.updateMany({ where: { id: { in: ids } }, data: { app_key: null } });
+    let asked = 0;
+    // "stopped" turns true after the first row is written: one key, then nothing more.
+    expect(await backfillAppKeys(server.deps.db, () => asked++ >= 2)).toBe(1);
+    expect(await server.deps.db.workflow.count({ where: { id: { in: ids }, app_key: null } })).toBe(2);
+    expect(await backfillAppKeys(server.deps.db)).toBe(2);
+  });
 });
 
 describe('APP_ORIGIN', () => {
