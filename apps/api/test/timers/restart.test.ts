@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { createDb } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { configFromEnv } from '../../src/config';
 import { buildRuntime, type Runtime } from '../../src/bootstrap';
@@ -84,9 +85,13 @@ describe.each(TEST_PROVIDERS)('timers across restarts on %s', (provider) => {
       data: { workflow_id: id, fire_at: fireAt, reason: 'resume after the deploy window' },
     });
     await before.running.close();
-    expect((await before.runtime.deps.db.timer.findFirstOrThrow({ where: { workflow_id: id } })).status).toBe(
-      'pending',
-    );
+    // A closed server's database handle is closed too: look on a handle of the test's own.
+    const check = await createDb({ url: database.url });
+    try {
+      expect((await check.db.timer.findFirstOrThrow({ where: { workflow_id: id } })).status).toBe('pending');
+    } finally {
+      await check.close();
+    }
     // The timer comes due while no server runs (waiting for the clock is the scenario here).
     const untilDue = fireAt.getTime() - Date.now() + 1;
     if (untilDue > 0) await new Promise((r) => setTimeout(r, untilDue));
