@@ -56,7 +56,9 @@ async function readableWorkflow(user, id) {
   return role ? workflow : null;
 }
 
-const presentWorkflow = (w) => ({
+const workerIdOf = (w) => w.assigned_worker_id ?? w.requested_worker_id;
+const isoOrNull = (value) => (value === null || value === undefined ? null : iso(value));
+const presentWorkflow = (w, workerName) => ({
   id: w.id,
   project_id: w.project_id,
   title: w.title,
@@ -64,12 +66,58 @@ const presentWorkflow = (w) => ({
   status: w.status,
   question: w.question,
   error: w.error,
-  worker_id: w.assigned_worker_id ?? w.requested_worker_id,
+  worker_id: workerIdOf(w),
   template: w.template,
   created_at: iso(w.created_at),
   updated_at: iso(w.updated_at),
   app_url: w.app_url,
+  number: Number(w.number),
+  rerun_of: w.rerun_of,
+  started_at: isoOrNull(w.started_at),
+  finished_at: isoOrNull(w.finished_at),
+  plan_revision: Number(w.plan_revision),
+  worker_name: workerName,
+  app_link: w.app_key ? `${SVC_URL}/svc/apps/${w.app_key}/` : null,
 });
+
+const UNFINISHED = new Set(['pending', 'planning', 'running', 'waiting_user']);
+
+/** The plan as svc shows it: step times from plan_step_status events; no running step unless the run is running. */
+function presentPlan(snapshot, status, stepEvents, revising) {
+  const data = {
+    phase: snapshot.phase,
+    current_step: snapshot.phase === 'executing' ? snapshot.current_step : null,
+    steps: snapshot.steps,
+    memo: snapshot.memo,
+    pending_question: snapshot.pending_question,
+  };
+  const unfinished = UNFINISHED.has(status);
+  return planFromState(fromSnapshot(data)).map((step) => {
+    let started = null;
+    let finished = null;
+    for (const event of stepEvents) {
+      if (event.data.index !== step.index) continue;
+      if (event.data.status === 'running') [started, finished] = [event.created_at, null];
+      else if (event.data.status === 'done') finished = event.created_at;
+    }
+    let stepStatus = revising && unfinished ? 'pending' : step.status;
+    let interrupted;
+    if (stepStatus === 'running' && status !== 'running') {
+      stepStatus = 'pending';
+      if (status === 'failed' || status === 'cancelled') interrupted = status;
+    }
+    const info = {
+      index: step.index,
+      title: step.title,
+      description: step.description,
+      status: stepStatus,
+      started_at: stepStatus === 'pending' && !interrupted ? null : isoOrNull(started),
+      finished_at: stepStatus === 'done' ? isoOrNull(finished) : null,
+    };
+    if (interrupted) info.interrupted = interrupted;
+    return info;
+  });
+}
 
 const page = (rows, present) => ({
   items: rows.slice(0, PAGE).map(present),
@@ -77,18 +125,14 @@ const page = (rows, present) => ({
 });
 
 const WORKFLOW_ROUTES = {
-  '': async (w) => presentWorkflow(w),
+  '': async (w) => presentWorkflow(w, workerIdOf(w) === null ? null : await db.workerName(workerIdOf(w))),
   '/plan': async (w) => {
-    const s = await db.latestSnapshot(w.id);
-    if (!s) return [];
-    const data = {
-      phase: s.phase,
-      current_step: s.phase === 'executing' ? s.current_step : null,
-      steps: s.steps,
-      memo: s.memo,
-      pending_question: s.pending_question,
-    };
-    return planFromState(fromSnapshot(data));
+    const [s, stepEvents, revising] = await Promise.all([
+      db.latestSnapshot(w.id),
+      db.stepEvents(w.id),
+      db.revising(w.id),
+    ]);
+    return s ? presentPlan(s, w.status, stepEvents, revising) : [];
   },
   '/log': async (w) =>
     page(await db.logPage(w.id, PAGE + 1), (e) => ({
@@ -99,6 +143,10 @@ const WORKFLOW_ROUTES = {
       tool_input: yaml(e.tool_input ?? {}, { lineWidth: 0 }),
       output: e.output,
       is_error: Boolean(e.is_error),
+      revision: Number(e.revision),
+      duration_ms: e.duration_ms === null ? null : Number(e.duration_ms),
+      command:
+        e.tool_name === 'execute_on_worker' && typeof e.tool_input?.command === 'string' ? e.tool_input.command : null,
       created_at: iso(e.created_at),
     })),
   '/llm-calls': async (w) => {
@@ -115,6 +163,7 @@ const WORKFLOW_ROUTES = {
         attempt: c.attempt,
         error: c.error,
         finish_reason: c.finish_reason,
+        has_detail: Boolean(c.has_detail),
         created_at: iso(c.created_at),
       })),
       totals: {

@@ -5,6 +5,7 @@ import { tokenFromRequest, userPrincipal } from '../auth/authenticate';
 import { authorizeGlobal, checkWorkflowAccess } from '../policies/access';
 import { projectListOf, workflowViews, type WorkflowView } from '../reads/views';
 import { SECURITY_HEADERS, requestIdOf } from './middleware';
+import { AnswerCache, type EncodedAnswer } from './answer-cache';
 
 const WORKFLOW_PATH = /^\/svc\/api\/workflows\/([A-Za-z0-9_-]{1,200})(?:\/(plan|log|llm-calls))?$/;
 const PROJECTS_PATH = '/svc/api/projects';
@@ -29,7 +30,9 @@ export function fastReads(deps: AppDeps): RequestHandler {
     return { claims, scope: claims.scope };
   };
 
-  const answer = async (req: Parameters<RequestHandler>[0], path: string): Promise<unknown> => {
+  const pages = new AnswerCache();
+
+  const answer = async (req: Parameters<RequestHandler>[0], path: string): Promise<EncodedAnswer | undefined> => {
     const caller = await signedInUser(req);
     if (!caller) return undefined;
     const { claims, scope } = caller;
@@ -38,7 +41,7 @@ export function fastReads(deps: AppDeps): RequestHandler {
       if (!found) return undefined;
       const principal = userPrincipal(found.user, claims, scope, config.adminUsers);
       authorizeGlobal(principal, 'project.list');
-      return projectListOf(reads, principal, found.projects);
+      return encode(await projectListOf(reads, principal, found.projects));
     }
     const match = WORKFLOW_PATH.exec(path);
     if (!match) return undefined;
@@ -50,7 +53,19 @@ export function fastReads(deps: AppDeps): RequestHandler {
       found.role,
       'workflow.read',
     );
-    return workflowViews[(match[2] ?? 'workflow') as WorkflowView](reads, found.workflow, req.query);
+    const view = (match[2] ?? 'workflow') as WorkflowView;
+    if (view !== 'log' && view !== 'llm-calls')
+      return encode(await workflowViews[view](reads, found.workflow, req.query));
+    // Log entries and LLM calls are only ever added, each raising last_event_seq in the same commit;
+    // what else changes an LLM-call page is the retention sweep deleting details (it moves the oldest).
+    const key = `${view} ${found.workflow.id}?${queryOf(req.originalUrl)}`;
+    let stamp = String(found.workflow.last_event_seq);
+    if (view === 'llm-calls') stamp += ` ${await reads.oldestLlmDetail()}`;
+    const cached = pages.get(key, stamp);
+    if (cached) return cached;
+    const page = encode(await workflowViews[view](reads, found.workflow, req.query));
+    pages.set(key, stamp, page);
+    return page;
   };
 
   return (req, res, next) => {
@@ -60,10 +75,10 @@ export function fastReads(deps: AppDeps): RequestHandler {
     const started = process.hrtime.bigint();
     answer(req, path)
       .then(
-        (body) => {
-          if (body === undefined) return next();
+        (encoded) => {
+          if (encoded === undefined) return next();
           const requestId = requestIdOf(req.get('x-request-id'));
-          send(res, requestId, body);
+          send(res, requestId, encoded);
           if (logger.isLevelEnabled('debug')) {
             const ms = Number(process.hrtime.bigint() - started) / 1e6;
             logger.debug(
@@ -78,15 +93,25 @@ export function fastReads(deps: AppDeps): RequestHandler {
   };
 }
 
-/** 200 with the JSON body and the headers the full app sets (Express's weak ETag, from the same `etag`). */
-function send(res: Response, requestId: string, body: unknown): void {
+/** The JSON body with Express's weak ETag (from the same `etag`). */
+function encode(body: unknown): EncodedAnswer {
   const json = Buffer.from(JSON.stringify(body), 'utf8');
+  return { json, etag: etag(json, { weak: true }) };
+}
+
+const queryOf = (url: string) => {
+  const at = url.indexOf('?');
+  return at < 0 ? '' : url.slice(at + 1);
+};
+
+/** 200 with the headers the full app sets. */
+function send(res: Response, requestId: string, { json, etag }: EncodedAnswer): void {
   res.writeHead(200, {
     ...SECURITY_HEADERS,
     'X-Request-Id': requestId,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': json.length,
-    ETag: etag(json, { weak: true }),
+    ETag: etag,
   });
   res.end(json);
 }

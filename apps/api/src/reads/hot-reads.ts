@@ -180,6 +180,17 @@ export class HotReads {
     }));
   }
 
+  /**
+   * When the oldest stored LLM call detail was made (null when there is none). The retention sweep
+   * deletes every detail older than its cutoff, so a sweep that deleted any changes this value.
+   */
+  async oldestLlmDetail(): Promise<string | null> {
+    const [row] = await this.reader.query<Raw>('hot_oldest_llm_detail', OLDEST_LLM_DETAIL, []);
+    const oldest = row?.oldest;
+    if (oldest === null || oldest === undefined) return null;
+    return oldest instanceof Date ? oldest.toISOString() : String(oldest);
+  }
+
   /** SUM skips nulls: the token sums count known values; unknown_usage_calls says how many are missing. */
   async llmCallTotals(workflowId: string) {
     const [row] = await this.reader.query<Raw>('hot_llm_call_totals', LLM_CALL_TOTALS, [workflowId]);
@@ -345,6 +356,9 @@ const firstPage = (table: string, columns: string) =>
   `SELECT ${columns} FROM ${table} WHERE workflow_id = $1 ORDER BY seq LIMIT $2`;
 const pageAfter = (table: string, columns: string) =>
   `SELECT ${columns} FROM ${table} WHERE workflow_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`;
+
+// MIN over the created_at index: one index probe.
+const OLDEST_LLM_DETAIL = 'SELECT MIN(created_at) AS oldest FROM llm_call_details';
 
 const LLM_CALL_TOTALS = `
   SELECT COUNT(*) AS calls, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,

@@ -168,6 +168,29 @@ describe.each(TEST_PROVIDERS)('run page data on %s', (provider) => {
     expect(page.inbox.ofType('log_entry').map((m: Message) => m.data)).toEqual(log.items);
   });
 
+  it('answers a log page again with what was stored since it was first read (pages are cached per last event)', async () => {
+    const { worker, id, seq } = await running('pager');
+    await worker.store(id, seq.next++, logEntryOf('make', 'one'));
+    const commands = async (query = '') =>
+      (await body(await get(`/workflows/${id}/log${query}`))).items.map((e: Message) => e.command);
+    expect(await commands()).toEqual(['make']);
+    expect(await commands()).toEqual(['make']);
+    expect(await commands('?limit=1')).toEqual(['make']);
+    await worker.store(id, seq.next++, logEntryOf('make test', 'two'));
+    expect(await commands()).toEqual(['make', 'make test']);
+    expect(await commands('?limit=1')).toEqual(['make']);
+    // The cached answer is the full app's, ETag included (any If-None-Match is answered by the full app).
+    const fast = await get(`/workflows/${id}/log`);
+    const full = await suite.server.request(`/svc/api/workflows/${id}/log`, {
+      as: suite.alice,
+      headers: { 'if-none-match': '"other"' },
+    });
+    expect(fast.headers.get('etag')).toBe(full.headers.get('etag'));
+    expect(await fast.text()).toBe(await full.text());
+    // Still authorized on every request: an outsider gets nothing from the cache.
+    expect((await get(`/workflows/${id}/log`, await suite.server.login('outsider'))).status).toBe(404);
+  });
+
   it('stores LLM call details, serves them to members only, and says which calls have one', async () => {
     const { worker, id, seq } = await running('thinker');
     const other = await running('other-thinker');
@@ -229,13 +252,16 @@ describe.each(TEST_PROVIDERS)('run page data on %s', (provider) => {
       await db.setting.update({ where: { key: 'llm_detail_retention_days' }, data: { value: '2' } });
       await worker.store(id, seq.next++, llmCall({ detail }));
       await worker.store(id, seq.next++, llmCall({ detail }));
-      const [, old, fresh] = (await body(await get(`/workflows/${id}/llm-calls`))).items;
+      const [, old] = await db.llmCallLog.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } });
+      // Made three days ago (before anything read it; the clock never runs backwards for a stored detail).
       await db.llmCallDetail.update({
-        where: { call_id: old.id },
+        where: { call_id: old!.id },
         data: { created_at: new Date(Date.now() - 3 * 24 * 3600 * 1000) },
       });
+      const [, , fresh] = (await body(await get(`/workflows/${id}/llm-calls`))).items;
+      expect(fresh.has_detail).toBe(true);
       expect(await suite.server.runtime.live.detailRetention.sweep()).toBe(1);
-      expect((await get(`/workflows/${id}/llm-calls/${old.id}`)).status).toBe(404);
+      expect((await get(`/workflows/${id}/llm-calls/${old!.id}`)).status).toBe(404);
       expect((await get(`/workflows/${id}/llm-calls/${fresh.id}`)).status).toBe(200);
       const page = (await body(await get(`/workflows/${id}/llm-calls`))).items;
       expect(page.map((c: Message) => c.has_detail)).toEqual([false, false, true]);
@@ -243,6 +269,9 @@ describe.each(TEST_PROVIDERS)('run page data on %s', (provider) => {
       await db.setting.update({ where: { key: 'llm_detail_retention_days' }, data: { value: '0' } });
       expect(await suite.server.runtime.live.detailRetention.sweep()).toBeGreaterThanOrEqual(1);
       expect(await detailsOf()).toBe(0);
+      // The page read before the sweep is not answered again: no call says it has a detail now.
+      const after = (await body(await get(`/workflows/${id}/llm-calls`))).items;
+      expect(after.map((c: Message) => c.has_detail)).toEqual([false, false, false]);
     } finally {
       await db.setting.deleteMany({ where: { key: 'llm_detail_retention_days' } });
     }
