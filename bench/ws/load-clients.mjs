@@ -76,7 +76,7 @@ export async function connectBrowser(baseUrl, headers, workflowId) {
  * receipt (same process, same clock). Counts only the measured window; `sent` and `payloadBytes`
  * (the JSON of every update's `data`) cover the whole run, to relate what is stored to it.
  */
-export async function stream(workers, browsers, { warmupMs, measureMs, window = DEFAULT_WINDOW, onMeasure }) {
+export async function stream(workers, browsers, { warmupMs, measureMs, window = DEFAULT_WINDOW, rate, onMeasure }) {
   const state = {
     measuring: false,
     stopped: false,
@@ -97,10 +97,20 @@ export async function stream(workers, browsers, { warmupMs, measureMs, window = 
       state.latencies.push(performance.now() - Number.parseFloat(text.slice(at + 4, at + 32)));
     });
   }
+  // --rate: updates per second across all workers, paced by an allowance that grows with time.
+  const pacers = [];
   for (const worker of workers) {
     let inFlight = 0;
+    let allowance = rate ? 1 : Infinity;
+    let last = performance.now();
     const send = () => {
-      while (!state.stopped && inFlight < window) {
+      if (rate) {
+        const now = performance.now();
+        allowance = Math.min(allowance + ((now - last) * rate) / workers.length / 1000, window);
+        last = now;
+      }
+      while (!state.stopped && inFlight < window && allowance >= 1) {
+        allowance--;
         inFlight++;
         const seq = worker.nextSeq++;
         const data = {
@@ -128,8 +138,10 @@ export async function stream(workers, browsers, { warmupMs, measureMs, window = 
         state.errors++;
       }
     });
+    pacers.push(send);
     send();
   }
+  const pacing = rate ? setInterval(() => pacers.forEach((send) => send()), 5) : undefined;
   await new Promise((r) => setTimeout(r, warmupMs));
   state.measuring = true;
   const started = performance.now();
@@ -139,6 +151,7 @@ export async function stream(workers, browsers, { warmupMs, measureMs, window = 
   state.measuring = false;
   const seconds = (performance.now() - started) / 1000;
   state.stopped = true;
+  clearInterval(pacing);
   await new Promise((r) => setTimeout(r, 300)); // let the last acks arrive before sockets close
   return { seconds, ...state };
 }

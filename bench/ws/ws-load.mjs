@@ -3,7 +3,7 @@
 // workflows (spread evenly, or all on one: "hot"). Reports updates/s stored and acknowledged and the
 // p50/p99 latency from a worker's send to a browser's receipt, for svc on SQLite and PostgreSQL
 // (apps/api/dist, started as a child process) and for bench/ws/bare-server.mjs.
-// Usage: node bench/ws/ws-load.mjs [--seconds 10] [--window 64] [--targets bare,sqlite,postgresql] [--cases 1x1,10x100,10x100hot]
+// Usage: node bench/ws/ws-load.mjs [--seconds 10] [--window 64] [--targets bare,sqlite,postgresql] [--cases 1x1,10x100,10x100hot,10x100@2000]
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -18,8 +18,9 @@ const warmupMs = 3000;
 
 const targets = (args.targets ?? 'bare,sqlite,postgresql').split(',');
 const cases = (args.cases ?? '1x1,10x100,10x100hot').split(',').map((c) => {
-  const [, n, m, hot] = /^(\d+)x(\d+)(hot)?$/.exec(c);
-  return { name: c, n: Number(n), m: Number(m), hot: Boolean(hot) };
+  // NxM[hot][@rate]: `@2000` paces the workers to 2,000 updates/s in all (RSS at a given load).
+  const [, n, m, hot, rate] = /^(\d+)x(\d+)(hot)?(?:@(\d+))?$/.exec(c);
+  return { name: c, n: Number(n), m: Number(m), hot: Boolean(hot), rate: rate ? Number(rate) : undefined };
 });
 const require = createRequire(join(repoRoot, 'apps/api/package.json'));
 const window = Number(args.window ?? DEFAULT_WINDOW);
@@ -88,6 +89,7 @@ async function runCase(target, testCase) {
       warmupMs,
       measureMs,
       window,
+      rate: testCase.rate,
       onMeasure: () => (rssMiB = Math.max(rssMiB, memoryOf(server.pid).rssMiB)),
     });
     for (const ws of [...workers.map((w) => w.ws), ...browsers]) ws.terminate();
