@@ -100,6 +100,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     templates: deps.templates,
     storage: deps.storage,
     logger: deps.logger,
+    planRevised: (id) => assignments.forget([id]),
   });
   const liveness = new WorkerLiveness({
     db,

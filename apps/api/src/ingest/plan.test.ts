@@ -8,6 +8,7 @@ const row = (over: Partial<IngestWorkflow> = {}): IngestWorkflow => ({
   assigned_worker_id: 'w1',
   status: 'running',
   last_update_seq: 0,
+  plan_revision: 0,
   title_worker_id: null,
   title_first_seq: null,
   title_last_seq: null,

@@ -18,6 +18,8 @@ export interface IngestWorkflow extends TitleGrantRow {
   assigned_worker_id: string | null;
   status: string;
   last_update_seq: number;
+  /** stamped on log entries and step diffs; cached rows are forgotten when feedback raises it */
+  plan_revision: number;
 }
 
 /** The latest snapshot seen of a workflow, to diff the next one against. */
@@ -88,9 +90,6 @@ export interface PlanContext {
   /** `llm_detail_retention_days` is 0: details are not stored */
   storeDetails: boolean;
 }
-
-/** Update kinds whose rows carry the plan revision. */
-export const REVISION_KINDS: ReadonlySet<UpdateMessage['kind']> = new Set(['log_entry', 'step_diff']);
 
 const isTerminal = (status: string) => TERMINAL_WORKFLOW_STATUSES.includes(status as WorkflowStatus);
 

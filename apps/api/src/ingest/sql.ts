@@ -102,22 +102,14 @@ export class IngestSql {
       assigned_worker_id: string | null;
       status: string;
       last_update_seq: number;
+      plan_revision: number;
       title_worker_id: string | null;
       title_first_seq: number | null;
       title_last_seq: number | null;
     }>(
       db,
-      Prisma.sql`SELECT id, project_id, assigned_worker_id, status, last_update_seq, title_worker_id, title_first_seq, title_last_seq FROM workflows WHERE id IN (${Prisma.join(ids)})`,
+      Prisma.sql`SELECT id, project_id, assigned_worker_id, status, last_update_seq, plan_revision, title_worker_id, title_first_seq, title_last_seq FROM workflows WHERE id IN (${Prisma.join(ids)})`,
     );
-  }
-
-  /** The plan revision of each workflow now (feedback raises it while a worker may hold the workflow). */
-  async revisions(db: RawClient, ids: readonly string[]): Promise<Map<string, number>> {
-    const rows = await this.query<{ id: string; plan_revision: number }>(
-      db,
-      Prisma.sql`SELECT id, plan_revision FROM workflows WHERE id IN (${Prisma.join(ids)})`,
-    );
-    return new Map(rows.map((row) => [row.id, Number(row.plan_revision)]));
   }
 
   /** A setting's raw value, undefined when it is not set. */

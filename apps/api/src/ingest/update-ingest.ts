@@ -6,15 +6,7 @@ import type { EventStore } from '../events';
 import type { WorkflowTransitions } from '../workflows';
 import type { IngestLock } from './ingest-lock';
 import { SnapshotCache } from './snapshots';
-import {
-  emptyRows,
-  planUpdate,
-  REVISION_KINDS,
-  WorkflowPlan,
-  type IngestWorkflow,
-  type PlanContext,
-  type PlannedRows,
-} from './plan';
+import { emptyRows, planUpdate, WorkflowPlan, type IngestWorkflow, type PlanContext, type PlannedRows } from './plan';
 import { LLM_DETAIL_RETENTION_KEY, retentionDays } from './detail-retention';
 import { batchTables, IngestSql } from './sql';
 import { IngestWorkflows } from './workflows';
@@ -189,14 +181,13 @@ export class UpdateIngest {
         return false;
       })
       .sort((a, b) => a.update.seq - b.update.seq);
-    const revisions = await this.revisions(fresh);
     const context = await this.planContext(fresh);
     for (const item of fresh) {
       const row = byId.get(item.update.workflow_id)!;
       let plan = plans.get(row.id);
       if (!plan) {
         plans.set(row.id, (plan = new WorkflowPlan(row, await this.snapshots.get(row.id))));
-        plan.revision = revisions.get(row.id) ?? 0;
+        plan.revision = row.plan_revision;
       }
       const superseded = await this.isSuperseded(row, item.update);
       const error = planUpdate(plan, planned, item.workerId, item.update, now, superseded, context);
@@ -220,15 +211,6 @@ export class UpdateIngest {
     if (seqs.size === 0) return new Set();
     const found = await this.sql.storedUpdates(this.deps.db, seqs);
     return new Set(found.map((f) => key(f.workflow_id, Number(f.seq))));
-  }
-
-  /**
-   * The plan revision of the workflows whose log entries or step diffs this batch stores, read now (not
-   * cached: feedback raises it while the worker holds the workflow).
-   */
-  private async revisions(items: Pending[]): Promise<Map<string, number>> {
-    const ids = [...new Set(items.filter((i) => REVISION_KINDS.has(i.update.kind)).map((i) => i.update.workflow_id))];
-    return ids.length === 0 ? new Map() : this.sql.revisions(this.raw ?? this.deps.db, ids);
   }
 
   /** Whether LLM call details are stored (`llm_detail_retention_days` 0 keeps none), read when a batch has one. */

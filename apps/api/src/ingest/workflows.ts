@@ -4,7 +4,8 @@ import type { IngestSql } from './sql';
 
 /**
  * The workflow columns the ingest needs, kept between batches so a batch of an active workflow reads
- * nothing before it writes. Whoever changes who holds a workflow forgets its entry, on every replica
+ * nothing before it writes. Whoever changes who holds a workflow, or its plan revision (feedback),
+ * forgets its entry, on every replica
  * (`forget` tells the others through `onForget`); a worker that connects here has its entries
  * forgotten (it may have gone on through another replica), and a cached "not yours" is always checked
  * against the database before an update is refused. Bounded; oldest entries go first.
@@ -26,7 +27,11 @@ export class IngestWorkflows {
     if (missing.length > 0) {
       for (const id of missing) this.rows.delete(id);
       for (const row of await this.sql.workflows(this.db, missing))
-        this.remember({ ...row, last_update_seq: Number(row.last_update_seq) });
+        this.remember({
+          ...row,
+          last_update_seq: Number(row.last_update_seq),
+          plan_revision: Number(row.plan_revision),
+        });
     }
     const found = new Map<string, IngestWorkflow>();
     for (const id of ids) {
@@ -42,7 +47,7 @@ export class IngestWorkflows {
     if (row) row.last_update_seq = Math.max(row.last_update_seq, maxSeq);
   }
 
-  /** Who holds these workflows changed: forgotten here and on the other replicas. */
+  /** Who holds these workflows (or their plan revision) changed: forgotten here and on the other replicas. */
   forget(ids: Iterable<string>): void {
     const list = [...ids];
     if (list.length === 0) return;

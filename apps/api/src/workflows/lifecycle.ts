@@ -30,6 +30,8 @@ export interface WorkflowLifecycleDeps {
   templates: TemplateCatalog;
   storage: Storage;
   logger: Logger;
+  /** feedback raised the workflow's plan revision: what caches it reads it again (every replica) */
+  planRevised?: (workflowId: string) => void;
 }
 
 /**
@@ -145,6 +147,8 @@ export class WorkflowLifecycle {
       },
       { interactive: true },
     );
+    // Before the steer: the worker's updates after it sees the feedback carry the new revision.
+    this.deps.planRevised?.(workflow.id);
     await this.steer('feedback', workflow.id, message);
     return this.current(workflow.id);
   }

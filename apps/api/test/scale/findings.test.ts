@@ -132,6 +132,31 @@ describe('two API replicas on one PostgreSQL database', () => {
   );
 
   it(
+    'feedback sent through B reaches the worker on A, whose next log entries carry the new plan revision',
+    async () => {
+      const { a, b } = cluster;
+      const worker = await cluster.worker(a, 'reviser-on-a');
+      const id = await createWorkflow(cluster.aliceOn(a), cluster.projectId);
+      const { last_seq: last } = await worker.dispatch(id, 'start');
+      const stop = keepBeating(worker, () => [id]);
+      await worker.store(id, last + 1, snapshot('executing', 0, ['running', 'pending']));
+      await worker.store(id, last + 2, logEntry('before the feedback'));
+      await cluster.aliceOn(b).json(`/workflows/${id}/feedback`, { json: { message: 'add a README' } });
+      expect(await worker.dispatch(id, 'feedback')).toMatchObject({ message: 'add a README' });
+      await worker.store(id, last + 3, logEntry('after the feedback'));
+      const log = await cluster
+        .aliceOn(b)
+        .json<{ items: { output: string; revision: number }[] }>(`/workflows/${id}/log`);
+      expect(log.items.map((e) => [e.output, e.revision])).toEqual([
+        ['before the feedback', 0],
+        ['after the feedback', 1],
+      ]);
+      stop();
+    },
+    CLUSTER_TIMEOUT_MS,
+  );
+
+  it(
     'a cancel sent through B stops the worker on A at once',
     async () => {
       const { a, b } = cluster;

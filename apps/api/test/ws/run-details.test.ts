@@ -1,4 +1,4 @@
-import { eventually, TestWorker, type Inbox, type Message } from '@svc/test-kit';
+import { eventually, snapshot, TestWorker, type Inbox, type Message } from '@svc/test-kit';
 import { BrowserServerMessageSchema, type UpdateBody } from '@svc/protocol';
 import { TEST_PROVIDERS } from '../support/server';
 import { body, createProject, createWorkflow } from '../resources/fixtures';
@@ -30,6 +30,17 @@ describe.each(TEST_PROVIDERS)('run page data on %s', (provider) => {
     const before = client.inbox.messages.length;
     client.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: 'no-such-workflow' }));
     await client.inbox.next((m) => m.type === 'error' && client.inbox.messages.indexOf(m) >= before);
+  }
+
+  /** Feedback on the workflow (the lifecycle raises its plan revision), delivered to its worker. */
+  async function revise(worker: TestWorker, id: string): Promise<void> {
+    const feedback = await suite.server.request(`/svc/api/workflows/${id}/feedback`, {
+      method: 'POST',
+      as: suite.alice,
+      json: { message: 'one more step' },
+    });
+    expect(feedback.status).toBe(200);
+    await worker.dispatch(id, 'feedback');
   }
 
   const get = async (path: string, as = suite.alice) => suite.server.request(`/svc/api${path}`, { as });
@@ -145,9 +156,10 @@ describe.each(TEST_PROVIDERS)('run page data on %s', (provider) => {
   it('log entries carry the plan revision stamped at store time, the duration and the command', async () => {
     const { worker, id, seq } = await running('logger');
     const page = await subscribed(id);
+    await worker.store(id, seq.next++, snapshot('executing', 0, ['running', 'pending']));
     await worker.store(id, seq.next++, logEntryOf('npm test', 'ok', 1500));
-    // Feedback revised the plan meanwhile (the lifecycle raises plan_revision).
-    await suite.server.deps.db.workflow.update({ where: { id }, data: { plan_revision: 2 } });
+    // Feedback revises the plan (the lifecycle raises plan_revision); the worker hears of it, then logs.
+    await revise(worker, id);
     await worker.store(id, seq.next++, {
       kind: 'log_entry',
       data: {
@@ -161,7 +173,7 @@ describe.each(TEST_PROVIDERS)('run page data on %s', (provider) => {
     const log = await body(await get(`/workflows/${id}/log`));
     expect(log.items.map((e: Message) => [e.tool_name, e.revision, e.duration_ms, e.command])).toEqual([
       ['execute_on_worker', 0, 1500, 'npm test'],
-      ['write_file', 2, null, null],
+      ['write_file', 1, null, null],
     ]);
     // The live event and the REST page agree.
     await eventually(() => page.inbox.ofType('log_entry').length === 2);
@@ -289,8 +301,9 @@ describe.each(TEST_PROVIDERS)('run page data on %s', (provider) => {
         truncated: false,
       },
     });
+    await worker.store(id, seq.next++, snapshot('executing', 0, ['running', 'pending']));
     await worker.store(id, seq.next++, diff(0, 'first'));
-    await suite.server.deps.db.workflow.update({ where: { id }, data: { plan_revision: 1 } });
+    await revise(worker, id);
     await worker.store(id, seq.next++, diff(1, 'second'));
     await worker.store(id, seq.next++, diff(0, 'again'));
 
