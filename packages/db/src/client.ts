@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { Prisma as SqlitePrisma, PrismaClient as SqliteClient } from '../generated/sqlite';
 import { PrismaClient as PostgresClient } from '../generated/postgres';
@@ -75,8 +76,9 @@ export async function createDb({
   const client = new PostgresClient({ adapter: new PrismaPg(pool) });
   const db = client as unknown as Db;
   const close = async () => {
-    const settled =
-      (await settlesWithin(client.$disconnect(), closeGraceMs)) && (await settlesWithin(pool.end(), closeGraceMs));
+    const settlesInTime = (work: Promise<unknown>) =>
+      Promise.race([work.then(succeeded, succeeded), delay(closeGraceMs, false, { ref: false })]);
+    const settled = (await settlesInTime(client.$disconnect())) && (await settlesInTime(pool.end()));
     // Still checked out: released as broken, the pool closes them and PostgreSQL rolls back what they left open.
     if (!settled)
       for (const connection of connections) {
@@ -90,17 +92,4 @@ export async function createDb({
   return { db, provider, reader: postgresReader(pool), pgPool: pool, close };
 }
 
-/** Whether `work` settles within `ms` (it keeps running either way). */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const outcome = await Promise.race([
-    work.then(
-      () => true,
-      () => true,
-    ),
-    late,
-  ]);
-  clearTimeout(timer);
-  return outcome;
-}
+const succeeded = () => true;

@@ -19,10 +19,12 @@ export class AnswerCache {
   get(key: string, stamp: string): EncodedAnswer | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    this.remove(key);
-    if (entry.stamp !== stamp) return undefined;
+    if (entry.stamp !== stamp) {
+      this.remove(key);
+      return undefined;
+    }
+    this.entries.delete(key);
     this.entries.set(key, entry); // most recently used last
-    this.bytes += sizeOf(key, entry.answer);
     return entry.answer;
   }
 

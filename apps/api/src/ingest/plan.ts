@@ -50,8 +50,6 @@ export class WorkflowPlan {
   titleStored = false;
   /** project lists show status and title: they get a `project_changed` notice */
   listChanged = false;
-  /** workflows.plan_revision as the batch read it: stamped on its log entries and step diffs */
-  revision = 0;
 
   constructor(
     readonly row: IngestWorkflow,
@@ -154,7 +152,7 @@ export function planUpdate(
         ...base,
         ...entry,
         tool_input: entry.tool_input as Prisma.JsonObject,
-        revision: plan.revision,
+        revision: plan.row.plan_revision,
         duration_ms: duration_ms ?? null,
         created_at: now,
       };
@@ -195,7 +193,7 @@ export function planUpdate(
       rows.stepDiffs.push({
         ...base,
         step_index,
-        revision: plan.revision,
+        revision: plan.row.plan_revision,
         files: files as Prisma.JsonArray,
         patch,
         truncated,

@@ -185,10 +185,7 @@ export class UpdateIngest {
     for (const item of fresh) {
       const row = byId.get(item.update.workflow_id)!;
       let plan = plans.get(row.id);
-      if (!plan) {
-        plans.set(row.id, (plan = new WorkflowPlan(row, await this.snapshots.get(row.id))));
-        plan.revision = row.plan_revision;
-      }
+      if (!plan) plans.set(row.id, (plan = new WorkflowPlan(row, await this.snapshots.get(row.id))));
       const superseded = await this.isSuperseded(row, item.update);
       const error = planUpdate(plan, planned, item.workerId, item.update, now, superseded, context);
       outcomes.set(item, error ? { kind: 'refused', error } : { kind: 'stored' });

@@ -5,10 +5,10 @@ import type { IngestSql } from './sql';
 /**
  * The workflow columns the ingest needs, kept between batches so a batch of an active workflow reads
  * nothing before it writes. Whoever changes who holds a workflow, or its plan revision (feedback),
- * forgets its entry, on every replica
- * (`forget` tells the others through `onForget`); a worker that connects here has its entries
- * forgotten (it may have gone on through another replica), and a cached "not yours" is always checked
- * against the database before an update is refused. Bounded; oldest entries go first.
+ * forgets its entry, on every replica (`forget` tells the others through `onForget`); a worker that
+ * connects here has its entries forgotten (it may have gone on through another replica), and a cached
+ * "not yours" is always checked against the database before an update is refused. Bounded; oldest
+ * entries go first.
  */
 export class IngestWorkflows {
   private readonly rows = new Map<string, IngestWorkflow>();
