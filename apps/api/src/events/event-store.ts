@@ -3,6 +3,7 @@ import type { BrowserCommandOutputMessage, ProjectChangedEventData, Worker } fro
 import type { EventFanout } from './fanout';
 import { EventSql, type EventRow, type RawClient, type TableRows } from './event-sql';
 import { toStoredEvent, type NewEvent, type StoredEvent, type WorkflowRef } from './types';
+import { eventsOfRow } from './stored-rows';
 
 /** One workflow's events in an append, and the highest worker-update seq stored with them (0: none). */
 export interface EventGroup {
@@ -85,14 +86,18 @@ export class EventStore {
     return this.deps.fanout.subscribeCommandOutput(listener);
   }
 
-  /** Events of one workflow after `sinceSeq`, in order, for replay. */
+  /**
+   * Events of one workflow after `sinceSeq`, in order, for replay: at least `limit` unless there are no
+   * more (a row may stand for two events, so there may be a few more).
+   */
   async since(workflow: WorkflowRef, sinceSeq: number, limit = 1000): Promise<StoredEvent[]> {
+    // From the row at sinceSeq itself (one more row): its second event may come after sinceSeq.
     const rows = await this.deps.db.event.findMany({
-      where: { workflow_id: workflow.id, seq: { gt: sinceSeq } },
+      where: { workflow_id: workflow.id, seq: { gte: sinceSeq } },
       orderBy: { seq: 'asc' },
-      take: limit,
+      take: limit + 1,
     });
-    return rows.map((row) => toStoredEvent(row, workflow.project_id));
+    return rows.flatMap((row) => eventsOfRow(row, workflow.project_id)).filter((event) => event.seq > sinceSeq);
   }
 
   subscribe(listener: (event: StoredEvent) => void): () => void {
@@ -113,22 +118,20 @@ export class EventStore {
     const groups = batch.groups.filter((g) => g.events.length > 0 || (g.maxUpdateSeq ?? 0) > 0);
     if (groups.length === 0 && !batch.tables?.some((t) => t.rows.length > 0)) return [];
     const at = batch.at ?? new Date();
-    const rows: EventRow[] = groups.flatMap(({ workflow, events }) =>
-      events.map((e, i) => ({ workflow_id: workflow.id, ord: i + 1, n: events.length, type: e.type, data: e.data })),
+    // Every event takes a seq; a derived one has no row of its own (see stored-rows.ts).
+    const all = groups.flatMap(({ workflow, events }) =>
+      events.map((e, i) => ({ workflow_id: workflow.id, ord: i + 1, n: events.length, event: e })),
     );
+    const rows: EventRow[] = all
+      .filter(({ event }) => !event.derived)
+      .map(({ event, ...at }) => ({ ...at, type: event.type, data: event.stored ?? event.data }));
     const counters = groups.map((g) => ({ id: g.workflow.id, n: g.events.length, max_seq: g.maxUpdateSeq ?? 0 }));
     const last = await this.sql.write(client, counters, batch.tables ?? [], rows, at, inTransaction);
     const projectOf = new Map(groups.map((g) => [g.workflow.id, g.workflow.project_id]));
-    return rows.map((row) =>
+    return all.map(({ workflow_id, n, ord, event }) =>
       toStoredEvent(
-        {
-          workflow_id: row.workflow_id,
-          seq: last.get(row.workflow_id)! - row.n + row.ord,
-          type: row.type,
-          data: row.data,
-          created_at: at,
-        },
-        projectOf.get(row.workflow_id)!,
+        { workflow_id, seq: last.get(workflow_id)! - n + ord, type: event.type, data: event.data, created_at: at },
+        projectOf.get(workflow_id)!,
       ),
     );
   }

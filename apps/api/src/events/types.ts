@@ -16,6 +16,10 @@ export interface StoredEvent {
 export interface NewEvent {
   type: BrowserEventType;
   data: unknown;
+  /** what its row stores instead of `data` (see stored-rows.ts) */
+  stored?: unknown;
+  /** takes its seq but has no row: replay rebuilds it from the event before it (see stored-rows.ts) */
+  derived?: true;
 }
 
 export interface WorkflowRef {

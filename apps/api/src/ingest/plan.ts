@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { diffSteps, fromSnapshot, SnapshotError, type Step } from '@svc/agent-core';
 import type { Prisma } from '@svc/db';
-import {
-  TERMINAL_WORKFLOW_STATUSES,
-  type BrowserEventType,
-  type UpdateMessage,
-  type WorkflowStatus,
-  type WsErrorInfo,
-} from '@svc/protocol';
-import { presentLlmCall, presentLogEntry } from '../wire/logs';
+import { TERMINAL_WORKFLOW_STATUSES, type UpdateMessage, type WorkflowStatus, type WsErrorInfo } from '@svc/protocol';
+import { presentLlmCall } from '../wire/logs';
+import { logEntryEvents } from '../events/stored-rows';
+import type { NewEvent } from '../events';
 import type { TitleGrantRow } from '../dispatch/steering-store';
 
 /** The workflow columns an update batch reads. */
@@ -28,9 +24,7 @@ export interface KnownSnapshot {
   steps: Step[];
 }
 
-export interface PlannedEvent {
-  type: BrowserEventType;
-  data: unknown;
+export interface PlannedEvent extends NewEvent {
   /** only stored when the status change it reports was applied */
   statusChange?: true;
 }
@@ -111,6 +105,8 @@ export function planUpdate(
   const derived: PlannedEvent[] = [];
   /** what the `workflow_update` event says the worker sent (bulky parts live in their own tables) */
   let echoed: unknown = update.data;
+  /** the update's events when they are not its `workflow_update` and the derived ones */
+  let events: NewEvent[] | null = null;
   switch (update.kind) {
     case 'snapshot': {
       let steps: Step[];
@@ -157,7 +153,7 @@ export function planUpdate(
         created_at: now,
       };
       rows.logEntries.push(row);
-      derived.push({ type: 'log_entry', data: presentLogEntry(row) });
+      events = logEntryEvents(update.data, row);
       break;
     }
     case 'llm_call': {
@@ -249,7 +245,7 @@ export function planUpdate(
   }
   // The update's content is in its workflow_update event (and its kind's table): not stored again here.
   rows.workerUpdates.push({ ...base, kind: update.kind, worker_id: workerId, created_at: now });
-  plan.events.push({ type: 'workflow_update', data: { kind: update.kind, data: echoed } }, ...derived);
+  plan.events.push(...(events ?? [{ type: 'workflow_update', data: { kind: update.kind, data: echoed } }, ...derived]));
   plan.maxSeq = Math.max(plan.maxSeq, update.seq);
   return null;
 }

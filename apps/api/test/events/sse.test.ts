@@ -1,5 +1,6 @@
 import { EventStream, logEntry, snapshot, TestWorker, type SseEvent } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
+import { storedStream } from '../support/events';
 import { addMember, body, createProject, createWorkflow } from '../resources/fixtures';
 import { workerSuite } from '../ws/clients';
 
@@ -25,8 +26,7 @@ describe.each(TEST_PROVIDERS)('Server-Sent Events on %s', (provider) => {
     return { worker, id, seq: { next: last_seq + 1 } };
   }
 
-  const stored = async (id: string) =>
-    suite.server.deps.db.event.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } });
+  const stored = async (id: string) => storedStream(suite.server.deps.db, suite.server.deps.dbProvider, id);
 
   it('replays after Last-Event-ID mid-stream, then delivers live events once, in seq order, with no gap', async () => {
     const { worker, id, seq } = await running('sse-replay');

@@ -1,5 +1,6 @@
 import { eventually, logEntry, snapshot, TestWorker, type Inbox, type Message } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
+import { storedStream } from '../support/events';
 import { addMember, createProject, createWorkflow } from '../resources/fixtures';
 import { openBrowser, workerSuite } from './clients';
 
@@ -46,7 +47,7 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     for (const s of burst) worker.update(id, s, logEntry(`during ${s}`));
     await second.inbox.next((m) => m.type === 'subscribed');
     await worker.inbox.next((m) => m.type === 'ack' && m.seq === burst[burst.length - 1]);
-    const stored = await suite.server.deps.db.event.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } });
+    const stored = await storedStream(suite.server.deps.db, suite.server.deps.dbProvider, id);
     await eventually(() => eventsOf(second.inbox, id).length === stored.length - subscribed.last_seq);
     const received = eventsOf(second.inbox, id);
     expect(received.map((e: Message) => e.seq)).toEqual(
