@@ -58,7 +58,12 @@ export async function buildRuntime(
   const fanout: EventFanout = bus.shared
     ? new ClusterFanout(bus, (ref, after, limit) => events!.since(ref, after, limit), logger)
     : new LocalFanout();
-  events = new EventStore({ db: dbHandle.db, provider: dbHandle.provider, fanout });
+  events = new EventStore({
+    db: dbHandle.db,
+    provider: dbHandle.provider,
+    fanout,
+    sqliteWriter: dbHandle.sqliteWriter,
+  });
   // Clones or fetches in the background: start-up never waits for the template repository.
   const gitTemplates = options.templates ? null : new GitTemplateCatalog(config.templates, logger);
   void gitTemplates?.sync();

@@ -6,6 +6,7 @@ import { PrismaClient as PostgresClient } from '../generated/postgres';
 import { SingleConnectionPrismaLibSQL } from './libsql';
 import { providerOf, type DbProvider } from './url';
 import { postgresReader, sqliteReader, type SqlReader } from './reader';
+import { sqliteWriter, type SqliteWriter } from './sqlite-writer';
 
 /**
  * The database client. Both generated clients expose the same model API (one schema source), so the
@@ -21,6 +22,8 @@ export interface DbHandle {
   reader: SqlReader;
   /** PostgreSQL: the pool Prisma runs on, shared with raw statements beside it; null on SQLite. */
   pgPool: pg.Pool | null;
+  /** SQLite: raw write transactions beside Prisma, for hot paths (see sqlite-writer.ts); null on PostgreSQL. */
+  sqliteWriter: SqliteWriter | null;
   close(): Promise<void>;
 }
 
@@ -47,20 +50,24 @@ export async function createDb({
   if (provider === 'sqlite') {
     // One connection for the client's life (libSQL's own client leaks one per transaction; see
     // libsql.ts), so the per-connection PRAGMAs below hold for every statement.
-    const db = new SqliteClient({ adapter: new SingleConnectionPrismaLibSQL({ url }) });
+    const adapter = new SingleConnectionPrismaLibSQL({ url });
+    const db = new SqliteClient({ adapter });
     // WAL lets readers run beside the writer; the busy timeout makes writers wait instead of failing.
     await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
     await db.$queryRawUnsafe('PRAGMA busy_timeout = 30000');
     await db.$queryRawUnsafe('PRAGMA foreign_keys = ON');
     await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
     const reader = sqliteReader(url);
+    const writer = sqliteWriter(url, () => adapter.connection);
     return {
       db,
       provider,
       reader,
       pgPool: null,
+      sqliteWriter: writer,
       close: async () => {
         await reader.close();
+        writer.close();
         await db.$disconnect();
       },
     };
@@ -89,7 +96,7 @@ export async function createDb({
         }
       }
   };
-  return { db, provider, reader: postgresReader(pool), pgPool: pool, close };
+  return { db, provider, reader: postgresReader(pool), pgPool: pool, sqliteWriter: null, close };
 }
 
 const succeeded = () => true;

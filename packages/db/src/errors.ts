@@ -31,3 +31,17 @@ export function classifyDbError(error: unknown): DbErrorKind | null {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' ? (KIND_BY_CODE[code] ?? 'internal') : 'internal';
 }
+
+/**
+ * Classifies an error of libSQL's driver itself (the raw SQLite writer) by its SQLite result code:
+ * a busy or failing database is unavailable (try again later), a constraint is the input's fault.
+ */
+export function classifySqliteError(error: unknown): DbErrorKind | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'conflict';
+  if (code.startsWith('SQLITE_CONSTRAINT') || code === 'SQLITE_MISMATCH' || code === 'SQLITE_TOOBIG')
+    return 'invalid_input';
+  if (/^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOMEM|INTERRUPT)/.test(code)) return 'unavailable';
+  return 'internal';
+}

@@ -1,6 +1,7 @@
 export { createDb, Prisma, type Db, type DbHandle, type CreateDbOptions } from './client';
 export { migrate, loadMigrations, type Migration, type MigrationResult } from './migrate';
-export { classifyDbError, type DbErrorKind } from './errors';
+export { classifyDbError, classifySqliteError, type DbErrorKind } from './errors';
 export type { SqlReader } from './reader';
+export type { SqliteStatements, SqliteWriter } from './sqlite-writer';
 export { providerOf, type DbProvider } from './url';
 export type * from '../generated/sqlite';

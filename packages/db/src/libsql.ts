@@ -32,6 +32,9 @@ const BEGIN: Record<TransactionMode, string> = {
 export class SingleConnectionClient implements Client {
   readonly protocol = 'file';
   #open: SingleConnectionTransaction | null = null;
+  /** a transaction is beginning: set before its BEGIN runs, so no write lands between BEGIN and `#open` */
+  #beginning = false;
+  #idleWaiters: (() => void)[] = [];
 
   constructor(private readonly inner: Client) {}
 
@@ -48,13 +51,38 @@ export class SingleConnectionClient implements Client {
   }
 
   async transaction(mode: TransactionMode = 'write'): Promise<Transaction> {
-    if (this.#open && !this.#open.closed) throw new Error('a transaction is already open on this connection');
-    await this.inner.execute(BEGIN[mode]);
+    if (this.#busy) throw new Error('a transaction is already open on this connection');
+    this.#beginning = true;
+    try {
+      await this.inner.execute(BEGIN[mode]);
+    } catch (err) {
+      this.#beginning = false;
+      this.#wakeIdle();
+      throw err;
+    }
     const tx = new SingleConnectionTransaction(this.inner, () => {
-      if (this.#open === tx) this.#open = null;
+      if (this.#open !== tx) return;
+      this.#open = null;
+      this.#wakeIdle();
     });
+    this.#beginning = false;
     this.#open = tx;
     return tx;
+  }
+
+  /** Resolves at a moment when no transaction is open on this connection (one may begin right after). */
+  async whenIdle(): Promise<void> {
+    while (this.#busy) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  get #busy(): boolean {
+    return this.#beginning || (this.#open !== null && !this.#open.closed);
+  }
+
+  #wakeIdle(): void {
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   executeMultiple(sql: string): Promise<void> {
@@ -138,14 +166,11 @@ class SingleConnectionTransaction implements Transaction {
   }
 }
 
-/** A local SQLite client on one connection (see `SingleConnectionClient`). */
-export function createSqliteClient(config: Config): Client {
-  return new SingleConnectionClient(createClient(config));
-}
-
-/** The Prisma libSQL adapter factory over a `SingleConnectionClient`. */
+/** The Prisma libSQL adapter factory over a `SingleConnectionClient`; `connection` is the one it made last. */
 export class SingleConnectionPrismaLibSQL extends PrismaLibSQL {
+  connection: SingleConnectionClient | null = null;
+
   override createClient(config: Config): Client {
-    return createSqliteClient(config);
+    return (this.connection = new SingleConnectionClient(createClient(config)));
   }
 }

@@ -67,7 +67,7 @@ export function sqliteReader(url: string): SqlReader {
 }
 
 /** The file a `file:` URL names (`file:/abs`, `file:///abs`, `file:rel`; query parameters ignored). */
-function sqlitePath(url: string): string {
+export function sqlitePath(url: string): string {
   const path = url
     .slice('file:'.length)
     .split('?')[0]!

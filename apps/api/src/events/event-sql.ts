@@ -1,4 +1,4 @@
-import type { Db, DbProvider } from '@svc/db';
+import type { Db, DbProvider, SqliteWriter } from '@svc/db';
 
 /** What the client, an interactive transaction and the ingest's raw `pg` statements offer for raw statements. */
 export interface RawClient {
@@ -52,7 +52,11 @@ const names = (columns: readonly Column[]) => columns.map(([name]) => name).join
  * (data-modifying CTEs). Identifiers come from the callers' constants; values are parameters.
  */
 export class EventSql {
-  constructor(private readonly provider: DbProvider) {}
+  constructor(
+    private readonly provider: DbProvider,
+    /** SQLite: writes a batch outside a caller's transaction without Prisma (see sqlite-writer.ts) */
+    private readonly sqliteWriter: SqliteWriter | null = null,
+  ) {}
 
   /**
    * Reserves the seqs (last_event_seq += n, last_update_seq raised to max_seq), inserts `tables` and the
@@ -141,6 +145,12 @@ export class EventSql {
       ]);
     }
     const [first, ...rest] = statements as [[string, string], ...[string, string][]];
+    if (!inTransaction && this.sqliteWriter)
+      return this.sqliteWriter.transaction((tx) => {
+        const result = tx.all<Counted>(first[0], [first[1]]);
+        for (const [sql, json] of rest) tx.run(sql, [json]);
+        return result;
+      });
     if (inTransaction) {
       const result = await db.$queryRawUnsafe<Counted[]>(...first);
       for (const statement of rest) await db.$executeRawUnsafe(...statement);

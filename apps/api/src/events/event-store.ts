@@ -1,4 +1,4 @@
-import type { Db, DbProvider, Prisma } from '@svc/db';
+import type { Db, DbProvider, Prisma, SqliteWriter } from '@svc/db';
 import type { BrowserCommandOutputMessage, ProjectChangedEventData, Worker } from '@svc/protocol';
 import type { EventFanout } from './fanout';
 import { EventSql, type EventRow, type RawClient, type TableRows } from './event-sql';
@@ -24,6 +24,8 @@ export interface EventStoreDeps {
   db: Db;
   provider: DbProvider;
   fanout: EventFanout;
+  /** SQLite: what a batch outside a caller's transaction is written through (Prisma's when absent) */
+  sqliteWriter?: SqliteWriter | null;
 }
 
 /**
@@ -36,7 +38,7 @@ export class EventStore {
   private readonly sql: EventSql;
 
   constructor(private readonly deps: EventStoreDeps) {
-    this.sql = new EventSql(deps.provider);
+    this.sql = new EventSql(deps.provider, deps.sqliteWriter ?? null);
   }
 
   /** Appends events of one workflow, seqs in order, and publishes them. */

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { classifyDbError, type Db, type DbProvider } from '@svc/db';
+import { classifyDbError, classifySqliteError, type Db, type DbProvider } from '@svc/db';
 import type { CommandOutputMessage, UpdateMessage, WsErrorInfo } from '@svc/protocol';
 import type { EventStore } from '../events';
 import type { WorkflowTransitions } from '../workflows';
@@ -128,7 +128,7 @@ export class UpdateIngest {
         for (const item of batch) await this.store([item]);
         return;
       }
-      const kind = classifyDbError(err) ?? classifyPgError(err);
+      const kind = classifyDbError(err) ?? classifySqliteError(err) ?? classifyPgError(err);
       this.deps.logger.error(
         { err, workflow_id: batch[0]!.update.workflow_id, seq: batch[0]!.update.seq },
         'worker update not stored',
