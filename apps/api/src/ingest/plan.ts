@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+// Row ids are time-ordered (UUIDv7): new rows land at the end of their primary-key index, not on random
+// pages all over it, so a batch's commit writes a few index pages instead of one per row (issue 11).
+import { v7 as timeOrderedId } from 'uuid';
 import { diffSteps, fromSnapshot, SnapshotError, type Step } from '@svc/agent-core';
 import type { Prisma } from '@svc/db';
 import { TERMINAL_WORKFLOW_STATUSES, type UpdateMessage, type WorkflowStatus, type WsErrorInfo } from '@svc/protocol';
@@ -119,7 +121,7 @@ export function planUpdate(
       }
       const data = update.data;
       rows.snapshots.push({
-        id: randomUUID(),
+        id: timeOrderedId(),
         ...base,
         phase: data.phase,
         // The column is NOT NULL; -1 stands for "no running step" (presenters read it only while executing).
@@ -144,7 +146,7 @@ export function planUpdate(
     case 'log_entry': {
       const { duration_ms, ...entry } = update.data;
       const row = {
-        id: randomUUID(),
+        id: timeOrderedId(),
         ...base,
         ...entry,
         tool_input: entry.tool_input as Prisma.JsonObject,
@@ -160,7 +162,7 @@ export function planUpdate(
       // Older workers send neither attempt nor error: they only logged successful calls.
       const { attempt, error, finish_reason, detail, ...call } = update.data;
       const row = {
-        id: randomUUID(),
+        id: timeOrderedId(),
         ...base,
         ...call,
         attempt: attempt ?? 1,

@@ -188,6 +188,22 @@ describe.each(TEST_PROVIDERS)('worker updates on %s', (provider) => {
     worker.close();
   });
 
+  it('gives rows time-ordered ids, so each batch appends to the end of the id index', async () => {
+    const { worker, workflowId: id } = await started('ordered-ids');
+    const seqs = Array.from({ length: 40 }, (_, i) => i + 1);
+    const acked = seqs.map((seq) =>
+      worker.inbox.next((m) => m.type === 'ack' && m.workflow_id === id && m.seq === seq),
+    );
+    for (const seq of seqs) worker.update(id, seq, logEntry(`line ${seq}`));
+    await Promise.all(acked);
+    const ids = (
+      await server.deps.db.executionLogEntry.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } })
+    ).map((row) => row.id);
+    expect(ids).toHaveLength(40);
+    expect(ids).toEqual([...ids].sort());
+    expect(new Set(ids).size).toBe(40);
+  });
+
   it('stores duplicate and out-of-order updates once and acks every copy', async () => {
     const { worker, workflowId: id } = await started('dups');
     const { db } = server.deps;
