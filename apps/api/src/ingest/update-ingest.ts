@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { classifyDbError, classifySqliteError, type Db, type DbProvider } from '@svc/db';
 import type { CommandOutputMessage, UpdateMessage, WsErrorInfo } from '@svc/protocol';
-import type { EventStore } from '../events';
+import type { EventStore, RawClient } from '../events';
 import type { WorkflowTransitions } from '../workflows';
 import type { IngestLock } from './ingest-lock';
 import { SnapshotCache } from './snapshots';
@@ -10,7 +10,8 @@ import { emptyRows, planUpdate, WorkflowPlan, type IngestWorkflow, type PlanCont
 import { LLM_DETAIL_RETENTION_KEY, retentionDays } from './detail-retention';
 import { batchTables, IngestSql } from './sql';
 import { IngestWorkflows } from './workflows';
-import { GroupCommitQueue } from './queue';
+import { GroupCommitQueue, type Batch } from './queue';
+import { WriteLane } from './write-lane';
 import { mayStoreForTitle } from '../dispatch/steering-store';
 import { classifyPgError, PgRawClient } from './raw-pg';
 
@@ -38,8 +39,13 @@ export interface UpdateIngestDeps {
   pgPool?: pg.Pool | null;
 }
 
-/** Batches of different workflows committing side by side on PostgreSQL (SQLite has one writer). */
+/** Batches committing side by side on PostgreSQL (SQLite has one writer). */
 const PG_CONCURRENCY = 4;
+/**
+ * Kinds whose batch writes only rows and counters (no column changes, no snapshot to diff against):
+ * on PostgreSQL their next batch is prepared and sent while one commits (pipelined commits, issue 11).
+ */
+const PIPELINED_KINDS = new Set<UpdateMessage['kind']>(['log_entry', 'llm_call', 'step_diff', 'file_changed']);
 
 interface Pending {
   workerId: string;
@@ -59,18 +65,32 @@ export class UpdateIngest {
   private readonly snapshots: SnapshotCache;
   private readonly sql: IngestSql;
   private readonly workflows: IngestWorkflows;
-  private readonly raw: PgRawClient | undefined;
+  private readonly raw: RawClient | undefined;
 
   constructor(private readonly deps: UpdateIngestDeps) {
     this.snapshots = new SnapshotCache(deps.db);
     this.sql = new IngestSql(deps.provider);
     this.workflows = deps.workflows;
-    if (deps.provider === 'postgresql' && deps.pgPool) this.raw = new PgRawClient(deps.pgPool);
+    const pool = deps.provider === 'postgresql' ? deps.pgPool : null;
+    if (pool) this.raw = new PgRawClient(pool);
+    const lanes = new WeakMap<Batch<Pending>, WriteLane>();
     this.queue = new GroupCommitQueue<Pending>({
       keyOf: (item) => item.update.workflow_id,
-      concurrency: deps.provider === 'postgresql' ? PG_CONCURRENCY : 1,
+      concurrency: pool ? PG_CONCURRENCY : 1,
       maxBatch: deps.maxBatch ?? 500,
-      run: (batch) => deps.lock.shared(() => this.store(batch)),
+      ...(pool && { mayFollow: (item: Pending) => PIPELINED_KINDS.has(item.update.kind) }),
+      run: async (batch) => {
+        if (!pool) return deps.lock.shared(() => this.store(batch.items));
+        // A batch and its followers write through one connection, in order (see WriteLane).
+        const lane = (batch.follows && lanes.get(batch.follows)) || new WriteLane(pool);
+        lanes.set(batch, lane);
+        const turn = lane.join();
+        try {
+          await deps.lock.shared(() => this.store(batch.items, turn.client));
+        } finally {
+          turn.end();
+        }
+      },
     });
   }
 
@@ -120,12 +140,12 @@ export class UpdateIngest {
   }
 
   /** Stores a batch; when its transaction fails, each update is retried alone so one cannot sink the rest. */
-  private async store(batch: Pending[]): Promise<void> {
+  private async store(batch: Pending[], client: RawClient | undefined = this.raw): Promise<void> {
     try {
-      await this.commit(batch);
+      await this.commit(batch, client);
     } catch (err) {
       if (batch.length > 1) {
-        for (const item of batch) await this.store([item]);
+        for (const item of batch) await this.store([item], client);
         return;
       }
       const kind = classifyDbError(err) ?? classifySqliteError(err) ?? classifyPgError(err);
@@ -144,7 +164,8 @@ export class UpdateIngest {
     }
   }
 
-  private async commit(batch: Pending[]): Promise<void> {
+  /** `client`: what a batch of plain progress updates is written through (PostgreSQL; Prisma otherwise). */
+  private async commit(batch: Pending[], client: RawClient | undefined): Promise<void> {
     const ids = [...new Set(batch.map((p) => p.update.workflow_id))];
     // A worker's title job may store its LLM calls and title for a workflow it does not run.
     const mayWrite = (item: Pending, row: IngestWorkflow | undefined) =>
@@ -190,7 +211,7 @@ export class UpdateIngest {
       const error = planUpdate(plan, planned, item.workerId, item.update, now, superseded, context);
       outcomes.set(item, error ? { kind: 'refused', error } : { kind: 'stored' });
     }
-    await this.write(plans, planned, now);
+    await this.write(plans, planned, now, client);
     this.afterCommit(plans);
     for (const item of batch) item.resolve(outcomes.get(item)!);
   }
@@ -237,7 +258,7 @@ export class UpdateIngest {
    * changes first, then the counters, the rows of every kind and the events (one statement on
    * PostgreSQL, so a batch of plain progress updates needs no explicit transaction there).
    */
-  private async write(plans: Map<string, WorkflowPlan>, rows: PlannedRows, at: Date) {
+  private async write(plans: Map<string, WorkflowPlan>, rows: PlannedRows, at: Date, client: RawClient | undefined) {
     if (rows.workerUpdates.length === 0) return;
     const touched = [...plans.values()].filter((p) => p.maxSeq > 0);
     // Plain progress updates need no interactive transaction; column changes run in one with them.
@@ -256,7 +277,7 @@ export class UpdateIngest {
           at,
         };
       },
-      { interactive: !plain, client: this.raw },
+      { interactive: !plain, client },
     );
   }
 
