@@ -188,20 +188,25 @@ describe.each(TEST_PROVIDERS)('worker updates on %s', (provider) => {
     worker.close();
   });
 
-  it('gives rows time-ordered ids, so each batch appends to the end of the id index', async () => {
+  it('gives rows time-ordered ids (UUIDv7: the time they were made first), so batches append to the id index', async () => {
     const { worker, workflowId: id } = await started('ordered-ids');
+    const before = Date.now();
     const seqs = Array.from({ length: 40 }, (_, i) => i + 1);
     const acked = seqs.map((seq) =>
       worker.inbox.next((m) => m.type === 'ack' && m.workflow_id === id && m.seq === seq),
     );
     for (const seq of seqs) worker.update(id, seq, logEntry(`line ${seq}`));
     await Promise.all(acked);
-    const ids = (
-      await server.deps.db.executionLogEntry.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } })
-    ).map((row) => row.id);
-    expect(ids).toHaveLength(40);
-    expect(ids).toEqual([...ids].sort());
+    const after = Date.now();
+    const ids = (await server.deps.db.executionLogEntry.findMany({ where: { workflow_id: id } })).map((row) => row.id);
     expect(new Set(ids).size).toBe(40);
+    for (const rowId of ids) {
+      expect(rowId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      // The first 48 bits are the Unix time in milliseconds when the id was made.
+      const madeAt = Number.parseInt(rowId.replace(/-/g, '').slice(0, 12), 16);
+      expect(madeAt).toBeGreaterThanOrEqual(before);
+      expect(madeAt).toBeLessThanOrEqual(after);
+    }
   });
 
   it('stores duplicate and out-of-order updates once and acks every copy', async () => {
