@@ -27,7 +27,8 @@ const BEGIN: Record<TransactionMode, string> = {
  * Here a transaction is BEGIN … COMMIT/ROLLBACK on the same connection. That is safe because every
  * user of this client serialises: the Prisma libSQL adapter holds its lock from `startTransaction`
  * until commit or rollback, and the migrator is sequential. Nothing else may use the client while a
- * transaction is open (a statement would join the transaction).
+ * transaction is open (a statement would join the transaction). The raw writer on its own connection
+ * (sqlite-writer.ts) commits only between this client's transactions (`whenIdle`).
  */
 export class SingleConnectionClient implements Client {
   readonly protocol = 'file';
