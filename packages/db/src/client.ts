@@ -7,6 +7,7 @@ import { SingleConnectionPrismaLibSQL } from './libsql';
 import { providerOf, type DbProvider } from './url';
 import { postgresReader, sqliteReader, type SqlReader } from './reader';
 import { sqliteWriter, type SqliteWriter } from './sqlite-writer';
+import { WRITER_PRAGMAS } from './sqlite-connection';
 
 /**
  * The database client. Both generated clients expose the same model API (one schema source), so the
@@ -54,9 +55,7 @@ export async function createDb({
     const db = new SqliteClient({ adapter });
     // WAL lets readers run beside the writer; the busy timeout makes writers wait instead of failing.
     await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
-    await db.$queryRawUnsafe('PRAGMA busy_timeout = 30000');
-    await db.$queryRawUnsafe('PRAGMA foreign_keys = ON');
-    await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
+    for (const pragma of WRITER_PRAGMAS) await db.$queryRawUnsafe(`PRAGMA ${pragma}`);
     const reader = sqliteReader(url);
     const writer = sqliteWriter(url, () => adapter.connection);
     return {

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import pg from 'pg';
-import Database from 'libsql';
+import { openSqliteConnection } from './sqlite-connection';
 
 /**
  * Reads on the database driver itself, beside Prisma, for the hot read paths (issue 11): Prisma spends
@@ -44,15 +44,10 @@ export function postgresReader(pool: pg.Pool): SqlReader {
  * client prepares every statement again on every call, which cost more than running it.
  */
 export function sqliteReader(url: string): SqlReader {
-  const db = new Database(sqlitePath(url));
-  db.prepare('PRAGMA busy_timeout = 30000').all();
-  const statements = new Map<string, Database.Statement>();
-  const prepared = (text: string) => {
-    let statement = statements.get(text);
-    // `$1` becomes SQLite's numbered `?1`, so a statement may use a parameter twice.
-    if (!statement) statements.set(text, (statement = db.prepare(text.replace(/\$(\d+)/g, '?$1'))));
-    return statement;
-  };
+  // `$1` becomes SQLite's numbered `?1`, so a statement may use a parameter twice.
+  const { db, prepared } = openSqliteConnection(url, ['busy_timeout = 30000'], {
+    translate: (text) => text.replace(/\$(\d+)/g, '?$1'),
+  });
   return {
     query: async <T>(_name: string, text: string, values: readonly unknown[]) => {
       // The statement runs on the event loop. Yielding first lets the sockets that are ready be read
@@ -64,13 +59,4 @@ export function sqliteReader(url: string): SqlReader {
       db.close();
     },
   };
-}
-
-/** The file a `file:` URL names (`file:/abs`, `file:///abs`, `file:rel`; query parameters ignored). */
-export function sqlitePath(url: string): string {
-  const path = url
-    .slice('file:'.length)
-    .split('?')[0]!
-    .replace(/^\/\/(localhost)?(?=\/)/, '');
-  return decodeURIComponent(path);
 }

@@ -1,6 +1,5 @@
-import Database from 'libsql';
 import type { SingleConnectionClient } from './libsql';
-import { sqlitePath } from './reader';
+import { openSqliteConnection, WRITER_PRAGMAS } from './sqlite-connection';
 
 /** Runs statements inside a writer transaction, synchronously. */
 export interface SqliteStatements {
@@ -33,21 +32,10 @@ const MAX_PREPARED = 64;
  * to its end synchronously, so nothing on the event loop can begin one in between.
  */
 export function sqliteWriter(url: string, prisma: () => SingleConnectionClient | null): SqliteWriter {
-  const db = new Database(sqlitePath(url));
-  for (const pragma of ['busy_timeout = 30000', 'foreign_keys = ON', 'synchronous = NORMAL'])
-    db.prepare(`PRAGMA ${pragma}`).all();
-  const prepared = new Map<string, Database.Statement>();
-  const statement = (sql: string) => {
-    let found = prepared.get(sql);
-    if (!found) {
-      if (prepared.size >= MAX_PREPARED) prepared.clear();
-      prepared.set(sql, (found = db.prepare(sql)));
-    }
-    return found;
-  };
+  const { db, prepared } = openSqliteConnection(url, WRITER_PRAGMAS, { maxPrepared: MAX_PREPARED });
   const statements: SqliteStatements = {
-    all: <T>(sql: string, values: readonly unknown[]) => statement(sql).all([...values]) as T[],
-    run: (sql, values) => void statement(sql).run([...values]),
+    all: <T>(sql: string, values: readonly unknown[]) => prepared(sql).all([...values]) as T[],
+    run: (sql, values) => void prepared(sql).run([...values]),
   };
   return {
     async transaction<T>(work: (s: SqliteStatements) => T): Promise<T> {
