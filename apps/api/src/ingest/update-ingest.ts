@@ -80,7 +80,7 @@ export class UpdateIngest {
       maxBatch: deps.maxBatch ?? 500,
       ...(pool && { mayFollow: (item: Pending) => PIPELINED_KINDS.has(item.update.kind) }),
       run: async (batch) => {
-        if (!pool) return deps.lock.shared(() => this.store(batch.items));
+        if (!pool) return deps.lock.shared(() => this.store(batch.items, undefined));
         // A batch and its followers write through one connection, in order (see WriteLane).
         const lane = (batch.follows && lanes.get(batch.follows)) || new WriteLane(pool);
         lanes.set(batch, lane);
@@ -139,8 +139,11 @@ export class UpdateIngest {
     return this.queue.flush();
   }
 
-  /** Stores a batch; when its transaction fails, each update is retried alone so one cannot sink the rest. */
-  private async store(batch: Pending[], client: RawClient | undefined = this.raw): Promise<void> {
+  /**
+   * Stores a batch; when its transaction fails, each update is retried alone so one cannot sink the rest.
+   * `client`: what plain progress updates are written through (a PostgreSQL lane; Prisma when undefined).
+   */
+  private async store(batch: Pending[], client: RawClient | undefined): Promise<void> {
     try {
       await this.commit(batch, client);
     } catch (err) {
@@ -164,7 +167,6 @@ export class UpdateIngest {
     }
   }
 
-  /** `client`: what a batch of plain progress updates is written through (PostgreSQL; Prisma otherwise). */
   private async commit(batch: Pending[], client: RawClient | undefined): Promise<void> {
     const ids = [...new Set(batch.map((p) => p.update.workflow_id))];
     // A worker's title job may store its LLM calls and title for a workflow it does not run.
