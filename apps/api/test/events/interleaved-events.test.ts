@@ -1,7 +1,7 @@
-import { logEntry, TestWorker, type Inbox, type Message } from '@svc/test-kit';
+import { logEntry, TestWorker, type Message } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
 import { createWorkflow } from '../resources/fixtures';
-import { openBrowser, workerSuite } from '../ws/clients';
+import { openBrowser, workflowEvents, workerSuite } from '../ws/clients';
 
 /**
  * REST actions and worker updates append to one workflow's stream through the one event store: seqs
@@ -10,8 +10,6 @@ import { openBrowser, workerSuite } from '../ws/clients';
 describe.each(TEST_PROVIDERS)('one event stream for REST events and worker updates on %s', (provider) => {
   const suite = workerSuite(provider);
 
-  const streamOf = (inbox: Inbox, id: string): Message[] =>
-    inbox.messages.filter((m) => m.workflow_id === id && typeof m.seq === 'number' && m.type !== 'subscribed');
   const comparable = (events: Message[]) => events.map((e) => ({ seq: e.seq, type: e.type, data: e.data }));
 
   it('interleaves uploads and worker updates into one gap-free stream, live and replayed alike', async () => {
@@ -46,7 +44,7 @@ describe.each(TEST_PROVIDERS)('one event stream for REST events and worker updat
     expect(last_event_seq).toBe(1 + updates.length * 2 + uploads.length);
     await live.inbox.next((m) => m.workflow_id === id && m.seq === last_event_seq);
 
-    const liveStream = streamOf(live.inbox, id);
+    const liveStream = workflowEvents(live.inbox, id);
     expect(liveStream.map((e) => e.seq)).toEqual(Array.from({ length: last_event_seq }, (_, i) => i + 1));
     expect(
       liveStream
@@ -62,7 +60,7 @@ describe.each(TEST_PROVIDERS)('one event stream for REST events and worker updat
     replay.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id, since_seq: 0 }));
     const subscribed = await replay.inbox.next((m) => m.type === 'subscribed');
     expect(subscribed.last_seq).toBe(last_event_seq);
-    expect(comparable(streamOf(replay.inbox, id))).toEqual(comparable(liveStream));
+    expect(comparable(workflowEvents(replay.inbox, id))).toEqual(comparable(liveStream));
     live.ws.close();
     replay.ws.close();
   });

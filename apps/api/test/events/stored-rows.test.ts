@@ -1,7 +1,7 @@
-import { snapshot, TestWorker, type Inbox, type Message } from '@svc/test-kit';
+import { snapshot, TestWorker, type Message } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
 import { body, createWorkflow } from '../resources/fixtures';
-import { openBrowser, workerSuite } from '../ws/clients';
+import { openBrowser, workflowEvents, workerSuite } from '../ws/clients';
 
 /**
  * A log entry update's `workflow_update` and `log_entry` events are stored as one row (issue 11: the
@@ -10,9 +10,6 @@ import { openBrowser, workerSuite } from '../ws/clients';
  */
 describe.each(TEST_PROVIDERS)('log entry events stored as one row on %s', (provider) => {
   const suite = workerSuite(provider);
-
-  const streamOf = (inbox: Inbox, id: string): Message[] =>
-    inbox.messages.filter((m) => m.workflow_id === id && typeof m.seq === 'number' && m.type !== 'subscribed');
 
   it('replays the same stream from every since_seq, in pages of any size', async () => {
     const worker = await TestWorker.start(suite.server, suite.token, 'one-row');
@@ -42,7 +39,7 @@ describe.each(TEST_PROVIDERS)('log entry events stored as one row on %s', (provi
     await worker.store(id, ++seq, entry('third'));
     const { last_event_seq } = await suite.server.deps.db.workflow.findUniqueOrThrow({ where: { id } });
     await live.inbox.next((m) => m.workflow_id === id && m.seq === last_event_seq);
-    const stream = streamOf(live.inbox, id);
+    const stream = workflowEvents(live.inbox, id);
     expect(stream.map((e) => e.seq)).toEqual(Array.from({ length: last_event_seq }, (_, i) => i + 1));
 
     // Three log entries: three rows fewer than events.
@@ -78,7 +75,7 @@ describe.each(TEST_PROVIDERS)('log entry events stored as one row on %s', (provi
     const subscribed = await replay.inbox.next((m) => m.type === 'subscribed');
     expect(subscribed.last_seq).toBe(last_event_seq);
     await replay.inbox.next((m) => m.workflow_id === id && m.seq === last_event_seq);
-    expect(comparable(streamOf(replay.inbox, id))).toEqual(comparable(stream.slice(between)));
+    expect(comparable(workflowEvents(replay.inbox, id))).toEqual(comparable(stream.slice(between)));
     live.ws.close();
     replay.ws.close();
   });

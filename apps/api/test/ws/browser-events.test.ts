@@ -2,7 +2,7 @@ import { eventually, logEntry, snapshot, TestWorker, type Inbox, type Message } 
 import { TEST_PROVIDERS } from '../support/server';
 import { storedStream } from '../support/events';
 import { addMember, createProject, createWorkflow } from '../resources/fixtures';
-import { openBrowser, workerSuite } from './clients';
+import { openBrowser, workflowEvents, workerSuite } from './clients';
 
 describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
   const suite = workerSuite(provider);
@@ -14,8 +14,6 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     const { last_seq } = await worker.dispatch(id, 'start');
     return { worker, id, seq: { next: last_seq + 1 } };
   }
-  const eventsOf = (inbox: Inbox, id: string) =>
-    inbox.messages.filter((m) => m.workflow_id === id && typeof m.seq === 'number' && m.type !== 'subscribed');
   /**
    * Sends a request now and waits for its answer (an error: no such workflow). Events are routed to the
    * sockets before the update that caused them is acknowledged, and one socket delivers in order, so once
@@ -33,7 +31,7 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     const first = await openBrowser(suite.server, suite.alice);
     first.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id, since_seq: 0 }));
     const subscribed = await first.inbox.next((m) => m.type === 'subscribed');
-    const replayed = eventsOf(first.inbox, id);
+    const replayed = workflowEvents(first.inbox, id);
     expect(replayed.map((e: Message) => e.seq)).toEqual(replayed.map((_: Message, i: number) => i + 1));
     expect(subscribed.last_seq).toBe(replayed.length);
     expect(first.inbox.messages.indexOf(subscribed)).toBe(first.inbox.messages.length - 1);
@@ -48,8 +46,8 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     await second.inbox.next((m) => m.type === 'subscribed');
     await worker.inbox.next((m) => m.type === 'ack' && m.seq === burst[burst.length - 1]);
     const stored = await storedStream(suite.server.deps.db, suite.server.deps.dbProvider, id);
-    await eventually(() => eventsOf(second.inbox, id).length === stored.length - subscribed.last_seq);
-    const received = eventsOf(second.inbox, id);
+    await eventually(() => workflowEvents(second.inbox, id).length === stored.length - subscribed.last_seq);
+    const received = workflowEvents(second.inbox, id);
     expect(received.map((e: Message) => e.seq)).toEqual(
       stored.filter((e) => e.seq > subscribed.last_seq).map((e) => e.seq),
     );

@@ -1,5 +1,5 @@
 import type { DbProvider } from '@svc/db';
-import { eventually, openBrowserSocket, TestWorker, workerToken, type Inbox } from '@svc/test-kit';
+import { eventually, openBrowserSocket, TestWorker, workerToken, type Inbox, type Message } from '@svc/test-kit';
 import type WebSocket from 'ws';
 import { createProject } from '../resources/fixtures';
 import { startTestServer, type TestServer } from '../support/server';
@@ -10,6 +10,10 @@ export async function openBrowser(server: TestServer, cookie: string): Promise<{
 }
 
 /** Closes the workers, waits until the server has handled their loss, and finishes what is left in the queue. */
+/** The events of one workflow a browser socket received, in arrival order (not its `subscribed` answer). */
+export const workflowEvents = (inbox: Inbox, workflowId: string): Message[] =>
+  inbox.messages.filter((m) => m.workflow_id === workflowId && typeof m.seq === 'number' && m.type !== 'subscribed');
+
 export async function resetWorkers(server: TestServer, workers: TestWorker[]): Promise<void> {
   for (const worker of workers.splice(0)) worker.close();
   const { live } = server.runtime;
