@@ -83,6 +83,21 @@ export async function createWorkflow(session: Session, projectId: string, requir
   return (await session.json<{ id: string }>(`/projects/${projectId}/workflows`, { json: { requirement } })).id;
 }
 
+/**
+ * A worker connected to `replica`, started on a new workflow created through the same replica; `last`
+ * is the highest seq stored for it (what the worker continues after).
+ */
+export async function startedOn(
+  cluster: Cluster,
+  replica: ApiProcess,
+  workerName: string,
+): Promise<{ worker: TestWorker; id: string; last: number }> {
+  const worker = await cluster.worker(replica, workerName);
+  const id = await createWorkflow(cluster.aliceOn(replica), cluster.projectId);
+  const { last_seq: last } = await worker.dispatch(id, 'start');
+  return { worker, id, last };
+}
+
 /** A browser socket on `replica`, subscribed to the workflow; resolves with its `subscribed` answer. */
 export async function subscribeBrowser(
   replica: ApiProcess,

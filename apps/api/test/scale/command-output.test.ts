@@ -1,5 +1,5 @@
 import type { Message } from '@svc/test-kit';
-import { CLUSTER_TIMEOUT_MS, createWorkflow, startCluster, subscribeBrowser, type Cluster } from './cluster';
+import { CLUSTER_TIMEOUT_MS, startCluster, startedOn, subscribeBrowser, type Cluster } from './cluster';
 
 /** Live command output of a worker on replica A reaches a browser on replica B (cluster bus, in pieces). */
 describe('command output across two API replicas', () => {
@@ -15,9 +15,7 @@ describe('command output across two API replicas', () => {
     'relays started, output (a 16 KiB chunk in NOTIFY-sized pieces) and finished to a browser on the other replica',
     async () => {
       const { a, b } = cluster;
-      const worker = await cluster.worker(a, 'streamer-a');
-      const id = await createWorkflow(cluster.aliceOn(a), cluster.projectId);
-      await worker.dispatch(id, 'start');
+      const { worker, id } = await startedOn(cluster, a, 'streamer-a');
       const onB = await subscribeBrowser(b, cluster.alice, id);
       const onA = await subscribeBrowser(a, cluster.alice, id);
       try {

@@ -10,6 +10,7 @@ import {
   receivedUpTo,
   snapshot,
   startCluster,
+  startedOn,
   subscribeBrowser,
   type Cluster,
 } from './cluster';
@@ -38,9 +39,7 @@ describe('two API replicas on one PostgreSQL database', () => {
     'a browser on B receives every live event of a workflow run through A, once and in seq order',
     async () => {
       const { a, b } = cluster;
-      const worker = await cluster.worker(a, 'live-events');
-      const id = await createWorkflow(cluster.aliceOn(a), cluster.projectId);
-      const { last_seq: last } = await worker.dispatch(id, 'start');
+      const { worker, id, last } = await startedOn(cluster, a, 'live-events');
       const browser = await subscribeBrowser(b, cluster.alice, id);
       const from = browser.subscribed.last_seq as number;
       const updates = 35;
@@ -89,9 +88,7 @@ describe('two API replicas on one PostgreSQL database', () => {
     'a timer set through B resumes its workflow on the worker connected to A, with its reason',
     async () => {
       const { a, b } = cluster;
-      const worker = await cluster.worker(a, 'timer-on-a');
-      const id = await createWorkflow(cluster.aliceOn(a), cluster.projectId);
-      const { last_seq: last } = await worker.dispatch(id, 'start');
+      const { worker, id, last } = await startedOn(cluster, a, 'timer-on-a');
       await worker.store(id, last + 1, snapshot('executing', 0, ['running', 'pending']));
       // The agent sets its timer, then pauses: the workflow waits for the timer, not for a worker.
       await cluster.aliceOn(b).json(`/workflows/${id}/timers`, { json: { seconds: 1, reason: 'check the build' } });
@@ -111,9 +108,7 @@ describe('two API replicas on one PostgreSQL database', () => {
     'an answer sent through B reaches the worker on A, which keeps the workflow',
     async () => {
       const { a, b } = cluster;
-      const worker = await cluster.worker(a, 'asker-on-a');
-      const id = await createWorkflow(cluster.aliceOn(a), cluster.projectId);
-      const { last_seq: last } = await worker.dispatch(id, 'start');
+      const { worker, id, last } = await startedOn(cluster, a, 'asker-on-a');
       const stop = keepBeating(worker, () => [id]);
       await worker.store(id, last + 1, snapshot('executing', 0, ['running', 'pending']));
       await worker.store(id, last + 2, { kind: 'status', data: { status: 'waiting_user', question: 'Which port?' } });
@@ -135,9 +130,7 @@ describe('two API replicas on one PostgreSQL database', () => {
     'feedback sent through B reaches the worker on A, whose next log entries carry the new plan revision',
     async () => {
       const { a, b } = cluster;
-      const worker = await cluster.worker(a, 'reviser-on-a');
-      const id = await createWorkflow(cluster.aliceOn(a), cluster.projectId);
-      const { last_seq: last } = await worker.dispatch(id, 'start');
+      const { worker, id, last } = await startedOn(cluster, a, 'reviser-on-a');
       const stop = keepBeating(worker, () => [id]);
       await worker.store(id, last + 1, snapshot('executing', 0, ['running', 'pending']));
       await worker.store(id, last + 2, logEntry('before the feedback'));
@@ -160,9 +153,7 @@ describe('two API replicas on one PostgreSQL database', () => {
     'a cancel sent through B stops the worker on A at once',
     async () => {
       const { a, b } = cluster;
-      const worker = await cluster.worker(a, 'runner-on-a');
-      const id = await createWorkflow(cluster.aliceOn(a), cluster.projectId);
-      const { last_seq: last } = await worker.dispatch(id, 'start');
+      const { worker, id, last } = await startedOn(cluster, a, 'runner-on-a');
       await worker.store(id, last + 1, snapshot('executing', 0, ['running', 'pending']));
       await cluster.aliceOn(b).json(`/workflows/${id}/cancel`, { json: {} });
       expect(await worker.dispatch(id, 'cancel')).toMatchObject({ workflow_id: id });
