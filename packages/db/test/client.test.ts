@@ -1,24 +1,18 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createDb, migrate, classifyDbError, type DbHandle, type MigrationResult } from '../src';
-import { createTestDatabase, TEST_PROVIDERS, type TestDatabase } from '../src/testing';
+import { createDb, migrate, classifyDbError, type MigrationResult } from '../src';
+import { createTestDatabase, openTestDb, TEST_PROVIDERS, type TestDb } from '../src/testing';
 
 describe.each(TEST_PROVIDERS)('database on %s', (provider) => {
-  let database: TestDatabase;
-  let handle: DbHandle;
-
+  let testDb: TestDb;
   beforeAll(async () => {
-    database = await createTestDatabase(provider);
-    handle = await createDb({ url: database.url });
+    testDb = await openTestDb(provider);
   });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
-  });
+  afterAll(async () => testDb?.close());
 
   it('stores and reads rows with JSON and binary columns', async () => {
-    const { db } = handle;
+    const { db } = testDb.handle;
     const user = await db.user.create({ data: { login: 'ada', provider: 'dev', provider_subject: 'ada' } });
     const project = await db.project.create({
       data: { name: 'P', created_by: user.id, members: { create: { user_id: user.id, role: 'owner' } } },
@@ -50,7 +44,7 @@ describe.each(TEST_PROVIDERS)('database on %s', (provider) => {
   });
 
   it('maps a unique violation to conflict by its Prisma code', async () => {
-    const { db } = handle;
+    const { db } = testDb.handle;
     await db.setting.create({ data: { key: 'k', value: '1' } });
     const error = await db.setting.create({ data: { key: 'k', value: '2' } }).catch((e: unknown) => e);
     expect(classifyDbError(error)).toBe('conflict');
@@ -59,7 +53,7 @@ describe.each(TEST_PROVIDERS)('database on %s', (provider) => {
   });
 
   it('skips migrations that are already applied', async () => {
-    const again = await migrate(database.url);
+    const again = await migrate(testDb.url);
     expect(again.applied).toEqual([]);
     expect(again.skipped.length).toBeGreaterThan(0);
   });

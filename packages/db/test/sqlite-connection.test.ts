@@ -1,24 +1,17 @@
 import { readdirSync } from 'node:fs';
-import { createDb, type DbHandle } from '../src';
-import { createTestDatabase, type TestDatabase } from '../src/testing';
+import { openTestDb, type TestDb } from '../src/testing';
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;
 
 describe('the SQLite client keeps one connection', () => {
-  let database: TestDatabase;
-  let handle: DbHandle;
-
+  let testDb: TestDb;
   beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    handle = await createDb({ url: database.url });
+    testDb = await openTestDb('sqlite');
   });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
-  });
+  afterAll(async () => testDb?.close());
 
   it('opens no file descriptors per transaction', async () => {
-    const { db } = handle;
+    const { db } = testDb.handle;
     await db.$transaction([db.setting.create({ data: { key: 'warm', value: '0' } })]);
     const before = openFds();
     for (let i = 0; i < 200; i++) {
@@ -36,7 +29,7 @@ describe('the SQLite client keeps one connection', () => {
   });
 
   it('keeps its per-connection PRAGMAs after a transaction', async () => {
-    const { db } = handle;
+    const { db } = testDb.handle;
     await db.$transaction(async (tx) => tx.setting.create({ data: { key: 'tx', value: '1' } }));
     const rows = await db.$queryRawUnsafe<Array<{ foreign_keys: bigint | number }>>('PRAGMA foreign_keys');
     expect(Number(rows[0]!.foreign_keys)).toBe(1);
@@ -45,7 +38,7 @@ describe('the SQLite client keeps one connection', () => {
   });
 
   it('rolls back an interactive transaction that throws, and stays usable', async () => {
-    const { db } = handle;
+    const { db } = testDb.handle;
     await expect(
       db.$transaction(async (tx) => {
         await tx.setting.create({ data: { key: 'gone', value: '1' } });

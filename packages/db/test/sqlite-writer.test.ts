@@ -1,23 +1,17 @@
-import { classifySqliteError, createDb, type DbHandle } from '../src';
-import { createTestDatabase, type TestDatabase } from '../src/testing';
+import { classifySqliteError } from '../src';
+import { openTestDb, type TestDb } from '../src/testing';
 
 const INSERT_SETTING = `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, '2026-01-01T00:00:00.000+00:00')`;
 
 describe('the raw SQLite writer beside Prisma', () => {
-  let database: TestDatabase;
-  let handle: DbHandle;
-
+  let testDb: TestDb;
   beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    handle = await createDb({ url: database.url });
+    testDb = await openTestDb('sqlite');
   });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
-  });
+  afterAll(async () => testDb?.close());
 
-  const writer = () => handle.sqliteWriter!;
-  const setting = async (key: string) => (await handle.db.setting.findUnique({ where: { key } }))?.value;
+  const writer = () => testDb.handle.sqliteWriter!;
+  const setting = async (key: string) => (await testDb.handle.db.setting.findUnique({ where: { key } }))?.value;
 
   it('commits what the work wrote and returns what it returns', async () => {
     const rows = await writer().transaction((tx) => {
@@ -60,7 +54,7 @@ describe('the raw SQLite writer beside Prisma', () => {
     let readInside: string | undefined;
     // A Prisma transaction that reads, waits, then writes: a commit beside it in between would make
     // its write fail (its read snapshot would be stale).
-    const prismaTx = handle.db.$transaction(async (tx) => {
+    const prismaTx = testDb.handle.db.$transaction(async (tx) => {
       readInside = (await tx.setting.findUnique({ where: { key: 'shared' } }))?.value;
       readDone();
       await held;

@@ -1,29 +1,25 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDb, type DbHandle } from '@svc/db';
-import { createTestDatabase, TEST_PROVIDERS, type TestDatabase } from '@svc/db/testing';
+import { openTestDb, TEST_PROVIDERS, type TestDb } from '@svc/db/testing';
 import { loadSigningKeys } from '../../src/auth/keys';
 import { TokenService } from '../../src/auth/tokens';
 
 // TokenService remembers tokens whose signature it verified (issue 11); expiry and revocation must
 // still be checked on every use of a remembered token.
 describe.each(TEST_PROVIDERS)('verified tokens on %s', (provider) => {
-  let database: TestDatabase;
-  let handle: DbHandle;
+  let testDb: TestDb;
   let keyDir: string;
   let clock: number;
   let tokens: TokenService;
   beforeAll(async () => {
-    database = await createTestDatabase(provider);
-    handle = await createDb({ url: database.url });
+    testDb = await openTestDb(provider);
     keyDir = mkdtempSync(join(tmpdir(), 'svc-keys-'));
     clock = Date.now();
-    tokens = new TokenService(await loadSigningKeys(null, keyDir), handle.db, 'svc', 'svc', () => clock);
+    tokens = new TokenService(await loadSigningKeys(null, keyDir), testDb.handle.db, 'svc', 'svc', () => clock);
   });
   afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
+    await testDb?.close();
     rmSync(keyDir, { recursive: true, force: true });
   });
 

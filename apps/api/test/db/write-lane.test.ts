@@ -1,23 +1,17 @@
-import { createDb, type DbHandle } from '@svc/db';
-import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
+import { openTestDb, type TestDb } from '@svc/db/testing';
 import { WriteLane } from '../../src/ingest/write-lane';
 
 /** Pipelined commits ride one PostgreSQL connection: a follower's write lands after its leader's. */
 describe('WriteLane on PostgreSQL', () => {
-  let database: TestDatabase;
-  let handle: DbHandle;
+  let testDb: TestDb;
 
   beforeAll(async () => {
-    database = await createTestDatabase('postgresql');
-    handle = await createDb({ url: database.url, poolSize: 4 });
-    await handle.pgPool!.query('CREATE TABLE lane_order (n serial PRIMARY KEY, label text NOT NULL)');
+    testDb = await openTestDb('postgresql', { poolSize: 4 });
+    await testDb.handle.pgPool!.query('CREATE TABLE lane_order (n serial PRIMARY KEY, label text NOT NULL)');
   });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
-  });
+  afterAll(async () => testDb?.close());
 
-  const pool = () => handle.pgPool!;
+  const pool = () => testDb.handle.pgPool!;
   const labels = async () =>
     (await pool().query<{ label: string }>('SELECT label FROM lane_order ORDER BY n')).rows.map((r) => r.label);
   const insert = (label: string) => [`INSERT INTO lane_order (label) VALUES ($1)`, label] as const;

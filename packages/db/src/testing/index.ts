@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
+import { createDb, type CreateDbOptions, type DbHandle } from '../client';
 import { migrate } from '../migrate';
 import type { DbProvider } from '../url';
 import { TEST_POSTGRES_URL } from './env';
@@ -23,6 +24,26 @@ export async function createTestDatabase(
   const database = provider === 'sqlite' ? createSqliteDatabase() : await createPostgresDatabase();
   if (options.migrate !== false) await migrate(database.url);
   return database;
+}
+
+/** A fresh migrated test database and a handle on it; `close` closes the handle, then drops the database. */
+export interface TestDb {
+  handle: DbHandle;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function openTestDb(provider: DbProvider, options: Omit<CreateDbOptions, 'url'> = {}): Promise<TestDb> {
+  const database = await createTestDatabase(provider);
+  const handle = await createDb({ ...options, url: database.url });
+  return {
+    handle,
+    url: database.url,
+    close: async () => {
+      await handle.close();
+      await database.drop();
+    },
+  };
 }
 
 function createSqliteDatabase(): TestDatabase {
