@@ -1,4 +1,4 @@
-import type { Db, DbProvider, SqliteWriter } from '@svc/db';
+import type { DbProvider, SqliteWriter } from '@svc/db';
 
 /** What the client, an interactive transaction and the ingest's raw `pg` statements offer for raw statements. */
 export interface RawClient {
@@ -54,8 +54,8 @@ const names = (columns: readonly Column[]) => columns.map(([name]) => name).join
 export class EventSql {
   constructor(
     private readonly provider: DbProvider,
-    /** SQLite: writes a batch outside a caller's transaction without Prisma (see sqlite-writer.ts) */
-    private readonly sqliteWriter: SqliteWriter | null = null,
+    /** SQLite: what a batch outside a caller's transaction is written through (see sqlite-writer.ts) */
+    private readonly sqliteWriter: SqliteWriter | null,
   ) {}
 
   /**
@@ -145,22 +145,16 @@ export class EventSql {
       ]);
     }
     const [first, ...rest] = statements as [[string, string], ...[string, string][]];
-    if (!inTransaction && this.sqliteWriter)
-      return this.sqliteWriter.transaction((tx) => {
-        const result = tx.all<Counted>(first[0], [first[1]]);
-        for (const [sql, json] of rest) tx.run(sql, [json]);
-        return result;
-      });
     if (inTransaction) {
       const result = await db.$queryRawUnsafe<Counted[]>(...first);
       for (const statement of rest) await db.$executeRawUnsafe(...statement);
       return result;
     }
-    const client = db as Db;
-    const [result] = await client.$transaction([
-      client.$queryRawUnsafe<Counted[]>(...first),
-      ...rest.map((statement) => client.$executeRawUnsafe(...statement)),
-    ]);
-    return result as Counted[];
+    if (!this.sqliteWriter) throw new Error('an append outside a transaction on SQLite needs the raw writer');
+    return this.sqliteWriter.transaction((tx) => {
+      const result = tx.all<Counted>(first[0], [first[1]]);
+      for (const [sql, json] of rest) tx.run(sql, [json]);
+      return result;
+    });
   }
 }

@@ -24,8 +24,8 @@ export interface EventStoreDeps {
   db: Db;
   provider: DbProvider;
   fanout: EventFanout;
-  /** SQLite: what a batch outside a caller's transaction is written through (Prisma's when absent) */
-  sqliteWriter?: SqliteWriter | null;
+  /** SQLite: what a batch outside a caller's transaction is written through (DbHandle.sqliteWriter) */
+  sqliteWriter: SqliteWriter | null;
 }
 
 /**
@@ -38,7 +38,7 @@ export class EventStore {
   private readonly sql: EventSql;
 
   constructor(private readonly deps: EventStoreDeps) {
-    this.sql = new EventSql(deps.provider, deps.sqliteWriter ?? null);
+    this.sql = new EventSql(deps.provider, deps.sqliteWriter);
   }
 
   /** Appends events of one workflow, seqs in order, and publishes them. */

@@ -10,7 +10,8 @@ export async function storedStream(db: Db, provider: DbProvider, workflowId: str
     where: { id: workflowId },
     select: { project_id: true },
   });
-  return new EventStore({ db, provider, fanout: new LocalFanout() }).since(
+  // Only reads: no writer.
+  return new EventStore({ db, provider, fanout: new LocalFanout(), sqliteWriter: null }).since(
     { id: workflowId, project_id },
     0,
     1_000_000,
