@@ -33,6 +33,8 @@ export class GroupCommitQueue<T> {
   /** per key, the batches in flight that hold it (at most two: one and its follower) */
   private readonly inFlight = new Map<string, Batch<T>[]>();
   private readonly running = new Set<Promise<void>>();
+  /** the batches in flight whose items may all be followed (decided once, when each starts) */
+  private readonly followable = new WeakSet<Batch<T>>();
 
   constructor(private readonly options: GroupCommitOptions<T>) {}
 
@@ -60,6 +62,8 @@ export class GroupCommitQueue<T> {
       const batch = this.next();
       if (!batch) return;
       const keys = new Set(batch.items.map((item) => this.options.keyOf(item)));
+      const { mayFollow } = this.options;
+      if (mayFollow && batch.items.every((item) => mayFollow(item))) this.followable.add(batch);
       for (const key of keys) this.inFlight.set(key, [...(this.inFlight.get(key) ?? []), batch]);
       const done: Promise<void> = this.options.run(batch).finally(() => {
         for (const key of keys) {
@@ -83,11 +87,15 @@ export class GroupCommitQueue<T> {
     if (fresh.length > 0) return { items: fresh, follows: null };
     const { mayFollow } = this.options;
     if (!mayFollow) return null;
+    // A leader whose follower came out empty once has nothing to take for the rest of the queue either.
+    const tried = new Set<Batch<T>>();
     for (const item of this.queue) {
       const ahead = this.inFlight.get(this.options.keyOf(item));
       // One follower at a time, of a batch whose items may all be followed.
-      if (ahead?.length !== 1 || !mayFollow(item) || !ahead[0]!.items.every((i) => mayFollow(i))) continue;
+      if (ahead?.length !== 1 || !mayFollow(item)) continue;
       const leader = ahead[0]!;
+      if (tried.has(leader) || !this.followable.has(leader)) continue;
+      tried.add(leader);
       const items = this.take((key, candidate) => {
         const running = this.inFlight.get(key);
         return running?.length === 1 && running[0] === leader && mayFollow(candidate);
