@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db, Workflow } from '@svc/db';
+import type { Db, Prisma, Workflow } from '@svc/db';
 import type { Config } from '../config';
 
 /**
@@ -57,4 +57,13 @@ export async function backfillAppKeys(db: Db, stopped: () => boolean = () => fal
 /** A new key: the old link stops working at once, on every replica (the key is read per request). */
 export async function rotateAppKey(db: Db, workflowId: string): Promise<Workflow> {
   return db.workflow.update({ where: { id: workflowId }, data: { app_key: newAppKey() } });
+}
+
+/**
+ * Takes the keys of all of a project's workflows away at once (issue 21, finding 7): a member who leaves
+ * must not keep reading its apps through links they saw. One statement, in the caller's transaction
+ * with the membership change; `backfillAppKeys` then gives each workflow a new key.
+ */
+export async function revokeProjectAppKeys(tx: Prisma.TransactionClient, projectId: string): Promise<void> {
+  await tx.workflow.updateMany({ where: { project_id: projectId, app_key: { not: null } }, data: { app_key: null } });
 }

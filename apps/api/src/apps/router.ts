@@ -6,7 +6,9 @@ import { authorizeWorkflow } from '../policies/access';
 import { pathFromUrl } from '../routes/files/request-path';
 import { serveFile } from '../routes/files/serve-file';
 import { presentWorkflowOf } from '../reads/views';
+import { workflowWorkspaceDir } from '../services/workspace-paths';
 import { APP_KEY_PATTERN, rotateAppKey } from './app-link';
+import { appFolderOf, assertServable } from './app-folder';
 
 const READS = new Set(['GET', 'HEAD']);
 
@@ -17,7 +19,8 @@ const READS = new Set(['GET', 'HEAD']);
  * user-content headers (CSP sandbox without allow-same-origin: an opaque origin that can neither read
  * the session cookie nor call the API as the user) and `Referrer-Policy: no-referrer`, so the key does
  * not leak to the sites the app links to. Paths go through the workspace area's resolver (traversal,
- * NUL, encoded forms: 400 invalid_path; symlinks out: refused there too).
+ * NUL, encoded forms: 400 invalid_path; symlinks out: refused there too). Only the app's folder is
+ * served, and no dot name in it (`.env`, `.git`): app-folder.ts.
  */
 export function builtAppsRouter(deps: AppDeps): Router {
   const router = Router();
@@ -31,17 +34,26 @@ async function serveApp(deps: AppDeps, req: Request, res: Response): Promise<voi
   const workflow = APP_KEY_PATTERN.test(key)
     ? await deps.db.workflow.findFirst({
         where: { app_key: key, deleted_at: null, project: { deleted_at: null } },
-        select: { id: true, project_id: true },
+        select: { id: true, project_id: true, app_url: true },
       })
     : null;
   if (!workflow) throw notFound('no app at this address');
   const area = deps.storage.workspace(workflow.project_id, workflow.id);
+  const folder = appFolderOf(workflow.app_url);
+  const onDisk =
+    deps.storage.backend === 'local'
+      ? workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id)
+      : null;
   const { path, trailingSlash } = pathFromUrl(req);
   let target = await area.resolve(path);
+  // The link itself opens the app's folder when the app lives below the workspace root.
+  if (target.relative === '' && folder.length > 0) return redirectToFolder(req, res, folder);
+  await assertServable(target, folder, onDisk);
   if (target.stat?.type === 'dir') {
     // `/svc/apps/<key>` and `…/dir`: the page's relative links resolve against the directory
     if (!trailingSlash || !req.originalUrl.split('?')[0]!.endsWith('/')) return redirectToDirectory(req, res);
     target = await area.resolve(target.relative === '' ? 'index.html' : `${target.relative}/index.html`);
+    await assertServable(target, folder, onDisk);
   }
   res.set('Referrer-Policy', 'no-referrer');
   await serveFile(req, res, area, target, { renderMarkdown: false, rawMarkdown: false });
@@ -51,6 +63,14 @@ function redirectToDirectory(req: Request, res: Response): void {
   const [path, ...query] = req.originalUrl.split('?');
   res.set('Referrer-Policy', 'no-referrer');
   res.redirect(301, `${path}/${query.length ? `?${query.join('?')}` : ''}`);
+}
+
+/** `/svc/apps/<key>/` to `/svc/apps/<key>/<folder>/`; 302: the folder follows the latest report. */
+function redirectToFolder(req: Request, res: Response, folder: readonly string[]): void {
+  const [path, ...query] = req.originalUrl.split('?');
+  const base = path!.endsWith('/') ? path : `${path}/`;
+  res.set('Referrer-Policy', 'no-referrer');
+  res.redirect(302, `${base}${folder.map(encodeURIComponent).join('/')}/${query.length ? `?${query.join('?')}` : ''}`);
 }
 
 /** `POST /workflows/{id}/app-link/rotate` (members): a new key; the old link is dead at once. */

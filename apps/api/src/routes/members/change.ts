@@ -1,6 +1,7 @@
 import type { Db } from '@svc/db';
 import type { Role } from '@svc/protocol';
 import { conflict, notFound } from '../../domain/errors';
+import { backfillAppKeys, revokeProjectAppKeys } from '../../apps/app-link';
 
 /**
  * Sets a member's role, or removes the member (`role` null), refusing to leave the project without an
@@ -23,6 +24,10 @@ export async function changeMember(db: Db, projectId: string, userId: string, ro
         where: { project_id_user_id: { project_id: projectId, user_id: userId } },
         data: { role },
       });
-    else await tx.projectMember.delete({ where: { project_id_user_id: { project_id: projectId, user_id: userId } } });
+    else {
+      await tx.projectMember.delete({ where: { project_id_user_id: { project_id: projectId, user_id: userId } } });
+      await revokeProjectAppKeys(tx, projectId); // the removed member's app links die with the membership
+    }
   });
+  if (!role) await backfillAppKeys(db);
 }
