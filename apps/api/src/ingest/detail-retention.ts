@@ -51,17 +51,24 @@ export class LlmDetailRetention {
 
   private async prune(now: Date): Promise<number> {
     try {
-      const row = await this.db.setting.findUnique({ where: { key: LLM_DETAIL_RETENTION_KEY } });
-      const days = retentionDays(row?.value);
-      const cutoff = new Date(now.getTime() - days * DAY_MS);
-      const { count } = await this.db.llmCallDetail.deleteMany({
-        where: days === 0 ? {} : { created_at: { lt: cutoff } },
-      });
-      if (count > 0) this.logger.info({ count, days }, 'pruned LLM call details');
+      const count = await pruneLlmDetails(this.db, now);
+      if (count > 0) this.logger.info({ count }, 'pruned LLM call details');
       return count;
     } catch (err) {
       this.logger.warn({ err }, 'pruning LLM call details failed');
       throw err;
     }
   }
+}
+
+/**
+ * Deletes the details the stored retention no longer allows (all of them at 0); resolves with how many
+ * went. The sweep runs it hourly, and `PUT /settings/llm_detail_retention_days` before it answers.
+ */
+export async function pruneLlmDetails(db: Db, now = new Date()): Promise<number> {
+  const row = await db.setting.findUnique({ where: { key: LLM_DETAIL_RETENTION_KEY } });
+  const days = retentionDays(row?.value);
+  const cutoff = new Date(now.getTime() - days * DAY_MS);
+  const { count } = await db.llmCallDetail.deleteMany({ where: days === 0 ? {} : { created_at: { lt: cutoff } } });
+  return count;
 }

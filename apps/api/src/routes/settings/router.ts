@@ -5,6 +5,7 @@ import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { invalidInput } from '../../domain/errors';
 import { authorizeGlobal } from '../../policies/access';
+import { LLM_DETAIL_RETENTION_KEY, pruneLlmDetails } from '../../ingest/detail-retention';
 import { settingDefinitions, settingProblem } from './catalog';
 
 /**
@@ -39,6 +40,9 @@ export function settingsRouter(deps: AppDeps): Router {
       create: { key, value, updated_by: updatedBy },
       update: { value, updated_by: updatedBy },
     });
+    // Applied before the answer: details the new retention does not allow are unreadable from now on,
+    // not only after the next hourly sweep (issue 21, finding 9).
+    if (key === LLM_DETAIL_RETENTION_KEY) await pruneLlmDetails(db);
     res.json({ key: row.key, value: row.value, updated_at: row.updated_at.toISOString() });
   });
 
