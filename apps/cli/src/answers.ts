@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { CliError, EXIT } from './errors';
+import { terminalSafe } from './terminal-text';
 
 /** Where answers to the agent's questions come from; null: none is available (the caller exits 3). */
 export interface AnswerSource {
@@ -40,7 +41,7 @@ export class LineAnswers implements AnswerSource {
 
   async answer(question: string): Promise<string | null> {
     for (;;) {
-      this.prompt?.write(`\n? ${question}\n> `);
+      this.prompt?.write(`\n? ${terminalSafe(question)}\n> `);
       const line =
         this.lines.shift() ?? (this.ended ? null : await new Promise<string | null>((r) => (this.waiting = r)));
       if (line === null) return null;

@@ -5,6 +5,7 @@ import { configFilePath, readConfigFile, resolveSettings, type FileConfig, type 
 import type { CliEnv } from './env';
 import { CliError, EXIT, usageError } from './errors';
 import { ProgressBar } from './progress';
+import { terminalSafe } from './terminal-text';
 
 /** The process around the CLI, injected so that tests can run `main` in-process too. */
 export interface CliIo {
@@ -82,9 +83,10 @@ export class Context {
     return new SvcClient({ baseUrl: this.url(), auth: { bearer: token }, fetch: this.io.fetch });
   }
 
-  /** Writes one line to stdout. */
+  /** Writes one line to stdout, its control characters escaped (terminal-text.ts). */
   out(text: string): void {
-    this.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    const safe = terminalSafe(text);
+    this.io.stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   }
 
   /** The command's result: JSON (`--json`) or the text for a person. */
@@ -98,7 +100,8 @@ export class Context {
 
   /** A note for a person on stderr (never mixed into stdout, so `--json` output stays parseable). */
   note(text: string): void {
-    this.io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+    const safe = terminalSafe(text);
+    this.io.stderr.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   }
 
   /** A progress bar on stderr, only when stderr is a terminal (and not turned off). */

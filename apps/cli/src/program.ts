@@ -33,6 +33,7 @@ import {
 } from './commands/workflows';
 import { Context, type CliIo, type GlobalOptions } from './context';
 import { CliError, errorJson, errorText, EXIT } from './errors';
+import { terminalSafe } from './terminal-text';
 import { CLI_VERSION } from './version';
 
 type Action = (ctx: Context, ...args: never[]) => Promise<number> | number;
@@ -309,8 +310,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return error.exitCode === 0 ? EXIT.ok : EXIT.cancelledOrUsage;
     }
     const exit = error instanceof CliError ? error.exitCode : EXIT.failed;
-    if (json) io.stderr.write(`${JSON.stringify(errorJson(error))}\n`);
-    else io.stderr.write(`svc: ${errorText(error)}\n`);
+    // An error's message may quote the server (and so the agent): escaped like all other output.
+    if (json) io.stderr.write(`${terminalSafe(JSON.stringify(errorJson(error)))}\n`);
+    else io.stderr.write(`svc: ${terminalSafe(errorText(error))}\n`);
     return exit;
   }
 }
