@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TEST_PROVIDERS } from '@svc/test-kit';
 import { ApiError, ServerApi } from '../src/api/server-api';
-import { resolveInWorkspace } from '../src/workspace/paths';
+import { writeWorkspaceFile } from '../src/workspace/safe-fs';
 import { WorkspaceSync } from '../src/workspace/sync';
 import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from './support/real-server';
 
@@ -84,7 +84,9 @@ describe.each(TEST_PROVIDERS)('WorkspaceSync against the real server on %s', (pr
     // The real server never lists such a path (apps/api's traversal tests); the guard every pulled path
     // goes through still refuses one.
     mkdirSync(path.join(root, 'wf3'));
-    await expect(resolveInWorkspace(path.join(root, 'wf3'), '../outside.txt')).rejects.toThrow('leaves the workspace');
+    await expect(writeWorkspaceFile(path.join(root, 'wf3'), '../outside.txt', 'x')).rejects.toThrow(
+      'leaves the workspace',
+    );
     expect(existsSync(path.join(root, 'outside.txt'))).toBe(false);
   });
 

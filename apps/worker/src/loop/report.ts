@@ -1,8 +1,7 @@
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Step } from '@svc/agent-core';
 import { errorMessage } from '../util/logger';
 import { AbortedError } from '../util/aborted';
+import { writeWorkspaceFile } from '../workspace/safe-fs';
 import { detailedPlan, reportMessages } from './context';
 import type { RunContext } from './run-context';
 
@@ -93,7 +92,13 @@ export async function writeReport(run: RunContext): Promise<void> {
     text = fallbackReport(job.requirement, state.steps, state.memo);
   }
   const report = ensureAppUrl(text, expectedUrl);
-  await writeFile(path.join(deps.workspace.dir(job.workflowId), REPORT_PATH), `${report.text.trimEnd()}\n`, 'utf8');
+  // report.md is the worker's own: a symlink a command put there is replaced, never written through.
+  await writeWorkspaceFile(deps.workspace.dir(job.workflowId), REPORT_PATH, `${report.text.trimEnd()}\n`, (link) =>
+    deps.logger.warn(
+      { workflowId: job.workflowId, path: link },
+      'a symbolic link was in the way of the report; replaced it, its target untouched',
+    ),
+  );
   await run.syncWorkspace();
   run.updates.report(REPORT_PATH, report.appUrl);
 }

@@ -1,4 +1,3 @@
-import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 
 /** A path that would leave its workspace, or a workflow id that cannot name a directory. */
@@ -20,44 +19,22 @@ export function workflowDir(workspaceRoot: string, workflowId: string): string {
 }
 
 /**
- * Resolves a workspace-relative path (as the agent or the server gives it) to an absolute path
- * inside `root`. Absolute paths, `..` escapes, NUL bytes and symlinks leading outside are refused.
+ * The components of a workspace-relative path (as the agent or the server gives it), `..` and `.`
+ * resolved by name only. Absolute paths, `..` escapes, NUL bytes and the workspace itself are refused;
+ * the names are then opened one by one without following symlinks (./safe-fs).
  */
-export async function resolveInWorkspace(root: string, relPath: string): Promise<string> {
+export function workspacePathParts(relPath: string): string[] {
   if (relPath.includes('\0')) throw new WorkspacePathError('path contains a NUL byte');
   const normalized = relPath.replace(/\\/g, '/');
   if (normalized === '' || path.posix.isAbsolute(normalized)) {
     throw new WorkspacePathError(`path ${JSON.stringify(relPath)} must be relative to the workspace`);
   }
-  const target = path.resolve(root, normalized);
-  const rootReal = await realpath(root);
-  if (!isInside(path.resolve(root), target)) {
+  const resolved = path.posix.normalize(normalized);
+  if (resolved === '..' || resolved.startsWith('../')) {
     throw new WorkspacePathError(`path ${JSON.stringify(relPath)} leaves the workspace`);
   }
-  // Follow symlinks of the longest existing ancestor: a link may not lead out of the workspace.
-  let existing = target;
-  for (;;) {
-    try {
-      const real = await realpath(existing);
-      if (!isInside(rootReal, real))
-        throw new WorkspacePathError(`path ${JSON.stringify(relPath)} leaves the workspace through a symlink`);
-      break;
-    } catch (err) {
-      if (err instanceof WorkspacePathError) throw err;
-      const parent = path.dirname(existing);
-      if (parent === existing) break;
-      existing = parent;
-    }
-  }
-  return target;
-}
-
-function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
-}
-
-/** The workspace-relative, `/`-separated form of an absolute path inside `root`. */
-export function toRelative(root: string, absolute: string): string {
-  return path.relative(root, absolute).split(path.sep).join('/');
+  const parts = resolved.split('/').filter((part) => part !== '' && part !== '.');
+  if (parts.length === 0)
+    throw new WorkspacePathError(`path ${JSON.stringify(relPath)} names no file of the workspace`);
+  return parts;
 }

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import { formatPatch, structuredPatch } from 'diff';
 import type { StepDiffFile, StepDiffUpdateData } from '@svc/protocol';
 import { utf8ByteLength } from '@svc/text';
+import type { OpenFile } from './safe-fs';
 import { workspaceFiles } from './sync';
-import { toRelative } from './paths';
 
 /** Largest file whose text is kept for a diff; larger ones are compared by hash only. */
 export const DIFF_FILE_MAX_BYTES = 1024 * 1024;
@@ -40,19 +39,26 @@ function isText(bytes: Buffer): boolean {
 export async function captureWorkspace(root: string): Promise<WorkspaceCapture> {
   const files = new Map<string, CapturedFile>();
   let kept = 0;
-  for await (const file of workspaceFiles(root)) {
+  for await (const walked of workspaceFiles(root)) {
+    const file = await walked.open();
+    if (!file) continue;
     const captured = await captureFile(file, kept);
-    files.set(toRelative(root, file), captured);
+    files.set(walked.rel, captured);
     if (captured.text !== null) kept += captured.text.length;
   }
   return files;
 }
 
-async function captureFile(file: string, kept: number): Promise<CapturedFile> {
-  const { size } = await stat(file);
-  const bytes = await readFile(file);
+async function captureFile({ handle }: OpenFile, kept: number): Promise<CapturedFile> {
+  let bytes: Buffer;
+  try {
+    bytes = await handle.readFile();
+  } finally {
+    await handle.close();
+  }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   if (!isText(bytes)) return { sha256, text: null, binary: true };
+  const size = bytes.length;
   const small = size <= DIFF_FILE_MAX_BYTES && kept + size <= CAPTURE_MAX_TOTAL_BYTES;
   return { sha256, text: small ? bytes.toString('utf8') : null, binary: false };
 }

@@ -1,10 +1,19 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, openAsBlob } from 'node:fs';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import type { FileChangedUpdateData } from '@svc/protocol';
 import type { ServerApi } from '../api/server-api';
-import { resolveInWorkspace, toRelative, workflowDir } from './paths';
+import { workflowDir, workspacePathParts } from './paths';
+import {
+  blobOf,
+  openWorkspaceFile,
+  removeWorkspaceFile,
+  skipGone,
+  walkWorkspace,
+  writeWorkspaceFile,
+  type LinkReplaced,
+  type OpenFile,
+  type WalkedFile,
+} from './safe-fs';
 
 /** Directories never hashed, uploaded or mirrored: rebuilt locally and far too large to sync. */
 export const IGNORED_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git']);
@@ -17,43 +26,32 @@ export interface FileState {
 /** Workspace-relative path -> content fingerprint, regular files only. */
 export type TreeState = ReadonlyMap<string, FileState>;
 
-function hashFile(file: string): Promise<FileState> {
-  return new Promise((resolve, reject) => {
-    const hash = createHash('sha256');
-    let size = 0;
-    createReadStream(file)
-      .on('data', (chunk) => {
-        size += chunk.length;
-        hash.update(chunk);
-      })
-      .on('error', reject)
-      .on('end', () => resolve({ sha256: hash.digest('hex'), size }));
-  });
-}
-
-/**
- * Every regular file under `root`, as full paths in name order, skipping IGNORED_DIRS; symlinks are not
- * followed and a directory that vanished meanwhile is skipped.
- */
-export async function* workspaceFiles(root: string): AsyncGenerator<string> {
-  let entries;
+async function hashFile(file: OpenFile): Promise<FileState> {
+  const hash = createHash('sha256');
+  let size = 0;
   try {
-    entries = await readdir(root, { withFileTypes: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw err;
+    for await (const chunk of file.handle.createReadStream({ autoClose: false, highWaterMark: 1 << 16 })) {
+      size += (chunk as Buffer).length;
+      hash.update(chunk as Buffer);
+    }
+  } finally {
+    await file.handle.close();
   }
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const full = path.join(root, entry.name);
-    if (entry.isDirectory() && !IGNORED_DIRS.has(entry.name)) yield* workspaceFiles(full);
-    else if (entry.isFile()) yield full;
-  }
+  return { sha256: hash.digest('hex'), size };
 }
 
-/** Fingerprints every regular file under `root` (symlinks are not followed). */
+/** Every regular file of a workspace, skipping IGNORED_DIRS and never following a symlink (./safe-fs). */
+export function workspaceFiles(root: string): AsyncGenerator<WalkedFile> {
+  return walkWorkspace(root, IGNORED_DIRS);
+}
+
+/** Fingerprints every regular file under `root` (symlinks are neither listed nor followed). */
 export async function hashTree(root: string): Promise<TreeState> {
   const state = new Map<string, FileState>();
-  for await (const file of workspaceFiles(root)) state.set(toRelative(root, file), await hashFile(file));
+  for await (const walked of workspaceFiles(root)) {
+    const file = await walked.open();
+    if (file) state.set(walked.rel, await hashFile(file));
+  }
   return state;
 }
 
@@ -62,6 +60,9 @@ export function diffTrees(before: TreeState, after: TreeState): { changed: strin
   const removed = [...before.keys()].filter((p) => !after.has(p));
   return { changed: changed.sort(), removed: removed.sort() };
 }
+
+/** A symlink a command left where the server has a file is replaced by the file, never written through. */
+const serverCopyWins: LinkReplaced = () => undefined;
 
 export type WorkspaceApi = Pick<ServerApi, 'listFiles' | 'downloadFile' | 'uploadFile' | 'deleteFile'>;
 
@@ -93,14 +94,13 @@ export class WorkspaceSync {
     const remote = new Set<string>();
     for (const entry of entries) {
       if (entry.type !== 'file' || entry.path.split('/').some((part) => IGNORED_DIRS.has(part))) continue;
-      const target = await resolveInWorkspace(root, entry.path);
-      remote.add(toRelative(root, target));
-      await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(target, await this.api.downloadFile(workflowId, entry.path, signal));
+      remote.add(workspacePathParts(entry.path).join('/'));
+      const content = await this.api.downloadFile(workflowId, entry.path, signal);
+      await writeWorkspaceFile(root, entry.path, content, serverCopyWins);
     }
     const local = await hashTree(root);
     for (const rel of local.keys()) {
-      if (!remote.has(rel)) await rm(path.join(root, rel), { force: true });
+      if (!remote.has(rel)) await removeWorkspaceFile(root, rel);
     }
     return hashTree(root);
   }
@@ -112,11 +112,21 @@ export class WorkspaceSync {
   /** Uploads what changed since `before` and deletes what disappeared; returns `file_changed` data. */
   async push(workflowId: string, before: TreeState, signal?: AbortSignal): Promise<PushResult> {
     const root = this.dir(workflowId);
-    const after = await hashTree(root);
+    const after = new Map(await hashTree(root));
     const { changed, removed } = diffTrees(before, after);
     const changes: FileChangedUpdateData[] = [];
     for (const rel of changed) {
-      await this.api.uploadFile(workflowId, rel, await openAsBlob(path.join(root, rel)), signal);
+      // Opened without following a symlink, and uploaded from that open file.
+      const file = await openWorkspaceFile(root, rel).catch(skipGone);
+      if (!file) {
+        after.delete(rel); // changed since hashing: the next push looks again
+        continue;
+      }
+      try {
+        await this.api.uploadFile(workflowId, rel, await blobOf(file), signal);
+      } finally {
+        await file.handle.close();
+      }
       const state = after.get(rel) as FileState;
       changes.push({ path: rel, size: state.size, sha256: state.sha256 });
     }

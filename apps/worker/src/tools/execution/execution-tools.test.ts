@@ -81,7 +81,7 @@ describe('write_file', () => {
     );
     symlinkSync(tmpdir(), path.join(dir, 'outside-link'));
     expect((await env.call(writeFile, { path: 'outside-link/pwned.txt', content: 'x' })).result.output).toContain(
-      'leaves the workspace through a symlink',
+      'outside-link is a symbolic link; refusing to follow it',
     );
   });
 });

@@ -1,7 +1,6 @@
-import { open, stat } from 'node:fs/promises';
 import { decodeUtf8 } from '@svc/text';
 import { z } from 'zod';
-import { resolveInWorkspace } from '../../workspace/paths';
+import { NotRegularFileError, openWorkspaceFile, type OpenFile } from '../../workspace/safe-fs';
 import { defineTool, fail, ok } from '../tool';
 
 export const readFile = defineTool({
@@ -15,23 +14,27 @@ export const readFile = defineTool({
     })
     .strict(),
   async run({ path: rel, offset = 0 }, ctx) {
-    const file = await resolveInWorkspace(ctx.workspaceDir, rel);
-    const info = await stat(file).catch(() => undefined);
-    if (!info) return fail(`${rel} does not exist`);
-    if (!info.isFile()) return fail(`${rel} is not a file`);
-    if (offset >= info.size && info.size > 0)
-      return fail(`offset ${offset} is past the end of ${rel} (${info.size} bytes)`);
-    const length = Math.min(info.size - offset, ctx.outputMaxBytes);
-    const buffer = Buffer.alloc(length);
-    const handle = await open(file, 'r');
+    let file: OpenFile;
     try {
+      // Never through a symlink: refused with a message the agent reads.
+      file = await openWorkspaceFile(ctx.workspaceDir, rel);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return fail(`${rel} does not exist`);
+      if (err instanceof NotRegularFileError) return fail(`${rel} is not a file`);
+      throw err;
+    }
+    const { handle, size } = file;
+    try {
+      if (offset >= size && size > 0) return fail(`offset ${offset} is past the end of ${rel} (${size} bytes)`);
+      const length = Math.min(size - offset, ctx.outputMaxBytes);
+      const buffer = Buffer.alloc(length);
       await handle.read(buffer, 0, length, offset);
+      const end = offset + length;
+      const header =
+        offset > 0 || end < size ? `[bytes ${offset}-${end} of ${size}; continue with offset ${end}]\n` : '';
+      return ok(header + decodeUtf8(buffer));
     } finally {
       await handle.close();
     }
-    const end = offset + length;
-    const header =
-      offset > 0 || end < info.size ? `[bytes ${offset}-${end} of ${info.size}; continue with offset ${end}]\n` : '';
-    return ok(header + decodeUtf8(buffer));
   },
 });

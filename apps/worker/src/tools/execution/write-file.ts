@@ -1,7 +1,5 @@
-import { mkdir, writeFile as writeFs } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
-import { resolveInWorkspace } from '../../workspace/paths';
+import { writeWorkspaceFile } from '../../workspace/safe-fs';
 import { defineTool, ok } from '../tool';
 
 export const writeFile = defineTool({
@@ -15,9 +13,8 @@ export const writeFile = defineTool({
     })
     .strict(),
   async run({ path: rel, content }, ctx) {
-    const file = await resolveInWorkspace(ctx.workspaceDir, rel);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFs(file, content, 'utf8');
+    // A symlink anywhere on the path is refused (the error goes back to the agent), never written through.
+    await writeWorkspaceFile(ctx.workspaceDir, rel, content);
     return ok(`Wrote ${Buffer.byteLength(content)} bytes to ${rel}.`);
   },
 });
