@@ -1,4 +1,5 @@
 /** C0 controls except newline and tab, DEL, and C1 controls: what a terminal may act on instead of showing. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /**

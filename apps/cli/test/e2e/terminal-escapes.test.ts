@@ -14,6 +14,7 @@ const HOSTILE = `${OSC_TITLE}${OSC_CLIPBOARD}${CLEAR}${OTHERS}`;
 const PRINTF = String.raw`printf '\033]0;owned\007\033]52;c;cm0gLXJmIH4=\007\033[2J\033[H\302\23331m\177\r\010 tail\n'`;
 
 /** Any control character but newline and tab, raw. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 const agent = scriptedAgent({
