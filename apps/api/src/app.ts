@@ -28,7 +28,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(fastReads(deps));
   app.use(requestContext(deps.logger));
   app.use(securityHeaders);
-  app.use(bodyTimeout(deps.config.http.bodyTimeoutMs));
+  app.use(bodyTimeout(deps.config.http.bodyTimeoutMs, deps.config.http.bodyMinRate));
   // Built apps: public capability links, before the cross-site guard and authentication (apps/router.ts).
   app.use('/svc/apps', builtAppsRouter(deps));
   // Before any body is read: a cross-site request is refused without being parsed.

@@ -4,6 +4,7 @@ import { defaultReplicaId } from './cluster/replica-id';
 import { EnvSchema, type Env } from './env';
 import { AdminList, AdminListError } from './auth/admins';
 import type { S3Settings } from './services/storage/s3-objects';
+import { defaultStreamsMax } from './http/stream-slots';
 
 export interface OAuthProviderConfig {
   authorizeUrl: string;
@@ -48,6 +49,9 @@ export interface Config {
   sockets: { browser: MessageRate; worker: MessageRate };
   /** Server-Sent Events: heartbeat comments keep proxies from closing idle streams */
   sse: { heartbeatMs: number };
+  /** open event streams (SSE and browser sockets) per caller and in all, on this process */
+  streams: { perUser: number; max: number };
+  markdown: MarkdownLimits;
   /** server processes on this host (apps/api/src/cluster/primary.ts); more than 1 only on PostgreSQL */
   processes: number;
 }
@@ -63,6 +67,15 @@ export interface HttpLimits {
   bodyTimeoutMs: number;
   /** an idle keep-alive connection is closed after this */
   keepAliveTimeoutMs: number;
+  /** a body bringing less than `bytesPerSecond` over a window of `graceMs` is cut with 408 (0: off) */
+  bodyMinRate: { bytesPerSecond: number; graceMs: number };
+}
+
+/** Markdown rendering: larger files are shown as text; renders run on `threads` with `queue` waiting at most. */
+export interface MarkdownLimits {
+  maxRenderedBytes: number;
+  threads: number;
+  queue: number;
 }
 
 /** Token bucket of one WebSocket: `perSecond` refill, `burst` capacity. */
@@ -185,12 +198,19 @@ export function buildConfig(env: Env): Config {
       headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: env.HTTP_BODY_TIMEOUT_MS,
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      bodyMinRate: { bytesPerSecond: env.HTTP_BODY_MIN_BYTES_PER_SECOND, graceMs: env.HTTP_BODY_MIN_RATE_GRACE_MS },
     },
     sockets: {
       browser: { perSecond: env.WS_BROWSER_MESSAGES_PER_SECOND, burst: env.WS_BROWSER_MESSAGE_BURST },
       worker: { perSecond: env.WS_WORKER_MESSAGES_PER_SECOND, burst: env.WS_WORKER_MESSAGE_BURST },
     },
     sse: { heartbeatMs: Math.round(env.SSE_HEARTBEAT_SECONDS * 1000) },
+    streams: { perUser: env.EVENT_STREAMS_PER_USER, max: env.EVENT_STREAMS_MAX || defaultStreamsMax() },
+    markdown: {
+      maxRenderedBytes: env.MARKDOWN_RENDER_MAX_BYTES,
+      threads: env.MARKDOWN_RENDER_THREADS,
+      queue: env.MARKDOWN_RENDER_QUEUE,
+    },
     processes: processCount(env.API_PROCESSES, databaseUrl),
   };
 }

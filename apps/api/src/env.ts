@@ -79,6 +79,21 @@ export const EnvSchema = z.object({
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   HTTP_BODY_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
+  /** a request body bringing less than this per second over a window of the grace period is cut (408); 0: off */
+  HTTP_BODY_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).default(500),
+  HTTP_BODY_MIN_RATE_GRACE_MS: z.coerce.number().int().min(1).default(10_000),
+  /** markdown larger than this is shown as escaped text instead of being rendered */
+  MARKDOWN_RENDER_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2 * 1024 ** 2),
+  /** worker threads that render markdown, and renders that may wait for one (past it: 503) */
+  MARKDOWN_RENDER_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  MARKDOWN_RENDER_QUEUE: z.coerce.number().int().min(0).default(32),
+  /** open event streams (SSE and browser sockets) per caller, and in all (0: half the open-file limit) */
+  EVENT_STREAMS_PER_USER: z.coerce.number().int().min(1).default(32),
+  EVENT_STREAMS_MAX: z.coerce.number().int().min(0).default(0),
   WS_BROWSER_MESSAGES_PER_SECOND: z.coerce.number().positive().default(20),
   WS_BROWSER_MESSAGE_BURST: z.coerce.number().int().min(1).default(200),
   WS_WORKER_MESSAGES_PER_SECOND: z.coerce.number().positive().default(1000),

@@ -58,6 +58,8 @@ export class SseStream implements EventSubscriber {
     const onGone = () => this.finish();
     res.on('close', onGone);
     res.on('error', onGone);
+    // A client that left while it was authorized sends no 'close' any more: end here, freeing its slot.
+    if (res.closed || res.destroyed || req.socket.destroyed) return this.finish();
     this.heartbeat = setInterval(() => {
       void tick().then(
         () => this.write(': keep-alive\n\n'),

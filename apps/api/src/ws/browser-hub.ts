@@ -20,6 +20,7 @@ import { BrowserSubscriptions } from './browser-subscriptions';
 import { envelope } from '../events/envelope';
 import { authenticateBrowserUpgrade, refuseUpgrade } from './upgrade-auth';
 import { MessageBucket } from './rate-limit';
+import { streamOwner, streamSlotsOf } from '../http/stream-slots';
 
 export interface BrowserHubOptions {
   /** largest inbound frame; ws closes the socket with 1009 past it */
@@ -130,6 +131,14 @@ export class BrowserHub {
       return;
     }
     if (socket.destroyed) return;
+    let release: () => void;
+    try {
+      release = streamSlotsOf(this.deps.config).acquire(streamOwner(principal));
+    } catch (err) {
+      return refuseUpgrade(socket, err);
+    }
+    // Whatever ends the upgrade or the socket gives the slot back (release is idempotent).
+    socket.once('close', release);
     this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, socket, principal));
   }
 

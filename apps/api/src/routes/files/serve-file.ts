@@ -1,10 +1,10 @@
 import { extname, basename } from 'node:path';
-import { text } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
-import MarkdownIt from 'markdown-it';
+import type { MarkdownLimits } from '../../config';
 import { notFound } from '../../domain/errors';
 import type { ByteRange, StorageArea, StorageTarget } from '../../services/storage';
+import { sendMarkdownPage } from './markdown-page';
 
 /**
  * Headers of every response that carries user content (workspace files, storage objects): the page is
@@ -16,25 +16,6 @@ export const USER_CONTENT_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'private, no-cache',
 } as const;
-
-/** Markdown larger than this is served as plain text instead of being rendered in memory. */
-export const MAX_RENDERED_MARKDOWN_BYTES = 5 * 1024 * 1024;
-
-const markdown = new MarkdownIt({ html: false, linkify: true });
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-export function renderMarkdownPage(title: string, source: string): string {
-  return [
-    '<!doctype html>',
-    '<html><head><meta charset="utf-8">',
-    `<title>${escapeHtml(title)}</title>`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '</head><body>',
-    markdown.render(source),
-    '</body></html>',
-  ].join('\n');
-}
 
 /** `send`'s weak ETag (size and mtime), so validators stay the same whichever backend serves. */
 const etagOf = (size: number, modifiedAt: Date) => `W/"${size.toString(16)}-${modifiedAt.getTime().toString(16)}"`;
@@ -56,26 +37,22 @@ function requestedRange(req: Request, res: Response, size: number): ByteRange | 
 /**
  * Serves a resolved file of any storage area: HEAD, ETag/Last-Modified with conditional GET, and one
  * byte range (`206`, `416`), streamed with bounded memory. Never sent as an attachment; the client
- * decides how to show it.
+ * decides how to show it. With `renderMarkdown` (its limits) a `.md` file is shown as an HTML page.
  */
 export async function serveFile(
   req: Request,
   res: Response,
   area: StorageArea,
   file: StorageTarget,
-  options: { renderMarkdown: boolean; rawMarkdown: boolean },
+  options: { renderMarkdown: MarkdownLimits | false; rawMarkdown: boolean },
 ): Promise<void> {
   if (file.stat?.type !== 'file') throw notFound('no such file');
   const { size, modifiedAt } = file.stat;
   res.set(USER_CONTENT_HEADERS);
   const isMarkdown = extname(file.relative).toLowerCase() === '.md';
-  if (isMarkdown && options.renderMarkdown && size <= MAX_RENDERED_MARKDOWN_BYTES) {
-    const source = await text(await area.read(file));
-    res.type('html').send(renderMarkdownPage(basename(file.relative), source));
-    return;
-  }
-  if (isMarkdown && (options.rawMarkdown || options.renderMarkdown))
-    res.set('Content-Type', 'text/plain; charset=utf-8');
+  if (isMarkdown && options.renderMarkdown)
+    return sendMarkdownPage(req, res, area, file, basename(file.relative), options.renderMarkdown);
+  if (isMarkdown && options.rawMarkdown) res.set('Content-Type', 'text/plain; charset=utf-8');
   else res.type(extname(file.relative) || 'application/octet-stream');
   res.set({ 'Accept-Ranges': 'bytes', ETag: etagOf(size, modifiedAt), 'Last-Modified': modifiedAt.toUTCString() });
   if (req.fresh) return void res.status(304).end();
