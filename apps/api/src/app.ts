@@ -1,6 +1,4 @@
 import express, { type Express } from 'express';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AppDeps } from './deps';
 import { authenticate } from './auth/authenticate';
 import { errorHandler, routeNotFound } from './http/errors';
@@ -15,6 +13,7 @@ import { bodyTimeout } from './http/timeouts';
 import { rejectNulInPathIds } from './http/path-ids';
 import { fastReads } from './http/fast-reads';
 import { builtAppsRouter } from './apps/router';
+import { serveWebApp } from './web-app';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -50,11 +49,4 @@ export function createApp(deps: AppDeps): Express {
   app.use(routeNotFound);
   app.use(errorHandler);
   return app;
-}
-
-/** Serves the built web app with an index.html fallback for its client-side routes. */
-function serveWebApp(app: Express, dir: string | null): void {
-  if (!dir || !existsSync(join(dir, 'index.html'))) return;
-  app.use(express.static(dir, { index: 'index.html', maxAge: '1h' }));
-  app.get(/^\/(?!svc\/).*/, (_req, res) => res.sendFile(join(dir, 'index.html')));
 }
