@@ -430,7 +430,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'members',
     auth: 'required',
     params: { id: 'project id', user_id: 'user id' },
-    summary: 'Remove a member (owners; the last owner stays)',
+    summary: 'Remove a member (owners; the last owner stays); every built-app link of the project gets a new key',
     responses: { 204: noContent },
     errors: [409],
   },
@@ -711,15 +711,18 @@ export const ROUTES: RouteDoc[] = [
     auth: 'public',
     params: {
       app_key: "the key in the workflow's `app_link` (the link is the permission: no session is used)",
-      path: 'file path inside the workspace; `/` and a directory serve its index.html',
+      path:
+        "file path inside the app's folder (the folder the report's App URL names, else the workspace root); " +
+        '`/` and a directory serve its index.html; dot names (`.env`, `.git/…`) and anything outside the folder are 404',
     },
-    summary: "A workflow's built app: its workspace files, sandboxed (an opaque origin without the session)",
+    summary: "A workflow's built app: its folder's files, sandboxed (an opaque origin without the session)",
     responses: {
       200: {
         description: 'the file, with `Content-Security-Policy: sandbox ...` and `Referrer-Policy: no-referrer`',
         contentType: '*/*',
       },
       301: { description: 'a directory named without its trailing `/`' },
+      302: { description: "the link itself, when the app's folder is below the workspace root: to that folder" },
     },
     errors: [400],
   },
