@@ -1,34 +1,53 @@
-import type { Db, User } from '@svc/db';
+import type { User } from '@svc/db';
+import { invalidInput } from '../domain/errors';
+import { foldName } from './names';
 
 /**
- * Turns the pending invitations for a user's login (made before anyone had signed in with it) into
- * ordinary invitations the user accepts or declines (`/invitations`). Runs at every sign-in, so an
- * invitation made while the user's first sign-in was under way is not left behind. An invitation the
- * user already has keeps its role; an existing membership makes the pending one moot.
+ * How an invitation names its invitee (the `login` of POST /projects/{id}/members):
+ * - `login`: a user who exists now (invited directly), or a `dev` login nobody has used yet;
+ * - `identity`: something the invitee proves at sign-in, written as ADMIN_USERS names identities:
+ *   `oauth2:<sub>` / `sso:<open_id>` (compared exactly: subjects are opaque) or `email:<address>`
+ *   (a verified e-mail, folded). Stored as a pending invitation under that key, whether or not anyone
+ *   with it has signed in, so the answer never tells which identities exist.
+ * A provider login that nobody has used yet is stored too, but no provider sign-in ever claims it: a
+ * nickname proves nothing (issue 21, finding 4).
  */
-export async function claimPendingInvitations(db: Db, user: Pick<User, 'id' | 'login'>): Promise<void> {
-  const pending = await db.pendingInvitation.findMany({ where: { login: user.login } });
-  if (pending.length === 0) return;
-  await db.$transaction(async (tx) => {
-    for (const invitation of pending) {
-      const member = await tx.projectMember.findUnique({
-        where: { project_id_user_id: { project_id: invitation.project_id, user_id: user.id } },
-      });
-      if (!member)
-        await tx.projectInvitation.upsert({
-          where: { project_id_user_id: { project_id: invitation.project_id, user_id: user.id } },
-          create: {
-            project_id: invitation.project_id,
-            user_id: user.id,
-            role: invitation.role,
-            invited_by: invitation.invited_by,
-            created_at: invitation.created_at,
-          },
-          update: {},
-        });
-      await tx.pendingInvitation.deleteMany({
-        where: { project_id: invitation.project_id, login: invitation.login },
-      });
-    }
-  });
+export type Invitee = { kind: 'login'; key: string } | { kind: 'identity'; key: string };
+
+const IDENTITY_KINDS = new Set(['oauth2', 'sso', 'email']);
+/** The prefix of invitation links' keys, which no invitation by login or identity takes. */
+export const LINK_PREFIX = 'link:';
+
+export function parseInvitee(raw: string, field = 'body.login'): Invitee {
+  const text = raw.trim();
+  const colon = text.indexOf(':');
+  const kind = colon < 0 ? '' : text.slice(0, colon).trim().toLowerCase();
+  const value = colon < 0 ? '' : text.slice(colon + 1).trim();
+  if (kind === 'link')
+    throw invalidInput(`${field}: invitation links are made with POST /projects/{id}/invitation-links`);
+  if (kind === 'dev') return { kind: 'login', key: foldName(value) };
+  if (!IDENTITY_KINDS.has(kind)) return { kind: 'login', key: foldName(text) };
+  if (!value) throw invalidInput(`${field}: "${kind}:" names no identity`);
+  if (kind !== 'email') return { kind: 'identity', key: `${kind}:${value}` };
+  if (!value.includes('@')) throw invalidInput(`${field}: email: needs an e-mail address`);
+  return { kind: 'identity', key: `email:${foldName(value)}` };
+}
+
+/** The key an outstanding invitation is listed and cancelled under: parseInvitee's, or a link's `link:<id>`. */
+export function invitationKey(raw: string, field: string): string {
+  const text = raw.trim();
+  if (text.toLowerCase().startsWith(LINK_PREFIX)) return LINK_PREFIX + text.slice(LINK_PREFIX.length).toLowerCase();
+  return parseInvitee(text, field).key;
+}
+
+/**
+ * The pending-invitation keys a signed-in user has proven: their provider identity and verified
+ * e-mail (svc stores no other), or for the local `dev` provider the login itself (its identity).
+ */
+export function inviteeKeysOf(user: Pick<User, 'provider' | 'provider_subject' | 'email' | 'login'>): string[] {
+  const keys: string[] = [];
+  if (user.provider !== 'dev') keys.push(`${user.provider}:${user.provider_subject}`);
+  else if (!user.login.includes(':')) keys.push(user.login);
+  if (user.email) keys.push(`email:${foldName(user.email)}`);
+  return keys;
 }

@@ -3,7 +3,6 @@ import { classifyDbError, type Db, type User } from '@svc/db';
 import type { AppDeps } from '../deps';
 import { SESSION_COOKIE } from './authenticate';
 import { foldName, RESERVED_LOGINS } from './names';
-import { claimPendingInvitations } from './pending-invitations';
 
 export interface ExternalIdentity {
   provider: string;
@@ -15,17 +14,16 @@ export interface ExternalIdentity {
 }
 
 /**
- * Finds or creates the user behind a provider identity (see findOrCreateUser), then hands them the
- * invitations made for their login before anyone had signed in with it.
+ * Finds or creates the user behind a provider identity (see findOrCreateUser). Pending invitations are
+ * not handed over here: the invitee's own list finds those addressed to what they prove
+ * (routes/members/invitations.ts), never by the login they happened to get.
  */
-export async function upsertUser(
+export function upsertUser(
   db: Db,
   identity: ExternalIdentity,
   reservedLogins: ReadonlySet<string> = new Set(),
 ): Promise<User> {
-  const user = await findOrCreateUser(db, identity, reservedLogins);
-  await claimPendingInvitations(db, user);
-  return user;
+  return findOrCreateUser(db, identity, reservedLogins);
 }
 
 /**

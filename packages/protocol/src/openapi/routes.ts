@@ -31,9 +31,12 @@ import {
   StepDiffQuerySchema,
 } from '../rest/logs';
 import {
+  AcceptInvitationLinkRequestSchema,
   AddMemberRequestSchema,
   AddMemberResponseSchema,
   CreateProjectRequestSchema,
+  InvitationLinkRequestSchema,
+  InvitationLinkSchema,
   InvitationListSchema,
   MemberListSchema,
   MemberSchema,
@@ -390,10 +393,25 @@ export const ROUTES: RouteDoc[] = [
     tag: 'members',
     auth: 'required',
     params: projectId,
-    summary: 'Invite someone by login (owners); the same answer whether or not anyone has signed in with it',
+    summary: 'Invite someone (owners); the same answer whether or not anyone has signed in with it',
+    description:
+      '`login` is a login that exists now, or an identity the invitee proves at sign-in: `email:<verified address>`, ' +
+      '`oauth2:<sub>` or `sso:<open_id>`. A provider login nobody has signed in with yet is never handed to whoever ' +
+      'takes that login later: invite such a person by identity or with an invitation link.',
     body: jsonBody(AddMemberRequestSchema),
     responses: { 202: json('invited; the invitee joins by accepting', AddMemberResponseSchema) },
     errors: [400, 409],
+  },
+  {
+    method: 'POST',
+    path: `${API}/projects/{id}/invitation-links`,
+    tag: 'members',
+    auth: 'required',
+    params: projectId,
+    summary: 'Make a single-use invitation link (owners); its token is shown once',
+    body: jsonBody(InvitationLinkRequestSchema),
+    responses: { 201: json('the link, listed as `link:<id>` until used, cancelled or expired', InvitationLinkSchema) },
+    errors: [400],
   },
   {
     method: 'GET',
@@ -409,7 +427,7 @@ export const ROUTES: RouteDoc[] = [
     path: `${API}/projects/{id}/pending-invitations/{login}`,
     tag: 'members',
     auth: 'required',
-    params: { id: 'project id', login: 'the invited login' },
+    params: { id: 'project id', login: 'the invited login, identity (`email:…`) or link (`link:<id>`)' },
     summary: 'Cancel an outstanding invitation (owners)',
     responses: { 204: noContent },
   },
@@ -441,6 +459,16 @@ export const ROUTES: RouteDoc[] = [
     auth: 'required',
     summary: "The caller's pending invitations",
     responses: { 200: json('invitations', InvitationListSchema) },
+  },
+  {
+    method: 'POST',
+    path: `${API}/invitations/accept-link`,
+    tag: 'members',
+    auth: 'required',
+    summary: 'Accept an invitation link: join its project (the token works once, until it expires)',
+    body: jsonBody(AcceptInvitationLinkRequestSchema),
+    responses: { 201: json('the new membership', MemberSchema) },
+    errors: [400, 409],
   },
   {
     method: 'POST',

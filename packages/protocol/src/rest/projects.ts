@@ -69,6 +69,24 @@ export const PendingInvitationListSchema = z.array(PendingInvitationSchema);
 export const AddMemberResponseSchema = PendingInvitationSchema;
 export type AddMemberResponse = PendingInvitation;
 
+/** POST /projects/{id}/invitation-links: a single-use link for whoever the owner hands it to. */
+export const InvitationLinkRequestSchema = z.object({ role: RoleSchema }).strict();
+export type InvitationLinkRequest = z.infer<typeof InvitationLinkRequestSchema>;
+
+/**
+ * A new invitation link (201): listed among the outstanding invitations as `link:<id>`; `token` is
+ * shown only here (the server keeps its hash) and is accepted once, until `expires_at`.
+ */
+export const InvitationLinkSchema = PendingInvitationSchema.extend({
+  token: z.string(),
+  expires_at: TimestampSchema,
+});
+export type InvitationLink = z.infer<typeof InvitationLinkSchema>;
+
+/** POST /invitations/accept-link: join with an invitation link's token. */
+export const AcceptInvitationLinkRequestSchema = z.object({ token: z.string().trim().min(1).max(200) }).strict();
+export type AcceptInvitationLinkRequest = z.infer<typeof AcceptInvitationLinkRequestSchema>;
+
 /** GET /invitations: the caller's pending invitations. */
 export const InvitationSchema = z.object({
   project_id: IdSchema,

@@ -1,4 +1,4 @@
-import type { Db } from '@svc/db';
+import type { Db, Prisma } from '@svc/db';
 import type { Role } from '@svc/protocol';
 import { conflict, notFound } from '../../domain/errors';
 import { backfillAppKeys, revokeProjectAppKeys } from '../../apps/app-link';
@@ -18,6 +18,7 @@ export async function changeMember(db: Db, projectId: string, userId: string, ro
     if (member.role === 'owner' && role !== 'owner') {
       const owners = await tx.projectMember.count({ where: { project_id: projectId, role: 'owner' } });
       if (owners <= 1) throw conflict(role ? 'the last owner cannot be demoted' : 'the last owner cannot be removed');
+      await revokeOwnerInvitations(tx, projectId, userId);
     }
     if (role)
       await tx.projectMember.update({
@@ -30,4 +31,14 @@ export async function changeMember(db: Db, projectId: string, userId: string, ro
     }
   });
   if (!role) await backfillAppKeys(db);
+}
+
+/**
+ * An owner invitation grants what its inviter could: those of an owner who stops being one (removed,
+ * demoted, leaving) are revoked with the change, links included (issue 21, finding 9d).
+ */
+async function revokeOwnerInvitations(tx: Prisma.TransactionClient, projectId: string, userId: string): Promise<void> {
+  const made = { project_id: projectId, invited_by: userId, role: 'owner' };
+  await tx.projectInvitation.deleteMany({ where: made });
+  await tx.pendingInvitation.deleteMany({ where: made });
 }

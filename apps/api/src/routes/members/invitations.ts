@@ -1,34 +1,85 @@
 import { Router } from 'express';
-import type { Invitation, Role } from '@svc/protocol';
+import type { Db, Prisma, User } from '@svc/db';
+import { AcceptInvitationLinkRequestSchema, type Invitation, type Role } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import type { Principal } from '../../auth/principal';
-import { forbidden, notFound } from '../../domain/errors';
+import { inviteeKeysOf } from '../../auth/pending-invitations';
+import { conflict, forbidden, notFound } from '../../domain/errors';
+import { parseInput } from '../../domain/validate';
 import { presentMember } from '../../wire/project';
+import { tokenHash } from './links';
+
+type Client = Db | Prisma.TransactionClient;
+type Invitee = Pick<User, 'id' | 'provider' | 'provider_subject' | 'email' | 'login'>;
 
 /** Only a person acting for themselves (a session, or an api token not narrowed to one project). */
-function inviteeOf(principal: Principal): string {
+function inviteeOf(principal: Principal): User {
   if (principal.kind !== 'user' || principal.projectId !== null)
     throw forbidden('only a signed-in person answers their own invitations');
-  return principal.user.id;
+  return principal.user;
+}
+
+interface OpenInvitation {
+  project_id: string;
+  project_name: string;
+  role: string;
+  invited_by: string;
+  created_at: Date;
+}
+
+const byAge = (a: OpenInvitation, b: OpenInvitation) =>
+  a.created_at.getTime() - b.created_at.getTime() || (a.project_id < b.project_id ? -1 : 1);
+
+/**
+ * The invitations the user may answer, one per live project they are not a member of: one made to
+ * their account, else the oldest addressed to something they prove (their provider identity, verified
+ * e-mail, or dev login). List, accept and decline all read it, so they agree.
+ */
+async function openInvitations(db: Client, user: Invitee, projectId?: string): Promise<OpenInvitation[]> {
+  const inProject = projectId === undefined ? {} : { project_id: projectId };
+  const project = { deleted_at: null, members: { none: { user_id: user.id } } };
+  const withName = { project: { select: { name: true } } } as const;
+  const keys = inviteeKeysOf(user);
+  const [direct, addressed] = await Promise.all([
+    db.projectInvitation.findMany({ where: { user_id: user.id, project, ...inProject }, include: withName }),
+    keys.length === 0
+      ? []
+      : db.pendingInvitation.findMany({ where: { login: { in: keys }, project, ...inProject }, include: withName }),
+  ]);
+  const chosen = new Map<string, OpenInvitation>();
+  const flat = (row: (typeof direct)[number] | (typeof addressed)[number]): OpenInvitation => ({
+    ...row,
+    project_name: row.project.name,
+  });
+  for (const row of [...addressed.map(flat)].sort(byAge))
+    if (!chosen.has(row.project_id)) chosen.set(row.project_id, row);
+  for (const row of direct) chosen.set(row.project_id, flat(row));
+  return [...chosen.values()].sort(byAge);
+}
+
+/** Removes every invitation of the project the user could answer; the number removed. */
+async function dropInvitations(tx: Client, user: Invitee, projectId: string): Promise<number> {
+  const direct = await tx.projectInvitation.deleteMany({ where: { project_id: projectId, user_id: user.id } });
+  const addressed = await tx.pendingInvitation.deleteMany({
+    where: { project_id: projectId, login: { in: inviteeKeysOf(user) } },
+  });
+  return direct.count + addressed.count;
 }
 
 /**
  * `/invitations`: the caller's pending invitations to projects. `GET` lists them,
  * `POST /invitations/{project_id}/accept` makes the caller a member (201, the member), `DELETE
  * /invitations/{project_id}` declines (204). Someone else's or a missing invitation is 404.
+ * `POST /invitations/accept-link` joins with an invitation link's token.
  */
 export function invitationsRouter(deps: AppDeps): Router {
   const router = Router();
   const { db } = deps;
+  const withUser = { user: { select: { login: true, name: true } } } as const;
 
   router.get('/invitations', requireAuth, async (req, res) => {
-    const userId = inviteeOf(principalOf(req));
-    const rows = await db.projectInvitation.findMany({
-      where: { user_id: userId, project: { deleted_at: null } },
-      include: { project: { select: { name: true } } },
-      orderBy: [{ created_at: 'asc' }, { project_id: 'asc' }],
-    });
+    const rows = await openInvitations(db, inviteeOf(principalOf(req)));
     const inviters = await db.user.findMany({
       where: { id: { in: [...new Set(rows.map((r) => r.invited_by))] } },
       select: { id: true, login: true },
@@ -38,7 +89,7 @@ export function invitationsRouter(deps: AppDeps): Router {
       rows.map(
         (row): Invitation => ({
           project_id: row.project_id,
-          project_name: row.project.name,
+          project_name: row.project_name,
           role: row.role as Role,
           invited_by: loginOf.get(row.invited_by) ?? null,
           created_at: row.created_at.toISOString(),
@@ -47,20 +98,41 @@ export function invitationsRouter(deps: AppDeps): Router {
     );
   });
 
+  router.post('/invitations/accept-link', requireAuth, async (req, res) => {
+    const user = inviteeOf(principalOf(req));
+    const { token } = parseInput(AcceptInvitationLinkRequestSchema, req.body ?? {});
+    const member = await db.$transaction(async (tx) => {
+      const link = await tx.pendingInvitation.findFirst({
+        where: { token_hash: tokenHash(token), expires_at: { gt: new Date() }, project: { deleted_at: null } },
+      });
+      if (!link) throw notFound('invitation not found');
+      const key = { project_id_user_id: { project_id: link.project_id, user_id: user.id } };
+      if (await tx.projectMember.findUnique({ where: key })) throw conflict('you are already a member of this project');
+      // Single use: only the statement that deletes the row goes on (a second acceptance finds nothing).
+      const { count } = await tx.pendingInvitation.deleteMany({ where: { token_hash: link.token_hash } });
+      if (count === 0) throw notFound('invitation not found');
+      await dropInvitations(tx, user, link.project_id);
+      return tx.projectMember.create({
+        data: { project_id: link.project_id, user_id: user.id, role: link.role },
+        include: withUser,
+      });
+    });
+    deps.events.publishProject(member.project_id, { change: 'members' });
+    res.status(201).json(presentMember(member));
+  });
+
   router.post('/invitations/:projectId/accept', requireAuth, async (req, res) => {
-    const userId = inviteeOf(principalOf(req));
+    const user = inviteeOf(principalOf(req));
     const projectId = req.params.projectId as string;
     const member = await db.$transaction(async (tx) => {
-      const invitation = await tx.projectInvitation.findFirst({
-        where: { project_id: projectId, user_id: userId, project: { deleted_at: null } },
-      });
+      const [invitation] = await openInvitations(tx, user, projectId);
       if (!invitation) throw notFound('invitation not found');
-      await tx.projectInvitation.delete({ where: { project_id_user_id: { project_id: projectId, user_id: userId } } });
+      await dropInvitations(tx, user, projectId);
       return tx.projectMember.upsert({
-        where: { project_id_user_id: { project_id: projectId, user_id: userId } },
-        create: { project_id: projectId, user_id: userId, role: invitation.role },
+        where: { project_id_user_id: { project_id: projectId, user_id: user.id } },
+        create: { project_id: projectId, user_id: user.id, role: invitation.role },
         update: {},
-        include: { user: { select: { login: true, name: true } } },
+        include: withUser,
       });
     });
     deps.events.publishProject(projectId, { change: 'members' });
@@ -68,11 +140,10 @@ export function invitationsRouter(deps: AppDeps): Router {
   });
 
   router.delete('/invitations/:projectId', requireAuth, async (req, res) => {
-    const userId = inviteeOf(principalOf(req));
-    const { count } = await db.projectInvitation.deleteMany({
-      where: { project_id: req.params.projectId as string, user_id: userId },
-    });
-    if (count === 0) throw notFound('invitation not found');
+    const user = inviteeOf(principalOf(req));
+    const projectId = req.params.projectId as string;
+    if ((await openInvitations(db, user, projectId)).length === 0) throw notFound('invitation not found');
+    await dropInvitations(db, user, projectId);
     res.status(204).end();
   });
 

@@ -4,7 +4,7 @@ import type { PendingInvitation, Role } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { notFound } from '../../domain/errors';
-import { foldName } from '../../auth/names';
+import { invitationKey } from '../../auth/pending-invitations';
 import { authorizeProject } from '../../policies/access';
 
 /** What both kinds of invitation (for a signed-in user, or for a login nobody has used) have in common. */
@@ -34,10 +34,12 @@ export async function presentInvitations(db: Db, rows: readonly InvitationRow[])
   }));
 }
 
-/** Every invitation of the project nobody has accepted yet, of both kinds, by created_at then login. */
+/** Every invitation of the project nobody has accepted yet, of both kinds (expired links left out), by created_at then login. */
 async function outstandingInvitations(db: Db, projectId: string): Promise<InvitationRow[]> {
   const [pending, invited] = await Promise.all([
-    db.pendingInvitation.findMany({ where: { project_id: projectId } }),
+    db.pendingInvitation.findMany({
+      where: { project_id: projectId, OR: [{ expires_at: null }, { expires_at: { gt: new Date() } }] },
+    }),
     db.projectInvitation.findMany({ where: { project_id: projectId }, include: { user: { select: { login: true } } } }),
   ]);
   const rows: InvitationRow[] = [...pending, ...invited.map((row) => ({ ...row, login: row.user.login }))];
@@ -48,7 +50,8 @@ async function outstandingInvitations(db: Db, projectId: string): Promise<Invita
 
 /**
  * `/projects/{id}/pending-invitations`: the project's outstanding invitations, whether or not anyone has
- * signed in with the login. Owners (and administrators) list them and cancel one by login.
+ * signed in with the login (and live invitation links). Owners (and administrators) list them and cancel
+ * one by the name it is listed under.
  */
 export function pendingInvitationsRouter(deps: AppDeps): Router {
   const router = Router();
@@ -61,7 +64,7 @@ export function pendingInvitationsRouter(deps: AppDeps): Router {
 
   router.delete('/projects/:id/pending-invitations/:login', requireAuth, async (req, res) => {
     const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
-    const login = foldName(req.params.login as string);
+    const login = invitationKey(req.params.login as string, 'path.login');
     const [pending, invited] = await db.$transaction([
       db.pendingInvitation.deleteMany({ where: { project_id: project.id, login } }),
       db.projectInvitation.deleteMany({ where: { project_id: project.id, user: { login } } }),

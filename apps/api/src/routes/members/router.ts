@@ -4,18 +4,19 @@ import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { conflict } from '../../domain/errors';
-import { foldName } from '../../auth/names';
 import { authorizeProject } from '../../policies/access';
 import { presentMember } from '../../wire/project';
 import { changeMember } from './change';
 import { presentInvitations, type InvitationRow } from './pending';
-import { claimPendingInvitations } from '../../auth/pending-invitations';
+import { invitationLinksRouter } from './links';
+import { parseInvitee } from '../../auth/pending-invitations';
 
-/** `/projects/{id}/members`: anyone in the project reads, owners (and administrators) manage. */
+/** `/projects/{id}/members` (and its invitation links): anyone in the project reads, owners (and administrators) manage. */
 export function membersRouter(deps: AppDeps): Router {
   const router = Router();
   const { db } = deps;
   const withUser = { user: { select: { login: true, name: true } } } as const;
+  router.use(invitationLinksRouter(deps));
 
   router.get('/projects/:id/members', requireAuth, async (req, res) => {
     const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.read');
@@ -27,26 +28,25 @@ export function membersRouter(deps: AppDeps): Router {
     res.json(members.map(presentMember));
   });
 
-  // Adding a member sends an invitation; the invitee becomes a member only by accepting it. A login
-  // nobody has signed in with gets a pending invitation, handed over at that login's first sign-in. Both
-  // answer the same, so an owner (anyone can own a project) cannot tell which logins exist.
+  // Adding a member sends an invitation; the invitee becomes a member only by accepting it. An existing
+  // login is invited directly; anything else (an identity the invitee proves at sign-in, or a login
+  // nobody has used) gets a pending invitation under its key, answered by whoever proves that key
+  // (invitations.ts). Both answer the same, so an owner (anyone can own a project) cannot tell which
+  // logins exist. An identity is never looked up: its answer is the same by construction.
   router.post('/projects/:id/members', requireAuth, async (req, res) => {
     const principal = principalOf(req);
     const { project } = await authorizeProject(db, principal, req.params.id as string, 'members.manage');
     const body = parseInput(AddMemberRequestSchema, req.body ?? {});
-    const login = foldName(body.login);
+    const invitee = parseInvitee(body.login);
     const invitedBy = principal.kind === 'user' ? principal.user.id : '';
-    const user = await db.user.findUnique({ where: { login } });
+    const user = invitee.kind === 'login' ? await db.user.findUnique({ where: { login: invitee.key } }) : null;
     let invitation: InvitationRow;
     if (!user) {
       invitation = await db.pendingInvitation.upsert({
-        where: { project_id_login: { project_id: project.id, login } },
-        create: { project_id: project.id, login, role: body.role, invited_by: invitedBy },
+        where: { project_id_login: { project_id: project.id, login: invitee.key } },
+        create: { project_id: project.id, login: invitee.key, role: body.role, invited_by: invitedBy },
         update: { role: body.role, invited_by: invitedBy },
       });
-      // Someone may have signed in with the login meanwhile: hand it over now rather than at their next sign-in.
-      const signedIn = await db.user.findUnique({ where: { login } });
-      if (signedIn) await claimPendingInvitations(db, signedIn);
     } else {
       const existing = await db.projectMember.findUnique({
         where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
@@ -58,6 +58,8 @@ export function membersRouter(deps: AppDeps): Router {
         create: { project_id: project.id, user_id: user.id, role: body.role, invited_by: invitedBy },
         update: { role: body.role, invited_by: invitedBy },
       });
+      // One outstanding invitation per login: a pending one made before this login was taken goes.
+      await db.pendingInvitation.deleteMany({ where: { project_id: project.id, login: user.login } });
       invitation = { ...row, login: user.login };
     }
     deps.events.publishProject(project.id, { change: 'members' });
