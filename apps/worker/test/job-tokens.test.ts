@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { TEST_PROVIDERS } from '@svc/test-kit';
+import { TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
 import { ServerApi } from '../src/api/server-api';
 import { ServerJobTokens } from '../src/executor/job-token';
 import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from './support/real-server';
@@ -10,10 +10,18 @@ describe.each(TEST_PROVIDERS)('ServerJobTokens (no jwt_private_key) against the 
   /** The worker's real REST client, counting the job tokens it asks the server for. */
   let api: Pick<ServerApi, 'requestJobToken'>;
 
+  /** The worker registered with the token: it gets job tokens only for the workflows dispatched to it. */
+  let holder: TestWorker;
+
   beforeAll(async () => {
     server = await startServerFixture({ provider });
+    holder = await TestWorker.start(server.api, server.token, `job-tokens-${provider}`, 100);
+    holder.keepAlive();
   }, SERVER_SETUP_MS);
-  afterAll(() => server?.close());
+  afterAll(async () => {
+    holder?.close();
+    await server?.close();
+  });
   beforeEach(() => {
     issued = [];
     const real = new ServerApi({ serverUrl: server.api.url, token: server.token });
@@ -25,7 +33,11 @@ describe.each(TEST_PROVIDERS)('ServerJobTokens (no jwt_private_key) against the 
     };
   });
 
-  const workflow = async () => (await server.alice.createWorkflow(server.projectId, 'Use a job token.')).id;
+  const workflow = async () => {
+    const { id } = await server.alice.createWorkflow(server.projectId, 'Use a job token.');
+    await holder.dispatch(id, 'start');
+    return id;
+  };
 
   it('asks the server for a job token once per workflow while it is fresh', async () => {
     const [wf1, wf2] = [await workflow(), await workflow()];

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { TEST_PROVIDERS } from '@svc/test-kit';
+import { TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
 import { ApiError, ServerApi } from '../src/api/server-api';
 import { writeWorkspaceFile } from '../src/workspace/safe-fs';
 import { WorkspaceSync } from '../src/workspace/sync';
@@ -14,20 +14,28 @@ describe.each(TEST_PROVIDERS)('WorkspaceSync against the real server on %s', (pr
   let server: ServerFixture;
   let root: string;
   let sync: WorkspaceSync;
+  /** The worker registered with the token: a worker token reaches only the workflows dispatched to it. */
+  let holder: TestWorker;
 
   beforeAll(async () => {
     server = await startServerFixture({ provider });
+    holder = await TestWorker.start(server.api, server.token, `sync-${provider}`, 100);
+    holder.keepAlive();
   }, SERVER_SETUP_MS);
-  afterAll(() => server?.close());
+  afterAll(async () => {
+    holder?.close();
+    await server?.close();
+  });
   beforeEach(() => {
     root = mkdtempSync(path.join(tmpdir(), 'svc-ws-'));
     sync = new WorkspaceSync(new ServerApi({ serverUrl: server.api.url, token: server.token }), root);
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  /** A workflow of alice's whose workspace holds `files` (written through the REST API, as a user would). */
+  /** A workflow of alice's, dispatched to the holder, whose workspace holds `files` (written through the REST API, as a user would). */
   async function workflowWith(files: Record<string, string>): Promise<string> {
     const { id } = await server.alice.createWorkflow(server.projectId, 'Sync files.');
+    await holder.dispatch(id, 'start');
     for (const [p, content] of Object.entries(files)) {
       const res = await server.alice.fetch(`/workflows/${id}/files/${p.split('/').map(encodeURIComponent).join('/')}`, {
         method: 'PUT',

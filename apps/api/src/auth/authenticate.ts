@@ -38,8 +38,11 @@ export async function principalFromClaims(
   tokens: Pick<TokenService, 'isRevoked'>,
 ): Promise<Principal | null> {
   switch (claims.scope) {
-    case 'worker':
-      return { kind: 'worker', claims };
+    case 'worker': {
+      if (!(await workerMinterActs(claims.sub, db, adminUsers))) return null;
+      const workers = await db.worker.findMany({ where: { token_jti: claims.jti }, select: { id: true } });
+      return { kind: 'worker', claims, workerIds: workers.map((w) => w.id) };
+    }
     case 'job':
       if (!claims.project_id || !claims.workflow_id) return null;
       if (!(await jobStillActs(claims, db, adminUsers, tokens))) return null;
@@ -74,6 +77,16 @@ export function userPrincipal(
   };
 }
 
+/**
+ * A worker token (`sub` = `worker:<user id>`, minted by POST /token) acts only while its minter is
+ * still an administrator, checked on every use like a job token's minter (issue 21, finding 5).
+ */
+async function workerMinterActs(sub: string, db: Db, adminUsers: AdminList): Promise<boolean> {
+  if (!sub.startsWith('worker:')) return false;
+  const user = await db.user.findUnique({ where: { id: sub.slice('worker:'.length) } });
+  return user !== null && isAdminUser(user, adminUsers);
+}
+
 async function isLiveMember(db: Db, projectId: string, userId: string): Promise<boolean> {
   const member = await db.projectMember.findFirst({
     where: { project_id: projectId, user_id: userId, project: { deleted_at: null } },
@@ -85,8 +98,9 @@ async function isLiveMember(db: Db, projectId: string, userId: string): Promise<
 /**
  * A job token is checked against live state on every use: its workflow still exists in its project and
  * is unfinished, and the principal that minted it could still act there (a user still exists and is a
- * member or administrator; the minting session or worker token is not revoked). A token without
- * `minted_by` was signed by a holder of the signing key itself (a worker's `jwt_private_key`).
+ * member or administrator; a worker token's minter is still an administrator; the minting session or
+ * worker token is not revoked). A token without `minted_by` was signed by a holder of the signing key
+ * itself (a worker's `jwt_private_key`).
  */
 async function jobStillActs(
   claims: TokenClaims,
@@ -101,7 +115,8 @@ async function jobStillActs(
   if (!workflow) return false;
   if (claims.minted_jti && (await tokens.isRevoked(claims.minted_jti))) return false;
   const mintedBy = claims.minted_by;
-  if (mintedBy === undefined || mintedBy.startsWith('worker:')) return true;
+  if (mintedBy === undefined) return true;
+  if (mintedBy.startsWith('worker:')) return workerMinterActs(mintedBy, db, adminUsers);
   const user = await db.user.findUnique({ where: { id: mintedBy } });
   if (!user) return false;
   return isAdminUser(user, adminUsers) || isLiveMember(db, claims.project_id!, user.id);

@@ -12,7 +12,12 @@ export type Principal =
       projectId: string | null;
       claims: TokenClaims;
     }
-  | { kind: 'worker'; claims: TokenClaims }
+  | {
+      kind: 'worker';
+      claims: TokenClaims;
+      /** the workers registered with this token: it reaches only the workflows dispatched to them */
+      workerIds: readonly string[];
+    }
   | { kind: 'job'; projectId: string; workflowId: string; claims: TokenClaims };
 
 /** Administrators are matched by provider identity or verified e-mail, never by login (see AdminList). */

@@ -35,9 +35,10 @@ export class WorkerRegistry {
 
   constructor(private readonly deps: WorkerRegistryDeps) {}
 
-  /** Upserts the worker's row by name and marks it online. */
-  async upsert(message: RegisterMessage): Promise<WorkerRow> {
+  /** Upserts the worker's row by name and marks it online, recording the worker token it came with. */
+  async upsert(message: RegisterMessage, tokenJti: string): Promise<WorkerRow> {
     const data = {
+      token_jti: tokenJti,
       labels: message.labels,
       capacity: message.capacity,
       version: message.version,

@@ -56,12 +56,18 @@ export async function authorizeWorkflow(
 /** The rules for a live workflow already loaded with the caller's role in its project; throws 404 or 403. */
 export function checkWorkflowAccess(
   principal: Principal,
-  workflow: Pick<Workflow, 'id' | 'project_id'>,
+  workflow: Pick<Workflow, 'id' | 'project_id'> & Partial<Pick<Workflow, 'assigned_worker_id'>>,
   role: Role | null,
   action: ProjectAction,
 ): void {
-  const scope = { projectId: workflow.project_id, role, workflowId: workflow.id };
-  // A job token sees only its own workflow: any other answers 404, like one in a foreign project.
+  const scope = {
+    projectId: workflow.project_id,
+    role,
+    workflowId: workflow.id,
+    assignedWorkerId: workflow.assigned_worker_id,
+  };
+  // A job token sees only its own workflow, a worker token only those dispatched to its workers: any
+  // other answers 404, like one in a foreign project.
   if (!canSeeProject(principal, scope) || (principal.kind === 'job' && principal.workflowId !== workflow.id)) {
     throw notFound('workflow not found');
   }

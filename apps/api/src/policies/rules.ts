@@ -32,11 +32,12 @@ export type GlobalAction =
   | 'tokens.manage' // list and revoke one's own recorded api and worker tokens
   | 'tokens.manage_any'; // everyone's
 
-/** The facts a project rule looks at: the caller's role there and which workflow is touched. */
+/** The facts a project rule looks at: the caller's role there and which workflow is touched (and who runs it). */
 export interface ProjectScope {
   projectId: string;
   role: Role | null;
   workflowId?: string;
+  assignedWorkerId?: string | null;
 }
 
 const MEMBER_ACTIONS = new Set<ProjectAction>([
@@ -53,13 +54,12 @@ const MEMBER_ACTIONS = new Set<ProjectAction>([
   'token.job',
 ]);
 const OWNER_ONLY = new Set<ProjectAction>(['project.delete', 'members.manage']);
+/** What a worker does to a workflow dispatched to it (apps/worker/src/api/server-api.ts); nothing project-wide. */
 const WORKER_ACTIONS = new Set<ProjectAction>([
   'workflow.read',
   'workflow.worker',
   'files.read',
   'files.write',
-  'storage.read',
-  'storage.write',
   'token.job',
 ]);
 const JOB_ACTIONS = new Set<ProjectAction>([
@@ -78,7 +78,12 @@ export function canSeeProject(principal: Principal, scope: ProjectScope): boolea
       if (principal.projectId && principal.projectId !== scope.projectId) return false;
       return principal.isAdmin || scope.role !== null;
     case 'worker':
-      return true;
+      // Only the workflows dispatched to a worker registered with the token (issue 21, finding 5).
+      return (
+        scope.workflowId !== undefined &&
+        !!scope.assignedWorkerId &&
+        principal.workerIds.includes(scope.assignedWorkerId)
+      );
     case 'job':
       return principal.projectId === scope.projectId;
   }

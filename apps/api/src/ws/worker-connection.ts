@@ -60,6 +60,8 @@ export class WorkerConnection implements WorkerSession {
     private readonly logger: Logger,
     /** true while the server shuts down: a lost connection then keeps its workflows */
     private readonly shuttingDown: () => boolean,
+    /** the worker token's jti, recorded on the worker's row: the token reaches this worker's workflows */
+    private readonly tokenJti: string,
   ) {
     this.cork = new TickCork(rawSocket);
     this.bucket = new MessageBucket(live.config.sockets.worker);
@@ -223,7 +225,7 @@ export class WorkerConnection implements WorkerSession {
     this.state = 'registering';
     let row;
     try {
-      row = await this.live.registry.upsert(message);
+      row = await this.live.registry.upsert(message, this.tokenJti);
     } catch (err) {
       // Nothing is registered: the worker reconnects and tries again.
       this.logger.error({ err, worker: message.name }, 'worker registration failed');

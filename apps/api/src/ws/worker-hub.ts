@@ -54,7 +54,8 @@ export class WorkerHub {
     }
     if (socket.destroyed) return;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const connection = new WorkerConnection(ws, socket, this.live, this.exec, this.logger, () => this.closing);
+      const closing = () => this.closing;
+      const connection = new WorkerConnection(ws, socket, this.live, this.exec, this.logger, closing, tokenId);
       this.tokenIds.set(connection, tokenId);
       ws.once('close', () => this.tokenIds.delete(connection));
     });

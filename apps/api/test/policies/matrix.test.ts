@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { User } from '@svc/db';
@@ -32,6 +33,8 @@ interface World {
   timer: string;
   /** the owner's recorded api token (its jti) */
   token: string;
+  /** the token of an invitation link to the project */
+  linkToken: string;
 }
 
 interface RouteCase {
@@ -55,18 +58,29 @@ interface RouteCase {
 }
 
 // Columns: anonymous, non-member, member, owner, admin, api token of another project, worker, job of another workflow.
+// The worker token's worker runs the world's workflow (not its sibling): it reaches that workflow and nothing project-wide.
 //     ano non mem own adm api wrk job
 const ROUTES: RouteCase[] = [
   row('401 200 200 200 200 200 403 403', 'GET /projects', () => '/projects'),
   row('401 201 201 201 201 403 403 403', 'POST /projects', () => '/projects', { body: { name: 'New' } }),
-  row('401 404 200 200 200 404 403 200', 'GET /projects/{id}', (w) => `/projects/${w.project}`),
-  row('401 404 200 200 200 404 403 403', 'PATCH /projects/{id}', (w) => `/projects/${w.project}`, {
+  row('401 404 200 200 200 404 404 200', 'GET /projects/{id}', (w) => `/projects/${w.project}`),
+  row('401 404 200 200 200 404 404 403', 'PATCH /projects/{id}', (w) => `/projects/${w.project}`, {
     body: { name: 'R' },
   }),
-  row('401 404 403 204 204 404 403 403', 'DELETE /projects/{id}', (w) => `/projects/${w.project}`),
-  row('401 404 200 200 200 404 403 403', 'GET /projects/{id}/members', (w) => `/projects/${w.project}/members`),
-  row('401 404 403 202 202 404 403 403', 'POST /projects/{id}/members', (w) => `/projects/${w.project}/members`, {
+  row('401 404 403 204 204 404 404 403', 'DELETE /projects/{id}', (w) => `/projects/${w.project}`),
+  row('401 404 200 200 200 404 404 403', 'GET /projects/{id}/members', (w) => `/projects/${w.project}/members`),
+  row('401 404 403 202 202 404 404 403', 'POST /projects/{id}/members', (w) => `/projects/${w.project}/members`, {
     body: { login: 'cat', role: 'member' },
+  }),
+  // Invitation links: owners make them; whoever holds the token and is no member yet joins with it.
+  row(
+    '401 404 403 201 201 404 404 403',
+    'POST /projects/{id}/invitation-links',
+    (w) => `/projects/${w.project}/invitation-links`,
+    { body: { role: 'member' } },
+  ),
+  row('401 201 409 409 201 403 403 403', 'POST /invitations/accept-link', () => '/invitations/accept-link', {
+    body: (w: World) => ({ token: w.linkToken }),
   }),
   // Invitations are the caller's own: a person (not a narrowed token) answers theirs; others' are 404.
   row('401 200 200 200 200 403 403 403', 'GET /invitations', () => '/invitations'),
@@ -78,28 +92,28 @@ const ROUTES: RouteCase[] = [
   row('401 204 404 404 404 403 403 403', 'DELETE /invitations/{project}', (w) => `/invitations/${w.project}`),
   // A project's outstanding invitations (to signed-in users and to unused logins alike): owners see and cancel them.
   row(
-    '401 404 403 200 200 404 403 403',
+    '401 404 403 200 200 404 404 403',
     'GET /projects/{id}/pending-invitations',
     (w) => `/projects/${w.project}/pending-invitations`,
   ),
   row(
-    '401 404 403 204 204 404 403 403',
+    '401 404 403 204 204 404 404 403',
     'DELETE /projects/{id}/pending-invitations/{login}',
     (w) => `/projects/${w.project}/pending-invitations/newbie`,
   ),
   row(
-    '401 404 403 200 200 404 403 403',
+    '401 404 403 200 200 404 404 403',
     'PATCH /projects/{id}/members/{user}',
     (w) => `/projects/${w.project}/members/${w.member}`,
     { body: { role: 'owner' } },
   ),
   row(
-    '401 404 403 204 204 404 403 403',
+    '401 404 403 204 204 404 404 403',
     'DELETE /projects/{id}/members/{user}',
     (w) => `/projects/${w.project}/members/${w.member}`,
   ),
-  row('401 404 200 200 200 404 200 200', 'GET /projects/{id}/workflows', (w) => `/projects/${w.project}/workflows`),
-  row('401 404 201 201 201 404 403 403', 'POST /projects/{id}/workflows', (w) => `/projects/${w.project}/workflows`, {
+  row('401 404 200 200 200 404 404 200', 'GET /projects/{id}/workflows', (w) => `/projects/${w.project}/workflows`),
+  row('401 404 201 201 201 404 404 403', 'POST /projects/{id}/workflows', (w) => `/projects/${w.project}/workflows`, {
     body: { requirement: 'x' },
   }),
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}', (w) => `/workflows/${w.workflow}`),
@@ -137,7 +151,7 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/archive', (w) => `/workflows/${w.workflow}/archive`),
   // Server-Sent Events: a workflow's stream reads like the workflow; a project's is for people only.
   row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/events', (w) => `/workflows/${w.workflow}/events`),
-  row('401 404 200 200 200 404 403 403', 'GET /projects/{id}/events', (w) => `/projects/${w.project}/events`),
+  row('401 404 200 200 200 404 404 403', 'GET /projects/{id}/events', (w) => `/projects/${w.project}/events`),
   row('401 200 200 200 200 200 200 200', 'GET /kb', () => '/kb'),
   row('401 403 403 403 200 403 403 403', 'PUT /kb', () => '/kb', { body: { text: '# T\n\nx' } }),
   row('401 200 200 200 200 200 200 200', 'GET /kb/articles', () => '/kb/articles'),
@@ -226,17 +240,17 @@ const ROUTES: RouteCase[] = [
     (w) => `/workflows/${w.workflow}/files/report.md`,
   ),
   // Object storage of the project: a job token reaches its project's storage.
-  row('401 404 200 200 200 404 200 200', 'GET /projects/{id}/storage', (w) => `/projects/${w.project}/storage/`, {
+  row('401 404 200 200 200 404 404 200', 'GET /projects/{id}/storage', (w) => `/projects/${w.project}/storage/`, {
     variant: 'listing',
   }),
-  row('401 404 200 200 200 404 200 200', 'GET /projects/{id}/storage', (w) => `/projects/${w.project}/storage/a.txt`, {
+  row('401 404 200 200 200 404 404 200', 'GET /projects/{id}/storage', (w) => `/projects/${w.project}/storage/a.txt`, {
     variant: 'object',
   }),
-  row('401 404 201 201 201 404 201 201', 'PUT /projects/{id}/storage', (w) => `/projects/${w.project}/storage/b.txt`, {
+  row('401 404 201 201 201 404 404 201', 'PUT /projects/{id}/storage', (w) => `/projects/${w.project}/storage/b.txt`, {
     body: 'bytes',
   }),
   row(
-    '401 404 204 204 204 404 204 204',
+    '401 404 204 204 204 404 404 204',
     'DELETE /projects/{id}/storage',
     (w) => `/projects/${w.project}/storage/a.txt`,
   ),
@@ -293,6 +307,8 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
   let users: Record<'owner' | 'member' | 'outsider' | 'root' | 'cat', User>;
   let issue: (caller: Exclude<Caller, 'anonymous' | 'job token of another workflow'>) => Promise<string>;
   const fixedTokens = new Map<Caller, Promise<string>>();
+  /** the worker registered with the fixed worker token */
+  let workerId: string;
 
   beforeAll(async () => {
     server = await startTestServer(provider, {}, { templates: TEMPLATES });
@@ -315,6 +331,12 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
       })
     ).id;
     const session = async (user: User) => (await tokens.issue({ sub: user.id, scope: 'session' })).token;
+    const fleet = await tokens.issue({ sub: `worker:${users.root.id}`, scope: 'worker' });
+    fixedTokens.set('worker token', Promise.resolve(fleet.token));
+    // Online and heard from "later": the liveness sweep never takes its workflows back.
+    const seen = { status: 'online', last_seen_at: new Date('2100-01-01T00:00:00Z') };
+    workerId = (await db.worker.create({ data: { name: 'matrix', labels: [], token_jti: fleet.claims.jti, ...seen } }))
+      .id;
     issue = async (caller) => {
       switch (caller) {
         case 'non-member':
@@ -329,7 +351,8 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
           // the member's own CI token, narrowed to the member's other project
           return (await tokens.issue({ sub: users.member.id, scope: 'api', projectId: otherProject })).token;
         case 'worker token':
-          return (await tokens.issue({ sub: 'worker:ci', scope: 'worker' })).token;
+          // Minted for the administrator, as POST /token does; fixed tokens are the one its worker registered with.
+          return (await tokens.issue({ sub: `worker:${users.root.id}`, scope: 'worker' })).token;
       }
     };
   });
@@ -362,7 +385,7 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         },
       });
       const base = { project_id: project.id, created_by: users.owner.id, requirement: 'r', title: 'r' };
-      const workflow = await tx.workflow.create({ data: { ...base, status, number: 1 } });
+      const workflow = await tx.workflow.create({ data: { ...base, status, number: 1, assigned_worker_id: workerId } });
       const sibling = await tx.workflow.create({ data: { ...base, status: 'running', number: 2 } });
       await tx.agentStateSnapshot.create({
         data: {
@@ -378,7 +401,19 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
       const timer = await tx.timer.create({
         data: { workflow_id: workflow.id, fire_at: new Date(Date.now() + 3_600_000), reason: 'later' },
       });
+      const linkToken = `matrix-link-${project.id}`;
+      await tx.pendingInvitation.create({
+        data: {
+          project_id: project.id,
+          login: 'link:0123456789abcdef',
+          role: 'member',
+          invited_by: users.owner.id,
+          token_hash: createHash('sha256').update(linkToken).digest('hex'),
+          expires_at: new Date(Date.now() + 3_600_000),
+        },
+      });
       return {
+        linkToken,
         project: project.id,
         workflow: workflow.id,
         sibling: sibling.id,

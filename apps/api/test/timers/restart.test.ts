@@ -8,7 +8,7 @@ import { configFromEnv } from '../../src/config';
 import { buildRuntime, type Runtime } from '../../src/bootstrap';
 import { startServer, type RunningServer } from '../../src/server';
 import { TEST_PROVIDERS } from '../support/server';
-import { eventually, snapshot, TestWorker } from '@svc/test-kit';
+import { eventually, snapshot, TestWorker, workerToken } from '@svc/test-kit';
 import { SETUP_TIMEOUT_MS } from '../ws/clients';
 
 /** A real server on a database and data directory that outlive it (so another can start on them). */
@@ -21,6 +21,7 @@ async function serverOn(
     DATA_DIR: dataDir,
     DATABASE_URL: database.url,
     AUTH_PROVIDER: 'dev',
+    ADMIN_USERS: 'root',
     LOG_LEVEL: 'silent',
   });
   const runtime = await buildRuntime(config, pino({ level: 'silent' }));
@@ -98,7 +99,7 @@ describe.each(TEST_PROVIDERS)('timers across restarts on %s', (provider) => {
 
     const after = await serverOn(database, dataDir);
     try {
-      const token = (await after.runtime.deps.tokens.issue({ sub: 'worker:restart', scope: 'worker' })).token;
+      const token = await workerToken(after);
       const worker = await TestWorker.start(after, token, 'after-restart');
       const resume = await worker.dispatch(id, 'resume');
       expect(resume).toMatchObject({

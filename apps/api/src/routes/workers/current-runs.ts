@@ -7,7 +7,7 @@ import { unfinishedWhere } from '../../workflows';
 function visibleRunsWhere(principal: Principal): Prisma.WorkflowWhereInput | null {
   switch (principal.kind) {
     case 'worker':
-      return {};
+      return { assigned_worker_id: { in: [...principal.workerIds] } };
     case 'job':
       return null;
     case 'user': {
