@@ -6,8 +6,8 @@ COPY . .
 RUN pnpm install --frozen-lockfile && pnpm turbo run build --filter=@svc/api... --filter=@svc/worker... --filter=@svc/web
 
 FROM node:20.19-bookworm-slim
-# bubblewrap: the worker's command sandbox (the api image is the same; it does not use it).
-RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates bubblewrap curl && rm -rf /var/lib/apt/lists/*
+# bubblewrap, slirp4netns, iproute2: the worker's command sandbox and its network (the api image is the same; it does not use them).
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates bubblewrap slirp4netns iproute2 curl && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app /app
 ENV NODE_ENV=production DATA_DIR=/data WEB_DIST_DIR=/app/apps/web/dist HOST=0.0.0.0 PORT=8080

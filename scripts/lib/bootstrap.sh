@@ -51,12 +51,12 @@ ensure_chromium() {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 }
 
-# bubblewrap: the worker's command sandbox (sandbox: bwrap, the default), used by the worker tests and
-# by a worker started from this checkout.
+# bubblewrap, slirp4netns and iproute2: the worker's command sandbox (sandbox: bwrap, the default) and its
+# network namespace's egress and routes, used by the worker tests and by a worker started from this checkout.
 ensure_bubblewrap() {
-  if [ -x /usr/bin/bwrap ]; then return; fi
-  log "installing bubblewrap (Debian package)"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  if [ -x /usr/bin/bwrap ] && [ -x /usr/bin/slirp4netns ] && command -v ip >/dev/null 2>&1; then return; fi
+  log "installing bubblewrap, slirp4netns and iproute2 (Debian packages)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap slirp4netns iproute2 >/dev/null
 }
 
 # haproxy: the real load balancer in front of several API replicas in the multi-replica tests and in

@@ -116,6 +116,9 @@ describe('worker config', () => {
       mode: 'bwrap',
       network: true,
       bwrapPath: '/usr/bin/bwrap',
+      slirp4netnsPath: '/usr/bin/slirp4netns',
+      allowCidrs: [],
+      limits: { tmpMaxBytes: 1024 ** 3, memoryMaxBytes: 4 * 1024 ** 3, maxProcesses: 1024 },
       readOnlyPaths: [],
       hiddenPaths: [file, path.join(dir, 'jwt.pem'), path.join(dir, 'secrets')],
     });
@@ -128,6 +131,26 @@ describe('worker config', () => {
     expect(problemsOf(`${minimal}sandbox: off\ncommand_env: ["A B"]\n`)).toEqual([
       'sandbox: must be "bwrap" or "none"',
       'command_env[0]: must be an environment variable name',
+    ]);
+  });
+
+  it('takes the sandbox network and limit keys, refusing CIDRs that are not allowable', () => {
+    const text = `${minimal}sandbox_allow_cidrs: [10.20.0.0/16, 192.168.1.7]\nsandbox_tmp_max_bytes: 2097152\nsandbox_memory_max_bytes: 536870912\nsandbox_max_processes: 64\nsandbox_slirp4netns_path: /opt/slirp4netns\n`;
+    expect(parseConfigText(text, ctx).sandbox).toMatchObject({
+      allowCidrs: ['10.20.0.0/16', '192.168.1.7'],
+      slirp4netnsPath: '/opt/slirp4netns',
+      limits: { tmpMaxBytes: 2_097_152, memoryMaxBytes: 536_870_912, maxProcesses: 64 },
+    });
+    expect(
+      problemsOf(
+        `${minimal}sandbox_allow_cidrs: [10.0.0.1/8, 169.254.169.254/32, 0.0.0.0/0, nope]\nsandbox_max_processes: 0\n`,
+      ),
+    ).toEqual([
+      'sandbox_allow_cidrs[0]: must be an IPv4 CIDR such as 10.20.0.0/16',
+      'sandbox_allow_cidrs[1]: overlaps 169.254.0.0/16, which commands never reach',
+      'sandbox_allow_cidrs[2]: overlaps 0.0.0.0/8, which commands never reach',
+      'sandbox_allow_cidrs[3]: must be an IPv4 CIDR such as 10.20.0.0/16',
+      'sandbox_max_processes: Too small: expected number to be >=16',
     ]);
   });
 

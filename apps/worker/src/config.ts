@@ -3,7 +3,10 @@ import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_UPDATE_WINDOW } from '@svc/protocol';
-import { DEFAULT_BWRAP_PATH, type SandboxSettings } from './executor/sandbox';
+import { DEFAULT_COMMAND_LIMITS } from './executor/command-limits';
+import { cidrContains, ipv4Cidr, parseIpv4Cidr } from './executor/ipv4';
+import { DEFAULT_BWRAP_PATH, DEFAULT_SLIRP4NETNS_PATH, type SandboxSettings } from './executor/sandbox';
+import { ALWAYS_BLOCKED_CIDRS } from './executor/sandbox-network';
 import { TOOL_OUTPUT_MAX_BYTES_LIMIT } from './link/frame-bounds';
 
 /** A config problem; `message` lists every bad key as `key.path: problem`, one per line. */
@@ -19,6 +22,14 @@ export class ConfigError extends Error {
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
+
+/** A private range commands may reach: an IPv4 CIDR outside what is never reachable. */
+const allowedCidr = z.string().superRefine((text, ctx) => {
+  const cidr = parseIpv4Cidr(text);
+  if (!cidr) return void ctx.addIssue({ code: 'custom', message: 'must be an IPv4 CIDR such as 10.20.0.0/16' });
+  const never = ALWAYS_BLOCKED_CIDRS.map(ipv4Cidr).find((b) => cidrContains(cidr, b) || cidrContains(b, cidr));
+  if (never) ctx.addIssue({ code: 'custom', message: `overlaps ${never.text}, which commands never reach` });
+});
 
 const llmSchema = z
   .object({
@@ -69,6 +80,11 @@ const fileSchema = z
     sandbox: z.enum(['bwrap', 'none'], { error: 'must be "bwrap" or "none"' }).default('bwrap'),
     sandbox_network: z.boolean().default(true),
     sandbox_bwrap_path: nonEmpty.default(DEFAULT_BWRAP_PATH),
+    sandbox_slirp4netns_path: nonEmpty.default(DEFAULT_SLIRP4NETNS_PATH),
+    sandbox_allow_cidrs: z.array(allowedCidr).default([]),
+    sandbox_tmp_max_bytes: z.number().int().min(1_048_576).default(DEFAULT_COMMAND_LIMITS.tmpMaxBytes),
+    sandbox_memory_max_bytes: z.number().int().min(67_108_864).default(DEFAULT_COMMAND_LIMITS.memoryMaxBytes),
+    sandbox_max_processes: z.number().int().min(16).default(DEFAULT_COMMAND_LIMITS.maxProcesses),
     sandbox_read_only_paths: z.array(nonEmpty).default([]),
     sandbox_hidden_paths: z.array(nonEmpty).default([]),
     command_env: z
@@ -233,6 +249,13 @@ export function resolveConfig(raw: unknown, ctx: ConfigContext): WorkerConfig {
       mode: file.sandbox,
       network: file.sandbox_network,
       bwrapPath: abs(file.sandbox_bwrap_path),
+      slirp4netnsPath: abs(file.sandbox_slirp4netns_path),
+      allowCidrs: file.sandbox_allow_cidrs,
+      limits: {
+        tmpMaxBytes: file.sandbox_tmp_max_bytes,
+        memoryMaxBytes: file.sandbox_memory_max_bytes,
+        maxProcesses: file.sandbox_max_processes,
+      },
       readOnlyPaths: file.sandbox_read_only_paths.map(abs),
       hiddenPaths: [
         ...(ctx.configFile ? [path.resolve(ctx.configFile)] : []),

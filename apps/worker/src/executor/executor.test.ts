@@ -7,7 +7,7 @@ import { eventually } from '@svc/test-kit';
 import { hostPidsOf, isAlive, uniqueSleep } from '../../test/sandbox/procs';
 import { describeCommandResult, Executor } from './executor';
 import { LocalJobTokenSigner } from './job-token';
-import { DEFAULT_BWRAP_PATH, Sandbox, type SandboxMode } from './sandbox';
+import { DEFAULT_SANDBOX_SETTINGS, Sandbox, type SandboxMode } from './sandbox';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
@@ -24,13 +24,7 @@ async function makeExecutor(overrides: { captureMaxBytes?: number; mode?: Sandbo
     defaultTimeoutSeconds: 30,
     killGraceMs: 300,
     captureMaxBytes: overrides.captureMaxBytes,
-    sandbox: new Sandbox({
-      mode: overrides.mode ?? 'bwrap',
-      network: true,
-      bwrapPath: DEFAULT_BWRAP_PATH,
-      hiddenPaths: [],
-      readOnlyPaths: [],
-    }),
+    sandbox: new Sandbox({ ...DEFAULT_SANDBOX_SETTINGS, mode: overrides.mode ?? 'bwrap' }),
   });
   return { executor, workspaceRoot, signer };
 }

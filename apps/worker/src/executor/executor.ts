@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { workflowDir } from '../workspace/paths';
-import type { JobTokenSource } from './job-token';
+import type { JobToken, JobTokenSource } from './job-token';
 import { runCommand, type CommandResult } from './run-command';
-import { DEFAULT_BWRAP_PATH, Sandbox } from './sandbox';
+import { DEFAULT_SANDBOX_SETTINGS, Sandbox } from './sandbox';
 
 /** Bytes of output the executor keeps per command before the context budget cuts it further. */
 export const CAPTURE_MAX_BYTES = 1024 * 1024;
@@ -49,6 +49,8 @@ export interface ExecutorOptions {
 export interface ExecRequest {
   workflowId: string;
   projectId?: string;
+  /** SVC_JWT handed over with the request (another worker's `exec`); otherwise from `jobTokens`. */
+  jobToken?: JobToken;
   command: string;
   timeoutSeconds?: number;
   /** Output kept (head and tail); default CAPTURE_MAX_BYTES. */
@@ -63,20 +65,21 @@ export class Executor {
   private readonly sandbox: Sandbox;
 
   constructor(private readonly options: ExecutorOptions) {
-    this.sandbox =
-      options.sandbox ??
-      new Sandbox({ mode: 'bwrap', network: true, bwrapPath: DEFAULT_BWRAP_PATH, hiddenPaths: [], readOnlyPaths: [] });
+    this.sandbox = options.sandbox ?? new Sandbox(DEFAULT_SANDBOX_SETTINGS);
   }
 
   async run(request: ExecRequest): Promise<CommandResult> {
     const cwd = workflowDir(this.options.workspaceRoot, request.workflowId);
     await mkdir(cwd, { recursive: true });
-    const job = await this.options.jobTokens.tokenFor({ workflowId: request.workflowId, projectId: request.projectId });
-    const sandboxed = this.sandbox.wrap({
+    const job =
+      request.jobToken ??
+      (await this.options.jobTokens.tokenFor({ workflowId: request.workflowId, projectId: request.projectId }));
+    const sandboxed = await this.sandbox.wrap({
       command: request.command,
       cwd,
       env: this.environment(request.workflowId, job.projectId ?? '', job.token),
       workspaceRoot: this.options.workspaceRoot,
+      svcUrl: this.options.serverUrl,
     });
     return runCommand({
       command: request.command,
@@ -88,6 +91,7 @@ export class Executor {
       killGraceMs: this.options.killGraceMs,
       signal: request.signal,
       onOutput: request.onOutput,
+      lifecycle: sandboxed.lifecycle,
     });
   }
 

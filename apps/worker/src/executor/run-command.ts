@@ -1,5 +1,15 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { HeadTailBuffer } from './output-buffer';
+
+/** What is set up around one spawned command and torn down after it (the sandbox's network, limits). */
+export interface CommandLifecycle {
+  /** Pipes given to the process as fds 3, 4, ... (for `start` to talk to it). */
+  extraPipes: number;
+  /** Runs once spawned; the command starts when it resolves. A failure kills the process group. */
+  start(child: ChildProcess): Promise<void>;
+  /** Runs after the command ended (or failed to start), before the result is returned. */
+  release(): Promise<void>;
+}
 
 export interface CommandSpec {
   command: string;
@@ -19,6 +29,7 @@ export interface CommandSpec {
   drainMs?: number;
   /** Sees every piece of output as it arrives (live output); the result keeps its own capped copy. */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  lifecycle?: CommandLifecycle;
 }
 
 export interface CommandResult {
@@ -58,7 +69,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
   let timedOut = false;
   let cancelled = false;
 
-  return new Promise((resolve) => {
+  return new Promise<CommandResult>((resolve) => {
     if (spec.signal?.aborted) {
       resolve({
         exitCode: null,
@@ -77,8 +88,10 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
       cwd: spec.cwd,
       env: spec.env,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...Array<'pipe'>(spec.lifecycle?.extraPipes ?? 0).fill('pipe')],
     });
+    const stdout = child.stdout!;
+    const stderr = child.stderr!;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
     let drainTimer: NodeJS.Timeout | undefined;
@@ -99,12 +112,20 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
     }, spec.timeoutMs);
     spec.signal?.addEventListener('abort', onAbort, { once: true });
 
+    let setupError: string | undefined;
+    spec.lifecycle?.start(child).catch((err: Error) => {
+      if (timedOut || cancelled) return;
+      setupError = `command could not start: ${err.message}`;
+      if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+    });
+
     const finish = (startError?: string): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       clearTimeout(drainTimer);
       spec.signal?.removeEventListener('abort', onAbort);
+      startError ??= setupError;
       resolve({
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
@@ -118,11 +139,11 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
       });
     };
 
-    child.stdout.on('data', (chunk: Buffer) => {
+    stdout.on('data', (chunk: Buffer) => {
       output.push(chunk);
       spec.onOutput?.('stdout', chunk);
     });
-    child.stderr.on('data', (chunk: Buffer) => {
+    stderr.on('data', (chunk: Buffer) => {
       output.push(chunk);
       spec.onOutput?.('stderr', chunk);
     });
@@ -131,11 +152,14 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
       exit = { code, signal };
       // A background child may keep the pipes open; stop waiting for it after a short drain.
       drainTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        stdout.destroy();
+        stderr.destroy();
         finish();
       }, drainMs);
     });
     child.on('close', () => finish());
+  }).then(async (result) => {
+    await spec.lifecycle?.release();
+    return result;
   });
 }

@@ -1,12 +1,20 @@
-import { spawn } from 'node:child_process';
-import { accessSync, constants, lstatSync, readlinkSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { cgroupsUsable, DEFAULT_COMMAND_LIMITS, limitCommand, type CommandLimits } from './command-limits';
+import { runCommand, type CommandLifecycle } from './run-command';
+import { GATE_SCRIPT, gatedLifecycle } from './sandbox-gate';
+import { commandFiles, relayTargetOf, type CommandFiles } from './sandbox-files';
+import { configureNamespace, hostAddresses, networkSetupLines, SlirpEgress } from './sandbox-network';
+import { SvcRelay, type RelayTarget } from './svc-relay';
+import { executable, findSystemTool } from './system-tools';
 
 /**
  * Where agent commands run.
- * - `bwrap`: bubblewrap: new user, pid, ipc and uts namespaces (and a new network namespace when the
- *   network is off), read-only system directories, a private /tmp, a /proc of its own pid namespace,
- *   only the workflow's workspace writable, and `--die-with-parent`.
+ * - `bwrap`: bubblewrap: new user, pid, ipc and uts namespaces inside a network namespace of the
+ *   command's own (egress through slirp4netns without the host's loopback, private ranges or the
+ *   host's addresses; SVC_URL relayed), read-only system directories, a size-capped private /tmp, a
+ *   /proc of its own pid namespace, only the workflow's workspace writable, memory and process caps,
+ *   and `--die-with-parent`.
  * - `none`: a plain `bash -c` as the worker's user, under a small supervisor that kills the command's
  *   process group when the worker dies. Only for hosts that are themselves the isolation boundary.
  */
@@ -14,8 +22,16 @@ export type SandboxMode = 'bwrap' | 'none';
 
 export interface SandboxSettings {
   mode: SandboxMode;
-  /** Commands reach the network (they install packages); false gives them only a loopback of their own. */
+  /**
+   * Commands reach the public network (they install packages) through slirp4netns; false: no egress.
+   * Either way SVC_URL is relayed and the host's loopback and private ranges stay out of reach.
+   */
   network: boolean;
+  /** The slirp4netns binary (the egress of `network`). */
+  slirp4netnsPath: string;
+  /** Private ranges (IPv4 CIDRs) commands may reach besides the public internet. */
+  allowCidrs: readonly string[];
+  limits: CommandLimits;
   /** The bubblewrap binary. */
   bwrapPath: string;
   /** Host paths never visible inside the sandbox (the worker's config file, its signing key, ...). */
@@ -25,6 +41,18 @@ export interface SandboxSettings {
 }
 
 export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
+export const DEFAULT_SLIRP4NETNS_PATH = '/usr/bin/slirp4netns';
+
+export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
+  mode: 'bwrap',
+  network: true,
+  bwrapPath: DEFAULT_BWRAP_PATH,
+  slirp4netnsPath: DEFAULT_SLIRP4NETNS_PATH,
+  allowCidrs: [],
+  limits: DEFAULT_COMMAND_LIMITS,
+  hiddenPaths: [],
+  readOnlyPaths: [],
+};
 /** The uid and gid a command has inside the bubblewrap user namespace. */
 export const SANDBOX_UID = 1000;
 /** HOME of a sandboxed command: in its private /tmp, so caches do not land in the workspace. */
@@ -57,7 +85,28 @@ export interface SandboxedSpawn {
   args: string[];
   /** The environment given to `file`; for bwrap it is also the command's (bwrap passes it on). */
   env: Record<string, string>;
+  /** Set-up before the command starts and clean-up after (bwrap: network namespace and limits). */
+  lifecycle?: CommandLifecycle;
 }
+
+export interface WrapRequest {
+  command: string;
+  /** undefined only for the start-up probe, which mounts no workspace. */
+  cwd: string | undefined;
+  env: Record<string, string>;
+  /** Masked as a whole before the workspace is mounted, so sibling workspaces never show. */
+  workspaceRoot: string | undefined;
+  /** The API the command may call (its SVC_URL): relayed into the sandbox's network namespace. */
+  svcUrl?: string;
+}
+
+/** Host tools the bwrap mode needs besides bwrap (util-linux and iproute2). */
+const HOST_TOOLS = {
+  unshare: 'util-linux',
+  nsenter: 'util-linux',
+  ip: 'iproute2',
+  bash: 'bash',
+} as const;
 
 const isUnder = (child: string, parent: string): boolean => {
   const rel = path.relative(parent, child);
@@ -91,6 +140,13 @@ const SUPERVISOR = [
 /** Builds the command line of one sandboxed command; `check()` first proves the sandbox works here. */
 export class Sandbox {
   private readonly setprivPath: string | undefined;
+  private readonly tools = {
+    unshare: findSystemTool('unshare'),
+    nsenter: findSystemTool('nsenter'),
+    ip: findSystemTool('ip'),
+    bash: findSystemTool('bash'),
+    prlimit: findSystemTool('prlimit'),
+  };
 
   constructor(
     readonly settings: SandboxSettings,
@@ -102,7 +158,13 @@ export class Sandbox {
 
   /** Warnings to log at start (running unsandboxed). */
   warnings(): string[] {
-    if (this.settings.mode === 'bwrap') return [];
+    if (this.settings.mode === 'bwrap') {
+      if (cgroupsUsable()) return [];
+      return [
+        'sandbox: no cgroup (memory, pids) the worker may create: memory is capped per process (RLIMIT_DATA), ' +
+          'processes by RLIMIT_NPROC (per command only for a root worker, else for all of its uid)',
+      ];
+    }
     const warnings = [
       'sandbox: none: commands run unsandboxed as the worker user and can read its environment, config and other workspaces',
     ];
@@ -117,44 +179,53 @@ export class Sandbox {
    */
   async check(): Promise<void> {
     if (this.settings.mode === 'none') return;
-    const { bwrapPath } = this.settings;
+    const { bwrapPath, network, slirp4netnsPath } = this.settings;
     if (!executable(bwrapPath)) {
       throw new SandboxError(
         `sandbox: bubblewrap is not installed at ${bwrapPath} (sandbox: bwrap needs it: apt-get install bubblewrap, ` +
           `or set sandbox_bwrap_path); to run commands unsandboxed set "sandbox: none" in the config`,
       );
     }
-    const probe = this.wrap({
+    if (network && !executable(slirp4netnsPath)) {
+      throw new SandboxError(
+        `sandbox: slirp4netns is not installed at ${slirp4netnsPath} (sandbox_network: true needs it for the ` +
+          `commands' network: apt-get install slirp4netns, or set sandbox_slirp4netns_path); ` +
+          `or set "sandbox_network: false"`,
+      );
+    }
+    for (const [tool, pkg] of Object.entries(HOST_TOOLS)) {
+      if (!this.tools[tool as keyof typeof HOST_TOOLS])
+        throw new SandboxError(`sandbox: ${tool} is not installed (sandbox: bwrap needs it: apt-get install ${pkg})`);
+    }
+    if (!cgroupsUsable() && !this.tools.prlimit)
+      throw new SandboxError(
+        'sandbox: no writable cgroup and no prlimit to limit commands (apt-get install util-linux)',
+      );
+    const probe = await this.wrap({
       command: 'exit 0',
       cwd: undefined,
       env: { PATH: '/usr/bin:/bin' },
       workspaceRoot: undefined,
     });
-    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(probe.file, probe.args, { env: probe.env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-      child.on('error', (err) => resolve({ code: null, output: err.message }));
-      child.on('close', (code) => resolve({ code, output }));
+    const result = await runCommand({
+      command: 'exit 0',
+      argv: [probe.file, ...probe.args],
+      cwd: '/',
+      env: probe.env,
+      timeoutMs: 60_000,
+      maxOutputBytes: 4096,
+      lifecycle: probe.lifecycle,
     });
-    if (code !== 0) {
+    if (result.exitCode !== 0) {
       throw new SandboxError(
-        `sandbox: ${bwrapPath} cannot create a sandbox here (${output.trim() || `exit ${code}`}); ` +
+        `sandbox: ${bwrapPath} cannot create a sandbox here (${result.output.trim() || `exit ${result.exitCode}`}); ` +
           `user namespaces must be allowed (in a container: seccomp and AppArmor unconfined), or set "sandbox: none"`,
       );
     }
   }
 
   /** How to spawn `bash -c <command>` in `cwd` (the workspace, the only writable host directory). */
-  wrap(request: {
-    command: string;
-    /** undefined only for the start-up probe, which mounts no workspace. */
-    cwd: string | undefined;
-    env: Record<string, string>;
-    /** Masked as a whole before the workspace is mounted, so sibling workspaces never show. */
-    workspaceRoot: string | undefined;
-  }): SandboxedSpawn {
+  async wrap(request: WrapRequest): Promise<SandboxedSpawn> {
     if (this.settings.mode === 'none') {
       if (!this.setprivPath) return { file: 'bash', args: ['-c', request.command], env: request.env };
       return {
@@ -173,18 +244,54 @@ export class Sandbox {
         env: request.env,
       };
     }
+    const relay = request.svcUrl ? await relayTargetOf(request.svcUrl) : undefined;
+    const files = await commandFiles({ dns: this.settings.network, hostsEntry: relay?.hostsEntry });
+    const tool = (name: keyof typeof this.tools): string => this.tools[name] ?? name;
     return {
-      file: this.settings.bwrapPath,
-      args: this.bwrapArgs(request),
+      file: tool('unshare'),
+      args: [
+        '--user',
+        '--map-root-user',
+        '--net',
+        '--',
+        tool('bash'),
+        '-c',
+        GATE_SCRIPT,
+        'svc-sandbox',
+        this.settings.bwrapPath,
+        ...this.bwrapArgs(request, files),
+      ],
       env: { ...request.env, HOME: SANDBOX_HOME },
+      lifecycle: gatedLifecycle((pid, onRelease) => this.setUp(pid, relay, onRelease), [() => files.remove()]),
     };
   }
 
-  private bwrapArgs(request: {
-    command: string;
-    cwd: string | undefined;
-    workspaceRoot: string | undefined;
-  }): string[] {
+  /** Gives the waiting sandbox `pid` its egress, blocked routes, SVC_URL relay and limits. */
+  private async setUp(
+    pid: number,
+    relay: RelayTarget | undefined,
+    onRelease: (release: () => Promise<void> | void) => void,
+  ): Promise<void> {
+    const { network, slirp4netnsPath, allowCidrs, limits } = this.settings;
+    onRelease(await limitCommand(pid, limits, this.tools.prlimit));
+    if (network) {
+      const egress = await SlirpEgress.start(slirp4netnsPath, pid);
+      onRelease(() => egress.stop());
+    }
+    const lines = networkSetupLines({
+      egress: network,
+      allowCidrs,
+      hostAddresses: hostAddresses(),
+      relayAddress: relay?.address,
+    });
+    await configureNamespace({ nsenter: this.tools.nsenter!, ip: this.tools.ip! }, pid, ['link set lo up', ...lines]);
+    if (relay) {
+      const opened = await SvcRelay.open(this.tools.nsenter!, pid, relay);
+      onRelease(() => opened.close());
+    }
+  }
+
+  private bwrapArgs(request: WrapRequest, files: CommandFiles): string[] {
     const args = [
       '--die-with-parent',
       '--unshare-user',
@@ -199,7 +306,6 @@ export class Sandbox {
       '--hostname',
       'svc-sandbox',
     ];
-    if (!this.settings.network) args.push('--unshare-net');
     const mounted: string[] = [];
     for (const p of [...SYSTEM_PATHS, ...this.settings.readOnlyPaths]) {
       const stat = lstatOrNull(p);
@@ -208,7 +314,12 @@ export class Sandbox {
       else args.push('--ro-bind', p, p);
       mounted.push(p);
     }
-    args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp', '--dir', SANDBOX_HOME);
+    // Generated resolv.conf (slirp4netns's DNS) and hosts (SVC_URL's host name) over the host's.
+    if (files.resolvConf) args.push('--ro-bind', files.resolvConf, resolvConfTarget());
+    if (files.hosts) args.push('--ro-bind', files.hosts, '/etc/hosts');
+    const tmpSize = String(this.settings.limits.tmpMaxBytes);
+    args.push('--proc', '/proc', '--dev', '/dev');
+    args.push('--size', tmpSize, '--tmpfs', '/tmp', '--size', tmpSize, '--tmpfs', '/var/tmp', '--dir', SANDBOX_HOME);
     // Secrets inside a mounted directory are covered: a directory by an empty tmpfs, a file by a
     // device node that cannot be opened (mounts are nodev).
     for (const p of [...ALWAYS_HIDDEN, ...this.settings.hiddenPaths]) {
@@ -225,11 +336,11 @@ export class Sandbox {
   }
 }
 
-function executable(p: string): boolean {
+/** Where /etc/resolv.conf really is (often a symlink into /run/systemd/resolve, mounted too). */
+function resolvConfTarget(): string {
   try {
-    accessSync(p, constants.X_OK);
-    return statSync(p).isFile();
+    return realpathSync('/etc/resolv.conf');
   } catch {
-    return false;
+    return '/etc/resolv.conf';
   }
 }

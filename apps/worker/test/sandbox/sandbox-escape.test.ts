@@ -6,7 +6,7 @@ import path from 'node:path';
 import { eventually } from '@svc/test-kit';
 import { Executor } from '../../src/executor/executor';
 import { LocalJobTokenSigner } from '../../src/executor/job-token';
-import { DEFAULT_BWRAP_PATH, Sandbox } from '../../src/executor/sandbox';
+import { DEFAULT_SANDBOX_SETTINGS, Sandbox } from '../../src/executor/sandbox';
 import { hostPidsOf, uniqueSleep } from './procs';
 
 /**
@@ -52,13 +52,7 @@ describe('the command sandbox (bwrap) through the executor', () => {
         workspaceRoot,
         jobTokens: signer,
         defaultTimeoutSeconds: 60,
-        sandbox: new Sandbox({
-          mode: 'bwrap',
-          network,
-          bwrapPath: DEFAULT_BWRAP_PATH,
-          hiddenPaths: [configFile],
-          readOnlyPaths: [],
-        }),
+        sandbox: new Sandbox({ ...DEFAULT_SANDBOX_SETTINGS, network, hiddenPaths: [configFile] }),
       });
     executor = makeExecutor(true);
   });
@@ -125,40 +119,30 @@ describe('the command sandbox (bwrap) through the executor', () => {
     expect(result.exitCode).toBe(0);
   });
 
-  it('keeps the network unless sandbox_network is false', async () => {
+  it("keeps the host's loopback out of reach, with the network on or off", async () => {
     const { createServer } = await import('node:net');
     const server = createServer((socket) => socket.end('hello from the host\n'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
     const command = `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`;
     try {
-      const online = await executor.run({ workflowId: 'wf-net', command });
-      expect(online.output).toBe('hello from the host\n');
-      const result = await makeExecutor(false).run({ workflowId: 'wf-net', command });
-      expect(result.exitCode).not.toBe(0);
-      expect(result.output).toContain('Connection refused');
+      for (const network of [true, false]) {
+        const result = await makeExecutor(network).run({ workflowId: 'wf-net', command });
+        expect(result.exitCode).not.toBe(0);
+        expect(result.output).toContain('Connection refused');
+      }
     } finally {
       server.close();
     }
   });
 
   it('refuses to start a sandbox that cannot run, saying what to do', async () => {
-    const missing = new Sandbox({
-      mode: 'bwrap',
-      network: true,
-      bwrapPath: path.join(dir, 'no-bwrap'),
-      hiddenPaths: [],
-      readOnlyPaths: [],
-    });
+    const missing = new Sandbox({ ...DEFAULT_SANDBOX_SETTINGS, bwrapPath: path.join(dir, 'no-bwrap') });
     await expect(missing.check()).rejects.toThrow(/bubblewrap is not installed at .*no-bwrap.*sandbox: none/);
-    await expect(
-      new Sandbox({
-        mode: 'bwrap',
-        network: true,
-        bwrapPath: DEFAULT_BWRAP_PATH,
-        hiddenPaths: [],
-        readOnlyPaths: [],
-      }).check(),
-    ).resolves.toBeUndefined();
+    const noSlirp = new Sandbox({ ...DEFAULT_SANDBOX_SETTINGS, slirp4netnsPath: path.join(dir, 'no-slirp4netns') });
+    await expect(noSlirp.check()).rejects.toThrow(
+      /slirp4netns is not installed at .*no-slirp4netns.*apt-get install slirp4netns.*sandbox_network: false/,
+    );
+    await expect(new Sandbox(DEFAULT_SANDBOX_SETTINGS).check()).resolves.toBeUndefined();
   });
 });
