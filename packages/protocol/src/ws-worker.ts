@@ -206,6 +206,10 @@ export const ExecMessageSchema = z.object({
   workflow_id: IdSchema,
   command: z.string().min(1),
   timeout_seconds: TimeoutSecondsSchema.optional(),
+  /** the asker's project */
+  project_id: IdSchema.optional(),
+  /** the command's `SVC_JWT`: a job token for the asker's workflow (the target's own token does not reach it) */
+  job_token: z.string().min(1).optional(),
 });
 export type ExecMessage = z.infer<typeof ExecMessageSchema>;
 

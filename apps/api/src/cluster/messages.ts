@@ -43,6 +43,9 @@ export type ClusterMessage =
       workflow_id: string;
       command: string;
       timeout_seconds?: number;
+      project_id: string;
+      /** the command's SVC_JWT, minted by the asker's replica */
+      job_token: string;
     }
   /** a part of the result of an `exec`, for the replica that asked (`to`) */
   | {

@@ -5,6 +5,7 @@ import { on, type ClusterBus } from '../cluster/bus';
 import type { ClusterMessage } from '../cluster/messages';
 import type { WorkerRegistry } from '../dispatch/registry';
 import type { WorkerSession } from '../dispatch/worker-session';
+import type { TokenClaims, TokenService } from '../auth/tokens';
 
 /** Used when the asker names no time-out (the worker's own default is the same). */
 export const DEFAULT_EXEC_TIMEOUT_SECONDS = 600;
@@ -52,6 +53,8 @@ export class ExecRelay {
     private readonly registry: WorkerRegistry,
     private readonly db: Db,
     private readonly bus: ClusterBus,
+    /** mints the job token the target's command gets as SVC_JWT */
+    private readonly tokens: Pick<TokenService, 'issue'>,
     /** extra time beyond the command's own time-out before the asker gets a timed-out result */
     private readonly marginMs = 5_000,
   ) {
@@ -61,11 +64,12 @@ export class ExecRelay {
     );
   }
 
-  async request(from: WorkerSession, message: ExecRequestMessage): Promise<void> {
+  /** `askerToken`: the asking worker's token, from which the command's job token derives. */
+  async request(from: WorkerSession, message: ExecRequestMessage, askerToken: TokenClaims): Promise<void> {
     const fail = (output: string, timedOut = false) => from.send(errorResult(message.request_id, output, timedOut));
     const workflow = await this.db.workflow.findUnique({
       where: { id: message.workflow_id },
-      select: { assigned_worker_id: true },
+      select: { assigned_worker_id: true, project_id: true },
     });
     if (!workflow || workflow.assigned_worker_id !== from.workerId) {
       fail(`refused: workflow ${message.workflow_id} is not assigned to this worker`);
@@ -84,6 +88,16 @@ export class ExecRelay {
     }
     const id = randomUUID();
     const seconds = message.timeout_seconds ?? DEFAULT_EXEC_TIMEOUT_SECONDS;
+    // The target's own worker token reaches only workflows dispatched to it: the command acts for the
+    // asker's workflow with a job token derived from the asker's token (it dies with it).
+    const job = await this.tokens.issue({
+      sub: `job:${message.workflow_id}`,
+      scope: 'job',
+      ttlSeconds: seconds + Math.ceil(this.marginMs / 1000),
+      projectId: workflow.project_id,
+      workflowId: message.workflow_id,
+      mintedBy: askerToken,
+    });
     const timer = setTimeout(
       () => {
         this.pending.delete(id);
@@ -104,6 +118,8 @@ export class ExecRelay {
       workflow_id: message.workflow_id,
       command: message.command,
       ...(message.timeout_seconds !== undefined ? { timeout_seconds: message.timeout_seconds } : {}),
+      project_id: workflow.project_id,
+      job_token: job.token,
     };
     if (!target) {
       const { request_id: _, ...rest } = exec;
@@ -186,6 +202,8 @@ export class ExecRelay {
       workflow_id: message.workflow_id,
       command: message.command,
       ...(message.timeout_seconds !== undefined ? { timeout_seconds: message.timeout_seconds } : {}),
+      project_id: message.project_id,
+      job_token: message.job_token,
     });
     if (!sent) this.workerGone(target.workerId);
   }

@@ -13,6 +13,7 @@ import {
   type WorkerToServerMessage,
   type WsErrorInfo,
 } from '@svc/protocol';
+import type { TokenClaims } from '../auth/tokens';
 import type { LiveServices } from '../live-services';
 import type { WorkerSession } from '../dispatch/worker-session';
 import type { ExecRelay } from './exec-relay';
@@ -60,8 +61,9 @@ export class WorkerConnection implements WorkerSession {
     private readonly logger: Logger,
     /** true while the server shuts down: a lost connection then keeps its workflows */
     private readonly shuttingDown: () => boolean,
-    /** the worker token's jti, recorded on the worker's row: the token reaches this worker's workflows */
-    private readonly tokenJti: string,
+    /** the worker token: its jti is recorded on the worker's row (it reaches this worker's workflows), and the
+     * job tokens minted for the commands this worker asks other workers to run derive from it */
+    private readonly token: TokenClaims,
   ) {
     this.cork = new TickCork(rawSocket);
     this.bucket = new MessageBucket(live.config.sockets.worker);
@@ -199,7 +201,9 @@ export class WorkerConnection implements WorkerSession {
       case 'update':
         return this.update(message, bytes);
       case 'exec_request':
-        this.live.background.run(this.exec.request(this, message).catch((err: unknown) => this.failed(err)));
+        this.live.background.run(
+          this.exec.request(this, message, this.token).catch((err: unknown) => this.failed(err)),
+        );
         return;
       case 'command_output': {
         const runsExec = this.exec.runsFor(this.workerId, message.workflow_id);
@@ -225,7 +229,7 @@ export class WorkerConnection implements WorkerSession {
     this.state = 'registering';
     let row;
     try {
-      row = await this.live.registry.upsert(message, this.tokenJti);
+      row = await this.live.registry.upsert(message, this.token.jti);
     } catch (err) {
       // Nothing is registered: the worker reconnects and tries again.
       this.logger.error({ err, worker: message.name }, 'worker registration failed');

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { WORKER_MAX_PAYLOAD_BYTES } from '@svc/protocol';
+import type { TokenClaims } from '../auth/tokens';
 import type { AppDeps } from '../deps';
 import { toDomainError } from '../domain/errors';
 import type { LiveServices } from '../live-services';
@@ -32,7 +33,7 @@ export class WorkerHub {
     private readonly deps: AppDeps,
     private readonly live: LiveServices,
   ) {
-    this.exec = new ExecRelay(live.registry, deps.db, live.bus);
+    this.exec = new ExecRelay(live.registry, deps.db, live.bus, deps.tokens);
     this.logger = deps.logger.child({ component: 'worker-ws' });
     this.stopRevocations = deps.tokens.onRevoked((jti) => {
       for (const [connection, tokenId] of this.tokenIds)
@@ -43,9 +44,9 @@ export class WorkerHub {
   private readonly logger: AppDeps['logger'];
 
   async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    let tokenId: string;
+    let token: TokenClaims;
     try {
-      tokenId = (await authenticateWorkerUpgrade(req, this.deps)).claims.jti;
+      token = (await authenticateWorkerUpgrade(req, this.deps)).claims;
     } catch (err) {
       if (toDomainError(err).code === 'internal')
         this.deps.logger.error({ err }, 'worker socket authentication failed');
@@ -55,8 +56,8 @@ export class WorkerHub {
     if (socket.destroyed) return;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const closing = () => this.closing;
-      const connection = new WorkerConnection(ws, socket, this.live, this.exec, this.logger, closing, tokenId);
-      this.tokenIds.set(connection, tokenId);
+      const connection = new WorkerConnection(ws, socket, this.live, this.exec, this.logger, closing, token);
+      this.tokenIds.set(connection, token.jti);
       ws.once('close', () => this.tokenIds.delete(connection));
     });
   }

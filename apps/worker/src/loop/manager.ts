@@ -96,6 +96,8 @@ export class WorkflowManager implements LinkHandlers {
     try {
       const result = await this.deps.executor.run({
         workflowId: message.workflow_id,
+        // The asker's workflow is not dispatched here: the server hands over its job token.
+        ...(message.job_token ? { jobToken: { token: message.job_token, projectId: message.project_id } } : {}),
         command: message.command,
         timeoutSeconds: timeout,
         maxOutputBytes: this.deps.config.toolOutputMaxBytes,

@@ -31,13 +31,15 @@ export interface Stack {
   api: ApiProcess;
   llm: RunningScriptedLlm;
   alice: ApiClient;
+  /** the administrator who minted the worker token */
+  root: ApiClient;
   projectId: string;
   workerToken: string;
   /** Scratch directory: worker configs, workspaces, files the tests' commands write. */
   dir: string;
   workers: ManagedProcess[];
-  /** Starts another worker CLI process and waits until the server lists it online. */
-  startWorker(name: string, config?: Record<string, unknown>): Promise<ManagedProcess>;
+  /** Starts another worker CLI process (with the stack's worker token unless given another) and waits until the server lists it online. */
+  startWorker(name: string, config?: Record<string, unknown>, token?: string): Promise<ManagedProcess>;
   /** alice's `waitForStatus`, failing with every process's recent output attached. */
   waitForStatus(workflowId: string, status: WorkflowStatus): Promise<Workflow>;
   /** Output of every process, for a failing assertion's message. */
@@ -68,11 +70,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const workerToken = await root.workerToken();
     const { id: projectId } = await alice.createProject('e2e');
 
-    const startWorker = async (name: string, config?: Record<string, unknown>) => {
+    const startWorker = async (name: string, config?: Record<string, unknown>, token = workerToken) => {
       const worker = startWorkerProcess({
         dir,
         serverUrl: server.url,
-        token: workerToken,
+        token,
         llmUrl: llm.url,
         name,
         config,
@@ -95,6 +97,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       api: server,
       llm,
       alice,
+      root,
       projectId,
       workerToken,
       dir,
