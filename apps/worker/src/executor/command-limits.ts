@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -72,8 +72,10 @@ export function cgroupsUsable(): CgroupHome | undefined {
   try {
     for (const dir of probes) mkdirSync(dir);
     const [memoryProbe, pidsProbe = memoryProbe] = probes;
-    if (existsSync(path.join(memoryProbe!, files.memory)) && existsSync(path.join(pidsProbe!, files.pids)))
+    if (existsSync(path.join(memoryProbe!, files.memory)) && existsSync(path.join(pidsProbe!, files.pids))) {
       probed = home;
+      removeLeftovers(home);
+    }
   } catch {
     // not ours to create: the prlimit fallback
   } finally {
@@ -86,6 +88,21 @@ export function cgroupsUsable(): CgroupHome | undefined {
     }
   }
   return probed ?? undefined;
+}
+
+/** Empty cgroups of commands whose worker died (SIGKILL) before it could remove them. */
+function removeLeftovers(home: CgroupHome): void {
+  for (const dir of new Set([home.memory, home.pids])) {
+    for (const entry of readdirSync(dir)) {
+      const owner = /^svc-cmd-(\d+)-\d+$/.exec(entry)?.[1];
+      if (!owner || existsSync(`/proc/${owner}`)) continue;
+      try {
+        rmdirSync(path.join(dir, entry));
+      } catch {
+        // still holds processes: left alone
+      }
+    }
+  }
 }
 
 let sequence = 0;
