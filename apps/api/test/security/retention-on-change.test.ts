@@ -1,7 +1,6 @@
-import type { UpdateBody } from '@svc/protocol';
 import { TEST_PROVIDERS } from '../support/server';
 import { body, createWorkflow } from '../resources/fixtures';
-import { workerSuite } from '../ws/clients';
+import { llmCall, workerSuite } from '../ws/clients';
 
 const DETAIL = {
   messages: [{ role: 'user', content: 'the secret plan' }],
@@ -9,22 +8,7 @@ const DETAIL = {
   truncated: false,
 };
 
-const llmCallWithDetail = (): UpdateBody =>
-  ({
-    kind: 'llm_call',
-    data: {
-      phase: 'planning',
-      model: 'm',
-      prompt_tokens: 10,
-      completion_tokens: 5,
-      latency_ms: 100,
-      step_index: null,
-      attempt: 1,
-      error: null,
-      finish_reason: 'stop',
-      detail: DETAIL,
-    },
-  }) as UpdateBody;
+const llmCallWithDetail = () => llmCall({ detail: DETAIL, finish_reason: 'stop' });
 
 /**
  * Issue 21, finding 9: lowering `llm_detail_retention_days` takes effect before the settings request

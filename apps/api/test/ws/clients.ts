@@ -1,5 +1,6 @@
 import type { DbProvider } from '@svc/db';
 import { eventually, openBrowserSocket, TestWorker, workerToken, type Inbox, type Message } from '@svc/test-kit';
+import type { UpdateBody } from '@svc/protocol';
 import type WebSocket from 'ws';
 import { createProject } from '../resources/fixtures';
 import { startTestServer, type TestServer } from '../support/server';
@@ -65,4 +66,23 @@ export function workerSuite(provider: DbProvider, env: Record<string, string> = 
   afterEach(() => resetWorkers(suite.server, suite.workers));
   afterAll(async () => suite.server?.close());
   return suite;
+}
+
+/** An `llm_call` update as a worker sends it; `extra` adds or replaces data fields (e.g. `detail`). */
+export function llmCall(extra: Record<string, unknown>): UpdateBody {
+  return {
+    kind: 'llm_call',
+    data: {
+      phase: 'planning',
+      model: 'm',
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      latency_ms: 100,
+      step_index: null,
+      attempt: 1,
+      error: null,
+      finish_reason: 'tool_calls',
+      ...extra,
+    },
+  } as UpdateBody;
 }

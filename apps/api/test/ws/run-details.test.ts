@@ -2,7 +2,7 @@ import { eventually, snapshot, TestWorker, type Inbox, type Message } from '@svc
 import { BrowserServerMessageSchema, type UpdateBody } from '@svc/protocol';
 import { TEST_PROVIDERS } from '../support/server';
 import { body, createProject, createWorkflow } from '../resources/fixtures';
-import { openBrowser, workerSuite } from './clients';
+import { llmCall, openBrowser, workerSuite } from './clients';
 
 /** Live command output, log entry fields, LLM call details and step diffs (CONTRACT-V2). */
 describe.each(TEST_PROVIDERS)('run page data on %s', (provider) => {
@@ -349,22 +349,4 @@ function logEntryOf(command: string, output: string, durationMs?: number): Updat
       ...(durationMs === undefined ? {} : { duration_ms: durationMs }),
     },
   };
-}
-
-function llmCall(extra: Record<string, unknown>): UpdateBody {
-  return {
-    kind: 'llm_call',
-    data: {
-      phase: 'planning',
-      model: 'm',
-      prompt_tokens: 10,
-      completion_tokens: 5,
-      latency_ms: 100,
-      step_index: null,
-      attempt: 1,
-      error: null,
-      finish_reason: 'tool_calls',
-      ...extra,
-    },
-  } as UpdateBody;
 }
