@@ -184,7 +184,7 @@ describe.each(TEST_PROVIDERS)(
       const bob = await signIn(BOB);
       const joined = await useLink(link.token, bob);
       expect(joined.status).toBe(201);
-      expect(await body(joined)).toMatchObject({ login: 'bob-2', role: 'member' });
+      expect(await body(joined)).toMatchObject({ login: 'bob-2', role: 'member', project_id: id });
       expect((await useLink(link.token, mallory)).status).toBe(404); // single use
       expect(await members(id, olga)).toEqual(['olga:owner', 'bob-2:member']);
       expect(await outstanding(id, olga)).toEqual([]);

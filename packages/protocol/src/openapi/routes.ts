@@ -32,6 +32,7 @@ import {
 } from '../rest/logs';
 import {
   AcceptInvitationLinkRequestSchema,
+  AcceptInvitationLinkResponseSchema,
   AddMemberRequestSchema,
   AddMemberResponseSchema,
   CreateProjectRequestSchema,
@@ -467,7 +468,7 @@ export const ROUTES: RouteDoc[] = [
     auth: 'required',
     summary: 'Accept an invitation link: join its project (the token works once, until it expires)',
     body: jsonBody(AcceptInvitationLinkRequestSchema),
-    responses: { 201: json('the new membership', MemberSchema) },
+    responses: { 201: json('the new membership and its project', AcceptInvitationLinkResponseSchema) },
     errors: [400, 409],
   },
   {

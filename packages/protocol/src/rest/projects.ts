@@ -86,6 +86,9 @@ export type InvitationLink = z.infer<typeof InvitationLinkSchema>;
 /** POST /invitations/accept-link: join with an invitation link's token. */
 export const AcceptInvitationLinkRequestSchema = z.object({ token: z.string().trim().min(1).max(200) }).strict();
 export type AcceptInvitationLinkRequest = z.infer<typeof AcceptInvitationLinkRequestSchema>;
+/** Its answer (201): the new membership and the project it is in, which the token alone does not name. */
+export const AcceptInvitationLinkResponseSchema = MemberSchema.extend({ project_id: IdSchema });
+export type AcceptInvitationLinkResponse = z.infer<typeof AcceptInvitationLinkResponseSchema>;
 
 /** GET /invitations: the caller's pending invitations. */
 export const InvitationSchema = z.object({

@@ -1,6 +1,11 @@
 import { Router } from 'express';
 import type { Db, Prisma, User } from '@svc/db';
-import { AcceptInvitationLinkRequestSchema, type Invitation, type Role } from '@svc/protocol';
+import {
+  AcceptInvitationLinkRequestSchema,
+  type AcceptInvitationLinkResponse,
+  type Invitation,
+  type Role,
+} from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
 import type { Principal } from '../../auth/principal';
@@ -118,7 +123,8 @@ export function invitationsRouter(deps: AppDeps): Router {
       });
     });
     deps.events.publishProject(member.project_id, { change: 'members' });
-    res.status(201).json(presentMember(member));
+    const answer: AcceptInvitationLinkResponse = { ...presentMember(member), project_id: member.project_id };
+    res.status(201).json(answer);
   });
 
   router.post('/invitations/:projectId/accept', requireAuth, async (req, res) => {
