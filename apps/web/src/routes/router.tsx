@@ -6,6 +6,7 @@ import { WorkflowRoute } from './WorkflowRoute';
 import { KbRoute } from './KbRoute';
 import { SettingsRoute } from './SettingsRoute';
 import { NotFoundRoute } from './NotFoundRoute';
+import { InviteRoute } from './InviteRoute';
 import { AdminIndexRoute, TokensRoute, WorkersRoute } from './AdminRoutes';
 
 export function createRouter() {
@@ -19,6 +20,7 @@ export function createRouter() {
         { path: 'projects/:projectId/workflows/:workflowId', element: <WorkflowRoute /> },
         { path: 'kb', element: <KbRoute /> },
         { path: 'settings', element: <SettingsRoute /> },
+        { path: 'invite', element: <InviteRoute /> },
         { path: 'admin', element: <AdminIndexRoute /> },
         { path: 'admin/workers', element: <WorkersRoute /> },
         { path: 'admin/tokens', element: <TokensRoute /> },

@@ -6,6 +6,10 @@ import { expectJson, startWebServer, type TestServer } from '../support/server';
 
 jest.setTimeout(90_000);
 
+/** What the members panel says after inviting a login, under the dev sign-in these tests use. */
+const SEE_INVITATION =
+  'They see the invitation under Invitations (at their first sign-in if they have not signed in yet) and join by accepting it.';
+
 describeInChromium('inviting by login, in Chromium against the real server', () => {
   let server: TestServer;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
@@ -35,9 +39,9 @@ describeInChromium('inviting by login, in Chromium against the real server', () 
   it('says the same for a login nobody has used and for a signed-in user, lists both alike, and cancels either', async () => {
     await server.login('carl'); // carl has signed in before; alice has not
     await invite('alice');
-    await expectText(outcome(), 'Invited alice. They will see the invitation when they next sign in.');
+    await expectText(outcome(), `Invited alice. ${SEE_INVITATION}`);
     await invite('carl');
-    await expectText(outcome(), 'Invited carl. They will see the invitation when they next sign in.');
+    await expectText(outcome(), `Invited carl. ${SEE_INVITATION}`);
     await expectText(pending().locator('li').nth(1), /^carl \(member, invited by olivia\)/);
     expect(await pending().locator('li').allInnerTexts()).toEqual([
       expect.stringMatching(/^alice \(member, invited by olivia\)/),

@@ -6,6 +6,10 @@ import { expectJson, startWebServer, startWorker, type TestServer } from '../sup
 
 jest.setTimeout(60_000);
 
+/** What the members panel says after inviting a login, under the dev sign-in these tests use. */
+const SEE_INVITATION =
+  'They see the invitation under Invitations (at their first sign-in if they have not signed in yet) and join by accepting it.';
+
 describeInChromium('projects in Chromium against the real server', () => {
   let server: TestServer;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
@@ -39,10 +43,7 @@ describeInChromium('projects in Chromium against the real server', () => {
     const bob = await server.login('bob');
     await page.getByRole('textbox', { name: 'User name' }).fill('bob');
     await page.getByRole('button', { name: 'Invite' }).click();
-    await expectText(
-      page.locator('form[aria-label="Add member"] [role="status"]'),
-      'Invited bob. They will see the invitation when they next sign in.',
-    );
+    await expectText(page.locator('form[aria-label="Add member"] [role="status"]'), `Invited bob. ${SEE_INVITATION}`);
     expect(await page.getByRole('cell', { name: 'bob', exact: true }).count()).toBe(0);
     await expectJson(
       await server.request(`/svc/api/invitations/${ids.Alpha}/accept`, { method: 'POST', as: bob }),

@@ -13,13 +13,13 @@ export const WEB_DIST_DIR = resolve(__dirname, '../../dist');
 /**
  * The real API server (its built process) on a fresh SQLite database, serving the built web app. Its
  * PUBLIC_URL is the loopback origin it listens on, so pages served from there may open the browser
- * WebSocket.
+ * WebSocket. `env` adds to the server's environment (e.g. another sign-in provider).
  */
-export async function startWebServer(): Promise<TestServer> {
+export async function startWebServer(env: Record<string, string> = {}): Promise<TestServer> {
   if (!existsSync(join(WEB_DIST_DIR, 'index.html'))) {
     throw new Error(`no built web app at ${WEB_DIST_DIR}: run "pnpm --filter @svc/web build" first`);
   }
-  return startApiProcess({ provider: 'sqlite', env: { WEB_DIST_DIR } });
+  return startApiProcess({ provider: 'sqlite', env: { WEB_DIST_DIR, ...env } });
 }
 
 /**

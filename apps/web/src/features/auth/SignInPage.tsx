@@ -4,20 +4,24 @@ import { queryKeys } from '../../lib/query-keys';
 import { ErrorNote, Loading } from '../../components/Feedback';
 import { devLogin, fetchAuthProvider } from './api';
 import { switchUser } from './session';
+import { pendingInvitationToken, resumeInvitationAfterSignIn } from '../projects/invitation-link';
 
 /** Sign-in: a user-name form for the dev provider, otherwise a link to the OAuth/SSO provider. */
 export function SignInPage() {
   const provider = useQuery({ queryKey: queryKeys.authProvider, queryFn: fetchAuthProvider });
+  const [invited] = useState(() => pendingInvitationToken() !== null);
   return (
     <main className="sign-in">
       <div className="card">
         <h1>Sign in to svc</h1>
         <p className="muted">Agent workflows: from a requirement to a plan, its execution and a report.</p>
+        {invited && <p className="hint">Sign in to accept the invitation link you opened.</p>}
         {provider.isPending && <Loading what="sign-in options" />}
         <ErrorNote error={provider.error} />
         {provider.data?.provider === 'dev' && <DevSignInForm />}
         {provider.data && provider.data.provider !== 'dev' && (
-          <a className="button primary" href={provider.data.login_url}>
+          // The provider sends the browser back to the app's root: from there it goes on to the invitation.
+          <a className="button primary" href={provider.data.login_url} onClick={resumeInvitationAfterSignIn}>
             Sign in{provider.data.provider === 'sso' ? ' with SSO' : ''}
           </a>
         )}

@@ -7,6 +7,8 @@ import { ErrorNote, Loading } from '../../components/Feedback';
 import { useCurrentUser } from '../auth/user-context';
 import { changeMemberRole, listMembers, removeMember } from './api';
 import { inviteMember, pendingInvitationsKey } from './members-api';
+import { InvitationLinkForm } from './InvitationLinkForm';
+import { invitedMessage, unusedLoginNote, useAuthProvider } from './invitees';
 import { PendingInvitations } from './PendingInvitations';
 import './members.css';
 
@@ -52,6 +54,7 @@ export function MembersPanel({ project }: { project: Project }) {
       )}
       {canManage && <PendingInvitations projectId={project.id} />}
       {canManage && <AddMemberForm projectId={project.id} />}
+      {canManage && <InvitationLinkForm projectId={project.id} />}
     </section>
   );
 }
@@ -126,6 +129,7 @@ function AddMemberForm({ projectId }: { projectId: string }) {
   const [login, setLogin] = useState('');
   const [role, setRole] = useState<Role>('member');
   const [outcome, setOutcome] = useState<string | null>(null);
+  const provider = useAuthProvider().data?.provider;
   const add = useMemberMutation(projectId, (body: { login: string; role: Role }) => inviteMember(projectId, body));
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -135,8 +139,7 @@ function AddMemberForm({ projectId }: { projectId: string }) {
       { login: login.trim(), role },
       {
         onSuccess: (answer) => {
-          // One message for every login: whether it has signed in is not the owner's to know.
-          setOutcome(`Invited ${answer.login}. They will see the invitation when they next sign in.`);
+          setOutcome(invitedMessage(answer.login, provider));
           setLogin('');
         },
       },
@@ -145,8 +148,13 @@ function AddMemberForm({ projectId }: { projectId: string }) {
   return (
     <form onSubmit={submit} className="row" aria-label="Add member">
       <label>
-        User name
-        <input value={login} onChange={(e) => setLogin(e.target.value)} required />
+        User name or identity
+        <input
+          value={login}
+          onChange={(e) => setLogin(e.target.value)}
+          required
+          aria-describedby={`invite-hint-${projectId}`}
+        />
       </label>
       <label>
         Role
@@ -158,6 +166,11 @@ function AddMemberForm({ projectId }: { projectId: string }) {
       <button type="submit" disabled={add.isPending}>
         Invite
       </button>
+      <p className="hint invite-hint" id={`invite-hint-${projectId}`}>
+        The login of someone who has signed in, or what they prove when they sign in: <code>email:address</code> (their
+        verified e-mail), <code>oauth2:&lt;subject&gt;</code> or <code>sso:&lt;open_id&gt;</code>.{' '}
+        {provider && unusedLoginNote(provider)}
+      </p>
       <p className="muted invite-outcome" role="status">
         {outcome}
       </p>
