@@ -120,7 +120,8 @@ async function websocketLoad(url, seeded) {
 
 const rows = [];
 for (const count of replicaCounts) {
-  const set = await startBalancedReplicas(count, { env: { LOG_LEVEL: 'warn' } });
+  // Its browsers are one signed-in user: the per-user stream cap (32 by default) would refuse most of them.
+  const set = await startBalancedReplicas(count, { env: { LOG_LEVEL: 'warn', EVENT_STREAMS_PER_USER: '100000' } });
   try {
     const seeded = await seed(set.url, wsWorkers);
     // The replicas and haproxy: what serving costs.
