@@ -115,10 +115,6 @@ export class SlirpEgress {
     return egress;
   }
 
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
   async stop(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const closed = once(this.child, 'close');

@@ -153,7 +153,7 @@ export class Sandbox {
     /** The worker's pid (the supervisor's parent in `none` mode). */
     private readonly workerPid: number = process.pid,
   ) {
-    this.setprivPath = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => executable(p));
+    this.setprivPath = findSystemTool('setpriv');
   }
 
   /** Warnings to log at start (running unsandboxed). */

@@ -17,13 +17,22 @@ import {
   blobOf,
   NotRegularFileError,
   openWorkspaceFile,
-  readWorkspaceFile,
   removeWorkspaceFile,
   SymlinkRefusedError,
   walkWorkspace,
   WorkspaceDir,
   writeWorkspaceFile,
 } from './safe-fs';
+
+/** Reads a whole workspace file the way the worker opens one (the file tools read through the handle). */
+async function readWorkspaceFile(workspace: string, rel: string): Promise<Buffer> {
+  const { handle } = await openWorkspaceFile(workspace, rel);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
 
 /** A workspace and, beside it, a host directory a command must never reach through a symlink. */
 let base: string;

@@ -186,15 +186,6 @@ export function openWorkspaceFile(root: string, rel: string): Promise<OpenFile> 
   return inParent(root, rel, false, undefined, (dir, name) => dir.openFile(name));
 }
 
-export async function readWorkspaceFile(root: string, rel: string): Promise<Buffer> {
-  const { handle } = await openWorkspaceFile(root, rel);
-  try {
-    return await handle.readFile();
-  } finally {
-    await handle.close();
-  }
-}
-
 /**
  * Writes the file at `rel`, creating its directories. A symlink on the way is refused, unless the
  * caller owns the path (the server's copy, the worker's report) and passes `replaced`: then each link
