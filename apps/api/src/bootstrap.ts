@@ -16,6 +16,8 @@ import type { TemplateCatalog } from './services/templates';
 import { GitTemplateCatalog } from './services/template-repo';
 import { HotReads } from './reads/hot-reads';
 import { AppLinks } from './apps/app-link';
+import { StreamSlots } from './http/stream-slots';
+import { RenderPool } from './http/render-pool';
 
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
 
@@ -100,6 +102,8 @@ export async function buildRuntime(
     workflows: live.workflows,
     templates,
     storage,
+    streams: new StreamSlots(config.streams),
+    markdown: { maxRenderedBytes: config.markdown.maxRenderedBytes, pool: new RenderPool(config.markdown) },
     version: VERSION,
   };
   live.start();

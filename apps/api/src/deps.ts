@@ -8,6 +8,8 @@ import type { WorkflowLifecycle } from './workflows';
 import type { TemplateCatalog } from './services/templates';
 import type { Storage } from './services/storage';
 import type { HotReads } from './reads/hot-reads';
+import type { StreamSlots } from './http/stream-slots';
+import type { MarkdownRendering } from './routes/files/markdown-page';
 
 /** Everything the app needs, built once in main.ts (or by a test) and passed to createApp. */
 export interface AppDeps {
@@ -25,5 +27,9 @@ export interface AppDeps {
   templates: TemplateCatalog;
   /** workspaces and project object storage (local disk or S3) */
   storage: Storage;
+  /** open event streams (SSE and browser sockets) of this process, per caller and in all */
+  streams: StreamSlots;
+  /** `.md` pages: the render threads and the size above which a file is shown as text */
+  markdown: MarkdownRendering;
   version: string;
 }

@@ -123,13 +123,3 @@ export class RenderPool {
     thread.idleTimer.unref();
   }
 }
-
-const pools = new Map<string, RenderPool>();
-
-/** One pool per process and setting (threads are a process's resource, shared by every server in it). */
-export function renderPool(options: RenderPoolOptions): RenderPool {
-  const key = `${options.threads}/${options.queue}`;
-  let pool = pools.get(key);
-  if (!pool) pools.set(key, (pool = new RenderPool(options)));
-  return pool;
-}

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { Config } from '../config';
 import type { Principal } from '../auth/principal';
 import { DomainError } from '../domain/errors';
 
@@ -73,12 +72,3 @@ export class StreamSlots {
 }
 
 const limited = (message: string) => new DomainError('rate_limited', message, { 'Retry-After': RETRY_AFTER_SECONDS });
-
-const slotsByConfig = new WeakMap<Config, StreamSlots>();
-
-/** The one counter of a server (its config), shared by the SSE routes and the browser socket. */
-export function streamSlotsOf(config: Config): StreamSlots {
-  let slots = slotsByConfig.get(config);
-  if (!slots) slotsByConfig.set(config, (slots = new StreamSlots(config.streams)));
-  return slots;
-}

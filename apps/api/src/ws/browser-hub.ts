@@ -20,7 +20,7 @@ import { BrowserSubscriptions } from './browser-subscriptions';
 import { envelope } from '../events/envelope';
 import { authenticateBrowserUpgrade, refuseUpgrade } from './upgrade-auth';
 import { MessageBucket } from './rate-limit';
-import { streamOwner, streamSlotsOf } from '../http/stream-slots';
+import { streamOwner } from '../http/stream-slots';
 
 export interface BrowserHubOptions {
   /** largest inbound frame; ws closes the socket with 1009 past it */
@@ -133,7 +133,7 @@ export class BrowserHub {
     if (socket.destroyed) return;
     let release: () => void;
     try {
-      release = streamSlotsOf(this.deps.config).acquire(streamOwner(principal));
+      release = this.deps.streams.acquire(streamOwner(principal));
     } catch (err) {
       return refuseUpgrade(socket, err);
     }

@@ -1,5 +1,4 @@
 import { EventStream, eventually } from '@svc/test-kit';
-import { streamSlotsOf } from '../../src/http/stream-slots';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { addMember, createProject, createWorkflow } from '../resources/fixtures';
 import { openBrowser, SETUP_TIMEOUT_MS } from '../ws/clients';
@@ -22,7 +21,7 @@ describe.each(TEST_PROVIDERS)('event stream caps on %s', (provider) => {
   let workflowId: string;
   const open: EventStream[] = [];
 
-  const slots = () => streamSlotsOf(server.deps.config);
+  const slots = () => server.deps.streams;
   const sse = (as: string) => EventStream.open(server.url, `/svc/api/workflows/${workflowId}/events`, as);
   const projectSse = (as: string) => EventStream.open(server.url, `/svc/api/projects/${projectId}/events`, as);
   const refusal = (attempt: Promise<unknown>) =>

@@ -15,7 +15,7 @@ import { forbidden, toDomainError } from '../../domain/errors';
 import { authorizeProject, authorizeWorkflow } from '../../policies/access';
 import { WorkflowSubscription, type StoredEvent } from '../../events';
 import { SSE_DEFAULTS, SseStream } from '../../http/sse';
-import { streamOwner, streamSlotsOf } from '../../http/stream-slots';
+import { streamOwner } from '../../http/stream-slots';
 
 /**
  * Server-Sent Events for clients without a WebSocket (CI pipelines, `curl -N`, EventSource): one
@@ -32,7 +32,7 @@ export function eventsRouter(deps: AppDeps): Router {
     const principal = principalOf(req);
     const { workflow } = await authorizeWorkflow(db, principal, req.params.id as string, 'workflow.read');
     const since = startingSeq(req);
-    const release = streamSlotsOf(deps.config).acquire(streamOwner(principal));
+    const release = deps.streams.acquire(streamOwner(principal));
     const stream = new SseStream(res, options(), true);
     stream.onClose(release);
     // Registered before the current seq is read, so nothing announced from here on can be missed.
@@ -66,7 +66,7 @@ export function eventsRouter(deps: AppDeps): Router {
     const { project } = await authorizeProject(db, principal, req.params.id as string, 'project.read');
     // Like the browser socket's project channel: for people (sessions and api tokens) only.
     if (principal.kind !== 'user') throw forbidden(`a ${principal.kind} token cannot follow a project's events`);
-    const release = streamSlotsOf(deps.config).acquire(streamOwner(principal));
+    const release = deps.streams.acquire(streamOwner(principal));
     const stream = new SseStream(res, options(), false);
     stream.onClose(release);
     const recheck = guard(deps, stream, principal, () => authorizeProject(db, principal, project.id, 'project.read'));

@@ -43,7 +43,7 @@ async function handleFiles(deps: AppDeps, req: Request, res: Response): Promise<
         const target = await area.resolve(path);
         if (target.stat?.type === 'dir') return void res.json(await listPath(req, area, target.relative));
         const raw = 'raw' in (req.query as object);
-        return serveFile(req, res, area, target, { renderMarkdown: !raw && deps.config.markdown, rawMarkdown: raw });
+        return serveFile(req, res, area, target, { renderMarkdown: !raw && deps.markdown, rawMarkdown: raw });
       }
       case 'PUT': {
         const written = await writeRequestBody(req, area, path, trailingSlash, { maxBytes, sha256: true });

@@ -1,8 +1,7 @@
 import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
-import type { MarkdownLimits } from '../../config';
-import { renderPool } from '../../http/render-pool';
+import type { RenderPool } from '../../http/render-pool';
 import type { StorageArea, StorageTarget } from '../../services/storage';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -37,6 +36,12 @@ const pageStart = (title: string) =>
   ].join('\n');
 const PAGE_END = '\n</body></html>\n';
 
+/** How `.md` files become pages: rendered on `pool` up to `maxRenderedBytes`, shown as text above. */
+export interface MarkdownRendering {
+  maxRenderedBytes: number;
+  pool: RenderPool;
+}
+
 /** A page around already rendered markdown. */
 export const markdownPage = (title: string, bodyHtml: string) => `${pageStart(title)}${bodyHtml}${PAGE_END}`;
 
@@ -53,15 +58,15 @@ export async function sendMarkdownPage(
   area: StorageArea,
   file: StorageTarget,
   title: string,
-  limits: MarkdownLimits,
+  markdown: MarkdownRendering,
 ): Promise<void> {
   const size = file.stat?.size ?? 0;
   res.type('html');
   if (req.method === 'HEAD') return void res.end();
-  if (size > limits.maxRenderedBytes) return streamAsText(req, res, area, file, title, limits);
+  if (size > markdown.maxRenderedBytes) return streamAsText(req, res, area, file, title, markdown);
   // Read no more than the size checked, even if the file grew since.
   const source = size === 0 ? Buffer.alloc(0) : await buffer(await area.read(file, { start: 0, end: size - 1 }));
-  const html = await renderPool(limits).render(source);
+  const html = await markdown.pool.render(source);
   res.send(markdownPage(title, html));
 }
 
@@ -71,11 +76,11 @@ async function streamAsText(
   area: StorageArea,
   file: StorageTarget,
   title: string,
-  limits: MarkdownLimits,
+  markdown: MarkdownRendering,
 ): Promise<void> {
   const size = file.stat?.size ?? 0;
   const notice =
-    `<p><strong>This file is ${mib(size)}, larger than the ${mib(limits.maxRenderedBytes)} that are rendered; ` +
+    `<p><strong>This file is ${mib(size)}, larger than the ${mib(markdown.maxRenderedBytes)} that are rendered; ` +
     'it is shown as plain text.</strong></p>\n<pre>';
   const body = await area.read(file);
   try {

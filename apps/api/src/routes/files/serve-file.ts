@@ -1,10 +1,9 @@
 import { extname, basename } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
-import type { MarkdownLimits } from '../../config';
 import { notFound } from '../../domain/errors';
 import type { ByteRange, StorageArea, StorageTarget } from '../../services/storage';
-import { sendMarkdownPage } from './markdown-page';
+import { sendMarkdownPage, type MarkdownRendering } from './markdown-page';
 
 /**
  * Headers of every response that carries user content (workspace files, storage objects): the page is
@@ -37,14 +36,14 @@ function requestedRange(req: Request, res: Response, size: number): ByteRange | 
 /**
  * Serves a resolved file of any storage area: HEAD, ETag/Last-Modified with conditional GET, and one
  * byte range (`206`, `416`), streamed with bounded memory. Never sent as an attachment; the client
- * decides how to show it. With `renderMarkdown` (its limits) a `.md` file is shown as an HTML page.
+ * decides how to show it. With `renderMarkdown` a `.md` file is shown as an HTML page.
  */
 export async function serveFile(
   req: Request,
   res: Response,
   area: StorageArea,
   file: StorageTarget,
-  options: { renderMarkdown: MarkdownLimits | false; rawMarkdown: boolean },
+  options: { renderMarkdown: MarkdownRendering | false; rawMarkdown: boolean },
 ): Promise<void> {
   if (file.stat?.type !== 'file') throw notFound('no such file');
   const { size, modifiedAt } = file.stat;

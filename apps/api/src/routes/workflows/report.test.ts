@@ -1,8 +1,8 @@
 import { markdownPage } from '../files/markdown-page';
-import { renderPool } from '../../http/render-pool';
+import { RenderPool } from '../../http/render-pool';
 
-const renderReportHtml = async (source: string) =>
-  markdownPage('Report', await renderPool({ threads: 1, queue: 4 }).render(Buffer.from(source)));
+const pool = new RenderPool({ threads: 1, queue: 4 });
+const renderReportHtml = async (source: string) => markdownPage('Report', await pool.render(Buffer.from(source)));
 
 describe('report rendering (on a render thread)', () => {
   it('renders markdown to HTML', async () => {

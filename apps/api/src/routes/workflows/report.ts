@@ -36,7 +36,7 @@ export function workflowReportRouter(deps: AppDeps): Router {
     const report = await resolveReport(area);
     if (report === null) throw notFound('the report does not exist yet');
     res.set({ 'Content-Security-Policy': 'sandbox', 'Cache-Control': 'no-store' });
-    if (format === 'html') return sendMarkdownPage(req, res, area, report, 'Report', deps.config.markdown);
+    if (format === 'html') return sendMarkdownPage(req, res, area, report, 'Report', deps.markdown);
     const size = report.stat?.size ?? 0;
     res.type('text/markdown; charset=utf-8').set('Content-Length', String(size));
     if (req.method === 'HEAD' || size === 0) return void res.end();
