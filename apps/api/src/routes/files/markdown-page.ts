@@ -1,7 +1,7 @@
 import { buffer } from 'node:stream/consumers';
-import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import type { RenderPool } from '../../http/render-pool';
+import { streamResponse } from '../../http/stream-response';
 import type { StorageArea, StorageTarget } from '../../services/storage';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -83,19 +83,10 @@ async function streamAsText(
     `<p><strong>This file is ${mib(size)}, larger than the ${mib(markdown.maxRenderedBytes)} that are rendered; ` +
     'it is shown as plain text.</strong></p>\n<pre>';
   const body = await area.read(file);
-  try {
-    await pipeline(
-      body,
-      async function* (chunks: AsyncIterable<Buffer>) {
-        yield Buffer.from(pageStart(title) + notice);
-        for await (const chunk of chunks) yield escapeHtmlBytes(chunk);
-        yield Buffer.from(`</pre>${PAGE_END}`);
-      },
-      res,
-    );
-  } catch (error) {
-    // The status is sent: a failure on the way can only cut the connection.
-    if (!res.destroyed) req.log.warn({ err: error }, 'serving a markdown file failed');
-    res.destroy();
+  async function* page() {
+    yield Buffer.from(pageStart(title) + notice);
+    for await (const chunk of body) yield escapeHtmlBytes(chunk);
+    yield Buffer.from(`</pre>${PAGE_END}`);
   }
+  await streamResponse(req, res, page(), 'serving a markdown file');
 }

@@ -1,7 +1,7 @@
 import { extname, basename } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import { notFound } from '../../domain/errors';
+import { streamResponse } from '../../http/stream-response';
 import type { ByteRange, StorageArea, StorageTarget } from '../../services/storage';
 import { sendMarkdownPage, type MarkdownRendering } from './markdown-page';
 
@@ -61,12 +61,5 @@ export async function serveFile(
   if (range) res.status(206).set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
   res.set('Content-Length', String(range ? range.end - range.start + 1 : size));
   if (req.method === 'HEAD' || size === 0) return void res.end();
-  const body = await area.read(file, range ?? undefined);
-  try {
-    await pipeline(body, res);
-  } catch (error) {
-    // The status is sent: a failure on the way can only cut the connection (a short body, never a wrong one).
-    if (!res.destroyed) req.log.warn({ err: error }, 'serving a file failed');
-    res.destroy();
-  }
+  await streamResponse(req, res, await area.read(file, range ?? undefined), 'serving a file');
 }

@@ -1,4 +1,3 @@
-import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
 import { ReportQuerySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
@@ -6,6 +5,7 @@ import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { DomainError, notFound } from '../../domain/errors';
 import { authorizeWorkflow } from '../../policies/access';
+import { streamResponse } from '../../http/stream-response';
 import type { StorageArea, StorageTarget } from '../../services/storage';
 import { sendMarkdownPage } from '../files/markdown-page';
 
@@ -40,13 +40,7 @@ export function workflowReportRouter(deps: AppDeps): Router {
     const size = report.stat?.size ?? 0;
     res.type('text/markdown; charset=utf-8').set('Content-Length', String(size));
     if (req.method === 'HEAD' || size === 0) return void res.end();
-    try {
-      await pipeline(await area.read(report, { start: 0, end: size - 1 }), res);
-    } catch (error) {
-      // The status is sent: a failure on the way can only cut the connection.
-      if (!res.destroyed) req.log.warn({ err: error }, 'serving the report failed');
-      res.destroy();
-    }
+    await streamResponse(req, res, await area.read(report, { start: 0, end: size - 1 }), 'serving the report');
   });
   return router;
 }
