@@ -56,7 +56,7 @@ export async function authorizeWorkflow(
 /** The rules for a live workflow already loaded with the caller's role in its project; throws 404 or 403. */
 export function checkWorkflowAccess(
   principal: Principal,
-  workflow: Pick<Workflow, 'id' | 'project_id'> & Partial<Pick<Workflow, 'assigned_worker_id'>>,
+  workflow: Pick<Workflow, 'id' | 'project_id' | 'assigned_worker_id'>,
   role: Role | null,
   action: ProjectAction,
 ): void {

@@ -13,6 +13,9 @@ export function presentProject(project: ProjectRow, role: Role | null): Project 
   };
 }
 
+/** What a member row is loaded with for presentMember. */
+export const MEMBER_USER = { user: { select: { login: true, name: true } } } as const;
+
 export function presentMember(member: ProjectMember & { user: Pick<User, 'login' | 'name'> }): Member {
   return {
     user_id: member.user_id,

@@ -12,7 +12,7 @@ import type { Principal } from '../../auth/principal';
 import { inviteeKeysOf } from '../../auth/pending-invitations';
 import { conflict, forbidden, notFound } from '../../domain/errors';
 import { parseInput } from '../../domain/validate';
-import { presentMember } from '../../wire/project';
+import { MEMBER_USER, presentMember } from '../../wire/project';
 import { tokenHash } from './links';
 
 type Client = Db | Prisma.TransactionClient;
@@ -81,7 +81,6 @@ async function dropInvitations(tx: Client, user: Invitee, projectId: string): Pr
 export function invitationsRouter(deps: AppDeps): Router {
   const router = Router();
   const { db } = deps;
-  const withUser = { user: { select: { login: true, name: true } } } as const;
 
   router.get('/invitations', requireAuth, async (req, res) => {
     const rows = await openInvitations(db, inviteeOf(principalOf(req)));
@@ -119,7 +118,7 @@ export function invitationsRouter(deps: AppDeps): Router {
       await dropInvitations(tx, user, link.project_id);
       return tx.projectMember.create({
         data: { project_id: link.project_id, user_id: user.id, role: link.role },
-        include: withUser,
+        include: MEMBER_USER,
       });
     });
     deps.events.publishProject(member.project_id, { change: 'members' });
@@ -138,7 +137,7 @@ export function invitationsRouter(deps: AppDeps): Router {
         where: { project_id_user_id: { project_id: projectId, user_id: user.id } },
         create: { project_id: projectId, user_id: user.id, role: invitation.role },
         update: {},
-        include: withUser,
+        include: MEMBER_USER,
       });
     });
     deps.events.publishProject(projectId, { change: 'members' });

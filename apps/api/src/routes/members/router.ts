@@ -5,7 +5,7 @@ import { principalOf, requireAuth } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { conflict } from '../../domain/errors';
 import { authorizeProject } from '../../policies/access';
-import { presentMember } from '../../wire/project';
+import { MEMBER_USER, presentMember } from '../../wire/project';
 import { changeMember } from './change';
 import { presentInvitations, type InvitationRow } from './pending';
 import { invitationLinksRouter } from './links';
@@ -15,14 +15,13 @@ import { parseInvitee } from '../../auth/pending-invitations';
 export function membersRouter(deps: AppDeps): Router {
   const router = Router();
   const { db } = deps;
-  const withUser = { user: { select: { login: true, name: true } } } as const;
   router.use(invitationLinksRouter(deps));
 
   router.get('/projects/:id/members', requireAuth, async (req, res) => {
     const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.read');
     const members = await db.projectMember.findMany({
       where: { project_id: project.id },
-      include: withUser,
+      include: MEMBER_USER,
       orderBy: [{ created_at: 'asc' }, { user_id: 'asc' }],
     });
     res.json(members.map(presentMember));
@@ -72,7 +71,7 @@ export function membersRouter(deps: AppDeps): Router {
     await changeMember(db, project.id, req.params.userId as string, role);
     const member = await db.projectMember.findUniqueOrThrow({
       where: { project_id_user_id: { project_id: project.id, user_id: req.params.userId as string } },
-      include: withUser,
+      include: MEMBER_USER,
     });
     deps.events.publishProject(project.id, { change: 'members' });
     res.json(presentMember(member));
