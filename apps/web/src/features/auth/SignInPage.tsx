@@ -1,14 +1,14 @@
 import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { queryKeys } from '../../lib/query-keys';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ErrorNote, Loading } from '../../components/Feedback';
-import { devLogin, fetchAuthProvider } from './api';
+import { devLogin } from './api';
+import { useAuthProvider } from './hooks';
 import { switchUser } from './session';
 import { pendingInvitationToken, resumeInvitationAfterSignIn } from '../projects/invitation-link';
 
 /** Sign-in: a user-name form for the dev provider, otherwise a link to the OAuth/SSO provider. */
 export function SignInPage() {
-  const provider = useQuery({ queryKey: queryKeys.authProvider, queryFn: fetchAuthProvider });
+  const provider = useAuthProvider();
   const [invited] = useState(() => pendingInvitationToken() !== null);
   return (
     <main className="sign-in">

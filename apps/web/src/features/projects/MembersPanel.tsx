@@ -8,7 +8,8 @@ import { useCurrentUser } from '../auth/user-context';
 import { changeMemberRole, listMembers, removeMember } from './api';
 import { inviteMember, pendingInvitationsKey } from './members-api';
 import { InvitationLinkForm } from './InvitationLinkForm';
-import { invitedMessage, unusedLoginNote, useAuthProvider } from './invitees';
+import { useAuthProvider } from '../auth/hooks';
+import { invitedMessage, unusedLoginNote } from './invitees';
 import { PendingInvitations } from './PendingInvitations';
 import './members.css';
 

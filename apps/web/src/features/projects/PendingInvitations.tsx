@@ -2,7 +2,8 @@ import { useRef } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ErrorNote } from '../../components/Feedback';
 import { isLinkKey, linkLabel } from './invitation-link';
-import { unusedLoginNote, useAuthProvider } from './invitees';
+import { useAuthProvider } from '../auth/hooks';
+import { unusedLoginNote } from './invitees';
 import { cancelPendingInvitation, listPendingInvitations, pendingInvitationsKey } from './members-api';
 
 /** The project's outstanding invitations and live invitation links (used by nobody yet); an owner cancels one. */

@@ -1,11 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
 import type { AuthProviderKind } from '@svc/protocol';
-import { queryKeys } from '../../lib/query-keys';
-import { fetchAuthProvider } from '../auth/api';
-
-/** The sign-in provider, which decides who an invitation to a login nobody has used reaches. */
-export const useAuthProvider = () =>
-  useQuery({ queryKey: queryKeys.authProvider, queryFn: fetchAuthProvider, staleTime: Infinity });
 
 /** How an invitation names its invitee: `email:`, `oauth2:` and `sso:` keys are identities proven at sign-in. */
 const IDENTITY_PREFIXES = ['email:', 'oauth2:', 'sso:'];
