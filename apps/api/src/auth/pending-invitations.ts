@@ -1,4 +1,5 @@
 import type { User } from '@svc/db';
+import { IDENTITY_INVITEE_KINDS, INVITATION_LINK_PREFIX } from '@svc/protocol';
 import { invalidInput } from '../domain/errors';
 import { foldName } from './names';
 
@@ -14,9 +15,7 @@ import { foldName } from './names';
  */
 export type Invitee = { kind: 'login'; key: string } | { kind: 'identity'; key: string };
 
-const IDENTITY_KINDS = new Set(['oauth2', 'sso', 'email']);
-/** The prefix of invitation links' keys, which no invitation by login or identity takes. */
-export const LINK_PREFIX = 'link:';
+const IDENTITY_KINDS: ReadonlySet<string> = new Set(IDENTITY_INVITEE_KINDS);
 
 export function parseInvitee(raw: string, field = 'body.login'): Invitee {
   const text = raw.trim();
@@ -36,7 +35,8 @@ export function parseInvitee(raw: string, field = 'body.login'): Invitee {
 /** The key an outstanding invitation is listed and cancelled under: parseInvitee's, or a link's `link:<id>`. */
 export function invitationKey(raw: string, field: string): string {
   const text = raw.trim();
-  if (text.toLowerCase().startsWith(LINK_PREFIX)) return LINK_PREFIX + text.slice(LINK_PREFIX.length).toLowerCase();
+  if (text.toLowerCase().startsWith(INVITATION_LINK_PREFIX))
+    return INVITATION_LINK_PREFIX + text.slice(INVITATION_LINK_PREFIX.length).toLowerCase();
   return parseInvitee(text, field).key;
 }
 

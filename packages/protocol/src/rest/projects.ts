@@ -69,6 +69,14 @@ export const PendingInvitationListSchema = z.array(PendingInvitationSchema);
 export const AddMemberResponseSchema = PendingInvitationSchema;
 export type AddMemberResponse = PendingInvitation;
 
+/**
+ * How an invitation names an invitee the server cannot look up, as `<kind>:<value>` in the `login` of
+ * POST /projects/{id}/members and of the pending list: an identity proven at sign-in.
+ */
+export const IDENTITY_INVITEE_KINDS = ['oauth2', 'sso', 'email'] as const;
+/** The prefix under which the pending list names an invitation link (`link:<id>`). */
+export const INVITATION_LINK_PREFIX = 'link:';
+
 /** POST /projects/{id}/invitation-links: a single-use link for whoever the owner hands it to. */
 export const InvitationLinkRequestSchema = z.object({ role: RoleSchema }).strict();
 export type InvitationLinkRequest = z.infer<typeof InvitationLinkRequestSchema>;

@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Router } from 'express';
-import { InvitationLinkRequestSchema, type InvitationLink } from '@svc/protocol';
+import { INVITATION_LINK_PREFIX, InvitationLinkRequestSchema, type InvitationLink } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import { principalOf, requireAuth } from '../../auth/authenticate';
-import { LINK_PREFIX } from '../../auth/pending-invitations';
 import { parseInput } from '../../domain/validate';
 import { authorizeProject } from '../../policies/access';
 import { presentInvitations } from './pending';
@@ -33,7 +32,7 @@ export function invitationLinksRouter(deps: AppDeps): Router {
     const row = await db.pendingInvitation.create({
       data: {
         project_id: project.id,
-        login: `${LINK_PREFIX}${randomBytes(8).toString('hex')}`,
+        login: `${INVITATION_LINK_PREFIX}${randomBytes(8).toString('hex')}`,
         role,
         invited_by: principal.kind === 'user' ? principal.user.id : '',
         token_hash: tokenHash(token),

@@ -4,11 +4,10 @@
  * sessionStorage and out of the address bar (and history), which also carries it across a sign-in at an
  * OAuth or SSO provider: that round trip comes back to the app's root, not to the link.
  */
+import { INVITATION_LINK_PREFIX } from '@svc/protocol';
 
 /** The web app's route that accepts an invitation link. */
 export const INVITE_PATH = '/invite';
-/** The prefix of an invitation link's key in a project's pending invitations (`link:<16 hex>`). */
-export const LINK_KEY_PREFIX = 'link:';
 
 const TOKEN_KEY = 'svc.invitation-link';
 /** Set while the sign-in page is shown for a stashed link: the next load of `/` resumes at INVITE_PATH. */
@@ -31,9 +30,10 @@ export function tokenFromHash(hash: string): string | null {
 }
 
 /** Whether a pending invitation's key names an invitation link. */
-export const isLinkKey = (login: string): boolean => login.startsWith(LINK_KEY_PREFIX);
+export const isLinkKey = (login: string): boolean => login.startsWith(INVITATION_LINK_PREFIX);
 /** The short name an invitation link goes by in the pending list: the first 8 hex digits of its id. */
-export const linkLabel = (login: string): string => login.slice(LINK_KEY_PREFIX.length, LINK_KEY_PREFIX.length + 8);
+export const linkLabel = (login: string): string =>
+  login.slice(INVITATION_LINK_PREFIX.length, INVITATION_LINK_PREFIX.length + 8);
 
 function storage(): Storage | null {
   try {

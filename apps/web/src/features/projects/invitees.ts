@@ -1,8 +1,8 @@
-import type { AuthProviderKind } from '@svc/protocol';
+import { IDENTITY_INVITEE_KINDS, type AuthProviderKind } from '@svc/protocol';
 
 /** How an invitation names its invitee: `email:`, `oauth2:` and `sso:` keys are identities proven at sign-in. */
-const IDENTITY_PREFIXES = ['email:', 'oauth2:', 'sso:'];
-export const isIdentityKey = (login: string): boolean => IDENTITY_PREFIXES.some((prefix) => login.startsWith(prefix));
+export const isIdentityKey = (login: string): boolean =>
+  IDENTITY_INVITEE_KINDS.some((kind) => login.startsWith(`${kind}:`));
 
 /**
  * What an invitation does, in one message per kind of invitee (never per login: whether a login has
