@@ -68,7 +68,7 @@ export async function buildRuntime(
   });
   // Clones or fetches in the background: start-up never waits for the template repository.
   const gitTemplates = options.templates ? null : new GitTemplateCatalog(config.templates, logger);
-  void gitTemplates?.sync();
+  gitTemplates?.syncInBackground();
   const templates = options.templates ?? gitTemplates!;
   const storage = createStorage(config);
   const appLinks = new AppLinks(config);

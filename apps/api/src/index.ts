@@ -44,10 +44,15 @@ async function main(): Promise<void> {
     },
     'svc listening',
   );
-  const stop = async () => {
+  const stop = () => {
     logger.info('shutting down');
-    await running.close();
-    process.exit(0);
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

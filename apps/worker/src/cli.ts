@@ -124,9 +124,15 @@ if (require.main === module) {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
   });
   const io: CliIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), stopSignal };
-  void main(process.argv.slice(2), readWorkerEnv(), io).then((code) => {
-    process.exitCode = code;
-    // Open handles (sockets, timers) must not keep a stopped worker alive.
-    setTimeout(() => process.exit(code), 100).unref();
-  });
+  main(process.argv.slice(2), readWorkerEnv(), io).then(
+    (code) => {
+      process.exitCode = code;
+      // Open handles (sockets, timers) must not keep a stopped worker alive.
+      setTimeout(() => process.exit(code), 100).unref();
+    },
+    (error: unknown) => {
+      process.stderr.write(`svc-worker: internal error: ${errorMessage(error)}\n`);
+      process.exit(EXIT_FATAL);
+    },
+  );
 }

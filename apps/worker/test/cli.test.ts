@@ -94,11 +94,17 @@ describe('svc-worker CLI', () => {
       mkdirSync(path.join(path.dirname(file), 'ws'));
       const listed = async () =>
         (await server.alice.json<Array<Record<string, unknown>>>('/workers')).find((w) => w.name === 'cli-worker');
+      let registrationFailure: unknown = null;
       const exit = await runCli(['--config', file], { TEST_WORKER_TOKEN: server.token }, (stop) => {
-        void eventually(async () => (await listed())?.status === 'online', { what: 'cli-worker to register' }).then(
+        eventually(async () => (await listed())?.status === 'online', { what: 'cli-worker to register' }).then(
           stop,
+          (err: unknown) => {
+            registrationFailure = err;
+            stop();
+          },
         );
       });
+      expect(registrationFailure).toBeNull();
       expect(exit.code).toBe(0);
       expect(await listed()).toMatchObject({ name: 'cli-worker', labels: ['linux'], capacity: 3 });
     });

@@ -68,11 +68,11 @@ export class ManagedProcess {
         resolve(line);
       };
       this.lineListeners.add(listener);
-      void this.exited.then((exit) => {
+      this.exited.then((exit) => {
         if (!this.lineListeners.has(listener)) return;
         done();
         reject(new Error(`${this.name} exited (${JSON.stringify(exit)}) before the awaited line\n${this.tail()}`));
-      });
+      }, reject);
     });
   }
 

@@ -159,7 +159,7 @@ export class PgBus implements ClusterBus {
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;
-      if (!this.flushing) void this.send();
+      if (!this.flushing) this.send().catch((err: unknown) => this.logger.error({ err }, 'cluster bus flush failed'));
     });
   }
 

@@ -41,7 +41,7 @@ export class WorkflowSubscription<C extends EventSubscriber = EventSubscriber> {
     private readonly events: EventStore,
   ) {
     // Other replicas' events of the workflow come here while it is followed; after a bus gap, replay.
-    this.unwatch = events.watchWorkflow(workflowId, () => void this.resync());
+    this.unwatch = events.watchWorkflow(workflowId, () => this.resync());
   }
 
   /** highest seq the client has (or was told it has) */
@@ -60,8 +60,8 @@ export class WorkflowSubscription<C extends EventSubscriber = EventSubscriber> {
   }
 
   /** Events may have been missed (the cluster bus had a gap): replay what is stored after `lastSent`. */
-  private resync(): Promise<void> {
-    return this.catchUp().catch(() => this.client.drop(SUBSCRIPTION_REPLAY_FAILED, 'replay failed'));
+  private resync(): void {
+    this.catchUp().catch(() => this.client.drop(SUBSCRIPTION_REPLAY_FAILED, 'replay failed'));
   }
 
   /** Replays what is stored after `lastSent`, then what arrived meanwhile (caller set catchingUp). */
@@ -100,7 +100,7 @@ export class WorkflowSubscription<C extends EventSubscriber = EventSubscriber> {
       this.client.drop(SUBSCRIPTION_TOO_SLOW, 'client fell too far behind; reconnect with since_seq');
       return;
     }
-    if (!this.catchingUp) void this.resync();
+    if (!this.catchingUp) this.resync();
   }
 
   cancel(): void {

@@ -118,7 +118,8 @@ export class RenderPool {
     if (task) return this.run(thread, task);
     thread.idleTimer = setTimeout(() => {
       this.threads.delete(thread);
-      void thread.worker.terminate();
+      // Out of the pool already: nothing waits for its exit code, and a failed terminate leaves an unref'd thread.
+      thread.worker.terminate().catch(() => undefined);
     }, IDLE_THREAD_MS);
     thread.idleTimer.unref();
   }

@@ -55,9 +55,9 @@ export class WriteLane {
         this.connection = null;
         this.broken = false;
         // A connection whose statement failed is closed rather than reused (it may be in any state).
-        void connection?.then(
+        connection?.then(
           (c) => c.release(broken),
-          () => undefined,
+          () => undefined, // a connection that never opened has nothing to release
         );
       },
     };

@@ -60,6 +60,11 @@ export class GitTemplateCatalog implements TemplateCatalog {
     return this.syncing;
   }
 
+  /** Starts a sync nobody waits for (start-up, a stale list); a failure before git even ran is logged. */
+  syncInBackground(): void {
+    this.sync().catch((error: unknown) => this.logger.error({ err: error }, 'template repository sync failed'));
+  }
+
   /** Resolves once no sync is running, or after `timeoutMs` (shutdown does not hang on a slow server). */
   async idle(timeoutMs = 5_000): Promise<void> {
     if (this.syncing) await Promise.race([this.syncing, delay(timeoutMs, undefined, { ref: false })]);
@@ -99,7 +104,7 @@ export class GitTemplateCatalog implements TemplateCatalog {
 
   private async freshen(): Promise<void> {
     if (!this.config.repoUrl) return;
-    if (!this.syncing && Date.now() - this.lastSyncAt > TEMPLATE_REFRESH_MS) void this.sync();
+    if (!this.syncing && Date.now() - this.lastSyncAt > TEMPLATE_REFRESH_MS) this.syncInBackground();
     if (this.syncing && (await this.branches()).size === 0)
       await Promise.race([this.syncing, delay(FIRST_CLONE_WAIT_MS, undefined, { ref: false })]);
   }

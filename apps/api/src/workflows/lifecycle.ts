@@ -103,8 +103,9 @@ export class WorkflowLifecycle {
     }
     await this.deps.events.append(workflow, [actionEvent('created', actor, workflow.plan_revision)]);
     this.deps.events.publishProject(project.id, { change: 'workflow_created', workflow_id: workflow.id });
-    void this.steer('workflowQueued', workflow.id);
-    void this.steer('generateTitle', workflow.id);
+    // Not awaited: the request is answered even while the dispatcher hangs.
+    for (const action of ['workflowQueued', 'generateTitle'] as const)
+      this.deps.steering[action](workflow.id).catch(this.steeringFailed(action, workflow.id));
     return { workflow, created: true };
   }
 
@@ -306,7 +307,11 @@ export class WorkflowLifecycle {
       if (action === 'answer' || action === 'feedback') await this.deps.steering[action](workflowId, text ?? '');
       else await this.deps.steering[action](workflowId);
     } catch (err) {
-      this.deps.logger.error({ err, workflow_id: workflowId }, `dispatcher.${action} failed`);
+      this.steeringFailed(action, workflowId)(err);
     }
+  }
+
+  private steeringFailed(action: keyof Steering, workflowId: string): (err: unknown) => void {
+    return (err) => this.deps.logger.error({ err, workflow_id: workflowId }, `dispatcher.${action} failed`);
   }
 }

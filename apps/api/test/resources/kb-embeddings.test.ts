@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHashingEmbedder, float32ToBytes } from '@svc/kb';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
@@ -14,24 +14,25 @@ async function startEmbeddingsServer() {
   const embedder = createHashingEmbedder({ dimensions: DIMENSIONS });
   const requests: { path: string; authorization?: string; model: string; input: string[] }[] = [];
   let failing = false;
+  const answer = async (raw: string, req: IncomingMessage, res: ServerResponse) => {
+    const parsed = JSON.parse(raw) as { model: string; input: string[] };
+    requests.push({ path: req.url ?? '', authorization: req.headers.authorization, ...parsed });
+    if (failing) {
+      res.writeHead(500).end('{"error":"down"}');
+      return;
+    }
+    const vectors = await embedder.embed(parsed.input);
+    // answered out of order on purpose: clients must sort by index
+    const data = vectors.map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v) })).reverse();
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ object: 'list', data, model: parsed.model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+  };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
-    req.on('end', async () => {
-      const parsed = JSON.parse(raw) as { model: string; input: string[] };
-      requests.push({ path: req.url ?? '', authorization: req.headers.authorization, ...parsed });
-      if (failing) {
-        res.writeHead(500).end('{"error":"down"}');
-        return;
-      }
-      const vectors = await embedder.embed(parsed.input);
-      // answered out of order on purpose: clients must sort by index
-      const data = vectors.map((v, index) => ({ object: 'embedding', index, embedding: Array.from(v) })).reverse();
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({ object: 'list', data, model: parsed.model, usage: { prompt_tokens: 1, total_tokens: 1 } }),
-        );
+    req.on('end', () => {
+      answer(raw, req, res).catch((err: Error) => res.destroy(err));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -34,7 +34,9 @@ describe('browser socket liveness and worker_status', () => {
     const hub = new BrowserHub(server.deps, { pingIntervalMs: 100 });
     const pingRound = () => jest.advanceTimersByTime(100);
     const http: Server = createServer();
-    http.on('upgrade', (req, socket, head) => void hub.upgrade(req, socket, head));
+    http.on('upgrade', (req, socket, head) => {
+      hub.upgrade(req, socket, head).catch(() => socket.destroy());
+    });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     const url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}/svc/ws`;
     const headers = { cookie, origin: server.deps.config.publicUrl };

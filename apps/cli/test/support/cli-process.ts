@@ -69,10 +69,10 @@ export class CliProcess {
         resolve(line);
       };
       this.listeners.add(listener);
-      void this.exited.then((result) => {
+      this.exited.then((result) => {
         if (!this.listeners.delete(listener)) return;
         reject(new Error(`svc ${this.args.join(' ')} exited ${result.code} first\n${result.stdout}\n${result.stderr}`));
-      });
+      }, reject);
     });
   }
 

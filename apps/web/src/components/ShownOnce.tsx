@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import './ShownOnce.css';
+import { inBackground } from '../lib/background';
 
 /**
  * A secret the server shows this once (a new token, an invitation link): a focused heading, what to do
@@ -59,7 +60,7 @@ export function ShownOnce({
             onFocus={(e) => e.target.select()}
           />
         </label>
-        <button type="button" className="primary" onClick={() => void copy()}>
+        <button type="button" className="primary" onClick={() => inBackground(copy())}>
           Copy {what}
         </button>
         <button type="button" onClick={onDone}>

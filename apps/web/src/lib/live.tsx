@@ -2,6 +2,7 @@ import { createContext, useContext, useEffect, useRef, useState, useSyncExternal
 import { useQueryClient } from '@tanstack/react-query';
 import type { BrowserEvent } from '@svc/protocol';
 import { browserSocketUrl, LiveSocket, type ConnectionState } from './ws';
+import { inBackground } from './background';
 
 /** How often the page reloads what it shows while live updates are not coming in. */
 export const POLL_INTERVAL_MS = 5000;
@@ -50,7 +51,10 @@ function FallbackPolling() {
   const polling = state === 'reconnecting' || state === 'refused';
   useEffect(() => {
     if (!polling) return;
-    const timer = setInterval(() => void queryClient.invalidateQueries({ refetchType: 'active' }), POLL_INTERVAL_MS);
+    const timer = setInterval(
+      () => inBackground(queryClient.invalidateQueries({ refetchType: 'active' })),
+      POLL_INTERVAL_MS,
+    );
     return () => clearInterval(timer);
   }, [polling, queryClient]);
   return null;

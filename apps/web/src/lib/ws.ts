@@ -8,6 +8,7 @@ import {
   type WsErrorInfo,
 } from '@svc/protocol';
 import { SubscriptionBook, type ProjectListener, type WorkflowListener } from './subscription-book';
+import { inBackground } from './background';
 
 export type { ProjectListener, WorkflowListener } from './subscription-book';
 
@@ -156,7 +157,7 @@ export class LiveSocket {
       this.troubled = true;
       this.failuresBeforeOpen = opened ? 0 : this.failuresBeforeOpen + 1;
       this.scheduleReconnect();
-      if (this.failuresBeforeOpen >= REFUSED_AFTER_FAILURES) void this.checkRefused();
+      if (this.failuresBeforeOpen >= REFUSED_AFTER_FAILURES) inBackground(this.checkRefused());
     };
     // An error is always followed by close, which reconnects.
     socket.onerror = () => undefined;

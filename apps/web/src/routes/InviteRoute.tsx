@@ -13,6 +13,7 @@ import {
   tokenFromHash,
 } from '../features/projects/invitation-link';
 import { acceptInvitationLink } from '../features/projects/members-api';
+import { inBackground } from '../lib/background';
 
 /** What the server's refusal of a link means to the person who opened it (null: show the server's message). */
 function refusal(error: unknown): string | null {
@@ -39,7 +40,7 @@ export function InviteRoute() {
     const fromHash = tokenFromHash(hash);
     if (!fromHash) return;
     setToken(fromHash);
-    if (stashInvitationToken(fromHash)) void navigate(INVITE_PATH, { replace: true });
+    if (stashInvitationToken(fromHash)) inBackground(navigate(INVITE_PATH, { replace: true }));
   }, [hash, navigate]);
   // Another link starts afresh (no answer about the previous one is left on screen).
   return <InvitationCard key={token ?? ''} token={token} />;
@@ -65,7 +66,7 @@ function InvitationCard({ token }: { token: string | null }) {
   });
   const dismiss = () => {
     forgetInvitationToken();
-    void navigate('/', { replace: true });
+    inBackground(navigate('/', { replace: true }));
   };
   const refused = refusal(accept.error);
   return (

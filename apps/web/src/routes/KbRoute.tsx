@@ -10,6 +10,7 @@ import { createArticle, listArticles } from '../features/kb/api';
 import { ArticleEditor } from '../features/kb/ArticleEditor';
 import { ArticlePanel } from '../features/kb/ArticlePanel';
 import { KbSearch } from '../features/kb/KbSearch';
+import { inBackground } from '../lib/background';
 
 /** The knowledge base: search, the article list, one article (`?article=`); administrators edit. */
 export function KbRoute() {
@@ -23,7 +24,7 @@ export function KbRoute() {
     mutationFn: createArticle,
     onSuccess: (article) => {
       setCreating(false);
-      void queryClient.invalidateQueries({ queryKey: ['kb'] });
+      inBackground(queryClient.invalidateQueries({ queryKey: ['kb'] }));
       open(article.id);
     },
   });

@@ -5,6 +5,7 @@ import { ErrorNote } from '../../components/Feedback';
 import { useCurrentUser } from '../auth/user-context';
 import { useProjects } from '../projects/hooks';
 import { adminKeys, mintToken, type MintRequest } from './api';
+import { inBackground } from '../../lib/background';
 
 const DAY = 86_400;
 const LIFETIMES = [
@@ -27,7 +28,7 @@ export function MintTokenForm({ onMinted }: { onMinted(token: TokenResponse, nam
   const mint = useMutation({
     mutationFn: (body: MintRequest) => mintToken(body),
     onSuccess: (token, body) => {
-      void queryClient.invalidateQueries({ queryKey: adminKeys.tokensAll });
+      inBackground(queryClient.invalidateQueries({ queryKey: adminKeys.tokensAll }));
       setName('');
       onMinted(token, body.name);
     },

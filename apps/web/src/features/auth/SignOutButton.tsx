@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { logout } from './api';
 import { switchUser } from './session';
+import { inBackground } from '../../lib/background';
 
 export function SignOutButton() {
   const queryClient = useQueryClient();
@@ -10,7 +11,7 @@ export function SignOutButton() {
     mutationFn: logout,
     onSettled: () => {
       switchUser(queryClient, null);
-      navigate('/');
+      inBackground(navigate('/'));
     },
   });
   return (

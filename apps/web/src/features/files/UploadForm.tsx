@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ErrorNote } from '../../components/Feedback';
 import { queryKeys } from '../../lib/query-keys';
 import { uploadFiles } from './api';
+import { inBackground } from '../../lib/background';
 
 /** Uploads files into the folder shown (one multipart request: all of them or none). */
 export function UploadForm({ workflowId, dir }: { workflowId: string; dir: string }) {
@@ -15,7 +16,7 @@ export function UploadForm({ workflowId, dir }: { workflowId: string; dir: strin
     onSuccess: () => {
       setChosen([]);
       if (input.current) input.current.value = '';
-      void queryClient.invalidateQueries({ queryKey: queryKeys.filesAll(workflowId) });
+      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.filesAll(workflowId) }));
     },
   });
   const submit = (event: FormEvent) => {

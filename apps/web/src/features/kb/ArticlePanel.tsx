@@ -9,6 +9,7 @@ import { withoutRepeatedTitle } from './text';
 import './kb.css';
 import { deleteArticle, updateArticle } from './api';
 import { ArticleEditor } from './ArticleEditor';
+import { inBackground } from '../../lib/background';
 
 /** One article; administrators edit or delete it in place. */
 export function ArticlePanel({
@@ -27,14 +28,14 @@ export function ArticlePanel({
     mutationFn: (body: { title: string; content: string }) => updateArticle(article.id, body),
     onSuccess: () => {
       setEditing(false);
-      void refresh();
+      inBackground(refresh());
     },
   });
   const remove = useMutation({
     mutationFn: () => deleteArticle(article.id),
     onSuccess: () => {
       queryClient.setQueryData<KbArticle[]>(queryKeys.kbArticles, (list) => list?.filter((a) => a.id !== article.id));
-      void refresh();
+      inBackground(refresh());
       onDeleted();
     },
   });

@@ -9,6 +9,7 @@ import { formatClock, formatFullTime } from '../log/format-time';
 import { getLlmCallPage } from './api';
 import { LlmCallDetailView } from './LlmCallDetailView';
 import './llm.css';
+import { inBackground } from '../../lib/background';
 
 const UNKNOWN_USAGE = 'unknown: the LLM endpoint reported no usage for this call';
 const COLUMNS = 9;
@@ -167,7 +168,7 @@ export function LlmCallsTable({ workflowId, live }: { workflowId: string; live: 
         </table>
       )}
       {calls.hasNextPage && (
-        <button type="button" onClick={() => void calls.fetchNextPage()} disabled={calls.isFetchingNextPage}>
+        <button type="button" onClick={() => inBackground(calls.fetchNextPage())} disabled={calls.isFetchingNextPage}>
           Load more calls
         </button>
       )}

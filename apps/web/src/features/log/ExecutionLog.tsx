@@ -12,6 +12,7 @@ import { useCommandOutput } from './useCommandOutput';
 import type { RunningCommands } from './running-commands';
 import { useFollow } from './useFollow';
 import './log.css';
+import { inBackground } from '../../lib/background';
 
 export interface ExecutionLogProps {
   workflowId: string;
@@ -164,7 +165,7 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
           </section>
         ))}
         {log.hasNextPage && (
-          <button type="button" onClick={() => void log.fetchNextPage()} disabled={log.isFetchingNextPage}>
+          <button type="button" onClick={() => inBackground(log.fetchNextPage())} disabled={log.isFetchingNextPage}>
             Load more entries
           </button>
         )}

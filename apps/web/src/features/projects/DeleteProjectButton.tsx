@@ -6,6 +6,7 @@ import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorNote } from '../../components/Feedback';
 import { deleteProject } from './api';
 import { nextProjectAfterDelete } from './next-project';
+import { inBackground } from '../../lib/background';
 
 /**
  * Soft-deletes the project, then selects the next one in the list (spec rule 14); focus moves to
@@ -30,7 +31,7 @@ export function DeleteProjectButton({ project }: { project: Project }) {
         forget();
         await navigate('/', { replace: true });
       }
-      void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
+      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.projects }));
     },
   });
   return (

@@ -6,6 +6,7 @@ import { ShownOnce } from '../../components/ShownOnce';
 import { formatTime } from '../../lib/format';
 import { invitationUrl, linkLabel } from './invitation-link';
 import { createInvitationLink, pendingInvitationsKey } from './members-api';
+import { inBackground } from '../../lib/background';
 
 /**
  * Owners make a single-use invitation link, for someone they cannot name by a login or an identity the
@@ -20,7 +21,7 @@ export function InvitationLinkForm({ projectId }: { projectId: string }) {
     mutationFn: (linkRole: Role) => createInvitationLink(projectId, linkRole),
     onSuccess: (answer) => {
       setLink(answer);
-      void queryClient.invalidateQueries({ queryKey: pendingInvitationsKey(projectId) });
+      inBackground(queryClient.invalidateQueries({ queryKey: pendingInvitationsKey(projectId) }));
     },
   });
   const submit = (event: FormEvent) => {

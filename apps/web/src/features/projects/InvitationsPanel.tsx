@@ -2,14 +2,15 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { queryKeys } from '../../lib/query-keys';
 import { ErrorNote } from '../../components/Feedback';
 import { acceptInvitation, declineInvitation, listInvitations } from './api';
+import { inBackground } from '../../lib/background';
 
 /** The signed-in user's pending invitations, each accepted (joins the project) or declined. */
 export function InvitationsPanel() {
   const queryClient = useQueryClient();
   const invitations = useQuery({ queryKey: queryKeys.invitations, queryFn: listInvitations });
   const settled = () => {
-    void queryClient.invalidateQueries({ queryKey: queryKeys.invitations });
-    void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
+    inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.invitations }));
+    inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.projects }));
   };
   const accept = useMutation({ mutationFn: acceptInvitation, onSuccess: settled });
   const decline = useMutation({ mutationFn: declineInvitation, onSuccess: settled });

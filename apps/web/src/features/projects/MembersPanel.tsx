@@ -12,6 +12,7 @@ import { useAuthProvider } from '../auth/hooks';
 import { invitedMessage, unusedLoginNote } from './invitees';
 import { PendingInvitations } from './PendingInvitations';
 import './members.css';
+import { inBackground } from '../../lib/background';
 
 /** Members of a project; owners (and administrators) add, remove and change roles. */
 export function MembersPanel({ project }: { project: Project }) {
@@ -22,8 +23,8 @@ export function MembersPanel({ project }: { project: Project }) {
   // An invitee who accepts (or a change by another owner) shows without reloading.
   useProjectEvents(project.id, (event) => {
     if (!event || hasProjectChange(event, ['members'])) {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.members(project.id) });
-      if (canManage) void queryClient.invalidateQueries({ queryKey: pendingInvitationsKey(project.id) });
+      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.members(project.id) }));
+      if (canManage) inBackground(queryClient.invalidateQueries({ queryKey: pendingInvitationsKey(project.id) }));
     }
   });
   return (

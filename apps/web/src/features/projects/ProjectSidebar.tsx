@@ -8,6 +8,7 @@ import { ErrorNote, Loading } from '../../components/Feedback';
 import { createProject } from './api';
 import { useProjects } from './hooks';
 import { InvitationsPanel } from './InvitationsPanel';
+import { inBackground } from '../../lib/background';
 
 /**
  * The project list (the current one is in the URL) and the form that creates a project. On a phone
@@ -66,9 +67,9 @@ function CreateProjectForm() {
     mutationFn: createProject,
     onSuccess: (project) => {
       queryClient.setQueryData<Project[]>(queryKeys.projects, (list) => [...(list ?? []), project]);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
+      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.projects }));
       setName('');
-      navigate(`/projects/${encodeURIComponent(project.id)}`);
+      inBackground(navigate(`/projects/${encodeURIComponent(project.id)}`));
     },
   });
   const submit = (event: FormEvent) => {

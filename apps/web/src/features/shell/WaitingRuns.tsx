@@ -5,6 +5,7 @@ import { ErrorNote } from '../../components/Feedback';
 import { useProjects } from '../projects/hooks';
 import { turnNotificationsOff, turnNotificationsOn, useNotifyState } from './notifications';
 import { runPath, useWaitingAlerts, useWaitingRefresh, useWaitingRuns, WAITING_WATCHED_PROJECTS } from './waiting';
+import { inBackground } from '../../lib/background';
 
 export const WAITING_PANEL_ID = 'waiting-panel';
 const WAITING_BUTTON_ID = 'waiting-button';
@@ -98,7 +99,7 @@ function NotifyControl() {
       </button>
     </p>
   ) : (
-    <button type="button" className="small" onClick={() => void turnNotificationsOn()}>
+    <button type="button" className="small" onClick={() => inBackground(turnNotificationsOn())}>
       Notify me when a run needs my answer
     </button>
   );

@@ -9,6 +9,7 @@ import { queryKeys } from '../../lib/query-keys';
 import { useProjects } from '../projects/hooks';
 import { getWaiting } from '../workflows/api';
 import { notify } from './notifications';
+import { inBackground } from '../../lib/background';
 
 /** While the socket is closed, and for projects past WAITING_WATCHED_PROJECTS, the count is polled this often. */
 export const WAITING_POLL_MS = 30_000;
@@ -38,7 +39,7 @@ export const affectsWaiting = (event: BrowserEvent | null): boolean =>
 export function useWaitingRefresh(projectId: string): void {
   const queryClient = useQueryClient();
   useProjectEvents(projectId, (event) => {
-    if (affectsWaiting(event)) void queryClient.invalidateQueries({ queryKey: queryKeys.waiting });
+    if (affectsWaiting(event)) inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.waiting }));
   });
 }
 
@@ -59,7 +60,9 @@ export function useWaitingAlerts(): void {
     if (seen.current) {
       for (const run of items) {
         if (seen.current.has(run.id) || window.location.pathname === runPath(run)) continue;
-        notify(notificationTitle(run), notificationBody(run), `svc-waiting-${run.id}`, () => navigate(runPath(run)));
+        notify(notificationTitle(run), notificationBody(run), `svc-waiting-${run.id}`, () =>
+          inBackground(navigate(runPath(run))),
+        );
       }
     }
     seen.current = new Set(items.map((run) => run.id));

@@ -4,6 +4,7 @@ import { useConnectionState, useWorkflowEvents } from '../../lib/live';
 import { queryKeys } from '../../lib/query-keys';
 import { runKeys } from '../run/keys';
 import { initialLiveState, liveReducer, type LiveState } from './live-state';
+import { inBackground } from '../../lib/background';
 
 export interface WorkflowLive {
   live: LiveState;
@@ -25,7 +26,7 @@ export function useWorkflowLive(workflowId: string): WorkflowLive {
   const [confirmedOnce, setConfirmedOnce] = useState(false);
   const received = useRef(0);
   const connection = useConnectionState();
-  const invalidate = (queryKey: readonly unknown[]) => void queryClient.invalidateQueries({ queryKey });
+  const invalidate = (queryKey: readonly unknown[]) => inBackground(queryClient.invalidateQueries({ queryKey }));
   useWorkflowEvents(workflowId, {
     onEvent: (event) => {
       received.current += 1;

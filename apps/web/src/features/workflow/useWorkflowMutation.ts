@@ -5,6 +5,7 @@ import { useArmFocusRescue } from '../run/focus-rescue';
 import type { Workflow } from '@svc/protocol';
 import type { Loaded } from './live-state';
 import { useReceivedSoFar } from './live-context';
+import { inBackground } from '../../lib/background';
 
 /**
  * A workflow action whose answer is the updated workflow, stored as the loaded record. Live events
@@ -22,7 +23,7 @@ export function useWorkflowMutation<T>(workflowId: string, run: (arg: T) => Prom
     onSuccess: (workflow, _arg, context) => {
       const loaded: Loaded<Workflow> = { value: workflow, after: context?.after ?? 0 };
       queryClient.setQueryData(runKeys.record(workflowId), loaded);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.workflows(workflow.project_id) });
+      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.workflows(workflow.project_id) }));
     },
     onSettled: (_data, _error, _arg, context) => context?.settle(),
   });

@@ -6,6 +6,7 @@ import { shorten } from '../../lib/format';
 import { ErrorNote } from '../../components/Feedback';
 import type { CreateWorkflowRequest, Workflow } from '@svc/protocol';
 import { getRun, listTemplates, listWorkers, newIdempotencyKey, startRun } from './api';
+import { inBackground } from '../../lib/background';
 
 export const RERUN_PARAM = 'rerun';
 
@@ -51,8 +52,8 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
   const create = useMutation({
     mutationFn: ({ body, key }: { body: CreateWorkflowRequest; key: string }) => startRun(projectId, body, key),
     onSuccess: (run) => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) });
-      navigate(`/projects/${encodeURIComponent(projectId)}/workflows/${encodeURIComponent(run.id)}`);
+      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) }));
+      inBackground(navigate(`/projects/${encodeURIComponent(projectId)}/workflows/${encodeURIComponent(run.id)}`));
     },
   });
   // a second submit before React re-rendered the disabled button (a fast double click) goes nowhere

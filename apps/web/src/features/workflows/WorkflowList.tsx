@@ -16,6 +16,7 @@ import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { listWorkflows } from './api';
 import { RunFilters } from './RunFilters';
 import { RunItem } from './RunItem';
+import { inBackground } from '../../lib/background';
 
 /**
  * Progress lives in snapshots, which reach only a workflow's own subscribers: while a run is active
@@ -51,9 +52,9 @@ export function WorkflowList({ projectId }: { projectId: string }) {
         : poll,
   });
   useProjectEvents(projectId, (event) => {
-    void queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) });
+    inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) }));
     if (event && hasProjectChange(event, PROJECT_RECORD_CHANGES)) {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
+      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.projects }));
     }
   });
   const setFilter = useCallback(
@@ -98,7 +99,11 @@ export function WorkflowList({ projectId }: { projectId: string }) {
         ))}
       </ul>
       {workflows.hasNextPage && (
-        <button type="button" onClick={() => void workflows.fetchNextPage()} disabled={workflows.isFetchingNextPage}>
+        <button
+          type="button"
+          onClick={() => inBackground(workflows.fetchNextPage())}
+          disabled={workflows.isFetchingNextPage}
+        >
           {workflows.isFetchingNextPage ? 'Loading…' : 'Show older workflows'}
         </button>
       )}
