@@ -1,11 +1,18 @@
 // `pnpm bench`: builds what the benchmarks start, then runs them one after another (never in
-// parallel: each measures a server on this machine). Pass names to run a subset:
-//   pnpm bench [http] [ws] [files] [scale]   (default: all four; files streams 2 GiB, see bench/files;
-//                                            scale: 1, 2 and 3 replicas behind haproxy, see bench/scale)
-// files: BENCH_FILE_SIZE (default 2G) and BENCH_FILE_BACKENDS (default local,s3) choose what it moves where.
+// parallel: each measures a server on this machine). USAGE below says how to choose them.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './lib/server-process.mjs';
+
+const USAGE = `Usage: pnpm bench [http] [ws] [files] [scale]
+
+Builds the server, then runs the chosen benchmarks one after another (default: all four).
+  http    hot REST reads beside a hand-tuned node:http server (bench/api)
+  ws      worker updates stored and fanned out to browsers (bench/ws)
+  files   streams 2 GiB up and down (bench/files); BENCH_FILE_SIZE (default 2G) and
+          BENCH_FILE_BACKENDS (default local,s3) choose what it moves where
+  scale   1, 2 and 3 replicas behind haproxy (bench/scale)
+  -h, --help   show this help`;
 
 const BENCHES = {
   http: ['bench/api/http-load.mjs'],
@@ -18,10 +25,15 @@ const BENCHES = {
   ],
   scale: ['bench/scale/scale.mjs'],
 };
-const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
+const argv = process.argv.slice(2);
+if (argv.includes('--help') || argv.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const chosen = argv.length ? argv : Object.keys(BENCHES);
 const unknown = chosen.filter((name) => !BENCHES[name]);
 if (unknown.length) {
-  console.error(`unknown benchmark(s): ${unknown.join(', ')}; choose from ${Object.keys(BENCHES).join(', ')}`);
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}\n\n${USAGE}`);
   process.exit(2);
 }
 const run = (command, args) => {

@@ -27,10 +27,13 @@ const webAppHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** Serves the built web app with an index.html fallback for its client-side routes, under its CSP. */
+/**
+ * Serves the built web app with an index.html fallback for its client-side routes, under its CSP. A file
+ * missing under /assets/ (Vite's build output, e.g. a page open across a deploy) is a 404, not the index page.
+ */
 export function serveWebApp(app: Express, dir: string | null): void {
   if (!dir || !existsSync(join(dir, 'index.html'))) return;
   app.use(webAppHeaders);
   app.use(express.static(dir, { index: 'index.html', maxAge: '1h' }));
-  app.get(/^\/(?!svc\/).*/, (_req, res) => res.sendFile(join(dir, 'index.html')));
+  app.get(/^\/(?!svc\/|assets\/).*/, (_req, res) => res.sendFile(join(dir, 'index.html')));
 }

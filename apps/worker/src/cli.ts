@@ -29,10 +29,12 @@ export type CliArgs =
   | { kind: 'error'; message: string };
 
 export function parseArgs(argv: readonly string[]): CliArgs {
+  // `pnpm --filter @svc/worker dev -- --config x` (the README) passes its `--` on; the worker takes no operands.
+  const args = argv.filter((arg) => arg !== '--');
   let configPath: string | undefined;
   let check = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
     if (arg === '-h' || arg === '--help') return { kind: 'help' };
     if (arg === '-v' || arg === '--version') return { kind: 'version' };
     if (arg === '--check') {
@@ -40,7 +42,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       continue;
     }
     if (arg === '-c' || arg === '--config') {
-      const value = argv[++i];
+      const value = args[++i];
       if (!value) return { kind: 'error', message: `${arg} needs a file path` };
       configPath = value;
     } else if (arg.startsWith('--config=')) {

@@ -19,8 +19,20 @@ function runCli(
   env: Record<string, string> = {},
   whenRunning?: (stop: () => void) => void,
 ): Promise<Exit> {
+  return run(process.execPath, ['--conditions=development', '--import', 'tsx', CLI, ...args], env, whenRunning);
+}
+
+/** Runs the CLI the README's way from source: `pnpm --filter @svc/worker dev <args>`. */
+const runPnpmDev = (args: string[]) => run('pnpm', ['--silent', '--filter', '@svc/worker', 'dev', ...args]);
+
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+  whenRunning?: (stop: () => void) => void,
+): Promise<Exit> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', CLI, ...args], {
+    const child = spawn(command, args, {
       env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -58,6 +70,17 @@ describe('svc-worker CLI', () => {
     );
     const exit = await runCli(['--config', file]);
     expect(exit).toEqual({ code: 2, stderr: `svc-worker: invalid config ${file}:\n  llm.model: required\n` });
+  });
+
+  it('reads the options after the `--` of `pnpm --filter @svc/worker dev -- --config <file>` (the README)', async () => {
+    const file = writeConfig(
+      'server_url: http://localhost:1\ntoken: x\nllm:\n  base_url: http://localhost:2/v1\n  api_key: k\n',
+    );
+    const exit = await runPnpmDev(['--', '--config', file]);
+    expect(exit).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`svc-worker: invalid config ${file}:\n  llm.model: required\n`),
+    });
   });
 
   it('reads the config path from SVC_WORKER_CONFIG and exits 2 without any', async () => {

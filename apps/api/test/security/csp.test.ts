@@ -52,4 +52,11 @@ describe('the web app Content-Security-Policy', () => {
       'form-action': "'self'",
     });
   });
+
+  it('answers 404 for a missing asset instead of the index page (a script answered with HTML breaks the page)', async () => {
+    const res = await rawRequest(server.url, '/assets/app-from-an-older-build.js');
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).not.toContain('text/html');
+    expect(res.headers['content-security-policy']).toBeDefined();
+  });
 });
