@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startScriptedLlm, type RunningScriptedLlm } from '@svc/scripted-llm';
@@ -359,6 +360,15 @@ describe('LlmClient', () => {
     await expect(client.chat({ ...ask, signal: controller.signal })).rejects.toBeInstanceOf(AbortedError);
     expect(retries).toEqual([{ attempt: 1, delayMs: hour, reason: 'HTTP 503: 503 busy', phase: 'planning' }]);
     expect(llm.requests).toHaveLength(1);
+  });
+
+  it('leaves no listener on the run-long signal after a call (20 calls: no MaxListenersExceededWarning)', async () => {
+    llm.setScript({ rules: [{ repeat_last: true, responses: [{ content: 'hello' }] }] });
+    const run = new AbortController();
+    const { client } = makeClient();
+    // Node warns once an AbortSignal holds more than 10 abort listeners (jest's process hides the warning).
+    for (let call = 0; call < 20; call++) await client.chat({ ...ask, signal: run.signal });
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
   });
 
   it('stops waiting when aborted', async () => {

@@ -12,7 +12,7 @@ import type {
 import type { LlmConfig } from '../config';
 import { backoffDelay } from '@svc/client';
 import { errorMessage, silentLogger, type Logger } from '../util/logger';
-import { AbortedError } from '../util/aborted';
+import { AbortedError, withOwnSignal } from '../util/aborted';
 import { boundDetail } from './call-detail';
 
 /** An LLM call that failed for good (not retryable, or retries used up). */
@@ -267,9 +267,9 @@ export class LlmClient implements ChatModel {
         // Rejects at once when the signal fires; the catch below turns that into AbortedError.
         if (waitMs > 0) await this.wait(waitMs, request.signal);
         started = Date.now();
-        const completion = await this.client.chat.completions.create(this.params(request, sent), {
-          signal: request.signal,
-        });
+        const completion = await withOwnSignal(request.signal, (signal) =>
+          this.client.chat.completions.create(this.params(request, sent), { signal }),
+        );
         const choice = completion.choices[0];
         usage = {
           prompt: completion.usage?.prompt_tokens ?? null,

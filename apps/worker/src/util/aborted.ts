@@ -9,3 +9,24 @@ export class AbortedError extends Error {
     this.name = 'AbortedError';
   }
 }
+
+/**
+ * Runs `work` with a signal of its own that follows `outer`, and takes its listener off `outer` when the
+ * work ends. For a library that adds an abort listener to the signal it is given and never removes it
+ * (openai's client): given the run-long signal, it would add one per call, and Node warns past 10.
+ */
+export async function withOwnSignal<T>(
+  outer: AbortSignal | undefined,
+  work: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
+  if (!outer) return work(undefined);
+  const own = new AbortController();
+  const follow = () => own.abort(outer.reason);
+  if (outer.aborted) follow();
+  else outer.addEventListener('abort', follow, { once: true });
+  try {
+    return await work(own.signal);
+  } finally {
+    outer.removeEventListener('abort', follow);
+  }
+}
