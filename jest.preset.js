@@ -16,7 +16,5 @@ module.exports = {
   testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   // Integration tests start real servers and databases; a loaded 2-core CI machine needs headroom.
   testTimeout: 30_000,
-  // A test that fails half-way can leave a child process's pipe open; the run must still end (CI).
-  forceExit: true,
 };
 module.exports.reporters = ['default', require('node:path').join(__dirname, 'tools/jest-count-reporter.js')];

@@ -1,11 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { UNDER_JEST } from './env';
 
 const MAX_KEPT_CHARS = 200_000;
 const live = new Set<ChildProcess>();
-// A test that dies half-way must not leave servers or workers behind.
+// A test that dies half-way must not leave servers or workers behind (in a plain node process: jest's
+// sandboxed `process` never sees 'exit').
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
+
+/**
+ * Lets a jest run end while the child runs: a test that failed before stopping its server must not keep
+ * jest (CI) waiting forever. Its output still arrives while a test or hook runs (jest's time-out timer
+ * keeps the process up). Not outside jest: a script awaiting only the child's output would end early.
+ */
+function releaseFromEventLoop(child: ChildProcess): void {
+  child.unref();
+  for (const pipe of [child.stdout, child.stderr]) (pipe as Socket | null)?.unref();
+}
 
 export type ProcessExit = { code: number | null; signal: NodeJS.Signals | null };
 
@@ -22,6 +35,7 @@ export class ManagedProcess {
     readonly child: ChildProcess,
   ) {
     live.add(child);
+    if (UNDER_JEST) releaseFromEventLoop(child);
     const keep = (chunk: Buffer) => {
       const text = chunk.toString();
       this.text += text;
