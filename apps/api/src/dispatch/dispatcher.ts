@@ -2,11 +2,11 @@ import type { Logger } from 'pino';
 import type { Db } from '@svc/db';
 import type { AppLinks } from '../apps/app-link';
 import { on, type ClusterBus } from '../cluster/bus';
-import type { IngestListener } from '../ingest/update-ingest';
+import type { WorkflowEngine } from '../engine';
 import type { IngestLock } from '../ingest/ingest-lock';
-import { isUnfinished, unfinishedWhere, type Steering, type WorkflowTransitions } from '../workflows';
+import { isUnfinished, unfinishedWhere, type Steering } from '../workflows';
 import { buildDispatch, DISPATCH_SELECT, pickWorker } from './message';
-import { claim, queuedPage, QUEUE_PAGE, takeBack, unclaim, type AssignmentCache, type QueueDeps } from './queue';
+import { queuedPage, QUEUE_PAGE, takeBack, unclaim, type QueueDeps } from './queue';
 import type { WorkerRegistry } from './registry';
 import {
   clearIntent,
@@ -29,9 +29,8 @@ export interface LiveDispatcherDeps {
   logger: Logger;
   registry: WorkerRegistry;
   lock: IngestLock;
-  transitions: WorkflowTransitions;
-  /** the update ingest's cache of who holds what */
-  assignments: AssignmentCache;
+  /** claims and hand-backs; its announcements of released runs wake this dispatcher */
+  engine: WorkflowEngine;
   /** the other API replicas (wake-ups, steering, title jobs) */
   bus: ClusterBus;
 }
@@ -49,7 +48,7 @@ const DELIVERY_SELECT = {
  * the workflow row first (steering-store.ts), then delivered by whichever replica holds the worker's
  * socket: every replica is told over the cluster bus. Methods return once the request is recorded.
  */
-export class LiveDispatcher implements Steering, IngestListener {
+export class LiveDispatcher implements Steering {
   private running: Promise<void> | null = null;
   private again = false;
   private closed = false;
@@ -57,13 +56,16 @@ export class LiveDispatcher implements Steering, IngestListener {
   private readonly stops: (() => void)[];
 
   constructor(private readonly deps: LiveDispatcherDeps) {
-    this.queue = { db: deps.db, lock: deps.lock, transitions: deps.transitions, assignments: deps.assignments };
+    this.queue = { engine: deps.engine, lock: deps.lock };
     const background = (what: string, work: Promise<void>) =>
       void work.catch((err: unknown) => deps.logger.error({ err }, `${what} failed`));
     this.stops = [
       on(deps.bus, 'wake', () => this.kick()),
       on(deps.bus, 'title', (m) => background('title job', this.titleJob(m.workflow_id))),
       on(deps.bus, 'steer', (m) => background('steering delivery', this.deliver(m.workflow_id))),
+      deps.engine.on('transitioned', ({ workflow, released }) => {
+        if (released) this.released(released.by, workflow.id, released.finished);
+      }),
     ];
   }
 
@@ -112,7 +114,7 @@ export class LiveDispatcher implements Steering, IngestListener {
   }
 
   /** The workflow stopped being this worker's (finished or paused): it no longer holds it. */
-  released(workerId: string, workflowId: string, finished: boolean): void {
+  private released(workerId: string, workflowId: string, finished: boolean): void {
     this.deps.registry.release(workerId, workflowId);
     if (finished) {
       this.inBackground('clearing steering', clearSteering(this.deps.db, workflowId, true));
@@ -280,7 +282,7 @@ export class LiveDispatcher implements Steering, IngestListener {
   }
 
   private async claim(workflowId: string, target: WorkerSession): Promise<boolean> {
-    if (!(await claim(this.deps.db, workflowId, target.workerId))) return false;
+    if (!(await this.deps.engine.claim(workflowId, target.workerId))) return false;
     // The connection may have closed while the claim was in flight; its loss hand-back ran already.
     if (this.deps.registry.get(target.workerId) === target) return true;
     await this.unclaim(workflowId, target.workerId);

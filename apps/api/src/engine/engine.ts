@@ -1,0 +1,254 @@
+import type { Db, Prisma, Workflow } from '@svc/db';
+import type { WorkflowStatus } from '@svc/protocol';
+import type { EventStore, NewEvent, RawClient, TableRows, WorkflowRef } from '../events';
+import { EngineBus, type EngineEvents } from './bus';
+import { decide, isFinished, UNFINISHED, type Decision, type RunEvent } from './state-machine';
+import { reportableFrom, type RunChanges } from './worker-updates';
+
+/** What `apply` did: committed (the row afterwards), refused by the table, or the run is gone. */
+export type Applied =
+  | { kind: 'applied'; current: Workflow }
+  | { kind: 'refused'; reason: string; current: Workflow }
+  | { kind: 'gone' };
+
+/** What a REST action adds to its transition: its `workflow_action` event, and whether the plan revision goes up. */
+export interface ActionParts {
+  /** built with the plan revision as the transition leaves it */
+  action?: (revision: number) => NewEvent;
+  revisePlan?: boolean;
+  /** other columns written with the status (e.g. the soft delete's `deleted_at`) */
+  columns?: Prisma.WorkflowUpdateManyMutationInput;
+}
+
+/** One batch of worker updates: each run's changes, the rows of every kind, when it happened. */
+export interface WorkerBatch {
+  runs: RunChanges[];
+  tables: TableRows[];
+  at: Date;
+  /** what plain progress batches are written through (a PostgreSQL lane); the database by default */
+  client?: RawClient;
+}
+
+/** Two racing writers: a transition retries from what the winner left at most this often. */
+const MAX_RACES = 5;
+
+/**
+ * The only writer of a run's state: status, question and error, assignment, plan revision, title grant
+ * ends. Every change is decided by the table (state-machine.ts) and commits its columns and its events in
+ * one transaction; after the commit it is announced on `bus`, where browser fan-out, dispatcher wake-ups
+ * and cache invalidation (on every replica) listen.
+ */
+export class WorkflowEngine {
+  readonly bus: EngineBus;
+
+  constructor(private readonly deps: { db: Db; events: EventStore; bus?: EngineBus }) {
+    this.bus = deps.bus ?? new EngineBus();
+  }
+
+  on<K extends keyof EngineEvents>(event: K, listener: (payload: EngineEvents[K]) => void): () => void {
+    return this.bus.on(event, listener);
+  }
+
+  /**
+   * Applies a user's or the server's event to a live run: the table decides from the stored status, and
+   * the write is conditional on that status, so a racing change makes it decide again from the new one.
+   */
+  async apply(ref: WorkflowRef, event: RunEvent, parts: ActionParts = {}): Promise<Applied> {
+    for (let race = 0; ; race++) {
+      const current = await this.deps.db.workflow.findFirst({ where: { id: ref.id, deleted_at: null } });
+      if (!current) return { kind: 'gone' };
+      const decision = decide(current.status as WorkflowStatus, event);
+      if (decision.kind === 'refuse') return { kind: 'refused', reason: decision.reason, current };
+      const after = await this.commit(current, event, decision, parts);
+      if (after) return { kind: 'applied', current: after };
+      if (race >= MAX_RACES) return { kind: 'refused', reason: 'the workflow changed meanwhile', current };
+    }
+  }
+
+  /** The status, its columns and the events in one transaction; null when the status changed meanwhile. */
+  private async commit(
+    seen: Workflow,
+    event: RunEvent,
+    decision: Exclude<Decision, { kind: 'refuse' }>,
+    parts: ActionParts,
+  ): Promise<Workflow | null> {
+    let after: Workflow | null = null;
+    const stored = await this.deps.events.appendWith(
+      async (tx) => {
+        const { count } = await tx!.workflow.updateMany({
+          where: { id: seen.id, deleted_at: null, status: seen.status },
+          data: { ...statusColumns(decision, new Date()), ...parts.columns, ...revision(parts) },
+        });
+        if (count === 0) return { groups: [] };
+        after = await tx!.workflow.findUniqueOrThrow({ where: { id: seen.id } });
+        const events = [...statusEvents(decision), ...(parts.action ? [parts.action(after.plan_revision)] : [])];
+        return { groups: [{ workflow: seen, events }] };
+      },
+      { interactive: true, publish: false },
+    );
+    if (!after) return null;
+    const status = decision.kind === 'move' ? decision.to : null;
+    this.announce({ workflow: seen, cause: event.type, status, publish: stored, listChanged: status !== null });
+    return after;
+  }
+
+  /**
+   * A lost worker's unfinished runs (or just `only`) go back to the queue: `pending`, or still
+   * `waiting_user` so the user can answer before another worker resumes it. Each run moves in its own
+   * transaction with its event, conditional on its status and holder, so when several replicas sweep the
+   * same worker each run is taken back once. The caller holds the ingest lock. Returns the ids moved.
+   */
+  async leaseExpired(workerId: string, only: readonly string[] | undefined): Promise<string[]> {
+    const rows = await this.deps.db.workflow.findMany({
+      where: {
+        assigned_worker_id: workerId,
+        status: { in: [...UNFINISHED] },
+        deleted_at: null,
+        ...(only ? { id: { in: [...only] } } : {}),
+      },
+      select: { id: true, project_id: true, status: true },
+    });
+    const moved: string[] = [];
+    for (const row of rows) if (await this.requeue(row, workerId)) moved.push(row.id);
+    return moved;
+  }
+
+  private async requeue(row: WorkflowRef & { status: string }, workerId: string): Promise<boolean> {
+    const decision = decide(row.status as WorkflowStatus, { type: 'lease_expired' });
+    if (decision.kind === 'refuse') return false;
+    let moved = false;
+    const stored = await this.deps.events.appendWith(
+      async (tx) => {
+        const { count } = await tx!.workflow.updateMany({
+          where: { id: row.id, assigned_worker_id: workerId, deleted_at: null, status: row.status },
+          data: { assigned_worker_id: null, ...statusColumns(decision, new Date()) },
+        });
+        moved = count === 1;
+        return { groups: moved ? [{ workflow: row, events: statusEvents(decision) }] : [] };
+      },
+      { interactive: true, publish: false },
+    );
+    if (!moved) return false;
+    const status = decision.kind === 'move' ? decision.to : null;
+    this.announce({ workflow: row, cause: 'lease_expired', status, publish: stored, listChanged: status !== null });
+    return true;
+  }
+
+  /** Gives a queued run to a worker; false when someone else got it first (or it left the queue). */
+  async claim(workflowId: string, workerId: string): Promise<boolean> {
+    const { count } = await this.deps.db.workflow.updateMany({
+      where: {
+        id: workflowId,
+        assigned_worker_id: null,
+        status: { in: [...UNFINISHED] },
+        deleted_at: null,
+        timers: { none: { status: 'pending' } },
+      },
+      data: { assigned_worker_id: workerId },
+    });
+    return count === 1;
+  }
+
+  /** Takes a claim back (the dispatch could not be sent). The caller holds the ingest lock. */
+  async unclaim(workflowId: string, workerId: string): Promise<void> {
+    await this.deps.db.workflow.updateMany({
+      where: { id: workflowId, assigned_worker_id: workerId },
+      data: { assigned_worker_id: null },
+    });
+    this.bus.emit('stale', { workflowIds: [workflowId] });
+  }
+
+  /**
+   * Commits a batch of worker updates: each run's reported status (only while the table still admits it
+   * from the stored status; otherwise the report is recorded, not applied) and other columns, the counters,
+   * the rows of every kind and the events, atomically. Plain progress batches need no interactive
+   * transaction (one statement on PostgreSQL). The events are published with the commit; the changes
+   * are announced after it.
+   */
+  async applyWorkerUpdates(batch: WorkerBatch): Promise<void> {
+    const runs = batch.runs.filter((r) => r.maxSeq > 0);
+    const plain = runs.every((r) => !r.statusPatch && Object.keys(r.patch).length === 0);
+    await this.deps.events.appendWith(
+      async (tx) => {
+        for (const run of tx ? runs : []) await this.writeColumns(tx!, run, batch.at);
+        return {
+          groups: runs.map((r) => ({ workflow: r.row, events: r.events, maxUpdateSeq: r.maxSeq })),
+          tables: batch.tables,
+          at: batch.at,
+        };
+      },
+      { interactive: !plain, client: batch.client },
+    );
+    for (const run of runs) this.announceWorkerChanges(run);
+  }
+
+  private async writeColumns(tx: Prisma.TransactionClient, run: RunChanges, at: Date): Promise<void> {
+    if (run.statusPatch && !(await this.writeReportedStatus(tx, run.row.id, run.statusPatch, at))) run.statusRefused();
+    if (Object.keys(run.patch).length > 0)
+      await tx.workflow.update({ where: { id: run.row.id }, data: run.patch, select: { id: true } });
+  }
+
+  private async writeReportedStatus(
+    tx: Prisma.TransactionClient,
+    workflowId: string,
+    patch: NonNullable<RunChanges['statusPatch']>,
+    at: Date,
+  ): Promise<boolean> {
+    const from = reportableFrom(patch.status, patch.question as string | null);
+    const { count } = await tx.workflow.updateMany({
+      where: { id: workflowId, deleted_at: null, status: { in: from } },
+      data: { ...patch, finished_at: isFinished(patch.status) ? at : null },
+    });
+    if (count === 1 && patch.status !== 'pending') {
+      // The first time a worker reports it working (or finished): started_at is kept after that.
+      await tx.workflow.updateMany({ where: { id: workflowId, started_at: null }, data: { started_at: at } });
+    }
+    return count === 1;
+  }
+
+  private announceWorkerChanges(run: RunChanges): void {
+    const holderChanged = run.statusPatch !== null || run.released !== null || run.titleStored;
+    if (holderChanged) this.bus.emit('stale', { workflowIds: [run.row.id] });
+    if (!run.listChanged && !run.released) return;
+    this.bus.emit('transitioned', {
+      workflow: run.row,
+      cause: run.statusPatch ? 'worker_reported' : 'title_reported',
+      status: run.statusPatch?.status ?? null,
+      publish: [],
+      listChanged: run.listChanged,
+      ...(run.released &&
+        run.releasedBy && { released: { by: run.releasedBy, finished: run.released === 'finished' } }),
+    });
+  }
+
+  private announce(change: EngineEvents['transitioned']): void {
+    this.bus.emit('stale', { workflowIds: [change.workflow.id] });
+    this.bus.emit('transitioned', change);
+  }
+}
+
+/** The columns a decision writes: the status, its cleared columns, and the finish time. */
+function statusColumns(
+  decision: Exclude<Decision, { kind: 'refuse' }>,
+  at: Date,
+): Prisma.WorkflowUpdateManyMutationInput {
+  if (decision.kind === 'stay') return {};
+  const columns: Prisma.WorkflowUpdateManyMutationInput = {
+    status: decision.to,
+    // A final status stamps finished_at; leaving one (retry, feedback) clears it.
+    finished_at: isFinished(decision.to) ? at : null,
+  };
+  for (const column of decision.clears) columns[column] = null;
+  return columns;
+}
+
+/** The `workflow_status` event of a move: the status and the columns it cleared. */
+function statusEvents(decision: Exclude<Decision, { kind: 'refuse' }>): NewEvent[] {
+  if (decision.kind === 'stay') return [];
+  const data: Record<string, unknown> = { status: decision.to };
+  for (const column of decision.clears) data[column] = null;
+  return [{ type: 'workflow_status', data }];
+}
+
+const revision = (parts: ActionParts): Prisma.WorkflowUpdateManyMutationInput =>
+  parts.revisePlan ? { plan_revision: { increment: 1 } } : {};
