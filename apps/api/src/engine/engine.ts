@@ -69,19 +69,22 @@ export class WorkflowEngine {
   private async commit(
     seen: Workflow,
     event: RunEvent,
-    decision: Exclude<Decision, { kind: 'refuse' }>,
+    decision: Applicable,
     parts: ActionParts,
   ): Promise<Workflow | null> {
     let after: Workflow | null = null;
     const stored = await this.deps.events.appendWith(
       async (tx) => {
-        const { count } = await tx!.workflow.updateMany({
-          where: { id: seen.id, deleted_at: null, status: seen.status },
-          data: { ...statusColumns(decision, new Date()), ...parts.columns, ...revision(parts) },
-        });
+        const where = { id: seen.id, deleted_at: null, status: seen.status };
+        const data = { ...statusColumns(decision, new Date()), ...parts.columns, ...revision(parts) };
+        // A transition that writes no column still needs the status it was decided from.
+        const count =
+          Object.keys(data).length > 0
+            ? (await tx!.workflow.updateMany({ where, data })).count
+            : await tx!.workflow.count({ where });
         if (count === 0) return { groups: [] };
         after = await tx!.workflow.findUniqueOrThrow({ where: { id: seen.id } });
-        const events = [...statusEvents(decision), ...(parts.action ? [parts.action(after.plan_revision)] : [])];
+        const { events } = transitionParts(decision, parts.action, after.plan_revision, new Date());
         return { groups: [{ workflow: seen, events }] };
       },
       { interactive: true, publish: false },
@@ -227,11 +230,26 @@ export class WorkflowEngine {
   }
 }
 
-/** The columns a decision writes: the status, its cleared columns, and the finish time. */
-function statusColumns(
-  decision: Exclude<Decision, { kind: 'refuse' }>,
+type Applicable = Exclude<Decision, { kind: 'refuse' }>;
+
+/**
+ * What an applied decision writes: its columns, and its events (a move's `workflow_status` event, then
+ * the action's event built with the plan revision the transition leaves).
+ */
+export function transitionParts(
+  decision: Applicable,
+  action: ((revision: number) => NewEvent) | undefined,
+  revision: number,
   at: Date,
-): Prisma.WorkflowUpdateManyMutationInput {
+): { columns: Prisma.WorkflowUpdateManyMutationInput; events: NewEvent[] } {
+  return {
+    columns: statusColumns(decision, at),
+    events: [...statusEvents(decision), ...(action ? [action(revision)] : [])],
+  };
+}
+
+/** The columns a decision writes: the status, its cleared columns, and the finish time. */
+function statusColumns(decision: Applicable, at: Date): Prisma.WorkflowUpdateManyMutationInput {
   if (decision.kind === 'stay') return {};
   const columns: Prisma.WorkflowUpdateManyMutationInput = {
     status: decision.to,
@@ -243,7 +261,7 @@ function statusColumns(
 }
 
 /** The `workflow_status` event of a move: the status and the columns it cleared. */
-function statusEvents(decision: Exclude<Decision, { kind: 'refuse' }>): NewEvent[] {
+function statusEvents(decision: Applicable): NewEvent[] {
   if (decision.kind === 'stay') return [];
   const data: Record<string, unknown> = { status: decision.to };
   for (const column of decision.clears) data[column] = null;
