@@ -210,8 +210,8 @@ export class WorkflowEngine {
   }
 
   private announceWorkerChanges(run: RunChanges): void {
-    const holderChanged = run.statusPatch !== null || run.released !== null || run.titleStored;
-    if (holderChanged) this.bus.emit('stale', { workflowIds: [run.row.id] });
+    if (run.statusPatch !== null || run.released !== null || run.titleStored)
+      this.bus.emit('stale', { workflowIds: [run.row.id] });
     if (!run.listChanged && !run.released) return;
     this.bus.emit('transitioned', {
       workflow: run.row,
@@ -219,8 +219,7 @@ export class WorkflowEngine {
       status: run.statusPatch?.status ?? null,
       publish: [],
       listChanged: run.listChanged,
-      ...(run.released &&
-        run.releasedBy && { released: { by: run.releasedBy, finished: run.released === 'finished' } }),
+      ...releasedBy(run),
     });
   }
 
@@ -246,6 +245,12 @@ export function transitionParts(
     columns: statusColumns(decision, at),
     events: [...statusEvents(decision), ...(action ? [action(revision)] : [])],
   };
+}
+
+/** Who stopped holding the run with a worker batch (the dispatcher gives the worker room again). */
+function releasedBy(run: RunChanges): Pick<EngineEvents['transitioned'], 'released'> {
+  if (!run.released || !run.releasedBy) return {};
+  return { released: { by: run.releasedBy, finished: run.released === 'finished' } };
 }
 
 /** The columns a decision writes: the status, its cleared columns, and the finish time. */

@@ -132,8 +132,24 @@ function planSnapshot({ plan, rows, update, now, base }: UpdateContext<'snapshot
       return { error: { code: 'invalid_input', message: `update ${update.seq}: ${error.message}` } };
     throw error;
   }
-  const data = update.data;
-  rows.snapshots.push({
+  rows.snapshots.push(snapshotRow(update.data, base, now));
+  const previous = plan.snapshot ?? plan.knownSnapshot;
+  if (previous && previous.seq >= update.seq) return {};
+  plan.snapshot = { seq: update.seq, steps };
+  return {
+    derived: diffSteps(previous?.steps ?? [], steps).map((change) => ({
+      type: 'plan_step_status',
+      data: { index: change.index, title: change.title, status: change.to },
+    })),
+  };
+}
+
+function snapshotRow(
+  data: Extract<UpdateMessage, { kind: 'snapshot' }>['data'],
+  base: { workflow_id: string; seq: number },
+  now: Date,
+): Prisma.AgentStateSnapshotCreateManyInput {
+  return {
     id: timeOrderedId(),
     ...base,
     phase: data.phase,
@@ -143,15 +159,6 @@ function planSnapshot({ plan, rows, update, now, base }: UpdateContext<'snapshot
     memo: data.memo,
     pending_question: data.pending_question ?? null,
     created_at: now,
-  });
-  const previous = plan.snapshot ?? plan.knownSnapshot;
-  if (previous && previous.seq >= update.seq) return {};
-  plan.snapshot = { seq: update.seq, steps };
-  return {
-    derived: diffSteps(previous?.steps ?? [], steps).map((change) => ({
-      type: 'plan_step_status',
-      data: { index: change.index, title: change.title, status: change.to },
-    })),
   };
 }
 

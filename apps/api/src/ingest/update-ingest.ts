@@ -164,33 +164,8 @@ export class UpdateIngest {
   }
 
   private async commit(batch: Pending[], client: RawClient | undefined): Promise<void> {
-    const ids = [...new Set(batch.map((p) => p.update.workflow_id))];
-    // A worker's title job may store its LLM calls and title for a workflow it does not run.
-    const mayWrite = (item: Pending, row: IngestWorkflow | undefined) =>
-      row !== undefined &&
-      (row.assigned_worker_id === item.workerId || mayStoreForTitle(row, item.workerId, item.update));
-    const byId = await this.workflows.load(ids);
-    // A cached row that says no (not yours, or a status the table refuses) is checked against the
-    // database before anything is refused.
-    const doubtful = new Set(
-      batch
-        .filter((item) => {
-          const row = byId.get(item.update.workflow_id);
-          return !mayWrite(item, row) || refusesStatus(item.update, row!);
-        })
-        .map((item) => item.update.workflow_id),
-    );
-    if (doubtful.size > 0) for (const [id, row] of await this.workflows.load([...doubtful], true)) byId.set(id, row);
     const outcomes = new Map<Pending, IngestOutcome>();
-    const owned: Pending[] = [];
-    for (const item of batch) {
-      const { workflow_id: id, seq } = item.update;
-      const row = byId.get(id);
-      if (!row) outcomes.set(item, refused('not_found', `update ${seq}: no workflow ${id}`));
-      else if (!mayWrite(item, row))
-        outcomes.set(item, refused('forbidden', `update ${seq}: workflow ${id} is not assigned to this worker`));
-      else owned.push(item);
-    }
+    const { byId, owned } = await this.owned(batch, outcomes);
     const stored = await this.storedKeys(owned, byId);
     const plans = new Map<string, WorkflowPlan>();
     const planned = emptyRows();
@@ -224,6 +199,34 @@ export class UpdateIngest {
       });
     this.afterCommit(plans);
     for (const item of batch) item.resolve(outcomes.get(item)!);
+  }
+
+  /**
+   * The batch's rows, and its updates whose worker may write them (the others get their refusal). A
+   * cached row that says no (not yours, or a status the table refuses) is checked against the database
+   * before anything is refused.
+   */
+  private async owned(batch: Pending[], outcomes: Map<Pending, IngestOutcome>) {
+    const byId = await this.workflows.load([...new Set(batch.map((p) => p.update.workflow_id))]);
+    const doubtful = new Set(
+      batch
+        .filter((item) => {
+          const row = byId.get(item.update.workflow_id);
+          return !mayWrite(item, row) || refusesStatus(item.update, row!);
+        })
+        .map((item) => item.update.workflow_id),
+    );
+    if (doubtful.size > 0) for (const [id, row] of await this.workflows.load([...doubtful], true)) byId.set(id, row);
+    const owned: Pending[] = [];
+    for (const item of batch) {
+      const { workflow_id: id, seq } = item.update;
+      const row = byId.get(id);
+      if (!row) outcomes.set(item, refused('not_found', `update ${seq}: no workflow ${id}`));
+      else if (!mayWrite(item, row))
+        outcomes.set(item, refused('forbidden', `update ${seq}: workflow ${id} is not assigned to this worker`));
+      else owned.push(item);
+    }
+    return { byId, owned };
   }
 
   /**
@@ -271,6 +274,13 @@ export class UpdateIngest {
       else if (plan.snapshot) this.snapshots.set(plan.row.id, plan.snapshot);
     }
   }
+}
+
+/** The worker holds the workflow; or its title job may store its LLM calls and title for one it does not run. */
+function mayWrite(item: Pending, row: IngestWorkflow | undefined): boolean {
+  return (
+    row !== undefined && (row.assigned_worker_id === item.workerId || mayStoreForTitle(row, item.workerId, item.update))
+  );
 }
 
 /** A status report the table refuses from the row's status (the row may be stale: it is read again first). */
