@@ -243,6 +243,31 @@ describe.each(TEST_PROVIDERS)('worker updates on %s', (provider) => {
     worker.close();
   });
 
+  it('refuses a status the run state machine does not declare, stores nothing of it, and goes on after it', async () => {
+    const { worker, workflowId: id } = await started('undeclared');
+    const { db } = server.deps;
+    expect((await worker.store(id, 1, { kind: 'status', data: { status: 'running' } })).type).toBe('ack');
+    for (const [seq, data] of [
+      [2, { status: 'cancelled' }],
+      [3, { status: 'waiting_user' }],
+    ] as const) {
+      expect(await worker.store(id, seq, { kind: 'status', data })).toMatchObject({
+        type: 'error',
+        error: { code: 'conflict', message: expect.stringMatching(new RegExp(`^update ${seq}: .*status is running`)) },
+      });
+    }
+    expect(await db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      status: 'running',
+      last_update_seq: 1,
+    });
+    expect(await db.workerUpdate.count({ where: { workflow_id: id } })).toBe(1);
+    expect(await db.event.count({ where: { workflow_id: id, type: 'workflow_status' } })).toBe(1);
+    // A declared report after the refused ones is stored as usual.
+    expect((await worker.store(id, 4, { kind: 'status', data: { status: 'completed' } })).type).toBe('ack');
+    expect((await db.workflow.findUniqueOrThrow({ where: { id } })).status).toBe('completed');
+    worker.close();
+  });
+
   it('refuses updates for a workflow the worker was not given, and invalid snapshots, without storing or acking', async () => {
     const { worker, workflowId: id } = await started('owner');
     const stranger = await TestWorker.start(server, token, 'stranger');
