@@ -8,19 +8,11 @@ import { isUnfinished, unfinishedWhere, type Steering } from '../workflows';
 import { buildDispatch, DISPATCH_SELECT, pickWorker } from './message';
 import { queuedPage, QUEUE_PAGE, takeBack, unclaim, type QueueDeps } from './queue';
 import type { WorkerRegistry } from './registry';
-import {
-  clearIntent,
-  clearSteering,
-  grantTitle,
-  intentOf,
-  recordIntent,
-  STEERING_SELECT,
-  type Intent,
-} from './steering-store';
+import { intentOf, STEERING_SELECT, type Intent } from '../engine/intents';
 import { activeCounts } from './worker-list';
 import type { WorkerSession } from './worker-session';
 
-export { TITLE_SEQ_BLOCK } from './steering-store';
+export { TITLE_SEQ_BLOCK } from '../engine/intents';
 
 export interface LiveDispatcherDeps {
   db: Db;
@@ -45,7 +37,7 @@ const DELIVERY_SELECT = {
 /**
  * Hands workflows to the workers connected to this replica (the queue itself is the database:
  * queue.ts), steers the ones they run, and takes work back from lost workers. Steering is written to
- * the workflow row first (steering-store.ts), then delivered by whichever replica holds the worker's
+ * the workflow row first (through the engine: engine/intents.ts), then delivered by whichever replica holds the worker's
  * socket: every replica is told over the cluster bus. Methods return once the request is recorded.
  */
 export class LiveDispatcher implements Steering {
@@ -102,22 +94,21 @@ export class LiveDispatcher implements Steering {
 
   /** The status is cancelled already: the replica holding the assignee's socket tells it to stop. */
   async cancel(workflowId: string): Promise<void> {
-    await clearSteering(this.deps.db, workflowId);
+    await this.deps.engine.clearSteering(workflowId);
     this.deps.bus.publish({ type: 'steer', workflow_id: workflowId });
     await this.deliver(workflowId);
   }
 
   /** A timer fired (on any replica): the next hand-out resumes the workflow with the timer's reason. */
   async timerFired(workflowId: string, reason: string): Promise<void> {
-    await recordIntent(this.deps.db, workflowId, { action: 'resume', message: reason }, true);
-    this.wakeAll();
+    if (await this.deps.engine.timerFired(workflowId, reason)) this.wakeAll();
   }
 
   /** The workflow stopped being this worker's (finished or paused): it no longer holds it. */
   private released(workerId: string, workflowId: string, finished: boolean): void {
     this.deps.registry.release(workerId, workflowId);
     if (finished) {
-      this.inBackground('clearing steering', clearSteering(this.deps.db, workflowId, true));
+      this.inBackground('clearing steering', this.deps.engine.clearSteering(workflowId, true));
       this.kick(); // only this replica's worker has room now
     } else this.wakeAll(); // the paused workflow is back in the queue for any replica's workers
   }
@@ -255,7 +246,7 @@ export class LiveDispatcher implements Steering {
       });
       registry.hold(target.workerId, workflow.id);
       if (target.send(message)) {
-        if (intent) await clearIntent(db, workflow.id, intent);
+        if (intent) await this.deps.engine.clearIntent(workflow.id, intent);
         handedOut++;
       } else {
         registry.release(target.workerId, workflow.id);
@@ -276,7 +267,7 @@ export class LiveDispatcher implements Steering {
     if (!workflow) return;
     const target = pickWorker(this.deps.registry.connected(), new Map(), null);
     if (!target) return;
-    const grant = await grantTitle(this.deps.db, workflow, target.workerId);
+    const grant = await this.deps.engine.grantTitle(workflow, target.workerId);
     if (!grant) return;
     target.send(await buildDispatch(this.deps, workflow, 'generate_title', { reservedSeq: grant.first - 1 }));
   }
@@ -296,7 +287,7 @@ export class LiveDispatcher implements Steering {
   /** Records an answer or feedback, then has it delivered: to the worker running it, or with the next dispatch. */
   private async steer(workflowId: string, intent: Intent): Promise<void> {
     const { db } = this.deps;
-    await recordIntent(db, workflowId, intent);
+    await this.deps.engine.recordIntent(workflowId, intent);
     const workflow = await db.workflow.findFirst({
       where: { id: workflowId, ...unfinishedWhere },
       select: { assigned_worker_id: true },
@@ -329,7 +320,7 @@ export class LiveDispatcher implements Steering {
     if (!intent || intent.action === 'resume') return;
     if (registry.holds(workerId, workflowId)) {
       if (session.send(await buildDispatch(this.deps, workflow, intent.action, { message: intent.message })))
-        await clearIntent(db, workflowId, intent);
+        await this.deps.engine.clearIntent(workflowId, intent);
       return;
     }
     if (!registry.isReconciled(workerId)) return;

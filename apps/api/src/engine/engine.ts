@@ -4,6 +4,7 @@ import type { EventStore, NewEvent, RawClient, TableRows, WorkflowRef } from '..
 import { EngineBus, type EngineEvents } from './bus';
 import { decide, isFinished, UNFINISHED, type Decision, type RunEvent } from './state-machine';
 import { reportableFrom, type RunChanges } from './worker-updates';
+import { clearIntent, clearSteering, grantTitle, recordIntent, type Intent } from './intents';
 
 /** What `apply` did: committed (the row afterwards), refused by the table, or the run is gone. */
 export type Applied =
@@ -159,6 +160,40 @@ export class WorkflowEngine {
       data: { assigned_worker_id: null },
     });
     this.bus.emit('stale', { workflowIds: [workflowId] });
+  }
+
+  /** Stores an answer or feedback for the worker of an unfinished run (replacing one not yet delivered). */
+  recordIntent(workflowId: string, intent: Intent): Promise<void> {
+    return recordIntent(this.deps.db, workflowId, intent);
+  }
+
+  /** The intent was handed to a worker: cleared unless a newer one replaced it meanwhile. */
+  clearIntent(workflowId: string, intent: Intent): Promise<void> {
+    return clearIntent(this.deps.db, workflowId, intent);
+  }
+
+  /** Cancelled (or, with `onlyFinished`, finished): nothing waits for a worker any more. */
+  clearSteering(workflowId: string, onlyFinished = false): Promise<void> {
+    return clearSteering(this.deps.db, workflowId, onlyFinished);
+  }
+
+  /** A title job's seq block for `workerId` (see intents.ts); null when another replica or a claim came first. */
+  grantTitle(
+    seen: { id: string; last_update_seq: number; title_last_seq: number | null },
+    workerId: string,
+  ): Promise<{ first: number; last: number } | null> {
+    return grantTitle(this.deps.db, seen, workerId);
+  }
+
+  /**
+   * A timer of the run fired: the next hand-out resumes it with the timer's reason (kept behind an answer
+   * or feedback not yet delivered). Only while the table admits it (the run is unfinished).
+   */
+  async timerFired(workflowId: string, reason: string): Promise<boolean> {
+    const row = await this.deps.db.workflow.findFirst({ where: { id: workflowId, deleted_at: null } });
+    if (!row || decide(row.status as WorkflowStatus, { type: 'timer_fired' }).kind === 'refuse') return false;
+    await recordIntent(this.deps.db, workflowId, { action: 'resume', message: reason }, true);
+    return true;
   }
 
   /**

@@ -16,6 +16,7 @@ export const runEventArb: fc.Arbitrary<RunEvent> = fc.oneof(
     { type: 'cancelled' },
     { type: 'retried' },
     { type: 'deleted' },
+    { type: 'timer_set' },
     { type: 'timer_fired' },
     { type: 'lease_expired' },
   ),

@@ -19,6 +19,7 @@ export type RunEvent =
   | { type: 'cancelled' }
   | { type: 'retried' }
   | { type: 'deleted' }
+  | { type: 'timer_set' }
   | { type: 'timer_fired' }
   | { type: 'lease_expired' }
   | { type: 'worker_reported'; status: WorkflowStatus; question?: string | null; error?: string | null };
@@ -80,6 +81,8 @@ export const RULES: readonly Rule[] = [
   // A soft delete stops an unfinished run first; a finished one keeps its status.
   { from: UNFINISHED, event: 'deleted', to: 'cancelled', clears: ['question'] },
   { from: FINISHED, event: 'deleted', to: 'same' },
+  // A durable resume (the agent's `set_timer`) is for a run that goes on; it fires only for one.
+  { from: UNFINISHED, event: 'timer_set', to: 'same' },
   { from: UNFINISHED, event: 'timer_fired', to: 'same' },
   // A lost worker's run goes back to the queue; one waiting for the user keeps waiting.
   { from: ['planning', 'running'], event: 'lease_expired', to: 'pending' },
@@ -106,6 +109,7 @@ const REFUSALS: Partial<Record<RunEventType, string>> = {
   answered: 'the workflow is not waiting for an answer',
   cancelled: 'the workflow has already finished',
   retried: 'only a failed or cancelled workflow can be retried',
+  timer_set: 'the workflow has finished',
 };
 
 /** The table's answer for `event` in `state`. */

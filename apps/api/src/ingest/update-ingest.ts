@@ -13,7 +13,7 @@ import { batchTables, IngestSql } from './sql';
 import { IngestWorkflows } from './workflows';
 import { GroupCommitQueue, type Batch } from './queue';
 import { WriteLane } from './write-lane';
-import { mayStoreForTitle } from '../dispatch/steering-store';
+import { mayStoreForTitle } from '../engine/intents';
 import { classifyPgError, PgRawClient } from './raw-pg';
 
 /** What became of one update: acknowledge `stored` and `duplicate`; answer `refused` with the error. */

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { classifyDbError, type Db, type Prisma, type Project, type Timer, type Workflow } from '@svc/db';
-import type { CreateWorkflowRequest } from '@svc/protocol';
+import type { CreateWorkflowRequest, WorkflowStatus } from '@svc/protocol';
 import { newAppKey } from '../apps/app-link';
 import { conflict, invalidInput, notFound } from '../domain/errors';
 import type { EventStore } from '../events';
-import type { Applied, RunEvent, WorkflowEngine } from '../engine';
+import { decide, type Applied, type RunEvent, type WorkflowEngine } from '../engine';
 import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
 import { actionEvent, type Actor } from './actor';
@@ -191,7 +191,8 @@ export class WorkflowLifecycle {
 
   /** A durable resume (the agent's `set_timer`): the workflow is not dispatched while the timer is pending. */
   async setTimer(workflow: Workflow, seconds: number, reason: string): Promise<Timer> {
-    if (!isUnfinished(workflow.status)) throw conflict(`the workflow has finished (status is ${workflow.status})`);
+    const decision = decide(workflow.status as WorkflowStatus, { type: 'timer_set' });
+    if (decision.kind === 'refuse') throw conflict(`${decision.reason} (status is ${workflow.status})`);
     const timer = await this.deps.db.timer.create({
       data: { workflow_id: workflow.id, fire_at: new Date(Date.now() + seconds * 1000), reason, status: 'pending' },
     });

@@ -1,11 +1,12 @@
 import type { Db } from '@svc/db';
-import { TERMINAL_WORKFLOW_STATUSES, type UpdateMessage } from '@svc/protocol';
-import { unfinishedWhere } from '../workflows';
+import type { UpdateMessage } from '@svc/protocol';
+import { FINISHED, UNFINISHED } from './state-machine';
 
 /**
  * Steering that waits for a worker, stored on the workflow row (never only in one replica's memory):
  * an answer, feedback, or a resume with a fired timer's reason, carried by the next message to the
- * worker that runs it or by the next dispatch; and a title job's seq block.
+ * worker that runs it or by the next dispatch; and a title job's seq block. Written only through the
+ * engine (WorkflowEngine's intent methods).
  */
 export type SteerAction = 'answer' | 'feedback' | 'resume';
 
@@ -30,7 +31,12 @@ export function intentOf(row: { steer_action: string | null; steer_message: stri
 /** Stores the intent of an unfinished workflow (replacing one not yet delivered, unless `keep`). */
 export async function recordIntent(db: Db, workflowId: string, intent: Intent, keep = false): Promise<void> {
   await db.workflow.updateMany({
-    where: { id: workflowId, ...unfinishedWhere, ...(keep ? { steer_action: null } : {}) },
+    where: {
+      id: workflowId,
+      status: { in: [...UNFINISHED] },
+      deleted_at: null,
+      ...(keep ? { steer_action: null } : {}),
+    },
     data: { steer_action: intent.action, steer_message: intent.message },
   });
 }
@@ -46,7 +52,7 @@ export async function clearIntent(db: Db, workflowId: string, intent: Intent): P
 /** Cancelled, or finished: nothing waits for a worker any more (a retry starts from the snapshot). */
 export async function clearSteering(db: Db, workflowId: string, onlyFinished = false): Promise<void> {
   await db.workflow.updateMany({
-    where: { id: workflowId, ...(onlyFinished ? { status: { in: [...TERMINAL_WORKFLOW_STATUSES] } } : {}) },
+    where: { id: workflowId, ...(onlyFinished ? { status: { in: [...FINISHED] } } : {}) },
     data: {
       steer_action: null,
       steer_message: null,
