@@ -1,14 +1,17 @@
 import type { Db, Prisma, Workflow } from '@svc/db';
 import type { WorkflowStatus } from '@svc/protocol';
-import type { EventStore, NewEvent, RawClient, TableRows, WorkflowRef } from '../events';
+import type { EventStore, NewEvent, WorkflowRef } from '../events';
 import { EngineBus, type EngineEvents } from './bus';
-import { decide, isFinished, UNFINISHED, type Decision, type RunEvent } from './state-machine';
-import { reportableFrom, type RunChanges } from './worker-updates';
 import { clearIntent, clearSteering, grantTitle, recordIntent, type Intent } from './intents';
+import { decide, UNFINISHED, type RunEvent } from './state-machine';
+import { statusColumns, statusEvents, transitionParts, type Applicable } from './transition-parts';
+import { commitWorkerBatch, type WorkerBatch } from './worker-batch';
 
-/** What `apply` did: committed (the row afterwards), refused by the table, or the run is gone. */
+export type { WorkerBatch };
+
+/** What `apply` did: committed (the row afterwards; `moved`: its status was written), refused by the table, or the run is gone. */
 export type Applied =
-  | { kind: 'applied'; current: Workflow }
+  | { kind: 'applied'; current: Workflow; moved: boolean }
   | { kind: 'refused'; reason: string; current: Workflow }
   | { kind: 'gone' };
 
@@ -19,15 +22,6 @@ export interface ActionParts {
   revisePlan?: boolean;
   /** other columns written with the status (e.g. the soft delete's `deleted_at`) */
   columns?: Prisma.WorkflowUpdateManyMutationInput;
-}
-
-/** One batch of worker updates: each run's changes, the rows of every kind, when it happened. */
-export interface WorkerBatch {
-  runs: RunChanges[];
-  tables: TableRows[];
-  at: Date;
-  /** what plain progress batches are written through (a PostgreSQL lane); the database by default */
-  client?: RawClient;
 }
 
 /** Two racing writers: a transition retries from what the winner left at most this often. */
@@ -61,7 +55,7 @@ export class WorkflowEngine {
       const decision = decide(current.status as WorkflowStatus, event);
       if (decision.kind === 'refuse') return { kind: 'refused', reason: decision.reason, current };
       const after = await this.commit(current, event, decision, parts);
-      if (after) return { kind: 'applied', current: after };
+      if (after) return { kind: 'applied', current: after, moved: decision.kind === 'move' };
       if (race >= MAX_RACES) return { kind: 'refused', reason: 'the workflow changed meanwhile', current };
     }
   }
@@ -199,113 +193,16 @@ export class WorkflowEngine {
   /**
    * Commits a batch of worker updates: each run's reported status (only while the table still admits it
    * from the stored status; otherwise the report is recorded, not applied) and other columns, the counters,
-   * the rows of every kind and the events, atomically. Plain progress batches need no interactive
-   * transaction (one statement on PostgreSQL). The events are published with the commit; the changes
-   * are announced after it.
+   * the rows of every kind and the events, atomically (see worker-batch.ts), then announces the changes.
    */
   async applyWorkerUpdates(batch: WorkerBatch): Promise<void> {
-    const runs = batch.runs.filter((r) => r.maxSeq > 0);
-    const plain = runs.every((r) => !r.statusPatch && Object.keys(r.patch).length === 0);
-    await this.deps.events.appendWith(
-      async (tx) => {
-        for (const run of tx ? runs : []) await this.writeColumns(tx!, run, batch.at);
-        return {
-          groups: runs.map((r) => ({ workflow: r.row, events: r.events, maxUpdateSeq: r.maxSeq })),
-          tables: batch.tables,
-          at: batch.at,
-        };
-      },
-      { interactive: !plain, client: batch.client },
-    );
-    for (const run of runs) this.announceWorkerChanges(run);
-  }
-
-  private async writeColumns(tx: Prisma.TransactionClient, run: RunChanges, at: Date): Promise<void> {
-    if (run.statusPatch && !(await this.writeReportedStatus(tx, run.row.id, run.statusPatch, at))) run.statusRefused();
-    if (Object.keys(run.patch).length > 0)
-      await tx.workflow.update({ where: { id: run.row.id }, data: run.patch, select: { id: true } });
-  }
-
-  private async writeReportedStatus(
-    tx: Prisma.TransactionClient,
-    workflowId: string,
-    patch: NonNullable<RunChanges['statusPatch']>,
-    at: Date,
-  ): Promise<boolean> {
-    const from = reportableFrom(patch.status, patch.question as string | null);
-    const { count } = await tx.workflow.updateMany({
-      where: { id: workflowId, deleted_at: null, status: { in: from } },
-      data: { ...patch, finished_at: isFinished(patch.status) ? at : null },
-    });
-    if (count === 1 && patch.status !== 'pending') {
-      // The first time a worker reports it working (or finished): started_at is kept after that.
-      await tx.workflow.updateMany({ where: { id: workflowId, started_at: null }, data: { started_at: at } });
-    }
-    return count === 1;
-  }
-
-  private announceWorkerChanges(run: RunChanges): void {
-    if (run.statusPatch !== null || run.released !== null || run.titleStored)
-      this.bus.emit('stale', { workflowIds: [run.row.id] });
-    if (!run.listChanged && !run.released) return;
-    this.bus.emit('transitioned', {
-      workflow: run.row,
-      cause: run.statusPatch ? 'worker_reported' : 'title_reported',
-      status: run.statusPatch?.status ?? null,
-      publish: [],
-      listChanged: run.listChanged,
-      ...releasedBy(run),
-    });
+    await commitWorkerBatch(this.deps.events, this.bus, batch);
   }
 
   private announce(change: EngineEvents['transitioned']): void {
     this.bus.emit('stale', { workflowIds: [change.workflow.id] });
     this.bus.emit('transitioned', change);
   }
-}
-
-type Applicable = Exclude<Decision, { kind: 'refuse' }>;
-
-/**
- * What an applied decision writes: its columns, and its events (a move's `workflow_status` event, then
- * the action's event built with the plan revision the transition leaves).
- */
-export function transitionParts(
-  decision: Applicable,
-  action: ((revision: number) => NewEvent) | undefined,
-  revision: number,
-  at: Date,
-): { columns: Prisma.WorkflowUpdateManyMutationInput; events: NewEvent[] } {
-  return {
-    columns: statusColumns(decision, at),
-    events: [...statusEvents(decision), ...(action ? [action(revision)] : [])],
-  };
-}
-
-/** Who stopped holding the run with a worker batch (the dispatcher gives the worker room again). */
-function releasedBy(run: RunChanges): Pick<EngineEvents['transitioned'], 'released'> {
-  if (!run.released || !run.releasedBy) return {};
-  return { released: { by: run.releasedBy, finished: run.released === 'finished' } };
-}
-
-/** The columns a decision writes: the status, its cleared columns, and the finish time. */
-function statusColumns(decision: Applicable, at: Date): Prisma.WorkflowUpdateManyMutationInput {
-  if (decision.kind === 'stay') return {};
-  const columns: Prisma.WorkflowUpdateManyMutationInput = {
-    status: decision.to,
-    // A final status stamps finished_at; leaving one (retry, feedback) clears it.
-    finished_at: isFinished(decision.to) ? at : null,
-  };
-  for (const column of decision.clears) columns[column] = null;
-  return columns;
-}
-
-/** The `workflow_status` event of a move: the status and the columns it cleared. */
-function statusEvents(decision: Applicable): NewEvent[] {
-  if (decision.kind === 'stay') return [];
-  const data: Record<string, unknown> = { status: decision.to };
-  for (const column of decision.clears) data[column] = null;
-  return [{ type: 'workflow_status', data }];
 }
 
 const revision = (parts: ActionParts): Prisma.WorkflowUpdateManyMutationInput =>

@@ -1,4 +1,5 @@
 export { WorkflowEngine, type Applied, type ActionParts, type WorkerBatch } from './engine';
+export { transitionParts } from './transition-parts';
 export { EngineBus, type EngineEvents, type Transitioned } from './bus';
 export { fanOutTransitions, forgetStaleRuns } from './effects';
 export { decide, FINISHED, UNFINISHED, RULES, type Decision, type RunEvent, type RunState } from './state-machine';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { WorkflowStatusSchema, type WorkflowStatus } from '@svc/protocol';
 import { decide, FINISHED, type RunEvent, type RunState } from './state-machine';
-import { transitionParts } from './engine';
+import { transitionParts } from './transition-parts';
 
 const RUNS = { numRuns: 2000 };
 const STATUSES = WorkflowStatusSchema.options;

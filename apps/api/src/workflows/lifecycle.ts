@@ -154,7 +154,7 @@ export class WorkflowLifecycle {
       { type: 'deleted' },
       { columns: { deleted_at: new Date() } },
     );
-    if (deleted.kind === 'applied' && isUnfinished(workflow.status)) await this.stopped(workflow);
+    if (deleted.kind === 'applied' && deleted.moved) await this.stopped(workflow);
     this.deps.events.publishProject(workflow.project_id, { change: 'workflow_deleted', workflow_id: workflow.id });
   }
 
