@@ -8,7 +8,7 @@ import { decide, type Applied, type RunEvent, type WorkflowEngine } from '../eng
 import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
 import { actionEvent, type Actor } from './actor';
-import { isUnfinished, unfinishedWhere } from './status';
+import { unfinishedWhere } from './status';
 import type { Steering, TimerSchedule } from './steering';
 import { placeholderTitle } from './title';
 
