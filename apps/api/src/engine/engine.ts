@@ -44,6 +44,14 @@ export class WorkflowEngine {
     return this.bus.on(event, listener);
   }
 
+  /** Inserts a new run in the status the table gives a created one. */
+  create(data: Omit<Prisma.WorkflowUncheckedCreateInput, 'status'>): Promise<Workflow> {
+    const decision = decide('new', { type: 'created' });
+    if (decision.kind !== 'move')
+      throw new Error(`the run table does not declare creation: ${JSON.stringify(decision)}`);
+    return this.deps.db.workflow.create({ data: { ...data, status: decision.to } });
+  }
+
   /**
    * Applies a user's or the server's event to a live run: the table decides from the stored status, and
    * the write is conditional on that status, so a racing change makes it decide again from the new one.

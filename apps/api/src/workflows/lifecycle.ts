@@ -81,7 +81,6 @@ export class WorkflowLifecycle {
       created_by: actor.id,
       requirement: body.requirement,
       title: placeholderTitle(body.requirement),
-      status: 'pending',
       requested_worker_id: requested?.id ?? null,
       template: body.template ?? null,
       rerun_of: body.rerun_of ?? null,
@@ -227,14 +226,14 @@ export class WorkflowLifecycle {
   private async insertNumbered(
     projectId: string,
     key: string | undefined,
-    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'number'>,
+    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'number' | 'status'>,
   ): Promise<Created> {
     const { db } = this.deps;
     for (let attempt = 1; ; attempt++) {
       const { _max } = await db.workflow.aggregate({ where: { project_id: projectId }, _max: { number: true } });
       try {
         return {
-          workflow: await db.workflow.create({ data: { ...data, number: (_max.number ?? 0) + 1 } }),
+          workflow: await this.deps.engine.create({ ...data, number: (_max.number ?? 0) + 1 }),
           created: true,
         };
       } catch (err) {
