@@ -268,6 +268,22 @@ describe.each(TEST_PROVIDERS)('worker updates on %s', (provider) => {
     worker.close();
   });
 
+  it("reads the run again before refusing a worker's cancelled: after a cancel it is recorded, not refused", async () => {
+    const { worker, workflowId: id } = await started('late-cancel');
+    const { db } = server.deps;
+    expect((await worker.store(id, 1, { kind: 'status', data: { status: 'running' } })).type).toBe('ack');
+    // Cached here as running; cancelled where this replica's cache was not told (another replica, say).
+    expect((await worker.store(id, 2, logEntry('working'))).type).toBe('ack');
+    await db.workflow.update({ where: { id }, data: { status: 'cancelled' } });
+    expect((await worker.store(id, 3, { kind: 'status', data: { status: 'cancelled' } })).type).toBe('ack');
+    expect(await db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      status: 'cancelled',
+      last_update_seq: 3,
+    });
+    expect(await db.event.count({ where: { workflow_id: id, type: 'workflow_status' } })).toBe(1);
+    worker.close();
+  });
+
   it('refuses updates for a workflow the worker was not given, and invalid snapshots, without storing or acking', async () => {
     const { worker, workflowId: id } = await started('owner');
     const stranger = await TestWorker.start(server, token, 'stranger');
