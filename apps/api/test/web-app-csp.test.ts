@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_PROVIDERS } from '@svc/test-kit';
-import { startTestServer, type TestServer } from '../support/server';
-import { rawRequest } from '../files/raw-http';
+import { startTestServer, type TestServer } from './support/server';
+import { rawRequest } from './support/raw-http';
 
 /** The directives as a map, so the test reads what each allows. */
 const directivesOf = (policy: string | undefined): Record<string, string> =>

@@ -1,10 +1,10 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
 import { TEST_PROVIDERS } from '../support/server';
-import { body, createWorkflow } from '../resources/fixtures';
-import { rawRequest } from '../files/raw-http';
+import { body, createWorkflow } from '../support/fixtures';
+import { rawRequest } from '../support/raw-http';
 import { workerSuite } from '../ws/clients';
-import { join } from './membership';
+import { join } from '../security/membership';
 
 /**
  * Issue 21, finding 7: a member removed from a project keeps no built-app link of it (every key of the

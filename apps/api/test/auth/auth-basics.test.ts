@@ -1,5 +1,5 @@
-import { startTestServer, TEST_PROVIDERS, type TestServer } from './support/server';
-import { body as json } from './resources/fixtures';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
+import { body as json } from '../support/fixtures';
 
 describe.each(TEST_PROVIDERS)('sign-in and health on %s', (provider) => {
   let server: TestServer;

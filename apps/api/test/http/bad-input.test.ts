@@ -1,5 +1,5 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { addMember, body, createProject, createWorkflow, dbState } from './fixtures';
+import { addMember, body, createProject, createWorkflow, dbState } from '../support/fixtures';
 
 interface Route {
   name: string;

@@ -1,8 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { openSocket, wsUrl } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow } from '../resources/fixtures';
-import { multipartBody, rawRequest } from '../files/raw-http';
+import { body, createProject, createWorkflow } from '../support/fixtures';
+import { multipartBody, rawRequest } from '../support/raw-http';
 
 const EVIL = 'http://evil.example';
 

@@ -4,8 +4,8 @@ import { readdir } from 'node:fs/promises';
 import { eventually, openSocket, wsUrl } from '@svc/test-kit';
 import { configFromEnv, parseTrustProxy, ConfigError } from '../../src/config';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject } from '../resources/fixtures';
-import { rawRequest, type RawResponse } from '../files/raw-http';
+import { body, createProject } from '../support/fixtures';
+import { rawRequest, type RawResponse } from '../support/raw-http';
 
 /** What a raw socket received until the server closed it. */
 interface Received {

@@ -1,5 +1,5 @@
 import { openSocket, startApiProcess, type ApiProcess } from '@svc/test-kit';
-import { rawRequest } from '../files/raw-http';
+import { rawRequest } from '../support/raw-http';
 
 /**
  * Issue 14, finding 1: opened at the address the server prints (`http://127.0.0.1:PORT`), the browser

@@ -1,7 +1,7 @@
 import { DomainError } from '../../src/domain/errors';
 import { RenderPool } from '../../src/http/render-pool';
 import { startTestServer, type TestServer } from '../support/server';
-import { addMember, createProject, createWorkflow } from '../resources/fixtures';
+import { addMember, createProject, createWorkflow } from '../support/fixtures';
 import { SETUP_TIMEOUT_MS } from '../ws/clients';
 
 /** Markdown with raw HTML in it, repeated to `bytes` (written in one fill, so a large one is quick). */

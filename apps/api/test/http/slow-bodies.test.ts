@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { startTestServer, type TestServer } from '../support/server';
-import { createProject, createWorkflow } from '../resources/fixtures';
+import { createProject, createWorkflow } from '../support/fixtures';
 import { SETUP_TIMEOUT_MS } from '../ws/clients';
 
 const MIN_BYTES_PER_SECOND = 2000;

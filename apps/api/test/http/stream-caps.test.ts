@@ -1,6 +1,6 @@
 import { EventStream, eventually } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { addMember, createProject, createWorkflow } from '../resources/fixtures';
+import { addMember, createProject, createWorkflow } from '../support/fixtures';
 import { openBrowser, SETUP_TIMEOUT_MS } from '../ws/clients';
 
 /**

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { logEntry, snapshot, TestWorker } from '@svc/test-kit';
-import { createWorkflow } from '../resources/fixtures';
+import { createWorkflow } from '../support/fixtures';
 import { storedStream } from '../support/events';
 import { workerSuite } from '../ws/clients';
 import { WriteLane } from '../../src/ingest/write-lane';

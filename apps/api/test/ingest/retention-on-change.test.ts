@@ -1,5 +1,5 @@
 import { TEST_PROVIDERS } from '../support/server';
-import { body, createWorkflow } from '../resources/fixtures';
+import { body, createWorkflow } from '../support/fixtures';
 import { llmCall, workerSuite } from '../ws/clients';
 
 const DETAIL = {

@@ -1,5 +1,5 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { createProject, createWorkflow } from '../resources/fixtures';
+import { createProject, createWorkflow } from '../support/fixtures';
 import { logEntry, snapshot, TestWorker, workerToken } from '@svc/test-kit';
 import { SETUP_TIMEOUT_MS } from '../ws/clients';
 import { storedStream } from '../support/events';

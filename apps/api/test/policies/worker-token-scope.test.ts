@@ -8,7 +8,7 @@ import { configFromEnv } from '../../src/config';
 import { buildRuntime } from '../../src/bootstrap';
 import { startServer } from '../../src/server';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject } from '../resources/fixtures';
+import { body, createProject } from '../support/fixtures';
 import { SETUP_TIMEOUT_MS } from '../ws/clients';
 
 /** Issue 21, finding 5: a worker token reaches only the workflows dispatched to its worker, while its minter is an administrator. */

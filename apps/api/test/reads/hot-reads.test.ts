@@ -1,5 +1,5 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { addMember, body, createProject, createWorkflow, storeSnapshot } from './fixtures';
+import { addMember, body, createProject, createWorkflow, storeSnapshot } from '../support/fixtures';
 
 // Issue 11: the hot reads are answered before the Express chain (http/fast-reads.ts). They must answer
 // exactly as the full app does, and see every membership change, project delete and revocation at once.

@@ -1,6 +1,6 @@
 import { TestWorker } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject } from './fixtures';
+import { body, createProject } from '../support/fixtures';
 
 interface Listed {
   id: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { startGitServer, type GitServer } from '../support/git-server';
-import { createProject } from '../resources/fixtures';
+import { createProject } from '../support/fixtures';
 import { workflowWorkspaceDir } from '../../src/services/workspace-paths';
 import { STARTER_BRANCHES, TemplateRepoFixture } from './template-repo-fixture';
 

@@ -1,7 +1,7 @@
 import type { Db } from '@svc/db';
 import type { StoredEvent } from '../../src/events';
 import type { Steering } from '../../src/workflows';
-import type { TestServer } from '../support/server';
+import type { TestServer } from './server';
 
 /** The JSON body of a response (tests read it loosely). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,6 +1,6 @@
 import { EventStream, snapshot, TestWorker } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
-import { body, createWorkflow } from '../resources/fixtures';
+import { body, createWorkflow } from '../support/fixtures';
 import { workerSuite } from '../ws/clients';
 
 // Issue 14: a run's times, its worker, its plan's step times and the actions people took, as a real

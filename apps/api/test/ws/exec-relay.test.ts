@@ -1,7 +1,7 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { createProject, createWorkflow } from '../resources/fixtures';
+import { createProject, createWorkflow } from '../support/fixtures';
 import { TestWorker, workerToken } from '@svc/test-kit';
-import { SETUP_TIMEOUT_MS } from '../ws/clients';
+import { SETUP_TIMEOUT_MS } from './clients';
 
 async function setup(server: TestServer): Promise<{ asker: TestWorker; target: TestWorker; workflowId: string }> {
   const token = await workerToken(server);

@@ -4,8 +4,8 @@ import { MessageBucket } from '../../src/ws/rate-limit';
 import { MAX_WORKER_BACKLOG_BYTES } from '../../src/ws/worker-connection';
 import type { IngestLock } from '../../src/ingest/ingest-lock';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { createProject, createWorkflow } from '../resources/fixtures';
-import { openBrowser, SETUP_TIMEOUT_MS } from '../ws/clients';
+import { createProject, createWorkflow } from '../support/fixtures';
+import { openBrowser, SETUP_TIMEOUT_MS } from './clients';
 
 describe('MessageBucket', () => {
   it('allows a burst, then the refill rate, and says how long until the next message is allowed', () => {

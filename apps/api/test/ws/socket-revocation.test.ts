@@ -1,9 +1,9 @@
 import WebSocket from 'ws';
 import { openSocket } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow } from '../resources/fixtures';
-import { join } from './membership';
-import { openBrowser, SETUP_TIMEOUT_MS } from '../ws/clients';
+import { body, createProject, createWorkflow } from '../support/fixtures';
+import { join } from '../security/membership';
+import { openBrowser, SETUP_TIMEOUT_MS } from './clients';
 import { WS_CLOSE_SESSION_REVOKED } from '../../src/ws/browser-client';
 
 describe.each(TEST_PROVIDERS)('browser sockets close when their credential is revoked on %s', (provider) => {

@@ -1,8 +1,8 @@
 import { decodeJwt } from 'jose';
 import { TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
-import { ServerApi } from '../src/api/server-api';
-import { ServerJobTokens } from '../src/executor/job-token';
-import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from './support/real-server';
+import { ServerApi } from '../../src/api/server-api';
+import { ServerJobTokens } from '../../src/executor/job-token';
+import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from '../support/real-server';
 
 describe.each(TEST_PROVIDERS)('ServerJobTokens (no jwt_private_key) against the real server on %s', (provider) => {
   let server: ServerFixture;

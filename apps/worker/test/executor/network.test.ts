@@ -10,7 +10,7 @@ import { Executor } from '../../src/executor/executor';
 import { LocalJobTokenSigner } from '../../src/executor/job-token';
 import { DEFAULT_SANDBOX_SETTINGS, Sandbox, type SandboxSettings } from '../../src/executor/sandbox';
 import { hostAddresses } from '../../src/executor/sandbox-network';
-import { hostPidsOf, isAlive, uniqueSleep } from './procs';
+import { hostPidsOf, isAlive, uniqueSleep } from '../support/procs';
 
 const listen = async <T extends Server | HttpServer>(server: T, host: string): Promise<number> => {
   await new Promise<void>((resolve) => server.listen(0, host, resolve));

@@ -7,7 +7,7 @@ import { eventually } from '@svc/test-kit';
 import { Executor } from '../../src/executor/executor';
 import { LocalJobTokenSigner } from '../../src/executor/job-token';
 import { DEFAULT_SANDBOX_SETTINGS, Sandbox } from '../../src/executor/sandbox';
-import { hostPidsOf, uniqueSleep } from './procs';
+import { hostPidsOf, uniqueSleep } from '../support/procs';
 
 /**
  * Real commands through the real executor in the bubblewrap sandbox, trying every way out that

@@ -4,7 +4,7 @@ import type { ScriptedHandler } from '@svc/scripted-llm';
 import { eventually } from '@svc/test-kit';
 import { advance, phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
-import { hostPidsOf, uniqueSleep } from './procs';
+import { hostPidsOf, uniqueSleep } from '../support/procs';
 
 /**
  * Issue 13, findings 1 and 3, end to end: real worker CLI processes (built dist) against the real

@@ -2,10 +2,10 @@ import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/proto
 import { eventually, TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { LinkError } from '../src/link/server-link';
-import { Uplink } from '../src/link/uplink';
-import { WorkerLink, workerSocketUrl } from '../src/link/worker-link';
-import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from './support/real-server';
+import { LinkError } from '../../src/link/server-link';
+import { Uplink } from '../../src/link/uplink';
+import { WorkerLink, workerSocketUrl } from '../../src/link/worker-link';
+import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from '../support/real-server';
 
 describe('WorkerLink', () => {
   it('derives the socket URL from the server URL', () => {

@@ -2,8 +2,8 @@ import type { SnapshotData, SnapshotListItem, Worker } from '@svc/protocol';
 import type { ChatRequest } from '@svc/scripted-llm';
 import { eventually, Session, TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
 import { advance, phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
-import { startHarness, type Harness, type HarnessOptions } from './support/harness';
-import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from './support/real-server';
+import { startHarness, type Harness, type HarnessOptions } from '../support/harness';
+import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from '../support/real-server';
 
 type Body = ChatRequest & { messages: Array<{ role: string; content?: unknown }> };
 const bodies = (harness: Harness) => harness.llm.requests.map((r) => r.body as Body);

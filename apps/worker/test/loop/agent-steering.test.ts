@@ -3,10 +3,10 @@ import path from 'node:path';
 import type { SnapshotData, Timer, Worker } from '@svc/protocol';
 import type { ScriptedRequest } from '@svc/scripted-llm';
 import { eventually, snapshot, TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
-import { workflowDir } from '../src/workspace/paths';
+import { workflowDir } from '../../src/workspace/paths';
 import { advance, phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
-import { startHarness, type Harness, type HarnessOptions } from './support/harness';
-import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from './support/real-server';
+import { startHarness, type Harness, type HarnessOptions } from '../support/harness';
+import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from '../support/real-server';
 
 function latestSnapshot(harness: Harness, workflowId: string): SnapshotData {
   const snapshots = harness.updates(workflowId).flatMap((u) => (u.kind === 'snapshot' ? [u.data] : []));

@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
-import { ApiError, ServerApi } from '../src/api/server-api';
-import { writeWorkspaceFile } from '../src/workspace/safe-fs';
-import { WorkspaceSync } from '../src/workspace/sync';
-import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from './support/real-server';
+import { ApiError, ServerApi } from '../../src/api/server-api';
+import { writeWorkspaceFile } from '../../src/workspace/safe-fs';
+import { WorkspaceSync } from '../../src/workspace/sync';
+import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from '../support/real-server';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { startOAuth2Provider, type OAuth2Provider, type ProviderEndpointName } from '../support/oauth2-provider';
-import { Browser, redirectTarget } from '../support/browser';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { startOAuth2Provider, type OAuth2Provider, type ProviderEndpointName } from '../../support/oauth2-provider';
+import { Browser, redirectTarget } from '../../support/browser';
 
 interface ErrorBody {
   error: { code: string; message: string; request_id: string };

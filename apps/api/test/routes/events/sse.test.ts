@@ -1,8 +1,8 @@
 import { EventStream, logEntry, snapshot, TestWorker, type SseEvent } from '@svc/test-kit';
-import { TEST_PROVIDERS } from '../support/server';
-import { storedStream } from '../support/events';
-import { addMember, body, createProject, createWorkflow } from '../resources/fixtures';
-import { workerSuite } from '../ws/clients';
+import { TEST_PROVIDERS } from '../../support/server';
+import { storedStream } from '../../support/events';
+import { addMember, body, createProject, createWorkflow } from '../../support/fixtures';
+import { workerSuite } from '../../ws/clients';
 
 const seqs = (events: SseEvent[]) => events.filter((e) => e.id !== undefined).map((e) => Number(e.id));
 

@@ -11,10 +11,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { createProject, createWorkflow } from '../resources/fixtures';
-import { projectStorageDir, workflowWorkspaceDir } from '../../src/services/workspace-paths';
-import { multipartBody, rawRequest, type RawResponse } from './raw-http';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { createProject, createWorkflow } from '../../support/fixtures';
+import { projectStorageDir, workflowWorkspaceDir } from '../../../src/services/workspace-paths';
+import { multipartBody, rawRequest, type RawResponse } from '../../support/raw-http';
 
 const expectInvalidPath = (res: RawResponse) => {
   expect([res.status, res.json().error.code]).toEqual([400, 'invalid_path']);

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TEST_PROVIDERS } from '@svc/test-kit';
-import { startTestServer, type TestServer } from '../support/server';
-import { createProject, createWorkflow } from '../resources/fixtures';
-import { traversalPayloads } from '../fixtures/traversal-payloads';
-import { startBackend, type BackendUnderTest } from '../storage/backends';
-import { inPool, multipartBody, rawRequest, type RawResponse } from './raw-http';
+import { startTestServer, type TestServer } from '../../support/server';
+import { createProject, createWorkflow } from '../../support/fixtures';
+import { traversalPayloads } from '../../fixtures/traversal-payloads';
+import { startBackend, type BackendUnderTest } from '../../services/storage/backends';
+import { inPool, multipartBody, rawRequest, type RawResponse } from '../../support/raw-http';
 
 /**
  * A URL payload as an RFC 5987 `filename*` value naming the same thing: the bytes it decodes to once,

@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { eventually } from '@svc/test-kit';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { addMember, body, createProject, createWorkflow } from '../resources/fixtures';
-import { multipartBody, rawRequest } from '../files/raw-http';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { addMember, body, createProject, createWorkflow } from '../../support/fixtures';
+import { multipartBody, rawRequest } from '../../support/raw-http';
 
 /** Every path under the data directory, relative to it. */
 const everything = async (server: TestServer) => readdir(server.dataDir, { recursive: true });

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHashingEmbedder, float32ToBytes } from '@svc/kb';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body } from './fixtures';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { body } from '../../support/fixtures';
 
 const DIMENSIONS = 32;
 

@@ -1,6 +1,6 @@
 import { bytesToFloat32, createHashingEmbedder, float32ToBytes } from '@svc/kb';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body } from './fixtures';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { body } from '../../support/fixtures';
 
 const KB_TEXT = `# Ports
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { startOAuth2Provider, type OAuth2Provider } from '../support/oauth2-provider';
-import { startSsoProvider, type SsoProvider } from '../support/sso-provider';
-import { Browser } from '../support/browser';
-import { body, createProject } from '../resources/fixtures';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { startOAuth2Provider, type OAuth2Provider } from '../../support/oauth2-provider';
+import { startSsoProvider, type SsoProvider } from '../../support/sso-provider';
+import { Browser } from '../../support/browser';
+import { body, createProject } from '../../support/fixtures';
 
 /** Issue 21, finding 4: an invitation goes to whoever proves what it names, never to whoever takes a login. */
 

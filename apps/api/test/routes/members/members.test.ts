@@ -1,5 +1,5 @@
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { addMember, body, captureEvents, createProject } from './fixtures';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { addMember, body, captureEvents, createProject } from '../../support/fixtures';
 
 describe.each(TEST_PROVIDERS)('project members on %s', (provider) => {
   let server: TestServer;

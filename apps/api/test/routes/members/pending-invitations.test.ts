@@ -1,5 +1,5 @@
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject } from '../resources/fixtures';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { body, createProject } from '../../support/fixtures';
 
 describe.each(TEST_PROVIDERS)('outstanding invitations, whether or not the login has signed in, on %s', (provider) => {
   let server: TestServer;

@@ -1,7 +1,7 @@
 import { documentedOperations } from '@svc/protocol';
-import { createApp } from '../../src/app';
-import { startTestServer, type TestServer } from '../support/server';
-import { normalizeRoute, routeInventory } from './route-inventory';
+import { createApp } from '../../../src/app';
+import { startTestServer, type TestServer } from '../../support/server';
+import { normalizeRoute, routeInventory } from '../../policies/route-inventory';
 
 /**
  * A route's name as the inventory gives it: without the /svc/api prefix, parameters as `{}`. The files and

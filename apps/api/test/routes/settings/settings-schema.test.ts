@@ -1,6 +1,6 @@
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { readSetting } from '../../src/routes/settings/catalog';
-import { body } from './fixtures';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { readSetting } from '../../../src/routes/settings/catalog';
+import { body } from '../../support/fixtures';
 
 describe.each(TEST_PROVIDERS)('the settings schema and typed values on %s', (provider) => {
   let server: TestServer;

@@ -1,5 +1,5 @@
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body } from './fixtures';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { body } from '../../support/fixtures';
 
 describe.each(TEST_PROVIDERS)('settings on %s', (provider) => {
   let server: TestServer;

@@ -1,5 +1,5 @@
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject } from './fixtures';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { body, createProject } from '../../support/fixtures';
 
 interface ListedWorker {
   name: string;

@@ -4,9 +4,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow } from '../resources/fixtures';
-import { startBackend, PROVIDERS_AND_BACKENDS, type BackendName, type BackendUnderTest } from '../storage/backends';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { body, createProject, createWorkflow } from '../../support/fixtures';
+import { startBackend, PROVIDERS_AND_BACKENDS, type BackendName, type BackendUnderTest } from '../../services/storage/backends';
 
 interface Entry {
   path: string;

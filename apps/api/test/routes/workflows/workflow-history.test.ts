@@ -1,8 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow, storeSnapshot } from './fixtures';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { body, createProject, createWorkflow, storeSnapshot } from '../../support/fixtures';
 
 const steps = (statuses: string[]) =>
   statuses.map((status, i) => ({ title: `Step ${i}`, description: `do ${i}`, status }));

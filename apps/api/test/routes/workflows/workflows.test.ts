@@ -2,10 +2,10 @@ import { eventually } from '@svc/test-kit';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DomainError } from '../../src/domain/errors';
-import type { TemplateCatalog } from '../../src/services/templates';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, captureEvents, createProject, createWorkflow, recordingSteering } from './fixtures';
+import { DomainError } from '../../../src/domain/errors';
+import type { TemplateCatalog } from '../../../src/services/templates';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { body, captureEvents, createProject, createWorkflow, recordingSteering } from '../../support/fixtures';
 
 describe.each(TEST_PROVIDERS)('workflows on %s', (provider) => {
   let server: TestServer;

@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from '
 import { dirname, join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { startS3Server, TEST_PROVIDERS, type S3Server } from '@svc/test-kit';
-import { S3Objects } from '../../src/services/storage/s3-objects';
+import { S3Objects } from '../../../src/services/storage/s3-objects';
 
 /** The storage backends a storage-touching suite runs against (`describe.each`). */
 export const STORAGE_BACKENDS = ['local', 's3'] as const;

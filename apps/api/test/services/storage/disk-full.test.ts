@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { createProject } from '../resources/fixtures';
-import { projectStorageDir } from '../../src/services/workspace-paths';
-import { rawRequest } from '../files/raw-http';
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { createProject } from '../../support/fixtures';
+import { projectStorageDir } from '../../../src/services/workspace-paths';
+import { rawRequest } from '../../support/raw-http';
 
 // A real full disk: the project's storage root is a 256 KiB tmpfs (mounting needs root, as on CI here).
 describe.each(TEST_PROVIDERS)('a full disk during an upload on %s', (provider) => {

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../support/server';
-import { startGitServer, type GitServer } from '../support/git-server';
-import { createProject, createWorkflow } from '../resources/fixtures';
-import { STARTER_BRANCHES, TemplateRepoFixture } from '../templates/template-repo-fixture';
-import { rawRequest } from '../files/raw-http';
+import { startTestServer, type TestServer } from '../../support/server';
+import { startGitServer, type GitServer } from '../../support/git-server';
+import { createProject, createWorkflow } from '../../support/fixtures';
+import { STARTER_BRANCHES, TemplateRepoFixture } from '../template-repo-fixture';
+import { rawRequest } from '../../support/raw-http';
 import { startBackend, type BackendUnderTest } from './backends';
 
 const KIB = 1024;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { startApiProcess, type ApiProcess } from '@svc/test-kit';
-import { startUpload } from '../files/raw-http';
+import { startUpload } from '../../support/raw-http';
 import { startBackend, type BackendUnderTest } from './backends';
 
 const MiB = 1024 * 1024;

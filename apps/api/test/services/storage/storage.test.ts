@@ -1,6 +1,6 @@
-import { startTestServer, type TestServer } from '../support/server';
-import { createProject } from '../resources/fixtures';
-import { rawRequest } from '../files/raw-http';
+import { startTestServer, type TestServer } from '../../support/server';
+import { createProject } from '../../support/fixtures';
+import { rawRequest } from '../../support/raw-http';
 import { startBackend, PROVIDERS_AND_BACKENDS, type BackendName, type BackendUnderTest } from './backends';
 
 describe.each(PROVIDERS_AND_BACKENDS)(

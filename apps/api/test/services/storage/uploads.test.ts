@@ -1,8 +1,8 @@
 import { eventually } from '@svc/test-kit';
 import { randomBytes } from 'node:crypto';
-import { startTestServer, type TestServer } from '../support/server';
-import { createProject, createWorkflow } from '../resources/fixtures';
-import { multipartBody, rawRequest, startUpload } from '../files/raw-http';
+import { startTestServer, type TestServer } from '../../support/server';
+import { createProject, createWorkflow } from '../../support/fixtures';
+import { multipartBody, rawRequest, startUpload } from '../../support/raw-http';
 import { startBackend, PROVIDERS_AND_BACKENDS, type BackendName, type BackendUnderTest } from './backends';
 
 const KIB = 1024;
