@@ -4,7 +4,12 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../support/server';
 import { addMember, captureEvents, createProject, createWorkflow } from '../../support/fixtures';
-import { startBackend, PROVIDERS_AND_BACKENDS, type BackendName, type BackendUnderTest } from '../../services/storage/backends';
+import {
+  startBackend,
+  PROVIDERS_AND_BACKENDS,
+  type BackendName,
+  type BackendUnderTest,
+} from '../../services/storage/backends';
 import { multipartBody, rawRequest } from '../../support/raw-http';
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');

@@ -1,7 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
-import { addMember, body, captureEvents, createProject, createWorkflow, recordingSteering } from '../../support/fixtures';
+import {
+  addMember,
+  body,
+  captureEvents,
+  createProject,
+  createWorkflow,
+  recordingSteering,
+} from '../../support/fixtures';
 
 describe.each(TEST_PROVIDERS)('projects on %s', (provider) => {
   let server: TestServer;

@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
 import { body, createProject, createWorkflow } from '../../support/fixtures';
-import { startBackend, PROVIDERS_AND_BACKENDS, type BackendName, type BackendUnderTest } from '../../services/storage/backends';
+import {
+  startBackend,
+  PROVIDERS_AND_BACKENDS,
+  type BackendName,
+  type BackendUnderTest,
+} from '../../services/storage/backends';
 
 interface Entry {
   path: string;

@@ -1,6 +1,13 @@
 import type { WorkflowStatus } from '@svc/protocol';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
-import { body, captureEvents, createProject, createWorkflow, recordingSteering, storeSnapshot } from '../../support/fixtures';
+import {
+  body,
+  captureEvents,
+  createProject,
+  createWorkflow,
+  recordingSteering,
+  storeSnapshot,
+} from '../../support/fixtures';
 
 const PLAN = {
   phase: 'executing',

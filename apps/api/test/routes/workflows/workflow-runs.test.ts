@@ -1,5 +1,13 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
-import { addMember, body, createProject, createWorkflow, dbState, recordingSteering, storeSnapshot } from '../../support/fixtures';
+import {
+  addMember,
+  body,
+  createProject,
+  createWorkflow,
+  dbState,
+  recordingSteering,
+  storeSnapshot,
+} from '../../support/fixtures';
 
 // Issue 14: run numbers, idempotent creates, re-runs, the run list's filters and progress, /me/waiting.
 describe.each(TEST_PROVIDERS)('workflow runs on %s', (provider) => {
