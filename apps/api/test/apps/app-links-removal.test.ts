@@ -4,7 +4,7 @@ import { TEST_PROVIDERS } from '../support/server';
 import { body, createWorkflow } from '../support/fixtures';
 import { rawRequest } from '../support/raw-http';
 import { workerSuite } from '../ws/clients';
-import { join } from '../security/membership';
+import { join } from '../support/membership';
 
 /**
  * Issue 21, finding 7: a member removed from a project keeps no built-app link of it (every key of the

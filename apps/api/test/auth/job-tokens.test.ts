@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, createProject } from '../support/fixtures';
-import { join } from '../security/membership';
+import { join } from '../support/membership';
 
 const YEAR = 31_536_000;
 

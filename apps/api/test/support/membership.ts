@@ -1,4 +1,4 @@
-import type { TestServer } from '../support/server';
+import type { TestServer } from './server';
 
 /**
  * Makes `login` a member of the project however the server adds members (an invitation the invitee

@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import { openSocket } from '@svc/test-kit';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, createProject, createWorkflow } from '../support/fixtures';
-import { join } from '../security/membership';
+import { join } from '../support/membership';
 import { openBrowser, SETUP_TIMEOUT_MS } from './clients';
 import { WS_CLOSE_SESSION_REVOKED } from '../../src/ws/browser-client';
 
