@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { ApiError, backoffDelay, workflowPath, type SvcClient } from '@svc/client';
+import { ApiError, backoffDelay, readSse, workflowPath, type SvcClient } from '@svc/client';
 import {
   BrowserEventSchema,
   TERMINAL_WORKFLOW_STATUSES,
@@ -9,7 +9,6 @@ import {
 } from '@svc/protocol';
 import type { AnswerSource } from './answers';
 import { CliError, EXIT } from './errors';
-import { parseSse } from './sse';
 
 export interface FollowOptions {
   workflowId: string;
@@ -105,7 +104,7 @@ export async function followWorkflow(client: SvcClient, options: FollowOptions):
     let live = false;
     let ended: string | null = 'the event stream ended';
     try {
-      for await (const message of parseSse(Readable.fromWeb(response.body as never) as AsyncIterable<Uint8Array>)) {
+      for await (const message of readSse(Readable.fromWeb(response.body as never) as AsyncIterable<Uint8Array>)) {
         attempt = 0;
         if (message.event === 'subscribed') {
           live = true;
