@@ -1,5 +1,5 @@
 import { fromSnapshot, planFromState } from '@svc/agent-core';
-import type { PlanStepInfo, PlanStepStatusEventData, SnapshotData, WorkflowStatus } from '@svc/protocol';
+import type { PlanStepInfo, PlanStepStatusEventData, SnapshotData } from '@svc/protocol';
 
 /**
  * What changes the plan live: one step's status, or a whole new snapshot (a new or revised plan).
