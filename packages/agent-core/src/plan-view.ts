@@ -1,4 +1,4 @@
-import { TERMINAL_WORKFLOW_STATUSES, type PlanStepInfo, type WorkflowStatus } from '@svc/protocol';
+import { TERMINAL_WORKFLOW_STATUSES, type PlanStepInfo, type StepStatus, type WorkflowStatus } from '@svc/protocol';
 
 /**
  * The plan a person sees, from the plan as last reported (a snapshot's statuses, or the live step events
@@ -17,17 +17,23 @@ export function projectPlan(steps: readonly PlanStepInfo[], status: WorkflowStat
 }
 
 function projectStep(step: PlanStepInfo, status: WorkflowStatus, invalidated: boolean): PlanStepInfo {
-  const { interrupted: wasInterrupted, ...reported } = step;
-  const wasRunning = step.status === 'running' || wasInterrupted !== undefined;
-  const projected: PlanStepInfo = { ...reported, status: invalidated ? 'pending' : step.status };
-  if (!invalidated && wasRunning) {
-    projected.status = status === 'running' ? 'running' : 'pending';
-    if (status === 'failed' || status === 'cancelled') projected.interrupted = status;
-  }
+  const { interrupted: _reported, ...rest } = step;
+  const projected: PlanStepInfo = { ...rest, status: projectedStatus(step, status, invalidated) };
+  const stopped = status === 'failed' || status === 'cancelled';
+  if (stopped && !invalidated && wasRunning(step)) projected.interrupted = status;
   if (projected.status === 'pending' && !projected.interrupted) projected.started_at = null;
   if (projected.status !== 'done') projected.finished_at = null;
   return projected;
 }
+
+/** A step reported running, or interrupted while running, runs only while the workflow runs. */
+function projectedStatus(step: PlanStepInfo, status: WorkflowStatus, invalidated: boolean): StepStatus {
+  if (invalidated) return 'pending';
+  if (!wasRunning(step)) return step.status;
+  return status === 'running' ? 'running' : 'pending';
+}
+
+const wasRunning = (step: PlanStepInfo) => step.status === 'running' || step.interrupted !== undefined;
 
 /** How a step is shown: `waiting` is the step a question waits in; an interrupted step shows why. */
 export type StepDisplay = 'done' | 'running' | 'waiting' | 'pending' | NonNullable<PlanStepInfo['interrupted']>;
