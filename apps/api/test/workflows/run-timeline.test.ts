@@ -139,7 +139,7 @@ describe.each(TEST_PROVIDERS)('run timeline on %s', (provider) => {
       const actions = stream.events.filter((e) => e.event === 'workflow_action');
       expect(actions.map((e) => JSON.parse(e.data).data)).toEqual(expected);
       // Each has its seq like any stored event: a client resuming after the feedback gets the rest.
-      const feedbackSeq = Number(actions[2]!.id);
+      const feedbackSeq = Number(actions[2]!.lastEventId);
       const replayed = await suite.server.deps.events.since({ id, project_id: suite.projectId }, feedbackSeq);
       expect(replayed.filter((e) => e.type === 'workflow_action').map((e) => e.data)).toEqual(expected.slice(3));
     } finally {

@@ -105,12 +105,15 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
         if (index < 0) throw new Error(`no line ${what} in\n${result.stdout}`);
         return index;
       };
+      // a call that changes the plan is printed under the step that made it (it is reported after the change)
       const order = [
+        at((l) => l.startsWith('  $ submit_plan'), 'the plan submitted'),
         at((l) => l === 'plan (2 steps):', 'plan'),
         at((l) => l === '  1. Write hello', 'plan step 1'),
         at((l) => l === '==> step 1/2: Write hello', 'step 1 running'),
         at((l) => l.startsWith('  $ execute_on_worker') && l.includes('hello.txt'), 'the command'),
         at((l) => l === '    | hello from svc', 'its output'),
+        at((l) => l === '  $ advance_step summary: hello written', 'step 1 advanced'),
         at((l) => l === '<== step 1/2 done: Write hello', 'step 1 done'),
         at((l) => l === '==> step 2/2: Show it', 'step 2 running'),
         at((l) => l === 'status: completed', 'the status'),

@@ -4,7 +4,10 @@ import { storedStream } from '../../support/events';
 import { addMember, body, createProject, createWorkflow } from '../../support/fixtures';
 import { workerSuite } from '../../ws/clients';
 
-const seqs = (events: SseEvent[]) => events.filter((e) => e.id !== undefined).map((e) => Number(e.id));
+/** The control messages: they carry no id, so they leave the client's last event id where it was. */
+const CONTROL = new Set(['subscribed', 'error']);
+const stored = (events: SseEvent[]) => events.filter((e) => !CONTROL.has(e.event));
+const seqs = (events: SseEvent[]) => stored(events).map((e) => Number(e.lastEventId));
 
 describe.each(TEST_PROVIDERS)('Server-Sent Events on %s', (provider) => {
   const suite = workerSuite(provider);
@@ -26,7 +29,7 @@ describe.each(TEST_PROVIDERS)('Server-Sent Events on %s', (provider) => {
     return { worker, id, seq: { next: last_seq + 1 } };
   }
 
-  const stored = async (id: string) => storedStream(suite.server.deps.db, suite.server.deps.dbProvider, id);
+  const storedEvents = async (id: string) => storedStream(suite.server.deps.db, suite.server.deps.dbProvider, id);
 
   it('replays after Last-Event-ID mid-stream, then delivers live events once, in seq order, with no gap', async () => {
     const { worker, id, seq } = await running('sse-replay');
@@ -36,16 +39,18 @@ describe.each(TEST_PROVIDERS)('Server-Sent Events on %s', (provider) => {
     const first = await open(`/workflows/${id}/events?since_seq=0`);
     expect(first.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(first.response.headers.get('cache-control')).toContain('no-cache');
-    const subscribed = JSON.parse((await first.next((e) => e.event === 'subscribed')).data);
-    const history = await stored(id);
+    const subscribedEvent = await first.next((e) => e.event === 'subscribed');
+    const subscribed = JSON.parse(subscribedEvent.data);
+    const history = await storedEvents(id);
     expect(seqs(first.events)).toEqual(history.map((e) => e.seq));
+    expect(subscribedEvent.lastEventId).toBe(String(history.at(-1)!.seq));
     expect(subscribed).toEqual({ type: 'subscribed', workflow_id: id, last_seq: history.at(-1)!.seq });
     const entry = first.events.find((e) => e.event === 'workflow_update')!;
     expect(JSON.parse(entry.data)).toEqual({
       type: 'workflow_update',
       workflow_id: id,
       project_id: suite.projectId,
-      seq: Number(entry.id),
+      seq: Number(entry.lastEventId),
       ts: expect.any(String),
       data: { kind: 'log_entry', data: expect.objectContaining({ output: expect.stringMatching(/^before/) }) },
     });
@@ -58,11 +63,11 @@ describe.each(TEST_PROVIDERS)('Server-Sent Events on %s', (provider) => {
     for (const s of burst) worker.update(id, s, logEntry(`during ${s}`));
     await second.next((e) => e.event === 'subscribed');
     await worker.inbox.next((m) => m.type === 'ack' && m.seq === burst.at(-1));
-    const all = await stored(id);
+    const all = await storedEvents(id);
     const expected = all.filter((e) => e.seq > 3);
     await second.until(() => seqs(second.events).length >= expected.length, 'every stored event after seq 3');
     expect(seqs(second.events)).toEqual(expected.map((e) => e.seq));
-    expect(second.events.filter((e) => e.id !== undefined).map((e) => e.event)).toEqual(expected.map((e) => e.type));
+    expect(stored(second.events).map((e) => e.event)).toEqual(expected.map((e) => e.type));
 
     // Live from here on: a snapshot gives plan_step_status events, still in order.
     await worker.store(id, seq.next++, snapshot('executing', 0, ['running', 'pending']));
@@ -74,7 +79,7 @@ describe.each(TEST_PROVIDERS)('Server-Sent Events on %s', (provider) => {
       { index: 0, title: 'Step 1', status: 'running' },
       { index: 1, title: 'Step 2', status: 'pending' },
     ]);
-    const final = await stored(id);
+    const final = await storedEvents(id);
     await second.until(() => seqs(second.events).at(-1) === final.at(-1)!.seq, 'the last stored seq');
     expect(seqs(second.events)).toEqual(final.filter((e) => e.seq > 3).map((e) => e.seq));
   });
@@ -85,7 +90,7 @@ describe.each(TEST_PROVIDERS)('Server-Sent Events on %s', (provider) => {
     const now = await open(`/workflows/${id}/events`);
     const subscribed = JSON.parse((await now.next((e) => e.event === 'subscribed')).data);
     expect(seqs(now.events)).toEqual([]);
-    expect(subscribed.last_seq).toBe((await stored(id)).at(-1)!.seq);
+    expect(subscribed.last_seq).toBe((await storedEvents(id)).at(-1)!.seq);
 
     // A bearer api token works like the cookie; a future Last-Event-ID also starts from now.
     const token = (
@@ -137,7 +142,7 @@ describe.each(TEST_PROVIDERS)('Server-Sent Events on %s', (provider) => {
       new Set(['subscribed', 'project_changed', 'workflow_status', 'workflow_title']),
     );
     // no ids: a project stream is not replayable
-    expect(stream.events.every((e) => e.id === undefined)).toBe(true);
+    expect(stream.events.every((e) => e.lastEventId === '')).toBe(true);
   });
 
   it('answers bad input and callers without access with the contract error body, before any stream', async () => {
