@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { projectPlan } from '@svc/agent-core';
 import type { PlanStepInfo, StepStatus, WorkflowListItem, WorkflowStatus } from '@svc/protocol';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow, storeSnapshot } from '../resources/fixtures';
+import { body, createProject, createWorkflow, storeSnapshot } from '../support/fixtures';
 import { actionEvent } from '../../src/workflows/actor';
 
 /** What a workflow's event log holds, in seq order: feedback, a plan (snapshot), or something else. */
