@@ -7,7 +7,7 @@ import type { AppDeps } from './deps';
 import { loadSigningKeys } from './auth/keys';
 import { TokenService } from './auth/tokens';
 import { createStorage } from './services/storage';
-import { ClusterFanout, EventStore, LocalFanout, type EventFanout } from './events';
+import { ClusterFanout, EventStore, eventsSince, LocalFanout, type EventFanout } from './events';
 import { LocalBus, type ClusterBus } from './cluster/bus';
 import { PgBus } from './cluster/pg-bus';
 import { createLiveServices, type LiveServices } from './live-services';
@@ -56,11 +56,10 @@ export async function buildRuntime(
       ? await PgBus.connect(config.databaseUrl, config.replicaId, logger)
       : new LocalBus(config.replicaId);
   const tokens = new TokenService(keys, dbHandle.db, config.jwt.issuer, config.jwt.audience, Date.now, bus);
-  let events: EventStore | undefined = undefined;
   const fanout: EventFanout = bus.shared
-    ? new ClusterFanout(bus, (ref, after, limit) => events!.since(ref, after, limit), logger)
+    ? new ClusterFanout(bus, (ref, after, limit) => eventsSince(dbHandle.db, ref, after, limit), logger)
     : new LocalFanout();
-  events = new EventStore({
+  const events = new EventStore({
     db: dbHandle.db,
     provider: dbHandle.provider,
     fanout,

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import type { Db, DbProvider } from '@svc/db';
 import { backfillAppKeys, type AppLinks } from './apps/app-link';
 import type { Config } from './config';
-import { on, type ClusterBus } from './cluster/bus';
+import type { ClusterBus } from './cluster/bus';
+import { fanOutTransitions, forgetStaleRuns, WorkflowEngine } from './engine';
 import { LiveDispatcher } from './dispatch/dispatcher';
 import { WorkerLiveness } from './dispatch/liveness';
 import { WorkerRegistry } from './dispatch/registry';
@@ -17,7 +18,7 @@ import { BackgroundWork } from './lib/background-work';
 import type { Storage } from './services/storage';
 import type { TemplateCatalog } from './services/templates';
 import { TimerScheduler } from './timers/scheduler';
-import { WorkflowLifecycle, WorkflowTransitions, type Steering } from './workflows';
+import { WorkflowLifecycle, type Steering } from './workflows';
 
 /** Dispatch, update storage, timers and the workflow lifecycle: what REST and the worker socket share. */
 export interface LiveServices {
@@ -25,6 +26,8 @@ export interface LiveServices {
   dispatcher: LiveDispatcher;
   ingest: UpdateIngest;
   timers: TimerScheduler;
+  /** the only writer of a run's state */
+  engine: WorkflowEngine;
   workflows: WorkflowLifecycle;
   /** fire-and-forget work that shutdown waits for */
   background: BackgroundWork;
@@ -63,44 +66,36 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   const logger = deps.logger.child({ component: 'dispatch' });
   const lock = new IngestLock();
   const background = new BackgroundWork((err) => logger.error({ err }, 'background work failed'));
-  const transitions = new WorkflowTransitions({ db, events });
+  const engine = new WorkflowEngine({ db, events });
+  engine.bus.onError = (err, event) => logger.error({ err, event }, 'engine listener failed');
   const registry = new WorkerRegistry({ db, events, logger, background, replicaId: bus.replicaId });
-  const assignments = new IngestWorkflows(db, new IngestSql(provider), (ids) =>
-    bus.publish({ type: 'forget', workflow_ids: ids }),
-  );
-  const dispatcher = new LiveDispatcher({
-    db,
-    appLinks: deps.appLinks,
-    logger,
-    registry,
-    lock,
-    transitions,
-    assignments,
-    bus,
-  });
+  const assignments = new IngestWorkflows(db, new IngestSql(provider));
+  const dispatcher = new LiveDispatcher({ db, appLinks: deps.appLinks, logger, registry, lock, engine, bus });
   const ingest = new UpdateIngest({
     db,
     provider,
     events,
-    transitions,
+    engine,
     logger,
     lock,
     workflows: assignments,
-    listener: dispatcher,
     pgPool: deps.pgPool,
   });
-  const stopForgetting = on(bus, 'forget', (m) => ingest.forgetCached(m.workflow_ids));
+  // After-commit effects of every change of a run: browsers, and the row caches of every replica.
+  const stopEffects = [
+    fanOutTransitions(engine, events),
+    forgetStaleRuns(engine, bus, (ids) => ingest.forgetCached(ids)),
+  ];
   const timers = new TimerScheduler({ db, logger, target: dispatcher, bus });
   const workflows = new WorkflowLifecycle({
     db,
     events,
-    transitions,
+    engine,
     steering: deps.steering ?? dispatcher,
     timers,
     templates: deps.templates,
     storage: deps.storage,
     logger: deps.logger,
-    planRevised: (id) => assignments.forget([id]),
   });
   const liveness = new WorkerLiveness({
     db,
@@ -119,6 +114,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     dispatcher,
     ingest,
     timers,
+    engine,
     workflows,
     background,
     bus,
@@ -138,7 +134,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     },
     async close() {
       closing = true;
-      stopForgetting();
+      for (const stop of stopEffects) stop();
       await detailRetention.stop();
       await liveness.stop();
       await timers.stop();

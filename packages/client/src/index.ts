@@ -19,3 +19,4 @@ export {
   type RestClientOptions,
 } from './rest-client';
 export { SvcClient, workflowPath, type ListFilesOptions } from './svc-client';
+export { createSseParser, readSse, type SseEvent, type SseHandlers, type SseParser } from './sse';

@@ -2,25 +2,17 @@ import type { Logger } from 'pino';
 import type { Db } from '@svc/db';
 import type { AppLinks } from '../apps/app-link';
 import { on, type ClusterBus } from '../cluster/bus';
-import type { IngestListener } from '../ingest/update-ingest';
+import type { WorkflowEngine } from '../engine';
 import type { IngestLock } from '../ingest/ingest-lock';
-import { isUnfinished, unfinishedWhere, type Steering, type WorkflowTransitions } from '../workflows';
+import { isUnfinished, unfinishedWhere, type Steering } from '../workflows';
 import { buildDispatch, DISPATCH_SELECT, pickWorker } from './message';
-import { claim, queuedPage, QUEUE_PAGE, takeBack, unclaim, type AssignmentCache, type QueueDeps } from './queue';
+import { queuedPage, QUEUE_PAGE, takeBack, unclaim, type QueueDeps } from './queue';
 import type { WorkerRegistry } from './registry';
-import {
-  clearIntent,
-  clearSteering,
-  grantTitle,
-  intentOf,
-  recordIntent,
-  STEERING_SELECT,
-  type Intent,
-} from './steering-store';
+import { intentOf, STEERING_SELECT, type Intent } from '../engine/intents';
 import { activeCounts } from './worker-list';
 import type { WorkerSession } from './worker-session';
 
-export { TITLE_SEQ_BLOCK } from './steering-store';
+export { TITLE_SEQ_BLOCK } from '../engine/intents';
 
 export interface LiveDispatcherDeps {
   db: Db;
@@ -29,9 +21,8 @@ export interface LiveDispatcherDeps {
   logger: Logger;
   registry: WorkerRegistry;
   lock: IngestLock;
-  transitions: WorkflowTransitions;
-  /** the update ingest's cache of who holds what */
-  assignments: AssignmentCache;
+  /** claims and hand-backs; its announcements of released runs wake this dispatcher */
+  engine: WorkflowEngine;
   /** the other API replicas (wake-ups, steering, title jobs) */
   bus: ClusterBus;
 }
@@ -46,10 +37,10 @@ const DELIVERY_SELECT = {
 /**
  * Hands workflows to the workers connected to this replica (the queue itself is the database:
  * queue.ts), steers the ones they run, and takes work back from lost workers. Steering is written to
- * the workflow row first (steering-store.ts), then delivered by whichever replica holds the worker's
+ * the workflow row first (through the engine: engine/intents.ts), then delivered by whichever replica holds the worker's
  * socket: every replica is told over the cluster bus. Methods return once the request is recorded.
  */
-export class LiveDispatcher implements Steering, IngestListener {
+export class LiveDispatcher implements Steering {
   private running: Promise<void> | null = null;
   private again = false;
   private closed = false;
@@ -57,13 +48,16 @@ export class LiveDispatcher implements Steering, IngestListener {
   private readonly stops: (() => void)[];
 
   constructor(private readonly deps: LiveDispatcherDeps) {
-    this.queue = { db: deps.db, lock: deps.lock, transitions: deps.transitions, assignments: deps.assignments };
+    this.queue = { engine: deps.engine, lock: deps.lock };
     const background = (what: string, work: Promise<void>) =>
       void work.catch((err: unknown) => deps.logger.error({ err }, `${what} failed`));
     this.stops = [
       on(deps.bus, 'wake', () => this.kick()),
       on(deps.bus, 'title', (m) => background('title job', this.titleJob(m.workflow_id))),
       on(deps.bus, 'steer', (m) => background('steering delivery', this.deliver(m.workflow_id))),
+      deps.engine.on('transitioned', ({ workflow, released }) => {
+        if (released) this.released(released.by, workflow.id, released.finished);
+      }),
     ];
   }
 
@@ -100,22 +94,21 @@ export class LiveDispatcher implements Steering, IngestListener {
 
   /** The status is cancelled already: the replica holding the assignee's socket tells it to stop. */
   async cancel(workflowId: string): Promise<void> {
-    await clearSteering(this.deps.db, workflowId);
+    await this.deps.engine.clearSteering(workflowId);
     this.deps.bus.publish({ type: 'steer', workflow_id: workflowId });
     await this.deliver(workflowId);
   }
 
   /** A timer fired (on any replica): the next hand-out resumes the workflow with the timer's reason. */
   async timerFired(workflowId: string, reason: string): Promise<void> {
-    await recordIntent(this.deps.db, workflowId, { action: 'resume', message: reason }, true);
-    this.wakeAll();
+    if (await this.deps.engine.timerFired(workflowId, reason)) this.wakeAll();
   }
 
   /** The workflow stopped being this worker's (finished or paused): it no longer holds it. */
-  released(workerId: string, workflowId: string, finished: boolean): void {
+  private released(workerId: string, workflowId: string, finished: boolean): void {
     this.deps.registry.release(workerId, workflowId);
     if (finished) {
-      this.inBackground('clearing steering', clearSteering(this.deps.db, workflowId, true));
+      this.inBackground('clearing steering', this.deps.engine.clearSteering(workflowId, true));
       this.kick(); // only this replica's worker has room now
     } else this.wakeAll(); // the paused workflow is back in the queue for any replica's workers
   }
@@ -253,7 +246,7 @@ export class LiveDispatcher implements Steering, IngestListener {
       });
       registry.hold(target.workerId, workflow.id);
       if (target.send(message)) {
-        if (intent) await clearIntent(db, workflow.id, intent);
+        if (intent) await this.deps.engine.clearIntent(workflow.id, intent);
         handedOut++;
       } else {
         registry.release(target.workerId, workflow.id);
@@ -274,13 +267,13 @@ export class LiveDispatcher implements Steering, IngestListener {
     if (!workflow) return;
     const target = pickWorker(this.deps.registry.connected(), new Map(), null);
     if (!target) return;
-    const grant = await grantTitle(this.deps.db, workflow, target.workerId);
+    const grant = await this.deps.engine.grantTitle(workflow, target.workerId);
     if (!grant) return;
     target.send(await buildDispatch(this.deps, workflow, 'generate_title', { reservedSeq: grant.first - 1 }));
   }
 
   private async claim(workflowId: string, target: WorkerSession): Promise<boolean> {
-    if (!(await claim(this.deps.db, workflowId, target.workerId))) return false;
+    if (!(await this.deps.engine.claim(workflowId, target.workerId))) return false;
     // The connection may have closed while the claim was in flight; its loss hand-back ran already.
     if (this.deps.registry.get(target.workerId) === target) return true;
     await this.unclaim(workflowId, target.workerId);
@@ -294,7 +287,7 @@ export class LiveDispatcher implements Steering, IngestListener {
   /** Records an answer or feedback, then has it delivered: to the worker running it, or with the next dispatch. */
   private async steer(workflowId: string, intent: Intent): Promise<void> {
     const { db } = this.deps;
-    await recordIntent(db, workflowId, intent);
+    await this.deps.engine.recordIntent(workflowId, intent);
     const workflow = await db.workflow.findFirst({
       where: { id: workflowId, ...unfinishedWhere },
       select: { assigned_worker_id: true },
@@ -327,7 +320,7 @@ export class LiveDispatcher implements Steering, IngestListener {
     if (!intent || intent.action === 'resume') return;
     if (registry.holds(workerId, workflowId)) {
       if (session.send(await buildDispatch(this.deps, workflow, intent.action, { message: intent.message })))
-        await clearIntent(db, workflowId, intent);
+        await this.deps.engine.clearIntent(workflowId, intent);
       return;
     }
     if (!registry.isReconciled(workerId)) return;

@@ -51,19 +51,25 @@ export class EventStore {
    * Appends a batch atomically and publishes its events after the commit. `prepare` builds the batch;
    * with `interactive` it runs inside a transaction first (its writes decide what the batch holds) and
    * gets the transaction, otherwise it gets null and the batch is written on its own (one statement on
-   * PostgreSQL).
+   * PostgreSQL). `publish: false` leaves publishing to the caller (`publish`), e.g. to order the events
+   * with notices that are not stored.
    */
   async appendWith(
     prepare: (tx: Prisma.TransactionClient | null) => Promise<EventBatch>,
     /** `client`: what a non-interactive batch is written through (the ingest's raw pool); the db by default */
-    options: { interactive: boolean; client?: RawClient },
+    options: { interactive: boolean; client?: RawClient; publish?: boolean },
   ): Promise<StoredEvent[]> {
     const { db } = this.deps;
     const stored = options.interactive
       ? await db.$transaction(async (tx) => this.write(tx, await prepare(tx), true))
       : await this.write(options.client ?? db, await prepare(null), false);
-    this.deps.fanout.publish(stored);
+    if (options.publish !== false) this.publish(stored);
     return stored;
+  }
+
+  /** Publishes committed events to browsers (every replica). */
+  publish(stored: StoredEvent[]): void {
+    if (stored.length > 0) this.deps.fanout.publish(stored);
   }
 
   /** A change to a project or its workflow list (not stored: project subscribers re-read). */
@@ -92,14 +98,8 @@ export class EventStore {
    * Events of one workflow after `sinceSeq`, in order, for replay: at least `limit` unless there are no
    * more (a row may stand for two events, so there may be a few more).
    */
-  async since(workflow: WorkflowRef, sinceSeq: number, limit = 1000): Promise<StoredEvent[]> {
-    // From the row at sinceSeq itself (one more row): its second event may come after sinceSeq.
-    const rows = await this.deps.db.event.findMany({
-      where: { workflow_id: workflow.id, seq: { gte: sinceSeq } },
-      orderBy: { seq: 'asc' },
-      take: limit + 1,
-    });
-    return rows.flatMap((row) => eventsOfRow(row, workflow.project_id)).filter((event) => event.seq > sinceSeq);
+  since(workflow: WorkflowRef, sinceSeq: number, limit = 1000): Promise<StoredEvent[]> {
+    return eventsSince(this.deps.db, workflow, sinceSeq, limit);
   }
 
   subscribe(listener: (event: StoredEvent) => void): () => void {
@@ -143,4 +143,20 @@ export class EventStore {
     this.deps.fanout.publish([published]);
     return published;
   }
+}
+
+/** The stored events of one workflow after `sinceSeq` (see EventStore.since); the cluster fan-out reads them too. */
+export async function eventsSince(
+  db: Db,
+  workflow: WorkflowRef,
+  sinceSeq: number,
+  limit = 1000,
+): Promise<StoredEvent[]> {
+  // From the row at sinceSeq itself (one more row): its second event may come after sinceSeq.
+  const rows = await db.event.findMany({
+    where: { workflow_id: workflow.id, seq: { gte: sinceSeq } },
+    orderBy: { seq: 'asc' },
+    take: limit + 1,
+  });
+  return rows.flatMap((row) => eventsOfRow(row, workflow.project_id)).filter((event) => event.seq > sinceSeq);
 }

@@ -1,4 +1,4 @@
-export { EventStore, type EventBatch, type EventGroup } from './event-store';
+export { EventStore, eventsSince, type EventBatch, type EventGroup } from './event-store';
 export { LocalFanout, type EventFanout } from './fanout';
 export { ClusterFanout } from './cluster-fanout';
 export type { Column, RawClient, TableRows } from './event-sql';

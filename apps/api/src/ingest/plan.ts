@@ -3,22 +3,14 @@
 import { v7 as timeOrderedId } from 'uuid';
 import { diffSteps, fromSnapshot, SnapshotError, type Step } from '@svc/agent-core';
 import type { Prisma } from '@svc/db';
-import { TERMINAL_WORKFLOW_STATUSES, type UpdateMessage, type WorkflowStatus, type WsErrorInfo } from '@svc/protocol';
+import type { UpdateMessage, WsErrorInfo } from '@svc/protocol';
 import { presentLlmCall } from '../wire/logs';
 import { logEntryEvents } from '../events/stored-rows';
 import type { NewEvent } from '../events';
-import type { TitleGrantRow } from '../dispatch/steering-store';
+import { planWorkerStatus, planWorkerTitle, type PlannedEvent, type RunChanges, type RunRow } from '../engine';
 
-/** The workflow columns an update batch reads. */
-export interface IngestWorkflow extends TitleGrantRow {
-  id: string;
-  project_id: string;
-  assigned_worker_id: string | null;
-  status: string;
-  last_update_seq: number;
-  /** stamped on log entries and step diffs; cached rows are forgotten when feedback raises it */
-  plan_revision: number;
-}
+/** The workflow columns an update batch reads (the engine checks worker updates against them). */
+export type IngestWorkflow = RunRow;
 
 /** The latest snapshot seen of a workflow, to diff the next one against. */
 export interface KnownSnapshot {
@@ -26,25 +18,16 @@ export interface KnownSnapshot {
   steps: Step[];
 }
 
-export interface PlannedEvent extends NewEvent {
-  /** only stored when the status change it reports was applied */
-  statusChange?: true;
-}
-
 /** One workflow's share of a batch: rows to insert, its column changes, its events (in order). */
-export class WorkflowPlan {
+export class WorkflowPlan implements RunChanges {
   readonly patch: Prisma.WorkflowUpdateInput = {};
-  /** status columns, written only while the workflow is unfinished (a cancel in between wins) */
-  statusPatch: Prisma.WorkflowUpdateManyMutationInput | null = null;
+  statusPatch: RunChanges['statusPatch'] = null;
   readonly events: PlannedEvent[] = [];
   maxSeq = 0;
   snapshot: KnownSnapshot | null = null;
-  /** the assigned worker gave the workflow back (paused), or it reached a final status */
-  released: 'paused' | 'finished' | null = null;
-  /** the worker that held the workflow when it was released */
+  released: RunChanges['released'] = null;
   releasedBy: string | null = null;
   titleStored = false;
-  /** project lists show status and title: they get a `project_changed` notice */
   listChanged = false;
 
   constructor(
@@ -52,7 +35,6 @@ export class WorkflowPlan {
     readonly knownSnapshot: KnownSnapshot | null,
   ) {}
 
-  /** The workflow finished before the status change could be written: it is recorded, not applied. */
   statusRefused(): void {
     this.statusPatch = null;
     const kept = this.events.filter((e) => !e.statusChange);
@@ -85,13 +67,35 @@ export interface PlanContext {
   storeDetails: boolean;
 }
 
-const isTerminal = (status: string) => TERMINAL_WORKFLOW_STATUSES.includes(status as WorkflowStatus);
+/** What planning one update gave: its events besides `workflow_update`, or instead of it, or a refusal. */
+interface Planned {
+  /** what the `workflow_update` event says the worker sent (bulky parts live in their own tables) */
+  echoed?: unknown;
+  derived?: NewEvent[];
+  /** the update's events when they are not its `workflow_update` and the derived ones */
+  events?: NewEvent[];
+  error?: WsErrorInfo;
+}
+
+/** One update's facts every kind's planner needs. */
+interface UpdateContext<K extends UpdateMessage['kind']> {
+  plan: WorkflowPlan;
+  rows: PlannedRows;
+  workerId: string;
+  update: Extract<UpdateMessage, { kind: K }>;
+  now: Date;
+  superseded: boolean;
+  context: PlanContext;
+  base: { workflow_id: string; seq: number };
+}
+
+type Planners = { [K in UpdateMessage['kind']]: (c: UpdateContext<K>) => Planned };
 
 /**
  * Adds one new (not yet stored, owned) update to the plan: its `worker_updates` row, the row of its
  * kind, the column changes and the events. `superseded` says a later update of the same kind is
  * stored already (this one arrived out of order), so it must not overwrite what that one set.
- * Returns an error instead when the update's content is refused.
+ * Returns an error instead when the update's content is refused (nothing of it is planned).
  */
 export function planUpdate(
   plan: WorkflowPlan,
@@ -102,155 +106,140 @@ export function planUpdate(
   superseded: boolean,
   context: PlanContext = { storeDetails: true },
 ): WsErrorInfo | null {
-  const workflowId = plan.row.id;
-  const base = { workflow_id: workflowId, seq: update.seq };
-  const derived: PlannedEvent[] = [];
-  /** what the `workflow_update` event says the worker sent (bulky parts live in their own tables) */
-  let echoed: unknown = update.data;
-  /** the update's events when they are not its `workflow_update` and the derived ones */
-  let events: NewEvent[] | null = null;
-  switch (update.kind) {
-    case 'snapshot': {
-      let steps: Step[];
-      try {
-        steps = fromSnapshot(update.data).steps;
-      } catch (error) {
-        if (error instanceof SnapshotError)
-          return { code: 'invalid_input', message: `update ${update.seq}: ${error.message}` };
-        throw error;
-      }
-      const data = update.data;
-      rows.snapshots.push({
-        id: timeOrderedId(),
-        ...base,
-        phase: data.phase,
-        // The column is NOT NULL; -1 stands for "no running step" (presenters read it only while executing).
-        current_step: data.current_step ?? -1,
-        steps: data.steps,
-        memo: data.memo,
-        pending_question: data.pending_question ?? null,
-        created_at: now,
-      });
-      const previous = plan.snapshot ?? plan.knownSnapshot;
-      if (!previous || previous.seq < update.seq) {
-        for (const change of diffSteps(previous?.steps ?? [], steps)) {
-          derived.push({
-            type: 'plan_step_status',
-            data: { index: change.index, title: change.title, status: change.to },
-          });
-        }
-        plan.snapshot = { seq: update.seq, steps };
-      }
-      break;
-    }
-    case 'log_entry': {
-      const { duration_ms, ...entry } = update.data;
-      const row = {
-        id: timeOrderedId(),
-        ...base,
-        ...entry,
-        tool_input: entry.tool_input as Prisma.JsonObject,
-        revision: plan.row.plan_revision,
-        duration_ms: duration_ms ?? null,
-        created_at: now,
-      };
-      rows.logEntries.push(row);
-      events = logEntryEvents(update.data, row);
-      break;
-    }
-    case 'llm_call': {
-      // Older workers send neither attempt nor error: they only logged successful calls.
-      const { attempt, error, finish_reason, detail, ...call } = update.data;
-      const row = {
-        id: timeOrderedId(),
-        ...base,
-        ...call,
-        attempt: attempt ?? 1,
-        error: error ?? null,
-        finish_reason: finish_reason ?? null,
-        created_at: now,
-      };
-      rows.llmCalls.push(row);
-      const storeDetail = detail !== undefined && context.storeDetails;
-      if (storeDetail) {
-        rows.llmCallDetails.push({
-          call_id: row.id,
-          messages: JSON.stringify(detail.messages),
-          reply: JSON.stringify(detail.reply),
-          truncated: detail.truncated,
-          created_at: now,
-        });
-      }
-      // Details are read on demand (GET /workflows/{id}/llm-calls/{call_id}), not replayed with every event.
-      if (detail !== undefined) echoed = withoutDetail(update.data);
-      derived.push({ type: 'llm_call', data: presentLlmCall({ ...row, has_detail: storeDetail }) });
-      break;
-    }
-    case 'step_diff': {
-      const { step_index, files, patch, truncated } = update.data;
-      rows.stepDiffs.push({
-        ...base,
-        step_index,
-        revision: plan.row.plan_revision,
-        files: files as Prisma.JsonArray,
-        patch,
-        truncated,
-        created_at: now,
-      });
-      // The patch is served by GET /workflows/{id}/diffs; the event only announces the step's files.
-      echoed = { ...update.data, patch: '' };
-      break;
-    }
-    case 'status': {
-      const { status, question, error } = update.data;
-      // A finished workflow keeps its status: the write is conditional (see statusRefused), so the
-      // database decides, not this possibly cached row.
-      if (superseded) break;
-      plan.statusPatch = { status, question: question ?? null, error: error ?? null };
-      plan.row.status = status;
-      plan.listChanged = true;
-      if (status === 'pending' && plan.row.assigned_worker_id === workerId) {
-        plan.statusPatch.assigned_worker_id = null;
-        plan.row.assigned_worker_id = null;
-        plan.released = 'paused';
-        plan.releasedBy = workerId;
-      } else if (isTerminal(status)) {
-        plan.released = 'finished';
-        plan.releasedBy = plan.row.assigned_worker_id;
-      }
-      derived.push({
-        type: 'workflow_status',
-        data: { status, question: question ?? null, error: error ?? null },
-        statusChange: true,
-      });
-      break;
-    }
-    case 'title':
-      plan.titleStored = true;
-      // A title job's seq block ends with its title (in the same commit, so the next dispatch sees it).
-      Object.assign(plan.patch, { title_worker_id: null, title_first_seq: null, title_last_seq: null });
-      if (superseded) break;
-      Object.assign(plan.patch, { title: update.data.title, title_generated: true });
-      plan.listChanged = true;
-      derived.push({ type: 'workflow_title', data: { title: update.data.title } });
-      break;
-    case 'report':
-      if (!superseded) plan.patch.app_url = update.data.app_url;
-      break;
-    case 'file_changed':
-      derived.push({ type: 'file_changed', data: update.data });
-      break;
-    default: {
-      const unreachable: never = update;
-      return unreachable;
-    }
-  }
+  const base = { workflow_id: plan.row.id, seq: update.seq };
+  const planner = PLANNERS[update.kind] as (c: UpdateContext<UpdateMessage['kind']>) => Planned;
+  const planned = planner({ plan, rows, workerId, update, now, superseded, context, base });
+  if (planned.error) return planned.error;
   // The update's content is in its workflow_update event (and its kind's table): not stored again here.
   rows.workerUpdates.push({ ...base, kind: update.kind, worker_id: workerId, created_at: now });
-  plan.events.push(...(events ?? [{ type: 'workflow_update', data: { kind: update.kind, data: echoed } }, ...derived]));
+  const echoed = 'echoed' in planned ? planned.echoed : update.data;
+  plan.events.push(
+    ...(planned.events ?? [
+      { type: 'workflow_update', data: { kind: update.kind, data: echoed } },
+      ...(planned.derived ?? []),
+    ]),
+  );
   plan.maxSeq = Math.max(plan.maxSeq, update.seq);
   return null;
 }
+
+function planSnapshot({ plan, rows, update, now, base }: UpdateContext<'snapshot'>): Planned {
+  let steps: Step[];
+  try {
+    steps = fromSnapshot(update.data).steps;
+  } catch (error) {
+    if (error instanceof SnapshotError)
+      return { error: { code: 'invalid_input', message: `update ${update.seq}: ${error.message}` } };
+    throw error;
+  }
+  rows.snapshots.push(snapshotRow(update.data, base, now));
+  const previous = plan.snapshot ?? plan.knownSnapshot;
+  if (previous && previous.seq >= update.seq) return {};
+  plan.snapshot = { seq: update.seq, steps };
+  return {
+    derived: diffSteps(previous?.steps ?? [], steps).map((change) => ({
+      type: 'plan_step_status',
+      data: { index: change.index, title: change.title, status: change.to },
+    })),
+  };
+}
+
+function snapshotRow(
+  data: Extract<UpdateMessage, { kind: 'snapshot' }>['data'],
+  base: { workflow_id: string; seq: number },
+  now: Date,
+): Prisma.AgentStateSnapshotCreateManyInput {
+  return {
+    id: timeOrderedId(),
+    ...base,
+    phase: data.phase,
+    // The column is NOT NULL; -1 stands for "no running step" (presenters read it only while executing).
+    current_step: data.current_step ?? -1,
+    steps: data.steps,
+    memo: data.memo,
+    pending_question: data.pending_question ?? null,
+    created_at: now,
+  };
+}
+
+function planLogEntry({ plan, rows, update, now, base }: UpdateContext<'log_entry'>): Planned {
+  const { duration_ms, ...entry } = update.data;
+  const row = {
+    id: timeOrderedId(),
+    ...base,
+    ...entry,
+    tool_input: entry.tool_input as Prisma.JsonObject,
+    revision: plan.row.plan_revision,
+    duration_ms: duration_ms ?? null,
+    created_at: now,
+  };
+  rows.logEntries.push(row);
+  return { events: logEntryEvents(update.data, row) };
+}
+
+function planLlmCall({ rows, update, now, base, context }: UpdateContext<'llm_call'>): Planned {
+  // Older workers send neither attempt nor error: they only logged successful calls.
+  const { attempt, error, finish_reason, detail, ...call } = update.data;
+  const row = {
+    id: timeOrderedId(),
+    ...base,
+    ...call,
+    attempt: attempt ?? 1,
+    error: error ?? null,
+    finish_reason: finish_reason ?? null,
+    created_at: now,
+  };
+  rows.llmCalls.push(row);
+  const storeDetail = detail !== undefined && context.storeDetails;
+  if (storeDetail) {
+    rows.llmCallDetails.push({
+      call_id: row.id,
+      messages: JSON.stringify(detail.messages),
+      reply: JSON.stringify(detail.reply),
+      truncated: detail.truncated,
+      created_at: now,
+    });
+  }
+  const derived = [{ type: 'llm_call' as const, data: presentLlmCall({ ...row, has_detail: storeDetail }) }];
+  // Details are read on demand (GET /workflows/{id}/llm-calls/{call_id}), not replayed with every event.
+  return detail === undefined ? { derived } : { derived, echoed: withoutDetail(update.data) };
+}
+
+function planStepDiff({ plan, rows, update, now, base }: UpdateContext<'step_diff'>): Planned {
+  const { step_index, files, patch, truncated } = update.data;
+  rows.stepDiffs.push({
+    ...base,
+    step_index,
+    revision: plan.row.plan_revision,
+    files: files as Prisma.JsonArray,
+    patch,
+    truncated,
+    created_at: now,
+  });
+  // The patch is served by GET /workflows/{id}/diffs; the event only announces the step's files.
+  return { echoed: { ...update.data, patch: '' } };
+}
+
+/** A status report goes through the engine's table; a superseded one is only recorded. */
+function planStatus({ plan, workerId, update, superseded }: UpdateContext<'status'>): Planned {
+  if (superseded) return {};
+  const planned = planWorkerStatus(plan, workerId, update.seq, update.data);
+  return 'error' in planned ? planned : { derived: planned.events };
+}
+
+const PLANNERS: Planners = {
+  snapshot: planSnapshot,
+  log_entry: planLogEntry,
+  llm_call: planLlmCall,
+  step_diff: planStepDiff,
+  status: planStatus,
+  title: ({ plan, update, superseded }) => ({ derived: planWorkerTitle(plan, update.data, superseded) }),
+  report: ({ plan, update, superseded }) => {
+    if (!superseded) plan.patch.app_url = update.data.app_url;
+    return {};
+  },
+  file_changed: ({ update }) => ({ derived: [{ type: 'file_changed', data: update.data }] }),
+};
 
 function withoutDetail<T extends { detail?: unknown }>(data: T): Omit<T, 'detail'> {
   const copy = { ...data };

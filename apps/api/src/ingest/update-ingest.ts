@@ -1,38 +1,34 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { classifyDbError, classifySqliteError, type Db, type DbProvider } from '@svc/db';
-import type { CommandOutputMessage, UpdateMessage, WsErrorInfo } from '@svc/protocol';
+import type { CommandOutputMessage, UpdateMessage, WorkflowStatus, WsErrorInfo } from '@svc/protocol';
 import type { EventStore, RawClient } from '../events';
-import type { WorkflowTransitions } from '../workflows';
+import { decide, type WorkflowEngine } from '../engine';
+import { workerReported } from '../engine/worker-updates';
 import type { IngestLock } from './ingest-lock';
 import { SnapshotCache } from './snapshots';
-import { emptyRows, planUpdate, WorkflowPlan, type IngestWorkflow, type PlanContext, type PlannedRows } from './plan';
+import { emptyRows, planUpdate, WorkflowPlan, type IngestWorkflow, type PlanContext } from './plan';
 import { LLM_DETAIL_RETENTION_KEY, retentionDays } from './detail-retention';
 import { batchTables, IngestSql } from './sql';
 import { IngestWorkflows } from './workflows';
 import { GroupCommitQueue, type Batch } from './queue';
 import { WriteLane } from './write-lane';
-import { mayStoreForTitle } from '../dispatch/steering-store';
+import { mayStoreForTitle } from '../engine/intents';
 import { classifyPgError, PgRawClient } from './raw-pg';
 
 /** What became of one update: acknowledge `stored` and `duplicate`; answer `refused` with the error. */
 export type IngestOutcome = { kind: 'stored' } | { kind: 'duplicate' } | { kind: 'refused'; error: WsErrorInfo };
 
-/** What the ingest tells the dispatcher after a commit. */
-export interface IngestListener {
-  released(workerId: string, workflowId: string, finished: boolean): void;
-}
-
 export interface UpdateIngestDeps {
   db: Db;
   provider: DbProvider;
   events: EventStore;
-  transitions: WorkflowTransitions;
+  /** decides and commits the batches' status and column changes, and announces them */
+  engine: WorkflowEngine;
   logger: Logger;
   lock: IngestLock;
-  /** who holds which workflow, shared with the dispatcher (which forgets entries it reassigns) */
+  /** who holds which workflow (forgotten when the engine announces a run stale) */
   workflows: IngestWorkflows;
-  listener: IngestListener;
   /** most updates stored in one transaction */
   maxBatch?: number;
   /** PostgreSQL: the database handle's pool, through which batches of plain progress updates are written */
@@ -168,27 +164,8 @@ export class UpdateIngest {
   }
 
   private async commit(batch: Pending[], client: RawClient | undefined): Promise<void> {
-    const ids = [...new Set(batch.map((p) => p.update.workflow_id))];
-    // A worker's title job may store its LLM calls and title for a workflow it does not run.
-    const mayWrite = (item: Pending, row: IngestWorkflow | undefined) =>
-      row !== undefined &&
-      (row.assigned_worker_id === item.workerId || mayStoreForTitle(row, item.workerId, item.update));
-    const byId = await this.workflows.load(ids);
-    // A cached row that says no is checked against the database before anything is refused.
-    const doubtful = new Set(
-      batch.filter((item) => !mayWrite(item, byId.get(item.update.workflow_id))).map((item) => item.update.workflow_id),
-    );
-    if (doubtful.size > 0) for (const [id, row] of await this.workflows.load([...doubtful], true)) byId.set(id, row);
     const outcomes = new Map<Pending, IngestOutcome>();
-    const owned: Pending[] = [];
-    for (const item of batch) {
-      const { workflow_id: id, seq } = item.update;
-      const row = byId.get(id);
-      if (!row) outcomes.set(item, refused('not_found', `update ${seq}: no workflow ${id}`));
-      else if (!mayWrite(item, row))
-        outcomes.set(item, refused('forbidden', `update ${seq}: workflow ${id} is not assigned to this worker`));
-      else owned.push(item);
-    }
+    const { byId, owned } = await this.owned(batch, outcomes);
     const stored = await this.storedKeys(owned, byId);
     const plans = new Map<string, WorkflowPlan>();
     const planned = emptyRows();
@@ -213,9 +190,43 @@ export class UpdateIngest {
       const error = planUpdate(plan, planned, item.workerId, item.update, now, superseded, context);
       outcomes.set(item, error ? { kind: 'refused', error } : { kind: 'stored' });
     }
-    await this.write(plans, planned, now, client);
+    if (planned.workerUpdates.length > 0)
+      await this.deps.engine.applyWorkerUpdates({
+        runs: [...plans.values()],
+        tables: batchTables(planned),
+        at: now,
+        client,
+      });
     this.afterCommit(plans);
     for (const item of batch) item.resolve(outcomes.get(item)!);
+  }
+
+  /**
+   * The batch's rows, and its updates whose worker may write them (the others get their refusal). A
+   * cached row that says no (not yours, or a status the table refuses) is checked against the database
+   * before anything is refused.
+   */
+  private async owned(batch: Pending[], outcomes: Map<Pending, IngestOutcome>) {
+    const byId = await this.workflows.load([...new Set(batch.map((p) => p.update.workflow_id))]);
+    const doubtful = new Set(
+      batch
+        .filter((item) => {
+          const row = byId.get(item.update.workflow_id);
+          return !mayWrite(item, row) || refusesStatus(item.update, row!);
+        })
+        .map((item) => item.update.workflow_id),
+    );
+    if (doubtful.size > 0) for (const [id, row] of await this.workflows.load([...doubtful], true)) byId.set(id, row);
+    const owned: Pending[] = [];
+    for (const item of batch) {
+      const { workflow_id: id, seq } = item.update;
+      const row = byId.get(id);
+      if (!row) outcomes.set(item, refused('not_found', `update ${seq}: no workflow ${id}`));
+      else if (!mayWrite(item, row))
+        outcomes.set(item, refused('forbidden', `update ${seq}: workflow ${id} is not assigned to this worker`));
+      else owned.push(item);
+    }
+    return { byId, owned };
   }
 
   /**
@@ -255,49 +266,28 @@ export class UpdateIngest {
     return later !== null;
   }
 
-  /**
-   * Stores the batch atomically through the event store: status changes (conditional) and other column
-   * changes first, then the counters, the rows of every kind and the events (one statement on
-   * PostgreSQL, so a batch of plain progress updates needs no explicit transaction there).
-   */
-  private async write(plans: Map<string, WorkflowPlan>, rows: PlannedRows, at: Date, client: RawClient | undefined) {
-    if (rows.workerUpdates.length === 0) return;
-    const touched = [...plans.values()].filter((p) => p.maxSeq > 0);
-    // Plain progress updates need no interactive transaction; column changes run in one with them.
-    const plain = touched.every((p) => !p.statusPatch && Object.keys(p.patch).length === 0);
-    await this.deps.events.appendWith(
-      async (tx) => {
-        for (const plan of tx ? touched : []) {
-          if (plan.statusPatch && !(await this.deps.transitions.applyWorkerStatus(tx!, plan.row.id, plan.statusPatch)))
-            plan.statusRefused();
-          if (Object.keys(plan.patch).length > 0)
-            await tx!.workflow.update({ where: { id: plan.row.id }, data: plan.patch, select: { id: true } });
-        }
-        return {
-          groups: touched.map((p) => ({ workflow: p.row, events: p.events, maxUpdateSeq: p.maxSeq })),
-          tables: batchTables(rows),
-          at,
-        };
-      },
-      { interactive: !plain, client },
-    );
-  }
-
+  /** The cache's highest stored seqs and snapshots (the engine announced the rest; stale rows are gone already). */
   private afterCommit(plans: Map<string, WorkflowPlan>): void {
-    const { events, listener } = this.deps;
     for (const plan of plans.values()) {
-      // A status change may have given the workflow back, a title ends a title job: read the row again next time.
-      if (plan.statusPatch || plan.released || plan.titleStored) this.workflows.forget([plan.row.id]);
-      else this.workflows.stored(plan.row.id, plan.maxSeq);
-      if (plan.snapshot) this.snapshots.set(plan.row.id, plan.snapshot);
-      if (plan.listChanged)
-        events.publishProject(plan.row.project_id, { change: 'workflow_updated', workflow_id: plan.row.id });
-      if (plan.released) {
-        if (plan.released === 'finished') this.snapshots.delete(plan.row.id);
-        if (plan.releasedBy) listener.released(plan.releasedBy, plan.row.id, plan.released === 'finished');
-      }
+      this.workflows.stored(plan.row.id, plan.maxSeq);
+      if (plan.released === 'finished') this.snapshots.delete(plan.row.id);
+      else if (plan.snapshot) this.snapshots.set(plan.row.id, plan.snapshot);
     }
   }
+}
+
+/** The worker holds the workflow; or its title job may store its LLM calls and title for one it does not run. */
+function mayWrite(item: Pending, row: IngestWorkflow | undefined): boolean {
+  return (
+    row !== undefined && (row.assigned_worker_id === item.workerId || mayStoreForTitle(row, item.workerId, item.update))
+  );
+}
+
+/** A status report the table refuses from the row's status (the row may be stale: it is read again first). */
+function refusesStatus(update: UpdateMessage, row: IngestWorkflow): boolean {
+  return (
+    update.kind === 'status' && decide(row.status as WorkflowStatus, workerReported(update.data)).kind === 'refuse'
+  );
 }
 
 function refused(code: WsErrorInfo['code'], message: string): IngestOutcome {

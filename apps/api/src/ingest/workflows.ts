@@ -4,8 +4,8 @@ import type { IngestSql } from './sql';
 
 /**
  * The workflow columns the ingest needs, kept between batches so a batch of an active workflow reads
- * nothing before it writes. Whoever changes who holds a workflow, or its plan revision (feedback),
- * forgets its entry, on every replica (`forget` tells the others through `onForget`); a worker that
+ * nothing before it writes. Every change the engine announces stale (who holds a workflow, its status,
+ * its plan revision, its title grant) forgets its entry, on every replica (see engine/effects.ts); a worker that
  * connects here has its entries forgotten (it may have gone on through another replica), and a cached
  * "not yours" is always checked against the database before an update is refused. Bounded; oldest
  * entries go first.
@@ -16,8 +16,6 @@ export class IngestWorkflows {
   constructor(
     private readonly db: RawClient,
     private readonly sql: IngestSql,
-    /** tells the other replicas (their caches forget the same rows) */
-    private readonly onForget: (ids: string[]) => void = () => undefined,
     private readonly limit = 10_000,
   ) {}
 
@@ -45,14 +43,6 @@ export class IngestWorkflows {
   stored(id: string, maxSeq: number): void {
     const row = this.rows.get(id);
     if (row) row.last_update_seq = Math.max(row.last_update_seq, maxSeq);
-  }
-
-  /** Who holds these workflows (or their plan revision) changed: forgotten here and on the other replicas. */
-  forget(ids: Iterable<string>): void {
-    const list = [...ids];
-    if (list.length === 0) return;
-    this.forgetHere(list);
-    this.onForget(list);
   }
 
   forgetHere(ids: Iterable<string>): void {

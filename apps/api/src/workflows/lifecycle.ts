@@ -1,16 +1,16 @@
 import type { Logger } from 'pino';
 import { classifyDbError, type Db, type Prisma, type Project, type Timer, type Workflow } from '@svc/db';
-import type { CreateWorkflowRequest } from '@svc/protocol';
+import type { CreateWorkflowRequest, WorkflowStatus } from '@svc/protocol';
 import { newAppKey } from '../apps/app-link';
 import { conflict, invalidInput, notFound } from '../domain/errors';
 import type { EventStore } from '../events';
+import { decide, type Applied, type RunEvent, type WorkflowEngine } from '../engine';
 import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
 import { actionEvent, type Actor } from './actor';
-import { isUnfinished, unfinishedWhere, UNFINISHED_STATUSES } from './status';
+import { unfinishedWhere } from './status';
 import type { Steering, TimerSchedule } from './steering';
 import { placeholderTitle } from './title';
-import type { WorkflowTransitions } from './transitions';
 
 /** What a create request got: the new workflow, or the one an earlier request with its idempotency key made. */
 export interface Created {
@@ -24,20 +24,19 @@ const MAX_NUMBER_ATTEMPTS = 100;
 export interface WorkflowLifecycleDeps {
   db: Db;
   events: EventStore;
-  transitions: WorkflowTransitions;
+  /** decides and commits every status change with its events */
+  engine: WorkflowEngine;
   steering: Steering;
   timers: TimerSchedule;
   templates: TemplateCatalog;
   storage: Storage;
   logger: Logger;
-  /** feedback raised the workflow's plan revision: what caches it reads it again (every replica) */
-  planRevised?: (workflowId: string) => void;
 }
 
 /**
  * The use cases that change a workflow: create, answer, feedback, cancel, retry, delete, project delete
- * and timers. Each checks and changes the stored status first (that is the truth workers follow), then
- * hands the work to the dispatcher; a dispatcher failure is logged and never undoes the change.
+ * and timers. Each has the engine decide and commit the change first (that is the truth workers follow),
+ * then hands the work to the dispatcher; a dispatcher failure is logged and never undoes the change.
  */
 export class WorkflowLifecycle {
   constructor(private readonly deps: WorkflowLifecycleDeps) {}
@@ -82,7 +81,6 @@ export class WorkflowLifecycle {
       created_by: actor.id,
       requirement: body.requirement,
       title: placeholderTitle(body.requirement),
-      status: 'pending',
       requested_worker_id: requested?.id ?? null,
       template: body.template ?? null,
       rerun_of: body.rerun_of ?? null,
@@ -110,81 +108,53 @@ export class WorkflowLifecycle {
   }
 
   async answer(workflow: Workflow, actor: Actor, answer: string): Promise<Workflow> {
-    const updated = await this.move(
-      workflow,
-      ['waiting_user'],
-      { status: 'running', question: null },
-      'the workflow is not waiting for an answer',
+    const updated = await this.apply(workflow, { type: 'answered' }, (revision) =>
+      actionEvent('answered', actor, revision, answer),
     );
-    await this.deps.events.append(updated, [actionEvent('answered', actor, updated.plan_revision, answer)]);
     await this.steer('answer', workflow.id, answer);
     return updated;
   }
 
   /**
    * A finished workflow goes back to the queue; one in progress keeps its status and its worker revises
-   * the plan. Either way the plan revision goes up by one, with its event, in one transaction.
+   * the plan. Either way the plan revision goes up by one, with its events, in one transaction.
    */
   async feedback(workflow: Workflow, actor: Actor, message: string): Promise<Workflow> {
-    if (workflow.status === 'waiting_user') throw conflict('answer the open question first');
-    if (workflow.status === 'cancelled') throw conflict('the workflow was cancelled; retry it first');
-    if ((await this.deps.db.agentStateSnapshot.count({ where: { workflow_id: workflow.id } })) === 0)
-      throw conflict('there is no plan to revise yet');
-    if (workflow.status === 'completed' || workflow.status === 'failed')
-      await this.move(
-        workflow,
-        ['completed', 'failed'],
-        { status: 'pending', error: null },
-        'the workflow changed meanwhile',
-      );
-    await this.deps.events.appendWith(
-      async (tx) => {
-        const { plan_revision } = await tx!.workflow.update({
-          where: { id: workflow.id },
-          data: { plan_revision: { increment: 1 } },
-          select: { plan_revision: true },
-        });
-        return { groups: [{ workflow, events: [actionEvent('feedback', actor, plan_revision, message)] }] };
-      },
-      { interactive: true },
+    const hasPlan = (await this.deps.db.agentStateSnapshot.count({ where: { workflow_id: workflow.id } })) > 0;
+    const updated = await this.apply(
+      workflow,
+      { type: 'feedback', hasPlan },
+      (revision) => actionEvent('feedback', actor, revision, message),
+      { revisePlan: true },
     );
-    // Before the steer: the worker's updates after it sees the feedback carry the new revision.
-    this.deps.planRevised?.(workflow.id);
     await this.steer('feedback', workflow.id, message);
-    return this.current(workflow.id);
+    return updated;
   }
 
   async cancel(workflow: Workflow, actor: Actor): Promise<Workflow> {
-    const updated = await this.move(
-      workflow,
-      UNFINISHED_STATUSES,
-      { status: 'cancelled', question: null },
-      'the workflow has already finished',
+    const updated = await this.apply(workflow, { type: 'cancelled' }, (revision) =>
+      actionEvent('cancelled', actor, revision),
     );
-    await this.deps.events.append(updated, [actionEvent('cancelled', actor, updated.plan_revision)]);
     await this.stopped(workflow);
     return updated;
   }
 
   async retry(workflow: Workflow, actor: Actor): Promise<Workflow> {
-    const updated = await this.move(
-      workflow,
-      ['failed', 'cancelled'],
-      { status: 'pending', error: null, question: null },
-      'only a failed or cancelled workflow can be retried',
+    const updated = await this.apply(workflow, { type: 'retried' }, (revision) =>
+      actionEvent('retried', actor, revision),
     );
-    await this.deps.events.append(updated, [actionEvent('retried', actor, updated.plan_revision)]);
     await this.steer('retry', workflow.id);
     return updated;
   }
 
-  /** Soft delete: an unfinished workflow is cancelled first, so its worker stops. */
+  /** Soft delete, with the cancel of an unfinished workflow in the same transaction, so its worker stops. */
   async remove(workflow: Workflow): Promise<void> {
-    if (await this.deps.transitions.cancel(workflow)) await this.stopped(workflow);
-    await this.deps.db.workflow.updateMany({
-      where: { id: workflow.id, deleted_at: null },
-      data: { deleted_at: new Date() },
-    });
+    const deleted = await this.deps.engine.apply(
+      workflow,
+      { type: 'deleted' },
+      { columns: { deleted_at: new Date() } },
+    );
+    if (deleted.kind === 'applied' && deleted.moved) await this.stopped(workflow);
     this.deps.events.publishProject(workflow.project_id, { change: 'workflow_deleted', workflow_id: workflow.id });
   }
 
@@ -213,14 +183,16 @@ export class WorkflowLifecycle {
       select: { id: true, project_id: true },
     });
     for (const workflow of unfinished) {
-      if (await this.deps.transitions.cancel(workflow)) await this.stopped(workflow);
+      if ((await this.deps.engine.apply(workflow, { type: 'cancelled' })).kind === 'applied')
+        await this.stopped(workflow);
     }
     this.deps.events.publishProject(project.id, { change: 'deleted' });
   }
 
   /** A durable resume (the agent's `set_timer`): the workflow is not dispatched while the timer is pending. */
   async setTimer(workflow: Workflow, seconds: number, reason: string): Promise<Timer> {
-    if (!isUnfinished(workflow.status)) throw conflict(`the workflow has finished (status is ${workflow.status})`);
+    const decision = decide(workflow.status as WorkflowStatus, { type: 'timer_set' });
+    if (decision.kind === 'refuse') throw conflict(`${decision.reason} (status is ${workflow.status})`);
     const timer = await this.deps.db.timer.create({
       data: { workflow_id: workflow.id, fire_at: new Date(Date.now() + seconds * 1000), reason, status: 'pending' },
     });
@@ -255,14 +227,14 @@ export class WorkflowLifecycle {
   private async insertNumbered(
     projectId: string,
     key: string | undefined,
-    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'number'>,
+    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'number' | 'status'>,
   ): Promise<Created> {
     const { db } = this.deps;
     for (let attempt = 1; ; attempt++) {
       const { _max } = await db.workflow.aggregate({ where: { project_id: projectId }, _max: { number: true } });
       try {
         return {
-          workflow: await db.workflow.create({ data: { ...data, number: (_max.number ?? 0) + 1 } }),
+          workflow: await this.deps.engine.create({ ...data, number: (_max.number ?? 0) + 1 }),
           created: true,
         };
       } catch (err) {
@@ -273,22 +245,17 @@ export class WorkflowLifecycle {
     }
   }
 
-  private async current(workflowId: string): Promise<Workflow> {
-    const row = await this.deps.db.workflow.findFirst({ where: { id: workflowId, deleted_at: null } });
-    if (!row) throw notFound('workflow not found');
-    return row;
-  }
-
-  private async move(
+  /** The engine applies the event; a refusal is the action's 409, a run gone meanwhile its 404. */
+  private async apply(
     workflow: Workflow,
-    from: Parameters<WorkflowTransitions['move']>[1],
-    change: Parameters<WorkflowTransitions['move']>[2],
-    why: string,
+    event: RunEvent,
+    action: (revision: number) => ReturnType<typeof actionEvent>,
+    options: { revisePlan?: boolean } = {},
   ): Promise<Workflow> {
-    const { moved, current } = await this.deps.transitions.move(workflow, from, change);
-    if (!current) throw notFound('workflow not found');
-    if (!moved) throw conflict(`${why} (status is ${current.status})`);
-    return current;
+    const applied: Applied = await this.deps.engine.apply(workflow, event, { action, ...options });
+    if (applied.kind === 'gone') throw notFound('workflow not found');
+    if (applied.kind === 'refused') throw conflict(`${applied.reason} (status is ${applied.current.status})`);
+    return applied.current;
   }
 
   /** What belongs to a cancel besides the status: its pending timers end and its worker is told to stop. */

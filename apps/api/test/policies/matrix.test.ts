@@ -5,7 +5,7 @@ import type { User } from '@svc/db';
 import { createApp } from '../../src/app';
 import type { TemplateCatalog } from '../../src/services/templates';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { dbState } from '../resources/fixtures';
+import { dbState } from '../support/fixtures';
 import { normalizeRoute, routeInventory } from './route-inventory';
 
 /**
