@@ -19,3 +19,4 @@ export {
   type RestClientOptions,
 } from './rest-client';
 export { SvcClient, workflowPath, type ListFilesOptions } from './svc-client';
+export { callOperation, operationPath, type CallInput, type CallResult } from './operation-call';

@@ -42,7 +42,12 @@ export const AUTH_OPERATIONS = defineOperations({
     action: 'public',
     providers: ['oauth2', 'sso'],
     summary: "The provider's redirect back: state checked, code exchanged, session cookie set",
-    query: z.object({ code: z.string().optional(), state: z.string().optional(), error: z.string().optional() }),
+    // Providers add their own parameters (iss, scope, session_state...); only these are read.
+    query: z.object({
+      code: z.string().min(1).max(4096).optional(),
+      state: z.string().min(1).max(512).optional(),
+      error: z.string().max(256).optional(),
+    }),
     responses: { 303: { description: 'signed in: redirect to the web app' } },
     errors: [400],
   },
