@@ -77,13 +77,8 @@ function redirectToFolder(req: Request, res: Response, folder: readonly string[]
 /** `POST /workflows/{id}/app-link/rotate` (members): a new key; the old link is dead at once. */
 export function appLinkHandlers(deps: AppDeps): Handlers<'rotateAppLink'> {
   return {
-    rotateAppLink: async (req, res) => {
-      const { workflow } = await authorizeWorkflow(
-        deps.db,
-        principalOf(req),
-        String(req.params.id),
-        'workflow.control',
-      );
+    rotateAppLink: async (req, res, input) => {
+      const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), input.params.id, 'workflow.control');
       res.json(await presentWorkflowOf(deps.reads, await rotateAppKey(deps.db, workflow.id)));
     },
   };

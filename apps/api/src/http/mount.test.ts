@@ -1,12 +1,12 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { OPERATIONS } from '@svc/protocol';
-import { expressPath, mountOperations, type HandlerEntry } from './mount';
+import { expressPath, mountOperations } from './mount';
 
-const ok: HandlerEntry<'getHealth'> = (_req, res) => void res.end();
+const ok = (_req: Request, res: Response) => void res.end();
 const metaHandlers = { getHealth: ok, getOpenApiDocument: ok, getDocsPage: ok };
 
 /** Every operation below /svc/api with the same do-nothing handler. */
-function everyApiHandler(): Record<string, HandlerEntry<'getHealth'>> {
+function everyApiHandler(): Record<string, typeof ok> {
   return Object.fromEntries(
     Object.entries(OPERATIONS)
       .filter(([, op]) => op.path.startsWith('/svc/api/'))
@@ -25,7 +25,7 @@ describe('mounting the operations table', () => {
   });
 
   it('refuses a handler for an operation the table does not have, or one mounted elsewhere', () => {
-    const stray = { ...everyApiHandler(), getWorkflowTwice: ok };
+    const stray: Record<string, typeof ok> = { ...everyApiHandler(), getWorkflowTwice: ok };
     expect(() => mountOperations(Router(), '/svc/api', stray)).toThrow(/getWorkflowTwice/);
     expect(() => mountOperations(Router(), '/svc/auth', { ...everyApiHandler() }, 'dev')).toThrow(/getHealth/);
   });

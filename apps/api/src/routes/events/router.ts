@@ -28,9 +28,9 @@ export function eventHandlers(deps: AppDeps): Handlers<'streamWorkflowEvents' | 
   const { db } = deps;
   const options = () => ({ ...SSE_DEFAULTS, heartbeatMs: deps.config.sse.heartbeatMs });
 
-  const streamWorkflowEvents: OperationHandler<'streamWorkflowEvents'> = async (req, res) => {
+  const streamWorkflowEvents: OperationHandler<'streamWorkflowEvents'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { workflow } = await authorizeWorkflow(db, principal, req.params.id as string, 'workflow.read');
+    const { workflow } = await authorizeWorkflow(db, principal, input.params.id, 'workflow.read');
     const since = startingSeq(req);
     const release = deps.streams.acquire(streamOwner(principal));
     const stream = new SseStream(res, options(), true);
@@ -61,9 +61,9 @@ export function eventHandlers(deps: AppDeps): Handlers<'streamWorkflowEvents' | 
     }
   };
 
-  const streamProjectEvents: OperationHandler<'streamProjectEvents'> = async (req, res) => {
+  const streamProjectEvents: OperationHandler<'streamProjectEvents'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, req.params.id as string, 'project.read');
+    const { project } = await authorizeProject(db, principal, input.params.id, 'project.read');
     // Like the browser socket's project channel: for people (sessions and api tokens) only.
     if (principal.kind !== 'user') throw forbidden(`a ${principal.kind} token cannot follow a project's events`);
     const release = deps.streams.acquire(streamOwner(principal));

@@ -101,8 +101,8 @@ export function kbHandlers(
 
   const getKbArticle: GuardedHandler<'getKbArticle'> = {
     before: [read],
-    handle: async (req, res) => {
-      const article = await db.kbArticle.findUnique({ where: { id: req.params.id as string } });
+    handle: async (req, res, input) => {
+      const article = await db.kbArticle.findUnique({ where: { id: input.params.id } });
       if (!article) throw notFound('article not found');
       res.json(presentKbArticle(article));
     },
@@ -111,7 +111,7 @@ export function kbHandlers(
   const updateKbArticle: GuardedHandler<'updateKbArticle'> = {
     before: [write],
     handle: async (req, res, input) => {
-      const id = req.params.id as string;
+      const id = input.params.id;
       const body = input.body();
       if (!(await db.kbArticle.findUnique({ where: { id }, select: { id: true } })))
         throw notFound('article not found');
@@ -127,8 +127,8 @@ export function kbHandlers(
 
   const deleteKbArticle: GuardedHandler<'deleteKbArticle'> = {
     before: [write],
-    handle: async (req, res) => {
-      const { count } = await db.kbArticle.deleteMany({ where: { id: req.params.id as string } });
+    handle: async (req, res, input) => {
+      const { count } = await db.kbArticle.deleteMany({ where: { id: input.params.id } });
       if (count === 0) throw notFound('article not found');
       res.status(204).end();
     },

@@ -121,9 +121,9 @@ export function invitationHandlers(
     res.status(201).json(answer);
   };
 
-  const acceptInvitation: OperationHandler<'acceptInvitation'> = async (req, res) => {
+  const acceptInvitation: OperationHandler<'acceptInvitation'> = async (req, res, input) => {
     const user = inviteeOf(principalOf(req));
-    const projectId = req.params.projectId as string;
+    const projectId = input.params.project_id;
     const member = await db.$transaction(async (tx) => {
       const [invitation] = await openInvitations(tx, user, projectId);
       if (!invitation) throw notFound('invitation not found');
@@ -139,9 +139,9 @@ export function invitationHandlers(
     res.status(201).json(presentMember(member));
   };
 
-  const declineInvitation: OperationHandler<'declineInvitation'> = async (req, res) => {
+  const declineInvitation: OperationHandler<'declineInvitation'> = async (req, res, input) => {
     const user = inviteeOf(principalOf(req));
-    const projectId = req.params.projectId as string;
+    const projectId = input.params.project_id;
     if ((await openInvitations(db, user, projectId)).length === 0) throw notFound('invitation not found');
     await dropInvitations(db, user, projectId);
     res.status(204).end();

@@ -22,7 +22,7 @@ export function invitationLinkHandlers(deps: AppDeps): Handlers<'createInvitatio
 
   const createInvitationLink: OperationHandler<'createInvitationLink'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, req.params.id as string, 'members.manage');
+    const { project } = await authorizeProject(db, principal, input.params.id, 'members.manage');
     const { role } = input.body();
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();

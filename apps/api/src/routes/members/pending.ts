@@ -58,14 +58,14 @@ export function pendingInvitationHandlers(
 ): Handlers<'listPendingInvitations' | 'cancelPendingInvitation'> {
   const { db } = deps;
 
-  const listPendingInvitations: OperationHandler<'listPendingInvitations'> = async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
+  const listPendingInvitations: OperationHandler<'listPendingInvitations'> = async (req, res, input) => {
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.manage');
     res.json(await presentInvitations(db, await outstandingInvitations(db, project.id)));
   };
 
-  const cancelPendingInvitation: OperationHandler<'cancelPendingInvitation'> = async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
-    const login = invitationKey(req.params.login as string, 'path.login');
+  const cancelPendingInvitation: OperationHandler<'cancelPendingInvitation'> = async (req, res, input) => {
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.manage');
+    const login = invitationKey(input.params.login, 'path.login');
     const [pending, invited] = await db.$transaction([
       db.pendingInvitation.deleteMany({ where: { project_id: project.id, login } }),
       db.projectInvitation.deleteMany({ where: { project_id: project.id, user: { login } } }),

@@ -14,8 +14,8 @@ export function memberHandlers(
 ): Handlers<'listMembers' | 'inviteMember' | 'updateMember' | 'removeMember'> {
   const { db } = deps;
 
-  const listMembers: OperationHandler<'listMembers'> = async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.read');
+  const listMembers: OperationHandler<'listMembers'> = async (req, res, input) => {
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.read');
     const members = await db.projectMember.findMany({
       where: { project_id: project.id },
       include: MEMBER_USER,
@@ -31,7 +31,7 @@ export function memberHandlers(
   // logins exist. An identity is never looked up: its answer is the same by construction.
   const inviteMember: OperationHandler<'inviteMember'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, req.params.id as string, 'members.manage');
+    const { project } = await authorizeProject(db, principal, input.params.id, 'members.manage');
     const body = input.body();
     const invitee = parseInvitee(body.login);
     const invitedBy = principal.kind === 'user' ? principal.user.id : '';
@@ -63,20 +63,20 @@ export function memberHandlers(
   };
 
   const updateMember: OperationHandler<'updateMember'> = async (req, res, input) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.manage');
     const { role } = input.body();
-    await changeMember(db, project.id, req.params.userId as string, role);
+    await changeMember(db, project.id, input.params.user_id, role);
     const member = await db.projectMember.findUniqueOrThrow({
-      where: { project_id_user_id: { project_id: project.id, user_id: req.params.userId as string } },
+      where: { project_id_user_id: { project_id: project.id, user_id: input.params.user_id } },
       include: MEMBER_USER,
     });
     deps.events.publishProject(project.id, { change: 'members' });
     res.json(presentMember(member));
   };
 
-  const removeMember: OperationHandler<'removeMember'> = async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
-    await changeMember(db, project.id, req.params.userId as string, null);
+  const removeMember: OperationHandler<'removeMember'> = async (req, res, input) => {
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.manage');
+    await changeMember(db, project.id, input.params.user_id, null);
     deps.events.publishProject(project.id, { change: 'members' });
     res.status(204).end();
   };

@@ -36,13 +36,13 @@ export function projectHandlers(
     res.status(201).location(`/svc/api/projects/${project.id}`).json(presentProject(project, 'owner'));
   };
 
-  const getProject: OperationHandler<'getProject'> = async (req, res) => {
-    const { project, role } = await authorizeProject(db, principalOf(req), req.params.id as string, 'project.read');
+  const getProject: OperationHandler<'getProject'> = async (req, res, input) => {
+    const { project, role } = await authorizeProject(db, principalOf(req), input.params.id, 'project.read');
     res.json(presentProject(project, role));
   };
 
   const updateProject: OperationHandler<'updateProject'> = async (req, res, input) => {
-    const { project, role } = await authorizeProject(db, principalOf(req), req.params.id as string, 'project.update');
+    const { project, role } = await authorizeProject(db, principalOf(req), input.params.id, 'project.update');
     const body = input.body();
     const { count } = await db.project.updateMany({ where: { id: project.id, deleted_at: null }, data: body });
     const updated = count ? await db.project.findUnique({ where: { id: project.id } }) : null;
@@ -51,8 +51,8 @@ export function projectHandlers(
     res.json(presentProject(updated, role));
   };
 
-  const deleteProject: OperationHandler<'deleteProject'> = async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'project.delete');
+  const deleteProject: OperationHandler<'deleteProject'> = async (req, res, input) => {
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'project.delete');
     await deps.workflows.removeProject(project);
     res.status(204).end();
   };

@@ -15,7 +15,7 @@ export function templateHandlers(deps: AppDeps): Handlers<'listTemplates' | 'use
     res.json(await deps.templates.list());
   };
   const useTemplate: OperationHandler<'useTemplate'> = async (req, res, input) => {
-    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), String(req.params.id), 'files.write');
+    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), input.params.id, 'files.write');
     const { name } = input.body();
     if (!(await deps.templates.list()).some((t) => t.name === name))
       throw notFound(`no template named ${JSON.stringify(name)}`);

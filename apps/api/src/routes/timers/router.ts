@@ -17,14 +17,14 @@ export function timerHandlers(deps: AppDeps): Handlers<'createTimer' | 'listTime
 
   const createTimer: OperationHandler<'createTimer'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { workflow } = await authorizeWorkflow(db, principal, req.params.id as string, controlAction(principal));
+    const { workflow } = await authorizeWorkflow(db, principal, input.params.id, controlAction(principal));
     const body = input.body();
     const timer = await deps.workflows.setTimer(workflow, body.seconds, body.reason);
     res.status(201).location(`/svc/api/timers/${timer.id}`).json(presentTimer(timer));
   };
 
-  const listTimers: OperationHandler<'listTimers'> = async (req, res) => {
-    const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read');
+  const listTimers: OperationHandler<'listTimers'> = async (req, res, input) => {
+    const { workflow } = await authorizeWorkflow(db, principalOf(req), input.params.id, 'workflow.read');
     const timers = await db.timer.findMany({
       where: { workflow_id: workflow.id },
       orderBy: [{ fire_at: 'asc' }, { id: 'asc' }],
@@ -33,9 +33,9 @@ export function timerHandlers(deps: AppDeps): Handlers<'createTimer' | 'listTime
   };
 
   /** Deleting a pending timer makes its workflow dispatchable at once. */
-  const cancelTimer: OperationHandler<'cancelTimer'> = async (req, res) => {
+  const cancelTimer: OperationHandler<'cancelTimer'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const timer = await db.timer.findUnique({ where: { id: req.params.id as string } });
+    const timer = await db.timer.findUnique({ where: { id: input.params.id } });
     if (!timer) throw notFound('timer not found');
     // A timer of a workflow the caller cannot see answers exactly like an unknown id: no existence oracle.
     await authorizeWorkflow(db, principal, timer.workflow_id, controlAction(principal)).catch((error: unknown) => {

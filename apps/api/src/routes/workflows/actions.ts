@@ -19,32 +19,32 @@ export function workflowActionHandlers(
   deps: AppDeps,
 ): Handlers<'answerWorkflow' | 'sendFeedback' | 'cancelWorkflow' | 'retryWorkflow'> {
   const { db, workflows, reads } = deps;
-  const load = async (req: Request) => {
+  const load = async (req: Request, id: string) => {
     const principal = principalOf(req);
-    const { workflow } = await authorizeWorkflow(db, principal, req.params.id as string, 'workflow.control');
+    const { workflow } = await authorizeWorkflow(db, principal, id, 'workflow.control');
     return { workflow, actor: actorOf(principal) };
   };
 
   const answerWorkflow: OperationHandler<'answerWorkflow'> = async (req, res, input) => {
-    const { workflow, actor } = await load(req);
+    const { workflow, actor } = await load(req, input.params.id);
     const { answer } = input.body();
     res.json(await presentWorkflowOf(reads, await workflows.answer(workflow, actor, answer)));
   };
 
   const sendFeedback: OperationHandler<'sendFeedback'> = async (req, res, input) => {
-    const { workflow, actor } = await load(req);
+    const { workflow, actor } = await load(req, input.params.id);
     const { message } = input.body();
     res.json(await presentWorkflowOf(reads, await workflows.feedback(workflow, actor, message)));
   };
 
   const cancelWorkflow: OperationHandler<'cancelWorkflow'> = async (req, res, input) => {
-    const { workflow, actor } = await load(req);
+    const { workflow, actor } = await load(req, input.params.id);
     input.body();
     res.json(await presentWorkflowOf(reads, await workflows.cancel(workflow, actor)));
   };
 
   const retryWorkflow: OperationHandler<'retryWorkflow'> = async (req, res, input) => {
-    const { workflow, actor } = await load(req);
+    const { workflow, actor } = await load(req, input.params.id);
     input.body();
     res.json(await presentWorkflowOf(reads, await workflows.retry(workflow, actor)));
   };

@@ -13,8 +13,8 @@ import { archiveFileName } from '../../services/workspace-archive';
  * silently short archive).
  */
 export function archiveHandlers(deps: AppDeps): Handlers<'getArchive'> {
-  const getArchive: OperationHandler<'getArchive'> = async (req, res) => {
-    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), req.params.id as string, 'files.read');
+  const getArchive: OperationHandler<'getArchive'> = async (req, res, input) => {
+    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), input.params.id, 'files.read');
     const tar = await deps.storage.workspace(workflow.project_id, workflow.id).tar(req.log);
     res.status(200).set({
       'Content-Type': 'application/gzip',

@@ -12,14 +12,14 @@ const MAX_DIFFS = 500;
 /** The bulky parts of a workflow's history, read on demand: one LLM call's messages and reply, step diffs. */
 export function workflowDetailHandlers(deps: AppDeps): Handlers<'getLlmCall' | 'listDiffs'> {
   const { db } = deps;
-  const load = async (req: Request) =>
-    (await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read')).workflow;
+  const load = async (req: Request, id: string) =>
+    (await authorizeWorkflow(db, principalOf(req), id, 'workflow.read')).workflow;
 
-  const getLlmCall: OperationHandler<'getLlmCall'> = async (req, res) => {
-    const workflow = await load(req);
+  const getLlmCall: OperationHandler<'getLlmCall'> = async (req, res, input) => {
+    const workflow = await load(req, input.params.id);
     // The call must be this workflow's: another workflow's call id is as unknown as a made-up one.
     const detail = await db.llmCallDetail.findFirst({
-      where: { call_id: req.params.call_id as string, call: { workflow_id: workflow.id } },
+      where: { call_id: input.params.call_id, call: { workflow_id: workflow.id } },
     });
     if (!detail) throw notFound('no stored detail for this LLM call (none was sent, or it was pruned)');
     const body: LlmCallDetail = {
@@ -33,7 +33,7 @@ export function workflowDetailHandlers(deps: AppDeps): Handlers<'getLlmCall' | '
   };
 
   const listDiffs: OperationHandler<'listDiffs'> = async (req, res, input) => {
-    const workflow = await load(req);
+    const workflow = await load(req, input.params.id);
     const { step } = input.query();
     const rows = await db.stepDiff.findMany({
       where: { workflow_id: workflow.id, ...(step === undefined ? {} : { step_index: step }) },

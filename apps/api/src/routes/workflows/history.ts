@@ -14,18 +14,18 @@ export function historyHandlers(
   deps: AppDeps,
 ): Handlers<'getPlan' | 'getExecutionLog' | 'listLlmCalls' | 'listSnapshots'> {
   const { db } = deps;
-  const load = async (req: Request) =>
-    (await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read')).workflow;
+  const load = async (req: Request, id: string) =>
+    (await authorizeWorkflow(db, principalOf(req), id, 'workflow.read')).workflow;
 
   // The hot reads: the same views as http/fast-reads.ts, which answers the plain successes before Express.
   const hotRead =
     (view: 'plan' | 'log' | 'llm-calls'): OperationHandler<'getPlan' | 'getExecutionLog' | 'listLlmCalls'> =>
-    async (req, res) => {
-      res.json(await workflowViews[view](deps.reads, await load(req), req.query));
+    async (req, res, input) => {
+      res.json(await workflowViews[view](deps.reads, await load(req, input.params.id), req.query));
     };
 
-  const listSnapshots: OperationHandler<'listSnapshots'> = async (req, res) => {
-    const workflow = await load(req);
+  const listSnapshots: OperationHandler<'listSnapshots'> = async (req, res, input) => {
+    const workflow = await load(req, input.params.id);
     const page = readPageQuery(req.query, SeqKeySchema);
     const rows = await db.agentStateSnapshot.findMany({
       where: { workflow_id: workflow.id, ...afterSeq(page.after) },

@@ -28,8 +28,8 @@ async function resolveReport(area: StorageArea): Promise<StorageTarget | null> {
  * as a page: rendered off the event loop up to the render limit, escaped text above it.
  */
 export function reportHandlers(deps: AppDeps): Handlers<'getReport'> {
-  const getReport: OperationHandler<'getReport'> = async (req, res) => {
-    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), req.params.id as string, 'workflow.read');
+  const getReport: OperationHandler<'getReport'> = async (req, res, input) => {
+    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), input.params.id, 'workflow.read');
     const { format } = parseInput(ReportQuerySchema, { format: req.query.format }, 'query');
     const area = deps.storage.workspace(workflow.project_id, workflow.id);
     const report = await resolveReport(area);

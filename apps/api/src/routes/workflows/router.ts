@@ -19,7 +19,7 @@ export function workflowHandlers(
 
   const listWorkflows: OperationHandler<'listWorkflows'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, req.params.id as string, 'workflow.read');
+    const { project } = await authorizeProject(db, principal, input.params.id, 'workflow.read');
     const page = readPageQuery(req.query, TimeIdKeySchema);
     const { status, q } = input.query();
     // A job token lists only its own workflow, never its siblings (their requirements are not its business).
@@ -65,7 +65,7 @@ export function workflowHandlers(
 
   const createWorkflow: OperationHandler<'createWorkflow'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, req.params.id as string, 'workflow.create');
+    const { project } = await authorizeProject(db, principal, input.params.id, 'workflow.create');
     const actor = actorOf(principal);
     const idempotencyKey = idempotencyKeyOf(req);
     const body = input.body();
@@ -76,13 +76,13 @@ export function workflowHandlers(
       .json(await presentWorkflowOf(reads, workflow));
   };
 
-  const getWorkflow: OperationHandler<'getWorkflow'> = async (req, res) => {
-    const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read');
+  const getWorkflow: OperationHandler<'getWorkflow'> = async (req, res, input) => {
+    const { workflow } = await authorizeWorkflow(db, principalOf(req), input.params.id, 'workflow.read');
     res.json(await workflowViews.workflow(deps.reads, workflow, req.query));
   };
 
-  const deleteWorkflow: OperationHandler<'deleteWorkflow'> = async (req, res) => {
-    const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.control');
+  const deleteWorkflow: OperationHandler<'deleteWorkflow'> = async (req, res, input) => {
+    const { workflow } = await authorizeWorkflow(db, principalOf(req), input.params.id, 'workflow.control');
     await deps.workflows.remove(workflow);
     res.status(204).end();
   };
