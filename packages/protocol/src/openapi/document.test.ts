@@ -1,5 +1,5 @@
 import { buildOpenApiDocument, documentedOperations } from './document';
-import { OPERATION_LIST } from '../routes';
+import { actionsOf, OPERATION_LIST } from '../routes';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -107,5 +107,22 @@ describe('the OpenAPI document', () => {
   it('names every operation by its id in the table', () => {
     const ids = Object.values<Json>(doc.paths).flatMap((ops) => Object.values<Json>(ops).map((op) => op.operationId));
     expect(ids).toEqual(expect.arrayContaining(['getWorkflow', 'createWorkflow', 'streamWorkflowEvents']));
+  });
+});
+
+describe('the operations table', () => {
+  it('makes public exactly the operations whose policy is public, and gives every operation a policy', () => {
+    for (const op of OPERATION_LIST) {
+      const actions = actionsOf(op);
+      expect([op.id, actions.length > 0]).toEqual([op.id, true]);
+      expect([op.id, op.auth === 'public']).toEqual([op.id, actions.includes('public')]);
+    }
+  });
+
+  it('declares every path parameter of a path, and no other', () => {
+    for (const op of OPERATION_LIST) {
+      const inPath = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+      expect([op.id, Object.keys(op.params?.shape ?? {}).sort()]).toEqual([op.id, inPath]);
+    }
   });
 });
