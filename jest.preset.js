@@ -11,7 +11,7 @@ module.exports = {
     ],
   },
   // ESM-only dependencies are compiled to CommonJS for jest; everything else in node_modules is left alone.
-  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(jose|oauth2-mock-server)[@/])'],
+  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(jose|oauth2-mock-server|eventsource-parser)[@/])'],
   moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'cjs', 'json'],
   testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   // Integration tests start real servers and databases; a loaded 2-core CI machine needs headroom.

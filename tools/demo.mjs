@@ -41,13 +41,13 @@ function parseArgs(argv) {
 
 // ---- build ----
 
-const APPS = ['apps/api', 'apps/worker', 'apps/scripted-llm'];
+const APPS = ['apps/api', 'apps/worker', 'apps/scripted-llm', 'apps/cli'];
 
 /** `turbo run build` for what the demo runs: a second or so when nothing changed, a full build otherwise. */
 function ensureBuilt() {
   const begun = Date.now();
-  say('building the server, the worker and the scripted LLM (turbo; cached when unchanged)…');
-  const filters = ['@svc/api', '@svc/worker', '@svc/scripted-llm'].map((f) => `--filter=${f}`);
+  say('building the server, the worker, the scripted LLM and the CLI (turbo; cached when unchanged)…');
+  const filters = ['@svc/api', '@svc/worker', '@svc/scripted-llm', '@svc/cli'].map((f) => `--filter=${f}`);
   // Piped, not inherited: a turbo daemon must not hold this process's output open.
   const result = spawnSync('pnpm', ['turbo', 'run', 'build', ...filters, '--no-daemon', '--output-logs=errors-only'], {
     cwd: ROOT,
@@ -159,38 +159,6 @@ async function signIn(base, login) {
   return { call, cookie: session };
 }
 
-const firstLine = (text, max = 100) => {
-  const line =
-    String(text ?? '')
-      .trim()
-      .split('\n')[0] ?? '';
-  return line.length > max ? `${line.slice(0, max)}…` : line;
-};
-
-function printEvent(event) {
-  const d = event.data;
-  switch (event.type) {
-    case 'plan_step_status':
-      return say(`plan    step ${d.index + 1} "${d.title}" -> ${d.status}`);
-    case 'workflow_status':
-      return say(
-        `status  ${d.status}${d.question ? ` (question: ${d.question})` : ''}${d.error ? ` (error: ${d.error})` : ''}`,
-      );
-    case 'workflow_title':
-      return say(`title   ${d.title}`);
-    case 'log_entry':
-      return say(
-        `log     ${d.step_index === null ? 'planning' : `step ${d.step_index + 1}`} ${d.tool_name}: ${firstLine(d.tool_input)}${d.output ? `\n                 -> ${firstLine(d.output.replace(/^\[exit code 0\]\n/, ''))}` : ''}`,
-      );
-    case 'llm_call':
-      return say(
-        `llm     ${d.phase}${d.step_index === null ? '' : ` step ${d.step_index + 1}`}: ${d.prompt_tokens} prompt + ${d.completion_tokens} completion tokens, ${d.latency_ms} ms`,
-      );
-    default:
-      return undefined;
-  }
-}
-
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   ensureBuilt();
@@ -258,12 +226,15 @@ async function main() {
   const createdAt = Date.now();
   say(`workflow ${workflow.id}: "${REQUIREMENT}"`);
 
+  // The events as `svc run --follow --verbose` prints them (a tool call under the step that made it).
+  const { EventPrinter } = createRequire(import.meta.url)(path.join(ROOT, 'apps/cli/dist/index.js'));
+  const printer = new EventPrinter(say, true);
   const socket = new WebSocket(`ws://127.0.0.1:${port}/svc/ws`, { headers: { cookie, origin: base } });
   const finished = new Promise((resolve) => {
     socket.on('message', (raw) => {
       const event = JSON.parse(raw.toString());
       if (event.workflow_id !== workflow.id) return;
-      printEvent(event);
+      printer.print(event);
       if (event.type === 'workflow_status' && ['completed', 'failed', 'cancelled'].includes(event.data.status))
         resolve(event.data.status);
     });
@@ -276,6 +247,7 @@ async function main() {
   ]);
   const workflowSeconds = ((Date.now() - createdAt) / 1000).toFixed(1);
   socket.close();
+  printer.flush();
   if (status !== 'completed') return fail(`the workflow ended ${status}`);
 
   const report = await demo('GET', `/workflows/${workflow.id}/report`);

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { ApiError, backoffDelay, workflowPath, type SvcClient } from '@svc/client';
+import { ApiError, backoffDelay, readSse, workflowPath, type SseEvent, type SvcClient } from '@svc/client';
 import {
   BrowserEventSchema,
   TERMINAL_WORKFLOW_STATUSES,
@@ -9,7 +9,6 @@ import {
 } from '@svc/protocol';
 import type { AnswerSource } from './answers';
 import { CliError, EXIT } from './errors';
-import { parseSse } from './sse';
 
 export interface FollowOptions {
   workflowId: string;
@@ -49,6 +48,9 @@ export function exitCodeOf(workflow: Workflow): number {
 const STOPPING = new Set<string>([...TERMINAL_WORKFLOW_STATUSES, 'waiting_user']);
 const RETRYABLE = new Set(['network_error', 'unavailable', 'internal', 'bad_response', 'rate_limited']);
 
+/** How one connection to the event stream ended: the workflow to return, or why to reconnect. */
+type StreamEnd = { kind: 'result'; workflow: Workflow } | { kind: 'reconnect'; why: string };
+
 /**
  * Follows a workflow through `GET /workflows/{id}/events` (Server-Sent Events) until it is finished,
  * answering its questions from `answers`. Reconnects with `Last-Event-ID` when the stream drops, so
@@ -58,105 +60,150 @@ const RETRYABLE = new Set(['network_error', 'unavailable', 'internal', 'bad_resp
  * that `answers` cannot give.
  */
 export async function followWorkflow(client: SvcClient, options: FollowOptions): Promise<Workflow> {
-  const path = `${workflowPath(options.workflowId)}/events`;
-  const backoff = options.backoff ?? { baseMs: 500, maxMs: 10_000 };
-  let lastSeq = options.sinceSeq ?? 0;
-  let wentLive = false;
-  let attempt = 0;
+  return new WorkflowFollower(client, options).follow();
+}
 
-  /** The workflow's state decides: a result to return, or null to keep following. */
-  const check = async (): Promise<Workflow | null> => {
-    const workflow = await client.request(workflowPath(options.workflowId), WorkflowSchema);
-    if (isTerminal(workflow)) return workflow;
-    if (workflow.status !== 'waiting_user') return null;
-    const question = workflow.question ?? '';
-    const answer = options.answers ? await options.answers.answer(question) : null;
-    if (answer === null) return workflow;
-    try {
-      await client.requestVoid(`${workflowPath(options.workflowId)}/answer`, {
-        method: 'POST',
-        json: { answer },
-      });
-    } catch (error) {
-      // Someone else answered first (or it was cancelled): the next status event tells.
-      if (error instanceof ApiError && error.code === 'conflict') options.note(`answer not taken: ${error.message}`);
-      else throw error;
+/** One follow: the seq printed last, and whether the stream went live once (across reconnects). */
+class WorkflowFollower {
+  private lastSeq: number;
+  private wentLive = false;
+  private attempt = 0;
+  private readonly backoff: { baseMs: number; maxMs: number };
+
+  constructor(
+    private readonly client: SvcClient,
+    private readonly options: FollowOptions,
+  ) {
+    this.lastSeq = options.sinceSeq ?? 0;
+    this.backoff = options.backoff ?? { baseMs: 500, maxMs: 10_000 };
+  }
+
+  async follow(): Promise<Workflow> {
+    for (;;) {
+      const response = await this.open();
+      const end = response ? await this.read(response) : null;
+      if (end?.kind === 'result') return end.workflow;
+      if (end) await this.reconnectPause(end.why);
     }
-    return null;
-  };
+  }
 
-  for (;;) {
-    let response: Response;
+  /** The event stream from the last seq printed; null after a pause when the server could not be reached. */
+  private async open(): Promise<Response | null> {
     try {
-      response = await client.requestResponse(path, {
+      return await this.client.requestResponse(`${workflowPath(this.options.workflowId)}/events`, {
         accept: 'text/event-stream',
-        query: { since_seq: lastSeq },
-        headers: { 'last-event-id': String(lastSeq) },
-        signal: options.signal,
+        query: { since_seq: this.lastSeq },
+        headers: { 'last-event-id': String(this.lastSeq) },
+        signal: this.options.signal,
       });
     } catch (error) {
       if (error instanceof ApiError && error.code === 'not_found' && error.message.includes('route'))
         throw new CliError(`this server has no event stream (${error.message}); upgrade the server`);
       if (!(error instanceof ApiError) || !RETRYABLE.has(error.code)) throw error;
-      await reconnectPause(attempt++, backoff, options, error.message);
-      continue;
+      await this.reconnectPause(error.message);
+      return null;
     }
+  }
+
+  /** Reads one connection until the workflow gives a result or the stream ends or breaks. */
+  private async read(response: Response): Promise<StreamEnd> {
     if (!response.body) throw new CliError('the event stream has no body');
-    let live = false;
-    let ended: string | null = 'the event stream ended';
+    const connection = { live: false };
     try {
-      for await (const message of parseSse(Readable.fromWeb(response.body as never) as AsyncIterable<Uint8Array>)) {
-        attempt = 0;
-        if (message.event === 'subscribed') {
-          live = true;
-          if (!wentLive) {
-            wentLive = true;
-            await options.onLive?.();
-          }
-          const result = await check();
-          if (result) return result;
-          continue;
-        }
-        if (message.event === 'error') {
-          const error = parseStreamError(message.data);
-          if (error.code === 'unavailable') {
-            ended = error.message;
-            break;
-          }
-          throw new ApiError(
-            error.code === 'unauthenticated' ? 401 : error.code === 'forbidden' ? 403 : 404,
-            error.code as never,
-            error.message,
-          );
-        }
-        let json: unknown;
-        try {
-          json = JSON.parse(message.data);
-        } catch {
-          continue;
-        }
-        const parsed = BrowserEventSchema.safeParse(json);
-        if (!parsed.success) continue;
-        const event = parsed.data;
-        if (event.seq > 0) {
-          if (event.seq <= lastSeq) continue;
-          lastSeq = event.seq;
-        }
-        if (live || options.printReplay !== false) options.onEvent(event);
-        // Only a status that may end the follow (or ask) leads to a look at the workflow itself: by
-        // then every event before it has been printed.
-        if (live && event.type === 'workflow_status' && STOPPING.has(event.data.status)) {
-          const result = await check();
-          if (result) return result;
-        }
+      for await (const message of readSse(Readable.fromWeb(response.body as never) as AsyncIterable<Uint8Array>)) {
+        this.attempt = 0;
+        const end = await this.handle(message, connection);
+        if (end) return end;
       }
+      return { kind: 'reconnect', why: 'the event stream ended' };
     } catch (error) {
-      if (options.signal?.aborted || error instanceof ApiError || error instanceof CliError) throw error;
-      ended = `the event stream broke (${error instanceof Error ? error.message : String(error)})`;
+      if (this.options.signal?.aborted || error instanceof ApiError || error instanceof CliError) throw error;
+      return { kind: 'reconnect', why: `the event stream broke (${errorText(error)})` };
     }
-    await reconnectPause(attempt++, backoff, options, ended);
+  }
+
+  private async handle(message: SseEvent, connection: { live: boolean }): Promise<StreamEnd | null> {
+    if (message.event === 'subscribed') {
+      connection.live = true;
+      return this.onSubscribed();
+    }
+    if (message.event === 'error') return streamErrorEnd(message.data);
+    const event = parseBrowserEvent(message.data);
+    return event ? this.onEvent(event, connection.live) : null;
+  }
+
+  /** The stream is live: the first time, `onLive` runs; then the workflow itself says whether to go on. */
+  private async onSubscribed(): Promise<StreamEnd | null> {
+    if (!this.wentLive) {
+      this.wentLive = true;
+      await this.options.onLive?.();
+    }
+    return this.check();
+  }
+
+  private async onEvent(event: BrowserEvent, live: boolean): Promise<StreamEnd | null> {
+    if (event.seq > 0) {
+      if (event.seq <= this.lastSeq) return null;
+      this.lastSeq = event.seq;
+    }
+    if (live || this.options.printReplay !== false) this.options.onEvent(event);
+    // Only a status that may end the follow (or ask) leads to a look at the workflow itself: by
+    // then every event before it has been printed.
+    const stopping = live && event.type === 'workflow_status' && STOPPING.has(event.data.status);
+    return stopping ? this.check() : null;
+  }
+
+  /** The workflow's state decides: a result to return, or null to keep following (after an answer). */
+  private async check(): Promise<StreamEnd | null> {
+    const workflow = await this.client.request(workflowPath(this.options.workflowId), WorkflowSchema);
+    if (isTerminal(workflow)) return { kind: 'result', workflow };
+    if (workflow.status !== 'waiting_user') return null;
+    const answer = this.options.answers ? await this.options.answers.answer(workflow.question ?? '') : null;
+    if (answer === null) return { kind: 'result', workflow };
+    await this.postAnswer(answer);
+    return null;
+  }
+
+  private async postAnswer(answer: string): Promise<void> {
+    try {
+      await this.client.requestVoid(`${workflowPath(this.options.workflowId)}/answer`, {
+        method: 'POST',
+        json: { answer },
+      });
+    } catch (error) {
+      // Someone else answered first (or it was cancelled): the next status event tells.
+      if (!(error instanceof ApiError && error.code === 'conflict')) throw error;
+      this.options.note(`answer not taken: ${error.message}`);
+    }
+  }
+
+  private async reconnectPause(why: string): Promise<void> {
+    if (this.options.signal?.aborted) throw this.options.signal.reason;
+    const ms = backoffDelay(this.attempt++, this.backoff);
+    this.options.note(`${why}; reconnecting in ${(ms / 1000).toFixed(1)} s`);
+    await new Promise<void>((resolve) => setTimeout(resolve, ms));
   }
 }
+
+/** An `error` event: `unavailable` means reconnect; anything else ends the follow with its error. */
+function streamErrorEnd(data: string): StreamEnd {
+  const error = parseStreamError(data);
+  if (error.code === 'unavailable') return { kind: 'reconnect', why: error.message };
+  const status = error.code === 'unauthenticated' ? 401 : error.code === 'forbidden' ? 403 : 404;
+  throw new ApiError(status, error.code as never, error.message);
+}
+
+/** An event's data as a browser event; null when it is not one (skipped, as a newer server may send more). */
+function parseBrowserEvent(data: string): BrowserEvent | null {
+  try {
+    const parsed = BrowserEventSchema.safeParse(JSON.parse(data));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function parseStreamError(data: string): { code: string; message: string } {
   try {
@@ -165,16 +212,4 @@ function parseStreamError(data: string): { code: string; message: string } {
   } catch {
     return { code: 'unavailable', message: data };
   }
-}
-
-async function reconnectPause(
-  attempt: number,
-  backoff: { baseMs: number; maxMs: number },
-  options: FollowOptions,
-  why: string,
-): Promise<void> {
-  if (options.signal?.aborted) throw options.signal.reason;
-  const ms = backoffDelay(attempt, backoff);
-  options.note(`${why}; reconnecting in ${(ms / 1000).toFixed(1)} s`);
-  await new Promise<void>((resolve) => setTimeout(resolve, ms));
 }

@@ -9,7 +9,7 @@ export const WS_CLOSE_UNSUPPORTED_VERSION = 4400;
 
 /**
  * Largest frame either side of the worker socket accepts (the server closes with 1009 above it).
- * A worker fits every message it sends into this (docs/decisions.md "Worker outages and bounds").
+ * A worker fits every message it sends into this (docs/decisions/0015-worker-outages-and-bounds.md).
  */
 export const WORKER_MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
 

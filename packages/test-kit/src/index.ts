@@ -31,7 +31,7 @@ export {
   logEntry,
   type Message,
 } from './worker-socket';
-export { EventStream, SseParser, type SseEvent } from './sse';
+export { EventStream, type SseEvent } from './sse';
 export { assertBuiltFresh } from './build-check';
 export { startS3Server, type S3Server } from './s3-server';
 export {

@@ -1,63 +1,7 @@
+import { createSseParser, type SseEvent, type SseParser } from '@svc/client';
 import { POLL_SAFETY_CAP_MS } from './poll';
 
-/** One Server-Sent Event as the stream carried it (`data` lines joined with `\n`). */
-export interface SseEvent {
-  /** the `id:` field, when the event had one */
-  id?: string;
-  /** the `event:` field (`message` when absent) */
-  event: string;
-  data: string;
-}
-
-/**
- * A minimal `text/event-stream` parser (the WHATWG rules the server relies on): fields `id`, `event`,
- * `data` (several joined by `\n`), one optional space after the colon, comment lines starting with `:`,
- * an event dispatched at a blank line, `\n`, `\r\n` or `\r` line ends.
- */
-export class SseParser {
-  private buffer = '';
-  private data: string[] = [];
-  private event = '';
-  private id: string | undefined;
-  private pendingCr = false;
-
-  constructor(
-    private readonly onEvent: (event: SseEvent) => void,
-    private readonly onComment: (text: string) => void = () => undefined,
-  ) {}
-
-  push(chunk: string): void {
-    let text = chunk;
-    if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
-    this.pendingCr = text.endsWith('\r');
-    this.buffer += text;
-    const lines = this.buffer.split(/\r\n|\r|\n/);
-    this.buffer = lines.pop() ?? '';
-    for (const line of lines) this.line(line);
-  }
-
-  private line(line: string): void {
-    if (line === '') {
-      if (this.data.length > 0) {
-        const event: SseEvent = { event: this.event || 'message', data: this.data.join('\n') };
-        if (this.id !== undefined) event.id = this.id;
-        this.onEvent(event);
-      }
-      this.data = [];
-      this.event = '';
-      this.id = undefined;
-      return;
-    }
-    if (line.startsWith(':')) return this.onComment(line.slice(1).trimStart());
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
-    else if (field === 'event') this.event = value;
-    else if (field === 'id' && !value.includes('\0')) this.id = value;
-  }
-}
+export type { SseEvent };
 
 /**
  * An open event stream read with fetch: every event and comment received, waiting for one that matches
@@ -74,16 +18,16 @@ export class EventStream {
     readonly response: Response,
     private readonly abort: AbortController,
   ) {
-    const parser = new SseParser(
-      (event) => {
+    const parser = createSseParser({
+      onEvent: (event) => {
         this.events.push(event);
         this.wake();
       },
-      (comment) => {
+      onComment: (comment) => {
         this.comments.push(comment);
         this.wake();
       },
-    );
+    });
     this.done = this.read(parser);
   }
 
@@ -175,7 +119,7 @@ export class EventStream {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        parser.push(decoder.decode(value, { stream: true }));
+        parser.feed(decoder.decode(value, { stream: true }));
       }
     } catch {
       // aborted by close(), or the connection was cut: either way the stream has ended

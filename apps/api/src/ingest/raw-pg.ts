@@ -5,7 +5,7 @@ import type { RawClient } from '../events';
 /**
  * Raw statements straight through `pg`, for the ingest's batch statement on PostgreSQL: the same SQL
  * and parameters as through Prisma, without its per-statement query compilation and result mapping
- * (about 1 ms of CPU a statement; see docs/decisions.md "WebSocket ingest performance (issue 11)").
+ * (about 1 ms of CPU a statement; see docs/decisions/0028-websocket-ingest-performance.md).
  */
 export class PgRawClient implements RawClient {
   /** `pool` is the database handle's (Prisma's) pool: it stays open as long as that handle. */

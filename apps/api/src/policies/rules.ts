@@ -69,7 +69,7 @@ export function canInProject(principal: Principal, action: ProjectAction, scope:
   switch (principal.kind) {
     case 'user':
       if (action === 'workflow.worker') return false;
-      // An `api` token is a leaf credential: it mints no further tokens (see docs/decisions.md).
+      // An `api` token is a leaf credential: it mints no further tokens (see docs/decisions/0010-sign-in.md).
       if (action === 'token.job') return principal.scope === 'session';
       if (OWNER_ONLY.has(action)) return principal.isAdmin || scope.role === 'owner';
       return MEMBER_ACTIONS.has(action);

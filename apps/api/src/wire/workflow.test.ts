@@ -97,10 +97,14 @@ describe('presentPlan', () => {
 
 describe('progressOf', () => {
   it('counts the done steps of the latest snapshot', () => {
-    expect(progressOf(executing(2, ['done', 'done', 'running']))).toEqual({ done: 2, total: 3 });
-    expect(progressOf({ ...executing(0, []), phase: 'planning', steps: steps(['pending']) })).toEqual({
-      done: 0,
-      total: 1,
-    });
+    expect(progressOf(executing(2, ['done', 'done', 'running']), 'running', false)).toEqual({ done: 2, total: 3 });
+    const planning: SnapshotRow = { ...executing(0, []), phase: 'planning', steps: steps(['pending']) };
+    expect(progressOf(planning, 'planning', false)).toEqual({ done: 0, total: 1 });
+  });
+
+  it('counts nothing done while a revised plan is awaited, unless the workflow finished first', () => {
+    const midway = executing(2, ['done', 'done', 'running']);
+    expect(progressOf(midway, 'pending', true)).toEqual({ done: 0, total: 3 });
+    expect(progressOf(midway, 'failed', true)).toEqual({ done: 2, total: 3 });
   });
 });

@@ -1,6 +1,5 @@
 import type { AgentStateSnapshot, Workflow as WorkflowRow } from '@svc/db';
-import { fromSnapshot, planFromState } from '@svc/agent-core';
-import { isUnfinished } from '../workflows/status';
+import { fromSnapshot, planFromState, projectPlan } from '@svc/agent-core';
 import type {
   PlanStepInfo,
   SnapshotData,
@@ -53,17 +52,16 @@ export function presentWorkflowListItem(
   latest: SnapshotRow | null,
   revising: boolean,
 ): WorkflowListItem {
-  const progress = latest ? progressOf(latest) : null;
-  // As the plan says while feedback is turned into a revised plan: nothing of the old plan counts as done.
-  if (progress && revising && isUnfinished(workflow.status)) progress.done = 0;
+  const progress = latest ? progressOf(latest, workflow.status as WorkflowStatus, revising) : null;
   return { ...presentWorkflow(workflow, workerName, appLink), progress };
 }
 
 /** The snapshot columns the plan and the progress are rebuilt from. */
 export type SnapshotRow = Pick<AgentStateSnapshot, 'phase' | 'current_step' | 'steps' | 'memo' | 'pending_question'>;
 
-export function progressOf(latest: SnapshotRow): WorkflowProgress {
-  const steps = basePlan(latest);
+/** How many steps of the plan are done, as the plan shows it (none while a revised plan is awaited). */
+export function progressOf(latest: SnapshotRow, status: WorkflowStatus, revising: boolean): WorkflowProgress {
+  const steps = projectPlan(untimedPlan(latest), status, revising);
   return { done: steps.filter((s) => s.status === 'done').length, total: steps.length };
 }
 
@@ -100,38 +98,25 @@ export interface PlanInput {
 }
 
 /**
- * GET /workflows/{id}/plan: the plan the latest snapshot describes (none yet: empty), with each step's
- * times from its latest plan_step_status events. Only a running workflow has a running step: after a
- * failure or a cancel that step is pending and says `interrupted`; otherwise (queued again, waiting for
- * an answer) it is pending. While feedback is being turned into a revised plan every step is pending,
- * as while planning: the old plan no longer says what is done.
+ * GET /workflows/{id}/plan: the plan the latest snapshot describes (none yet: empty), each step timed by
+ * its latest plan_step_status events, as agent-core's projectPlan shows it for the workflow's status.
  */
 export function presentPlan({ latest, status, stepEvents, revising }: PlanInput): PlanStepInfo[] {
   if (!latest) return [];
-  const unfinished = isUnfinished(status);
-  return basePlan(latest).map((step) => {
+  const reported = untimedPlan(latest).map((step) => {
     const times = stepTimes(stepEvents, step.index);
-    let stepStatus: StepStatus = revising && unfinished ? 'pending' : step.status;
-    let interrupted: 'failed' | 'cancelled' | undefined;
-    if (stepStatus === 'running' && status !== 'running') {
-      stepStatus = 'pending';
-      if (status === 'failed' || status === 'cancelled') interrupted = status;
-    }
-    const info: PlanStepInfo = {
-      index: step.index,
-      title: step.title,
-      description: step.description,
-      status: stepStatus,
-      started_at: stepStatus === 'pending' && !interrupted ? null : iso(times.started),
-      finished_at: stepStatus === 'done' ? iso(times.finished) : null,
-    };
-    if (interrupted) info.interrupted = interrupted;
-    return info;
+    return { ...step, started_at: iso(times.started), finished_at: iso(times.finished) };
   });
+  return projectPlan(reported, status, revising);
 }
 
-function basePlan(latest: SnapshotRow) {
-  return planFromState(fromSnapshot(snapshotData(latest)));
+/** The plan the snapshot describes, before any times are known. */
+function untimedPlan(latest: SnapshotRow): PlanStepInfo[] {
+  return planFromState(fromSnapshot(snapshotData(latest))).map((step) => ({
+    ...step,
+    started_at: null,
+    finished_at: null,
+  }));
 }
 
 /** When the step last became running, and when it became done after that. */

@@ -4,9 +4,9 @@ import { TEST_PROVIDERS } from '@svc/test-kit';
 import { configFromEnv } from '../../src/config';
 import { backfillAppKeys } from '../../src/apps/app-link';
 import { startTestServer, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow } from '../resources/fixtures';
+import { body, createProject, createWorkflow } from '../support/fixtures';
 import { traversalPayloads } from '../fixtures/traversal-payloads';
-import { inPool, rawRequest } from '../files/raw-http';
+import { inPool, rawRequest } from '../support/raw-http';
 
 const LINK = /^(http:\/\/127\.0\.0\.1:\d+)\/svc\/apps\/([A-Za-z0-9_-]{43})\/$/;
 const SANDBOX = 'sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads';

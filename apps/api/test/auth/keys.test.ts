@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createTestDatabase } from '@svc/db/testing';
 import { startTestServer, TEST_PROVIDERS } from '../support/server';
-import { body } from '../resources/fixtures';
+import { body } from '../support/fixtures';
 import { ecThumbprint, verifyEs256 } from '../support/jwt';
 import { buildRuntime } from '../../src/bootstrap';
 import { configFromEnv, ConfigError } from '../../src/config';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body } from '../resources/fixtures';
+import { body } from '../support/fixtures';
 import { decodeJwt, signEs256, signHs256, unsignedJwt } from '../support/jwt';
 
 /** The server runs with a PEM this test holds, so it can sign tokens the way an attacker with a defect would. */

@@ -1,6 +1,6 @@
 import type { JsonWebKey } from 'node:crypto';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow } from '../resources/fixtures';
+import { body, createProject, createWorkflow } from '../support/fixtures';
 import { decodeJwt, ecThumbprint, verifyEs256 } from '../support/jwt';
 
 const DAY = 24 * 3600;

@@ -1,6 +1,6 @@
 import { eventually, snapshot, type Message } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
-import { body, createWorkflow } from '../resources/fixtures';
+import { body, createWorkflow } from '../support/fixtures';
 import { TITLE_SEQ_BLOCK } from '../../src/dispatch/dispatcher';
 import { workerSuite } from '../ws/clients';
 

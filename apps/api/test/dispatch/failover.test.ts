@@ -1,6 +1,6 @@
 import { eventually, logEntry, snapshot, TestWorker } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
-import { createWorkflow } from '../resources/fixtures';
+import { createWorkflow } from '../support/fixtures';
 import { workerSuite } from '../ws/clients';
 
 describe.each(TEST_PROVIDERS)('a lost worker hands its workflows on, on %s', (provider) => {

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { eventually, logEntry, snapshot, TestWorker, workerToken } from '@svc/test-kit';
 import { WorkerLiveness } from '../../src/dispatch/liveness';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { createProject, createWorkflow } from '../resources/fixtures';
+import { createProject, createWorkflow } from '../support/fixtures';
 import { resetWorkers, SETUP_TIMEOUT_MS } from '../ws/clients';
 
 const LEASE_SECONDS = 600;

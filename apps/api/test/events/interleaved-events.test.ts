@@ -1,6 +1,6 @@
 import { logEntry, TestWorker, type Message } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
-import { createWorkflow } from '../resources/fixtures';
+import { createWorkflow } from '../support/fixtures';
 import { openBrowser, workflowEvents, workerSuite } from '../ws/clients';
 
 /**

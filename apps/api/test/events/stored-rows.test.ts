@@ -1,6 +1,6 @@
 import { snapshot, TestWorker, type Message } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
-import { body, createWorkflow } from '../resources/fixtures';
+import { body, createWorkflow } from '../support/fixtures';
 import { openBrowser, workflowEvents, workerSuite } from '../ws/clients';
 
 /**

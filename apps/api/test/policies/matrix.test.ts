@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import type { User } from '@svc/db';
 import type { TemplateCatalog } from '../../src/services/templates';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { dbState } from '../resources/fixtures';
+import { dbState } from '../support/fixtures';
 import { actionsOf, servedOperations, type OperationId } from '@svc/protocol';
 
 /**

@@ -1,6 +1,6 @@
 import { eventually, snapshot, TestWorker } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
-import { body, createWorkflow } from '../resources/fixtures';
+import { body, createWorkflow } from '../support/fixtures';
 import { workerSuite } from '../ws/clients';
 
 describe.each(TEST_PROVIDERS)('timers on %s', (provider) => {

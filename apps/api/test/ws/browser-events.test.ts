@@ -1,7 +1,7 @@
 import { eventually, logEntry, snapshot, TestWorker, type Inbox, type Message } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
 import { storedStream } from '../support/events';
-import { addMember, createProject, createWorkflow } from '../resources/fixtures';
+import { addMember, createProject, createWorkflow } from '../support/fixtures';
 import { openBrowser, workflowEvents, workerSuite } from './clients';
 
 describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {

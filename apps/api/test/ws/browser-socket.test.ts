@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, createWorkflow } from '../resources/fixtures';
+import { body, createProject, createWorkflow } from '../support/fixtures';
 import { openSocket, workerToken } from '@svc/test-kit';
 import { openBrowser, SETUP_TIMEOUT_MS } from './clients';
 

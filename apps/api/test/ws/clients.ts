@@ -2,7 +2,7 @@ import type { DbProvider } from '@svc/db';
 import { eventually, openBrowserSocket, TestWorker, workerToken, type Inbox, type Message } from '@svc/test-kit';
 import type { UpdateBody } from '@svc/protocol';
 import type WebSocket from 'ws';
-import { createProject } from '../resources/fixtures';
+import { createProject } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/server';
 
 /** A browser socket signed in with a session cookie, from the server's configured public origin. */

@@ -1,7 +1,7 @@
 import { eventually, snapshot, TestWorker, type Inbox, type Message } from '@svc/test-kit';
 import { BrowserServerMessageSchema, type UpdateBody } from '@svc/protocol';
 import { TEST_PROVIDERS } from '../support/server';
-import { body, createProject, createWorkflow } from '../resources/fixtures';
+import { body, createProject, createWorkflow } from '../support/fixtures';
 import { llmCall, openBrowser, workerSuite } from './clients';
 
 /** Live command output, log entry fields, LLM call details and step diffs (CONTRACT-V2). */

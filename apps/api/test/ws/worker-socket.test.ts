@@ -2,7 +2,7 @@ import { eventually, openSocket, TestWorker, workerToken } from '@svc/test-kit';
 import WebSocket from 'ws';
 import { WORKER_PROTOCOL_VERSION, WS_CLOSE_UNSUPPORTED_VERSION } from '@svc/protocol';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body } from '../resources/fixtures';
+import { body } from '../support/fixtures';
 import { SETUP_TIMEOUT_MS } from './clients';
 
 describe.each(TEST_PROVIDERS)('worker WebSocket on %s', (provider) => {

@@ -84,6 +84,7 @@ export async function follow(
     });
   } finally {
     answers?.close();
+    printer.flush();
   }
   const code = exitCodeOf(workflow);
   if (ctx.json) ctx.out(JSON.stringify({ type: 'result', exit_code: code, workflow }));

@@ -63,6 +63,11 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
   beforeAll(async () => {
     stack = await startStack(handler);
   }, E2E_TIMEOUT_MS);
+  afterEach(() => {
+    // A test that timed out says what its `svc` had printed and what the server and worker logged.
+    const leftovers = stack?.leftovers();
+    if (leftovers) console.error(leftovers);
+  });
   afterAll(async () => {
     await stack?.close();
   });
@@ -100,12 +105,15 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
         if (index < 0) throw new Error(`no line ${what} in\n${result.stdout}`);
         return index;
       };
+      // a call that changes the plan is printed under the step that made it (it is reported after the change)
       const order = [
+        at((l) => l.startsWith('  $ submit_plan'), 'the plan submitted'),
         at((l) => l === 'plan (2 steps):', 'plan'),
         at((l) => l === '  1. Write hello', 'plan step 1'),
         at((l) => l === '==> step 1/2: Write hello', 'step 1 running'),
         at((l) => l.startsWith('  $ execute_on_worker') && l.includes('hello.txt'), 'the command'),
         at((l) => l === '    | hello from svc', 'its output'),
+        at((l) => l === '  $ advance_step summary: hello written', 'step 1 advanced'),
         at((l) => l === '<== step 1/2 done: Write hello', 'step 1 done'),
         at((l) => l === '==> step 2/2: Show it', 'step 2 running'),
         at((l) => l === 'status: completed', 'the status'),
@@ -238,17 +246,21 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
     E2E_TIMEOUT_MS,
   );
 
-  it('logs, report and status of a finished workflow', async () => {
-    const logs = await svc(['logs', helloId], 0);
-    expect(logs.stdout).toContain('  $ execute_on_worker');
-    expect(logs.stdout).toContain('    | hello from svc');
-    const entries = json<{ tool_name: string; output: string }[]>(await svc(['--json', 'logs', helloId], 0));
-    expect(entries.find((e) => e.tool_name === 'execute_on_worker')?.output).toContain('hello from svc');
-    expect((await svc(['report', helloId], 0)).stdout).toContain('All done.');
-    const status = json<Workflow & { plan: { status: string }[] }>(await svc(['--json', 'status', helloId], 0));
-    expect(status).toMatchObject({ id: helloId, status: 'completed' });
-    expect(status.plan.map((s) => s.status)).toEqual(['done', 'done']);
-  });
+  it(
+    'logs, report and status of a finished workflow',
+    async () => {
+      const logs = await svc(['logs', helloId], 0);
+      expect(logs.stdout).toContain('  $ execute_on_worker');
+      expect(logs.stdout).toContain('    | hello from svc');
+      const entries = json<{ tool_name: string; output: string }[]>(await svc(['--json', 'logs', helloId], 0));
+      expect(entries.find((e) => e.tool_name === 'execute_on_worker')?.output).toContain('hello from svc');
+      expect((await svc(['report', helloId], 0)).stdout).toContain('All done.');
+      const status = json<Workflow & { plan: { status: string }[] }>(await svc(['--json', 'status', helloId], 0));
+      expect(status).toMatchObject({ id: helloId, status: 'completed' });
+      expect(status.plan.map((s) => s.status)).toEqual(['done', 'done']);
+    },
+    E2E_TIMEOUT_MS,
+  );
 
   it(
     'files: put and get round trips (files and stdin/stdout), listing, and the workspace archive',
@@ -317,76 +329,84 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
     E2E_TIMEOUT_MS,
   );
 
-  it('tokens: create one narrowed to a project, use it, revoke it; flags win over env, env over the file', async () => {
-    // An api token cannot mint more: the CLI says what to do instead.
-    const refusedMint = await svc(['token', 'create'], 1);
-    expect(refusedMint.stderr).toContain('only for a signed-in session');
-    const created = json<{ token: string; expires_at: string; project_id: string }>(
-      await svc(['--json', 'token', 'create', '--project', 'ci', '--ttl', '1h', '--dev-user', 'alice'], 0),
-    );
-    expect(created.project_id).toBe(stack.projectId);
-    const inHour = Date.parse(created.expires_at) - Date.now();
-    expect(inHour).toBeGreaterThan(0);
-    expect(inHour).toBeLessThanOrEqual(3600_000);
+  it(
+    'tokens: create one narrowed to a project, use it, revoke it; flags win over env, env over the file',
+    async () => {
+      // An api token cannot mint more: the CLI says what to do instead.
+      const refusedMint = await svc(['token', 'create'], 1);
+      expect(refusedMint.stderr).toContain('only for a signed-in session');
+      const created = json<{ token: string; expires_at: string; project_id: string }>(
+        await svc(['--json', 'token', 'create', '--project', 'ci', '--ttl', '1h', '--dev-user', 'alice'], 0),
+      );
+      expect(created.project_id).toBe(stack.projectId);
+      const inHour = Date.parse(created.expires_at) - Date.now();
+      expect(inHour).toBeGreaterThan(0);
+      expect(inHour).toBeLessThanOrEqual(3600_000);
 
-    const me = json<{ user: { login: string }; token: { source: string; scope: string; project_id: string } }>(
-      await svc(['--json', 'whoami', '--token', created.token], 0),
-    );
-    expect(me).toMatchObject({
-      user: { login: 'alice' },
-      token: { source: 'flag', scope: 'api', project_id: stack.projectId },
-    });
-    // SVC_TOKEN wins over the file; --token over SVC_TOKEN
-    const viaEnv = json<{ sources: Record<string, string> }>(
-      await svc(['--json', 'config', 'show'], 0, { env: { SVC_TOKEN: created.token } }),
-    );
-    expect(viaEnv.sources).toMatchObject({ token: 'env', url: 'file' });
-    const viaFlag = json<{ sources: Record<string, string> }>(
-      await svc(['--json', 'config', 'show', '--token', 'x'], 0, {
-        env: { SVC_TOKEN: created.token, SVC_URL: stack.api.url },
-      }),
-    );
-    expect(viaFlag.sources).toMatchObject({ token: 'flag', url: 'env' });
+      const me = json<{ user: { login: string }; token: { source: string; scope: string; project_id: string } }>(
+        await svc(['--json', 'whoami', '--token', created.token], 0),
+      );
+      expect(me).toMatchObject({
+        user: { login: 'alice' },
+        token: { source: 'flag', scope: 'api', project_id: stack.projectId },
+      });
+      // SVC_TOKEN wins over the file; --token over SVC_TOKEN
+      const viaEnv = json<{ sources: Record<string, string> }>(
+        await svc(['--json', 'config', 'show'], 0, { env: { SVC_TOKEN: created.token } }),
+      );
+      expect(viaEnv.sources).toMatchObject({ token: 'env', url: 'file' });
+      const viaFlag = json<{ sources: Record<string, string> }>(
+        await svc(['--json', 'config', 'show', '--token', 'x'], 0, {
+          env: { SVC_TOKEN: created.token, SVC_URL: stack.api.url },
+        }),
+      );
+      expect(viaFlag.sources).toMatchObject({ token: 'flag', url: 'env' });
 
-    const revoked = json<{ revoked: boolean; scope: string }>(
-      await svc(['--json', 'token', 'revoke', '-'], 0, { input: created.token }),
-    );
-    expect(revoked).toMatchObject({ revoked: true, scope: 'api' });
-    const refused = await svc(['--json', 'whoami'], 1, { env: { SVC_TOKEN: created.token } });
-    expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: 'unauthenticated', status: 401 } });
-    // the saved token still works
-    await svc(['whoami'], 0);
-  });
+      const revoked = json<{ revoked: boolean; scope: string }>(
+        await svc(['--json', 'token', 'revoke', '-'], 0, { input: created.token }),
+      );
+      expect(revoked).toMatchObject({ revoked: true, scope: 'api' });
+      const refused = await svc(['--json', 'whoami'], 1, { env: { SVC_TOKEN: created.token } });
+      expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: 'unauthenticated', status: 401 } });
+      // the saved token still works
+      await svc(['whoami'], 0);
+    },
+    E2E_TIMEOUT_MS,
+  );
 
-  it('logout revokes the saved token and forgets it', async () => {
-    const config = path.join(stack.dir, 'bob.json');
-    const env = { SVC_CONFIG: config };
-    await svc(['login', '--url', stack.api.url, '--dev-user', 'bob'], 0, { env });
-    const { token } = JSON.parse(readFileSync(config, 'utf8')) as { token: string };
-    expect((await svc(['whoami'], 0, { env })).stdout).toContain('bob on ');
-    await svc(['logout'], 0, { env });
-    expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({ url: stack.api.url });
-    expect((await svc(['whoami'], 2, { env })).stderr).toContain('not signed in');
-    await svc(['whoami', '--token', token], 1, { env });
-    // a pasted api token (stdin) signs in too
-    const pasted = json<{ user: { login: string } }>(
-      await svc(['--json', 'login', '--with-token'], 0, { env, input: `${stack.token}\n` }),
-    );
-    expect(pasted.user.login).toBe('alice');
-    // a pasted session (the svc_session cookie value of a browser sign-in) is traded for an api token
-    const session = (await stack.api.login('bob')).split('=').slice(1).join('=');
-    await svc(['login', '--with-token'], 0, { env, input: session });
-    const saved = JSON.parse(readFileSync(config, 'utf8')) as { token: string };
-    expect(saved.token).not.toBe(session);
-    const claims = JSON.parse(Buffer.from(saved.token.split('.')[1]!, 'base64url').toString()) as { scope: string };
-    expect(claims.scope).toBe('api');
-    expect((await svc(['whoami'], 0, { env })).stdout).toContain('bob on ');
-    // and a session mints tokens with --session-token
-    const minted = json<{ token: string }>(
-      await svc(['--json', 'token', 'create', '--session-token', session], 0, { env }),
-    );
-    expect((await svc(['whoami', '--token', minted.token], 0, { env })).stdout).toContain('bob on ');
-  });
+  it(
+    'logout revokes the saved token and forgets it',
+    async () => {
+      const config = path.join(stack.dir, 'bob.json');
+      const env = { SVC_CONFIG: config };
+      await svc(['login', '--url', stack.api.url, '--dev-user', 'bob'], 0, { env });
+      const { token } = JSON.parse(readFileSync(config, 'utf8')) as { token: string };
+      expect((await svc(['whoami'], 0, { env })).stdout).toContain('bob on ');
+      await svc(['logout'], 0, { env });
+      expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({ url: stack.api.url });
+      expect((await svc(['whoami'], 2, { env })).stderr).toContain('not signed in');
+      await svc(['whoami', '--token', token], 1, { env });
+      // a pasted api token (stdin) signs in too
+      const pasted = json<{ user: { login: string } }>(
+        await svc(['--json', 'login', '--with-token'], 0, { env, input: `${stack.token}\n` }),
+      );
+      expect(pasted.user.login).toBe('alice');
+      // a pasted session (the svc_session cookie value of a browser sign-in) is traded for an api token
+      const session = (await stack.api.login('bob')).split('=').slice(1).join('=');
+      await svc(['login', '--with-token'], 0, { env, input: session });
+      const saved = JSON.parse(readFileSync(config, 'utf8')) as { token: string };
+      expect(saved.token).not.toBe(session);
+      const claims = JSON.parse(Buffer.from(saved.token.split('.')[1]!, 'base64url').toString()) as { scope: string };
+      expect(claims.scope).toBe('api');
+      expect((await svc(['whoami'], 0, { env })).stdout).toContain('bob on ');
+      // and a session mints tokens with --session-token
+      const minted = json<{ token: string }>(
+        await svc(['--json', 'token', 'create', '--session-token', session], 0, { env }),
+      );
+      expect((await svc(['whoami', '--token', minted.token], 0, { env })).stdout).toContain('bob on ');
+    },
+    E2E_TIMEOUT_MS,
+  );
 });
 
 describe('the packaged CLI (svc-cli-<version>.tgz)', () => {

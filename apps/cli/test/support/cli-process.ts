@@ -2,15 +2,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { assertBuiltFresh } from '@svc/test-kit';
 
-const live = new Set<ChildProcess>();
+const live = new Set<CliProcess>();
 // A test that fails half-way must not leave a following `svc` behind.
-process.once('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
+process.once('exit', () => killAllCli());
 
 /** Kills every `svc` a test started that still runs. */
 export function killAllCli(): void {
-  for (const child of live) child.kill('SIGKILL');
+  for (const cli of live) cli.child.kill('SIGKILL');
+}
+
+/** The `svc` processes that still run, oldest first. */
+export function runningCli(): CliProcess[] {
+  return [...live];
 }
 
 const CLI_DIR = path.resolve(__dirname, '../..');
@@ -97,9 +100,9 @@ export function startCli(args: string[], options: CliOptions): CliProcess {
     env: { PATH: process.env.PATH, HOME: options.cwd, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  live.add(child);
-  child.once('close', () => live.delete(child));
   const cli = new CliProcess(args, child);
+  live.add(cli);
+  child.once('close', () => live.delete(cli));
   if (options.input !== undefined) child.stdin!.end(options.input);
   return cli;
 }

@@ -18,6 +18,7 @@ import {
   assertCliBuilt,
   killAllCli,
   runCli,
+  runningCli,
   startCli,
   type CliOptions,
   type CliProcess,
@@ -52,6 +53,11 @@ export interface CliStack {
   workflow(id: string): Promise<Workflow>;
   waitForStatus(id: string, status: WorkflowStatus): Promise<Workflow>;
   diagnostics(): string;
+  /**
+   * After a test: the `svc` processes it left running (a test that timed out) are described, with the
+   * server's and worker's logs, and killed; null when none was left.
+   */
+  leftovers(): string | null;
   close(): Promise<void>;
 }
 
@@ -151,6 +157,13 @@ export async function startStack(handler: ScriptedHandler): Promise<CliStack> {
           { what: `workflow ${id} to be ${status}`, intervalMs: 50, detail: diagnostics },
         ),
       diagnostics,
+      leftovers: () => {
+        const running = runningCli();
+        if (running.length === 0) return null;
+        killAllCli();
+        const described = running.map((cli) => cli.describe({ code: null, stdout: cli.stdout, stderr: cli.stderr }));
+        return `svc still running after the test:\n${described.join('\n')}\n${diagnostics()}`;
+      },
       close,
     };
   } catch (error) {

@@ -6,7 +6,7 @@ import { useDocumentTitle } from '../lib/document-title';
 import { ErrorNote, Loading } from '../components/Feedback';
 import { useProjects } from '../features/projects/hooks';
 import { ReceivedSoFarContext } from '../features/workflow/live-context';
-import { planProgress } from '../features/workflow/plan-state';
+import { planView } from '@svc/agent-core';
 import { QuestionBox } from '../features/workflow/QuestionBox';
 import { FeedbackBox } from '../features/workflow/FeedbackBox';
 import { WorkflowTabs } from '../features/workflow/WorkflowTabs';
@@ -70,7 +70,7 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
       },
       { replace: true },
     );
-  const { current } = planProgress(steps, workflow.status);
+  const { current } = planView(steps, workflow.status);
   const actions = activity.actions;
   const latest = (kind: string) => [...actions].reverse().find((a) => a.action === kind) ?? null;
   return (

@@ -51,9 +51,10 @@ export interface ServerApiOptions {
 }
 
 /**
- * The REST endpoints a worker calls with its worker token (docs/decisions.md). Every call is retried
- * with back-off while the server cannot be reached (see isRetryableServerError), until it succeeds, is
- * refused, or its signal (the workflow's run, or the worker's own) aborts; then it throws AbortedError.
+ * The REST endpoints a worker calls with its worker token (docs/decisions/0002-worker-rest-calls.md).
+ * Every call is retried with back-off while the server cannot be reached (see isRetryableServerError),
+ * until it succeeds, is refused, or its signal (the workflow's run, or the worker's own) aborts; then it
+ * throws AbortedError.
  */
 export class ServerApi {
   private readonly client: SvcClient;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { calculateJwkThumbprint, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
 import { eventually } from '@svc/test-kit';
-import { hostPidsOf, isAlive, uniqueSleep } from '../../test/sandbox/procs';
+import { hostPidsOf, isAlive, uniqueSleep } from '../../test/support/procs';
 import { describeCommandResult, Executor } from './executor';
 import { LocalJobTokenSigner } from './job-token';
 import { DEFAULT_SANDBOX_SETTINGS, Sandbox, type SandboxMode } from './sandbox';

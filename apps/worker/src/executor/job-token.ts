@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { calculateJwkThumbprint, decodeJwt, SignJWT, type JWK } from 'jose';
 import type { ServerApi } from '../api/server-api';
 
-/** Lifetime of a job token (docs/decisions.md: job 1 hour). */
+/** Lifetime of a job token (docs/decisions/0001-tokens.md: job 1 hour). */
 export const JOB_TOKEN_TTL_SECONDS = 3600;
 
 export interface JobToken {

@@ -152,8 +152,9 @@ const addKnown = (a: number | null, b: number | null): number | null => (a === n
  * The `openai` client pointed at `llm.base_url`. Time-outs, 408/409/429 and 5xx are retried with
  * exponential back-off in our own loop, not the client's `maxRetries`: each attempt is logged with its
  * reason, the attempts are counted in LlmError, and an abort ends the wait between attempts at once
- * (the client's own back-off sleeps through an abort; see docs/decisions.md). A server's `retry-after`
- * is honoured up to `llm.max_retry_after_seconds`; a longer one fails the call.
+ * (the client's own back-off sleeps through an abort; see
+ * docs/decisions/0016-platform-over-hand-rolled-code.md). A server's `retry-after` is honoured up to
+ * `llm.max_retry_after_seconds`; a longer one fails the call.
  *
  * Replies real endpoints send that must not reach the loop as an answer: an empty reply (no text, no
  * tool calls) and one cut off inside a tool call are failed attempts, retried with a nudge (the bad

@@ -2,7 +2,7 @@ import { plan, scriptedAgent } from '@svc/scripted-llm';
 import { requestKind } from '../support/e2e-requests';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
 import { eventually, type ManagedProcess } from '@svc/test-kit';
-import { hostPidsOf, uniqueSleep } from '../sandbox/procs';
+import { hostPidsOf, uniqueSleep } from '../support/procs';
 
 /** How the worker process says its run of a workflow ended (its log line), once it has. */
 function runEnd(worker: ManagedProcess, workflowId: string): string | undefined {

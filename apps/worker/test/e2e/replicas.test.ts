@@ -6,7 +6,7 @@ import { eventually, startReplicas, type ApiProcess, type ManagedProcess, type R
 import { ApiClient } from '../support/e2e-client';
 import { E2E_TIMEOUT_MS } from '../support/e2e-stack';
 import { startWorkerProcess } from '../support/e2e-worker';
-import { hostPidsOf, uniqueSleep } from '../sandbox/procs';
+import { hostPidsOf, uniqueSleep } from '../support/procs';
 
 /**
  * The real worker CLI connected to replica A of two API replicas (one PostgreSQL database, one data

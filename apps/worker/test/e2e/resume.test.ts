@@ -3,7 +3,7 @@ import { advance, phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
 import { requestKind, requestsSince } from '../support/e2e-requests';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
 import { eventually } from '@svc/test-kit';
-import { hostPidsOf, uniqueSleep } from '../sandbox/procs';
+import { hostPidsOf, uniqueSleep } from '../support/procs';
 
 describe('a worker killed mid-step', () => {
   let stack: Stack;

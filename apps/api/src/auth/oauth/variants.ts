@@ -61,7 +61,7 @@ export function standardVariant(config: OAuthProviderConfig): ProviderVariant {
 }
 
 /**
- * The short-video platform SSO (shape documented in docs/decisions.md): `client_key` instead of
+ * The short-video platform SSO (shape documented in docs/decisions/0010-sign-in.md): `client_key` instead of
  * `client_id`; token and user-info answers wrapped as `{"data": {..., "error_code": 0}, "message"}`;
  * user info is a form POST of `access_token` + `open_id` answering `open_id`, `union_id`, `nickname`, `avatar`.
  */

@@ -6,7 +6,7 @@ import { principalOf } from '../../auth/authenticate';
 import { authorizeProject } from '../../policies/access';
 import { presentInvitations } from './pending';
 
-/** How long an invitation link works (docs/decisions.md). */
+/** How long an invitation link works (docs/decisions/0031-security-third-hostile-pass.md). */
 export const INVITATION_LINK_TTL_MS = 7 * 24 * 3600 * 1000;
 
 /** What the server keeps of a link's token: its SHA-256, so a database reader cannot use the link. */

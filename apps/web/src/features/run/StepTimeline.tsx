@@ -1,5 +1,5 @@
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
-import { planProgress, stepDisplay, type StepDisplay } from '../workflow/plan-state';
+import { planView, type StepDisplay } from '@svc/agent-core';
 import { elapsedMs, formatClock, formatElapsed } from './time';
 import { useNow } from '../../lib/use-now';
 import type { PlanStepInfo, Workflow } from '@svc/protocol';
@@ -40,8 +40,8 @@ interface Props {
  * step marked. Pressing a step filters the execution log to it; pressing it again shows every entry.
  */
 export function StepTimeline({ workflow, steps, loading, error, revising, revisedBy, selected, onSelect }: Props) {
-  const { done, total, current } = planProgress(steps, workflow.status);
-  const ticking = current !== null && stepDisplay(current, workflow.status) === 'running';
+  const { steps: shownSteps, done, total, current } = planView(steps, workflow.status);
+  const ticking = current?.display === 'running';
   const now = useNow(ticking);
   return (
     <section aria-labelledby="plan-heading" className="card run-timeline">
@@ -60,8 +60,8 @@ export function StepTimeline({ workflow, steps, loading, error, revising, revise
       <ErrorNote error={error} />
       {!loading && steps.length === 0 && <Empty>No plan yet: the agent writes one when it starts planning.</Empty>}
       <ol className="plan timeline">
-        {steps.map((step) => {
-          const shown = stepDisplay(step, workflow.status);
+        {shownSteps.map((step) => {
+          const shown = step.display;
           const isSelected = selected === step.index;
           return (
             <li

@@ -1,5 +1,5 @@
 import type { PlanStepInfo, WorkflowStatus } from '@svc/protocol';
-import { planProgress } from '../workflow/plan-state';
+import { planView } from '@svc/agent-core';
 
 /** One line saying where the run is, e.g. "Step 2 of 5: Build the cart" or "Revising the plan". */
 export function progressLine(
@@ -8,7 +8,7 @@ export function progressLine(
   revising: boolean,
   started: boolean,
 ): string {
-  const { done, total, current } = planProgress(steps, status);
+  const { done, total, current } = planView(steps, status);
   const at = current ? `step ${current.index + 1} of ${total}: ${current.title}` : null;
   if (revising) return 'Revising the plan after feedback';
   switch (status) {

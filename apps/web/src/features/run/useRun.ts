@@ -2,7 +2,8 @@ import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { runKeys } from './keys';
 import { getPlan, getWorkflow } from '../workflow/api';
 import { awaitingRevisedPlan, liveWorkflow, type Loaded, type LiveState } from '../workflow/live-state';
-import { livePlan, withWaitingStep, type LoadedPlan } from '../workflow/plan-state';
+import { projectPlan } from '@svc/agent-core';
+import { livePlan, type LoadedPlan } from '../workflow/plan-state';
 import { useWorkflowLive } from '../workflow/useWorkflowLive';
 import { pollWhileOffline } from './poll';
 import type { PlanStepInfo, Workflow } from '@svc/protocol';
@@ -52,7 +53,8 @@ export function useRun(workflowId: string): Run {
     ACTIVE.has(workflow.status) &&
     workflow.plan_revision > 0 &&
     (awaitingRevisedPlan(live) || allDone);
-  const steps = awaitingRevisedPlan(live) ? planned : withWaitingStep(planned, workflow?.status);
+  // The live plan shown by the server's rules for the live status (GET /plan answers the same).
+  const steps = workflow ? projectPlan(planned, workflow.status, awaitingRevisedPlan(live)) : planned;
   return {
     live,
     following,

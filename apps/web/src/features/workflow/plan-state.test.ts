@@ -1,14 +1,6 @@
 import fc from 'fast-check';
-import type { PlanStepInfo, SnapshotData, StepStatus, WorkflowStatus } from '@svc/protocol';
-import {
-  applyPlanEvent,
-  livePlan,
-  planFromSnapshot,
-  planProgress,
-  stepDisplay,
-  withWaitingStep,
-  type PlanEvent,
-} from './plan-state';
+import type { PlanStepInfo, SnapshotData, StepStatus } from '@svc/protocol';
+import { applyPlanEvent, livePlan, planFromSnapshot, type PlanEvent } from './plan-state';
 
 const T0 = '2026-01-01T10:00:00.000Z';
 const T1 = '2026-01-01T10:00:42.000Z';
@@ -203,60 +195,5 @@ describe('livePlan', () => {
         expect(livePlan(loadedAt(loaded, mark), events)).toEqual(livePlan(loadedAt(start), events));
       }),
     );
-  });
-});
-
-describe('stepDisplay', () => {
-  const running = plan('running')[0]!;
-  it('shows a running step as running only while the workflow runs', () => {
-    const shown = (status: WorkflowStatus) => stepDisplay(running, status);
-    expect(shown('running')).toBe('running');
-    expect(shown('planning')).toBe('running');
-    expect(shown('waiting_user')).toBe('waiting');
-    expect(shown('failed')).toBe('failed');
-    expect(shown('cancelled')).toBe('cancelled');
-    expect(shown('pending')).toBe('pending');
-    expect(shown('completed')).toBe('pending');
-  });
-
-  it("shows the server's interruption of a stopped workflow's step, and nothing of it once the workflow goes on", () => {
-    const stopped: PlanStepInfo = { ...plan('pending')[0]!, interrupted: 'cancelled' };
-    expect(stepDisplay(stopped, 'cancelled')).toBe('cancelled');
-    expect(stepDisplay({ ...stopped, interrupted: 'failed' }, 'failed')).toBe('failed');
-    expect(stepDisplay(stopped, 'pending')).toBe('pending');
-    expect(stepDisplay(plan('done')[0]!, 'cancelled')).toBe('done');
-  });
-});
-
-describe('withWaitingStep', () => {
-  const statuses = (steps: PlanStepInfo[]) => steps.map((s) => s.status);
-  it('marks the first step not done as the one a question waits in, only while the workflow waits', () => {
-    expect(statuses(withWaitingStep(plan('done', 'pending', 'pending'), 'waiting_user'))).toEqual([
-      'done',
-      'running',
-      'pending',
-    ]);
-    expect(statuses(withWaitingStep(plan('done', 'pending'), 'running'))).toEqual(['done', 'pending']);
-    expect(statuses(withWaitingStep(plan('done', 'pending'), 'cancelled'))).toEqual(['done', 'pending']);
-  });
-
-  it('keeps a plan that already names its running step, or has none left', () => {
-    const running = plan('done', 'done', 'running');
-    expect(withWaitingStep(running, 'waiting_user')).toBe(running);
-    expect(statuses(withWaitingStep(plan('done', 'done'), 'waiting_user'))).toEqual(['done', 'done']);
-    expect(withWaitingStep([], 'waiting_user')).toEqual([]);
-  });
-});
-
-describe('planProgress', () => {
-  it('counts done steps and names the current one', () => {
-    const progress = planProgress(plan('done', 'running', 'pending'), 'running');
-    expect(progress).toMatchObject({ done: 1, total: 3, current: { index: 1 } });
-    expect(planProgress([], 'running').current).toBeNull();
-  });
-
-  it('names the step a stopped workflow stopped at, and none of a workflow waiting for a worker', () => {
-    expect(planProgress(plan('done', 'running'), 'cancelled').current).toMatchObject({ index: 1 });
-    expect(planProgress(plan('done', 'running'), 'pending').current).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { fromSnapshot, planFromState } from '@svc/agent-core';
-import type { PlanStepInfo, PlanStepStatusEventData, SnapshotData, WorkflowStatus } from '@svc/protocol';
+import type { PlanStepInfo, PlanStepStatusEventData, SnapshotData } from '@svc/protocol';
 
 /**
  * What changes the plan live: one step's status, or a whole new snapshot (a new or revised plan).
@@ -84,43 +84,4 @@ export function livePlan(loaded: LoadedPlan | undefined, events: readonly PlanEv
   return events
     .filter((e) => e.at > after)
     .reduce<PlanStepInfo[]>((plan, event) => applyPlanEvent(plan, event), [...(loaded?.steps ?? [])]);
-}
-
-/**
- * The plan with the step a question belongs to marked running again: the server reports no running step
- * while the workflow waits for an answer, yet the question is asked in the first step not done.
- */
-export function withWaitingStep(plan: PlanStepInfo[], workflowStatus: WorkflowStatus | undefined): PlanStepInfo[] {
-  if (workflowStatus !== 'waiting_user' || plan.some((s) => s.status === 'running')) return plan;
-  const waiting = plan.findIndex((s) => s.status !== 'done');
-  return waiting < 0 ? plan : plan.map((s, i) => (i === waiting ? { ...s, status: 'running' } : s));
-}
-
-/** How a step is shown, given the workflow's status: no step says running unless the workflow runs. */
-export type StepDisplay = 'done' | 'running' | 'waiting' | 'pending' | NonNullable<PlanStepInfo['interrupted']>;
-
-export function stepDisplay(step: PlanStepInfo, workflowStatus: WorkflowStatus): StepDisplay {
-  const stopped = workflowStatus === 'failed' || workflowStatus === 'cancelled';
-  if (step.status === 'done') return 'done';
-  if (stopped && (step.interrupted || step.status === 'running')) return step.interrupted ?? workflowStatus;
-  if (step.status !== 'running') return 'pending';
-  if (workflowStatus === 'running' || workflowStatus === 'planning') return 'running';
-  if (workflowStatus === 'waiting_user') return 'waiting';
-  return 'pending';
-}
-
-export interface PlanProgress {
-  done: number;
-  total: number;
-  /** the step in progress (running, waiting for an answer) or where the workflow stopped */
-  current: PlanStepInfo | null;
-}
-
-export function planProgress(plan: readonly PlanStepInfo[], workflowStatus: WorkflowStatus): PlanProgress {
-  const current =
-    plan.find((s) => {
-      const shown = stepDisplay(s, workflowStatus);
-      return shown !== 'done' && shown !== 'pending';
-    }) ?? null;
-  return { done: plan.filter((s) => s.status === 'done').length, total: plan.length, current };
 }

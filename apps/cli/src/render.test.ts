@@ -1,0 +1,111 @@
+import type { BrowserEvent, ExecutionLogEntry, SnapshotData, StepStatus } from '@svc/protocol';
+import { EventPrinter } from './render';
+
+let seq = 0;
+const envelope = { workflow_id: 'w1', ts: '2026-01-01T00:00:00.000Z' };
+const TITLES = ['Write hello', 'Show it'];
+
+const snapshot = (current: number | null, statuses: StepStatus[]): BrowserEvent => {
+  const data: SnapshotData = {
+    phase: current === null ? 'completed' : 'executing',
+    current_step: current,
+    steps: statuses.map((status, i) => ({ title: TITLES[i]!, description: '', status })),
+    memo: [],
+  };
+  return { ...envelope, seq: ++seq, type: 'workflow_update', data: { kind: 'snapshot', data } };
+};
+const step = (index: number, status: StepStatus): BrowserEvent => ({
+  ...envelope,
+  seq: ++seq,
+  type: 'plan_step_status',
+  data: { index, title: TITLES[index]!, status },
+});
+const call = (stepIndex: number | null, tool: string, output: string): BrowserEvent => {
+  const entry: ExecutionLogEntry = {
+    id: `e${seq}`,
+    seq: ++seq,
+    step_index: stepIndex,
+    tool_name: tool,
+    tool_input: 'a: 1',
+    output,
+    is_error: false,
+    revision: 0,
+    duration_ms: 1,
+    command: null,
+    created_at: envelope.ts,
+  };
+  return { ...envelope, seq: entry.seq, type: 'log_entry', data: entry };
+};
+const status = (value: 'running' | 'completed'): BrowserEvent => ({
+  ...envelope,
+  seq: ++seq,
+  type: 'workflow_status',
+  data: { status: value, question: null, error: null },
+});
+
+function printed(events: BrowserEvent[]): string[] {
+  const lines: string[] = [];
+  const printer = new EventPrinter((line) => lines.push(line));
+  for (const event of events) printer.print(event);
+  printer.flush();
+  return lines;
+}
+
+describe('EventPrinter', () => {
+  it('prints submit_plan and advance_step under the step that called them, though they are reported after the plan change', () => {
+    // The order the server streams a run in: a call that changes the plan is logged after its snapshot.
+    const lines = printed([
+      snapshot(0, ['running', 'pending']),
+      step(0, 'running'),
+      step(1, 'pending'),
+      call(null, 'submit_plan', 'Plan accepted with 2 steps.'),
+      status('running'),
+      call(0, 'execute_on_worker', 'hello'),
+      snapshot(1, ['done', 'running']),
+      step(0, 'done'),
+      step(1, 'running'),
+      call(0, 'advance_step', 'Step completed.'),
+      call(1, 'read_file', 'hello'),
+      snapshot(null, ['done', 'done']),
+      step(1, 'done'),
+      call(1, 'advance_step', 'Step completed.'),
+      status('completed'),
+    ]);
+    expect(lines).toEqual([
+      '  $ submit_plan a: 1',
+      '    | Plan accepted with 2 steps.',
+      'plan (2 steps):',
+      '  1. Write hello',
+      '  2. Show it',
+      '==> step 1/2: Write hello',
+      'status: running',
+      '  $ execute_on_worker a: 1',
+      '    | hello',
+      '  $ advance_step a: 1',
+      '    | Step completed.',
+      '<== step 1/2 done: Write hello',
+      '==> step 2/2: Show it',
+      '  $ read_file a: 1',
+      '    | hello',
+      '  $ advance_step a: 1',
+      '    | Step completed.',
+      '<== step 2/2 done: Show it',
+      'status: completed',
+    ]);
+  });
+
+  it('prints a plan change at once when the next line is of the step it starts, and at the end when nothing follows', () => {
+    expect(printed([snapshot(0, ['running', 'pending']), step(0, 'running'), call(0, 'read_file', 'x')])).toEqual([
+      'plan (2 steps):',
+      '  1. Write hello',
+      '  2. Show it',
+      '==> step 1/2: Write hello',
+      '  $ read_file a: 1',
+      '    | x',
+    ]);
+    expect(printed([snapshot(1, ['done', 'running']), step(0, 'done'), step(1, 'running')]).slice(-2)).toEqual([
+      '<== step 1/2 done: Write hello',
+      '==> step 2/2: Show it',
+    ]);
+  });
+});

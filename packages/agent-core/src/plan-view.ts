@@ -1,0 +1,72 @@
+import { TERMINAL_WORKFLOW_STATUSES, type PlanStepInfo, type StepStatus, type WorkflowStatus } from '@svc/protocol';
+
+/**
+ * The plan a person sees, from the plan as last reported (a snapshot's statuses, or the live step events
+ * over it) and the workflow's status: the one set of rules GET /workflows/{id}/plan answers with and the
+ * web app shows. A plan already projected may be projected again with a newer status (idempotent).
+ *
+ * - While feedback is being turned into a revised plan (`revising`, workflow not finished) every step is
+ *   pending: the old plan no longer says what is done.
+ * - Only a running workflow has a running step. A step reported running (or interrupted before) is
+ *   pending otherwise, and says `interrupted` when the workflow failed or was cancelled.
+ * - A pending step has no start unless it was interrupted; only a done step has an end.
+ */
+export function projectPlan(steps: readonly PlanStepInfo[], status: WorkflowStatus, revising: boolean): PlanStepInfo[] {
+  const invalidated = revising && !TERMINAL_WORKFLOW_STATUSES.includes(status);
+  return steps.map((step) => projectStep(step, status, invalidated));
+}
+
+function projectStep(step: PlanStepInfo, status: WorkflowStatus, invalidated: boolean): PlanStepInfo {
+  const { interrupted: _reported, ...rest } = step;
+  const projected: PlanStepInfo = { ...rest, status: projectedStatus(step, status, invalidated) };
+  const stopped = status === 'failed' || status === 'cancelled';
+  if (stopped && !invalidated && wasRunning(step)) projected.interrupted = status;
+  if (projected.status === 'pending' && !projected.interrupted) projected.started_at = null;
+  if (projected.status !== 'done') projected.finished_at = null;
+  return projected;
+}
+
+/** A step reported running, or interrupted while running, runs only while the workflow runs. */
+function projectedStatus(step: PlanStepInfo, status: WorkflowStatus, invalidated: boolean): StepStatus {
+  if (invalidated) return 'pending';
+  if (!wasRunning(step)) return step.status;
+  return status === 'running' ? 'running' : 'pending';
+}
+
+const wasRunning = (step: PlanStepInfo) => step.status === 'running' || step.interrupted !== undefined;
+
+/** How a step is shown: `waiting` is the step a question waits in; an interrupted step shows why. */
+export type StepDisplay = 'done' | 'running' | 'waiting' | 'pending' | NonNullable<PlanStepInfo['interrupted']>;
+
+export type ShownStep = PlanStepInfo & { display: StepDisplay };
+
+export interface PlanView {
+  steps: ShownStep[];
+  done: number;
+  total: number;
+  /** the step in progress (running, waiting for an answer) or where the workflow stopped; null when none */
+  current: ShownStep | null;
+}
+
+/**
+ * A projected plan as shown while the workflow has `status`. A question is asked in the first step not
+ * done, so while the workflow waits for an answer that step shows `waiting` (the plan says pending).
+ */
+export function planView(steps: readonly PlanStepInfo[], status: WorkflowStatus): PlanView {
+  const waiting = status === 'waiting_user' && !steps.some((s) => s.status === 'running');
+  const waitingIn = waiting ? steps.findIndex((s) => s.status !== 'done') : -1;
+  const shown = steps.map((step, i): ShownStep => ({ ...step, display: displayOf(step, i === waitingIn) }));
+  return {
+    steps: shown,
+    done: steps.filter((s) => s.status === 'done').length,
+    total: steps.length,
+    current: shown.find((s) => s.display !== 'done' && s.display !== 'pending') ?? null,
+  };
+}
+
+function displayOf(step: PlanStepInfo, waitsForAnswer: boolean): StepDisplay {
+  if (step.status === 'done') return 'done';
+  if (step.interrupted) return step.interrupted;
+  if (step.status === 'running') return 'running';
+  return waitsForAnswer ? 'waiting' : 'pending';
+}
