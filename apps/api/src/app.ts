@@ -4,15 +4,16 @@ import { authenticate } from './auth/authenticate';
 import { errorHandler, routeNotFound } from './http/errors';
 import { requestContext, requireUtf8, securityHeaders } from './http/middleware';
 import { apiRouter } from './routes';
-import { devLoginRouter } from './routes/auth/dev';
-import { logoutRouter } from './routes/auth/session-routes';
+import { devLoginHandlers } from './routes/auth/dev';
+import { logoutHandlers } from './routes/auth/session-routes';
 import { unlessRawBody } from './routes/files/raw-body-paths';
-import { oauthRouter } from './routes/auth/oauth';
+import { oauthHandlers } from './routes/auth/oauth';
 import { crossSiteGuard } from './http/cross-site';
 import { bodyTimeout } from './http/timeouts';
 import { rejectNulInPathIds } from './http/path-ids';
 import { fastReads } from './http/fast-reads';
-import { builtAppsRouter } from './apps/router';
+import { builtAppHandlers } from './apps/router';
+import { mountOperations } from './http/mount';
 import { serveWebApp } from './web-app';
 
 export const JSON_BODY_LIMIT = '1mb';
@@ -29,7 +30,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(securityHeaders);
   app.use(bodyTimeout(deps.config.http.bodyTimeoutMs, deps.config.http.bodyMinRate));
   // Built apps: public capability links, before the cross-site guard and authentication (apps/router.ts).
-  app.use('/svc/apps', builtAppsRouter(deps));
+  const builtApps = express.Router();
+  mountOperations(builtApps, '/svc/apps', builtAppHandlers(deps));
+  app.use('/svc/apps', builtApps);
   // Before any body is read: a cross-site request is refused without being parsed.
   app.use('/svc', crossSiteGuard(deps.config));
   app.use(unlessRawBody(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8 })));
@@ -39,9 +42,9 @@ export function createApp(deps: AppDeps): Express {
 
   app.use('/svc/api', rejectNulInPathIds, apiRouter(deps));
   const auth = express.Router();
-  if (deps.config.auth.provider === 'dev') auth.use(devLoginRouter(deps));
-  if (deps.config.auth.provider === 'oauth2' || deps.config.auth.provider === 'sso') auth.use(oauthRouter(deps));
-  auth.use(logoutRouter(deps));
+  const { provider } = deps.config.auth;
+  const signIn = provider === 'dev' ? devLoginHandlers(deps) : oauthHandlers(deps);
+  mountOperations(auth, '/svc/auth', { ...signIn, ...logoutHandlers(deps) }, provider);
   app.use('/svc/auth', auth);
   app.use('/svc', routeNotFound);
 

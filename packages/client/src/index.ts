@@ -19,4 +19,5 @@ export {
   type RestClientOptions,
 } from './rest-client';
 export { SvcClient, workflowPath, type ListFilesOptions } from './svc-client';
+export { callOperation, operationPath, type CallInput, type CallResult } from './operation-call';
 export { createSseParser, readSse, type SseEvent, type SseHandlers, type SseParser } from './sse';

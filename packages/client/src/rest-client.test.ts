@@ -53,6 +53,20 @@ const bearer = () => new SvcClient({ baseUrl: `${baseUrl}/`, auth: { bearer: 'to
 const Thing = z.object({ id: z.string(), count: z.int() });
 
 describe('RestClient requests', () => {
+  it("calls an operation of the protocol's table by id: method, filled path, JSON body, typed answer", async () => {
+    const time = '2026-01-01T00:00:00.000Z';
+    handler = (_req, res) =>
+      json(res, 201, { id: 'p1', name: 'Shop', description: '', role: 'owner', created_at: time, updated_at: time });
+    const project = await bearer().call('createProject', { body: { name: 'Shop' } });
+    expect(project.name).toBe('Shop');
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/svc/api/projects', body: '{"name":"Shop"}' });
+    handler = (_req, res) => void res.writeHead(204).end();
+    await bearer().call('deleteFile', { params: { id: 'w 1', path: 'a b/c.md' } });
+    expect(seen[1]).toMatchObject({ method: 'DELETE', url: '/svc/api/workflows/w%201/files/a%20b/c.md' });
+    handler = (_req, res) => json(res, 200, { unexpected: true });
+    await expect(bearer().call('getProject', { params: { id: 'p1' } })).rejects.toMatchObject({ code: 'bad_response' });
+  });
+
   it('sends JSON with the bearer token and checks the answer against the schema', async () => {
     handler = (_req, res, body) => json(res, 201, { id: 'a', count: JSON.parse(body).n });
     const thing = await bearer().request('/things', Thing, { method: 'POST', json: { n: 2 } });

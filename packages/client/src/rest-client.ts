@@ -1,6 +1,7 @@
-import { parseWith } from '@svc/protocol';
+import { parseWith, type OperationId } from '@svc/protocol';
 import type { z } from 'zod';
 import { ApiError, errorFromResponse } from './errors';
+import { callOperation, type CallInput, type CallResult } from './operation-call';
 
 /** REST base path (CONTRACT section 1). */
 export const API_BASE = '/svc/api';
@@ -80,6 +81,14 @@ export class RestClient {
         },
       );
     return result.value;
+  }
+
+  /**
+   * An operation of the protocol's table by its id, typed from it: `call('getWorkflow', { params: { id } })`
+   * resolves with the parsed `Workflow`.
+   */
+  call<Id extends OperationId>(id: Id, input: CallInput<Id>): Promise<CallResult<Id>> {
+    return callOperation(this, id, input);
   }
 
   /** A call answered with no body (204) or one the caller does not need. */

@@ -16,5 +16,6 @@ export * from './rest/health';
 export * from './rest/events';
 export * from './ws-browser';
 export * from './ws-worker';
-export * from './openapi/routes';
+export * from './routes';
+export { NAMED_SCHEMAS } from './openapi/schemas';
 export * from './openapi/document';

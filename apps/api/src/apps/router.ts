@@ -1,5 +1,6 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import type { AppDeps } from '../deps';
+import type { Handlers } from '../http/mount';
 import { principalOf } from '../auth/authenticate';
 import { notFound } from '../domain/errors';
 import { authorizeWorkflow } from '../policies/access';
@@ -22,15 +23,15 @@ const READS = new Set(['GET', 'HEAD']);
  * NUL, encoded forms: 400 invalid_path; symlinks out: refused there too). Only the app's folder is
  * served, and no dot name in it (`.env`, `.git`): app-folder.ts.
  */
-export function builtAppsRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.use('/:key', (req, res) => serveApp(deps, req, res));
-  return router;
+export function builtAppHandlers(deps: AppDeps): Handlers<'serveBuiltApp'> {
+  return {
+    serveBuiltApp: { prefix: '/svc/apps/{app_key}', handle: (req: Request, res: Response) => serveApp(deps, req, res) },
+  };
 }
 
 async function serveApp(deps: AppDeps, req: Request, res: Response): Promise<void> {
   if (!READS.has(req.method)) throw notFound('no such endpoint');
-  const key = String(req.params.key);
+  const key = String(req.params.app_key);
   const workflow = APP_KEY_PATTERN.test(key)
     ? await deps.db.workflow.findFirst({
         where: { app_key: key, deleted_at: null, project: { deleted_at: null } },
@@ -74,11 +75,11 @@ function redirectToFolder(req: Request, res: Response, folder: readonly string[]
 }
 
 /** `POST /workflows/{id}/app-link/rotate` (members): a new key; the old link is dead at once. */
-export function appLinkApiRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.post('/workflows/:id/app-link/rotate', async (req, res) => {
-    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), String(req.params.id), 'workflow.control');
-    res.json(await presentWorkflowOf(deps.reads, await rotateAppKey(deps.db, workflow.id)));
-  });
-  return router;
+export function appLinkHandlers(deps: AppDeps): Handlers<'rotateAppLink'> {
+  return {
+    rotateAppLink: async (req, res, input) => {
+      const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), input.params.id, 'workflow.control');
+      res.json(await presentWorkflowOf(deps.reads, await rotateAppKey(deps.db, workflow.id)));
+    },
+  };
 }

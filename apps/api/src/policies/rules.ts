@@ -1,36 +1,10 @@
+import type { GlobalAction, ProjectAction } from '@svc/protocol';
 import type { Principal } from '../auth/principal';
 
 export type Role = 'owner' | 'member';
 
-export type ProjectAction =
-  | 'project.read'
-  | 'project.update'
-  | 'project.delete'
-  | 'members.read'
-  | 'members.manage'
-  | 'workflow.read'
-  | 'workflow.create'
-  | 'workflow.control' // answer, feedback, cancel, retry, delete
-  | 'workflow.worker' // what a worker does to a workflow it runs: updates, files, timers
-  | 'files.read'
-  | 'files.write'
-  | 'storage.read'
-  | 'storage.write'
-  | 'token.job';
-
-export type GlobalAction =
-  | 'project.list'
-  | 'project.create'
-  | 'kb.read'
-  | 'kb.write'
-  | 'settings.read'
-  | 'settings.write'
-  | 'workers.read'
-  | 'templates.read'
-  | 'token.api'
-  | 'token.worker'
-  | 'tokens.manage' // list and revoke one's own recorded api and worker tokens
-  | 'tokens.manage_any'; // everyone's
+// The actions are declared in the protocol, beside the operations that use them (packages/protocol/src/routes).
+export type { GlobalAction, ProjectAction };
 
 /** The facts a project rule looks at: the caller's role there and which workflow is touched (and who runs it). */
 export interface ProjectScope {

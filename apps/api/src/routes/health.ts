@@ -1,14 +1,13 @@
-import { Router } from 'express';
 import type { AppDeps } from '../deps';
+import type { OperationHandler, Handlers } from '../http/mount';
 
 /**
  * `GET /svc/api/health`: public, for orchestrator and load-balancer probes; 503 when the database or the
  * storage does not answer. `replica` names the process that answered (its `REPLICA_ID`), so operators
  * and tests see which one a load balancer chose.
  */
-export function healthRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.get('/health', async (_req, res) => {
+export function healthHandlers(deps: AppDeps): Handlers<'getHealth'> {
+  const getHealth: OperationHandler<'getHealth'> = async (_req, res) => {
     const db = await deps.db.$queryRawUnsafe('SELECT 1').then(
       () => 'ok' as const,
       () => 'unavailable' as const,
@@ -23,6 +22,6 @@ export function healthRouter(deps: AppDeps): Router {
       storage_backend: deps.storage.backend,
       replica: deps.config.replicaId,
     });
-  });
-  return router;
+  };
+  return { getHealth };
 }

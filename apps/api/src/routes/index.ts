@@ -1,44 +1,64 @@
 import { Router } from 'express';
 import type { AppDeps } from '../deps';
-import { healthRouter } from './health';
-import { authApiRouter } from './auth/session-routes';
-import { tokensRouter } from './tokens';
-import { projectsRouter } from './projects/router';
-import { membersRouter } from './members/router';
-import { invitationsRouter } from './members/invitations';
-import { pendingInvitationsRouter } from './members/pending';
-import { workflowsRouter } from './workflows/router';
-import { appLinkApiRouter } from '../apps/router';
-import { kbRouter } from './kb/router';
-import { settingsRouter } from './settings/router';
-import { filesRouter } from './files';
-import { storageRouter } from './storage';
-import { templatesRouter } from './templates';
-import { workersRouter } from './workers/router';
-import { timersRouter } from './timers/router';
-import { eventsRouter } from './events/router';
-import { openApiRouter } from './openapi/router';
+import { mountOperations } from '../http/mount';
+import { appLinkHandlers } from '../apps/router';
+import { healthHandlers } from './health';
+import { sessionHandlers } from './auth/session-routes';
+import { tokenHandlers } from './tokens';
+import { projectHandlers } from './projects/router';
+import { memberHandlers } from './members/router';
+import { invitationLinkHandlers } from './members/links';
+import { invitationHandlers } from './members/invitations';
+import { pendingInvitationHandlers } from './members/pending';
+import { workflowHandlers } from './workflows/router';
+import { workflowActionHandlers } from './workflows/actions';
+import { historyHandlers } from './workflows/history';
+import { workflowDetailHandlers } from './workflows/details';
+import { reportHandlers } from './workflows/report';
+import { archiveHandlers } from './workflows/archive';
+import { waitingHandlers } from './workflows/waiting';
+import { kbHandlers } from './kb/router';
+import { settingHandlers } from './settings/router';
+import { fileHandlers } from './files';
+import { storageHandlers } from './storage';
+import { templateHandlers } from './templates';
+import { workerHandlers } from './workers/router';
+import { timerHandlers } from './timers/router';
+import { eventHandlers } from './events/router';
+import { openApiHandlers } from './openapi/router';
 
-/** Every router under /svc/api. Each resource adds its router here. */
+/**
+ * Every operation under /svc/api, mounted from the protocol's operations table: each resource gives its
+ * handlers by operation id (http/mount.ts fails at start-up on an operation without one).
+ */
 export function apiRouter(deps: AppDeps): Router {
   const router = Router();
-  router.use(healthRouter(deps));
-  router.use(authApiRouter(deps));
-  router.use(tokensRouter(deps));
-  router.use(projectsRouter(deps));
-  router.use(membersRouter(deps));
-  router.use(pendingInvitationsRouter(deps));
-  router.use(workflowsRouter(deps));
-  router.use(appLinkApiRouter(deps));
-  router.use(kbRouter(deps));
-  router.use(settingsRouter(deps));
-  router.use(filesRouter(deps));
-  router.use(storageRouter(deps));
-  router.use(templatesRouter(deps));
-  router.use(workersRouter(deps));
-  router.use(timersRouter(deps));
-  router.use(invitationsRouter(deps));
-  router.use(eventsRouter(deps));
-  router.use(openApiRouter(deps));
+  mountOperations(router, '/svc/api', {
+    ...healthHandlers(deps),
+    ...sessionHandlers(deps),
+    ...tokenHandlers(deps),
+    ...projectHandlers(deps),
+    ...memberHandlers(deps),
+    ...invitationLinkHandlers(deps),
+    ...pendingInvitationHandlers(deps),
+    ...invitationHandlers(deps),
+    ...workflowHandlers(deps),
+    ...waitingHandlers(deps),
+    ...workflowActionHandlers(deps),
+    ...historyHandlers(deps),
+    ...workflowDetailHandlers(deps),
+    ...reportHandlers(deps),
+    ...archiveHandlers(deps),
+    ...appLinkHandlers(deps),
+    ...kbHandlers(deps),
+    ...settingHandlers(deps),
+    ...fileHandlers(deps),
+    ...storageHandlers(deps),
+    ...templateHandlers(deps),
+    ...workerHandlers(deps),
+    ...timerHandlers(deps),
+    ...eventHandlers(deps),
+    ...openApiHandlers(deps),
+  });
   return router;
 }

@@ -1,14 +1,14 @@
-import { Router } from 'express';
-import { IdSchema, TokenListQuerySchema, TokenRequestSchema } from '@svc/protocol';
+import { IdSchema } from '@svc/protocol';
 import type { AppDeps } from '../deps';
-import { principalOf, requireAuth } from '../auth/authenticate';
+import type { OperationHandler, Handlers } from '../http/mount';
+import { principalOf } from '../auth/authenticate';
 import { parseInput } from '../domain/validate';
 import { authorizeGlobal, authorizeProject, authorizeWorkflow } from '../policies/access';
 import { conflict, forbidden, invalidInput } from '../domain/errors';
 import { isUnfinished } from '../workflows/status';
 import { MAX_JOB_TTL_SECONDS, type IssuedToken } from '../auth/tokens';
 import type { Principal } from '../auth/principal';
-import { listTokens, recordToken, revokeRecordedToken } from './token-records';
+import { listTokens as recordedTokens, recordToken, revokeRecordedToken } from './token-records';
 
 /** The person managing tokens (the rule already refused workers and jobs; this narrows the type). */
 function personOf(principal: Principal, action: 'tokens.manage' | 'tokens.manage_any') {
@@ -21,14 +21,13 @@ function personOf(principal: Principal, action: 'tokens.manage' | 'tokens.manage
  * `POST /svc/api/token` and the public JWKS. The server sets every claim; callers only narrow. Minted
  * api and worker tokens are recorded (`GET /tokens`) and can be revoked (`DELETE /tokens/{id}`).
  */
-export function tokensRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.get('/.well-known/jwks.json', (_req, res) => {
+export function tokenHandlers(deps: AppDeps): Handlers<'getJwks' | 'createToken' | 'listTokens' | 'revokeToken'> {
+  const getJwks: OperationHandler<'getJwks'> = (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').json({ keys: [deps.keys.publicJwk] });
-  });
-  router.post('/token', requireAuth, async (req, res) => {
+  };
+  const createToken: OperationHandler<'createToken'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const body = parseInput(TokenRequestSchema, req.body ?? {});
+    const body = input.body();
     const scope = body.scope ?? 'api';
     const ttlSeconds = body.ttl_seconds;
     let issued: IssuedToken;
@@ -63,19 +62,19 @@ export function tokensRouter(deps: AppDeps): Router {
       await recordToken(deps.db, principal.user.id, body.name ?? '', issued);
     }
     res.status(201).json({ token: issued.token, token_type: 'Bearer', expires_at: issued.expiresAt.toISOString() });
-  });
+  };
 
-  router.get('/tokens', requireAuth, async (req, res) => {
-    const { all } = parseInput(TokenListQuerySchema, req.query, 'query');
+  const listTokens: OperationHandler<'listTokens'> = async (req, res, input) => {
+    const { all } = input.query();
     const principal = personOf(principalOf(req), all === '1' ? 'tokens.manage_any' : 'tokens.manage');
-    res.json(await listTokens(deps.db, principal, all === '1'));
-  });
+    res.json(await recordedTokens(deps.db, principal, all === '1'));
+  };
 
-  router.delete('/tokens/:id', requireAuth, async (req, res) => {
+  const revokeToken: OperationHandler<'revokeToken'> = async (req, res) => {
     const principal = personOf(principalOf(req), 'tokens.manage');
     const jti = parseInput(IdSchema, req.params.id, 'path.id');
     await revokeRecordedToken(deps.db, deps.tokens, principal, jti);
     res.status(204).end();
-  });
-  return router;
+  };
+  return { getJwks, createToken, listTokens, revokeToken };
 }

@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { User } from '@svc/db';
-import { createApp } from '../../src/app';
 import type { TemplateCatalog } from '../../src/services/templates';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { dbState } from '../support/fixtures';
-import { normalizeRoute, routeInventory } from './route-inventory';
+import { actionsOf, servedOperations, type OperationId } from '@svc/protocol';
 
 /**
  * Every resource route x every kind of caller, with the exact status expected. Each cell that may write
@@ -38,8 +37,8 @@ interface World {
 }
 
 interface RouteCase {
-  /** `METHOD /path` as the route inventory names it (paths under /svc/api unless they start with /svc/) */
-  route: string;
+  /** the operation of the protocol's table the row calls (its method, and the prefix of `path`) */
+  operation: OperationId;
   /** what tells two rows of one route apart (e.g. the scope a token request asks for) */
   variant?: string;
   path: (w: World) => string;
@@ -61,218 +60,180 @@ interface RouteCase {
 // The worker token's worker runs the world's workflow (not its sibling): it reaches that workflow and nothing project-wide.
 //     ano non mem own adm api wrk job
 const ROUTES: RouteCase[] = [
-  row('401 200 200 200 200 200 403 403', 'GET /projects', () => '/projects'),
-  row('401 201 201 201 201 403 403 403', 'POST /projects', () => '/projects', { body: { name: 'New' } }),
-  row('401 404 200 200 200 404 404 200', 'GET /projects/{id}', (w) => `/projects/${w.project}`),
-  row('401 404 200 200 200 404 404 403', 'PATCH /projects/{id}', (w) => `/projects/${w.project}`, {
+  row('401 200 200 200 200 200 403 403', 'listProjects', () => '/projects'),
+  row('401 201 201 201 201 403 403 403', 'createProject', () => '/projects', { body: { name: 'New' } }),
+  row('401 404 200 200 200 404 404 200', 'getProject', (w) => `/projects/${w.project}`),
+  row('401 404 200 200 200 404 404 403', 'updateProject', (w) => `/projects/${w.project}`, {
     body: { name: 'R' },
   }),
-  row('401 404 403 204 204 404 404 403', 'DELETE /projects/{id}', (w) => `/projects/${w.project}`),
-  row('401 404 200 200 200 404 404 403', 'GET /projects/{id}/members', (w) => `/projects/${w.project}/members`),
-  row('401 404 403 202 202 404 404 403', 'POST /projects/{id}/members', (w) => `/projects/${w.project}/members`, {
+  row('401 404 403 204 204 404 404 403', 'deleteProject', (w) => `/projects/${w.project}`),
+  row('401 404 200 200 200 404 404 403', 'listMembers', (w) => `/projects/${w.project}/members`),
+  row('401 404 403 202 202 404 404 403', 'inviteMember', (w) => `/projects/${w.project}/members`, {
     body: { login: 'cat', role: 'member' },
   }),
   // Invitation links: owners make them; whoever holds the token and is no member yet joins with it.
-  row(
-    '401 404 403 201 201 404 404 403',
-    'POST /projects/{id}/invitation-links',
-    (w) => `/projects/${w.project}/invitation-links`,
-    { body: { role: 'member' } },
-  ),
-  row('401 201 409 409 201 403 403 403', 'POST /invitations/accept-link', () => '/invitations/accept-link', {
+  row('401 404 403 201 201 404 404 403', 'createInvitationLink', (w) => `/projects/${w.project}/invitation-links`, {
+    body: { role: 'member' },
+  }),
+  row('401 201 409 409 201 403 403 403', 'acceptInvitationLink', () => '/invitations/accept-link', {
     body: (w: World) => ({ token: w.linkToken }),
   }),
   // Invitations are the caller's own: a person (not a narrowed token) answers theirs; others' are 404.
-  row('401 200 200 200 200 403 403 403', 'GET /invitations', () => '/invitations'),
-  row(
-    '401 201 404 404 404 403 403 403',
-    'POST /invitations/{project}/accept',
-    (w) => `/invitations/${w.project}/accept`,
-  ),
-  row('401 204 404 404 404 403 403 403', 'DELETE /invitations/{project}', (w) => `/invitations/${w.project}`),
+  row('401 200 200 200 200 403 403 403', 'listInvitations', () => '/invitations'),
+  row('401 201 404 404 404 403 403 403', 'acceptInvitation', (w) => `/invitations/${w.project}/accept`),
+  row('401 204 404 404 404 403 403 403', 'declineInvitation', (w) => `/invitations/${w.project}`),
   // A project's outstanding invitations (to signed-in users and to unused logins alike): owners see and cancel them.
-  row(
-    '401 404 403 200 200 404 404 403',
-    'GET /projects/{id}/pending-invitations',
-    (w) => `/projects/${w.project}/pending-invitations`,
-  ),
+  row('401 404 403 200 200 404 404 403', 'listPendingInvitations', (w) => `/projects/${w.project}/pending-invitations`),
   row(
     '401 404 403 204 204 404 404 403',
-    'DELETE /projects/{id}/pending-invitations/{login}',
+    'cancelPendingInvitation',
     (w) => `/projects/${w.project}/pending-invitations/newbie`,
   ),
-  row(
-    '401 404 403 200 200 404 404 403',
-    'PATCH /projects/{id}/members/{user}',
-    (w) => `/projects/${w.project}/members/${w.member}`,
-    { body: { role: 'owner' } },
-  ),
-  row(
-    '401 404 403 204 204 404 404 403',
-    'DELETE /projects/{id}/members/{user}',
-    (w) => `/projects/${w.project}/members/${w.member}`,
-  ),
-  row('401 404 200 200 200 404 404 200', 'GET /projects/{id}/workflows', (w) => `/projects/${w.project}/workflows`),
-  row('401 404 201 201 201 404 404 403', 'POST /projects/{id}/workflows', (w) => `/projects/${w.project}/workflows`, {
+  row('401 404 403 200 200 404 404 403', 'updateMember', (w) => `/projects/${w.project}/members/${w.member}`, {
+    body: { role: 'owner' },
+  }),
+  row('401 404 403 204 204 404 404 403', 'removeMember', (w) => `/projects/${w.project}/members/${w.member}`),
+  row('401 404 200 200 200 404 404 200', 'listWorkflows', (w) => `/projects/${w.project}/workflows`),
+  row('401 404 201 201 201 404 404 403', 'createWorkflow', (w) => `/projects/${w.project}/workflows`, {
     body: { requirement: 'x' },
   }),
-  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}', (w) => `/workflows/${w.workflow}`),
-  row('401 404 204 204 204 404 403 404', 'DELETE /workflows/{id}', (w) => `/workflows/${w.workflow}`),
-  row('401 404 200 200 200 404 403 404', 'POST /workflows/{id}/answer', (w) => `/workflows/${w.workflow}/answer`, {
+  row('401 404 200 200 200 404 200 404', 'getWorkflow', (w) => `/workflows/${w.workflow}`),
+  row('401 404 204 204 204 404 403 404', 'deleteWorkflow', (w) => `/workflows/${w.workflow}`),
+  row('401 404 200 200 200 404 403 404', 'answerWorkflow', (w) => `/workflows/${w.workflow}/answer`, {
     body: { answer: 'y' },
     status: 'waiting_user',
   }),
-  row('401 404 200 200 200 404 403 404', 'POST /workflows/{id}/feedback', (w) => `/workflows/${w.workflow}/feedback`, {
+  row('401 404 200 200 200 404 403 404', 'sendFeedback', (w) => `/workflows/${w.workflow}/feedback`, {
     body: { message: 'm' },
   }),
-  row('401 404 200 200 200 404 403 404', 'POST /workflows/{id}/cancel', (w) => `/workflows/${w.workflow}/cancel`),
-  row(
-    '401 404 200 200 200 404 403 404',
-    'POST /workflows/{id}/app-link/rotate',
-    (w) => `/workflows/${w.workflow}/app-link/rotate`,
-  ),
+  row('401 404 200 200 200 404 403 404', 'cancelWorkflow', (w) => `/workflows/${w.workflow}/cancel`),
+  row('401 404 200 200 200 404 403 404', 'rotateAppLink', (w) => `/workflows/${w.workflow}/app-link/rotate`),
   // Built apps: the key is the permission (apps/built-apps.test.ts); a key nobody has is 404 for everyone.
-  row('404 404 404 404 404 404 404 404', 'GET /svc/apps/{}', () => `/svc/apps/${'k'.repeat(43)}/index.html`),
-  row('401 404 200 200 200 404 403 404', 'POST /workflows/{id}/retry', (w) => `/workflows/${w.workflow}/retry`, {
+  row('404 404 404 404 404 404 404 404', 'serveBuiltApp', () => `/svc/apps/${'k'.repeat(43)}/index.html`),
+  row('401 404 200 200 200 404 403 404', 'retryWorkflow', (w) => `/workflows/${w.workflow}/retry`, {
     status: 'failed',
   }),
-  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/plan', (w) => `/workflows/${w.workflow}/plan`),
-  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/snapshots', (w) => `/workflows/${w.workflow}/snapshots`),
-  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/llm-calls', (w) => `/workflows/${w.workflow}/llm-calls`),
-  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/log', (w) => `/workflows/${w.workflow}/log`),
-  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/diffs', (w) => `/workflows/${w.workflow}/diffs`),
+  row('401 404 200 200 200 404 200 404', 'getPlan', (w) => `/workflows/${w.workflow}/plan`),
+  row('401 404 200 200 200 404 200 404', 'listSnapshots', (w) => `/workflows/${w.workflow}/snapshots`),
+  row('401 404 200 200 200 404 200 404', 'listLlmCalls', (w) => `/workflows/${w.workflow}/llm-calls`),
+  row('401 404 200 200 200 404 200 404', 'getExecutionLog', (w) => `/workflows/${w.workflow}/log`),
+  row('401 404 200 200 200 404 200 404', 'listDiffs', (w) => `/workflows/${w.workflow}/diffs`),
   // No call has a stored detail: who may look is told apart by 401/404, the detail itself is tested elsewhere.
-  row(
-    '401 404 404 404 404 404 404 404',
-    'GET /workflows/{id}/llm-calls/{call_id}',
-    (w) => `/workflows/${w.workflow}/llm-calls/no-such-call`,
-  ),
-  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/report', (w) => `/workflows/${w.workflow}/report`),
-  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/archive', (w) => `/workflows/${w.workflow}/archive`),
+  row('401 404 404 404 404 404 404 404', 'getLlmCall', (w) => `/workflows/${w.workflow}/llm-calls/no-such-call`),
+  row('401 404 200 200 200 404 200 404', 'getReport', (w) => `/workflows/${w.workflow}/report`),
+  row('401 404 200 200 200 404 200 404', 'getArchive', (w) => `/workflows/${w.workflow}/archive`),
   // Server-Sent Events: a workflow's stream reads like the workflow; a project's is for people only.
-  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/events', (w) => `/workflows/${w.workflow}/events`),
-  row('401 404 200 200 200 404 404 403', 'GET /projects/{id}/events', (w) => `/projects/${w.project}/events`),
-  row('401 200 200 200 200 200 200 200', 'GET /kb', () => '/kb'),
-  row('401 403 403 403 200 403 403 403', 'PUT /kb', () => '/kb', { body: { text: '# T\n\nx' } }),
-  row('401 200 200 200 200 200 200 200', 'GET /kb/articles', () => '/kb/articles'),
-  row('401 403 403 403 201 403 403 403', 'POST /kb/articles', () => '/kb/articles', {
+  row('401 404 200 200 200 404 200 404', 'streamWorkflowEvents', (w) => `/workflows/${w.workflow}/events`),
+  row('401 404 200 200 200 404 404 403', 'streamProjectEvents', (w) => `/projects/${w.project}/events`),
+  row('401 200 200 200 200 200 200 200', 'getKbText', () => '/kb'),
+  row('401 403 403 403 200 403 403 403', 'replaceKb', () => '/kb', { body: { text: '# T\n\nx' } }),
+  row('401 200 200 200 200 200 200 200', 'listKbArticles', () => '/kb/articles'),
+  row('401 403 403 403 201 403 403 403', 'createKbArticle', () => '/kb/articles', {
     body: { title: 'T', content: 'x' },
   }),
-  row('401 200 200 200 200 200 200 200', 'GET /kb/articles/{id}', (w) => `/kb/articles/${w.article}`, {
+  row('401 200 200 200 200 200 200 200', 'getKbArticle', (w) => `/kb/articles/${w.article}`, {
     isolated: true,
   }),
-  row('401 403 403 403 200 403 403 403', 'PUT /kb/articles/{id}', (w) => `/kb/articles/${w.article}`, {
+  row('401 403 403 403 200 403 403 403', 'updateKbArticle', (w) => `/kb/articles/${w.article}`, {
     body: { title: 'T', content: 'y' },
   }),
-  row('401 403 403 403 204 403 403 403', 'DELETE /kb/articles/{id}', (w) => `/kb/articles/${w.article}`),
-  row('401 200 200 200 200 200 200 200', 'GET /kb/search', () => '/kb/search?q=port'),
-  row('401 200 200 200 200 200 200 403', 'GET /settings', () => '/settings'),
-  row('401 403 403 403 200 403 403 403', 'PUT /settings/{key}', () => '/settings/theme', { body: { value: 'dark' } }),
-  row('401 200 200 200 200 200 200 403', 'GET /settings/schema', () => '/settings/schema'),
+  row('401 403 403 403 204 403 403 403', 'deleteKbArticle', (w) => `/kb/articles/${w.article}`),
+  row('401 200 200 200 200 200 200 200', 'searchKb', () => '/kb/search?q=port'),
+  row('401 200 200 200 200 200 200 403', 'getSettings', () => '/settings'),
+  row('401 403 403 403 200 403 403 403', 'putSetting', () => '/settings/theme', { body: { value: 'dark' } }),
+  row('401 200 200 200 200 200 200 403', 'getSettingsSchema', () => '/settings/schema'),
   // Public: a credential, good or bad, changes nothing.
-  row('200 200 200 200 200 200 200 200', 'GET /health', () => '/health'),
-  row('200 200 200 200 200 200 200 200', 'GET /auth/provider', () => '/auth/provider'),
-  row('200 200 200 200 200 200 200 200', 'GET /.well-known/jwks.json', () => '/.well-known/jwks.json'),
-  row('200 200 200 200 200 200 200 200', 'GET /openapi.json', () => '/openapi.json'),
-  row('200 200 200 200 200 200 200 200', 'GET /docs', () => '/docs'),
-  row('401 200 200 200 200 200 401 401', 'GET /me', () => '/me'),
-  row('401 200 200 200 200 200 401 401', 'GET /me/waiting', () => '/me/waiting'),
+  row('200 200 200 200 200 200 200 200', 'getHealth', () => '/health'),
+  row('200 200 200 200 200 200 200 200', 'getAuthProvider', () => '/auth/provider'),
+  row('200 200 200 200 200 200 200 200', 'getJwks', () => '/.well-known/jwks.json'),
+  row('200 200 200 200 200 200 200 200', 'getOpenApiDocument', () => '/openapi.json'),
+  row('200 200 200 200 200 200 200 200', 'getDocsPage', () => '/docs'),
+  row('401 200 200 200 200 200 401 401', 'getMe', () => '/me'),
+  row('401 200 200 200 200 200 401 401', 'getMyWaitingWorkflows', () => '/me/waiting'),
   // Tokens: api (the default), worker (administrators), job (members and workers), api narrowed to a project.
-  row('401 201 201 201 201 403 403 403', 'POST /token', () => '/token', { variant: 'api', body: {} }),
-  row('401 403 403 403 201 403 403 403', 'POST /token', () => '/token', {
+  row('401 201 201 201 201 403 403 403', 'createToken', () => '/token', { variant: 'api', body: {} }),
+  row('401 403 403 403 201 403 403 403', 'createToken', () => '/token', {
     variant: 'worker',
     body: { scope: 'worker' },
   }),
-  row('401 404 201 201 201 404 201 404', 'POST /token', () => '/token', {
+  row('401 404 201 201 201 404 201 404', 'createToken', () => '/token', {
     variant: 'job',
     body: (w: World) => ({ scope: 'job', workflow_id: w.workflow }),
   }),
-  row('401 404 201 201 201 403 403 403', 'POST /token', () => '/token', {
+  row('401 404 201 201 201 403 403 403', 'createToken', () => '/token', {
     variant: 'api for a project',
     body: (w: World) => ({ scope: 'api', project_id: w.project }),
   }),
   // Recorded tokens: a person lists and revokes their own (the world's token is the owner's).
-  row('401 200 200 200 200 403 403 403', 'GET /tokens', () => '/tokens'),
-  row('401 404 404 204 204 403 403 403', 'DELETE /tokens/{id}', (w) => `/tokens/${w.token}`),
+  row('401 200 200 200 200 403 403 403', 'listTokens', () => '/tokens'),
+  row('401 404 404 204 204 403 403 403', 'revokeToken', (w) => `/tokens/${w.token}`),
   // Timers: a person steers, a worker sets them on what it runs.
-  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/timers', (w) => `/workflows/${w.workflow}/timers`),
-  row('401 404 201 201 201 404 201 404', 'POST /workflows/{id}/timers', (w) => `/workflows/${w.workflow}/timers`, {
+  row('401 404 200 200 200 404 200 404', 'listTimers', (w) => `/workflows/${w.workflow}/timers`),
+  row('401 404 201 201 201 404 201 404', 'createTimer', (w) => `/workflows/${w.workflow}/timers`, {
     body: { seconds: 60, reason: 'later' },
   }),
-  row('401 404 204 204 204 404 204 404', 'DELETE /timers/{id}', (w) => `/timers/${w.timer}`),
+  row('401 404 204 204 204 404 204 404', 'cancelTimer', (w) => `/timers/${w.timer}`),
   // Templates and workers.
-  row('401 200 200 200 200 200 200 403', 'GET /templates', () => '/templates'),
-  row('401 404 200 200 200 404 200 404', 'POST /workflows/{id}/template', (w) => `/workflows/${w.workflow}/template`, {
+  row('401 200 200 200 200 200 200 403', 'listTemplates', () => '/templates'),
+  row('401 404 200 200 200 404 200 404', 'useTemplate', (w) => `/workflows/${w.workflow}/template`, {
     body: { name: 'web' },
   }),
-  row('401 200 200 200 200 200 200 403', 'GET /workers', () => '/workers'),
+  row('401 200 200 200 200 200 200 403', 'listWorkers', () => '/workers'),
   // Workspace files (mounted with `use`: the inventory names each method the handler serves).
-  row('401 404 200 200 200 404 200 404', 'GET /workflows/{id}/files', (w) => `/workflows/${w.workflow}/files`, {
+  row('401 404 200 200 200 404 200 404', 'listFiles', (w) => `/workflows/${w.workflow}/files`, {
     variant: 'listing',
   }),
-  row(
-    '401 404 200 200 200 404 200 404',
-    'GET /workflows/{id}/files',
-    (w) => `/workflows/${w.workflow}/files/report.md?raw`,
-    {
-      variant: 'file',
-    },
-  ),
-  row(
-    '401 404 201 201 201 404 201 404',
-    'PUT /workflows/{id}/files',
-    (w) => `/workflows/${w.workflow}/files/notes.txt`,
-    {
-      body: 'notes',
-    },
-  ),
-  row(
-    '401 404 201 201 201 404 201 404',
-    'POST /workflows/{id}/files',
-    (w) => `/workflows/${w.workflow}/files?path=up`,
-    {
-      form: true,
-    },
-  ),
-  row(
-    '401 404 204 204 204 404 204 404',
-    'DELETE /workflows/{id}/files',
-    (w) => `/workflows/${w.workflow}/files/report.md`,
-  ),
+  row('401 404 200 200 200 404 200 404', 'readFile', (w) => `/workflows/${w.workflow}/files/report.md?raw`, {
+    variant: 'file',
+  }),
+  row('401 404 201 201 201 404 201 404', 'writeFile', (w) => `/workflows/${w.workflow}/files/notes.txt`, {
+    body: 'notes',
+  }),
+  row('401 404 201 201 201 404 201 404', 'uploadFiles', (w) => `/workflows/${w.workflow}/files?path=up`, {
+    form: true,
+  }),
+  row('401 404 204 204 204 404 204 404', 'deleteFile', (w) => `/workflows/${w.workflow}/files/report.md`),
   // Object storage of the project: a job token reaches its project's storage.
-  row('401 404 200 200 200 404 404 200', 'GET /projects/{id}/storage', (w) => `/projects/${w.project}/storage/`, {
+  row('401 404 200 200 200 404 404 200', 'readStorageObject', (w) => `/projects/${w.project}/storage/`, {
     variant: 'listing',
   }),
-  row('401 404 200 200 200 404 404 200', 'GET /projects/{id}/storage', (w) => `/projects/${w.project}/storage/a.txt`, {
+  row('401 404 200 200 200 404 404 200', 'readStorageObject', (w) => `/projects/${w.project}/storage/a.txt`, {
     variant: 'object',
   }),
-  row('401 404 201 201 201 404 404 201', 'PUT /projects/{id}/storage', (w) => `/projects/${w.project}/storage/b.txt`, {
+  row('401 404 201 201 201 404 404 201', 'writeStorageObject', (w) => `/projects/${w.project}/storage/b.txt`, {
     body: 'bytes',
   }),
-  row(
-    '401 404 204 204 204 404 404 204',
-    'DELETE /projects/{id}/storage',
-    (w) => `/projects/${w.project}/storage/a.txt`,
-  ),
+  row('401 404 204 204 204 404 404 204', 'deleteStorageObject', (w) => `/projects/${w.project}/storage/a.txt`),
   // Sign-in (dev provider): public; logout revokes whatever credential it is sent with.
-  row('200 200 200 200 200 200 200 200', 'GET /svc/auth/login', () => '/svc/auth/login'),
-  row('303 303 303 303 303 303 303 303', 'POST /svc/auth/dev-login', () => '/svc/auth/dev-login', {
+  row('200 200 200 200 200 200 200 200', 'startLogin', () => '/svc/auth/login'),
+  row('303 303 303 303 303 303 303 303', 'devLogin', () => '/svc/auth/dev-login', {
     body: { login: 'dora' },
   }),
-  row('204 204 204 204 204 204 204 204', 'POST /svc/auth/logout', () => '/svc/auth/logout', { ownCredential: true }),
+  row('204 204 204 204 204 204 204 204', 'logout', () => '/svc/auth/logout', { ownCredential: true }),
 ];
 
-function row(expect: string, route: string, path: RouteCase['path'], extra: Partial<RouteCase> = {}): RouteCase {
-  return { route, path, expect, ...extra };
+function row(
+  expect: string,
+  operation: OperationId,
+  path: RouteCase['path'],
+  extra: Partial<RouteCase> = {},
+): RouteCase {
+  return { operation, path, expect, ...extra };
 }
 
-const CELLS = ROUTES.flatMap((route) => {
-  const statuses = route.expect.trim().split(/\s+/).map(Number);
-  if (statuses.length !== CALLERS.length)
-    throw new Error(`${route.route}: ${statuses.length} statuses for ${CALLERS.length} callers`);
-  const name = route.variant ? `${route.route} (${route.variant})` : route.route;
-  return CALLERS.map((caller, i) => ({ ...route, name, caller, expected: statuses[i]! }));
-});
+/** The operations a test server (dev sign-in) serves, from the protocol's table. */
+const SERVED = servedOperations('dev');
+
+/** Each served operation's rows, in the table's order; an operation without rows fails the coverage test. */
+const CELLS = SERVED.flatMap((op) =>
+  ROUTES.filter((r) => r.operation === op.id).flatMap((route) => {
+    const statuses = route.expect.trim().split(/\s+/).map(Number);
+    if (statuses.length !== CALLERS.length)
+      throw new Error(`${op.id}: ${statuses.length} statuses for ${CALLERS.length} callers`);
+    const name = `${op.id}: ${op.method} ${op.path}${route.variant ? ` (${route.variant})` : ''}`;
+    return CALLERS.map((caller, i) => ({ ...route, name, op, caller, expected: statuses[i]! }));
+  }),
+);
 
 /** A template catalog with one template, so `POST /workflows/{id}/template` can succeed. */
 const TEMPLATES: TemplateCatalog = {
@@ -452,8 +413,8 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
 
   it.each(CELLS)(
     '$name as $caller -> $expected',
-    async ({ path, body, form, status, caller, expected, route, isolated, ownCredential }) => {
-      const [method, routePath] = route.split(' ') as [string, string];
+    async ({ path, body, form, status, caller, expected, op, isolated, ownCredential }) => {
+      const method = op.method;
       const writes = method !== 'GET';
       const world = await (writes || isolated
         ? freshWorld(status ?? 'running')
@@ -476,7 +437,7 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         init.body = data;
       } else if (typeof content === 'string') init.body = content;
       else init.json = content ?? (method === 'GET' || method === 'DELETE' ? undefined : {});
-      const prefix = routePath.startsWith('/svc/') ? '' : '/svc/api';
+      const prefix = op.path.startsWith('/svc/api/') ? '/svc/api' : '';
       const res = await server.request(`${prefix}${path(world)}`, init);
       // Event streams stay open: stop reading.
       await res.body?.cancel();
@@ -485,11 +446,19 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
     },
   );
 
-  // A route added without rows fails here: the app's routes (walked from its router) must be exactly
-  // the matrix's. A route mounted with `use` serves several methods; the inventory lists them.
-  it('has rows for every route of the app, and no rows for routes it does not have', () => {
-    const inventory = routeInventory(createApp(server.deps));
-    const inMatrix = [...new Set(ROUTES.map((r) => normalizeRoute(r.route)))].sort();
-    expect(inventory).toEqual(inMatrix);
+  // An operation added to the table without rows fails here, and so does a row for an operation this
+  // server does not serve. The app's routes are the table's (mount.test.ts).
+  it('has rows for every operation of the table this server serves, and none for others', () => {
+    const served = new Set(SERVED.map((op) => op.id));
+    expect(SERVED.filter((op) => !ROUTES.some((r) => r.operation === op.id)).map((op) => op.id)).toEqual([]);
+    expect(ROUTES.filter((r) => !served.has(r.operation)).map((r) => r.operation)).toEqual([]);
+  });
+
+  // The table's policy says who needs no credential: exactly its public operations answer an anonymous caller.
+  it("refuses an anonymous caller (401) exactly on the operations the table's policy does not make public", () => {
+    for (const { op, caller, expected } of CELLS) {
+      if (caller !== 'anonymous') continue;
+      expect([op.id, expected === 401]).toEqual([op.id, actionsOf(op).every((action) => action !== 'public')]);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { buildOpenApiDocument, documentedOperations } from './document';
-import { ROUTES } from './routes';
+import { actionsOf, OPERATION_LIST } from '../routes';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -88,6 +88,41 @@ describe('the OpenAPI document', () => {
     expect(ops('dev')).not.toContain('GET /svc/auth/callback');
     expect(ops('oauth2')).toContain('GET /svc/auth/callback');
     expect(ops('sso')).not.toContain('POST /svc/auth/dev-login');
-    expect(ops()).toHaveLength(ROUTES.length);
+    expect(ops()).toHaveLength(OPERATION_LIST.length);
+  });
+
+  it('says what the live server sends: servers, health probes, the report as HTML, the stream control frames', () => {
+    expect(buildOpenApiDocument({ version: '1', serverUrl: 'https://svc.example' }).servers).toEqual([
+      expect.objectContaining({ url: 'https://svc.example' }),
+    ]);
+    expect(doc.servers[0].url).toBe('/');
+    expect(doc.components.schemas.Health.required).toEqual(expect.arrayContaining(['storage', 'storage_backend']));
+    const report = doc.paths['/svc/api/workflows/{id}/report'].get.responses['200'].content;
+    expect(Object.keys(report)).toEqual(['text/markdown', 'text/html']);
+    const frame = doc.paths['/svc/api/workflows/{id}/events'].get.responses['200'].content['text/event-stream'];
+    expect(frame.schema).toEqual({ $ref: '#/components/schemas/EventStreamFrame' });
+    expect(JSON.stringify(doc.components.schemas.EventStreamFrame)).toContain('subscribed');
+  });
+
+  it('names every operation by its id in the table', () => {
+    const ids = Object.values<Json>(doc.paths).flatMap((ops) => Object.values<Json>(ops).map((op) => op.operationId));
+    expect(ids).toEqual(expect.arrayContaining(['getWorkflow', 'createWorkflow', 'streamWorkflowEvents']));
+  });
+});
+
+describe('the operations table', () => {
+  it('makes public exactly the operations whose policy is public, and gives every operation a policy', () => {
+    for (const op of OPERATION_LIST) {
+      const actions = actionsOf(op);
+      expect([op.id, actions.length > 0]).toEqual([op.id, true]);
+      expect([op.id, op.auth === 'public']).toEqual([op.id, actions.includes('public')]);
+    }
+  });
+
+  it('declares every path parameter of a path, and no other', () => {
+    for (const op of OPERATION_LIST) {
+      const inPath = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+      expect([op.id, Object.keys(op.params?.shape ?? {}).sort()]).toEqual([op.id, inPath]);
+    }
   });
 });

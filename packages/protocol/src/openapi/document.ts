@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ERROR_CODES, ERROR_STATUS } from '../errors';
 import type { AuthProviderKind } from '../rest/auth';
-import { NAMED_SCHEMAS, ROUTES, type ResponseDoc, type RouteDoc } from './routes';
+import { servedOperations } from '../routes';
+import type { IdentifiedOperation, ResponseDoc } from '../routes/operation';
+import { NAMED_SCHEMAS } from './schemas';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -11,6 +13,8 @@ export interface OpenApiOptions {
   version: string;
   /** leave out the sign-in endpoints other providers serve; all of them when absent */
   provider?: AuthProviderKind;
+  /** where the server is reached (its PUBLIC_URL); the document's `servers` (default: the origin it is read from) */
+  serverUrl?: string;
 }
 
 const COMPONENT = '#/components/schemas/';
@@ -23,11 +27,6 @@ for (const code of ERROR_CODES) {
   CODES_BY_STATUS.set(status, [...(CODES_BY_STATUS.get(status) ?? []), code]);
 }
 
-/** The routes a server with this provider serves. */
-export function documentedRoutes(provider?: AuthProviderKind): RouteDoc[] {
-  return ROUTES.filter((r) => !provider || !r.providers || r.providers.includes(provider));
-}
-
 /**
  * The OpenAPI 3.1 document of the REST API, generated from the protocol's zod schemas (`z.toJSONSchema`,
  * JSON Schema 2020-12, which OpenAPI 3.1 uses): request bodies in their input form (defaults optional),
@@ -35,7 +34,7 @@ export function documentedRoutes(provider?: AuthProviderKind): RouteDoc[] {
  * body on every error status.
  */
 export function buildOpenApiDocument(options: OpenApiOptions): Json {
-  const routes = documentedRoutes(options.provider);
+  const routes = servedOperations(options.provider);
   const roles = schemaRoles(routes);
   const schemas = { ...components(roles.input, 'input'), ...components(roles.output, 'output') };
   const named = new Map<z.ZodType, string>(Object.entries(NAMED_SCHEMAS).map(([name, s]) => [s, name]));
@@ -60,6 +59,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
         '(the `ErrorBody` schema); a caller who may not see an object gets 404, never 403. Lists that grow ' +
         'take `?limit=` (default 100, max 1000) and `?cursor=` and answer `{items, next_cursor}`.',
     },
+    servers: [{ url: options.serverUrl ?? '/', description: 'this server (the paths start with /svc)' }],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
     paths,
@@ -74,7 +74,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
 }
 
 /** Which named schemas are used as request bodies (input form) and which as responses (output form). */
-function schemaRoles(routes: RouteDoc[]): { input: Set<string>; output: Set<string> } {
+function schemaRoles(routes: IdentifiedOperation[]): { input: Set<string>; output: Set<string> } {
   const byschema = new Map<z.ZodType, string>(Object.entries(NAMED_SCHEMAS).map(([name, s]) => [s, name]));
   const input = new Set<string>();
   const output = new Set<string>(['ErrorBody']);
@@ -117,10 +117,10 @@ function clean(schema: Json): Json {
   return rest;
 }
 
-function operation(route: RouteDoc, ref: (schema: z.ZodType, io: 'input' | 'output') => Json): Json {
+function operation(route: IdentifiedOperation, ref: (schema: z.ZodType, io: 'input' | 'output') => Json): Json {
   const parameters: Json[] = [];
-  for (const [name, description] of Object.entries(route.params ?? {})) {
-    parameters.push({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+  for (const [name, schema] of Object.entries(route.params?.shape ?? {})) {
+    parameters.push({ name, in: 'path', required: true, description: schema.description, schema: { type: 'string' } });
   }
   if (route.query) {
     const query = inline(route.query, 'input');
@@ -141,7 +141,7 @@ function operation(route: RouteDoc, ref: (schema: z.ZodType, io: 'input' | 'outp
   }
 
   const op: Json = {
-    operationId: operationId(route),
+    operationId: route.id,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
@@ -190,14 +190,15 @@ function present(response: ResponseDoc, ref: (s: z.ZodType, io: 'output') => Jso
     );
   }
   if (response.schema || response.contentType) {
-    const type = response.contentType ?? 'application/json';
-    out.content = { [type]: { schema: response.schema ? ref(response.schema, 'output') : {} } };
+    const types = typeof response.contentType === 'string' ? [response.contentType] : response.contentType;
+    const schema = response.schema ? ref(response.schema, 'output') : {};
+    out.content = Object.fromEntries((types ?? ['application/json']).map((type) => [type, { schema }]));
   }
   return out;
 }
 
 /** The errors every route of its kind may answer, plus its own. */
-function errorStatuses(route: RouteDoc): number[] {
+function errorStatuses(route: IdentifiedOperation): number[] {
   const statuses = new Set<number>(route.errors ?? []);
   if (route.auth === 'required') {
     statuses.add(401);
@@ -207,15 +208,6 @@ function errorStatuses(route: RouteDoc): number[] {
   if (route.body) statuses.add(400);
   statuses.add(500);
   return [...statuses].sort((a, b) => a - b);
-}
-
-function operationId(route: RouteDoc): string {
-  const words = route.path
-    .replace(/^\/svc\/(api\/)?/, '')
-    .replace(/\{[^}]+\}/g, 'by')
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean);
-  return [route.method.toLowerCase(), ...words].join('_');
 }
 
 /** `METHOD /path` of every documented operation (for comparing with a server's routes). */

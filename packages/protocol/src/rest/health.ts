@@ -1,10 +1,15 @@
 import { z } from 'zod';
 
-/** GET /svc/api/health: 200 with status ok, 503 with status error when the database is down. */
+const ProbeSchema = z.enum(['ok', 'unavailable']);
+
+/** GET /svc/api/health: 200 with status ok; 503 with status unavailable when the database or the storage does not answer. */
 export const HealthResponseSchema = z.object({
-  status: z.enum(['ok', 'error']),
+  status: ProbeSchema,
   version: z.string(),
-  db: z.enum(['ok', 'error']),
+  db: ProbeSchema,
+  storage: ProbeSchema,
+  /** where files and objects live: the data directory, or an S3 bucket */
+  storage_backend: z.enum(['local', 's3']),
   /** the API replica (process) that answered: its REPLICA_ID */
   replica: z.string(),
 });

@@ -185,7 +185,11 @@ const responses = [
   ],
   ['Timer', TimerSchema, { id: 't', workflow_id: 'wf', fire_at: ts, reason: 'poll CI', status: 'pending' }],
   ['FileEntry', FileEntrySchema, { name: 'a.md', path: 'docs/a.md', type: 'file', size: 10, modified_at: ts }],
-  ['HealthResponse', HealthResponseSchema, { status: 'ok', version: '0.1.0', db: 'ok', replica: 'api-1' }],
+  [
+    'HealthResponse',
+    HealthResponseSchema,
+    { status: 'ok', version: '0.1.0', db: 'ok', storage: 'ok', storage_backend: 'local', replica: 'api-1' },
+  ],
 ] as const;
 
 describe('response bodies', () => {

@@ -1,6 +1,7 @@
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import { DevLoginRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
+import type { OperationHandler, Handlers } from '../../http/mount';
 import { parseInput } from '../../domain/validate';
 import { presentUser } from '../../wire/user';
 import { isAdminUser } from '../../auth/principal';
@@ -12,14 +13,13 @@ export const wantsJson = (req: Request) =>
   (req.get('accept') ?? '').includes('application/json') && !(req.get('accept') ?? '').includes('text/html');
 
 /** `POST /svc/auth/dev-login`: local single-machine sign-in by user name (refused in production at start-up). */
-export function devLoginRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.get('/login', (_req, res) => {
+export function devLoginHandlers(deps: AppDeps): Handlers<'startLogin' | 'devLogin'> {
+  const startLogin: OperationHandler<'startLogin'> = (_req, res) => {
     res.type('html').send(`<!doctype html><meta charset="utf-8"><title>svc sign-in</title>
 <form method="post" action="/svc/auth/dev-login"><label>User name <input name="login" autofocus required></label>
 <button type="submit">Sign in</button></form>`);
-  });
-  router.post('/dev-login', async (req, res) => {
+  };
+  const devLogin: OperationHandler<'devLogin'> = async (req, res) => {
     const { login } = parseInput(DevLoginRequestSchema, req.body);
     // The dev provider's identity is the folded login itself (no password: local use only).
     const folded = foldName(login);
@@ -27,6 +27,6 @@ export function devLoginRouter(deps: AppDeps): Router {
     await startSession(deps, res, user.id, secureCookie(req, deps.config.publicUrl));
     if (wantsJson(req)) res.json(presentUser(user, isAdminUser(user, deps.config.adminUsers)));
     else res.redirect(303, deps.config.webAppUrl);
-  });
-  return router;
+  };
+  return { startLogin, devLogin };
 }

@@ -1,11 +1,10 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import cookieParser from 'cookie-parser';
 import { Passport, type AuthenticateOptions } from 'passport';
-import { z } from 'zod';
 import type { AppDeps } from '../../deps';
+import type { Handlers, OperationInput } from '../../http/mount';
 import { ConfigError } from '../../config';
-import { DomainError, invalidInput, unauthenticated } from '../../domain/errors';
-import { parseInput } from '../../domain/validate';
+import { DomainError, invalidInput, notFound, unauthenticated } from '../../domain/errors';
 import { reservedLoginsOf, startSession, upsertUser, type ExternalIdentity } from '../../auth/session';
 import {
   OAUTH_STATE_COOKIE,
@@ -20,18 +19,11 @@ import { secureCookie } from '../../http/secure-cookie';
 
 export const OAUTH_CALLBACK_PATH = '/svc/auth/callback';
 
-// Providers add their own parameters (iss, scope, session_state...); only these are read.
-const CallbackQuerySchema = z.object({
-  code: z.string().min(1).max(4096).optional(),
-  state: z.string().min(1).max(512).optional(),
-  error: z.string().max(256).optional(),
-});
-
 /**
  * `GET /svc/auth/login` (redirect to the provider, state + PKCE bound to a signed cookie) and
  * `GET /svc/auth/callback` (state checked, code exchanged, user upserted, session started, 303 to the web app).
  */
-export function oauthRouter(deps: AppDeps): Router {
+export function oauthHandlers(deps: AppDeps): Handlers<'startLogin' | 'finishLogin'> {
   const kind = deps.config.auth.provider;
   const providerConfig = kind === 'dev' ? null : deps.config.auth[kind];
   if (kind === 'dev' || !providerConfig) throw new ConfigError(`AUTH_PROVIDER=${kind} has no OAuth configuration`);
@@ -67,35 +59,47 @@ export function oauthRouter(deps: AppDeps): Router {
       );
     });
 
-  const router = Router();
-  router.use(cookieParser());
-  router.get('/login', (req, res, next) => authenticator.authenticate(kind, options())(req, res, next));
-  router.get('/callback', async (req, res) => {
-    // The state cookie is single use: cleared whatever the outcome.
-    res.clearCookie(OAUTH_STATE_COOKIE, {
-      path: OAUTH_STATE_COOKIE_PATH,
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: secureCookie(req, deps.config.publicUrl),
-    });
-    const query = parseInput(CallbackQuerySchema, req.query, 'query');
-    if (query.error !== undefined)
-      throw unauthenticated(`sign-in was not completed: the provider answered ${safeCode(query.error)}`);
-    if (!query.state) throw invalidInput('query.state: missing; start again at /svc/auth/login');
-    if (!query.code) throw invalidInput('query.code: missing');
-    let identity: ExternalIdentity;
-    try {
-      identity = await completeSignIn(req, res);
-    } catch (error) {
-      req.log.warn({ err: error, provider: kind }, 'oauth sign-in failed');
-      throw error;
-    }
-    const user = await upsertUser(deps.db, identity, reservedLoginsOf(deps));
-    await startSession(deps, res, user.id, secureCookie(req, deps.config.publicUrl));
-    req.log.info({ user_id: user.id, provider: kind }, 'signed in');
-    res.redirect(303, deps.config.webAppUrl);
-  });
-  return router;
+  const cookies = cookieParser();
+  const startLogin = {
+    before: [
+      cookies,
+      (req: Request, res: Response, next: (error?: unknown) => void) =>
+        authenticator.authenticate(kind, options())(req, res, next),
+    ],
+    // passport answers (a redirect to the provider) or passes an error on; a strategy that passes is no endpoint
+    handle: () => {
+      throw notFound('no such endpoint');
+    },
+  };
+  const finishLogin = {
+    before: [cookies],
+    handle: async (req: Request, res: Response, input: OperationInput<'finishLogin'>) => {
+      // The state cookie is single use: cleared whatever the outcome.
+      res.clearCookie(OAUTH_STATE_COOKIE, {
+        path: OAUTH_STATE_COOKIE_PATH,
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: secureCookie(req, deps.config.publicUrl),
+      });
+      const query = input.query();
+      if (query.error !== undefined)
+        throw unauthenticated(`sign-in was not completed: the provider answered ${safeCode(query.error)}`);
+      if (!query.state) throw invalidInput('query.state: missing; start again at /svc/auth/login');
+      if (!query.code) throw invalidInput('query.code: missing');
+      let identity: ExternalIdentity;
+      try {
+        identity = await completeSignIn(req, res);
+      } catch (error) {
+        req.log.warn({ err: error, provider: kind }, 'oauth sign-in failed');
+        throw error;
+      }
+      const user = await upsertUser(deps.db, identity, reservedLoginsOf(deps));
+      await startSession(deps, res, user.id, secureCookie(req, deps.config.publicUrl));
+      req.log.info({ user_id: user.id, provider: kind }, 'signed in');
+      res.redirect(303, deps.config.webAppUrl);
+    },
+  };
+  return { startLogin, finishLogin };
 }
 
 /** passport-oauth2 wraps token-exchange errors in InternalOAuthError (`oauthError`); unwrap ours. */

@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import {
   EventStreamQuerySchema,
   hasProjectChange,
@@ -7,8 +7,9 @@ import {
   PROJECT_ACCESS_CHANGES,
 } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
+import type { OperationHandler, Handlers } from '../../http/mount';
 import type { Principal } from '../../auth/principal';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import { principalOf } from '../../auth/authenticate';
 import { credentialProblem } from '../../auth/revalidate';
 import { parseInput } from '../../domain/validate';
 import { forbidden, toDomainError } from '../../domain/errors';
@@ -23,14 +24,13 @@ import { streamOwner } from '../../http/stream-slots';
  * The same events, envelopes and authorization as the browser socket (ws/), through the same
  * `WorkflowSubscription`, so a stream sees every seq once and in order.
  */
-export function eventsRouter(deps: AppDeps): Router {
-  const router = Router();
+export function eventHandlers(deps: AppDeps): Handlers<'streamWorkflowEvents' | 'streamProjectEvents'> {
   const { db } = deps;
   const options = () => ({ ...SSE_DEFAULTS, heartbeatMs: deps.config.sse.heartbeatMs });
 
-  router.get('/workflows/:id/events', requireAuth, async (req, res) => {
+  const streamWorkflowEvents: OperationHandler<'streamWorkflowEvents'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { workflow } = await authorizeWorkflow(db, principal, req.params.id as string, 'workflow.read');
+    const { workflow } = await authorizeWorkflow(db, principal, input.params.id, 'workflow.read');
     const since = startingSeq(req);
     const release = deps.streams.acquire(streamOwner(principal));
     const stream = new SseStream(res, options(), true);
@@ -59,11 +59,11 @@ export function eventsRouter(deps: AppDeps): Router {
     } catch (err) {
       failed(deps, stream, err);
     }
-  });
+  };
 
-  router.get('/projects/:id/events', requireAuth, async (req, res) => {
+  const streamProjectEvents: OperationHandler<'streamProjectEvents'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, req.params.id as string, 'project.read');
+    const { project } = await authorizeProject(db, principal, input.params.id, 'project.read');
     // Like the browser socket's project channel: for people (sessions and api tokens) only.
     if (principal.kind !== 'user') throw forbidden(`a ${principal.kind} token cannot follow a project's events`);
     const release = deps.streams.acquire(streamOwner(principal));
@@ -81,9 +81,9 @@ export function eventsRouter(deps: AppDeps): Router {
     });
     stream.start(req, async () => recheck());
     stream.sendControl('subscribed', { project_id: project.id });
-  });
+  };
 
-  return router;
+  return { streamWorkflowEvents, streamProjectEvents };
 }
 
 /** `Last-Event-ID` (an EventSource reconnecting) wins over `?since_seq=` (the first connection). */

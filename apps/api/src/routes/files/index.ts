@@ -1,7 +1,8 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import type { FileChangedEventData } from '@svc/protocol';
 import type { Workflow } from '@svc/db';
 import type { AppDeps } from '../../deps';
+import type { Handlers, PrefixHandler } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
 import { notFound } from '../../domain/errors';
 import { authorizeWorkflow } from '../../policies/access';
@@ -17,10 +18,14 @@ const READS = new Set(['GET', 'HEAD']);
  * `GET|PUT|DELETE /workflows/{id}/files/<path>`, `POST /workflows/{id}/files?path=<dir>` (multipart).
  * Mounted with `use` so the handler sees the raw rest of the URL (see request-path.ts).
  */
-export function filesRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.use('/workflows/:id/files', (req, res) => handleFiles(deps, req, res));
-  return router;
+export function fileHandlers(
+  deps: AppDeps,
+): Handlers<'listFiles' | 'uploadFiles' | 'readFile' | 'writeFile' | 'deleteFile'> {
+  const files: PrefixHandler = {
+    prefix: '/svc/api/workflows/{id}/files',
+    handle: (req, res) => handleFiles(deps, req, res),
+  };
+  return { listFiles: files, uploadFiles: files, readFile: files, writeFile: files, deleteFile: files };
 }
 
 async function handleFiles(deps: AppDeps, req: Request, res: Response): Promise<void> {

@@ -1,8 +1,9 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { joinKbText } from '@svc/kb';
-import { CreateKbArticleRequestSchema, KbSearchQuerySchema, UpdateKbArticleRequestSchema } from '@svc/protocol';
+import { KbSearchQuerySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import type { GuardedHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { notFound } from '../../domain/errors';
 import { authorizeGlobal } from '../../policies/access';
@@ -15,8 +16,18 @@ const TX = { timeout: 60_000, maxWait: 10_000 };
 const ARTICLE_ORDER = [{ created_at: 'asc' as const }, { id: 'asc' as const }];
 
 /** The installation's knowledge base: anyone signed in reads and searches, administrators write. */
-export function kbRouter(deps: AppDeps): Router {
-  const router = Router();
+export function kbHandlers(
+  deps: AppDeps,
+): Handlers<
+  | 'getKbText'
+  | 'replaceKb'
+  | 'searchKb'
+  | 'listKbArticles'
+  | 'createKbArticle'
+  | 'getKbArticle'
+  | 'updateKbArticle'
+  | 'deleteKbArticle'
+> {
   const { db } = deps;
   const embedder = createKbEmbedder(deps.config.kbEmbeddings);
   const allowed =
@@ -28,75 +39,109 @@ export function kbRouter(deps: AppDeps): Router {
   const read = allowed('kb.read');
   const write = allowed('kb.write');
 
-  router.get('/kb', requireAuth, read, async (_req, res) => {
-    const articles = await db.kbArticle.findMany({ orderBy: ARTICLE_ORDER });
-    res.type('text/plain; charset=utf-8').send(joinKbText(articles));
-  });
+  const getKbText: GuardedHandler<'getKbText'> = {
+    before: [read],
+    handle: async (_req, res) => {
+      const articles = await db.kbArticle.findMany({ orderBy: ARTICLE_ORDER });
+      res.type('text/plain; charset=utf-8').send(joinKbText(articles));
+    },
+  };
 
-  router.put('/kb', requireAuth, write, kbTextParser, async (req, res) => {
-    const articles = kbArticlesFromText(kbTextFromRequest(req));
-    const chunks = await prepareChunks(articles, embedder);
-    const base = Date.now();
-    const saved = await db.$transaction(async (tx) => {
-      await tx.kbArticle.deleteMany({});
-      const created = [];
-      for (const [i, article] of articles.entries()) {
-        // Distinct creation times keep the text's article order when it is read back.
-        const row = await tx.kbArticle.create({
-          data: { title: article.title, content: article.content, created_at: new Date(base + i) },
-        });
-        await writeChunks(tx, row.id, chunks[i]!);
-        created.push(row);
-      }
-      return created;
-    }, TX);
-    res.json(saved.map(presentKbArticle));
-  });
+  const replaceKb: GuardedHandler<'replaceKb'> = {
+    before: [write, kbTextParser],
+    handle: async (req, res) => {
+      const articles = kbArticlesFromText(kbTextFromRequest(req));
+      const chunks = await prepareChunks(articles, embedder);
+      const base = Date.now();
+      const saved = await db.$transaction(async (tx) => {
+        await tx.kbArticle.deleteMany({});
+        const created = [];
+        for (const [i, article] of articles.entries()) {
+          // Distinct creation times keep the text's article order when it is read back.
+          const row = await tx.kbArticle.create({
+            data: { title: article.title, content: article.content, created_at: new Date(base + i) },
+          });
+          await writeChunks(tx, row.id, chunks[i]!);
+          created.push(row);
+        }
+        return created;
+      }, TX);
+      res.json(saved.map(presentKbArticle));
+    },
+  };
 
-  router.get('/kb/search', requireAuth, read, async (req, res) => {
-    const { q, k } = parseInput(KbSearchQuerySchema, { q: req.query.q, k: req.query.k }, 'query');
-    res.json(await searchIndex(db, embedder, q, k));
-  });
+  const searchKb: GuardedHandler<'searchKb'> = {
+    before: [read],
+    handle: async (req, res) => {
+      const { q, k } = parseInput(KbSearchQuerySchema, { q: req.query.q, k: req.query.k }, 'query');
+      res.json(await searchIndex(db, embedder, q, k));
+    },
+  };
 
-  router.get('/kb/articles', requireAuth, read, async (_req, res) => {
-    res.json((await db.kbArticle.findMany({ orderBy: ARTICLE_ORDER })).map(presentKbArticle));
-  });
+  const listKbArticles: GuardedHandler<'listKbArticles'> = {
+    before: [read],
+    handle: async (_req, res) => {
+      res.json((await db.kbArticle.findMany({ orderBy: ARTICLE_ORDER })).map(presentKbArticle));
+    },
+  };
 
-  router.post('/kb/articles', requireAuth, write, async (req, res) => {
-    const body = parseInput(CreateKbArticleRequestSchema, req.body ?? {});
-    const [chunks] = await prepareChunks([body], embedder);
-    const article = await db.$transaction(async (tx) => {
-      const row = await tx.kbArticle.create({ data: body });
-      await writeChunks(tx, row.id, chunks!);
-      return row;
-    }, TX);
-    res.status(201).location(`/svc/api/kb/articles/${article.id}`).json(presentKbArticle(article));
-  });
+  const createKbArticle: GuardedHandler<'createKbArticle'> = {
+    before: [write],
+    handle: async (req, res, input) => {
+      const body = input.body();
+      const [chunks] = await prepareChunks([body], embedder);
+      const article = await db.$transaction(async (tx) => {
+        const row = await tx.kbArticle.create({ data: body });
+        await writeChunks(tx, row.id, chunks!);
+        return row;
+      }, TX);
+      res.status(201).location(`/svc/api/kb/articles/${article.id}`).json(presentKbArticle(article));
+    },
+  };
 
-  router.get('/kb/articles/:id', requireAuth, read, async (req, res) => {
-    const article = await db.kbArticle.findUnique({ where: { id: req.params.id as string } });
-    if (!article) throw notFound('article not found');
-    res.json(presentKbArticle(article));
-  });
+  const getKbArticle: GuardedHandler<'getKbArticle'> = {
+    before: [read],
+    handle: async (req, res, input) => {
+      const article = await db.kbArticle.findUnique({ where: { id: input.params.id } });
+      if (!article) throw notFound('article not found');
+      res.json(presentKbArticle(article));
+    },
+  };
 
-  router.put('/kb/articles/:id', requireAuth, write, async (req, res) => {
-    const id = req.params.id as string;
-    const body = parseInput(UpdateKbArticleRequestSchema, req.body ?? {});
-    if (!(await db.kbArticle.findUnique({ where: { id }, select: { id: true } }))) throw notFound('article not found');
-    const [chunks] = await prepareChunks([body], embedder);
-    const article = await db.$transaction(async (tx) => {
-      const row = await tx.kbArticle.update({ where: { id }, data: body });
-      await writeChunks(tx, id, chunks!);
-      return row;
-    }, TX);
-    res.json(presentKbArticle(article));
-  });
+  const updateKbArticle: GuardedHandler<'updateKbArticle'> = {
+    before: [write],
+    handle: async (req, res, input) => {
+      const id = input.params.id;
+      const body = input.body();
+      if (!(await db.kbArticle.findUnique({ where: { id }, select: { id: true } })))
+        throw notFound('article not found');
+      const [chunks] = await prepareChunks([body], embedder);
+      const article = await db.$transaction(async (tx) => {
+        const row = await tx.kbArticle.update({ where: { id }, data: body });
+        await writeChunks(tx, id, chunks!);
+        return row;
+      }, TX);
+      res.json(presentKbArticle(article));
+    },
+  };
 
-  router.delete('/kb/articles/:id', requireAuth, write, async (req, res) => {
-    const { count } = await db.kbArticle.deleteMany({ where: { id: req.params.id as string } });
-    if (count === 0) throw notFound('article not found');
-    res.status(204).end();
-  });
+  const deleteKbArticle: GuardedHandler<'deleteKbArticle'> = {
+    before: [write],
+    handle: async (req, res, input) => {
+      const { count } = await db.kbArticle.deleteMany({ where: { id: input.params.id } });
+      if (count === 0) throw notFound('article not found');
+      res.status(204).end();
+    },
+  };
 
-  return router;
+  return {
+    getKbText,
+    replaceKb,
+    searchKb,
+    listKbArticles,
+    createKbArticle,
+    getKbArticle,
+    updateKbArticle,
+    deleteKbArticle,
+  };
 }

@@ -1,17 +1,11 @@
-import { Router } from 'express';
 import type { Db, Prisma, User } from '@svc/db';
-import {
-  AcceptInvitationLinkRequestSchema,
-  type AcceptInvitationLinkResponse,
-  type Invitation,
-  type Role,
-} from '@svc/protocol';
+import { type AcceptInvitationLinkResponse, type Invitation, type Role } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import type { Principal } from '../../auth/principal';
 import { inviteeKeysOf } from '../../auth/pending-invitations';
 import { conflict, forbidden, notFound } from '../../domain/errors';
-import { parseInput } from '../../domain/validate';
 import { MEMBER_USER, presentMember } from '../../wire/project';
 import { tokenHash } from './links';
 
@@ -78,11 +72,12 @@ async function dropInvitations(tx: Client, user: Invitee, projectId: string): Pr
  * /invitations/{project_id}` declines (204). Someone else's or a missing invitation is 404.
  * `POST /invitations/accept-link` joins with an invitation link's token.
  */
-export function invitationsRouter(deps: AppDeps): Router {
-  const router = Router();
+export function invitationHandlers(
+  deps: AppDeps,
+): Handlers<'listInvitations' | 'acceptInvitationLink' | 'acceptInvitation' | 'declineInvitation'> {
   const { db } = deps;
 
-  router.get('/invitations', requireAuth, async (req, res) => {
+  const listInvitations: OperationHandler<'listInvitations'> = async (req, res) => {
     const rows = await openInvitations(db, inviteeOf(principalOf(req)));
     const inviters = await db.user.findMany({
       where: { id: { in: [...new Set(rows.map((r) => r.invited_by))] } },
@@ -100,11 +95,11 @@ export function invitationsRouter(deps: AppDeps): Router {
         }),
       ),
     );
-  });
+  };
 
-  router.post('/invitations/accept-link', requireAuth, async (req, res) => {
+  const acceptInvitationLink: OperationHandler<'acceptInvitationLink'> = async (req, res, input) => {
     const user = inviteeOf(principalOf(req));
-    const { token } = parseInput(AcceptInvitationLinkRequestSchema, req.body ?? {});
+    const { token } = input.body();
     const member = await db.$transaction(async (tx) => {
       const link = await tx.pendingInvitation.findFirst({
         where: { token_hash: tokenHash(token), expires_at: { gt: new Date() }, project: { deleted_at: null } },
@@ -124,11 +119,11 @@ export function invitationsRouter(deps: AppDeps): Router {
     deps.events.publishProject(member.project_id, { change: 'members' });
     const answer: AcceptInvitationLinkResponse = { ...presentMember(member), project_id: member.project_id };
     res.status(201).json(answer);
-  });
+  };
 
-  router.post('/invitations/:projectId/accept', requireAuth, async (req, res) => {
+  const acceptInvitation: OperationHandler<'acceptInvitation'> = async (req, res, input) => {
     const user = inviteeOf(principalOf(req));
-    const projectId = req.params.projectId as string;
+    const projectId = input.params.project_id;
     const member = await db.$transaction(async (tx) => {
       const [invitation] = await openInvitations(tx, user, projectId);
       if (!invitation) throw notFound('invitation not found');
@@ -142,15 +137,15 @@ export function invitationsRouter(deps: AppDeps): Router {
     });
     deps.events.publishProject(projectId, { change: 'members' });
     res.status(201).json(presentMember(member));
-  });
+  };
 
-  router.delete('/invitations/:projectId', requireAuth, async (req, res) => {
+  const declineInvitation: OperationHandler<'declineInvitation'> = async (req, res, input) => {
     const user = inviteeOf(principalOf(req));
-    const projectId = req.params.projectId as string;
+    const projectId = input.params.project_id;
     if ((await openInvitations(db, user, projectId)).length === 0) throw notFound('invitation not found');
     await dropInvitations(db, user, projectId);
     res.status(204).end();
-  });
+  };
 
-  return router;
+  return { listInvitations, acceptInvitationLink, acceptInvitation, declineInvitation };
 }

@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Router } from 'express';
-import { INVITATION_LINK_PREFIX, InvitationLinkRequestSchema, type InvitationLink } from '@svc/protocol';
+import { INVITATION_LINK_PREFIX, type InvitationLink } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
-import { parseInput } from '../../domain/validate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { authorizeProject } from '../../policies/access';
 import { presentInvitations } from './pending';
 
@@ -18,14 +17,13 @@ export const tokenHash = (token: string): string => createHash('sha256').update(
  * accepts (`POST /invitations/accept-link`), for someone whose identity the owner cannot name. The token
  * (256 random bits) is answered once; the project lists the link as `link:<id>` and cancels it by that name.
  */
-export function invitationLinksRouter(deps: AppDeps): Router {
-  const router = Router();
+export function invitationLinkHandlers(deps: AppDeps): Handlers<'createInvitationLink'> {
   const { db } = deps;
 
-  router.post('/projects/:id/invitation-links', requireAuth, async (req, res) => {
+  const createInvitationLink: OperationHandler<'createInvitationLink'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, req.params.id as string, 'members.manage');
-    const { role } = parseInput(InvitationLinkRequestSchema, req.body ?? {});
+    const { project } = await authorizeProject(db, principal, input.params.id, 'members.manage');
+    const { role } = input.body();
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     await db.pendingInvitation.deleteMany({ where: { project_id: project.id, expires_at: { lte: new Date(now) } } });
@@ -43,7 +41,7 @@ export function invitationLinksRouter(deps: AppDeps): Router {
     const [listed] = await presentInvitations(db, [row]);
     const answer: InvitationLink = { ...listed!, token, expires_at: row.expires_at!.toISOString() };
     res.status(201).json(answer);
-  });
+  };
 
-  return router;
+  return { createInvitationLink };
 }

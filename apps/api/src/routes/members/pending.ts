@@ -1,8 +1,8 @@
-import { Router } from 'express';
 import type { Db } from '@svc/db';
 import type { PendingInvitation, Role } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { notFound } from '../../domain/errors';
 import { invitationKey } from '../../auth/pending-invitations';
 import { authorizeProject } from '../../policies/access';
@@ -53,18 +53,19 @@ async function outstandingInvitations(db: Db, projectId: string): Promise<Invita
  * signed in with the login (and live invitation links). Owners (and administrators) list them and cancel
  * one by the name it is listed under.
  */
-export function pendingInvitationsRouter(deps: AppDeps): Router {
-  const router = Router();
+export function pendingInvitationHandlers(
+  deps: AppDeps,
+): Handlers<'listPendingInvitations' | 'cancelPendingInvitation'> {
   const { db } = deps;
 
-  router.get('/projects/:id/pending-invitations', requireAuth, async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
+  const listPendingInvitations: OperationHandler<'listPendingInvitations'> = async (req, res, input) => {
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.manage');
     res.json(await presentInvitations(db, await outstandingInvitations(db, project.id)));
-  });
+  };
 
-  router.delete('/projects/:id/pending-invitations/:login', requireAuth, async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
-    const login = invitationKey(req.params.login as string, 'path.login');
+  const cancelPendingInvitation: OperationHandler<'cancelPendingInvitation'> = async (req, res, input) => {
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.manage');
+    const login = invitationKey(input.params.login, 'path.login');
     const [pending, invited] = await db.$transaction([
       db.pendingInvitation.deleteMany({ where: { project_id: project.id, login } }),
       db.projectInvitation.deleteMany({ where: { project_id: project.id, user: { login } } }),
@@ -72,7 +73,7 @@ export function pendingInvitationsRouter(deps: AppDeps): Router {
     if (pending.count + invited.count === 0) throw notFound('invitation not found');
     deps.events.publishProject(project.id, { change: 'members' });
     res.status(204).end();
-  });
+  };
 
-  return router;
+  return { listPendingInvitations, cancelPendingInvitation };
 }

@@ -1,41 +1,38 @@
-import { Router } from 'express';
-import { AddMemberRequestSchema, PatchMemberRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
-import { parseInput } from '../../domain/validate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { conflict } from '../../domain/errors';
 import { authorizeProject } from '../../policies/access';
 import { MEMBER_USER, presentMember } from '../../wire/project';
 import { changeMember } from './change';
 import { presentInvitations, type InvitationRow } from './pending';
-import { invitationLinksRouter } from './links';
 import { parseInvitee } from '../../auth/pending-invitations';
 
 /** `/projects/{id}/members` (and its invitation links): anyone in the project reads, owners (and administrators) manage. */
-export function membersRouter(deps: AppDeps): Router {
-  const router = Router();
+export function memberHandlers(
+  deps: AppDeps,
+): Handlers<'listMembers' | 'inviteMember' | 'updateMember' | 'removeMember'> {
   const { db } = deps;
-  router.use(invitationLinksRouter(deps));
 
-  router.get('/projects/:id/members', requireAuth, async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.read');
+  const listMembers: OperationHandler<'listMembers'> = async (req, res, input) => {
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.read');
     const members = await db.projectMember.findMany({
       where: { project_id: project.id },
       include: MEMBER_USER,
       orderBy: [{ created_at: 'asc' }, { user_id: 'asc' }],
     });
     res.json(members.map(presentMember));
-  });
+  };
 
   // Adding a member sends an invitation; the invitee becomes a member only by accepting it. An existing
   // login is invited directly; anything else (an identity the invitee proves at sign-in, or a login
   // nobody has used) gets a pending invitation under its key, answered by whoever proves that key
   // (invitations.ts). Both answer the same, so an owner (anyone can own a project) cannot tell which
   // logins exist. An identity is never looked up: its answer is the same by construction.
-  router.post('/projects/:id/members', requireAuth, async (req, res) => {
+  const inviteMember: OperationHandler<'inviteMember'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, req.params.id as string, 'members.manage');
-    const body = parseInput(AddMemberRequestSchema, req.body ?? {});
+    const { project } = await authorizeProject(db, principal, input.params.id, 'members.manage');
+    const body = input.body();
     const invitee = parseInvitee(body.login);
     const invitedBy = principal.kind === 'user' ? principal.user.id : '';
     const user = invitee.kind === 'login' ? await db.user.findUnique({ where: { login: invitee.key } }) : null;
@@ -63,26 +60,26 @@ export function membersRouter(deps: AppDeps): Router {
     }
     deps.events.publishProject(project.id, { change: 'members' });
     res.status(202).json((await presentInvitations(db, [invitation]))[0]);
-  });
+  };
 
-  router.patch('/projects/:id/members/:userId', requireAuth, async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
-    const { role } = parseInput(PatchMemberRequestSchema, req.body ?? {});
-    await changeMember(db, project.id, req.params.userId as string, role);
+  const updateMember: OperationHandler<'updateMember'> = async (req, res, input) => {
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.manage');
+    const { role } = input.body();
+    await changeMember(db, project.id, input.params.user_id, role);
     const member = await db.projectMember.findUniqueOrThrow({
-      where: { project_id_user_id: { project_id: project.id, user_id: req.params.userId as string } },
+      where: { project_id_user_id: { project_id: project.id, user_id: input.params.user_id } },
       include: MEMBER_USER,
     });
     deps.events.publishProject(project.id, { change: 'members' });
     res.json(presentMember(member));
-  });
+  };
 
-  router.delete('/projects/:id/members/:userId', requireAuth, async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'members.manage');
-    await changeMember(db, project.id, req.params.userId as string, null);
+  const removeMember: OperationHandler<'removeMember'> = async (req, res, input) => {
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.manage');
+    await changeMember(db, project.id, input.params.user_id, null);
     deps.events.publishProject(project.id, { change: 'members' });
     res.status(204).end();
-  });
+  };
 
-  return router;
+  return { listMembers, inviteMember, updateMember, removeMember };
 }

@@ -1,6 +1,6 @@
-import { Router } from 'express';
 import { buildOpenApiDocument } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
+import type { OperationHandler, Handlers } from '../../http/mount';
 import { renderDocsPage } from './docs-page';
 
 /**
@@ -8,17 +8,20 @@ import { renderDocsPage } from './docs-page';
  * this server's sign-in provider; `GET /docs`: the same document as a static HTML page (rendered here, no
  * script, nothing fetched from elsewhere).
  */
-export function openApiRouter(deps: AppDeps): Router {
-  const router = Router();
+export function openApiHandlers(deps: AppDeps): Handlers<'getOpenApiDocument' | 'getDocsPage'> {
   let document: object | null = null;
   let page: string | null = null;
   const load = () =>
-    (document ??= buildOpenApiDocument({ version: deps.version, provider: deps.config.auth.provider }));
+    (document ??= buildOpenApiDocument({
+      version: deps.version,
+      provider: deps.config.auth.provider,
+      serverUrl: deps.config.publicUrl,
+    }));
 
-  router.get('/openapi.json', (_req, res) => {
+  const getOpenApiDocument: OperationHandler<'getOpenApiDocument'> = (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').json(load());
-  });
-  router.get('/docs', (_req, res) => {
+  };
+  const getDocsPage: OperationHandler<'getDocsPage'> = (_req, res) => {
     page ??= renderDocsPage(load());
     res
       .set({
@@ -27,6 +30,6 @@ export function openApiRouter(deps: AppDeps): Router {
       })
       .type('text/html; charset=utf-8')
       .send(page);
-  });
-  return router;
+  };
+  return { getOpenApiDocument, getDocsPage };
 }

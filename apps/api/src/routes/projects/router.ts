@@ -1,30 +1,29 @@
-import { Router } from 'express';
-import { CreateProjectRequestSchema, PatchProjectRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
-import { parseInput } from '../../domain/validate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { forbidden, notFound } from '../../domain/errors';
 import { authorizeGlobal, authorizeProject } from '../../policies/access';
 import { presentProject } from '../../wire/project';
 import { projectListOf } from '../../reads/views';
 
 /** `/projects` and `/projects/{id}`: list, create, read, rename, soft delete. */
-export function projectsRouter(deps: AppDeps): Router {
-  const router = Router();
+export function projectHandlers(
+  deps: AppDeps,
+): Handlers<'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject'> {
   const { db } = deps;
 
-  router.get('/projects', requireAuth, async (req, res) => {
+  const listProjects: OperationHandler<'listProjects'> = async (req, res) => {
     const principal = principalOf(req);
     authorizeGlobal(principal, 'project.list');
     if (principal.kind !== 'user') throw forbidden('only a person lists projects'); // the rule above already says so; narrows the type
     res.json(await projectListOf(deps.reads, principal));
-  });
+  };
 
-  router.post('/projects', requireAuth, async (req, res) => {
+  const createProject: OperationHandler<'createProject'> = async (req, res, input) => {
     const principal = principalOf(req);
     authorizeGlobal(principal, 'project.create');
     if (principal.kind !== 'user') throw forbidden('only a person creates projects');
-    const body = parseInput(CreateProjectRequestSchema, req.body ?? {});
+    const body = input.body();
     const userId = principal.user.id;
     const project = await db.project.create({
       data: {
@@ -35,28 +34,28 @@ export function projectsRouter(deps: AppDeps): Router {
       },
     });
     res.status(201).location(`/svc/api/projects/${project.id}`).json(presentProject(project, 'owner'));
-  });
+  };
 
-  router.get('/projects/:id', requireAuth, async (req, res) => {
-    const { project, role } = await authorizeProject(db, principalOf(req), req.params.id as string, 'project.read');
+  const getProject: OperationHandler<'getProject'> = async (req, res, input) => {
+    const { project, role } = await authorizeProject(db, principalOf(req), input.params.id, 'project.read');
     res.json(presentProject(project, role));
-  });
+  };
 
-  router.patch('/projects/:id', requireAuth, async (req, res) => {
-    const { project, role } = await authorizeProject(db, principalOf(req), req.params.id as string, 'project.update');
-    const body = parseInput(PatchProjectRequestSchema, req.body ?? {});
+  const updateProject: OperationHandler<'updateProject'> = async (req, res, input) => {
+    const { project, role } = await authorizeProject(db, principalOf(req), input.params.id, 'project.update');
+    const body = input.body();
     const { count } = await db.project.updateMany({ where: { id: project.id, deleted_at: null }, data: body });
     const updated = count ? await db.project.findUnique({ where: { id: project.id } }) : null;
     if (!updated) throw notFound('project not found');
     deps.events.publishProject(project.id, { change: 'updated' });
     res.json(presentProject(updated, role));
-  });
+  };
 
-  router.delete('/projects/:id', requireAuth, async (req, res) => {
-    const { project } = await authorizeProject(db, principalOf(req), req.params.id as string, 'project.delete');
+  const deleteProject: OperationHandler<'deleteProject'> = async (req, res, input) => {
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'project.delete');
     await deps.workflows.removeProject(project);
     res.status(204).end();
-  });
+  };
 
-  return router;
+  return { listProjects, createProject, getProject, updateProject, deleteProject };
 }

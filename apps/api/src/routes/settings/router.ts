@@ -1,7 +1,7 @@
-import { Router } from 'express';
-import { PutSettingRequestSchema, SettingKeySchema } from '@svc/protocol';
+import { SettingKeySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { invalidInput } from '../../domain/errors';
 import { authorizeGlobal } from '../../policies/access';
@@ -12,26 +12,25 @@ import { settingDefinitions, settingProblem } from './catalog';
  * `GET /settings` and `GET /settings/schema` (anyone signed in), `PUT /settings/{key}` (administrators):
  * a value of a setting the service reads must be valid for its type.
  */
-export function settingsRouter(deps: AppDeps): Router {
-  const router = Router();
+export function settingHandlers(deps: AppDeps): Handlers<'getSettings' | 'getSettingsSchema' | 'putSetting'> {
   const { db } = deps;
 
-  router.get('/settings', requireAuth, async (req, res) => {
+  const getSettings: OperationHandler<'getSettings'> = async (req, res) => {
     authorizeGlobal(principalOf(req), 'settings.read');
     const rows = await db.setting.findMany({ orderBy: { key: 'asc' } });
     res.json(Object.fromEntries(rows.map((row) => [row.key, row.value])));
-  });
+  };
 
-  router.get('/settings/schema', requireAuth, (req, res) => {
+  const getSettingsSchema: OperationHandler<'getSettingsSchema'> = (req, res) => {
     authorizeGlobal(principalOf(req), 'settings.read');
     res.json(settingDefinitions());
-  });
+  };
 
-  router.put('/settings/:key', requireAuth, async (req, res) => {
+  const putSetting: OperationHandler<'putSetting'> = async (req, res, input) => {
     const principal = principalOf(req);
     authorizeGlobal(principal, 'settings.write');
     const key = parseInput(SettingKeySchema, req.params.key, 'path.key');
-    const { value } = parseInput(PutSettingRequestSchema, req.body ?? {});
+    const { value } = input.body();
     const problem = settingProblem(key, value);
     if (problem) throw invalidInput(`body.value: ${key}: ${problem}`);
     const updatedBy = principal.kind === 'user' ? principal.user.id : null;
@@ -44,7 +43,7 @@ export function settingsRouter(deps: AppDeps): Router {
     // not only after the next hourly sweep (issue 21, finding 9).
     if (key === LLM_DETAIL_RETENTION_KEY) await pruneLlmDetails(db);
     res.json({ key: row.key, value: row.value, updated_at: row.updated_at.toISOString() });
-  });
+  };
 
-  return router;
+  return { getSettings, getSettingsSchema, putSetting };
 }

@@ -1,5 +1,6 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import type { AppDeps } from '../../deps';
+import type { Handlers, PrefixHandler } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
 import { notFound } from '../../domain/errors';
 import { authorizeProject } from '../../policies/access';
@@ -14,10 +15,14 @@ const METHODS = { GET: 'storage.read', HEAD: 'storage.read', PUT: 'storage.write
  * and `GET /projects/{id}/storage/<dir>/` (trailing slash, also the root) for a listing. Uploads are
  * streamed, limited to STORAGE_MAX_UPLOAD_BYTES while streaming, and put in place only when whole.
  */
-export function storageRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.use('/projects/:id/storage', (req, res) => handleStorage(deps, req, res));
-  return router;
+export function storageHandlers(
+  deps: AppDeps,
+): Handlers<'readStorageObject' | 'writeStorageObject' | 'deleteStorageObject'> {
+  const storage: PrefixHandler = {
+    prefix: '/svc/api/projects/{id}/storage',
+    handle: (req, res) => handleStorage(deps, req, res),
+  };
+  return { readStorageObject: storage, writeStorageObject: storage, deleteStorageObject: storage };
 }
 
 async function handleStorage(deps: AppDeps, req: Request, res: Response): Promise<void> {

@@ -1,10 +1,8 @@
-import { Router } from 'express';
-import { CreateTimerRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
+import type { OperationHandler, Handlers } from '../../http/mount';
 import type { Principal } from '../../auth/principal';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import { principalOf } from '../../auth/authenticate';
 import { DomainError, notFound } from '../../domain/errors';
-import { parseInput } from '../../domain/validate';
 import { authorizeWorkflow } from '../../policies/access';
 import type { ProjectAction } from '../../policies/rules';
 import { presentTimer } from '../../wire/timer';
@@ -14,31 +12,30 @@ const controlAction = (principal: Principal): ProjectAction =>
   principal.kind === 'worker' ? 'workflow.worker' : 'workflow.control';
 
 /** Timers (spec rule 12): durable scheduled resumes of a workflow, fired once by the server. */
-export function timersRouter(deps: AppDeps): Router {
-  const router = Router();
+export function timerHandlers(deps: AppDeps): Handlers<'createTimer' | 'listTimers' | 'cancelTimer'> {
   const { db } = deps;
 
-  router.post('/workflows/:id/timers', requireAuth, async (req, res) => {
+  const createTimer: OperationHandler<'createTimer'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { workflow } = await authorizeWorkflow(db, principal, req.params.id as string, controlAction(principal));
-    const body = parseInput(CreateTimerRequestSchema, req.body ?? {});
+    const { workflow } = await authorizeWorkflow(db, principal, input.params.id, controlAction(principal));
+    const body = input.body();
     const timer = await deps.workflows.setTimer(workflow, body.seconds, body.reason);
     res.status(201).location(`/svc/api/timers/${timer.id}`).json(presentTimer(timer));
-  });
+  };
 
-  router.get('/workflows/:id/timers', requireAuth, async (req, res) => {
-    const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read');
+  const listTimers: OperationHandler<'listTimers'> = async (req, res, input) => {
+    const { workflow } = await authorizeWorkflow(db, principalOf(req), input.params.id, 'workflow.read');
     const timers = await db.timer.findMany({
       where: { workflow_id: workflow.id },
       orderBy: [{ fire_at: 'asc' }, { id: 'asc' }],
     });
     res.json(timers.map(presentTimer));
-  });
+  };
 
   /** Deleting a pending timer makes its workflow dispatchable at once. */
-  router.delete('/timers/:id', requireAuth, async (req, res) => {
+  const cancelTimer: OperationHandler<'cancelTimer'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const timer = await db.timer.findUnique({ where: { id: req.params.id as string } });
+    const timer = await db.timer.findUnique({ where: { id: input.params.id } });
     if (!timer) throw notFound('timer not found');
     // A timer of a workflow the caller cannot see answers exactly like an unknown id: no existence oracle.
     await authorizeWorkflow(db, principal, timer.workflow_id, controlAction(principal)).catch((error: unknown) => {
@@ -46,7 +43,7 @@ export function timersRouter(deps: AppDeps): Router {
     });
     await deps.workflows.cancelTimer(timer);
     res.status(204).end();
-  });
+  };
 
-  return router;
+  return { createTimer, listTimers, cancelTimer };
 }

@@ -1,22 +1,21 @@
-import { Router } from 'express';
 import type { WorkerListItem } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { authorizeGlobal } from '../../policies/access';
-import { listWorkers } from '../../dispatch/worker-list';
+import { listWorkers as registeredWorkers } from '../../dispatch/worker-list';
 import { currentRunsByWorker } from './current-runs';
 
 /**
  * `GET /workers`: every registered worker with its capacity, what it holds now and whether it is
  * online, and the runs it holds that the caller may see (`active` counts them all).
  */
-export function workersRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.get('/workers', requireAuth, async (req, res) => {
+export function workerHandlers(deps: AppDeps): Handlers<'listWorkers'> {
+  const listWorkers: OperationHandler<'listWorkers'> = async (req, res) => {
     const principal = principalOf(req);
     authorizeGlobal(principal, 'workers.read');
-    const [workers, runs] = await Promise.all([listWorkers(deps.db), currentRunsByWorker(deps.db, principal)]);
+    const [workers, runs] = await Promise.all([registeredWorkers(deps.db), currentRunsByWorker(deps.db, principal)]);
     res.json(workers.map((worker): WorkerListItem => ({ ...worker, current_runs: runs.get(worker.id) ?? [] })));
-  });
-  return router;
+  };
+  return { listWorkers };
 }

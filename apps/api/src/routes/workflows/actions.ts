@@ -1,9 +1,8 @@
-import { Router, type Request } from 'express';
-import { AnswerRequestSchema, EmptyRequestSchema, FeedbackRequestSchema } from '@svc/protocol';
+import type { Request } from 'express';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import type { Principal } from '../../auth/principal';
-import { parseInput } from '../../domain/validate';
 import { forbidden } from '../../domain/errors';
 import { authorizeWorkflow } from '../../policies/access';
 import { presentWorkflowOf } from '../../reads/views';
@@ -16,38 +15,39 @@ export function actorOf(principal: Principal): Actor {
 }
 
 /** `POST /workflows/{id}/{answer,feedback,cancel,retry}`: each checks the status and changes it atomically. */
-export function workflowActionsRouter(deps: AppDeps): Router {
-  const router = Router();
+export function workflowActionHandlers(
+  deps: AppDeps,
+): Handlers<'answerWorkflow' | 'sendFeedback' | 'cancelWorkflow' | 'retryWorkflow'> {
   const { db, workflows, reads } = deps;
-  const load = async (req: Request) => {
+  const load = async (req: Request, id: string) => {
     const principal = principalOf(req);
-    const { workflow } = await authorizeWorkflow(db, principal, req.params.id as string, 'workflow.control');
+    const { workflow } = await authorizeWorkflow(db, principal, id, 'workflow.control');
     return { workflow, actor: actorOf(principal) };
   };
 
-  router.post('/workflows/:id/answer', requireAuth, async (req, res) => {
-    const { workflow, actor } = await load(req);
-    const { answer } = parseInput(AnswerRequestSchema, req.body ?? {});
+  const answerWorkflow: OperationHandler<'answerWorkflow'> = async (req, res, input) => {
+    const { workflow, actor } = await load(req, input.params.id);
+    const { answer } = input.body();
     res.json(await presentWorkflowOf(reads, await workflows.answer(workflow, actor, answer)));
-  });
+  };
 
-  router.post('/workflows/:id/feedback', requireAuth, async (req, res) => {
-    const { workflow, actor } = await load(req);
-    const { message } = parseInput(FeedbackRequestSchema, req.body ?? {});
+  const sendFeedback: OperationHandler<'sendFeedback'> = async (req, res, input) => {
+    const { workflow, actor } = await load(req, input.params.id);
+    const { message } = input.body();
     res.json(await presentWorkflowOf(reads, await workflows.feedback(workflow, actor, message)));
-  });
+  };
 
-  router.post('/workflows/:id/cancel', requireAuth, async (req, res) => {
-    const { workflow, actor } = await load(req);
-    parseInput(EmptyRequestSchema, req.body ?? {});
+  const cancelWorkflow: OperationHandler<'cancelWorkflow'> = async (req, res, input) => {
+    const { workflow, actor } = await load(req, input.params.id);
+    input.body();
     res.json(await presentWorkflowOf(reads, await workflows.cancel(workflow, actor)));
-  });
+  };
 
-  router.post('/workflows/:id/retry', requireAuth, async (req, res) => {
-    const { workflow, actor } = await load(req);
-    parseInput(EmptyRequestSchema, req.body ?? {});
+  const retryWorkflow: OperationHandler<'retryWorkflow'> = async (req, res, input) => {
+    const { workflow, actor } = await load(req, input.params.id);
+    input.body();
     res.json(await presentWorkflowOf(reads, await workflows.retry(workflow, actor)));
-  });
+  };
 
-  return router;
+  return { answerWorkflow, sendFeedback, cancelWorkflow, retryWorkflow };
 }

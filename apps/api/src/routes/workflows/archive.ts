@@ -1,8 +1,8 @@
-import { Router } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { authorizeWorkflow } from '../../policies/access';
 import { archiveFileName } from '../../services/workspace-archive';
 
@@ -12,10 +12,9 @@ import { archiveFileName } from '../../services/workspace-archive';
  * complete, so a failure on the way cuts the connection (the client sees a truncated gzip, never a
  * silently short archive).
  */
-export function workflowArchiveRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.get('/workflows/:id/archive', requireAuth, async (req, res) => {
-    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), req.params.id as string, 'files.read');
+export function archiveHandlers(deps: AppDeps): Handlers<'getArchive'> {
+  const getArchive: OperationHandler<'getArchive'> = async (req, res, input) => {
+    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), input.params.id, 'files.read');
     const tar = await deps.storage.workspace(workflow.project_id, workflow.id).tar(req.log);
     res.status(200).set({
       'Content-Type': 'application/gzip',
@@ -28,6 +27,6 @@ export function workflowArchiveRouter(deps: AppDeps): Router {
       if (!res.destroyed) req.log.warn({ err }, 'workspace archive failed');
       res.destroy();
     }
-  });
-  return router;
+  };
+  return { getArchive };
 }

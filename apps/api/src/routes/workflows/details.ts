@@ -1,26 +1,25 @@
-import { Router, type Request } from 'express';
-import { StepDiffQuerySchema, type LlmCallDetail, type StepDiff } from '@svc/protocol';
+import type { Request } from 'express';
+import { type LlmCallDetail, type StepDiff } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { authorizeWorkflow } from '../../policies/access';
-import { parseInput } from '../../domain/validate';
 import { notFound } from '../../domain/errors';
 
 /** Most step diffs one answer holds (a step has one per revision that ran it). */
 const MAX_DIFFS = 500;
 
 /** The bulky parts of a workflow's history, read on demand: one LLM call's messages and reply, step diffs. */
-export function workflowDetailsRouter(deps: AppDeps): Router {
-  const router = Router();
+export function workflowDetailHandlers(deps: AppDeps): Handlers<'getLlmCall' | 'listDiffs'> {
   const { db } = deps;
-  const load = async (req: Request) =>
-    (await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read')).workflow;
+  const load = async (req: Request, id: string) =>
+    (await authorizeWorkflow(db, principalOf(req), id, 'workflow.read')).workflow;
 
-  router.get('/workflows/:id/llm-calls/:call_id', requireAuth, async (req, res) => {
-    const workflow = await load(req);
+  const getLlmCall: OperationHandler<'getLlmCall'> = async (req, res, input) => {
+    const workflow = await load(req, input.params.id);
     // The call must be this workflow's: another workflow's call id is as unknown as a made-up one.
     const detail = await db.llmCallDetail.findFirst({
-      where: { call_id: req.params.call_id as string, call: { workflow_id: workflow.id } },
+      where: { call_id: input.params.call_id, call: { workflow_id: workflow.id } },
     });
     if (!detail) throw notFound('no stored detail for this LLM call (none was sent, or it was pruned)');
     const body: LlmCallDetail = {
@@ -31,11 +30,11 @@ export function workflowDetailsRouter(deps: AppDeps): Router {
       created_at: detail.created_at.toISOString(),
     };
     res.json(body);
-  });
+  };
 
-  router.get('/workflows/:id/diffs', requireAuth, async (req, res) => {
-    const workflow = await load(req);
-    const { step } = parseInput(StepDiffQuerySchema, req.query, 'query');
+  const listDiffs: OperationHandler<'listDiffs'> = async (req, res, input) => {
+    const workflow = await load(req, input.params.id);
+    const { step } = input.query();
     const rows = await db.stepDiff.findMany({
       where: { workflow_id: workflow.id, ...(step === undefined ? {} : { step_index: step }) },
       orderBy: { seq: 'asc' },
@@ -50,7 +49,7 @@ export function workflowDetailsRouter(deps: AppDeps): Router {
       created_at: row.created_at.toISOString(),
     }));
     res.json(body);
-  });
+  };
 
-  return router;
+  return { getLlmCall, listDiffs };
 }

@@ -1,7 +1,7 @@
-import { Router } from 'express';
 import { ReportQuerySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { DomainError, notFound } from '../../domain/errors';
 import { authorizeWorkflow } from '../../policies/access';
@@ -27,10 +27,9 @@ async function resolveReport(area: StorageArea): Promise<StorageTarget | null> {
  * `GET /workflows/{id}/report`: report.md from the workspace, as markdown (streamed) or (`?format=html`)
  * as a page: rendered off the event loop up to the render limit, escaped text above it.
  */
-export function workflowReportRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.get('/workflows/:id/report', requireAuth, async (req, res) => {
-    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), req.params.id as string, 'workflow.read');
+export function reportHandlers(deps: AppDeps): Handlers<'getReport'> {
+  const getReport: OperationHandler<'getReport'> = async (req, res, input) => {
+    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), input.params.id, 'workflow.read');
     const { format } = parseInput(ReportQuerySchema, { format: req.query.format }, 'query');
     const area = deps.storage.workspace(workflow.project_id, workflow.id);
     const report = await resolveReport(area);
@@ -41,6 +40,6 @@ export function workflowReportRouter(deps: AppDeps): Router {
     res.type('text/markdown; charset=utf-8').set('Content-Length', String(size));
     if (req.method === 'HEAD' || size === 0) return void res.end();
     await streamResponse(req, res, await area.read(report, { start: 0, end: size - 1 }), 'serving the report');
-  });
-  return router;
+  };
+  return { getReport };
 }

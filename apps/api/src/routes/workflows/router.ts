@@ -1,34 +1,27 @@
-import { Router, type Request } from 'express';
-import {
-  CreateWorkflowRequestSchema,
-  IDEMPOTENCY_KEY_HEADER,
-  IdempotencyKeySchema,
-  WorkflowListQuerySchema,
-} from '@svc/protocol';
+import type { Request } from 'express';
+import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { authorizeProject, authorizeWorkflow } from '../../policies/access';
 import { presentWorkflowListItem, workerIdOf } from '../../wire/workflow';
 import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../../http/pagination';
 import { presentWorkflowOf, workflowViews } from '../../reads/views';
-import { actorOf, workflowActionsRouter } from './actions';
-import { workflowHistoryRouter } from './history';
-import { workflowReportRouter } from './report';
-import { workflowArchiveRouter } from './archive';
-import { waitingRouter } from './waiting';
+import { actorOf } from './actions';
 import { isUnfinished } from '../../workflows';
 
 /** Workflows of a project, one workflow, its actions and its history, and the caller's waiting ones. */
-export function workflowsRouter(deps: AppDeps): Router {
-  const router = Router();
+export function workflowHandlers(
+  deps: AppDeps,
+): Handlers<'listWorkflows' | 'createWorkflow' | 'getWorkflow' | 'deleteWorkflow'> {
   const { db, reads } = deps;
 
-  router.get('/projects/:id/workflows', requireAuth, async (req, res) => {
+  const listWorkflows: OperationHandler<'listWorkflows'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, req.params.id as string, 'workflow.read');
+    const { project } = await authorizeProject(db, principal, input.params.id, 'workflow.read');
     const page = readPageQuery(req.query, TimeIdKeySchema);
-    const { status, q } = parseInput(WorkflowListQuerySchema, req.query, 'query');
+    const { status, q } = input.query();
     // A job token lists only its own workflow, never its siblings (their requirements are not its business).
     const onlyOwn = principal.kind === 'job' ? { id: principal.workflowId } : {};
     const matching = q === undefined ? undefined : await reads.workflowIdsMatching(project.id, q);
@@ -68,38 +61,33 @@ export function workflowsRouter(deps: AppDeps): Router {
           ),
       ),
     );
-  });
+  };
 
-  router.post('/projects/:id/workflows', requireAuth, async (req, res) => {
+  const createWorkflow: OperationHandler<'createWorkflow'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, req.params.id as string, 'workflow.create');
+    const { project } = await authorizeProject(db, principal, input.params.id, 'workflow.create');
     const actor = actorOf(principal);
     const idempotencyKey = idempotencyKeyOf(req);
-    const body = parseInput(CreateWorkflowRequestSchema, req.body ?? {});
+    const body = input.body();
     const { workflow, created } = await deps.workflows.create(project, actor, body, { idempotencyKey });
     res
       .status(created ? 201 : 200)
       .location(`/svc/api/workflows/${workflow.id}`)
       .json(await presentWorkflowOf(reads, workflow));
-  });
+  };
 
-  router.get('/workflows/:id', requireAuth, async (req, res) => {
-    const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.read');
+  const getWorkflow: OperationHandler<'getWorkflow'> = async (req, res, input) => {
+    const { workflow } = await authorizeWorkflow(db, principalOf(req), input.params.id, 'workflow.read');
     res.json(await workflowViews.workflow(deps.reads, workflow, req.query));
-  });
+  };
 
-  router.delete('/workflows/:id', requireAuth, async (req, res) => {
-    const { workflow } = await authorizeWorkflow(db, principalOf(req), req.params.id as string, 'workflow.control');
+  const deleteWorkflow: OperationHandler<'deleteWorkflow'> = async (req, res, input) => {
+    const { workflow } = await authorizeWorkflow(db, principalOf(req), input.params.id, 'workflow.control');
     await deps.workflows.remove(workflow);
     res.status(204).end();
-  });
+  };
 
-  router.use(waitingRouter(deps));
-  router.use(workflowActionsRouter(deps));
-  router.use(workflowHistoryRouter(deps));
-  router.use(workflowReportRouter(deps));
-  router.use(workflowArchiveRouter(deps));
-  return router;
+  return { listWorkflows, createWorkflow, getWorkflow, deleteWorkflow };
 }
 
 function idempotencyKeyOf(req: Request): string | undefined {

@@ -1,7 +1,7 @@
-import { Router } from 'express';
 import type { WaitingWorkflows } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import { principalOf, requireAuth } from '../../auth/authenticate';
+import type { OperationHandler, Handlers } from '../../http/mount';
+import { principalOf } from '../../auth/authenticate';
 import { unauthenticated } from '../../domain/errors';
 
 /** At most this many items; `count` is the whole number. */
@@ -11,9 +11,8 @@ const WAITING_ITEMS_MAX = 100;
  * `GET /me/waiting`: the workflows waiting for an answer in the live projects the caller is a member of
  * (administrators too: only their own memberships), narrowed to an api token's project. Oldest question first.
  */
-export function waitingRouter(deps: AppDeps): Router {
-  const router = Router();
-  router.get('/me/waiting', requireAuth, async (req, res) => {
+export function waitingHandlers(deps: AppDeps): Handlers<'getMyWaitingWorkflows'> {
+  const getMyWaitingWorkflows: OperationHandler<'getMyWaitingWorkflows'> = async (req, res) => {
     const principal = principalOf(req);
     if (principal.kind !== 'user') throw unauthenticated('this token does not belong to a user');
     const where = {
@@ -53,6 +52,6 @@ export function waitingRouter(deps: AppDeps): Router {
       })),
     };
     res.json(body);
-  });
-  return router;
+  };
+  return { getMyWaitingWorkflows };
 }

@@ -1,0 +1,108 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { z } from 'zod';
+import { OPERATIONS, type IdentifiedOperation, type OperationId, type Operations } from '@svc/protocol';
+import { requireAuth } from '../auth/authenticate';
+import { parseInput } from '../domain/validate';
+
+type ParamsOf<O> = O extends { params: z.ZodType } ? z.output<O['params']> : Record<string, never>;
+type QueryOf<O> = O extends { query: z.ZodType } ? z.output<O['query']> : undefined;
+type BodyOf<O> = O extends { body: { schema: z.ZodType } } ? z.output<O['body']['schema']> : undefined;
+
+/**
+ * What a handler gets from its operation's declaration. The body and the query are checked against the
+ * declared schemas when the handler asks, after it has authorized the caller, so that a refusal (404, 403)
+ * wins over a bad request (400) as it always has.
+ */
+export interface OperationInput<Id extends OperationId> {
+  params: ParamsOf<Operations[Id]>;
+  /** the JSON body parsed with the declared schema (an absent body is `{}`); 400 `invalid_input` when it does not fit */
+  body(): BodyOf<Operations[Id]>;
+  /** `req.query` parsed with the declared schema; 400 `invalid_input` when it does not fit */
+  query(): QueryOf<Operations[Id]>;
+}
+
+export type OperationHandler<Id extends OperationId> = (
+  req: Request,
+  res: Response,
+  input: OperationInput<Id>,
+) => unknown;
+
+/** A handler with middleware of its own before it (a policy check, a body parser). */
+export interface GuardedHandler<Id extends OperationId> {
+  before: RequestHandler[];
+  handle: OperationHandler<Id>;
+}
+
+/**
+ * One handler serving several operations below a path (files, storage, built apps): mounted with `use`, so
+ * it sees the raw rest of the URL, picks the operation by method and authenticates the caller itself (it
+ * must refuse an upload without reading it).
+ */
+export interface PrefixHandler {
+  prefix: string;
+  handle: (req: Request, res: Response) => Promise<void>;
+}
+
+export type HandlerEntry<Id extends OperationId> = OperationHandler<Id> | GuardedHandler<Id> | PrefixHandler;
+export type Handlers<Ids extends OperationId> = { [Id in Ids]: HandlerEntry<Id> };
+
+/** The operations served by a prefix mount (the route inventory reads it from the Express layer). */
+export const MOUNTED_OPERATIONS = Symbol('operations');
+type PrefixMount = RequestHandler & { [MOUNTED_OPERATIONS]?: IdentifiedOperation[] };
+
+/** `/svc/api/workflows/{id}` below base `/svc/api` -> Express's `/workflows/:id`. */
+export function expressPath(path: string, base: string): string {
+  if (!path.startsWith(`${base}/`)) throw new Error(`mount: ${path} is not below ${base}`);
+  return path.slice(base.length).replace(/\{(\w+)\}/g, ':$1');
+}
+
+function inputOf(op: IdentifiedOperation, req: Request): OperationInput<OperationId> {
+  return {
+    params: (op.params ? op.params.parse(req.params) : {}) as never,
+    body: () => (op.body?.schema ? parseInput(op.body.schema, req.body ?? {}) : undefined) as never,
+    query: () => (op.query ? parseInput(op.query, req.query, 'query') : undefined) as never,
+  };
+}
+
+function routeHandlers(op: IdentifiedOperation, entry: OperationHandler<OperationId> | GuardedHandler<OperationId>) {
+  const { before, handle } = typeof entry === 'function' ? { before: [], handle: entry } : entry;
+  const run: RequestHandler = async (req, res) => {
+    await handle(req, res, inputOf(op, req));
+  };
+  return [...(op.auth === 'required' ? [requireAuth] : []), ...before, run];
+}
+
+/**
+ * Registers on `router` (mounted at `base`) every operation of the table below `base` that this server
+ * serves (`provider` leaves out the other sign-in providers' operations), each with its handler from
+ * `handlers` by operation id. Throws when an operation has no handler or a handler no operation: the
+ * table and the server cannot drift apart.
+ */
+export function mountOperations(
+  router: Router,
+  base: string,
+  handlers: Partial<Handlers<OperationId>>,
+  provider?: string,
+): void {
+  const below = Object.entries(OPERATIONS)
+    .map(([id, op]): IdentifiedOperation => ({ ...op, id }))
+    .filter((op) => op.path.startsWith(`${base}/`));
+  const served = below.filter((op) => !provider || !op.providers || (op.providers as string[]).includes(provider));
+  const known = new Set(below.map((op) => op.id));
+  const stray = Object.keys(handlers).filter((id) => !known.has(id));
+  if (stray.length) throw new Error(`mount ${base}: handlers for operations the table does not have: ${stray}`);
+  const prefixes = new Map<PrefixHandler, IdentifiedOperation[]>();
+  for (const op of served) {
+    const entry = handlers[op.id as OperationId];
+    if (!entry) throw new Error(`mount ${base}: operation ${op.id} (${op.method} ${op.path}) has no handler`);
+    if ('prefix' in entry) prefixes.set(entry, [...(prefixes.get(entry) ?? []), op]);
+    else router[method(op)](expressPath(op.path, base), ...routeHandlers(op, entry as OperationHandler<OperationId>));
+  }
+  for (const [entry, ops] of prefixes) {
+    const mount: PrefixMount = (req, res) => entry.handle(req, res);
+    mount[MOUNTED_OPERATIONS] = ops;
+    router.use(expressPath(entry.prefix, base), mount);
+  }
+}
+
+const method = (op: IdentifiedOperation) => op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';

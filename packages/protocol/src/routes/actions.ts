@@ -1,0 +1,37 @@
+/** What a caller does inside a project; apps/api/src/policies/rules.ts says who may. */
+export type ProjectAction =
+  | 'project.read'
+  | 'project.update'
+  | 'project.delete'
+  | 'members.read'
+  | 'members.manage'
+  | 'workflow.read'
+  | 'workflow.create'
+  | 'workflow.control' // answer, feedback, cancel, retry, delete
+  | 'workflow.worker' // what a worker does to a workflow it runs: updates, files, timers
+  | 'files.read'
+  | 'files.write'
+  | 'storage.read'
+  | 'storage.write'
+  | 'token.job';
+
+/** What a caller does outside any project. */
+export type GlobalAction =
+  | 'project.list'
+  | 'project.create'
+  | 'kb.read'
+  | 'kb.write'
+  | 'settings.read'
+  | 'settings.write'
+  | 'workers.read'
+  | 'templates.read'
+  | 'token.api'
+  | 'token.worker'
+  | 'tokens.manage' // list and revoke one's own recorded api and worker tokens
+  | 'tokens.manage_any'; // everyone's
+
+/**
+ * The policy an operation is checked with: a rule's action, or `public` (no credential: the operation
+ * itself is the permission, e.g. a built app's key) or `signed-in` (any person's credential: their own things).
+ */
+export type PolicyAction = ProjectAction | GlobalAction | 'public' | 'signed-in';

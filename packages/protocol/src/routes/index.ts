@@ -1,0 +1,47 @@
+import { ADMIN_OPERATIONS } from './admin';
+import { AUTH_OPERATIONS } from './auth';
+import { FILE_OPERATIONS } from './files';
+import { KB_OPERATIONS } from './kb';
+import { META_OPERATIONS } from './meta';
+import type { IdentifiedOperation } from './operation';
+import { PROJECT_OPERATIONS } from './projects';
+import { WORKFLOW_OPERATIONS } from './workflows';
+
+export type { GlobalAction, PolicyAction, ProjectAction } from './actions';
+export type { BodyDoc, HttpMethod, IdentifiedOperation, Operation, PathParams, ResponseDoc } from './operation';
+export { EventStreamFrameSchema } from './streams';
+
+/**
+ * Every operation of the API under `/svc/api`, `/svc/auth` and `/svc/apps`, by operation id, in the order of
+ * the README's API table. The one declaration of a route: the OpenAPI document, the server's mounts, the
+ * authorization matrix and the typed client all read it.
+ */
+export const OPERATIONS = {
+  ...META_OPERATIONS,
+  ...AUTH_OPERATIONS,
+  ...PROJECT_OPERATIONS,
+  ...WORKFLOW_OPERATIONS,
+  ...FILE_OPERATIONS,
+  ...KB_OPERATIONS,
+  ...ADMIN_OPERATIONS,
+};
+
+export type Operations = typeof OPERATIONS;
+export type OperationId = keyof Operations;
+
+/** Every operation with its id, in declaration order. */
+export const OPERATION_LIST: readonly IdentifiedOperation[] = Object.entries(OPERATIONS).map(([id, op]) => ({
+  ...op,
+  id,
+}));
+
+/** The operations a server with this sign-in provider serves (all of them when absent). */
+export function servedOperations(provider?: string): IdentifiedOperation[] {
+  return OPERATION_LIST.filter(
+    (op) => !provider || !op.providers || (op.providers as readonly string[]).includes(provider),
+  );
+}
+
+/** The actions an operation is authorized with, as a list. */
+export const actionsOf = (op: { action: IdentifiedOperation['action'] }): readonly string[] =>
+  typeof op.action === 'string' ? [op.action] : op.action;
