@@ -1,11 +1,12 @@
 import type { SingleConnectionClient } from './libsql';
 import { openSqliteConnection, WRITER_PRAGMAS } from './sqlite-connection';
+import { compileFor, type Compilable } from './query';
 
-/** Runs statements inside a writer transaction, synchronously. */
+/** Runs query builder statements inside a writer transaction, synchronously. */
 export interface SqliteStatements {
-  /** a statement that returns rows (e.g. `… RETURNING`) */
-  all<T>(sql: string, values: readonly unknown[]): T[];
-  run(sql: string, values: readonly unknown[]): void;
+  /** a statement that returns rows (e.g. `… RETURNING`), as the driver returns them */
+  all(query: Compilable<unknown>): unknown[];
+  run(query: Compilable<unknown>): void;
 }
 
 /**
@@ -33,9 +34,19 @@ const MAX_PREPARED = 64;
  */
 export function sqliteWriter(url: string, prisma: () => SingleConnectionClient | null): SqliteWriter {
   const { db, prepared } = openSqliteConnection(url, WRITER_PRAGMAS, { maxPrepared: MAX_PREPARED });
+  const statement = (query: Compilable<unknown>) => {
+    const { sql, values } = compileFor('sqlite', query);
+    return { prepared: prepared(sql), values };
+  };
   const statements: SqliteStatements = {
-    all: <T>(sql: string, values: readonly unknown[]) => prepared(sql).all([...values]) as T[],
-    run: (sql, values) => void prepared(sql).run([...values]),
+    all: (query) => {
+      const { prepared, values } = statement(query);
+      return prepared.all(values) as unknown[];
+    },
+    run: (query) => {
+      const { prepared, values } = statement(query);
+      prepared.run(values);
+    },
   };
   return {
     async transaction<T>(work: (s: SqliteStatements) => T): Promise<T> {

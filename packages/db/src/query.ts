@@ -1,0 +1,107 @@
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type Compilable,
+  type CompiledQuery,
+  type Expression,
+  type RawBuilder,
+  type SqlBool,
+} from 'kysely';
+import type { DB } from '../generated/kysely/types';
+import type { DbProvider } from './url';
+
+/** The tables as the query builder sees them, generated from the Prisma schema (prisma-kysely). */
+export type Tables = DB;
+export type TableName = keyof DB & string;
+/** The typed query builder of hand-written statements (the statements Prisma's model API cannot say). */
+export type QueryBuilder = Kysely<DB>;
+export type { Compilable, CompiledQuery };
+
+/**
+ * Builds statements for one database. It only compiles (SQL text + parameters): they run on the
+ * connections tuned for their path (SqlReader, SqliteWriter, the ingest's write lane, a Prisma
+ * transaction through `RawClient`), so the builder adds no connection handling of its own.
+ */
+export function queryBuilder(provider: DbProvider): QueryBuilder {
+  return builders[provider];
+}
+
+function compileOnly(provider: DbProvider): QueryBuilder {
+  const postgres = provider === 'postgresql';
+  return new Kysely<DB>({
+    dialect: {
+      createAdapter: () => (postgres ? new PostgresAdapter() : new SqliteAdapter()),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => (postgres ? new PostgresIntrospector(db) : new SqliteIntrospector(db)),
+      createQueryCompiler: () => (postgres ? new PostgresQueryCompiler() : new SqliteQueryCompiler()),
+    },
+  });
+}
+
+const builders: Record<DbProvider, QueryBuilder> = {
+  postgresql: compileOnly('postgresql'),
+  sqlite: compileOnly('sqlite'),
+};
+
+/**
+ * A parameter as the database's driver takes it. Timestamps as ISO text in UTC (`+00:00` on SQLite,
+ * as Prisma stores them there); on SQLite booleans as 0/1 and JSON values as text.
+ */
+export function encodeParameter(provider: DbProvider, value: unknown): unknown {
+  if (value instanceof Date)
+    return provider === 'sqlite' ? value.toISOString().replace('Z', '+00:00') : value.toISOString();
+  if (provider === 'postgresql') return value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) return JSON.stringify(value);
+  return value;
+}
+
+/** A compiled statement's text and its parameters encoded for the driver. */
+export function compileFor(
+  provider: DbProvider,
+  query: Compilable | CompiledQuery,
+): { sql: string; values: unknown[] } {
+  const compiled = 'compile' in query ? query.compile() : query;
+  return { sql: compiled.sql, values: compiled.parameters.map((value) => encodeParameter(provider, value)) };
+}
+
+/** What a Prisma client, its interactive transaction and the ingest's raw `pg` connections offer for raw statements. */
+export interface RawClient {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
+/** Runs a builder statement on a raw client; rows as the driver returns them. */
+export function selectRows<R>(client: RawClient, provider: DbProvider, query: Compilable<R>): Promise<R[]> {
+  const { sql: text, values } = compileFor(provider, query);
+  return client.$queryRawUnsafe<R[]>(text, ...values);
+}
+
+/**
+ * `column` is one of `values`, with ONE parameter for the whole list so the statement's text is the
+ * same for any number of values (a prepared statement per text): a text array on PostgreSQL, a JSON
+ * array unpacked by json_each on SQLite.
+ */
+export function isAnyOf(
+  provider: DbProvider,
+  column: Expression<unknown>,
+  values: readonly (string | number)[],
+): RawBuilder<SqlBool> {
+  if (provider === 'sqlite') return sql<SqlBool>`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+  const type = typeof values[0] === 'number' ? sql`int[]` : sql`text[]`;
+  return sql<SqlBool>`${column} = ANY(${sql.val([...values])}::${type})`;
+}
+
+/** A JSON document's top-level field as text (`->>` on PostgreSQL, json_extract on SQLite). */
+export function jsonText(provider: DbProvider, column: Expression<unknown>, field: string): RawBuilder<string | null> {
+  return provider === 'sqlite'
+    ? sql<string | null>`json_extract(${column}, ${sql.lit(`$.${field}`)})`
+    : sql<string | null>`${column}->>${sql.lit(field)}`;
+}
