@@ -7,16 +7,20 @@ export {
   compileFor,
   encodeParameter,
   selectRows,
+  executeQuery,
+  sql,
   isAnyOf,
   jsonText,
+  jsonRecords,
   type Compilable,
   type CompiledQuery,
+  type SelectQueryBuilder,
   type QueryBuilder,
   type RawClient,
   type TableName,
   type Tables,
 } from './query';
-export { rowDecoder, type ColumnKind, type Row } from './rows';
+export { rowDecoder, columnTypes, type ColumnKind, type Row, type SqlType } from './rows';
 export type { SqliteStatements, SqliteWriter } from './sqlite-writer';
 export { providerOf, type DbProvider } from './url';
 export type * from '../generated/sqlite';

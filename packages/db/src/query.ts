@@ -12,9 +12,13 @@ import {
   type CompiledQuery,
   type Expression,
   type RawBuilder,
+  type SelectQueryBuilder,
   type SqlBool,
 } from 'kysely';
+
+export { sql };
 import type { DB } from '../generated/kysely/types';
+import type { SqlType } from './rows';
 import type { DbProvider } from './url';
 
 /** The tables as the query builder sees them, generated from the Prisma schema (prisma-kysely). */
@@ -22,7 +26,7 @@ export type Tables = DB;
 export type TableName = keyof DB & string;
 /** The typed query builder of hand-written statements (the statements Prisma's model API cannot say). */
 export type QueryBuilder = Kysely<DB>;
-export type { Compilable, CompiledQuery };
+export type { Compilable, CompiledQuery, SelectQueryBuilder };
 
 /**
  * Builds statements for one database. It only compiles (SQL text + parameters): they run on the
@@ -84,6 +88,12 @@ export function selectRows<R>(client: RawClient, provider: DbProvider, query: Co
   return client.$queryRawUnsafe<R[]>(text, ...values);
 }
 
+/** Runs a builder statement that returns no rows on a raw client; how many rows it changed. */
+export function executeQuery(client: RawClient, provider: DbProvider, query: Compilable<unknown>): Promise<number> {
+  const { sql: text, values } = compileFor(provider, query);
+  return client.$executeRawUnsafe(text, ...values);
+}
+
 /**
  * `column` is one of `values`, with ONE parameter for the whole list so the statement's text is the
  * same for any number of values (a prepared statement per text): a text array on PostgreSQL, a JSON
@@ -104,4 +114,24 @@ export function jsonText(provider: DbProvider, column: Expression<unknown>, fiel
   return provider === 'sqlite'
     ? sql<string | null>`json_extract(${column}, ${sql.lit(`$.${field}`)})`
     : sql<string | null>`${column}->>${sql.lit(field)}`;
+}
+
+/**
+ * Rows passed as ONE JSON parameter and unpacked by the database into a table with `columns` (a
+ * derived table to alias with `.as`): jsonb_to_recordset on PostgreSQL, json_each on SQLite. A batch
+ * of any size is one statement with one parameter, and its text does not change with the size.
+ */
+export function jsonRecords<R>(
+  provider: DbProvider,
+  columns: Readonly<Record<string, SqlType>>,
+  rows: readonly object[],
+): RawBuilder<R> {
+  const json = JSON.stringify(rows);
+  const names = Object.keys(columns);
+  if (provider === 'postgresql') {
+    const record = names.map((name) => sql`${sql.id(name)} ${sql.raw(columns[name]!)}`);
+    return sql<R>`(SELECT * FROM jsonb_to_recordset(${json}::jsonb) AS x(${sql.join(record)}))`;
+  }
+  const fields = names.map((name) => sql`json_extract(value, ${sql.lit(`$.${name}`)}) AS ${sql.id(name)}`);
+  return sql<R>`(SELECT ${sql.join(fields)} FROM json_each(${json}))`;
 }

@@ -54,3 +54,30 @@ function decodeSqlite(kind: ColumnKind, value: unknown): unknown {
   if (kind === 'boolean') return value === 1 || value === true;
   return typeof value === 'string' ? JSON.parse(value) : value;
 }
+
+/** A column's type as PostgreSQL's jsonb_to_recordset declares it (query.ts `jsonRecords`). */
+export type SqlType = 'text' | 'int' | 'jsonb' | 'boolean' | 'timestamp(3)';
+
+const SQL_TYPE_OF: Record<string, SqlType> = {
+  String: 'text',
+  Int: 'int',
+  Json: 'jsonb',
+  Boolean: 'boolean',
+  DateTime: 'timestamp(3)',
+};
+
+const SQL_TYPES: ReadonlyMap<string, ReadonlyMap<string, SqlType>> = new Map(
+  Prisma.dmmf.datamodel.models.map((model) => [
+    model.dbName ?? model.name,
+    new Map(model.fields.flatMap((field) => (SQL_TYPE_OF[field.type] ? [[field.name, SQL_TYPE_OF[field.type]!]] : []))),
+  ]),
+);
+
+/** These columns of a table with their types, from the Prisma schema. */
+export function columnTypes<T extends TableName>(
+  table: T,
+  columns: readonly (keyof Tables[T] & string)[],
+): Record<string, SqlType> {
+  const types = SQL_TYPES.get(table)!;
+  return Object.fromEntries(columns.map((column) => [column, types.get(column)!]));
+}
