@@ -1,7 +1,7 @@
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import pg from 'pg';
 import { openSqliteConnection } from './sqlite-connection';
-import { compileFor, type Compilable } from './query';
+import { compileFor, type Runnable } from './query';
 
 /**
  * Reads on the database driver itself, beside Prisma, for the hot read paths (issue 11): Prisma spends
@@ -10,11 +10,11 @@ import { compileFor, type Compilable } from './query';
  */
 export interface SqlReader {
   /**
-   * Runs one read statement, prepared once per text. Values as the driver returns them: PostgreSQL
+   * Runs one read statement (a builder statement, or a bound `prepare`d one), prepared once per text. Values as the driver returns them: PostgreSQL
    * timestamps as Date, jsonb parsed, COUNT/SUM as strings; SQLite timestamps as ISO text, JSON as
    * text, booleans as 0/1 (`rowDecoder` turns both into the row types).
    */
-  rows(query: Compilable<unknown>): Promise<unknown[]>;
+  rows(query: Runnable): Promise<unknown[]>;
   close(): Promise<void>;
 }
 

@@ -1,12 +1,12 @@
 import type { SingleConnectionClient } from './libsql';
 import { openSqliteConnection, WRITER_PRAGMAS } from './sqlite-connection';
-import { compileFor, type Compilable } from './query';
+import { compileFor, type Runnable } from './query';
 
 /** Runs query builder statements inside a writer transaction, synchronously. */
 export interface SqliteStatements {
   /** a statement that returns rows (e.g. `… RETURNING`), as the driver returns them */
-  all(query: Compilable<unknown>): unknown[];
-  run(query: Compilable<unknown>): void;
+  all(query: Runnable): unknown[];
+  run(query: Runnable): void;
 }
 
 /**
@@ -34,7 +34,7 @@ const MAX_PREPARED = 64;
  */
 export function sqliteWriter(url: string, prisma: () => SingleConnectionClient | null): SqliteWriter {
   const { db, prepared } = openSqliteConnection(url, WRITER_PRAGMAS, { maxPrepared: MAX_PREPARED });
-  const statement = (query: Compilable<unknown>) => {
+  const statement = (query: Runnable) => {
     const { sql, values } = compileFor('sqlite', query);
     return { prepared: prepared(sql), values };
   };

@@ -1,4 +1,15 @@
-import { isAnyOf, jsonText, queryBuilder, rowDecoder, selectRows, type Row } from '../src';
+import {
+  columnTypes,
+  encodeParameter,
+  isAnyOf,
+  prepare,
+  jsonRecords,
+  jsonText,
+  queryBuilder,
+  rowDecoder,
+  selectRows,
+  type Row,
+} from '../src';
 import { openTestDb, TEST_PROVIDERS, type TestDb } from '../src/testing';
 
 describe.each(TEST_PROVIDERS)('the query builder on %s', (provider) => {
@@ -73,5 +84,55 @@ describe.each(TEST_PROVIDERS)('the query builder on %s', (provider) => {
     const stored = await db.workflow.findUniqueOrThrow({ where: { id: workflowId } });
     expect(stored.started_at).toEqual(at);
     expect(stored.title_generated).toBe(false);
+  });
+
+  it('inserts rows sent as one JSON parameter, typed by the schema', async () => {
+    const { db, reader } = testDb.handle;
+    const columns = ['workflow_id', 'seq', 'kind', 'worker_id', 'created_at'] as const;
+    const at = new Date('2026-03-04T05:06:07.890Z');
+    const rows = [2, 3].map((seq) => ({
+      workflow_id: workflowId,
+      seq,
+      kind: 'log_entry',
+      worker_id: null,
+      created_at: at,
+    }));
+    const sent = rows.map((row) => ({ ...row, created_at: encodeParameter(provider, at) }));
+    const source = jsonRecords<Record<string, unknown>>(
+      provider,
+      columnTypes('worker_updates', columns),
+      JSON.stringify(sent),
+    ).as('x');
+    await selectRows(
+      db,
+      provider,
+      builder
+        .insertInto('worker_updates')
+        .columns([...columns])
+        .expression((eb) => eb.selectFrom(source).select([...columns] as 'seq'[])),
+    );
+    const decode = rowDecoder(provider, 'worker_updates');
+    const stored = (
+      await reader.rows(
+        builder.selectFrom('worker_updates').selectAll().where('workflow_id', '=', workflowId).orderBy('seq'),
+      )
+    ).map((raw) => decode<Row<'worker_updates'>>(raw));
+    expect(stored).toEqual(rows);
+  });
+
+  it('runs a prepared statement with the values of each run', async () => {
+    const { reader } = testDb.handle;
+    const statement = prepare<{ ids: readonly string[]; type: string }>(provider, (arg) =>
+      builder
+        .selectFrom('events')
+        .select(['workflow_id', 'type'])
+        .where((eb) => isAnyOf(provider, eb.ref('workflow_id'), arg('ids')))
+        .where('type', '=', arg('type')),
+    );
+    expect(await reader.rows(statement.bind({ ids: [workflowId], type: 'workflow_action' }))).toEqual([
+      { workflow_id: workflowId, type: 'workflow_action' },
+    ]);
+    expect(await reader.rows(statement.bind({ ids: [workflowId], type: 'other' }))).toEqual([]);
+    expect(await reader.rows(statement.bind({ ids: [], type: 'workflow_action' }))).toEqual([]);
   });
 });

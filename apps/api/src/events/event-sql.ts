@@ -5,7 +5,9 @@ import {
   jsonRecords,
   queryBuilder,
   selectRows,
+  prepare,
   type Compilable,
+  type Prepared,
   type DbProvider,
   type QueryBuilder,
   type RawClient,
@@ -61,15 +63,20 @@ const withCounters = (builder: QueryBuilder) =>
   builder.with('c', (db) => db.selectFrom('workflows').select(['id', 'last_event_seq']));
 type WithCounters = ReturnType<typeof withCounters>;
 
+/** A statement's JSON parameters by name: `counters`, `events`, and `t0`… for the tables in order. */
+type JsonArgs = Record<string, string>;
+
 /**
  * The one writer of `events` rows and of the per-workflow seq counter. The counter UPDATE locks the
  * workflow rows, so concurrent appends to one workflow serialise and seqs stay gap-free. Each table's
  * rows travel as ONE JSON parameter that the database unpacks (`jsonRecords`), so an append costs a
  * few statements however many rows it holds; on PostgreSQL it is one statement (data-modifying CTEs),
- * on SQLite (which has none) the same statements one after another in a transaction.
+ * on SQLite (which has none) the same statements one after another in a transaction. Each statement
+ * is built once (`prepare`) per set of tables it writes.
  */
 export class EventSql {
   private readonly builder: QueryBuilder;
+  private readonly prepared = new Map<string, Prepared<JsonArgs>>();
 
   constructor(
     private readonly provider: DbProvider,
@@ -93,18 +100,26 @@ export class EventSql {
     inTransaction: boolean,
   ): Promise<Map<string, number>> {
     const stamp = encodeParameter(this.provider, at) as string;
-    const stamped = <T extends object>(list: T[]) => list.map((r) => ({ ...r, created_at: stamp }));
-    const filled = tables.filter((t) => t.rows.length > 0).map((t) => ({ ...t, rows: stamped(t.rows) }));
-    const records = stamped(events);
+    const stamped = (list: object[]) => JSON.stringify(list.map((r) => ({ ...r, created_at: stamp })));
+    const filled = tables.filter((t) => t.rows.length > 0);
+    const args: JsonArgs = { counters: JSON.stringify(counters), events: stamped(events) };
+    filled.forEach((t, i) => (args[`t${i}`] = stamped(t.rows)));
     const result =
       this.provider === 'postgresql'
-        ? await selectRows(db, this.provider, this.postgresAppend(counters, filled, records))
-        : await this.writeSqlite(db, counters, filled, records, inTransaction);
+        ? await selectRows<Counted>(db, this.provider, this.postgresAppend(filled, events.length > 0).bind(args))
+        : await this.writeSqlite(db, filled, events.length > 0, args, inTransaction);
     return new Map(result.map((r) => [r.id, Number(r.last_event_seq)]));
   }
 
+  /** The statement `key` names, built by `build` the first time. */
+  private once(key: string, build: (arg: (name: string) => string) => Compilable<unknown>): Prepared<JsonArgs> {
+    let statement = this.prepared.get(key);
+    if (!statement) this.prepared.set(key, (statement = prepare<JsonArgs>(this.provider, build)));
+    return statement;
+  }
+
   /** last_event_seq += n and last_update_seq raised to max_seq for each counter; returns the new last_event_seq. */
-  private counterUpdate(counters: EventCounter[]) {
+  private counterUpdate(counters: string) {
     const greatest = this.provider === 'sqlite' ? 'max' : 'greatest';
     return this.builder
       .updateTable('workflows')
@@ -117,8 +132,8 @@ export class EventSql {
       .returning(['workflows.id as id', 'workflows.last_event_seq as last_event_seq']);
   }
 
-  private tableInsert(db: QueryBuilder, { table, columns, rows }: TableRows) {
-    const source = jsonRecords<Record<string, unknown>>(this.provider, columnTypes(table, columns), rows).as('x');
+  private tableInsert(db: QueryBuilder, { table, columns }: TableRows, json: string) {
+    const source = jsonRecords<Record<string, unknown>>(this.provider, columnTypes(table, columns), json).as('x');
     // The table is one of several: its columns were checked against it where the rows were declared.
     return db
       .insertInto(table as 'events')
@@ -127,8 +142,8 @@ export class EventSql {
   }
 
   /** The events, each with seq = its workflow's counter after the append - n + ord (`c`: the counters). */
-  private eventInsert(db: WithCounters, events: EventRecord[]) {
-    const source = jsonRecords<EventRecord>(this.provider, EVENT_COLUMNS, events).as('e');
+  private eventInsert(db: WithCounters, json: string) {
+    const source = jsonRecords<EventRecord>(this.provider, EVENT_COLUMNS, json).as('e');
     return db
       .insertInto('events')
       .columns(['workflow_id', 'seq', 'type', 'data', 'created_at'])
@@ -147,31 +162,37 @@ export class EventSql {
   }
 
   /** PostgreSQL: one statement (its own transaction, or part of the caller's). */
-  private postgresAppend(counters: EventCounter[], tables: TableRows[], events: EventRecord[]): Compilable<Counted> {
-    let query = this.builder.with('c', () => this.counterUpdate(counters)) as unknown as WithCounters;
-    tables.forEach((rows, i) => {
-      query = query.with(`t${i}`, (db) =>
-        this.tableInsert(db as unknown as QueryBuilder, rows),
-      ) as unknown as WithCounters;
+  private postgresAppend(tables: TableRows[], withEvents: boolean): Prepared<JsonArgs> {
+    const key = [...tables.map((t) => t.table), withEvents ? 'events' : ''].join(' ');
+    return this.once(key, (arg) => {
+      let query = this.builder.with('c', () => this.counterUpdate(arg('counters'))) as unknown as WithCounters;
+      tables.forEach((rows, i) => {
+        query = query.with(`t${i}`, (db) =>
+          this.tableInsert(db as unknown as QueryBuilder, rows, arg(`t${i}`)),
+        ) as unknown as WithCounters;
+      });
+      if (withEvents) query = query.with('ev', (db) => this.eventInsert(db, arg('events'))) as unknown as WithCounters;
+      return query.selectFrom('c').select(['c.id', 'c.last_event_seq']);
     });
-    if (events.length > 0) query = query.with('ev', (db) => this.eventInsert(db, events)) as unknown as WithCounters;
-    return query.selectFrom('c').select(['c.id', 'c.last_event_seq']);
   }
 
   /** SQLite: one statement per table; in one transaction unless the caller runs one already. */
   private async writeSqlite(
     db: RawClient,
-    counters: EventCounter[],
     tables: TableRows[],
-    events: EventRecord[],
+    withEvents: boolean,
+    args: JsonArgs,
     inTransaction: boolean,
   ): Promise<Counted[]> {
-    const first = this.counterUpdate(counters);
-    const rest: Compilable<unknown>[] = tables.map((rows) => this.tableInsert(this.builder, rows));
+    const first = this.once('counters', (arg) => this.counterUpdate(arg('counters'))).bind(args);
+    const rest = tables.map((rows, i) =>
+      this.once(rows.table, (arg) => this.tableInsert(this.builder, rows, arg('json'))).bind({ json: args[`t${i}`]! }),
+    );
     // Runs after the counter update in the same transaction, so last_event_seq is already raised.
-    if (events.length > 0) rest.push(this.eventInsert(withCounters(this.builder), events));
+    if (withEvents)
+      rest.push(this.once('events', (arg) => this.eventInsert(withCounters(this.builder), arg('events'))).bind(args));
     if (inTransaction) {
-      const result = await selectRows(db, this.provider, first);
+      const result = await selectRows<Counted>(db, this.provider, first);
       for (const statement of rest) await executeQuery(db, this.provider, statement);
       return result;
     }

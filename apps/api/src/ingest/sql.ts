@@ -1,4 +1,13 @@
-import { isAnyOf, queryBuilder, selectRows, type DbProvider, type QueryBuilder, type TableName } from '@svc/db';
+import {
+  isAnyOf,
+  prepare,
+  queryBuilder,
+  selectRows,
+  type DbProvider,
+  type QueryBuilder,
+  type Row,
+  type TableName,
+} from '@svc/db';
 import type { RawClient, TableRows } from '../events';
 import type { PlannedRows } from './plan';
 
@@ -58,7 +67,7 @@ const ROW_TABLES = {
     'truncated',
     'created_at',
   ]),
-} satisfies Record<keyof PlannedRows, TableRows<TableName>['columns'] extends never ? never : object>;
+} satisfies Record<keyof PlannedRows, { table: TableName }>;
 
 /** A batch's rows as the event store's extra tables. */
 export function batchTables(rows: PlannedRows): TableRows[] {
@@ -71,27 +80,15 @@ export function batchTables(rows: PlannedRows): TableRows[] {
 /** The reads of the worker-update hot path (the writes go through the event store). */
 export class IngestSql {
   private readonly builder: QueryBuilder;
+  private readonly workflowRows: ReturnType<typeof workflowRows>;
 
   constructor(private readonly provider: DbProvider) {
     this.builder = queryBuilder(provider);
+    this.workflowRows = workflowRows(provider, this.builder);
   }
 
   async workflows(db: RawClient, ids: readonly string[]) {
-    const query = this.builder
-      .selectFrom('workflows')
-      .select([
-        'id',
-        'project_id',
-        'assigned_worker_id',
-        'status',
-        'last_update_seq',
-        'plan_revision',
-        'title_worker_id',
-        'title_first_seq',
-        'title_last_seq',
-      ])
-      .where((eb) => isAnyOf(this.provider, eb.ref('id'), ids));
-    return selectRows(db, this.provider, query);
+    return selectRows<WorkflowRow>(db, this.provider, this.workflowRows.bind({ ids }));
   }
 
   /** A setting's raw value, undefined when it is not set. */
@@ -112,4 +109,28 @@ export class IngestSql {
       .where((eb) => eb.or([...seqs].map(([id, list]) => eb.and([eb('workflow_id', '=', id), eb('seq', 'in', list)]))));
     return selectRows(db, this.provider, query);
   }
+}
+
+/** The columns of its workflows' rows the ingest needs (see IngestWorkflows). */
+const WORKFLOW_COLUMNS = [
+  'id',
+  'project_id',
+  'assigned_worker_id',
+  'status',
+  'last_update_seq',
+  'plan_revision',
+  'title_worker_id',
+  'title_first_seq',
+  'title_last_seq',
+] as const;
+type WorkflowRow = Pick<Row<'workflows'>, (typeof WORKFLOW_COLUMNS)[number]>;
+
+/** Those columns of the workflows in a list of ids. */
+function workflowRows(provider: DbProvider, builder: QueryBuilder) {
+  return prepare<{ ids: readonly string[] }>(provider, (arg) =>
+    builder
+      .selectFrom('workflows')
+      .select(WORKFLOW_COLUMNS)
+      .where((eb) => isAnyOf(provider, eb.ref('id'), arg('ids'))),
+  );
 }

@@ -1,16 +1,19 @@
 import {
   isAnyOf,
   jsonText,
+  prepare,
   queryBuilder,
   rowDecoder,
   sql,
   type AgentStateSnapshot,
   type DbProvider,
   type Project,
-  type QueryBuilder,
   type Row,
+  type JoinBuilder,
   type SelectQueryBuilder,
+  type SqlBool,
   type SqlReader,
+  type Statement,
   type Tables,
   type User,
   type Workflow,
@@ -30,16 +33,16 @@ import type { AppLinks } from '../apps/app-link';
  * on the very next request, on every replica.
  */
 export class HotReads {
-  private readonly q: QueryBuilder;
+  private readonly statements: HotStatements;
   private readonly decode: ReturnType<typeof decoders>;
 
   constructor(
     private readonly reader: SqlReader,
-    private readonly provider: DbProvider,
+    provider: DbProvider,
     /** the presenters of both paths give each workflow its app link from here */
     readonly appLinks: AppLinks,
   ) {
-    this.q = queryBuilder(provider);
+    this.statements = hotStatements(provider);
     this.decode = decoders(provider);
   }
 
@@ -51,32 +54,7 @@ export class HotReads {
     userId: string,
     workflowId: string,
   ): Promise<{ user: User; workflow: Workflow | null; role: Role | null } | null> {
-    // The user row always comes back (when it exists); the workflow columns are null unless the workflow
-    // and its project are live, the role null unless the user is a member of that project.
-    const query = this.q
-      .selectFrom('users as u')
-      .leftJoin('workflows as w', (join) =>
-        join
-          .on('w.id', '=', workflowId)
-          .on('w.deleted_at', 'is', null)
-          .on((eb) =>
-            eb.exists(
-              eb
-                .selectFrom('projects as p')
-                .select(sql.lit(1).as('live'))
-                .whereRef('p.id', '=', 'w.project_id')
-                .where('p.deleted_at', 'is', null),
-            ),
-          ),
-      )
-      .leftJoin('project_members as m', (join) =>
-        join.onRef('m.project_id', '=', 'w.project_id').onRef('m.user_id', '=', 'u.id'),
-      )
-      .selectAll('w')
-      .select(USER_COLUMNS.map((column) => sql.ref(`u.${column}`).as(`u_${column}`)))
-      .select('m.role')
-      .where('u.id', '=', userId);
-    const [raw] = await this.reader.rows(query);
+    const [raw] = await this.reader.rows(this.statements.userAndWorkflow.bind({ userId, workflowId }));
     if (!raw) return null;
     const { role, ...row } = this.decode.userAndWorkflow<Record<string, unknown>>(raw);
     const { user, rest } = unprefixed(row, 'u_');
@@ -88,13 +66,7 @@ export class HotReads {
   }
 
   async latestSnapshot(workflowId: string): Promise<AgentStateSnapshot | null> {
-    const query = this.q
-      .selectFrom('agent_state_snapshots')
-      .selectAll()
-      .where('workflow_id', '=', workflowId)
-      .orderBy('seq', 'desc')
-      .limit(1);
-    const [row] = await this.reader.rows(query);
+    const [row] = await this.reader.rows(this.statements.latestSnapshot.bind({ workflowId }));
     return row ? this.decode.snapshot<AgentStateSnapshot>(row) : null;
   }
 
@@ -103,29 +75,14 @@ export class HotReads {
   /** The names of these workers (ids that are gone are absent). */
   async workerNames(ids: readonly string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
-    const query = this.q
-      .selectFrom('workers')
-      .select(['id', 'name'])
-      .where((eb) => isAnyOf(this.provider, eb.ref('id'), ids));
-    const rows = (await this.reader.rows(query)) as { id: string; name: string }[];
+    const rows = (await this.reader.rows(this.statements.workerNames.bind({ ids }))) as { id: string; name: string }[];
     return new Map(rows.map((row) => [row.id, row.name]));
   }
 
   /** The latest snapshot of each of these workflows, in one statement (a list page's progress). */
   async latestSnapshots(workflowIds: readonly string[]): Promise<Map<string, SnapshotRow>> {
     if (workflowIds.length === 0) return new Map();
-    // The correlated MAX(seq) walks the (workflow_id, seq) index once per workflow of the page.
-    const query = this.q
-      .selectFrom('agent_state_snapshots as s')
-      .select(['s.workflow_id', 's.phase', 's.current_step', 's.steps', 's.memo', 's.pending_question'])
-      .where((eb) => isAnyOf(this.provider, eb.ref('s.workflow_id'), workflowIds))
-      .where('s.seq', '=', (eb) =>
-        eb
-          .selectFrom('agent_state_snapshots as m')
-          .select((m) => m.fn.max('m.seq').as('seq'))
-          .whereRef('m.workflow_id', '=', 's.workflow_id'),
-      );
-    const rows = (await this.reader.rows(query)).map((raw) =>
+    const rows = (await this.reader.rows(this.statements.latestSnapshots.bind({ workflowIds }))).map((raw) =>
       this.decode.snapshot<SnapshotRow & { workflow_id: string }>(raw),
     );
     return new Map(rows.map(({ workflow_id, ...row }) => [workflow_id, row]));
@@ -133,13 +90,9 @@ export class HotReads {
 
   /** The workflow's plan_step_status events in seq order (the plan's step times). */
   async stepEvents(workflowId: string): Promise<StepEvent[]> {
-    const query = this.q
-      .selectFrom('events')
-      .select(['seq', 'data', 'created_at'])
-      .where('workflow_id', '=', workflowId)
-      .where('type', '=', 'plan_step_status')
-      .orderBy('seq');
-    const rows = (await this.reader.rows(query)).map((raw) => this.decode.event<Row<'events'>>(raw));
+    const rows = (await this.reader.rows(this.statements.stepEvents.bind({ workflowId }))).map((raw) =>
+      this.decode.event<Pick<Row<'events'>, 'seq' | 'data' | 'created_at'>>(raw),
+    );
     return rows.map((row) => {
       const data = row.data as { index: number; status: StepStatus };
       return { seq: row.seq, index: data.index, status: data.status, at: row.created_at };
@@ -152,34 +105,7 @@ export class HotReads {
    */
   async revising(workflowIds: readonly string[]): Promise<Set<string>> {
     if (workflowIds.length === 0) return new Set();
-    const field = (alias: 'f' | 'l' | 'u', name: string) => jsonText(this.provider, sql.ref(`${alias}.data`), name);
-    const isFeedback = (alias: 'f' | 'l') =>
-      sql<boolean>`${sql.ref(`${alias}.type`)} = 'workflow_action' AND ${field(alias, 'action')} = 'feedback'`;
-    const query = this.q
-      .selectFrom('events as f')
-      .select('f.workflow_id')
-      .where((eb) => isAnyOf(this.provider, eb.ref('f.workflow_id'), workflowIds))
-      .where(isFeedback('f'))
-      .where('f.seq', '=', (eb) =>
-        eb
-          .selectFrom('events as l')
-          .select((l) => l.fn.max('l.seq').as('seq'))
-          .whereRef('l.workflow_id', '=', 'f.workflow_id')
-          .where(isFeedback('l')),
-      )
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('events as u')
-              .select(sql.lit(1).as('later'))
-              .whereRef('u.workflow_id', '=', 'f.workflow_id')
-              .whereRef('u.seq', '>', 'f.seq')
-              .where(sql<boolean>`u.type = 'workflow_update' AND ${field('u', 'kind')} = 'snapshot'`),
-          ),
-        ),
-      );
-    const rows = (await this.reader.rows(query)) as { workflow_id: string }[];
+    const rows = (await this.reader.rows(this.statements.revising.bind({ workflowIds }))) as { workflow_id: string }[];
     return new Set(rows.map((row) => row.workflow_id));
   }
 
@@ -188,71 +114,23 @@ export class HotReads {
    * (PostgreSQL: all of Unicode; SQLite: ASCII). A substring test, not LIKE: `%` and `_` are just text.
    */
   async workflowIdsMatching(projectId: string, text: string): Promise<string[]> {
-    const position = this.provider === 'sqlite' ? 'instr' : 'strpos';
-    const query = this.q
-      .selectFrom('workflows')
-      .select('id')
-      .where('project_id', '=', projectId)
-      .where('deleted_at', 'is', null)
-      .where((eb) => {
-        const contains = (column: 'title' | 'requirement') =>
-          eb(eb.fn<number>(position, [eb.fn('lower', [column]), eb.fn('lower', [eb.val(text)])]), '>', 0);
-        return eb.or([contains('title'), contains('requirement')]);
-      });
-    const rows = (await this.reader.rows(query)) as { id: string }[];
+    const rows = (await this.reader.rows(this.statements.workflowSearch.bind({ projectId, text }))) as { id: string }[];
     return rows.map((row) => row.id);
   }
 
   /** Log entries after `afterSeq` (all when undefined) in seq order, at most `take`; tool input as JSON text. */
   async logPage(workflowId: string, afterSeq: number | undefined, take: number): Promise<LogRowJson[]> {
-    const query = this.q
-      .selectFrom('execution_log_entries')
-      .select([
-        'id',
-        'workflow_id',
-        'seq',
-        'step_index',
-        'tool_name',
-        sql<string>`CAST(tool_input AS TEXT)`.as('tool_input_json'),
-        'output',
-        'is_error',
-        'revision',
-        'duration_ms',
-        'created_at',
-      ]);
-    return (await this.reader.rows(this.page(query, workflowId, afterSeq, take))).map((raw) =>
-      this.decode.logEntry<LogRowJson>(raw),
-    );
+    const { logFirst, logAfter } = this.statements;
+    const statement = afterSeq === undefined ? logFirst : logAfter;
+    const rows = await this.reader.rows(statement.bind({ workflowId, afterSeq: afterSeq ?? 0, take }));
+    return rows.map((raw) => this.decode.logEntry<LogRowJson>(raw));
   }
 
   async llmCallPage(workflowId: string, afterSeq: number | undefined, take: number): Promise<CallRowWithDetail[]> {
-    const query = this.q
-      .selectFrom('llm_call_logs')
-      .select([
-        'id',
-        'workflow_id',
-        'seq',
-        'phase',
-        'model',
-        'prompt_tokens',
-        'completion_tokens',
-        'latency_ms',
-        'step_index',
-        'attempt',
-        'error',
-        'finish_reason',
-        'created_at',
-      ])
-      .select((eb) =>
-        eb
-          .exists(
-            eb.selectFrom('llm_call_details as d').select('d.call_id').whereRef('d.call_id', '=', 'llm_call_logs.id'),
-          )
-          .as('has_detail'),
-      );
-    return (await this.reader.rows(this.page(query, workflowId, afterSeq, take))).map((raw) =>
-      this.decode.llmCall<CallRowWithDetail>(raw),
-    );
+    const { llmCallsFirst, llmCallsAfter } = this.statements;
+    const statement = afterSeq === undefined ? llmCallsFirst : llmCallsAfter;
+    const rows = await this.reader.rows(statement.bind({ workflowId, afterSeq: afterSeq ?? 0, take }));
+    return rows.map((raw) => this.decode.llmCall<CallRowWithDetail>(raw));
   }
 
   /**
@@ -260,9 +138,7 @@ export class HotReads {
    * deletes every detail older than its cutoff, so a sweep that deleted any changes this value.
    */
   async oldestLlmDetail(): Promise<string | null> {
-    // MIN over the created_at index: one index probe.
-    const query = this.q.selectFrom('llm_call_details').select((eb) => eb.fn.min('created_at').as('oldest'));
-    const [row] = (await this.reader.rows(query)) as { oldest: unknown }[];
+    const [row] = (await this.reader.rows(this.statements.oldestLlmDetail.bind({}))) as { oldest: unknown }[];
     const oldest = row?.oldest;
     if (oldest === null || oldest === undefined) return null;
     return oldest instanceof Date ? oldest.toISOString() : String(oldest);
@@ -270,28 +146,11 @@ export class HotReads {
 
   /** SUM skips nulls: the token sums count known values; unknown_usage_calls says how many are missing. */
   async llmCallTotals(workflowId: string) {
-    const query = this.q
-      .selectFrom('llm_call_logs')
-      .select((eb) => [
-        eb.fn.countAll().as('calls'),
-        eb.fn.sum('prompt_tokens').as('prompt_tokens'),
-        eb.fn.sum('completion_tokens').as('completion_tokens'),
-        eb.fn.sum('latency_ms').as('latency_ms'),
-        eb.fn
-          .sum(
-            eb
-              .case()
-              .when(eb.or([eb('prompt_tokens', 'is', null), eb('completion_tokens', 'is', null)]))
-              .then(1)
-              .else(0)
-              .end(),
-          )
-          .as('unknown_usage_calls'),
-        eb.fn.count('error').as('failed_calls'),
-      ])
-      .where('workflow_id', '=', workflowId);
     // COUNT and SUM come back as text from PostgreSQL (bigint), as numbers from SQLite; SUM of none is null.
-    const [row] = (await this.reader.rows(query)) as Record<string, unknown>[];
+    const [row] = (await this.reader.rows(this.statements.llmCallTotals.bind({ workflowId }))) as Record<
+      string,
+      unknown
+    >[];
     return {
       calls: Number(row!.calls),
       prompt_tokens: Number(row!.prompt_tokens ?? 0),
@@ -309,51 +168,22 @@ export class HotReads {
    */
   async userAndProjects(userId: string): Promise<{ user: User; projects: ProjectWithRole[] } | null> {
     const [[user], projects] = await Promise.all([
-      this.reader.rows(this.q.selectFrom('users').selectAll().where('id', '=', userId)),
-      this.projects(userId, 'member'),
+      this.reader.rows(this.statements.user.bind({ userId })),
+      this.projects(this.statements.memberProjects.bind({ userId })),
     ]);
     return user ? { user: this.decode.user<User>(user), projects } : null;
   }
 
   /** Every live project in creation order, with the user's role where they are a member (administrators). */
   async allProjects(userId: string): Promise<ProjectWithRole[]> {
-    return this.projects(userId, 'all');
+    return this.projects(this.statements.allProjects.bind({ userId }));
   }
 
-  private async projects(userId: string, which: 'member' | 'all'): Promise<ProjectWithRole[]> {
-    const base = this.q.selectFrom('projects as p');
-    const joined =
-      which === 'member'
-        ? base.innerJoin('project_members as m', (join) =>
-            join.onRef('m.project_id', '=', 'p.id').on('m.user_id', '=', userId),
-          )
-        : base.leftJoin('project_members as m', (join) =>
-            join.onRef('m.project_id', '=', 'p.id').on('m.user_id', '=', userId),
-          );
-    const query = joined
-      .selectAll('p')
-      .select('m.role')
-      .where('p.deleted_at', 'is', null)
-      .orderBy('p.created_at')
-      .orderBy('p.id');
-    return (await this.reader.rows(query)).map((raw) => {
+  private async projects(statement: Statement): Promise<ProjectWithRole[]> {
+    return (await this.reader.rows(statement)).map((raw) => {
       const { role, ...project } = this.decode.project<Project & { role: string | null }>(raw);
       return { project, role: (role as Role | null) ?? null };
     });
-  }
-
-  /** A page of a workflow's rows in seq order: after `afterSeq` (from the first when undefined), at most `take`. */
-  private page<Q extends SelectQueryBuilder<Tables, 'execution_log_entries' | 'llm_call_logs', object>>(
-    query: Q,
-    workflowId: string,
-    afterSeq: number | undefined,
-    take: number,
-  ) {
-    return query
-      .where('workflow_id', '=', workflowId)
-      .$if(afterSeq !== undefined, (q) => q.where('seq', '>', afterSeq!))
-      .orderBy('seq')
-      .limit(take);
   }
 }
 
@@ -370,6 +200,229 @@ const USER_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof User)[];
+
+type HotStatements = ReturnType<typeof hotStatements>;
+type PageArgs = { workflowId: string; afterSeq: number; take: number };
+
+/**
+ * The statements of the hot reads, each built and compiled once (`prepare`). Membership and liveness
+ * are part of the statements, never cached.
+ */
+function hotStatements(provider: DbProvider) {
+  const q = queryBuilder(provider);
+  const one = <A extends Record<string, unknown>>(build: Parameters<typeof prepare<A>>[1]) =>
+    prepare<A>(provider, build);
+  const jsonField = (column: string, name: string) => jsonText(provider, sql.ref(column), name);
+  const isFeedback = (alias: 'f' | 'l') =>
+    sql<SqlBool>`${sql.ref(`${alias}.type`)} = 'workflow_action' AND ${jsonField(`${alias}.data`, 'action')} = 'feedback'`;
+  const position = provider === 'sqlite' ? 'instr' : 'strpos';
+  const logColumns = q
+    .selectFrom('execution_log_entries')
+    .select([
+      'id',
+      'workflow_id',
+      'seq',
+      'step_index',
+      'tool_name',
+      sql<string>`CAST(tool_input AS TEXT)`.as('tool_input_json'),
+      'output',
+      'is_error',
+      'revision',
+      'duration_ms',
+      'created_at',
+    ]);
+  const llmCallColumns = q
+    .selectFrom('llm_call_logs')
+    .select([
+      'id',
+      'workflow_id',
+      'seq',
+      'phase',
+      'model',
+      'prompt_tokens',
+      'completion_tokens',
+      'latency_ms',
+      'step_index',
+      'attempt',
+      'error',
+      'finish_reason',
+      'created_at',
+    ])
+    .select((eb) =>
+      eb
+        .exists(
+          eb.selectFrom('llm_call_details as d').select('d.call_id').whereRef('d.call_id', '=', 'llm_call_logs.id'),
+        )
+        .as('has_detail'),
+    );
+  // A page of a workflow's rows in seq order: from the first, or after a seq; at most `take`.
+  const firstPage = <Q extends SelectQueryBuilder<Tables, 'execution_log_entries' | 'llm_call_logs', object>>(
+    query: Q,
+  ) => one<PageArgs>((arg) => query.where('workflow_id', '=', arg('workflowId')).orderBy('seq').limit(arg('take')));
+  const pageAfter = <Q extends SelectQueryBuilder<Tables, 'execution_log_entries' | 'llm_call_logs', object>>(
+    query: Q,
+  ) =>
+    one<PageArgs>((arg) =>
+      query
+        .where('workflow_id', '=', arg('workflowId'))
+        .where('seq', '>', arg('afterSeq'))
+        .orderBy('seq')
+        .limit(arg('take')),
+    );
+  // Live projects in creation order with the user's role: where they are a member, or all of them.
+  const projects = (members: 'only' | 'all') =>
+    one<{ userId: string }>((arg) => {
+      const from = q.selectFrom('projects as p');
+      const membership = (
+        on: JoinBuilder<Tables & { p: Tables['projects']; m: Tables['project_members'] }, 'p' | 'm'>,
+      ) => on.onRef('m.project_id', '=', 'p.id').on('m.user_id', '=', arg('userId'));
+      const joined =
+        members === 'only'
+          ? from.innerJoin('project_members as m', membership)
+          : from.leftJoin('project_members as m', membership);
+      return joined
+        .selectAll('p')
+        .select('m.role')
+        .where('p.deleted_at', 'is', null)
+        .orderBy('p.created_at')
+        .orderBy('p.id');
+    });
+  return {
+    // The user row always comes back (when it exists); the workflow columns are null unless the workflow
+    // and its project are live, the role null unless the user is a member of that project.
+    userAndWorkflow: one<{ userId: string; workflowId: string }>((arg) =>
+      q
+        .selectFrom('users as u')
+        .leftJoin('workflows as w', (join) =>
+          join
+            .on('w.id', '=', arg('workflowId'))
+            .on('w.deleted_at', 'is', null)
+            .on((eb) =>
+              eb.exists(
+                eb
+                  .selectFrom('projects as p')
+                  .select(sql.lit(1).as('live'))
+                  .whereRef('p.id', '=', 'w.project_id')
+                  .where('p.deleted_at', 'is', null),
+              ),
+            ),
+        )
+        .leftJoin('project_members as m', (join) =>
+          join.onRef('m.project_id', '=', 'w.project_id').onRef('m.user_id', '=', 'u.id'),
+        )
+        .selectAll('w')
+        .select(USER_COLUMNS.map((column) => sql.ref(`u.${column}`).as(`u_${column}`)))
+        .select('m.role')
+        .where('u.id', '=', arg('userId')),
+    ),
+    latestSnapshot: one<{ workflowId: string }>((arg) =>
+      q
+        .selectFrom('agent_state_snapshots')
+        .selectAll()
+        .where('workflow_id', '=', arg('workflowId'))
+        .orderBy('seq', 'desc')
+        .limit(1),
+    ),
+    workerNames: one<{ ids: readonly string[] }>((arg) =>
+      q
+        .selectFrom('workers')
+        .select(['id', 'name'])
+        .where((eb) => isAnyOf(provider, eb.ref('id'), arg('ids'))),
+    ),
+    // The correlated MAX(seq) walks the (workflow_id, seq) index once per workflow of the page.
+    latestSnapshots: one<{ workflowIds: readonly string[] }>((arg) =>
+      q
+        .selectFrom('agent_state_snapshots as s')
+        .select(['s.workflow_id', 's.phase', 's.current_step', 's.steps', 's.memo', 's.pending_question'])
+        .where((eb) => isAnyOf(provider, eb.ref('s.workflow_id'), arg('workflowIds')))
+        .where('s.seq', '=', (eb) =>
+          eb
+            .selectFrom('agent_state_snapshots as m')
+            .select((m) => m.fn.max('m.seq').as('seq'))
+            .whereRef('m.workflow_id', '=', 's.workflow_id'),
+        ),
+    ),
+    stepEvents: one<{ workflowId: string }>((arg) =>
+      q
+        .selectFrom('events')
+        .select(['seq', 'data', 'created_at'])
+        .where('workflow_id', '=', arg('workflowId'))
+        .where('type', '=', 'plan_step_status')
+        .orderBy('seq'),
+    ),
+    revising: one<{ workflowIds: readonly string[] }>((arg) =>
+      q
+        .selectFrom('events as f')
+        .select('f.workflow_id')
+        .where((eb) => isAnyOf(provider, eb.ref('f.workflow_id'), arg('workflowIds')))
+        .where(isFeedback('f'))
+        .where('f.seq', '=', (eb) =>
+          eb
+            .selectFrom('events as l')
+            .select((l) => l.fn.max('l.seq').as('seq'))
+            .whereRef('l.workflow_id', '=', 'f.workflow_id')
+            .where(isFeedback('l')),
+        )
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('events as u')
+                .select(sql.lit(1).as('later'))
+                .whereRef('u.workflow_id', '=', 'f.workflow_id')
+                .whereRef('u.seq', '>', 'f.seq')
+                .where(sql<SqlBool>`u.type = 'workflow_update' AND ${jsonField('u.data', 'kind')} = 'snapshot'`),
+            ),
+          ),
+        ),
+    ),
+    workflowSearch: one<{ projectId: string; text: string }>((arg) =>
+      q
+        .selectFrom('workflows')
+        .select('id')
+        .where('project_id', '=', arg('projectId'))
+        .where('deleted_at', 'is', null)
+        .where((eb) => {
+          const contains = (column: 'title' | 'requirement') =>
+            eb(eb.fn<number>(position, [eb.fn('lower', [column]), eb.fn('lower', [eb.val(arg('text'))])]), '>', 0);
+          return eb.or([contains('title'), contains('requirement')]);
+        }),
+    ),
+    logFirst: firstPage(logColumns),
+    logAfter: pageAfter(logColumns),
+    llmCallsFirst: firstPage(llmCallColumns),
+    llmCallsAfter: pageAfter(llmCallColumns),
+    // MIN over the created_at index: one index probe.
+    oldestLlmDetail: one<Record<string, never>>(() =>
+      q.selectFrom('llm_call_details').select((eb) => eb.fn.min('created_at').as('oldest')),
+    ),
+    llmCallTotals: one<{ workflowId: string }>((arg) =>
+      q
+        .selectFrom('llm_call_logs')
+        .select((eb) => [
+          eb.fn.countAll().as('calls'),
+          eb.fn.sum('prompt_tokens').as('prompt_tokens'),
+          eb.fn.sum('completion_tokens').as('completion_tokens'),
+          eb.fn.sum('latency_ms').as('latency_ms'),
+          eb.fn
+            .sum(
+              eb
+                .case()
+                .when(eb.or([eb('prompt_tokens', 'is', null), eb('completion_tokens', 'is', null)]))
+                .then(1)
+                .else(0)
+                .end(),
+            )
+            .as('unknown_usage_calls'),
+          eb.fn.count('error').as('failed_calls'),
+        ])
+        .where('workflow_id', '=', arg('workflowId')),
+    ),
+    user: one<{ userId: string }>((arg) => q.selectFrom('users').selectAll().where('id', '=', arg('userId'))),
+    memberProjects: projects('only'),
+    allProjects: projects('all'),
+  };
+}
 
 /** The row decoders of the hot reads (see rowDecoder). */
 function decoders(provider: DbProvider) {
