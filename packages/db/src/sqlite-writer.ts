@@ -1,4 +1,3 @@
-import type { SingleConnectionClient } from './libsql';
 import { openSqliteConnection, WRITER_PRAGMAS } from './sqlite-connection';
 import { compileFor, type Runnable } from './query';
 
@@ -32,7 +31,7 @@ const MAX_PREPARED = 64;
  * transaction open (one there could have read before this commit and then fail to write), and runs
  * to its end synchronously, so nothing on the event loop can begin one in between.
  */
-export function sqliteWriter(url: string, prisma: () => SingleConnectionClient | null): SqliteWriter {
+export function sqliteWriter(url: string, prismaIdle: () => Promise<void>): SqliteWriter {
   const { db, prepared } = openSqliteConnection(url, WRITER_PRAGMAS, { maxPrepared: MAX_PREPARED });
   const statement = (query: Runnable) => {
     const { sql, values } = compileFor('sqlite', query);
@@ -50,7 +49,7 @@ export function sqliteWriter(url: string, prisma: () => SingleConnectionClient |
   };
   return {
     async transaction<T>(work: (s: SqliteStatements) => T): Promise<T> {
-      await prisma()?.whenIdle();
+      await prismaIdle();
       return db.transaction(() => work(statements)).immediate();
     },
     close: () => db.close(),
