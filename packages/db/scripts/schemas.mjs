@@ -8,6 +8,16 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PROVIDERS = ['sqlite', 'postgresql'];
 const dirOf = (provider) => (provider === 'postgresql' ? 'postgres' : provider);
 
+// The query builder's table types (src/query.ts) come from the PostgreSQL copy: its column types (Date,
+// boolean, parsed JSON) are what rows are decoded to on both databases (src/rows.ts).
+const KYSELY_GENERATOR = `
+generator kysely {
+  provider = "prisma-kysely"
+  output   = "../../generated/kysely"
+  fileName = "types.d.ts"
+}
+`;
+
 export function renderSchema(provider) {
   const source = readFileSync(join(root, 'prisma/schema.source.prisma'), 'utf8');
   const header = `// GENERATED from schema.source.prisma by scripts/schemas.mjs. Do not edit.
@@ -16,7 +26,7 @@ generator client {
   output          = "../../generated/${dirOf(provider)}"
   engineType      = "client"
 }
-
+${provider === 'postgresql' ? KYSELY_GENERATOR : ''}
 datasource db {
   provider = "${provider}"
   url      = env("DATABASE_URL")

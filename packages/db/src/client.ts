@@ -49,15 +49,15 @@ export async function createDb({
 }: CreateDbOptions): Promise<DbHandle> {
   const provider = providerOf(url);
   if (provider === 'sqlite') {
-    // One connection for the client's life (libSQL's own client leaks one per transaction; see
-    // libsql.ts), so the per-connection PRAGMAs below hold for every statement.
+    // One connection for the client's life (see libsql.ts), so the per-connection PRAGMAs below hold
+    // for every statement.
     const adapter = new SingleConnectionPrismaLibSQL({ url });
     const db = new SqliteClient({ adapter });
     // WAL lets readers run beside the writer; the busy timeout makes writers wait instead of failing.
     await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
     for (const pragma of WRITER_PRAGMAS) await db.$queryRawUnsafe(`PRAGMA ${pragma}`);
     const reader = sqliteReader(url);
-    const writer = sqliteWriter(url, () => adapter.connection);
+    const writer = sqliteWriter(url, () => adapter.whenIdle());
     return {
       db,
       provider,

@@ -2,6 +2,31 @@ export { createDb, Prisma, type Db, type DbHandle, type CreateDbOptions } from '
 export { migrate, loadMigrations, type Migration, type MigrationResult } from './migrate';
 export { classifyDbError, classifySqliteError, type DbErrorKind } from './errors';
 export type { SqlReader } from './reader';
+export {
+  queryBuilder,
+  compileFor,
+  prepare,
+  encodeParameter,
+  selectRows,
+  executeQuery,
+  sql,
+  isAnyOf,
+  jsonText,
+  jsonRecords,
+  type Compilable,
+  type CompiledQuery,
+  type Prepared,
+  type Runnable,
+  type Statement,
+  type JoinBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+  type QueryBuilder,
+  type RawClient,
+  type TableName,
+  type Tables,
+} from './query';
+export { rowDecoder, columnTypes, type ColumnKind, type Row, type SqlType } from './rows';
 export type { SqliteStatements, SqliteWriter } from './sqlite-writer';
 export { providerOf, type DbProvider } from './url';
 export type * from '../generated/sqlite';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createClient } from '@libsql/client';
+import { createClient, type Client } from '@libsql/client';
 import { Client as PgClient } from 'pg';
 import { providerOf } from './url';
 
@@ -53,7 +53,8 @@ function checkRecorded(recorded: Map<string, string>, migration: Migration): boo
 }
 
 async function migrateSqlite(url: string, migrations: Migration[]): Promise<MigrationResult> {
-  const client = createClient({ url });
+  // One connection (the PRAGMAs are per connection): a transaction borrows it and gives it back.
+  const client = createClient({ url, concurrency: 1 });
   const result: MigrationResult = { applied: [], skipped: [] };
   try {
     await client.execute('PRAGMA busy_timeout = 30000');
@@ -62,34 +63,38 @@ async function migrateSqlite(url: string, migrations: Migration[]): Promise<Migr
       'CREATE TABLE IF NOT EXISTS "_svc_migrations" ("id" TEXT PRIMARY KEY, "checksum" TEXT NOT NULL, "applied_at" TEXT NOT NULL)',
     );
     for (const migration of migrations) {
-      // A write transaction (BEGIN IMMEDIATE) takes the lock up front; a second replica waits for it
-      // and then finds the migration recorded. The transaction is plain statements on the client's one
-      // connection: libSQL's `transaction()` hands that connection over and opens a new one (without the
-      // busy timeout) for the next statement, leaving the old one open until garbage collection.
-      await client.execute('BEGIN IMMEDIATE');
-      try {
-        const rows = await client.execute('SELECT "id", "checksum" FROM "_svc_migrations"');
-        const recorded = new Map(rows.rows.map((row) => [String(row.id), String(row.checksum)]));
-        if (checkRecorded(recorded, migration)) {
-          result.skipped.push(migration.id);
-          await client.execute('ROLLBACK');
-          continue;
-        }
-      } catch (err) {
-        await client.execute('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-      // One script: the migration, its record and the COMMIT. libSQL rolls back a script that fails
-      // (or ends inside the transaction), so a migration is applied and recorded whole or not at all.
-      await client.executeMultiple(
-        `${migration.sql}\n;\nINSERT INTO "_svc_migrations" ("id", "checksum", "applied_at") VALUES (${sqlText(migration.id)}, ${sqlText(migration.checksum)}, ${sqlText(new Date().toISOString())});\nCOMMIT;`,
-      );
-      result.applied.push(migration.id);
+      if (await applySqlite(client, migration)) result.applied.push(migration.id);
+      else result.skipped.push(migration.id);
     }
   } finally {
     client.close();
   }
   return result;
+}
+
+/**
+ * Applies a migration unless it is recorded already (false then). A write transaction (BEGIN
+ * IMMEDIATE) takes the lock up front; a second replica waits for it and then finds the migration
+ * recorded. The migration and its record are one script in that transaction: applied whole or not at all.
+ */
+async function applySqlite(client: Client, migration: Migration): Promise<boolean> {
+  const tx = await client.transaction('write');
+  try {
+    const rows = await tx.execute('SELECT "id", "checksum" FROM "_svc_migrations"');
+    const recorded = new Map(rows.rows.map((row) => [String(row.id), String(row.checksum)]));
+    if (checkRecorded(recorded, migration)) {
+      await tx.rollback();
+      return false;
+    }
+    await tx.executeMultiple(
+      `${migration.sql}\n;\nINSERT INTO "_svc_migrations" ("id", "checksum", "applied_at") VALUES (${sqlText(migration.id)}, ${sqlText(migration.checksum)}, ${sqlText(new Date().toISOString())});`,
+    );
+    await tx.commit();
+    return true;
+  } catch (err) {
+    await tx.rollback();
+    throw err;
+  }
 }
 
 /** A SQL string literal. */

@@ -1,19 +1,20 @@
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import pg from 'pg';
 import { openSqliteConnection } from './sqlite-connection';
+import { compileFor, type Runnable } from './query';
 
 /**
  * Reads on the database driver itself, beside Prisma, for the hot read paths (issue 11): Prisma spends
- * about a millisecond of CPU per statement, the driver a small fraction of that. Statements use `$1`
- * placeholders for both databases; rows come back as the driver gives them (see `SqlReader.query`).
+ * about a millisecond of CPU per statement, the driver a small fraction of that. Statements come from
+ * the query builder (query.ts); rows come back as the driver gives them (see `SqlReader.rows`).
  */
 export interface SqlReader {
   /**
-   * Runs one read statement. `name` makes it a prepared statement on PostgreSQL (one name, one text).
-   * Values as the driver returns them: PostgreSQL timestamps as Date, jsonb parsed, COUNT/SUM as
-   * strings; SQLite timestamps as ISO text, JSON as text, booleans as 0/1.
+   * Runs one read statement (a builder statement, or a bound `prepare`d one), prepared once per text. Values as the driver returns them: PostgreSQL
+   * timestamps as Date, jsonb parsed, COUNT/SUM as strings; SQLite timestamps as ISO text, JSON as
+   * text, booleans as 0/1 (`rowDecoder` turns both into the row types).
    */
-  query<T>(name: string, text: string, values: readonly unknown[]): Promise<T[]>;
+  rows(query: Runnable): Promise<unknown[]>;
   close(): Promise<void>;
 }
 
@@ -28,10 +29,18 @@ const pgTypes = {
 
 /** Reads on Prisma's own pool (queries from both share its connections and its size). */
 export function postgresReader(pool: pg.Pool): SqlReader {
+  // A prepared statement's name on PostgreSQL stands for one text: one name per text seen.
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `svc_read_${names.size + 1}`));
+    return name;
+  };
   return {
-    async query<T>(name: string, text: string, values: readonly unknown[]) {
-      const result = await pool.query({ name, text, values: values as unknown[], types: pgTypes });
-      return result.rows as T[];
+    async rows(query) {
+      const { sql: text, values } = compileFor('postgresql', query);
+      const result = await pool.query({ name: nameOf(text), text, values, types: pgTypes });
+      return result.rows;
     },
     close: async () => undefined, // the pool belongs to the Prisma client
   };
@@ -44,16 +53,14 @@ export function postgresReader(pool: pg.Pool): SqlReader {
  * client prepares every statement again on every call, which cost more than running it.
  */
 export function sqliteReader(url: string): SqlReader {
-  // `$1` becomes SQLite's numbered `?1`, so a statement may use a parameter twice.
-  const { db, prepared } = openSqliteConnection(url, ['busy_timeout = 30000'], {
-    translate: (text) => text.replace(/\$(\d+)/g, '?$1'),
-  });
+  const { db, prepared } = openSqliteConnection(url, ['busy_timeout = 30000']);
   return {
-    query: async <T>(_name: string, text: string, values: readonly unknown[]) => {
+    rows: async (query) => {
+      const { sql: text, values } = compileFor('sqlite', query);
       // The statement runs on the event loop. Yielding first lets the sockets that are ready be read
       // in between, so many connections are served in turn, not in bursts (p99 800 → 300 ms, issue 11).
       await yieldToIo();
-      return prepared(text).all([...values]) as T[];
+      return prepared(text).all(values) as unknown[];
     },
     close: async () => {
       db.close();

@@ -14,13 +14,13 @@ export interface SqliteConnection {
 }
 
 /**
- * Opens the file a `file:` URL names with `pragmas` set. `translate` turns a statement's text into the
- * SQL to prepare (once per text); at most `maxPrepared` are kept (all are dropped when it is reached).
+ * Opens the file a `file:` URL names with `pragmas` set. Statements are prepared once per text; at most
+ * `maxPrepared` are kept (all are dropped when it is reached).
  */
 export function openSqliteConnection(
   url: string,
   pragmas: readonly string[],
-  { translate = (text: string) => text, maxPrepared = Number.POSITIVE_INFINITY } = {},
+  { maxPrepared = Number.POSITIVE_INFINITY } = {},
 ): SqliteConnection {
   const db = new Database(sqlitePath(url));
   for (const pragma of pragmas) db.prepare(`PRAGMA ${pragma}`).all();
@@ -31,7 +31,7 @@ export function openSqliteConnection(
       let statement = statements.get(text);
       if (!statement) {
         if (statements.size >= maxPrepared) statements.clear();
-        statements.set(text, (statement = db.prepare(translate(text))));
+        statements.set(text, (statement = db.prepare(text)));
       }
       return statement;
     },

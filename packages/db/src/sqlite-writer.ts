@@ -1,11 +1,11 @@
-import type { SingleConnectionClient } from './libsql';
 import { openSqliteConnection, WRITER_PRAGMAS } from './sqlite-connection';
+import { compileFor, type Runnable } from './query';
 
-/** Runs statements inside a writer transaction, synchronously. */
+/** Runs query builder statements inside a writer transaction, synchronously. */
 export interface SqliteStatements {
-  /** a statement that returns rows (e.g. `… RETURNING`) */
-  all<T>(sql: string, values: readonly unknown[]): T[];
-  run(sql: string, values: readonly unknown[]): void;
+  /** a statement that returns rows (e.g. `… RETURNING`), as the driver returns them */
+  all(query: Runnable): unknown[];
+  run(query: Runnable): void;
 }
 
 /**
@@ -31,15 +31,25 @@ const MAX_PREPARED = 64;
  * transaction open (one there could have read before this commit and then fail to write), and runs
  * to its end synchronously, so nothing on the event loop can begin one in between.
  */
-export function sqliteWriter(url: string, prisma: () => SingleConnectionClient | null): SqliteWriter {
+export function sqliteWriter(url: string, prismaIdle: () => Promise<void>): SqliteWriter {
   const { db, prepared } = openSqliteConnection(url, WRITER_PRAGMAS, { maxPrepared: MAX_PREPARED });
+  const statement = (query: Runnable) => {
+    const { sql, values } = compileFor('sqlite', query);
+    return { prepared: prepared(sql), values };
+  };
   const statements: SqliteStatements = {
-    all: <T>(sql: string, values: readonly unknown[]) => prepared(sql).all([...values]) as T[],
-    run: (sql, values) => void prepared(sql).run([...values]),
+    all: (query) => {
+      const { prepared, values } = statement(query);
+      return prepared.all(values) as unknown[];
+    },
+    run: (query) => {
+      const { prepared, values } = statement(query);
+      prepared.run(values);
+    },
   };
   return {
     async transaction<T>(work: (s: SqliteStatements) => T): Promise<T> {
-      await prisma()?.whenIdle();
+      await prismaIdle();
       return db.transaction(() => work(statements)).immediate();
     },
     close: () => db.close(),

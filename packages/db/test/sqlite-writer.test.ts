@@ -1,7 +1,9 @@
-import { classifySqliteError } from '../src';
+import { classifySqliteError, queryBuilder } from '../src';
 import { openTestDb, type TestDb } from '../src/testing';
 
-const INSERT_SETTING = `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, '2026-01-01T00:00:00.000+00:00')`;
+const builder = queryBuilder('sqlite');
+const INSERT_SETTING = (key: string, value: string) =>
+  builder.insertInto('settings').values({ key, value, updated_at: new Date('2026-01-01T00:00:00.000Z') });
 
 describe('the raw SQLite writer beside Prisma', () => {
   let testDb: TestDb;
@@ -15,8 +17,8 @@ describe('the raw SQLite writer beside Prisma', () => {
 
   it('commits what the work wrote and returns what it returns', async () => {
     const rows = await writer().transaction((tx) => {
-      tx.run(INSERT_SETTING, ['w1', 'one']);
-      return tx.all<{ value: string }>(`SELECT value FROM settings WHERE key = ?`, ['w1']);
+      tx.run(INSERT_SETTING('w1', 'one'));
+      return tx.all(builder.selectFrom('settings').select('value').where('key', '=', 'w1'));
     });
     expect(rows).toEqual([{ value: 'one' }]);
     expect(await setting('w1')).toBe('one');
@@ -25,12 +27,12 @@ describe('the raw SQLite writer beside Prisma', () => {
   it('rolls back everything when the work throws, and stays usable', async () => {
     await expect(
       writer().transaction((tx) => {
-        tx.run(INSERT_SETTING, ['w2', 'gone']);
-        tx.run(INSERT_SETTING, ['w2', 'twice']);
+        tx.run(INSERT_SETTING('w2', 'gone'));
+        tx.run(INSERT_SETTING('w2', 'twice'));
       }),
     ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
     expect(await setting('w2')).toBeUndefined();
-    await writer().transaction((tx) => tx.run(INSERT_SETTING, ['w2', 'after']));
+    await writer().transaction((tx) => tx.run(INSERT_SETTING('w2', 'after')));
     expect(await setting('w2')).toBe('after');
   });
 
@@ -38,8 +40,12 @@ describe('the raw SQLite writer beside Prisma', () => {
     const error = await writer()
       .transaction((tx) =>
         tx.run(
-          `INSERT INTO worker_updates (workflow_id, seq, kind, created_at) VALUES ('no-such-workflow', 1, 'log_entry', '2026-01-01T00:00:00.000+00:00')`,
-          [],
+          builder.insertInto('worker_updates').values({
+            workflow_id: 'no-such-workflow',
+            seq: 1,
+            kind: 'log_entry',
+            created_at: new Date('2026-01-01T00:00:00.000Z'),
+          }),
         ),
       )
       .catch((err: unknown) => err);
@@ -63,7 +69,7 @@ describe('the raw SQLite writer beside Prisma', () => {
     await read;
     let writerDone = false;
     const raw = writer()
-      .transaction((tx) => tx.run(INSERT_SETTING, ['shared', 'raw']))
+      .transaction((tx) => tx.run(INSERT_SETTING('shared', 'raw')))
       .then(() => (writerDone = true));
     // A few turns of the event loop: the writer would have committed by now if it did not wait.
     for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));

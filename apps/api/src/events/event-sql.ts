@@ -1,17 +1,28 @@
-import type { DbProvider, SqliteWriter } from '@svc/db';
+import {
+  columnTypes,
+  encodeParameter,
+  executeQuery,
+  jsonRecords,
+  queryBuilder,
+  selectRows,
+  prepare,
+  type Compilable,
+  type Prepared,
+  type DbProvider,
+  type QueryBuilder,
+  type RawClient,
+  type SqliteWriter,
+  type TableName,
+  type Tables,
+} from '@svc/db';
 
-/** What the client, an interactive transaction and the ingest's raw `pg` statements offer for raw statements. */
-export interface RawClient {
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
-  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
-}
-
-export type Column = readonly [name: string, pgType: 'text' | 'int' | 'jsonb' | 'boolean' | 'timestamp(3)'];
+export type { RawClient };
 
 /** Rows for one table, written in the same atomic step as the events (e.g. a batch's log entries). */
-export interface TableRows {
-  table: string;
-  columns: readonly Column[];
+export interface TableRows<T extends TableName = TableName> {
+  table: T;
+  /** the columns each row gives (their types come from the schema) */
+  columns: readonly (keyof Tables[T] & string)[];
   rows: object[];
 }
 
@@ -32,31 +43,48 @@ export interface EventRow {
 }
 
 type Counted = { id: string; last_event_seq: number };
+type EventRecord = EventRow & { created_at: string };
 
-const EVENT_COLUMNS: readonly Column[] = [
-  ['workflow_id', 'text'],
-  ['ord', 'int'],
-  ['n', 'int'],
-  ['type', 'text'],
-  ['data', 'jsonb'],
-  ['created_at', 'timestamp(3)'],
-];
+const COUNTER_COLUMNS = { id: 'text', n: 'int', max_seq: 'int' } as const;
+const EVENT_COLUMNS = {
+  workflow_id: 'text',
+  ord: 'int',
+  n: 'int',
+  type: 'text',
+  data: 'jsonb',
+  created_at: 'timestamp(3)',
+} as const;
 
-const names = (columns: readonly Column[]) => columns.map(([name]) => name).join(', ');
+/**
+ * The query builder with `c`, the workflows' counters after the append (id, last_event_seq): on SQLite
+ * the workflow rows the counter update already raised, on PostgreSQL that update itself.
+ */
+const withCounters = (builder: QueryBuilder) =>
+  builder.with('c', (db) => db.selectFrom('workflows').select(['id', 'last_event_seq']));
+type WithCounters = ReturnType<typeof withCounters>;
+
+/** A statement's JSON parameters by name: `counters`, `events`, and `t0`… for the tables in order. */
+type JsonArgs = Record<string, string>;
 
 /**
  * The one writer of `events` rows and of the per-workflow seq counter. The counter UPDATE locks the
  * workflow rows, so concurrent appends to one workflow serialise and seqs stay gap-free. Each table's
- * rows travel as ONE JSON parameter that the database unpacks (jsonb_to_recordset / json_each), so an
- * append costs a few statements however many rows it holds; on PostgreSQL it is one statement
- * (data-modifying CTEs). Identifiers come from the callers' constants; values are parameters.
+ * rows travel as ONE JSON parameter that the database unpacks (`jsonRecords`), so an append costs a
+ * few statements however many rows it holds; on PostgreSQL it is one statement (data-modifying CTEs),
+ * on SQLite (which has none) the same statements one after another in a transaction. Each statement
+ * is built once (`prepare`) per set of tables it writes.
  */
 export class EventSql {
+  private readonly builder: QueryBuilder;
+  private readonly prepared = new Map<string, Prepared<JsonArgs>>();
+
   constructor(
     private readonly provider: DbProvider,
     /** SQLite: what a batch outside a caller's transaction is written through (see sqlite-writer.ts) */
     private readonly sqliteWriter: SqliteWriter | null,
-  ) {}
+  ) {
+    this.builder = queryBuilder(provider);
+  }
 
   /**
    * Reserves the seqs (last_event_seq += n, last_update_seq raised to max_seq), inserts `tables` and the
@@ -71,89 +99,107 @@ export class EventSql {
     at: Date,
     inTransaction: boolean,
   ): Promise<Map<string, number>> {
-    const stamp = this.provider === 'sqlite' ? at.toISOString().replace('Z', '+00:00') : at.toISOString();
+    const stamp = encodeParameter(this.provider, at) as string;
     const stamped = (list: object[]) => JSON.stringify(list.map((r) => ({ ...r, created_at: stamp })));
     const filled = tables.filter((t) => t.rows.length > 0);
+    const args: JsonArgs = { counters: JSON.stringify(counters), events: stamped(events) };
+    filled.forEach((t, i) => (args[`t${i}`] = stamped(t.rows)));
     const result =
       this.provider === 'postgresql'
-        ? await this.writePostgres(db, counters, filled, events, stamped)
-        : await this.writeSqlite(db, counters, filled, events, stamped, inTransaction);
+        ? await selectRows<Counted>(db, this.provider, this.postgresAppend(filled, events.length > 0).bind(args))
+        : await this.writeSqlite(db, filled, events.length > 0, args, inTransaction);
     return new Map(result.map((r) => [r.id, Number(r.last_event_seq)]));
   }
 
-  private async writePostgres(
-    db: RawClient,
-    counters: EventCounter[],
-    tables: TableRows[],
-    events: EventRow[],
-    stamped: (l: object[]) => string,
-  ) {
-    const params: string[] = [JSON.stringify(counters)];
-    const param = (json: string) => `$${params.push(json)}::jsonb`;
-    const record = (columns: readonly Column[]) => columns.map(([name, type]) => `${name} ${type}`).join(', ');
-    const ctes = [
-      `c AS (UPDATE workflows AS w SET last_event_seq = w.last_event_seq + c0.n, last_update_seq = GREATEST(w.last_update_seq, c0.max_seq)
-        FROM jsonb_to_recordset($1::jsonb) AS c0(id text, n int, max_seq int) WHERE w.id = c0.id RETURNING w.id, w.last_event_seq)`,
-    ];
-    tables.forEach(({ table, columns, rows }, i) => {
-      ctes.push(
-        `t${i} AS (INSERT INTO ${table} (${names(columns)}) SELECT ${names(columns)} FROM jsonb_to_recordset(${param(stamped(rows))}) AS x(${record(columns)}))`,
+  /** The statement `key` names, built by `build` the first time. */
+  private once(key: string, build: (arg: (name: string) => string) => Compilable<unknown>): Prepared<JsonArgs> {
+    let statement = this.prepared.get(key);
+    if (!statement) this.prepared.set(key, (statement = prepare<JsonArgs>(this.provider, build)));
+    return statement;
+  }
+
+  /** last_event_seq += n and last_update_seq raised to max_seq for each counter; returns the new last_event_seq. */
+  private counterUpdate(counters: string) {
+    const greatest = this.provider === 'sqlite' ? 'max' : 'greatest';
+    return this.builder
+      .updateTable('workflows')
+      .from(jsonRecords<EventCounter>(this.provider, COUNTER_COLUMNS, counters).as('c'))
+      .set((eb) => ({
+        last_event_seq: eb('workflows.last_event_seq', '+', eb.ref('c.n')),
+        last_update_seq: eb.fn<number>(greatest, ['workflows.last_update_seq', 'c.max_seq']),
+      }))
+      .whereRef('workflows.id', '=', 'c.id')
+      .returning(['workflows.id as id', 'workflows.last_event_seq as last_event_seq']);
+  }
+
+  private tableInsert(db: QueryBuilder, { table, columns }: TableRows, json: string) {
+    const source = jsonRecords<Record<string, unknown>>(this.provider, columnTypes(table, columns), json).as('x');
+    // The table is one of several: its columns were checked against it where the rows were declared.
+    return db
+      .insertInto(table as 'events')
+      .columns(columns as unknown as 'seq'[])
+      .expression((eb) => eb.selectFrom(source).select(columns as unknown as 'seq'[]));
+  }
+
+  /** The events, each with seq = its workflow's counter after the append - n + ord (`c`: the counters). */
+  private eventInsert(db: WithCounters, json: string) {
+    const source = jsonRecords<EventRecord>(this.provider, EVENT_COLUMNS, json).as('e');
+    return db
+      .insertInto('events')
+      .columns(['workflow_id', 'seq', 'type', 'data', 'created_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom(source)
+          .innerJoin('c', 'c.id', 'e.workflow_id')
+          .select((e) => [
+            'e.workflow_id',
+            e(e('c.last_event_seq', '-', e.ref('e.n')), '+', e.ref('e.ord')).as('seq'),
+            'e.type',
+            'e.data',
+            'e.created_at',
+          ]),
       );
+  }
+
+  /** PostgreSQL: one statement (its own transaction, or part of the caller's). */
+  private postgresAppend(tables: TableRows[], withEvents: boolean): Prepared<JsonArgs> {
+    const key = [...tables.map((t) => t.table), withEvents ? 'events' : ''].join(' ');
+    return this.once(key, (arg) => {
+      let query = this.builder.with('c', () => this.counterUpdate(arg('counters'))) as unknown as WithCounters;
+      tables.forEach((rows, i) => {
+        query = query.with(`t${i}`, (db) =>
+          this.tableInsert(db as unknown as QueryBuilder, rows, arg(`t${i}`)),
+        ) as unknown as WithCounters;
+      });
+      if (withEvents) query = query.with('ev', (db) => this.eventInsert(db, arg('events'))) as unknown as WithCounters;
+      return query.selectFrom('c').select(['c.id', 'c.last_event_seq']);
     });
-    if (events.length > 0) {
-      ctes.push(`ev AS (INSERT INTO events (workflow_id, seq, type, data, created_at)
-        SELECT e.workflow_id, c.last_event_seq - e.n + e.ord, e.type, e.data, e.created_at
-        FROM jsonb_to_recordset(${param(stamped(events))}) AS e(${record(EVENT_COLUMNS)}) JOIN c ON c.id = e.workflow_id)`);
-    }
-    // One statement: its own transaction, or part of the caller's.
-    return db.$queryRawUnsafe<Counted[]>(`WITH ${ctes.join(',\n')} SELECT id, last_event_seq FROM c`, ...params);
   }
 
   /** SQLite: one statement per table; in one transaction unless the caller runs one already. */
   private async writeSqlite(
     db: RawClient,
-    counters: EventCounter[],
     tables: TableRows[],
-    events: EventRow[],
-    stamped: (l: object[]) => string,
+    withEvents: boolean,
+    args: JsonArgs,
     inTransaction: boolean,
-  ) {
-    const extract = (columns: readonly Column[]) =>
-      columns.map(([name]) => `json_extract(value, '$.${name}')`).join(', ');
-    const statements: [sql: string, json: string][] = [
-      [
-        `UPDATE workflows SET last_event_seq = last_event_seq + c.n, last_update_seq = MAX(last_update_seq, c.max_seq)
-          FROM (SELECT json_extract(value, '$.id') AS id, json_extract(value, '$.n') AS n, json_extract(value, '$.max_seq') AS max_seq FROM json_each(?)) AS c
-          WHERE workflows.id = c.id RETURNING workflows.id, workflows.last_event_seq`,
-        JSON.stringify(counters),
-      ],
-    ];
-    for (const { table, columns, rows } of tables) {
-      statements.push([
-        `INSERT INTO ${table} (${names(columns)}) SELECT ${extract(columns)} FROM json_each(?)`,
-        stamped(rows),
-      ]);
-    }
-    if (events.length > 0) {
-      // Runs after the counter update in the same transaction, so last_event_seq is already raised.
-      statements.push([
-        `INSERT INTO events (workflow_id, seq, type, data, created_at)
-          SELECT json_extract(value, '$.workflow_id'), w.last_event_seq - json_extract(value, '$.n') + json_extract(value, '$.ord'),
-            json_extract(value, '$.type'), json_extract(value, '$.data'), json_extract(value, '$.created_at')
-          FROM json_each(?) JOIN workflows AS w ON w.id = json_extract(value, '$.workflow_id')`,
-        stamped(events),
-      ]);
-    }
-    const [first, ...rest] = statements as [[string, string], ...[string, string][]];
+  ): Promise<Counted[]> {
+    const first = this.once('counters', (arg) => this.counterUpdate(arg('counters'))).bind(args);
+    const rest = tables.map((rows, i) =>
+      this.once(rows.table, (arg) => this.tableInsert(this.builder, rows, arg('json'))).bind({ json: args[`t${i}`]! }),
+    );
+    // Runs after the counter update in the same transaction, so last_event_seq is already raised.
+    if (withEvents)
+      rest.push(this.once('events', (arg) => this.eventInsert(withCounters(this.builder), arg('events'))).bind(args));
     if (inTransaction) {
-      const result = await db.$queryRawUnsafe<Counted[]>(...first);
-      for (const statement of rest) await db.$executeRawUnsafe(...statement);
+      const result = await selectRows<Counted>(db, this.provider, first);
+      for (const statement of rest) await executeQuery(db, this.provider, statement);
       return result;
     }
     if (!this.sqliteWriter) throw new Error('an append outside a transaction on SQLite needs the raw writer');
     return this.sqliteWriter.transaction((tx) => {
-      const result = tx.all<Counted>(first[0], [first[1]]);
-      for (const [sql, json] of rest) tx.run(sql, [json]);
+      const result = tx.all(first) as Counted[];
+      for (const statement of rest) tx.run(statement);
       return result;
     });
   }

@@ -1,7 +1,7 @@
 export { EventStore, eventsSince, type EventBatch, type EventGroup } from './event-store';
 export { LocalFanout, type EventFanout } from './fanout';
 export { ClusterFanout } from './cluster-fanout';
-export type { Column, RawClient, TableRows } from './event-sql';
+export type { RawClient, TableRows } from './event-sql';
 export { toStoredEvent, type NewEvent, type StoredEvent, type WorkflowRef } from './types';
 export {
   WorkflowSubscription,

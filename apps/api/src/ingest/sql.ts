@@ -1,120 +1,100 @@
-import { Prisma, type DbProvider } from '@svc/db';
-import type { Column, RawClient, TableRows } from '../events';
+import {
+  isAnyOf,
+  prepare,
+  queryBuilder,
+  selectRows,
+  type DbProvider,
+  type QueryBuilder,
+  type Row,
+  type TableName,
+} from '@svc/db';
+import type { RawClient, TableRows } from '../events';
 import type { PlannedRows } from './plan';
 
+/** A table and the columns its planned rows give (checked against the schema's table types). */
+const rowsOf = <T extends TableName>(table: T, columns: TableRows<T>['columns']) => ({ table, columns });
+
 /** The tables a batch of worker updates fills besides `events`. */
-const ROW_TABLES: Record<keyof PlannedRows, { table: string; columns: readonly Column[] }> = {
-  workerUpdates: {
-    table: 'worker_updates',
-    columns: [
-      ['workflow_id', 'text'],
-      ['seq', 'int'],
-      ['kind', 'text'],
-      ['worker_id', 'text'],
-      ['created_at', 'timestamp(3)'],
-    ],
-  },
-  snapshots: {
-    table: 'agent_state_snapshots',
-    columns: [
-      ['id', 'text'],
-      ['workflow_id', 'text'],
-      ['seq', 'int'],
-      ['phase', 'text'],
-      ['current_step', 'int'],
-      ['steps', 'jsonb'],
-      ['memo', 'jsonb'],
-      ['pending_question', 'text'],
-      ['created_at', 'timestamp(3)'],
-    ],
-  },
-  logEntries: {
-    table: 'execution_log_entries',
-    columns: [
-      ['id', 'text'],
-      ['workflow_id', 'text'],
-      ['seq', 'int'],
-      ['step_index', 'int'],
-      ['tool_name', 'text'],
-      ['tool_input', 'jsonb'],
-      ['output', 'text'],
-      ['is_error', 'boolean'],
-      ['revision', 'int'],
-      ['duration_ms', 'int'],
-      ['created_at', 'timestamp(3)'],
-    ],
-  },
-  llmCalls: {
-    table: 'llm_call_logs',
-    columns: [
-      ['id', 'text'],
-      ['workflow_id', 'text'],
-      ['seq', 'int'],
-      ['phase', 'text'],
-      ['model', 'text'],
-      ['prompt_tokens', 'int'],
-      ['completion_tokens', 'int'],
-      ['latency_ms', 'int'],
-      ['step_index', 'int'],
-      ['attempt', 'int'],
-      ['error', 'text'],
-      ['finish_reason', 'text'],
-      ['created_at', 'timestamp(3)'],
-    ],
-  },
-  llmCallDetails: {
-    table: 'llm_call_details',
-    columns: [
-      ['call_id', 'text'],
-      ['messages', 'text'],
-      ['reply', 'text'],
-      ['truncated', 'boolean'],
-      ['created_at', 'timestamp(3)'],
-    ],
-  },
-  stepDiffs: {
-    table: 'step_diffs',
-    columns: [
-      ['workflow_id', 'text'],
-      ['seq', 'int'],
-      ['step_index', 'int'],
-      ['revision', 'int'],
-      ['files', 'jsonb'],
-      ['patch', 'text'],
-      ['truncated', 'boolean'],
-      ['created_at', 'timestamp(3)'],
-    ],
-  },
-};
+const ROW_TABLES = {
+  workerUpdates: rowsOf('worker_updates', ['workflow_id', 'seq', 'kind', 'worker_id', 'created_at']),
+  snapshots: rowsOf('agent_state_snapshots', [
+    'id',
+    'workflow_id',
+    'seq',
+    'phase',
+    'current_step',
+    'steps',
+    'memo',
+    'pending_question',
+    'created_at',
+  ]),
+  logEntries: rowsOf('execution_log_entries', [
+    'id',
+    'workflow_id',
+    'seq',
+    'step_index',
+    'tool_name',
+    'tool_input',
+    'output',
+    'is_error',
+    'revision',
+    'duration_ms',
+    'created_at',
+  ]),
+  llmCalls: rowsOf('llm_call_logs', [
+    'id',
+    'workflow_id',
+    'seq',
+    'phase',
+    'model',
+    'prompt_tokens',
+    'completion_tokens',
+    'latency_ms',
+    'step_index',
+    'attempt',
+    'error',
+    'finish_reason',
+    'created_at',
+  ]),
+  llmCallDetails: rowsOf('llm_call_details', ['call_id', 'messages', 'reply', 'truncated', 'created_at']),
+  stepDiffs: rowsOf('step_diffs', [
+    'workflow_id',
+    'seq',
+    'step_index',
+    'revision',
+    'files',
+    'patch',
+    'truncated',
+    'created_at',
+  ]),
+} satisfies Record<keyof PlannedRows, { table: TableName }>;
+
 /** A batch's rows as the event store's extra tables. */
 export function batchTables(rows: PlannedRows): TableRows[] {
-  return (Object.keys(ROW_TABLES) as (keyof PlannedRows)[]).map((key) => ({ ...ROW_TABLES[key], rows: rows[key] }));
+  return (Object.keys(ROW_TABLES) as (keyof PlannedRows)[]).map((key) => ({
+    ...(ROW_TABLES[key] as TableRows),
+    rows: rows[key],
+  }));
 }
 
-/** The reads of the worker-update hot path, in raw SQL (the writes go through the event store). */
+/** The reads of the worker-update hot path (the writes go through the event store). */
 export class IngestSql {
-  constructor(private readonly provider: DbProvider) {}
+  private readonly builder: QueryBuilder;
+  private readonly workflowRows: ReturnType<typeof workflowRows>;
+
+  constructor(private readonly provider: DbProvider) {
+    this.builder = queryBuilder(provider);
+    this.workflowRows = workflowRows(provider, this.builder);
+  }
 
   async workflows(db: RawClient, ids: readonly string[]) {
-    return this.query<{
-      id: string;
-      project_id: string;
-      assigned_worker_id: string | null;
-      status: string;
-      last_update_seq: number;
-      plan_revision: number;
-      title_worker_id: string | null;
-      title_first_seq: number | null;
-      title_last_seq: number | null;
-    }>(
-      db,
-      Prisma.sql`SELECT id, project_id, assigned_worker_id, status, last_update_seq, plan_revision, title_worker_id, title_first_seq, title_last_seq FROM workflows WHERE id IN (${Prisma.join(ids)})`,
-    );
+    return selectRows<WorkflowRow>(db, this.provider, this.workflowRows.bind({ ids }));
   }
 
   /** A setting's raw value, undefined when it is not set. */
   async setting(db: RawClient, key: string): Promise<string | undefined> {
-    const [row] = await this.query<{ value: string }>(db, Prisma.sql`SELECT value FROM settings WHERE key = ${key}`);
+    const query = this.builder.selectFrom('settings').select('value').where('key', '=', key);
+    const [row] = await selectRows(db, this.provider, query);
     return row?.value;
   }
 
@@ -123,16 +103,34 @@ export class IngestSql {
     db: RawClient,
     seqs: ReadonlyMap<string, number[]>,
   ): Promise<{ workflow_id: string; seq: number }[]> {
-    const clauses = [...seqs].map(([id, list]) => Prisma.sql`(workflow_id = ${id} AND seq IN (${Prisma.join(list)}))`);
-    return this.query(
-      db,
-      Prisma.sql`SELECT workflow_id, seq FROM worker_updates WHERE ${Prisma.join(clauses, ' OR ')}`,
-    );
+    const query = this.builder
+      .selectFrom('worker_updates')
+      .select(['workflow_id', 'seq'])
+      .where((eb) => eb.or([...seqs].map(([id, list]) => eb.and([eb('workflow_id', '=', id), eb('seq', 'in', list)]))));
+    return selectRows(db, this.provider, query);
   }
+}
 
-  // Sql objects come from the SQLite client's namespace: the text is chosen per provider
-  // ($1 placeholders for PostgreSQL, ? for SQLite) and run through the *Unsafe entry points.
-  private query<T>(db: RawClient, query: Prisma.Sql): Promise<T[]> {
-    return db.$queryRawUnsafe<T[]>(this.provider === 'postgresql' ? query.text : query.sql, ...query.values);
-  }
+/** The columns of its workflows' rows the ingest needs (see IngestWorkflows). */
+const WORKFLOW_COLUMNS = [
+  'id',
+  'project_id',
+  'assigned_worker_id',
+  'status',
+  'last_update_seq',
+  'plan_revision',
+  'title_worker_id',
+  'title_first_seq',
+  'title_last_seq',
+] as const;
+type WorkflowRow = Pick<Row<'workflows'>, (typeof WORKFLOW_COLUMNS)[number]>;
+
+/** Those columns of the workflows in a list of ids. */
+function workflowRows(provider: DbProvider, builder: QueryBuilder) {
+  return prepare<{ ids: readonly string[] }>(provider, (arg) =>
+    builder
+      .selectFrom('workflows')
+      .select(WORKFLOW_COLUMNS)
+      .where((eb) => isAnyOf(provider, eb.ref('id'), arg('ids'))),
+  );
 }

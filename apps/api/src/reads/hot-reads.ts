@@ -1,4 +1,15 @@
-import type { AgentStateSnapshot, DbProvider, Project, SqlReader, User, Workflow } from '@svc/db';
+import {
+  rowDecoder,
+  type AgentStateSnapshot,
+  type DbProvider,
+  type Project,
+  type Row,
+  type SqlReader,
+  type Statement,
+  type User,
+  type Workflow,
+} from '@svc/db';
+import { hotStatements, USER_COLUMNS, type HotStatements } from './hot-statements';
 import type { Role } from '../policies/rules';
 import type { CallRowWithDetail, LogRowJson } from '../wire/logs';
 import type { SnapshotRow, StepEvent } from '../wire/workflow';
@@ -6,23 +17,25 @@ import type { StepStatus } from '@svc/protocol';
 import type { AppLinks } from '../apps/app-link';
 
 /**
- * The hot reads of the REST API (issue 11) in plain SQL on the driver (`SqlReader`), beside Prisma:
- * the caller, the workflow and the caller's membership in ONE statement, then one statement for what
- * the route shows. Rows are turned into the Prisma row types, so the wire/ presenters serve both paths.
- * Membership and deletion are read from the database on every request, never cached: a removed member
- * or a deleted project is refused on the very next request, on every replica.
+ * The hot reads of the REST API (issue 11), built with the query builder and run on the driver
+ * (`SqlReader`) beside Prisma: the caller, the workflow and the caller's membership in ONE statement,
+ * then one statement for what the route shows. Rows decode to the schema's row types (`rowDecoder`),
+ * the same as Prisma's, so the wire/ presenters serve both paths. Membership and deletion are read
+ * from the database on every request, never cached: a removed member or a deleted project is refused
+ * on the very next request, on every replica.
  */
 export class HotReads {
-  private readonly json: (value: unknown) => unknown;
+  private readonly statements: HotStatements;
+  private readonly decode: ReturnType<typeof decoders>;
 
   constructor(
     private readonly reader: SqlReader,
-    private readonly provider: DbProvider,
+    provider: DbProvider,
     /** the presenters of both paths give each workflow its app link from here */
     readonly appLinks: AppLinks,
   ) {
-    // PostgreSQL's driver parses jsonb; SQLite stores JSON as text.
-    this.json = provider === 'sqlite' ? (value) => JSON.parse(value as string) : (value) => value;
+    this.statements = hotStatements(provider);
+    this.decode = decoders(provider);
   }
 
   /**
@@ -33,29 +46,20 @@ export class HotReads {
     userId: string,
     workflowId: string,
   ): Promise<{ user: User; workflow: Workflow | null; role: Role | null } | null> {
-    const [row] = await this.reader.query<Raw>('hot_user_workflow', USER_AND_WORKFLOW, [userId, workflowId]);
-    if (!row) return null;
+    const [raw] = await this.reader.rows(this.statements.userAndWorkflow.bind({ userId, workflowId }));
+    if (!raw) return null;
+    const { role, ...row } = this.decode.userAndWorkflow<Record<string, unknown>>(raw);
+    const { user, rest } = unprefixed(row, 'u_');
     return {
-      user: toUser(row, 'u_'),
-      workflow: row.id === null ? null : toWorkflow(row),
-      role: (row.role as Role | null) ?? null,
+      user: user as User,
+      workflow: rest.id === null ? null : (rest as Workflow),
+      role: (role as Role | null) ?? null,
     };
   }
 
   async latestSnapshot(workflowId: string): Promise<AgentStateSnapshot | null> {
-    const [row] = await this.reader.query<Raw>('hot_latest_snapshot', LATEST_SNAPSHOT, [workflowId]);
-    if (!row) return null;
-    return {
-      id: row.id as string,
-      workflow_id: row.workflow_id as string,
-      seq: Number(row.seq),
-      phase: row.phase as string,
-      current_step: Number(row.current_step),
-      steps: this.json(row.steps) as AgentStateSnapshot['steps'],
-      memo: this.json(row.memo) as AgentStateSnapshot['memo'],
-      pending_question: row.pending_question as string | null,
-      created_at: date(row.created_at),
-    };
+    const [row] = await this.reader.rows(this.statements.latestSnapshot.bind({ workflowId }));
+    return row ? this.decode.snapshot<AgentStateSnapshot>(row) : null;
   }
 
   // ---- workflows: worker names, plan progress of a page, the plan's step events ----
@@ -63,25 +67,27 @@ export class HotReads {
   /** The names of these workers (ids that are gone are absent). */
   async workerNames(ids: readonly string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.reader.query<Raw>('hot_worker_names', this.inIds(WORKER_NAMES), [this.idList(ids)]);
-    return new Map(rows.map((row) => [row.id as string, row.name as string]));
+    const rows = (await this.reader.rows(this.statements.workerNames.bind({ ids }))) as { id: string; name: string }[];
+    return new Map(rows.map((row) => [row.id, row.name]));
   }
 
   /** The latest snapshot of each of these workflows, in one statement (a list page's progress). */
   async latestSnapshots(workflowIds: readonly string[]): Promise<Map<string, SnapshotRow>> {
     if (workflowIds.length === 0) return new Map();
-    const rows = await this.reader.query<Raw>('hot_latest_snapshots', this.inIds(LATEST_SNAPSHOTS), [
-      this.idList(workflowIds),
-    ]);
-    return new Map(rows.map((row) => [row.workflow_id as string, this.toSnapshotRow(row)]));
+    const rows = (await this.reader.rows(this.statements.latestSnapshots.bind({ workflowIds }))).map((raw) =>
+      this.decode.snapshot<SnapshotRow & { workflow_id: string }>(raw),
+    );
+    return new Map(rows.map(({ workflow_id, ...row }) => [workflow_id, row]));
   }
 
   /** The workflow's plan_step_status events in seq order (the plan's step times). */
   async stepEvents(workflowId: string): Promise<StepEvent[]> {
-    const rows = await this.reader.query<Raw>('hot_step_events', STEP_EVENTS, [workflowId]);
+    const rows = (await this.reader.rows(this.statements.stepEvents.bind({ workflowId }))).map((raw) =>
+      this.decode.event<Pick<Row<'events'>, 'seq' | 'data' | 'created_at'>>(raw),
+    );
     return rows.map((row) => {
-      const data = this.json(row.data) as { index: number; status: StepStatus };
-      return { seq: Number(row.seq), index: data.index, status: data.status, at: date(row.created_at) };
+      const data = row.data as { index: number; status: StepStatus };
+      return { seq: row.seq, index: data.index, status: data.status, at: row.created_at };
     });
   }
 
@@ -91,18 +97,8 @@ export class HotReads {
    */
   async revising(workflowIds: readonly string[]): Promise<Set<string>> {
     if (workflowIds.length === 0) return new Set();
-    const field = (column: string, name: string) =>
-      this.provider === 'sqlite' ? `json_extract(${column}, '$.${name}')` : `${column}->>'${name}'`;
-    const feedback = (alias: string) =>
-      `${alias}.type = 'workflow_action' AND ${field(`${alias}.data`, 'action')} = 'feedback'`;
-    const statement = `
-      SELECT f.workflow_id FROM events f
-      WHERE f.workflow_id IN_IDS AND ${feedback('f')}
-        AND f.seq = (SELECT MAX(l.seq) FROM events l WHERE l.workflow_id = f.workflow_id AND ${feedback('l')})
-        AND NOT EXISTS (SELECT 1 FROM events u WHERE u.workflow_id = f.workflow_id AND u.seq > f.seq
-          AND u.type = 'workflow_update' AND ${field('u.data', 'kind')} = 'snapshot')`;
-    const rows = await this.reader.query<Raw>('hot_revising', this.inIds(statement), [this.idList(workflowIds)]);
-    return new Set(rows.map((row) => row.workflow_id as string));
+    const rows = (await this.reader.rows(this.statements.revising.bind({ workflowIds }))) as { workflow_id: string }[];
+    return new Set(rows.map((row) => row.workflow_id));
   }
 
   /**
@@ -110,74 +106,23 @@ export class HotReads {
    * (PostgreSQL: all of Unicode; SQLite: ASCII). A substring test, not LIKE: `%` and `_` are just text.
    */
   async workflowIdsMatching(projectId: string, text: string): Promise<string[]> {
-    const position = this.provider === 'sqlite' ? 'instr' : 'strpos';
-    const rows = await this.reader.query<Raw>(
-      'hot_workflow_search',
-      `SELECT id FROM workflows WHERE project_id = $1 AND deleted_at IS NULL
-        AND (${position}(lower(title), lower($2)) > 0 OR ${position}(lower(requirement), lower($2)) > 0)`,
-      [projectId, text],
-    );
-    return rows.map((row) => row.id as string);
-  }
-
-  /** An id list as one parameter: a text array on PostgreSQL, a JSON array on SQLite. */
-  private idList(ids: readonly string[]): unknown {
-    return this.provider === 'sqlite' ? JSON.stringify(ids) : [...ids];
-  }
-
-  private inIds(statement: string): string {
-    return statement.replace(
-      'IN_IDS',
-      this.provider === 'sqlite' ? 'IN (SELECT value FROM json_each($1))' : '= ANY($1::text[])',
-    );
-  }
-
-  private toSnapshotRow(row: Raw): SnapshotRow {
-    return {
-      phase: row.phase as string,
-      current_step: Number(row.current_step),
-      steps: this.json(row.steps) as AgentStateSnapshot['steps'],
-      memo: this.json(row.memo) as AgentStateSnapshot['memo'],
-      pending_question: row.pending_question as string | null,
-    };
+    const rows = (await this.reader.rows(this.statements.workflowSearch.bind({ projectId, text }))) as { id: string }[];
+    return rows.map((row) => row.id);
   }
 
   /** Log entries after `afterSeq` (all when undefined) in seq order, at most `take`; tool input as JSON text. */
   async logPage(workflowId: string, afterSeq: number | undefined, take: number): Promise<LogRowJson[]> {
-    const rows = await this.page('execution_log_entries', LOG_COLUMNS, workflowId, afterSeq, take);
-    return rows.map((row) => ({
-      id: row.id as string,
-      workflow_id: row.workflow_id as string,
-      seq: Number(row.seq),
-      step_index: nullableNumber(row.step_index),
-      tool_name: row.tool_name as string,
-      tool_input_json: row.tool_input_json as string,
-      output: row.output as string,
-      is_error: row.is_error === true || row.is_error === 1,
-      revision: Number(row.revision),
-      duration_ms: nullableNumber(row.duration_ms),
-      created_at: date(row.created_at),
-    }));
+    const { logFirst, logAfter } = this.statements;
+    const statement = afterSeq === undefined ? logFirst : logAfter;
+    const rows = await this.reader.rows(statement.bind({ workflowId, afterSeq: afterSeq ?? 0, take }));
+    return rows.map((raw) => this.decode.logEntry<LogRowJson>(raw));
   }
 
   async llmCallPage(workflowId: string, afterSeq: number | undefined, take: number): Promise<CallRowWithDetail[]> {
-    const rows = await this.page('llm_call_logs', LLM_CALL_COLUMNS, workflowId, afterSeq, take);
-    return rows.map((row) => ({
-      id: row.id as string,
-      workflow_id: row.workflow_id as string,
-      seq: Number(row.seq),
-      phase: row.phase as string,
-      model: row.model as string,
-      prompt_tokens: nullableNumber(row.prompt_tokens),
-      completion_tokens: nullableNumber(row.completion_tokens),
-      latency_ms: Number(row.latency_ms),
-      step_index: nullableNumber(row.step_index),
-      attempt: Number(row.attempt),
-      error: row.error as string | null,
-      finish_reason: row.finish_reason as string | null,
-      has_detail: row.has_detail === true || Number(row.has_detail) === 1,
-      created_at: date(row.created_at),
-    }));
+    const { llmCallsFirst, llmCallsAfter } = this.statements;
+    const statement = afterSeq === undefined ? llmCallsFirst : llmCallsAfter;
+    const rows = await this.reader.rows(statement.bind({ workflowId, afterSeq: afterSeq ?? 0, take }));
+    return rows.map((raw) => this.decode.llmCall<CallRowWithDetail>(raw));
   }
 
   /**
@@ -185,7 +130,7 @@ export class HotReads {
    * deletes every detail older than its cutoff, so a sweep that deleted any changes this value.
    */
   async oldestLlmDetail(): Promise<string | null> {
-    const [row] = await this.reader.query<Raw>('hot_oldest_llm_detail', OLDEST_LLM_DETAIL, []);
+    const [row] = (await this.reader.rows(this.statements.oldestLlmDetail.bind({}))) as { oldest: unknown }[];
     const oldest = row?.oldest;
     if (oldest === null || oldest === undefined) return null;
     return oldest instanceof Date ? oldest.toISOString() : String(oldest);
@@ -193,7 +138,11 @@ export class HotReads {
 
   /** SUM skips nulls: the token sums count known values; unknown_usage_calls says how many are missing. */
   async llmCallTotals(workflowId: string) {
-    const [row] = await this.reader.query<Raw>('hot_llm_call_totals', LLM_CALL_TOTALS, [workflowId]);
+    // COUNT and SUM come back as text from PostgreSQL (bigint), as numbers from SQLite; SUM of none is null.
+    const [row] = (await this.reader.rows(this.statements.llmCallTotals.bind({ workflowId }))) as Record<
+      string,
+      unknown
+    >[];
     return {
       calls: Number(row!.calls),
       prompt_tokens: Number(row!.prompt_tokens ?? 0),
@@ -211,169 +160,50 @@ export class HotReads {
    */
   async userAndProjects(userId: string): Promise<{ user: User; projects: ProjectWithRole[] } | null> {
     const [[user], projects] = await Promise.all([
-      this.reader.query<Raw>('hot_user', USER_BY_ID, [userId]),
-      this.reader.query<Raw>('hot_member_projects', MEMBER_PROJECTS, [userId]),
+      this.reader.rows(this.statements.user.bind({ userId })),
+      this.projects(this.statements.memberProjects.bind({ userId })),
     ]);
-    return user ? { user: toUser(user, ''), projects: projects.map(toProjectWithRole) } : null;
+    return user ? { user: this.decode.user<User>(user), projects } : null;
   }
 
   /** Every live project in creation order, with the user's role where they are a member (administrators). */
   async allProjects(userId: string): Promise<ProjectWithRole[]> {
-    return (await this.reader.query<Raw>('hot_all_projects', ALL_PROJECTS, [userId])).map(toProjectWithRole);
+    return this.projects(this.statements.allProjects.bind({ userId }));
   }
 
-  private page(table: string, columns: string, workflowId: string, afterSeq: number | undefined, take: number) {
-    return afterSeq === undefined
-      ? this.reader.query<Raw>(`hot_${table}_first`, firstPage(table, columns), [workflowId, take])
-      : this.reader.query<Raw>(`hot_${table}_after`, pageAfter(table, columns), [workflowId, afterSeq, take]);
+  private async projects(statement: Statement): Promise<ProjectWithRole[]> {
+    return (await this.reader.rows(statement)).map((raw) => {
+      const { role, ...project } = this.decode.project<Project & { role: string | null }>(raw);
+      return { project, role: (role as Role | null) ?? null };
+    });
   }
 }
 
-type Raw = Record<string, unknown>;
 export type ProjectWithRole = { project: Project; role: Role | null };
 
-function toProjectWithRole(row: Raw): ProjectWithRole {
+/** The row decoders of the hot reads (see rowDecoder). */
+function decoders(provider: DbProvider) {
+  const userKinds = Object.fromEntries(
+    USER_COLUMNS.filter((c) => c.endsWith('_at')).map((column) => [`u_${column}`, 'date' as const]),
+  );
   return {
-    project: {
-      id: row.id as string,
-      name: row.name as string,
-      description: row.description as string,
-      created_by: row.created_by as string,
-      deleted_at: nullableDate(row.deleted_at),
-      archive_path: row.archive_path as string | null,
-      created_at: date(row.created_at),
-      updated_at: date(row.updated_at),
-    },
-    role: (row.role as Role | null) ?? null,
+    userAndWorkflow: rowDecoder(provider, 'workflows', userKinds),
+    user: rowDecoder(provider, 'users'),
+    snapshot: rowDecoder(provider, 'agent_state_snapshots'),
+    event: rowDecoder(provider, 'events'),
+    logEntry: rowDecoder(provider, 'execution_log_entries'),
+    llmCall: rowDecoder(provider, 'llm_call_logs', { has_detail: 'boolean' }),
+    project: rowDecoder(provider, 'projects'),
   };
 }
 
-const date = (value: unknown): Date => (value instanceof Date ? value : new Date(value as string));
-const nullableDate = (value: unknown): Date | null => (value === null ? null : date(value));
-const nullableNumber = (value: unknown): number | null => (value === null ? null : Number(value));
-
-const USER_COLUMNS = [
-  'id',
-  'login',
-  'email',
-  'name',
-  'avatar_url',
-  'provider',
-  'provider_subject',
-  'created_at',
-  'updated_at',
-];
-
-function toUser(row: Raw, prefix: string): User {
-  const at = (column: string) => row[prefix + column];
-  return {
-    id: at('id') as string,
-    login: at('login') as string,
-    email: at('email') as string | null,
-    name: at('name') as string | null,
-    avatar_url: at('avatar_url') as string | null,
-    provider: at('provider') as string,
-    provider_subject: at('provider_subject') as string,
-    created_at: date(at('created_at')),
-    updated_at: date(at('updated_at')),
-  };
+/** The columns named `<prefix><column>` as `user` (prefix removed), the others as `rest`. */
+function unprefixed(row: Record<string, unknown>, prefix: string) {
+  const user: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith(prefix)) user[column.slice(prefix.length)] = value;
+    else rest[column] = value;
+  }
+  return { user, rest };
 }
-
-function toWorkflow(row: Raw): Workflow {
-  return {
-    id: row.id as string,
-    project_id: row.project_id as string,
-    created_by: row.created_by as string,
-    requirement: row.requirement as string,
-    title: row.title as string,
-    title_generated: row.title_generated === true || row.title_generated === 1,
-    status: row.status as string,
-    question: row.question as string | null,
-    error: row.error as string | null,
-    requested_worker_id: row.requested_worker_id as string | null,
-    assigned_worker_id: row.assigned_worker_id as string | null,
-    template: row.template as string | null,
-    app_url: row.app_url as string | null,
-    last_update_seq: Number(row.last_update_seq),
-    last_event_seq: Number(row.last_event_seq),
-    steer_action: row.steer_action as string | null,
-    steer_message: row.steer_message as string | null,
-    title_worker_id: row.title_worker_id as string | null,
-    title_first_seq: nullableNumber(row.title_first_seq),
-    title_last_seq: nullableNumber(row.title_last_seq),
-    number: Number(row.number),
-    rerun_of: row.rerun_of as string | null,
-    idempotency_key: row.idempotency_key as string | null,
-    app_key: row.app_key as string | null,
-    plan_revision: Number(row.plan_revision),
-    started_at: nullableDate(row.started_at),
-    finished_at: nullableDate(row.finished_at),
-    deleted_at: nullableDate(row.deleted_at),
-    created_at: date(row.created_at),
-    updated_at: date(row.updated_at),
-  };
-}
-
-const USER_BY_ID = `SELECT ${USER_COLUMNS.join(', ')} FROM users WHERE id = $1`;
-
-// The user row always comes back (when it exists); the workflow columns are null unless the workflow
-// and its project are live, the role null unless the user is a member of that project.
-const USER_AND_WORKFLOW = `
-  SELECT ${USER_COLUMNS.map((c) => `u.${c} AS u_${c}`).join(', ')},
-    w.id, w.project_id, w.created_by, w.requirement, w.title, w.title_generated, w.status, w.question,
-    w.error, w.requested_worker_id, w.assigned_worker_id, w.template, w.app_url, w.last_update_seq,
-    w.last_event_seq, w.steer_action, w.steer_message, w.title_worker_id, w.title_first_seq, w.title_last_seq,
-    w.number, w.rerun_of, w.idempotency_key, w.app_key, w.plan_revision, w.started_at, w.finished_at,
-    w.deleted_at, w.created_at, w.updated_at, m.role
-  FROM users u
-  LEFT JOIN workflows w ON w.id = $2 AND w.deleted_at IS NULL
-    AND EXISTS (SELECT 1 FROM projects p WHERE p.id = w.project_id AND p.deleted_at IS NULL)
-  LEFT JOIN project_members m ON m.project_id = w.project_id AND m.user_id = u.id
-  WHERE u.id = $1`;
-
-const LATEST_SNAPSHOT = `
-  SELECT id, workflow_id, seq, phase, current_step, steps, memo, pending_question, created_at
-  FROM agent_state_snapshots WHERE workflow_id = $1 ORDER BY seq DESC LIMIT 1`;
-
-const WORKER_NAMES = 'SELECT id, name FROM workers WHERE id IN_IDS';
-
-// The correlated MAX(seq) walks the (workflow_id, seq) index once per workflow of the page.
-const LATEST_SNAPSHOTS = `
-  SELECT s.workflow_id, s.phase, s.current_step, s.steps, s.memo, s.pending_question
-  FROM agent_state_snapshots s
-  WHERE s.workflow_id IN_IDS
-    AND s.seq = (SELECT MAX(m.seq) FROM agent_state_snapshots m WHERE m.workflow_id = s.workflow_id)`;
-
-const STEP_EVENTS = `
-  SELECT seq, data, created_at FROM events WHERE workflow_id = $1 AND type = 'plan_step_status' ORDER BY seq`;
-
-const LOG_COLUMNS =
-  'id, workflow_id, seq, step_index, tool_name, CAST(tool_input AS TEXT) AS tool_input_json, output, is_error, revision, duration_ms, created_at';
-const LLM_CALL_COLUMNS =
-  'id, workflow_id, seq, phase, model, prompt_tokens, completion_tokens, latency_ms, step_index, attempt, error, finish_reason, created_at, ' +
-  'EXISTS (SELECT 1 FROM llm_call_details d WHERE d.call_id = llm_call_logs.id) AS has_detail';
-const firstPage = (table: string, columns: string) =>
-  `SELECT ${columns} FROM ${table} WHERE workflow_id = $1 ORDER BY seq LIMIT $2`;
-const pageAfter = (table: string, columns: string) =>
-  `SELECT ${columns} FROM ${table} WHERE workflow_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`;
-
-// MIN over the created_at index: one index probe.
-const OLDEST_LLM_DETAIL = 'SELECT MIN(created_at) AS oldest FROM llm_call_details';
-
-const LLM_CALL_TOTALS = `
-  SELECT COUNT(*) AS calls, SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
-    SUM(latency_ms) AS latency_ms,
-    SUM(CASE WHEN prompt_tokens IS NULL OR completion_tokens IS NULL THEN 1 ELSE 0 END) AS unknown_usage_calls,
-    COUNT(error) AS failed_calls
-  FROM llm_call_logs WHERE workflow_id = $1`;
-
-const PROJECT_COLUMNS =
-  'p.id, p.name, p.description, p.created_by, p.deleted_at, p.archive_path, p.created_at, p.updated_at, m.role';
-const ALL_PROJECTS = `
-  SELECT ${PROJECT_COLUMNS} FROM projects p
-  LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
-  WHERE p.deleted_at IS NULL ORDER BY p.created_at, p.id`;
-const MEMBER_PROJECTS = `
-  SELECT ${PROJECT_COLUMNS} FROM projects p
-  JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
-  WHERE p.deleted_at IS NULL ORDER BY p.created_at, p.id`;

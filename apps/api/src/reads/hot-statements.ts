@@ -1,0 +1,249 @@
+import {
+  isAnyOf,
+  jsonText,
+  prepare,
+  queryBuilder,
+  sql,
+  type DbProvider,
+  type JoinBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+  type Tables,
+  type User,
+} from '@svc/db';
+
+/** The user columns the hot reads return with a workflow (as `u_<column>`, see HotReads.userAndWorkflow). */
+export const USER_COLUMNS = [
+  'id',
+  'login',
+  'email',
+  'name',
+  'avatar_url',
+  'provider',
+  'provider_subject',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof User)[];
+
+export type HotStatements = ReturnType<typeof hotStatements>;
+type PageArgs = { workflowId: string; afterSeq: number; take: number };
+
+/**
+ * The statements of the hot reads, each built and compiled once (`prepare`). Membership and liveness
+ * are part of the statements, never cached.
+ */
+export function hotStatements(provider: DbProvider) {
+  const q = queryBuilder(provider);
+  const one = <A extends Record<string, unknown>>(build: Parameters<typeof prepare<A>>[1]) =>
+    prepare<A>(provider, build);
+  const jsonField = (column: string, name: string) => jsonText(provider, sql.ref(column), name);
+  const isFeedback = (alias: 'f' | 'l') =>
+    sql<SqlBool>`${sql.ref(`${alias}.type`)} = 'workflow_action' AND ${jsonField(`${alias}.data`, 'action')} = 'feedback'`;
+  const position = provider === 'sqlite' ? 'instr' : 'strpos';
+  const logColumns = q
+    .selectFrom('execution_log_entries')
+    .select([
+      'id',
+      'workflow_id',
+      'seq',
+      'step_index',
+      'tool_name',
+      sql<string>`CAST(tool_input AS TEXT)`.as('tool_input_json'),
+      'output',
+      'is_error',
+      'revision',
+      'duration_ms',
+      'created_at',
+    ]);
+  const llmCallColumns = q
+    .selectFrom('llm_call_logs')
+    .select([
+      'id',
+      'workflow_id',
+      'seq',
+      'phase',
+      'model',
+      'prompt_tokens',
+      'completion_tokens',
+      'latency_ms',
+      'step_index',
+      'attempt',
+      'error',
+      'finish_reason',
+      'created_at',
+    ])
+    .select((eb) =>
+      eb
+        .exists(
+          eb.selectFrom('llm_call_details as d').select('d.call_id').whereRef('d.call_id', '=', 'llm_call_logs.id'),
+        )
+        .as('has_detail'),
+    );
+  // A page of a workflow's rows in seq order: from the first, or after a seq; at most `take`.
+  const firstPage = <Q extends SelectQueryBuilder<Tables, 'execution_log_entries' | 'llm_call_logs', object>>(
+    query: Q,
+  ) => one<PageArgs>((arg) => query.where('workflow_id', '=', arg('workflowId')).orderBy('seq').limit(arg('take')));
+  const pageAfter = <Q extends SelectQueryBuilder<Tables, 'execution_log_entries' | 'llm_call_logs', object>>(
+    query: Q,
+  ) =>
+    one<PageArgs>((arg) =>
+      query
+        .where('workflow_id', '=', arg('workflowId'))
+        .where('seq', '>', arg('afterSeq'))
+        .orderBy('seq')
+        .limit(arg('take')),
+    );
+  // Live projects in creation order with the user's role: where they are a member, or all of them.
+  const projects = (members: 'only' | 'all') =>
+    one<{ userId: string }>((arg) => {
+      const from = q.selectFrom('projects as p');
+      const membership = (
+        on: JoinBuilder<Tables & { p: Tables['projects']; m: Tables['project_members'] }, 'p' | 'm'>,
+      ) => on.onRef('m.project_id', '=', 'p.id').on('m.user_id', '=', arg('userId'));
+      const joined =
+        members === 'only'
+          ? from.innerJoin('project_members as m', membership)
+          : from.leftJoin('project_members as m', membership);
+      return joined
+        .selectAll('p')
+        .select('m.role')
+        .where('p.deleted_at', 'is', null)
+        .orderBy('p.created_at')
+        .orderBy('p.id');
+    });
+  return {
+    // The user row always comes back (when it exists); the workflow columns are null unless the workflow
+    // and its project are live, the role null unless the user is a member of that project.
+    userAndWorkflow: one<{ userId: string; workflowId: string }>((arg) =>
+      q
+        .selectFrom('users as u')
+        .leftJoin('workflows as w', (join) =>
+          join
+            .on('w.id', '=', arg('workflowId'))
+            .on('w.deleted_at', 'is', null)
+            .on((eb) =>
+              eb.exists(
+                eb
+                  .selectFrom('projects as p')
+                  .select(sql.lit(1).as('live'))
+                  .whereRef('p.id', '=', 'w.project_id')
+                  .where('p.deleted_at', 'is', null),
+              ),
+            ),
+        )
+        .leftJoin('project_members as m', (join) =>
+          join.onRef('m.project_id', '=', 'w.project_id').onRef('m.user_id', '=', 'u.id'),
+        )
+        .selectAll('w')
+        .select(USER_COLUMNS.map((column) => sql.ref(`u.${column}`).as(`u_${column}`)))
+        .select('m.role')
+        .where('u.id', '=', arg('userId')),
+    ),
+    latestSnapshot: one<{ workflowId: string }>((arg) =>
+      q
+        .selectFrom('agent_state_snapshots')
+        .selectAll()
+        .where('workflow_id', '=', arg('workflowId'))
+        .orderBy('seq', 'desc')
+        .limit(1),
+    ),
+    workerNames: one<{ ids: readonly string[] }>((arg) =>
+      q
+        .selectFrom('workers')
+        .select(['id', 'name'])
+        .where((eb) => isAnyOf(provider, eb.ref('id'), arg('ids'))),
+    ),
+    // The correlated MAX(seq) walks the (workflow_id, seq) index once per workflow of the page.
+    latestSnapshots: one<{ workflowIds: readonly string[] }>((arg) =>
+      q
+        .selectFrom('agent_state_snapshots as s')
+        .select(['s.workflow_id', 's.phase', 's.current_step', 's.steps', 's.memo', 's.pending_question'])
+        .where((eb) => isAnyOf(provider, eb.ref('s.workflow_id'), arg('workflowIds')))
+        .where('s.seq', '=', (eb) =>
+          eb
+            .selectFrom('agent_state_snapshots as m')
+            .select((m) => m.fn.max('m.seq').as('seq'))
+            .whereRef('m.workflow_id', '=', 's.workflow_id'),
+        ),
+    ),
+    stepEvents: one<{ workflowId: string }>((arg) =>
+      q
+        .selectFrom('events')
+        .select(['seq', 'data', 'created_at'])
+        .where('workflow_id', '=', arg('workflowId'))
+        .where('type', '=', 'plan_step_status')
+        .orderBy('seq'),
+    ),
+    revising: one<{ workflowIds: readonly string[] }>((arg) =>
+      q
+        .selectFrom('events as f')
+        .select('f.workflow_id')
+        .where((eb) => isAnyOf(provider, eb.ref('f.workflow_id'), arg('workflowIds')))
+        .where(isFeedback('f'))
+        .where('f.seq', '=', (eb) =>
+          eb
+            .selectFrom('events as l')
+            .select((l) => l.fn.max('l.seq').as('seq'))
+            .whereRef('l.workflow_id', '=', 'f.workflow_id')
+            .where(isFeedback('l')),
+        )
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('events as u')
+                .select(sql.lit(1).as('later'))
+                .whereRef('u.workflow_id', '=', 'f.workflow_id')
+                .whereRef('u.seq', '>', 'f.seq')
+                .where(sql<SqlBool>`u.type = 'workflow_update' AND ${jsonField('u.data', 'kind')} = 'snapshot'`),
+            ),
+          ),
+        ),
+    ),
+    workflowSearch: one<{ projectId: string; text: string }>((arg) =>
+      q
+        .selectFrom('workflows')
+        .select('id')
+        .where('project_id', '=', arg('projectId'))
+        .where('deleted_at', 'is', null)
+        .where((eb) => {
+          const contains = (column: 'title' | 'requirement') =>
+            eb(eb.fn<number>(position, [eb.fn('lower', [column]), eb.fn('lower', [eb.val(arg('text'))])]), '>', 0);
+          return eb.or([contains('title'), contains('requirement')]);
+        }),
+    ),
+    logFirst: firstPage(logColumns),
+    logAfter: pageAfter(logColumns),
+    llmCallsFirst: firstPage(llmCallColumns),
+    llmCallsAfter: pageAfter(llmCallColumns),
+    // MIN over the created_at index: one index probe.
+    oldestLlmDetail: one<Record<string, never>>(() =>
+      q.selectFrom('llm_call_details').select((eb) => eb.fn.min('created_at').as('oldest')),
+    ),
+    llmCallTotals: one<{ workflowId: string }>((arg) =>
+      q
+        .selectFrom('llm_call_logs')
+        .select((eb) => [
+          eb.fn.countAll().as('calls'),
+          eb.fn.sum('prompt_tokens').as('prompt_tokens'),
+          eb.fn.sum('completion_tokens').as('completion_tokens'),
+          eb.fn.sum('latency_ms').as('latency_ms'),
+          eb.fn
+            .sum(
+              eb
+                .case()
+                .when(eb.or([eb('prompt_tokens', 'is', null), eb('completion_tokens', 'is', null)]))
+                .then(1)
+                .else(0)
+                .end(),
+            )
+            .as('unknown_usage_calls'),
+          eb.fn.count('error').as('failed_calls'),
+        ])
+        .where('workflow_id', '=', arg('workflowId')),
+    ),
+    user: one<{ userId: string }>((arg) => q.selectFrom('users').selectAll().where('id', '=', arg('userId'))),
+    memberProjects: projects('only'),
+    allProjects: projects('all'),
+  };
+}
