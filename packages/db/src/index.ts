@@ -26,7 +26,7 @@ export {
   type TableName,
   type Tables,
 } from './query';
-export { rowDecoder, columnTypes, type ColumnKind, type Row, type SqlType } from './rows';
+export { rowDecoder, columnTypes, LLM_CALL_LOG_COLUMNS, type ColumnKind, type Row, type SqlType } from './rows';
 export type { SqliteStatements, SqliteWriter } from './sqlite-writer';
 export { providerOf, type DbProvider } from './url';
 export type * from '../generated/sqlite';

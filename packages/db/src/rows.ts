@@ -81,3 +81,20 @@ export function columnTypes<T extends TableName>(
   const types = SQL_TYPES.get(table)!;
   return Object.fromEntries(columns.map((column) => [column, types.get(column)!]));
 }
+
+/** The stored columns of an LLM call's log row: what the ingest writes and the hot reads select. */
+export const LLM_CALL_LOG_COLUMNS = [
+  'id',
+  'workflow_id',
+  'seq',
+  'phase',
+  'model',
+  'prompt_tokens',
+  'completion_tokens',
+  'latency_ms',
+  'step_index',
+  'attempt',
+  'error',
+  'finish_reason',
+  'created_at',
+] as const satisfies readonly (keyof Tables['llm_call_logs'] & string)[];

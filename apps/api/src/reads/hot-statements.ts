@@ -1,5 +1,6 @@
 import {
   isAnyOf,
+  LLM_CALL_LOG_COLUMNS,
   jsonText,
   prepare,
   queryBuilder,
@@ -57,21 +58,7 @@ export function hotStatements(provider: DbProvider) {
     ]);
   const llmCallColumns = q
     .selectFrom('llm_call_logs')
-    .select([
-      'id',
-      'workflow_id',
-      'seq',
-      'phase',
-      'model',
-      'prompt_tokens',
-      'completion_tokens',
-      'latency_ms',
-      'step_index',
-      'attempt',
-      'error',
-      'finish_reason',
-      'created_at',
-    ])
+    .select(LLM_CALL_LOG_COLUMNS)
     .select((eb) =>
       eb
         .exists(
