@@ -17,12 +17,19 @@ export function projectPlan(steps: readonly PlanStepInfo[], status: WorkflowStat
 }
 
 function projectStep(step: PlanStepInfo, status: WorkflowStatus, invalidated: boolean): PlanStepInfo {
-  const { interrupted: _reported, ...rest } = step;
-  const projected: PlanStepInfo = { ...rest, status: projectedStatus(step, status, invalidated) };
+  const shown = projectedStatus(step, status, invalidated);
   const stopped = status === 'failed' || status === 'cancelled';
-  if (stopped && !invalidated && wasRunning(step)) projected.interrupted = status;
-  if (projected.status === 'pending' && !projected.interrupted) projected.started_at = null;
-  if (projected.status !== 'done') projected.finished_at = null;
+  const interrupted = stopped && !invalidated && wasRunning(step) ? status : undefined;
+  // Field by field, not a spread: GET /plan projects every step of every read.
+  const projected: PlanStepInfo = {
+    index: step.index,
+    title: step.title,
+    description: step.description,
+    status: shown,
+    started_at: shown === 'pending' && !interrupted ? null : step.started_at,
+    finished_at: shown === 'done' ? step.finished_at : null,
+  };
+  if (interrupted) projected.interrupted = interrupted;
   return projected;
 }
 
