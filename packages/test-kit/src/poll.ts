@@ -32,25 +32,34 @@ export async function eventually<T>(
 ): Promise<Exclude<T, false>> {
   const { intervalMs = 20, giveUpAfterMs = POLL_SAFETY_CAP_MS } = options;
   const started = Date.now();
-  let lastError: unknown;
   for (;;) {
-    try {
-      const value = await check();
-      if (value !== false) return value as Exclude<T, false>;
-      lastError = undefined;
-    } catch (err) {
-      if (err instanceof StopWaiting) throw err;
-      lastError = err;
-    }
-    if (Date.now() - started > giveUpAfterMs) {
-      const what = options.what ?? 'a condition';
-      const detail = options.detail ? `\n${options.detail()}` : '';
-      if (lastError instanceof Error) {
-        lastError.message = `gave up waiting for ${what} (safety cap ${giveUpAfterMs} ms): ${lastError.message}${detail}`;
-        throw lastError;
-      }
-      throw new Error(`gave up waiting for ${what} (safety cap ${giveUpAfterMs} ms)${detail}`);
-    }
+    const outcome = await attempt(check);
+    if (outcome.done) return outcome.value;
+    if (Date.now() - started > giveUpAfterMs) throw givenUp(outcome.error, giveUpAfterMs, options);
     await pause(intervalMs);
   }
+}
+
+type Attempt<T> = { done: true; value: Exclude<T, false> } | { done: false; error: unknown };
+
+/** One run of the check: its value, or why it is not there yet (a StopWaiting goes on up). */
+async function attempt<T>(check: () => T | Promise<T>): Promise<Attempt<T>> {
+  try {
+    const value = await check();
+    return value === false ? { done: false, error: undefined } : { done: true, value: value as Exclude<T, false> };
+  } catch (error) {
+    if (error instanceof StopWaiting) throw error;
+    return { done: false, error };
+  }
+}
+
+/** The failure of a poll that hit its safety cap: the check's last error, with what was awaited. */
+function givenUp(lastError: unknown, giveUpAfterMs: number, options: EventuallyOptions): Error {
+  const what = options.what ?? 'a condition';
+  const detail = options.detail ? `\n${options.detail()}` : '';
+  if (lastError instanceof Error) {
+    lastError.message = `gave up waiting for ${what} (safety cap ${giveUpAfterMs} ms): ${lastError.message}${detail}`;
+    return lastError;
+  }
+  return new Error(`gave up waiting for ${what} (safety cap ${giveUpAfterMs} ms)${detail}`);
 }

@@ -53,66 +53,82 @@ export async function startSsoProvider(): Promise<SsoProvider> {
   const send = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
+  type Params = Record<string, string | undefined>;
+
+  const authorize = (res: ServerResponse, params: Params) => {
+    if (params.client_key !== clientKey) return send(res, 400, refused(10003, 'client_key is invalid'));
+    if (params.response_type !== 'code' || !params.redirect_uri) return send(res, 400, refused(10002, 'bad request'));
+    if (params.code_challenge && params.code_challenge_method !== 'S256')
+      return send(res, 400, refused(10002, 'S256 only'));
+    const code = randomBytes(16).toString('hex');
+    codes.set(code, {
+      user: provider.nextUser,
+      redirectUri: params.redirect_uri,
+      challenge: params.code_challenge ?? null,
+    });
+    const back = new URL(params.redirect_uri);
+    back.searchParams.set('code', code);
+    if (params.state) back.searchParams.set('state', params.state);
+    res.writeHead(302, { location: back.href }).end();
+  };
+
+  /** Why a token request is refused, or null: client, code, redirect_uri and PKCE verifier in turn. */
+  const tokenRefusal = (params: Params, grant: { redirectUri: string; challenge: string | null } | undefined) => {
+    if (params.client_key !== clientKey || params.client_secret !== clientSecret)
+      return refused(10013, 'client_key or client_secret is invalid');
+    if (!grant || params.grant_type !== 'authorization_code') return refused(10007, 'code is invalid or used');
+    if (params.redirect_uri && params.redirect_uri !== grant.redirectUri)
+      return refused(10008, 'redirect_uri mismatch');
+    const challenge = params.code_verifier
+      ? createHash('sha256').update(params.code_verifier).digest('base64url')
+      : null;
+    return grant.challenge === challenge ? null : refused(10009, 'code_verifier does not match');
+  };
+
+  const token = (res: ServerResponse, params: Params) => {
+    const grant = codes.get(params.code ?? '');
+    codes.delete(params.code ?? '');
+    const refusal = tokenRefusal(params, grant);
+    if (refusal || !grant) return send(res, 200, refusal);
+    const accessToken = `act.${randomBytes(16).toString('hex')}`;
+    tokens.set(accessToken, grant.user);
+    send(
+      res,
+      200,
+      ok({
+        access_token: accessToken,
+        open_id: grant.user.open_id,
+        expires_in: 86400,
+        refresh_token: `rft.${randomBytes(8).toString('hex')}`,
+        scope: 'user_info',
+      }),
+    );
+  };
+
+  const userinfo = (res: ServerResponse, params: Params) => {
+    const user = tokens.get(params.access_token ?? '');
+    if (!user) return send(res, 200, refused(2190008, 'access_token is invalid'));
+    if (params.open_id !== user.open_id) return send(res, 200, refused(2190015, 'open_id does not match the token'));
+    send(res, 200, ok(user));
+  };
+
+  const endpoints: Record<string, { method: string; name: 'authorize' | 'token' | 'userinfo'; serve: typeof token }> = {
+    '/platform/oauth/connect/': { method: 'GET', name: 'authorize', serve: authorize },
+    '/oauth/access_token/': { method: 'POST', name: 'token', serve: token },
+    '/oauth/userinfo/': { method: 'POST', name: 'userinfo', serve: userinfo },
+  };
+
   const handle = (req: IncomingMessage, res: ServerResponse, form: URLSearchParams) => {
     const url = new URL(req.url ?? '/', 'http://sso.local');
     const params = Object.fromEntries(req.method === 'GET' ? url.searchParams : form);
     requests.push({ path: url.pathname, method: req.method ?? '', params });
-    const endpoint =
-      url.pathname === '/oauth/access_token/' ? 'token' : url.pathname === '/oauth/userinfo/' ? 'userinfo' : null;
-    const failure = endpoint && failures.get(endpoint);
+    const endpoint = endpoints[url.pathname];
+    const failure = endpoint && failures.get(endpoint.name);
     if (endpoint && failure) {
-      failures.delete(endpoint);
+      failures.delete(endpoint.name);
       return send(res, failure.status, failure.body);
     }
-    if (req.method === 'GET' && url.pathname === '/platform/oauth/connect/') {
-      if (params.client_key !== clientKey) return send(res, 400, refused(10003, 'client_key is invalid'));
-      if (params.response_type !== 'code' || !params.redirect_uri) return send(res, 400, refused(10002, 'bad request'));
-      if (params.code_challenge && params.code_challenge_method !== 'S256')
-        return send(res, 400, refused(10002, 'S256 only'));
-      const code = randomBytes(16).toString('hex');
-      codes.set(code, {
-        user: provider.nextUser,
-        redirectUri: params.redirect_uri,
-        challenge: params.code_challenge ?? null,
-      });
-      const back = new URL(params.redirect_uri);
-      back.searchParams.set('code', code);
-      if (params.state) back.searchParams.set('state', params.state);
-      return res.writeHead(302, { location: back.href }).end();
-    }
-    if (req.method === 'POST' && endpoint === 'token') {
-      if (params.client_key !== clientKey || params.client_secret !== clientSecret)
-        return send(res, 200, refused(10013, 'client_key or client_secret is invalid'));
-      const grant = codes.get(params.code ?? '');
-      codes.delete(params.code ?? '');
-      if (!grant || params.grant_type !== 'authorization_code')
-        return send(res, 200, refused(10007, 'code is invalid or used'));
-      if (params.redirect_uri && params.redirect_uri !== grant.redirectUri)
-        return send(res, 200, refused(10008, 'redirect_uri mismatch'));
-      const challenge = params.code_verifier
-        ? createHash('sha256').update(params.code_verifier).digest('base64url')
-        : null;
-      if (grant.challenge !== challenge) return send(res, 200, refused(10009, 'code_verifier does not match'));
-      const accessToken = `act.${randomBytes(16).toString('hex')}`;
-      tokens.set(accessToken, grant.user);
-      return send(
-        res,
-        200,
-        ok({
-          access_token: accessToken,
-          open_id: grant.user.open_id,
-          expires_in: 86400,
-          refresh_token: `rft.${randomBytes(8).toString('hex')}`,
-          scope: 'user_info',
-        }),
-      );
-    }
-    if (req.method === 'POST' && endpoint === 'userinfo') {
-      const user = tokens.get(params.access_token ?? '');
-      if (!user) return send(res, 200, refused(2190008, 'access_token is invalid'));
-      if (params.open_id !== user.open_id) return send(res, 200, refused(2190015, 'open_id does not match the token'));
-      return send(res, 200, ok(user));
-    }
+    if (endpoint?.method === req.method) return endpoint.serve(res, params);
     send(res, 404, refused(404, 'no such endpoint'));
   };
 

@@ -35,23 +35,25 @@ const failing = scriptedAgent({ planning: [plan('Break', 'Recover')] });
 /** While true, the `[fail]` workflows' first step gets an LLM error the worker does not retry. */
 let broken = true;
 
+/** Step 1 asks; once answered, it writes the answer it was given to colour.txt. */
+const askThenWrite: ScriptedHandler = (request) => {
+  if (phaseOf(request) !== 'execution' || request.stepNumber !== 1 || request.turn === 0) return ask(request);
+  const answer = /The user answered: (.*)$/s.exec(request.lastMessage)?.[1];
+  if (request.turn === 1)
+    return { tool_calls: [{ name: 'write_file', arguments: { path: 'colour.txt', content: answer ?? '?' } }] };
+  return { tool_calls: [{ name: 'advance_step', arguments: { summary: 'colour chosen' } }] };
+};
+
+const failFirstStep: ScriptedHandler = (request) => {
+  if (broken && phaseOf(request) === 'execution' && request.stepNumber === 1)
+    return { error: { status: 400, message: 'scripted failure' } };
+  return failing(request);
+};
+
 const handler: ScriptedHandler = (request) => {
   const text = JSON.stringify(request.body.messages);
-  if (text.includes('[ask]')) {
-    // Step 1 asks; once answered, it writes the answer it was given to colour.txt.
-    if (phaseOf(request) === 'execution' && request.stepNumber === 1 && request.turn > 0) {
-      const answer = /The user answered: (.*)$/s.exec(request.lastMessage)?.[1];
-      if (request.turn === 1)
-        return { tool_calls: [{ name: 'write_file', arguments: { path: 'colour.txt', content: answer ?? '?' } }] };
-      return { tool_calls: [{ name: 'advance_step', arguments: { summary: 'colour chosen' } }] };
-    }
-    return ask(request);
-  }
-  if (text.includes('[fail]')) {
-    if (broken && phaseOf(request) === 'execution' && request.stepNumber === 1)
-      return { error: { status: 400, message: 'scripted failure' } };
-    return failing(request);
-  }
+  if (text.includes('[ask]')) return askThenWrite(request);
+  if (text.includes('[fail]')) return failFirstStep(request);
   return hello(request);
 };
 
