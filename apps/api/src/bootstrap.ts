@@ -6,6 +6,7 @@ import type { Config } from './config';
 import type { AppDeps } from './deps';
 import { loadSigningKeys } from './auth/keys';
 import { TokenService } from './auth/tokens';
+import { templateDescriptionCache, verifiedTokenCache } from './caches';
 import { createStorage } from './services/storage';
 import { ClusterFanout, EventStore, eventsSince, LocalFanout, type EventFanout } from './events';
 import { LocalBus, type ClusterBus } from './cluster/bus';
@@ -55,7 +56,8 @@ export async function buildRuntime(
     dbHandle.provider === 'postgresql'
       ? await PgBus.connect(config.databaseUrl, config.replicaId, logger)
       : new LocalBus(config.replicaId);
-  const tokens = new TokenService(keys, dbHandle.db, config.jwt.issuer, config.jwt.audience, Date.now, bus);
+  const { issuer, audience } = config.jwt;
+  const tokens = new TokenService({ keys, db: dbHandle.db, issuer, audience, verified: verifiedTokenCache(), bus });
   const fanout: EventFanout = bus.shared
     ? new ClusterFanout(bus, (ref, after, limit) => eventsSince(dbHandle.db, ref, after, limit), logger)
     : new LocalFanout();
@@ -66,7 +68,9 @@ export async function buildRuntime(
     sqliteWriter: dbHandle.sqliteWriter,
   });
   // Clones or fetches in the background: start-up never waits for the template repository.
-  const gitTemplates = options.templates ? null : new GitTemplateCatalog(config.templates, logger);
+  const gitTemplates = options.templates
+    ? null
+    : new GitTemplateCatalog(config.templates, logger, templateDescriptionCache());
   gitTemplates?.syncInBackground();
   const templates = options.templates ?? gitTemplates!;
   const storage = createStorage(config);

@@ -13,6 +13,8 @@ import { IngestLock } from './ingest/ingest-lock';
 import { IngestSql } from './ingest/sql';
 import { UpdateIngest } from './ingest/update-ingest';
 import { IngestWorkflows } from './ingest/workflows';
+import { SnapshotCache } from './ingest/snapshots';
+import { ingestRowCache, snapshotCache } from './caches';
 import { LlmDetailRetention } from './ingest/detail-retention';
 import { BackgroundWork } from './lib/background-work';
 import type { Storage } from './services/storage';
@@ -69,7 +71,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   const engine = new WorkflowEngine({ db, events });
   engine.bus.onError = (err, event) => logger.error({ err, event }, 'engine listener failed');
   const registry = new WorkerRegistry({ db, events, logger, background, replicaId: bus.replicaId });
-  const assignments = new IngestWorkflows(db, new IngestSql(provider));
+  const assignments = new IngestWorkflows(db, new IngestSql(provider), ingestRowCache());
   const dispatcher = new LiveDispatcher({ db, appLinks: deps.appLinks, logger, registry, lock, engine, bus });
   const ingest = new UpdateIngest({
     db,
@@ -79,6 +81,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     logger,
     lock,
     workflows: assignments,
+    snapshots: new SnapshotCache(db, snapshotCache()),
     pgPool: deps.pgPool,
   });
   // After-commit effects of every change of a run: browsers, and the row caches of every replica.

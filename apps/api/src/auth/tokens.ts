@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { LRUCache } from 'lru-cache';
 import { SignJWT, jwtVerify, errors as joseErrors, type JWTVerifyResult } from 'jose';
 import { z } from 'zod';
 import type { Db } from '@svc/db';
@@ -39,9 +40,6 @@ export const DEFAULT_TTL_SECONDS: Record<TokenScope, number> = {
 
 export class TokenError extends Error {}
 
-/** How many verified tokens `verify` remembers (a few MB at most). */
-const VERIFIED_TOKENS_KEPT = 10_000;
-
 const ClaimsSchema = z.object({
   sub: z.string().min(1),
   scope: z.enum(['session', 'api', 'worker', 'job']),
@@ -54,22 +52,42 @@ const ClaimsSchema = z.object({
   minted_jti: z.string().min(1).optional(),
 });
 
+export interface TokenServiceDeps {
+  keys: SigningKeys;
+  db: Db;
+  issuer: string;
+  audience: string;
+  /**
+   * Tokens whose signature and claims were verified, by their text (`verifiedTokenCache`): a request
+   * with a known token skips the ECDSA verification, the largest CPU cost of a cheap read (issue 11).
+   */
+  verified: LRUCache<string, TokenClaims>;
+  now?: () => number;
+  /** the other API replicas: a revocation made here reaches their caches at once */
+  bus?: ClusterBus;
+}
+
 /** Signs and verifies every JWT of the service (ES256 only, `kid` = key thumbprint). */
 export class TokenService {
   private readonly revocations: RevocationCache;
-  private readonly verified = new Map<string, TokenClaims>();
+  private readonly keys: SigningKeys;
+  private readonly db: Db;
+  private readonly issuer: string;
+  private readonly audience: string;
+  private readonly verified: LRUCache<string, TokenClaims>;
+  private readonly now: () => number;
+  private readonly bus: ClusterBus | undefined;
 
-  constructor(
-    private readonly keys: SigningKeys,
-    private readonly db: Db,
-    private readonly issuer: string,
-    private readonly audience: string,
-    private readonly now: () => number = Date.now,
-    /** the other API replicas: a revocation made here reaches their caches at once */
-    private readonly bus?: ClusterBus,
-  ) {
-    this.revocations = new RevocationCache(db, 2_000, now);
-    if (bus) on(bus, 'revoked', (m) => this.revocations.remember(m.jti, new Date(m.expires_at)));
+  constructor(deps: TokenServiceDeps) {
+    this.keys = deps.keys;
+    this.db = deps.db;
+    this.issuer = deps.issuer;
+    this.audience = deps.audience;
+    this.verified = deps.verified;
+    this.now = deps.now ?? Date.now;
+    this.bus = deps.bus;
+    this.revocations = new RevocationCache(this.db, 2_000, this.now);
+    if (this.bus) on(this.bus, 'revoked', (m) => this.revocations.remember(m.jti, new Date(m.expires_at)));
   }
 
   async issue(input: {
@@ -105,7 +123,8 @@ export class TokenService {
   /** Verifies algorithm, key id, signature, issuer, audience, expiry, claim types and revocation; throws TokenError. */
   async verify(token: string): Promise<TokenClaims> {
     const claims = this.verified.get(token) ?? (await this.verifySignedClaims(token));
-    // Time and revocation are checked on every use, also for a token whose signature is known good.
+    // Time and revocation are checked on every use, also for a token whose signature is known good
+    // (the entry's time to live ends with the token, but on the cache's clock, not `now`).
     if (claims.exp <= Math.floor(this.now() / 1000)) {
       this.verified.delete(token);
       throw new TokenError('token expired');
@@ -116,8 +135,7 @@ export class TokenService {
 
   /**
    * The signature and claim checks, which depend on the token's text and this service's key only: a
-   * token that passed them is remembered (bounded, oldest first out), so a request with a known token
-   * skips the ECDSA verification, the largest CPU cost of a cheap read (issue 11).
+   * token that passed them is remembered until it expires (bounded, least recently used out).
    */
   private async verifySignedClaims(token: string): Promise<TokenClaims> {
     let result: JWTVerifyResult;
@@ -141,8 +159,7 @@ export class TokenService {
     // Also a job token a worker signed with the shared key: whoever signs, SVC_JWT is short-lived.
     if (claims.scope === 'job' && claims.exp - claims.iat > MAX_JOB_TTL_SECONDS)
       throw new TokenError('job token lifetime too long');
-    if (this.verified.size >= VERIFIED_TOKENS_KEPT) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, claims);
+    this.verified.set(token, claims, { ttl: Math.max(1, claims.exp * 1000 - this.now()) });
     return claims;
   }
 

@@ -1,6 +1,6 @@
 import type { Db, Prisma, Workflow } from '@svc/db';
 import type { WorkflowStatus } from '@svc/protocol';
-import type { EventStore, NewEvent, WorkflowRef } from '../events';
+import type { EventStore, NewEvent, StoredEvent, WorkflowRef } from '../events';
 import { EngineBus, type EngineEvents } from './bus';
 import { clearIntent, clearSteering, grantTitle, recordIntent, type Intent } from './intents';
 import { decide, UNFINISHED, type RunEvent } from './state-machine';
@@ -44,12 +44,27 @@ export class WorkflowEngine {
     return this.bus.on(event, listener);
   }
 
-  /** Inserts a new run in the status the table gives a created one. */
-  create(data: Omit<Prisma.WorkflowUncheckedCreateInput, 'status'>): Promise<Workflow> {
+  /**
+   * Inserts a new run in the status the table gives a created one, with its action event, in one
+   * transaction. The event is returned unpublished: the caller publishes it once the run is ready.
+   */
+  async create(
+    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'status'>,
+    action: (revision: number) => NewEvent,
+  ): Promise<{ workflow: Workflow; stored: StoredEvent[] }> {
     const decision = decide('new', { type: 'created' });
     if (decision.kind !== 'move')
       throw new Error(`the run table does not declare creation: ${JSON.stringify(decision)}`);
-    return this.deps.db.workflow.create({ data: { ...data, status: decision.to } });
+    let workflow: Workflow | null = null;
+    const stored = await this.deps.events.appendWith(
+      async (tx) => {
+        const row = await tx!.workflow.create({ data: { ...data, status: decision.to } });
+        workflow = row;
+        return { groups: [{ workflow: row, events: [action(row.plan_revision)] }] };
+      },
+      { interactive: true, publish: false },
+    );
+    return { workflow: workflow!, stored };
   }
 
   /**

@@ -1,23 +1,25 @@
 import { fromSnapshot } from '@svc/agent-core';
 import type { Db } from '@svc/db';
+import type { LRUCache } from 'lru-cache';
+import type { LatestSnapshot } from '../caches';
 import { snapshotData } from '../wire/workflow';
 import type { KnownSnapshot } from './plan';
 
 /**
- * The latest snapshot of each active workflow, kept so a new snapshot is diffed without a query.
- * Bounded: the oldest entries are dropped and re-read from the database when needed.
+ * The latest snapshot of each active workflow, kept so a new snapshot is diffed without a query. The
+ * ingest is the only writer of snapshots and tells this cache each one it stores; the rest is read from
+ * the database. Bounded (the cache is made at start-up, `snapshotCache`): the least recently used
+ * entries are dropped and read again when needed.
  */
 export class SnapshotCache {
-  private readonly known = new Map<string, KnownSnapshot | null>();
-
   constructor(
     private readonly db: Db,
-    private readonly limit = 10_000,
+    private readonly known: LRUCache<string, LatestSnapshot>,
   ) {}
 
   async get(workflowId: string): Promise<KnownSnapshot | null> {
     const cached = this.known.get(workflowId);
-    if (cached !== undefined) return cached;
+    if (cached) return cached.latest;
     const row = await this.db.agentStateSnapshot.findFirst({
       where: { workflow_id: workflowId },
       orderBy: { seq: 'desc' },
@@ -35,9 +37,7 @@ export class SnapshotCache {
   }
 
   set(workflowId: string, snapshot: KnownSnapshot | null): void {
-    this.known.delete(workflowId);
-    this.known.set(workflowId, snapshot);
-    if (this.known.size > this.limit) this.known.delete(this.known.keys().next().value!);
+    this.known.set(workflowId, { latest: snapshot });
   }
 
   delete(workflowId: string): void {

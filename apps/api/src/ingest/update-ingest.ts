@@ -29,6 +29,8 @@ export interface UpdateIngestDeps {
   lock: IngestLock;
   /** who holds which workflow (forgotten when the engine announces a run stale) */
   workflows: IngestWorkflows;
+  /** the latest snapshot of each workflow, to diff the next one against (forgotten with `workflows`) */
+  snapshots: SnapshotCache;
   /** most updates stored in one transaction */
   maxBatch?: number;
   /** PostgreSQL: the database handle's pool, through which batches of plain progress updates are written */
@@ -64,7 +66,7 @@ export class UpdateIngest {
   private readonly raw: RawClient | undefined;
 
   constructor(private readonly deps: UpdateIngestDeps) {
-    this.snapshots = new SnapshotCache(deps.db);
+    this.snapshots = deps.snapshots;
     this.sql = new IngestSql(deps.provider);
     this.workflows = deps.workflows;
     const pool = deps.provider === 'postgresql' ? deps.pgPool : null;

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import type { LRUCache } from 'lru-cache';
 import type { Template } from '@svc/protocol';
 import { notFound } from '../domain/errors';
 import type { TemplateCatalog } from './templates';
@@ -44,11 +45,11 @@ export class GitTemplateCatalog implements TemplateCatalog {
   private syncing: Promise<TemplateSyncResult> | null = null;
   private lastSyncAt = 0;
   private pinned: Promise<Map<string, string>> | null = null;
-  private readonly descriptions = new Map<string, string>();
-
   constructor(
     private readonly config: TemplateRepoConfig,
     private readonly logger: Logger,
+    /** commit id → README line (`templateDescriptionCache`); an id never changes what it names */
+    private readonly descriptions: LRUCache<string, string>,
   ) {}
 
   /** Clones when there is no local copy, fetches (pruning deleted branches) when there is. Never throws. */

@@ -3,7 +3,7 @@ import { classifyDbError, type Db, type Prisma, type Project, type Timer, type W
 import type { CreateWorkflowRequest, WorkflowStatus } from '@svc/protocol';
 import { newAppKey } from '../apps/app-link';
 import { conflict, invalidInput, notFound } from '../domain/errors';
-import type { EventStore } from '../events';
+import type { EventStore, NewEvent, StoredEvent } from '../events';
 import { decide, type Applied, type RunEvent, type WorkflowEngine } from '../engine';
 import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
@@ -17,6 +17,11 @@ export interface Created {
   workflow: Workflow;
   created: boolean;
 }
+
+type NewWorkflowData = Omit<Prisma.WorkflowUncheckedCreateInput, 'number' | 'status'>;
+
+/** A new workflow with its unpublished `created` event, or the one its idempotency key made before. */
+type Inserted = { workflow: Workflow; created: true; stored: StoredEvent[] } | { workflow: Workflow; created: false };
 
 /** Creates racing for run numbers each get one within this many tries (one wins per round). */
 const MAX_NUMBER_ATTEMPTS = 100;
@@ -42,9 +47,9 @@ export class WorkflowLifecycle {
   constructor(private readonly deps: WorkflowLifecycleDeps) {}
 
   /**
-   * A `pending` workflow with its run number and its workspace (filled from the template when one is
-   * chosen). Never waits for dispatch. With an idempotency key, a repeated request (also a concurrent
-   * one) gets the workflow the first one made, `created: false`.
+   * A `pending` workflow with its run number, its `created` event (committed with it) and its workspace
+   * (filled from the template when one is chosen). Never waits for dispatch. With an idempotency key, a
+   * repeated request (also a concurrent one) gets the workflow the first one made, `created: false`.
    */
   async create(
     project: Project,
@@ -52,54 +57,18 @@ export class WorkflowLifecycle {
     body: CreateWorkflowRequest,
     options: { idempotencyKey?: string } = {},
   ): Promise<Created> {
-    const { db, templates } = this.deps;
     const key = options.idempotencyKey;
     const earlier = key === undefined ? null : await this.createdWith(project.id, key);
     if (earlier) return { workflow: earlier, created: false };
-    if (body.template !== undefined && !(await templates.list()).some((t) => t.name === body.template))
-      throw invalidInput(`body.template: no template named ${JSON.stringify(body.template)}`);
-    // A worker is chosen by id or by name; the workflow keeps its id.
-    const requested =
-      body.worker_id === undefined
-        ? undefined
-        : await db.worker.findFirst({
-            where: { OR: [{ id: body.worker_id }, { name: body.worker_id }] },
-            select: { id: true },
-          });
-    if (requested === null) throw invalidInput('body.worker_id: no worker with that id or name');
-    // Only a live workflow of the same project: another project's id is as unknown as a made-up one.
-    if (
-      body.rerun_of !== undefined &&
-      !(await db.workflow.findFirst({
-        where: { id: body.rerun_of, project_id: project.id, deleted_at: null },
-        select: { id: true },
-      }))
-    )
-      throw invalidInput('body.rerun_of: no workflow with that id in this project');
-    const inserted = await this.insertNumbered(project.id, key, {
-      project_id: project.id,
-      created_by: actor.id,
-      requirement: body.requirement,
-      title: placeholderTitle(body.requirement),
-      requested_worker_id: requested?.id ?? null,
-      template: body.template ?? null,
-      rerun_of: body.rerun_of ?? null,
-      idempotency_key: key ?? null,
-      app_key: newAppKey(),
-    });
+    const data = await this.newWorkflowData(project, actor, body, key);
+    const inserted = await this.insertNumbered(project.id, key, data, (revision) =>
+      actionEvent('created', actor, revision),
+    );
     if (!inserted.created) return inserted;
-    const { workflow } = inserted;
-    const workspace = this.deps.storage.workspace(project.id, workflow.id);
-    try {
-      await workspace.create();
-      if (body.template !== undefined) await templates.materialize(body.template, workspace);
-    } catch (err) {
-      // Nobody has seen the workflow yet: take it back rather than leave one without its files.
-      await workspace.destroy().catch(() => undefined);
-      await db.workflow.delete({ where: { id: workflow.id } });
-      throw err;
-    }
-    await this.deps.events.append(workflow, [actionEvent('created', actor, workflow.plan_revision)]);
+    const { workflow, stored } = inserted;
+    await this.fillWorkspace(workflow, body.template);
+    // Announced only now: until its workspace is ready, nobody is told of the workflow.
+    this.deps.events.publish(stored);
     this.deps.events.publishProject(project.id, { change: 'workflow_created', workflow_id: workflow.id });
     // Not awaited: the request is answered even while the dispatcher hangs.
     for (const action of ['workflowQueued', 'generateTitle'] as const)
@@ -219,24 +188,86 @@ export class WorkflowLifecycle {
     return earlier;
   }
 
+  /** The new row's columns, after checking what the request names (template, worker, earlier run). */
+  private async newWorkflowData(
+    project: Project,
+    actor: Actor,
+    body: CreateWorkflowRequest,
+    key: string | undefined,
+  ): Promise<NewWorkflowData> {
+    await this.checkTemplate(body.template);
+    const requestedWorkerId = await this.requestedWorker(body.worker_id);
+    await this.checkRerunOf(project.id, body.rerun_of);
+    return {
+      project_id: project.id,
+      created_by: actor.id,
+      requirement: body.requirement,
+      title: placeholderTitle(body.requirement),
+      requested_worker_id: requestedWorkerId,
+      template: body.template ?? null,
+      rerun_of: body.rerun_of ?? null,
+      idempotency_key: key ?? null,
+      app_key: newAppKey(),
+    };
+  }
+
+  private async checkTemplate(template: string | undefined): Promise<void> {
+    if (template !== undefined && !(await this.deps.templates.list()).some((t) => t.name === template))
+      throw invalidInput(`body.template: no template named ${JSON.stringify(template)}`);
+  }
+
+  /** A worker is chosen by id or by name; the workflow keeps its id. */
+  private async requestedWorker(idOrName: string | undefined): Promise<string | null> {
+    if (idOrName === undefined) return null;
+    const worker = await this.deps.db.worker.findFirst({
+      where: { OR: [{ id: idOrName }, { name: idOrName }] },
+      select: { id: true },
+    });
+    if (!worker) throw invalidInput('body.worker_id: no worker with that id or name');
+    return worker.id;
+  }
+
+  /** Only a live workflow of the same project: another project's id is as unknown as a made-up one. */
+  private async checkRerunOf(projectId: string, rerunOf: string | undefined): Promise<void> {
+    if (rerunOf === undefined) return;
+    const earlier = await this.deps.db.workflow.findFirst({
+      where: { id: rerunOf, project_id: projectId, deleted_at: null },
+      select: { id: true },
+    });
+    if (!earlier) throw invalidInput('body.rerun_of: no workflow with that id in this project');
+  }
+
+  /** The new workflow's workspace; on failure the workflow (with its event) is taken back. */
+  private async fillWorkspace(workflow: Workflow, template: string | undefined): Promise<void> {
+    const workspace = this.deps.storage.workspace(workflow.project_id, workflow.id);
+    try {
+      await workspace.create();
+      if (template !== undefined) await this.deps.templates.materialize(template, workspace);
+    } catch (err) {
+      // Nobody has been told of the workflow yet: take it back rather than leave one without its files.
+      await workspace.destroy().catch(() => undefined);
+      await this.deps.db.workflow.delete({ where: { id: workflow.id } });
+      throw err;
+    }
+  }
+
   /**
-   * Inserts the workflow with the project's next run number. Two creates racing for one number (or
-   * one idempotency key) collide on a unique index: the loser returns the winner's workflow when it
-   * carried the same key, else takes the next number.
+   * Inserts the workflow with the project's next run number, and its `created` event, in one
+   * transaction. Two creates racing for one number (or one idempotency key) collide on a unique index:
+   * the loser returns the winner's workflow when it carried the same key, else takes the next number.
    */
   private async insertNumbered(
     projectId: string,
     key: string | undefined,
-    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'number' | 'status'>,
-  ): Promise<Created> {
+    data: NewWorkflowData,
+    created: (revision: number) => NewEvent,
+  ): Promise<Inserted> {
     const { db } = this.deps;
     for (let attempt = 1; ; attempt++) {
       const { _max } = await db.workflow.aggregate({ where: { project_id: projectId }, _max: { number: true } });
       try {
-        return {
-          workflow: await this.deps.engine.create({ ...data, number: (_max.number ?? 0) + 1 }),
-          created: true,
-        };
+        const number = (_max.number ?? 0) + 1;
+        return { ...(await this.deps.engine.create({ ...data, number }, created)), created: true };
       } catch (err) {
         if (classifyDbError(err) !== 'conflict' || attempt >= MAX_NUMBER_ATTEMPTS) throw err;
         const earlier = key === undefined ? null : await this.createdWith(projectId, key);

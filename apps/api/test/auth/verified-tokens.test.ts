@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { openTestDb, TEST_PROVIDERS, type TestDb } from '@svc/db/testing';
 import { loadSigningKeys } from '../../src/auth/keys';
 import { TokenService } from '../../src/auth/tokens';
+import { verifiedTokenCache } from '../../src/caches';
 
 // TokenService remembers tokens whose signature it verified (issue 11); expiry and revocation must
 // still be checked on every use of a remembered token.
@@ -16,7 +17,14 @@ describe.each(TEST_PROVIDERS)('verified tokens on %s', (provider) => {
     testDb = await openTestDb(provider);
     keyDir = mkdtempSync(join(tmpdir(), 'svc-keys-'));
     clock = Date.now();
-    tokens = new TokenService(await loadSigningKeys(null, keyDir), testDb.handle.db, 'svc', 'svc', () => clock);
+    tokens = new TokenService({
+      keys: await loadSigningKeys(null, keyDir),
+      db: testDb.handle.db,
+      issuer: 'svc',
+      audience: 'svc',
+      verified: verifiedTokenCache(),
+      now: () => clock,
+    });
   });
   afterAll(async () => {
     await testDb?.close();

@@ -6,6 +6,7 @@ import { decide, WorkflowEngine, type RunEvent, type RunState, type Transitioned
 import { EventStore, LocalFanout, type NewEvent } from '../../src/events';
 import { emptyRows, planUpdate, WorkflowPlan } from '../../src/ingest/plan';
 import { batchTables } from '../../src/ingest/sql';
+import { allowEventInserts, failEventInserts } from '../support/event-triggers';
 
 const WORKER = 'worker-1';
 
@@ -107,6 +108,22 @@ describe.each(TEST_PROVIDERS)('the workflow engine on %s', (provider) => {
     expect(await eventsOf(workflow.id)).toEqual(['workflow_status', 'workflow_action']);
   });
 
+  it('creates a run with its created event in one transaction: a failing event insert leaves no run', async () => {
+    const data = { project_id: projectId, created_by: 'ann', requirement: 'r', title: 't', number: 9_999 };
+    await failEventInserts(db, provider, 'workflow_action');
+    try {
+      await expect(engine.create(data, action)).rejects.toThrow(/refused by the test/);
+    } finally {
+      await allowEventInserts(db, provider);
+    }
+    expect(await db.workflow.count({ where: { project_id: projectId, number: 9_999 } })).toBe(0);
+    const { workflow, stored } = await engine.create(data, action);
+    expect(workflow).toMatchObject({ status: 'pending', number: 9_999 });
+    expect(await rowOf(workflow.id)).toMatchObject({ last_event_seq: 1 });
+    expect(stored.map((e) => [e.type, e.seq])).toEqual([['workflow_action', 1]]);
+    expect(await eventsOf(workflow.id)).toEqual(['workflow_action']);
+  });
+
   it('commits a worker batch with its events in one transaction: a failing event insert stores nothing', async () => {
     const workflow = await workflowIn('running');
     await failEventInserts(db, provider, 'workflow_status');
@@ -162,28 +179,3 @@ describe.each(TEST_PROVIDERS)('the workflow engine on %s', (provider) => {
     );
   });
 });
-
-/** A real failure of the database: a trigger that aborts inserting events of one type. */
-async function failEventInserts(db: Db, provider: string, type: string): Promise<void> {
-  if (provider === 'sqlite') {
-    await db.$executeRawUnsafe(
-      `CREATE TRIGGER fail_events BEFORE INSERT ON events WHEN NEW.type = '${type}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
-    );
-    return;
-  }
-  await db.$executeRawUnsafe(
-    `CREATE FUNCTION fail_events() RETURNS trigger AS $$ BEGIN IF NEW.type = '${type}' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
-  );
-  await db.$executeRawUnsafe(
-    `CREATE TRIGGER fail_events BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_events()`,
-  );
-}
-
-async function allowEventInserts(db: Db, provider: string): Promise<void> {
-  if (provider === 'sqlite') {
-    await db.$executeRawUnsafe(`DROP TRIGGER fail_events`);
-    return;
-  }
-  await db.$executeRawUnsafe(`DROP TRIGGER fail_events ON events`);
-  await db.$executeRawUnsafe(`DROP FUNCTION fail_events()`);
-}

@@ -1,5 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
+import { z } from 'zod';
+import { servedOperations, type IdentifiedOperation, type OperationId } from '@svc/protocol';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
+import { dbState } from '../support/fixtures';
 import type { TemplateCatalog } from '../../src/services/templates';
 
 /**
@@ -9,6 +13,9 @@ import type { TemplateCatalog } from '../../src/services/templates';
  * refused with 400 `invalid_input` (or 413 when too large). Values that may be valid (NUL characters,
  * lone surrogates, odd Unicode, long strings, extreme numbers of the right type) may be accepted, but
  * never with a 5xx.
+ *
+ * A body that must be refused changes nothing stored. The operations are those of the protocol's table
+ * with a JSON object body, so a new one is fuzzed as soon as it is declared.
  *
  * The caller is an administrator, so authorization never hides what validation does. The run count is
  * bounded and the seed fixed, so CI runs the same cases every time; FUZZ_SEED=random explores new ones
@@ -20,7 +27,7 @@ const SEED =
     ? Math.floor(Math.random() * 2 ** 31)
     : Number(process.env.FUZZ_SEED ?? 950_990_234);
 
-type Kind = 'text' | 'enum' | 'int' | 'id';
+type Kind = 'text' | 'enum' | 'int';
 interface Field {
   kind: Kind;
   /** for `enum`: the accepted values */
@@ -35,136 +42,76 @@ interface World {
   article: string;
 }
 
+/** An operation of the protocol's table that takes a JSON object body, with the fields of its schema. */
 interface BodyRoute {
+  /** `operationId: METHOD /path` (the test's name) */
   route: string;
-  method: 'POST' | 'PUT' | 'PATCH';
-  path: (w: World) => string;
+  op: IdentifiedOperation;
   fields: Record<string, Field>;
-  /** a valid body (a function when it needs ids of the world) */
-  valid: (w: World) => Record<string, unknown>;
-  /** the route is outside /svc/api */
-  absolute?: boolean;
 }
 
-const text: Field = { kind: 'text' };
-const int: Field = { kind: 'int' };
-const id: Field = { kind: 'id' };
-const role: Field = { kind: 'enum', values: ['owner', 'member'] };
+/** The kind of a body field, from its zod schema (optional and nullable unwrapped). */
+function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType): Field {
+  const def = (schema as z.ZodType & { def: { type: string; innerType?: z.ZodType } }).def;
+  if (def.innerType && ['optional', 'nullable', 'default'].includes(def.type)) return fieldOf(op, name, def.innerType);
+  if (schema instanceof z.ZodString) return { kind: 'text' };
+  if (schema instanceof z.ZodNumber) return { kind: 'int' };
+  if (schema instanceof z.ZodEnum) return { kind: 'enum', values: schema.options.map(String) };
+  throw new Error(`json-body fuzz: ${op.id}.${name} is a ${def.type}; teach fieldOf to fuzz it`);
+}
 
-/** Every route that takes a JSON body (the policy matrix's route inventory lists them all). */
-const ROUTES: BodyRoute[] = [
-  {
-    route: 'POST /projects',
-    method: 'POST',
-    path: () => '/projects',
-    fields: { name: text, description: text },
-    valid: () => ({ name: 'P', description: 'd' }),
-  },
-  {
-    route: 'PATCH /projects/{id}',
-    method: 'PATCH',
-    path: (w) => `/projects/${w.project}`,
-    fields: { name: text, description: text },
-    valid: () => ({ name: 'P' }),
-  },
-  {
-    route: 'POST /projects/{id}/members',
-    method: 'POST',
-    path: (w) => `/projects/${w.project}/members`,
-    fields: { login: text, role },
-    valid: () => ({ login: 'nobody-here', role: 'member' }),
-  },
-  {
-    route: 'PATCH /projects/{id}/members/{user}',
-    method: 'PATCH',
-    path: (w) => `/projects/${w.project}/members/${w.member}`,
-    fields: { role },
-    valid: () => ({ role: 'member' }),
-  },
-  {
-    route: 'POST /projects/{id}/workflows',
-    method: 'POST',
-    path: (w) => `/projects/${w.project}/workflows`,
-    fields: { requirement: text, worker_id: text, template: text },
-    valid: () => ({ requirement: 'build it' }),
-  },
-  {
-    route: 'POST /workflows/{id}/answer',
-    method: 'POST',
-    path: (w) => `/workflows/${w.waiting}/answer`,
-    fields: { answer: text },
-    valid: () => ({ answer: 'yes' }),
-  },
-  {
-    route: 'POST /workflows/{id}/feedback',
-    method: 'POST',
-    path: (w) => `/workflows/${w.workflow}/feedback`,
-    fields: { message: text },
-    valid: () => ({ message: 'more' }),
-  },
-  {
-    route: 'POST /workflows/{id}/timers',
-    method: 'POST',
-    path: (w) => `/workflows/${w.workflow}/timers`,
-    fields: { seconds: int, reason: text },
-    valid: () => ({ seconds: 60, reason: 'later' }),
-  },
-  {
-    route: 'POST /workflows/{id}/template',
-    method: 'POST',
-    path: (w) => `/workflows/${w.workflow}/template`,
-    fields: { name: text },
-    valid: () => ({ name: 'web' }),
-  },
-  {
-    route: 'PUT /kb',
-    method: 'PUT',
-    path: () => '/kb',
-    fields: { text },
-    valid: () => ({ text: '# T\n\nx' }),
-  },
-  {
-    route: 'POST /kb/articles',
-    method: 'POST',
-    path: () => '/kb/articles',
-    fields: { title: text, content: text },
-    valid: () => ({ title: 'T', content: 'c' }),
-  },
-  {
-    route: 'PUT /kb/articles/{id}',
-    method: 'PUT',
-    path: (w) => `/kb/articles/${w.article}`,
-    fields: { title: text, content: text },
-    valid: () => ({ title: 'T', content: 'c' }),
-  },
-  {
-    route: 'PUT /settings/{key}',
-    method: 'PUT',
-    path: () => '/settings/theme',
-    fields: { value: text },
-    valid: () => ({ value: 'dark' }),
-  },
-  {
-    route: 'POST /token',
-    method: 'POST',
-    path: () => '/token',
-    fields: {
-      scope: { kind: 'enum', values: ['api', 'worker', 'job'] },
-      ttl_seconds: int,
-      project_id: id,
-      workflow_id: id,
-    },
-    valid: (w) => ({ scope: 'job', workflow_id: w.workflow, ttl_seconds: 600 }),
-  },
-  {
-    route: 'POST /svc/auth/dev-login',
-    method: 'POST',
-    path: () => '/svc/auth/dev-login',
-    fields: { login: text },
-    valid: () => ({ login: 'fuzzer' }),
-    absolute: true,
-  },
-];
+/** Every served operation whose body is a JSON object (`application/json`, the default), from the table. */
+const ROUTES: BodyRoute[] = servedOperations('dev').flatMap((op) => {
+  const body = op.body;
+  if (!body?.schema || !(body.contentTypes ?? ['application/json']).includes('application/json')) return [];
+  if (!(body.schema instanceof z.ZodObject)) throw new Error(`json-body fuzz: ${op.id}'s JSON body is not an object`);
+  const shape = body.schema.shape as Record<string, z.ZodType>;
+  const route = `${op.id}: ${op.method} ${op.path}`;
+  return [
+    { route, op, fields: Object.fromEntries(Object.entries(shape).map(([name, f]) => [name, fieldOf(op, name, f)])) },
+  ];
+});
+
+/**
+ * A valid body per operation where one made from the schema would not do (ids of the world, a known
+ * template, a timer that does not fire during the test); the others get each required field's plainest
+ * value: text `x`, an enum's first value, the number 60.
+ */
+const VALID: Partial<Record<OperationId, (w: World) => Record<string, unknown>>> = {
+  createProject: () => ({ name: 'P', description: 'd' }),
+  updateProject: () => ({ name: 'P' }),
+  inviteMember: () => ({ login: 'nobody-here', role: 'member' }),
+  updateMember: () => ({ role: 'member' }),
+  createWorkflow: () => ({ requirement: 'build it' }),
+  useTemplate: () => ({ name: 'web' }),
+  replaceKb: () => ({ text: '# T\n\nx' }),
+  createTimer: () => ({ seconds: 86_400, reason: 'later' }),
+  putSetting: () => ({ value: 'dark' }),
+  createToken: (w) => ({ scope: 'job', workflow_id: w.workflow, ttl_seconds: 600 }),
+  devLogin: () => ({ login: 'fuzzer' }),
+};
+
+function validBody(route: BodyRoute, world: World): Record<string, unknown> {
+  const given = VALID[route.op.id as OperationId];
+  if (given) return given(world);
+  const shape = (route.op.body!.schema as z.ZodObject).shape as Record<string, z.ZodType>;
+  const required = Object.keys(route.fields).filter((name) => !shape[name]!.safeParse(undefined).success);
+  const plainest = (f: Field) => (f.kind === 'int' ? 60 : f.kind === 'enum' ? f.values![0] : 'x');
+  return Object.fromEntries(required.map((name) => [name, plainest(route.fields[name]!)]));
+}
+
+/** The operation's path with the world's ids; a new kind of path parameter must be named here. */
+function pathOf(op: IdentifiedOperation, w: World): string {
+  return op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    if (name === 'user_id') return w.member;
+    if (name === 'key') return 'theme';
+    if (name === 'id' && op.path.startsWith('/svc/api/projects/')) return w.project;
+    if (name === 'id' && op.path.startsWith('/svc/api/kb/articles/')) return w.article;
+    if (name === 'id' && op.path.startsWith('/svc/api/workflows/'))
+      return op.id === 'answerWorkflow' ? w.waiting : w.workflow;
+    throw new Error(`json-body fuzz: no value for {${name}} of ${op.id}; add one to pathOf`);
+  });
+}
 
 // ---- generated values -------------------------------------------------------------------------------
 
@@ -244,24 +191,32 @@ type Mutation =
 
 const KNOWN_KEYS = new Set(ROUTES.flatMap((r) => Object.keys(r.fields)));
 
-function mutation(route: BodyRoute): fc.Arbitrary<Mutation> {
+/** One field replaced: by a value of the wrong type, or by a well-typed hostile one. */
+function fieldMutations(route: BodyRoute): fc.Arbitrary<Mutation>[] {
   const fields = Object.keys(route.fields);
+  if (fields.length === 0) return []; // a body with no fields (an empty object) gets the whole-body mutations
   const field = fc.constantFrom(...fields);
+  return [
+    field.chain((name) =>
+      wrongTypeText(route.fields[name]!.kind).map((json) => ({ kind: 'wrong-type' as const, field: name, json })),
+    ),
+    field.chain((name) => {
+      const f = route.fields[name]!;
+      const json =
+        f.kind === 'int'
+          ? edgeNumberText
+          : f.kind === 'enum'
+            ? edgeString.filter((s) => !f.values!.includes(s)).map((s) => JSON.stringify(s))
+            : edgeString.map((s) => JSON.stringify(s));
+      return json.map((j) => ({ kind: 'edge-value' as const, field: name, json: j }));
+    }),
+  ];
+}
+
+function mutation(route: BodyRoute): fc.Arbitrary<Mutation> {
   return fc
     .oneof(
-      field.chain((name) =>
-        wrongTypeText(route.fields[name]!.kind).map((json) => ({ kind: 'wrong-type' as const, field: name, json })),
-      ),
-      field.chain((name) => {
-        const f = route.fields[name]!;
-        const json =
-          f.kind === 'int'
-            ? edgeNumberText
-            : f.kind === 'enum'
-              ? edgeString.filter((s) => !f.values!.includes(s)).map((s) => JSON.stringify(s))
-              : edgeString.map((s) => JSON.stringify(s));
-        return json.map((j) => ({ kind: 'edge-value' as const, field: name, json: j }));
-      }),
+      ...fieldMutations(route),
       fc
         .tuple(
           fc.oneof(
@@ -336,6 +291,36 @@ function bodyText(valid: Record<string, unknown>, m: Mutation): string | Uint8Ar
 /** Whether the mutation can never give a valid body. */
 const mustRefuse = (m: Mutation) => m.kind !== 'edge-value';
 
+/** The code of a contract error body `{"error": {code, message, request_id}}`; null for anything else. */
+function contractErrorCode(answer: string): string | null {
+  let error: Record<string, unknown> | undefined;
+  try {
+    error = (JSON.parse(answer) as { error?: Record<string, unknown> }).error;
+  } catch {
+    return null;
+  }
+  const shaped =
+    typeof error?.code === 'string' &&
+    /^[a-z_]+$/.test(error.code) &&
+    typeof error.message === 'string' &&
+    typeof error.request_id === 'string' &&
+    error.request_id.length > 0;
+  return shaped ? (error!.code as string) : null;
+}
+
+/** The contract's checks of one answer; returns the failure description's prefix when it passes. */
+function checkAnswer(route: BodyRoute, m: Mutation, status: number, answer: string): string {
+  const where = `${route.route} with ${fc.stringify(m)}: ${status} ${answer.slice(0, 300)}`;
+  if (status >= 500) throw new Error(`server error: ${where}`);
+  if (mustRefuse(m) && ![400, 413, 415].includes(status)) throw new Error(`not refused: ${where}`);
+  if (status < 400) return where;
+  const code = contractErrorCode(answer);
+  if (code === null) throw new Error(`error answer has not the contract's shape: ${where}`);
+  if (mustRefuse(m) && status === 400 && code !== 'invalid_input')
+    throw new Error(`a 400 that is not invalid_input: ${where}`);
+  return where;
+}
+
 const TEMPLATES: TemplateCatalog = {
   list: async () => [{ name: 'web', description: 'A web app' }],
   materialize: async () => undefined,
@@ -374,9 +359,10 @@ describe.each(TEST_PROVIDERS)('JSON bodies under fuzzing on %s', (provider) => {
 
   it.each(ROUTES)('$route answers generated bad bodies with a 4xx error body, never a 5xx', async (route) => {
     const property = fc.asyncProperty(mutation(route), async (m) => {
-      const body = bodyText(route.valid(world), m);
-      const res = await server.request(`${route.absolute ? '' : '/svc/api'}${route.path(world)}`, {
-        method: route.method,
+      const body = bodyText(validBody(route, world), m);
+      const before = mustRefuse(m) ? await dbState(server.deps.db) : null;
+      const res = await server.request(pathOf(route.op, world), {
+        method: route.op.method,
         as: admin,
         headers: {
           'content-type': 'application/json',
@@ -385,28 +371,9 @@ describe.each(TEST_PROVIDERS)('JSON bodies under fuzzing on %s', (provider) => {
         },
         body,
       });
-      const answer = await res.text();
-      const where = `${route.route} with ${fc.stringify(m)}: ${res.status} ${answer.slice(0, 300)}`;
-      if (res.status >= 500) throw new Error(`server error: ${where}`);
-      if (mustRefuse(m) && ![400, 413, 415].includes(res.status)) throw new Error(`not refused: ${where}`);
-      if (res.status >= 400) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(answer);
-        } catch {
-          throw new Error(`error answer is not JSON: ${where}`);
-        }
-        const error = (parsed as { error?: Record<string, unknown> }).error;
-        const shaped =
-          typeof error?.code === 'string' &&
-          /^[a-z_]+$/.test(error.code) &&
-          typeof error.message === 'string' &&
-          typeof error.request_id === 'string' &&
-          error.request_id.length > 0;
-        if (!shaped) throw new Error(`error answer has not the contract's shape: ${where}`);
-        if (mustRefuse(m) && res.status === 400 && error!.code !== 'invalid_input')
-          throw new Error(`a 400 that is not invalid_input: ${where}`);
-      }
+      const where = checkAnswer(route, m, res.status, await res.text());
+      if (before && !isDeepStrictEqual(await dbState(server.deps.db), before))
+        throw new Error(`a refused body changed stored state: ${where}`);
     });
     await fc.assert(property, { numRuns: NUM_RUNS, seed: SEED, endOnFailure: false });
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { startGitServer, type GitServer } from '../support/git-server';
 import { GitTemplateCatalog } from '../../src/services/template-repo';
+import { templateDescriptionCache } from '../../src/caches';
 import { LocalArea } from '../../src/services/storage/local';
 import { readRemoteRefs } from '../../src/services/template-git';
 import { STARTER_BRANCHES, TemplateRepoFixture } from './template-repo-fixture';
@@ -16,7 +17,8 @@ describe('a template fetch that dies half-way', () => {
   let localPath: string;
   const lines: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-  const catalogAt = () => new GitTemplateCatalog({ repoUrl: `${git.url}/templates.git`, localPath }, logger);
+  const catalogAt = () =>
+    new GitTemplateCatalog({ repoUrl: `${git.url}/templates.git`, localPath }, logger, templateDescriptionCache());
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'svc-git-broken-'));

@@ -8,6 +8,7 @@ import pino from 'pino';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { startGitServer, type GitServer } from '../support/git-server';
 import { GitTemplateCatalog } from '../../src/services/template-repo';
+import { templateDescriptionCache } from '../../src/caches';
 import { STARTER_BRANCHES, TemplateRepoFixture } from './template-repo-fixture';
 
 const namesOf = async (server: TestServer, as: string) =>
@@ -79,7 +80,7 @@ describe.each(TEST_PROVIDERS)('keeping the template clone in sync on %s', (provi
 
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-    const catalog = new GitTemplateCatalog({ repoUrl: deadUrl, localPath }, logger);
+    const catalog = new GitTemplateCatalog({ repoUrl: deadUrl, localPath }, logger, templateDescriptionCache());
     expect(await catalog.sync()).toMatchObject({ action: 'fetch', ok: false });
     const failure = lines.map((line) => JSON.parse(line)).find((entry) => entry.level === 50);
     expect(failure).toMatchObject({ msg: 'template repository sync failed; serving the local copy', action: 'fetch' });
