@@ -19,24 +19,33 @@ const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
 const say = (line) => console.log(`[${elapsed().padStart(6)}] ${line}`);
 
+const USAGE = 'usage: pnpm demo [--keep] [--data-dir <dir>] [--port <n>]';
+
+/** Each option and what it sets; `next()` takes the argument that follows it. */
+const OPTIONS = new Map([
+  ['--keep', (args) => (args.keep = true)],
+  ['--data-dir', (args, next) => (args.dataDir = path.resolve(next() ?? ''))],
+  ['--port', (args, next) => (args.port = Number(next()))],
+  // pnpm passes a `--` through before the script's own arguments
+  ['--', () => undefined],
+]);
+
 function parseArgs(argv) {
   const args = { keep: false, dataDir: null, port: null };
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--keep') args.keep = true;
-    else if (arg === '--data-dir') args.dataDir = path.resolve(argv[++i] ?? '');
-    else if (arg === '--port') args.port = Number(argv[++i]);
-    else if (arg === '--') continue;
-    else {
-      console.error(`demo: unknown argument ${arg}\nusage: pnpm demo [--keep] [--data-dir <dir>] [--port <n>]`);
-      process.exit(2);
-    }
+    const option = OPTIONS.get(argv[i]);
+    if (!option) usageError(`unknown argument ${argv[i]}\n${USAGE}`);
+    option(args, () => argv[++i]);
   }
-  if (args.port !== null && !(Number.isInteger(args.port) && args.port > 0 && args.port < 65536)) {
-    console.error('demo: --port needs a port number (1-65535)');
-    process.exit(2);
-  }
+  if (args.port !== null && !isPort(args.port)) usageError('--port needs a port number (1-65535)');
   return args;
+}
+
+const isPort = (port) => Number.isInteger(port) && port > 0 && port < 65536;
+
+function usageError(message) {
+  console.error(`demo: ${message}`);
+  process.exit(2);
 }
 
 // ---- build ----

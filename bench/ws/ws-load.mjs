@@ -73,18 +73,11 @@ async function prepareSvc(server, n) {
 }
 
 async function runCase(target, testCase) {
-  const server = target === 'bare' ? await startBare() : await startServerProcess({ provider: target, env: serverEnv });
+  const bare = target === 'bare';
+  const server = bare ? await startBare() : await startServerProcess({ provider: target, env: serverEnv });
   try {
-    const svc = target === 'bare' ? null : await prepareSvc(server, testCase.n);
-    const workers = [];
-    // One at a time, so each svc worker (capacity 1) is handed exactly one workflow.
-    for (let i = 0; i < testCase.n; i++)
-      workers.push(await connectWorker(server.url, svc?.token, `bench-${i}`, svc ? undefined : `wf-${i}`));
-    const browsers = [];
-    for (let i = 0; i < testCase.m; i++) {
-      const watched = workers[testCase.hot ? 0 : i % workers.length].workflowId;
-      browsers.push(await connectBrowser(server.url, svc?.browserHeaders ?? {}, watched));
-    }
+    const svc = bare ? null : await prepareSvc(server, testCase.n);
+    const { workers, browsers } = await connectClients(server, svc, testCase);
     const before = svc ? await storedBytes(server.databaseUrl) : null;
     let rssMiB = 0;
     const result = await stream(workers, browsers, {
@@ -95,20 +88,7 @@ async function runCase(target, testCase) {
       onMeasure: () => (rssMiB = Math.max(rssMiB, memoryOf(server.pid).rssMiB)),
     });
     for (const ws of [...workers.map((w) => w.ws), ...browsers]) ws.terminate();
-    let storage = null;
-    if (svc) {
-      const { createDb } = require('@svc/db');
-      const { db, close } = await createDb({ url: server.databaseUrl, poolSize: 1 });
-      const stored = await db.workerUpdate.count();
-      await close();
-      const after = await storedBytes(server.databaseUrl);
-      const payload = stored * (result.payloadBytes / result.sent);
-      storage = {
-        stored,
-        perPayloadByte: (after.total - before.total) / payload,
-        tables: Object.fromEntries(growth(before, after).map(([name, bytes]) => [name, +(bytes / payload).toFixed(2)])),
-      };
-    }
+    const storage = svc ? await storageGrowth(server, before, result) : null;
     result.latencies.sort((a, b) => a - b);
     return {
       target,
@@ -124,6 +104,35 @@ async function runCase(target, testCase) {
   } finally {
     await server.stop();
   }
+}
+
+/** N workers (each with its own workflow) and M browsers watching them, spread evenly or all on the first ("hot"). */
+async function connectClients(server, svc, testCase) {
+  const workers = [];
+  // One at a time, so each svc worker (capacity 1) is handed exactly one workflow.
+  for (let i = 0; i < testCase.n; i++)
+    workers.push(await connectWorker(server.url, svc?.token, `bench-${i}`, svc ? undefined : `wf-${i}`));
+  const browsers = [];
+  for (let i = 0; i < testCase.m; i++) {
+    const watched = workers[testCase.hot ? 0 : i % workers.length].workflowId;
+    browsers.push(await connectBrowser(server.url, svc?.browserHeaders ?? {}, watched));
+  }
+  return { workers, browsers };
+}
+
+/** Updates stored, and the database's growth per payload byte streamed, in all and per table. */
+async function storageGrowth(server, before, result) {
+  const { createDb } = require('@svc/db');
+  const { db, close } = await createDb({ url: server.databaseUrl, poolSize: 1 });
+  const stored = await db.workerUpdate.count();
+  await close();
+  const after = await storedBytes(server.databaseUrl);
+  const payload = stored * (result.payloadBytes / result.sent);
+  return {
+    stored,
+    perPayloadByte: (after.total - before.total) / payload,
+    tables: Object.fromEntries(growth(before, after).map(([name, bytes]) => [name, +(bytes / payload).toFixed(2)])),
+  };
 }
 
 const rows = [];

@@ -93,19 +93,8 @@ function presentPlan(snapshot, status, stepEvents, revising) {
   };
   const unfinished = UNFINISHED.has(status);
   return planFromState(fromSnapshot(data)).map((step) => {
-    let started = null;
-    let finished = null;
-    for (const event of stepEvents) {
-      if (event.data.index !== step.index) continue;
-      if (event.data.status === 'running') [started, finished] = [event.created_at, null];
-      else if (event.data.status === 'done') finished = event.created_at;
-    }
-    let stepStatus = revising && unfinished ? 'pending' : step.status;
-    let interrupted;
-    if (stepStatus === 'running' && status !== 'running') {
-      stepStatus = 'pending';
-      if (status === 'failed' || status === 'cancelled') interrupted = status;
-    }
+    const [started, finished] = stepTimes(stepEvents, step.index);
+    const { status: stepStatus, interrupted } = shownStatus(revising && unfinished ? 'pending' : step.status, status);
     const info = {
       index: step.index,
       title: step.title,
@@ -117,6 +106,25 @@ function presentPlan(snapshot, status, stepEvents, revising) {
     if (interrupted) info.interrupted = interrupted;
     return info;
   });
+}
+
+/** [started, finished] of one step: its latest start, and its end after that start. */
+function stepTimes(stepEvents, index) {
+  let started = null;
+  let finished = null;
+  for (const event of stepEvents) {
+    if (event.data.index !== index) continue;
+    if (event.data.status === 'running') [started, finished] = [event.created_at, null];
+    else if (event.data.status === 'done') finished = event.created_at;
+  }
+  return [started, finished];
+}
+
+/** A step shown running only while the run runs; a failed or cancelled run marks it interrupted. */
+function shownStatus(stepStatus, status) {
+  if (stepStatus !== 'running' || status === 'running') return { status: stepStatus, interrupted: undefined };
+  const interrupted = status === 'failed' || status === 'cancelled' ? status : undefined;
+  return { status: 'pending', interrupted };
 }
 
 const page = (rows, present) => ({

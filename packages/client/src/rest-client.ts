@@ -131,21 +131,15 @@ export class RestClient {
     const method = init.method ?? 'GET';
     const target = apiPath(path, init.query);
     const request = `${method} ${target}`;
+    const { contentType, body } = encodeBody(init);
     const headers: Record<string, string> = { ...extraHeaders, accept };
-    let body: CallOptions['body'] = init.body;
-    if (init.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(init.json);
-    } else if (init.contentType) {
-      headers['content-type'] = init.contentType;
-    }
+    if (contentType) headers['content-type'] = contentType;
     const auth = this.options.auth;
     if ('bearer' in auth) headers.authorization = `Bearer ${auth.bearer}`;
     const signal = this.signalFor(init.signal);
-    let response: Response;
-    try {
-      const fetchFn = this.options.fetch ?? ((url: string, req: RequestInit) => globalThis.fetch(url, req));
-      response = await fetchFn(`${this.baseUrl}${target}`, {
+    const response = await this.send(
+      `${this.baseUrl}${target}`,
+      {
         method,
         headers,
         body: body as BodyInit | undefined,
@@ -153,20 +147,35 @@ export class RestClient {
         ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
         ...('credentials' in auth ? { credentials: auth.credentials } : {}),
         ...(signal ? { signal } : {}),
-      });
-    } catch (error) {
-      // The caller gave up: that is not a failure of the server.
-      if (init.signal?.aborted) throw error;
-      const reason = isTimeout(error)
-        ? `no answer within ${Math.round((this.options.timeoutMs ?? 0) / 1000)}s`
-        : errorText(error);
-      throw new ApiError(0, 'network_error', `the server cannot be reached (${reason}); try again later`, { request });
-    }
+      },
+      init.signal,
+      request,
+    );
     if (!response.ok) {
       const text = await response.text().catch(() => '');
       throw errorFromResponse(response.status, text, { requestId: response.headers.get('x-request-id'), request });
     }
     return { response, request };
+  }
+
+  /** `fetch`, with a server that cannot be reached (or a time-out) reported as a `network_error` ApiError. */
+  private async send(
+    url: string,
+    req: RequestInit,
+    callerSignal: AbortSignal | undefined,
+    request: string,
+  ): Promise<Response> {
+    try {
+      const fetchFn: Fetch = this.options.fetch ?? ((input, options) => globalThis.fetch(input, options));
+      return await fetchFn(url, req);
+    } catch (error) {
+      // The caller gave up: that is not a failure of the server.
+      if (callerSignal?.aborted) throw error;
+      const reason = isTimeout(error)
+        ? `no answer within ${Math.round((this.options.timeoutMs ?? 0) / 1000)}s`
+        : errorText(error);
+      throw new ApiError(0, 'network_error', `the server cannot be reached (${reason}); try again later`, { request });
+    }
   }
 
   private signalFor(callerSignal: AbortSignal | undefined): AbortSignal | undefined {
@@ -175,6 +184,12 @@ export class RestClient {
     const timeout = AbortSignal.timeout(timeoutMs);
     return callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
   }
+}
+
+/** The request body and its content type: `json` serialized, else `body` with the caller's `contentType`. */
+function encodeBody(init: CallOptions): { contentType?: string; body: CallOptions['body'] } {
+  if (init.json !== undefined) return { contentType: 'application/json', body: JSON.stringify(init.json) };
+  return { contentType: init.contentType, body: init.body };
 }
 
 function isTimeout(error: unknown): boolean {

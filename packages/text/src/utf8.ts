@@ -57,17 +57,16 @@ function sequenceLength(lead: number): number {
  */
 export function utf8PrefixEnd(bytes: Uint8Array, end = bytes.length): number {
   const limit = Math.min(end, bytes.length);
+  const lead = lastLeadIndex(bytes, limit);
+  return lead >= 0 && lead + sequenceLength(bytes[lead] as number) > limit ? lead : limit;
+}
+
+/** Index of the byte that may lead the last character before `limit`: before its (at most 3) continuation bytes. */
+function lastLeadIndex(bytes: Uint8Array, limit: number): number {
   let start = limit;
   while (start > 0 && limit - start < 3 && isContinuation(bytes[start - 1] as number)) start--;
-  if (start === 0 || start === limit) {
-    // no continuation bytes at the end: the last byte is a whole character or starts one
-    const last = limit - 1;
-    return last >= 0 && sequenceLength(bytes[last] as number) > 1 ? last : limit;
-  }
-  const lead = start - 1;
-  return lead + sequenceLength(bytes[lead] as number) > limit && sequenceLength(bytes[lead] as number) > 1
-    ? lead
-    : limit;
+  // no continuation bytes at the end (or nothing but them): the last byte is a whole character or starts one
+  return start === 0 || start === limit ? limit - 1 : start - 1;
 }
 
 /**

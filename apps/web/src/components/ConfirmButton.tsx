@@ -1,4 +1,4 @@
-import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 
 interface Props {
   /** the trigger, e.g. "Cancel workflow" */
@@ -68,13 +68,10 @@ export function ConfirmButton({
 }: Props) {
   const [asking, setAsking] = useState(false);
   const [focusNext, setFocusNext] = useState<FocusTarget>(null);
-  const rootRef = useRef<HTMLSpanElement>(null);
+  const rootRef = useFocusAfterRemoval<HTMLSpanElement>(focusAfter);
   const triggerRef = useRef<HTMLButtonElement>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
-  const questionId = useId();
   const size = small ? ' small' : '';
-  const focusAfterRef = useRef(focusAfter);
-  focusAfterRef.current = focusAfter;
 
   useEffect(() => {
     if (focusNext === 'trigger') triggerRef.current?.focus();
@@ -82,46 +79,26 @@ export function ConfirmButton({
     if (focusNext) setFocusNext(null);
   }, [focusNext]);
 
-  // Runs before React removes this component's elements: when focus is inside them, it moves on once
-  // the page has settled (after a navigation, the next page's heading), unless something else took it.
-  useLayoutEffect(() => {
-    const root = rootRef.current;
-    return () => {
-      if (root?.contains(document.activeElement)) focusWhenSettled(() => focusAfterRef.current());
-    };
-  }, []);
-
   const close = () => {
     setAsking(false);
     setFocusNext('trigger');
-  };
-  const onKeyDown = (event: KeyboardEvent) => {
-    if (event.key !== 'Escape') return;
-    event.stopPropagation();
-    close();
   };
 
   return (
     <span ref={rootRef} className="confirm-button">
       {asking ? (
-        <span className="confirm" role="group" aria-labelledby={questionId} onKeyDown={onKeyDown}>
-          <span id={questionId}>{question}</span>
-          <button
-            ref={confirmRef}
-            type="button"
-            className={`danger${size}`}
-            onClick={() => {
-              setAsking(false);
-              setFocusNext('trigger');
-              onConfirm();
-            }}
-          >
-            {confirmLabel}
-          </button>
-          <button type="button" className={size.trim() || undefined} onClick={close}>
-            {keepLabel}
-          </button>
-        </span>
+        <ConfirmQuestion
+          question={question}
+          confirmLabel={confirmLabel}
+          keepLabel={keepLabel}
+          size={size}
+          confirmRef={confirmRef}
+          onConfirm={() => {
+            close();
+            onConfirm();
+          }}
+          onKeep={close}
+        />
       ) : (
         <button
           ref={triggerRef}
@@ -139,6 +116,62 @@ export function ConfirmButton({
           {busy && busyLabel ? busyLabel : label}
         </button>
       )}
+    </span>
+  );
+}
+
+/**
+ * A ref for an element whose removal must not leave focus on <body>: runs before React removes it, and
+ * when focus is inside it, moves focus on once the page has settled (after a navigation, the next page's
+ * heading), unless something else took it.
+ */
+function useFocusAfterRemoval<E extends HTMLElement>(focusAfter: () => HTMLElement | null): RefObject<E | null> {
+  const rootRef = useRef<E>(null);
+  const focusAfterRef = useRef(focusAfter);
+  focusAfterRef.current = focusAfter;
+  useLayoutEffect(() => {
+    const root = rootRef.current;
+    return () => {
+      if (root?.contains(document.activeElement)) focusWhenSettled(() => focusAfterRef.current());
+    };
+  }, []);
+  return rootRef;
+}
+
+/** The open question: the confirming and the keep button; Escape keeps. */
+function ConfirmQuestion({
+  question,
+  confirmLabel,
+  keepLabel,
+  size,
+  confirmRef,
+  onConfirm,
+  onKeep,
+}: {
+  question: string;
+  confirmLabel: string;
+  keepLabel: string;
+  /** ' small' or '' */
+  size: string;
+  confirmRef: RefObject<HTMLButtonElement | null>;
+  onConfirm(): void;
+  onKeep(): void;
+}) {
+  const questionId = useId();
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key !== 'Escape') return;
+    event.stopPropagation();
+    onKeep();
+  };
+  return (
+    <span className="confirm" role="group" aria-labelledby={questionId} onKeyDown={onKeyDown}>
+      <span id={questionId}>{question}</span>
+      <button ref={confirmRef} type="button" className={`danger${size}`} onClick={onConfirm}>
+        {confirmLabel}
+      </button>
+      <button type="button" className={size.trim() || undefined} onClick={onKeep}>
+        {keepLabel}
+      </button>
     </span>
   );
 }

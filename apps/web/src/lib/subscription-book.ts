@@ -129,18 +129,29 @@ export class SubscriptionBook {
 
   private receiveEvent(event: BrowserEvent): Delivery {
     const entry = event.workflow_id ? this.workflows.get(event.workflow_id) : undefined;
-    if (entry && event.seq > 0) {
-      if (entry.lastSeq !== null && event.seq <= entry.lastSeq) return { deliver: () => undefined, duplicate: true };
-      entry.lastSeq = event.seq;
-    }
+    if (entry && !recordSeq(entry, event.seq)) return { deliver: () => undefined, duplicate: true };
     const targets: (() => void)[] = [];
     if (entry) for (const listener of entry.listeners) targets.push(() => listener.onEvent(event));
     // The server sends a workflow's status once per socket, so project listeners are served from here too.
-    const projectListeners = event.project_id ? this.projects.get(event.project_id) : undefined;
-    if (projectListeners && isProjectEventType(event.type))
-      for (const listener of projectListeners) targets.push(() => listener(event));
+    for (const listener of this.projectListenersOf(event)) targets.push(() => listener(event));
     return { deliver: () => targets.forEach(runSafely), duplicate: false };
   }
+
+  private projectListenersOf(event: BrowserEvent): Iterable<ProjectListener> {
+    if (!event.project_id || !isProjectEventType(event.type)) return [];
+    return this.projects.get(event.project_id) ?? [];
+  }
+}
+
+/**
+ * Moves a workflow's last seq on to `seq`; false when that seq was delivered already (a replay overlapping
+ * live events). Events without a seq (0) are always new and leave it as it is.
+ */
+function recordSeq(entry: WorkflowEntry, seq: number): boolean {
+  if (seq <= 0) return true;
+  if (entry.lastSeq !== null && seq <= entry.lastSeq) return false;
+  entry.lastSeq = seq;
+  return true;
 }
 
 const isCommandOutput = (message: { type: string }): message is BrowserCommandOutputMessage =>

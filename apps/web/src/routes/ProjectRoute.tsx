@@ -1,4 +1,5 @@
 import { useParams } from 'react-router';
+import type { Project } from '@svc/protocol';
 import { Empty, ErrorNote, Loading } from '../components/Feedback';
 import { useDocumentTitle } from '../lib/document-title';
 import { useCurrentUser } from '../features/auth/user-context';
@@ -11,16 +12,20 @@ import { WorkflowList } from '../features/workflows/WorkflowList';
 /** One project: start a workflow, its workflows (live), its members. */
 export function ProjectRoute() {
   const { projectId = '' } = useParams();
-  const user = useCurrentUser();
   const projects = useProjects();
   const project = projects.data?.find((p) => p.id === projectId);
   useDocumentTitle(project?.name ?? (projects.isSuccess ? 'Project not found' : null));
   if (projects.isPending) return <Loading what="the project" />;
   if (projects.isError) return <ErrorNote error={projects.error} />;
   if (!project) return <Empty>This project does not exist, was deleted, or you are not a member of it.</Empty>;
+  return <ProjectPage key={project.id} project={project} />;
+}
+
+function ProjectPage({ project }: { project: Project }) {
+  const user = useCurrentUser();
   const canDelete = project.role === 'owner' || user.is_admin;
   return (
-    <div className="project-page" key={project.id}>
+    <div className="project-page">
       <header className="page-head">
         <div>
           {/* focusable by script: focus lands here after deleting the previous project */}

@@ -13,10 +13,6 @@ export function SettingsRoute() {
   const user = useCurrentUser();
   const schema = useQuery({ queryKey: settingsSchemaKey, queryFn: getSettingsSchema, staleTime: Infinity });
   const settings = useQuery({ queryKey: queryKeys.settings, queryFn: getSettings });
-  const known = new Set(schema.data?.map((d) => d.key));
-  const others = Object.entries(settings.data ?? {})
-    .filter(([key]) => !known.has(key))
-    .sort(([a], [b]) => a.localeCompare(b));
   return (
     <div className="settings-page">
       <header className="page-head">
@@ -35,22 +31,32 @@ export function SettingsRoute() {
             canEdit={user.is_admin}
           />
         ))}
-      {schema.data && others.length > 0 && (
-        <section aria-labelledby="other-settings-heading" className="card">
-          <h2 id="other-settings-heading">Other stored settings</h2>
-          <p className="muted small">Stored through the API, but not read by the service.</p>
-          <dl className="other-settings">
-            {others.map(([key, value]) => (
-              <div key={key}>
-                <dt>
-                  <code>{key}</code>
-                </dt>
-                <dd className="pre-wrap">{value}</dd>
-              </div>
-            ))}
-          </dl>
-        </section>
-      )}
+      {schema.data && <OtherSettings stored={settings.data ?? {}} known={schema.data.map((d) => d.key)} />}
     </div>
+  );
+}
+
+/** Settings stored through the API that no definition documents (the service does not read them), by key. */
+function OtherSettings({ stored, known }: { stored: Record<string, string>; known: readonly string[] }) {
+  const knownKeys = new Set(known);
+  const others = Object.entries(stored)
+    .filter(([key]) => !knownKeys.has(key))
+    .sort(([a], [b]) => a.localeCompare(b));
+  if (others.length === 0) return null;
+  return (
+    <section aria-labelledby="other-settings-heading" className="card">
+      <h2 id="other-settings-heading">Other stored settings</h2>
+      <p className="muted small">Stored through the API, but not read by the service.</p>
+      <dl className="other-settings">
+        {others.map(([key, value]) => (
+          <div key={key}>
+            <dt>
+              <code>{key}</code>
+            </dt>
+            <dd className="pre-wrap">{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
   );
 }

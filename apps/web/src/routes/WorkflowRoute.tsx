@@ -1,4 +1,5 @@
-import { useRef } from 'react';
+import { useRef, type ReactNode } from 'react';
+import type { Workflow } from '@svc/protocol';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { isNotFound } from '../lib/api';
 import { shorten } from '../lib/format';
@@ -8,7 +9,6 @@ import { useProjects } from '../features/projects/hooks';
 import { ReceivedSoFarContext } from '../features/workflow/live-context';
 import { planView } from '@svc/agent-core';
 import { QuestionBox } from '../features/workflow/QuestionBox';
-import { FeedbackBox } from '../features/workflow/FeedbackBox';
 import { WorkflowTabs } from '../features/workflow/WorkflowTabs';
 import { useRun } from '../features/run/useRun';
 import { useActivity } from '../features/run/useActivity';
@@ -16,10 +16,9 @@ import { useUsage } from '../features/run/useUsage';
 import { FocusRescueContext, useFocusRescue } from '../features/run/focus-rescue';
 import { progressLine } from '../features/run/progress';
 import { RunHeader } from '../features/run/RunHeader';
-import { ResultCard } from '../features/run/ResultCard';
-import { CancelledNotice, FailureBanner } from '../features/run/StopNotice';
+import { RunMore } from '../features/run/RunMore';
+import { RunOutcome } from '../features/run/RunOutcome';
 import { StepTimeline } from '../features/run/StepTimeline';
-import { ActivityFeed } from '../features/run/ActivityFeed';
 import { stepFromParam, stepParam } from '../features/run/step-param';
 import '../features/run/run.css';
 
@@ -33,43 +32,15 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
   const run = useRun(workflowId);
   const activity = useActivity(workflowId, run.live.actions, run.following);
   const usage = useUsage(workflowId, run.live.llmCalls, run.following);
-  const [params, setParams] = useSearchParams();
   const titleRef = useRef<HTMLHeadingElement>(null);
   const focusRescue = useFocusRescue(titleRef);
   const workflow = run.workflow;
-  useDocumentTitle(workflow ? `${workflow.number > 0 ? `#${workflow.number} ` : ''}${workflow.title}` : null);
-  const projectName = useProjects().data?.find((p) => p.id === projectId)?.name ?? 'Project';
-  const back = (
-    <Link to={`/projects/${encodeURIComponent(projectId)}`} className="back">
-      ← {shorten(projectName, 60)}
-    </Link>
-  );
-  if (run.record.isPending) return <Loading what="the workflow" />;
-  if (!workflow) {
-    return (
-      <div>
-        {back}
-        <ErrorNote>
-          {isNotFound(run.record.error) ? 'This workflow does not exist or you cannot see it.' : undefined}
-        </ErrorNote>
-        {!isNotFound(run.record.error) && <ErrorNote error={run.record.error} />}
-      </div>
-    );
-  }
+  useDocumentTitle(workflow ? runTitle(workflow) : null);
   const steps = run.plan.steps;
-  const stepFilter = stepFromParam(params.get('step'), steps.length);
-  const setStepFilter = (step: number | null) =>
-    setParams(
-      (p) => {
-        if (step === null) p.delete('step');
-        else {
-          p.set('step', stepParam(step));
-          p.set('tab', 'log');
-        }
-        return p;
-      },
-      { replace: true },
-    );
+  const [stepFilter, setStepFilter] = useStepFilter(steps.length);
+  const back = <BackLink projectId={projectId} />;
+  if (run.record.isPending) return <Loading what="the workflow" />;
+  if (!workflow) return <WorkflowMissing back={back} error={run.record.error} />;
   const { current } = planView(steps, workflow.status);
   const actions = activity.actions;
   const latest = (kind: string) => [...actions].reverse().find((a) => a.action === kind) ?? null;
@@ -85,9 +56,7 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
             usage={usage}
             titleRef={titleRef}
           />
-          {workflow.status === 'failed' && <FailureBanner workflow={workflow} step={current} />}
-          {workflow.status === 'cancelled' && <CancelledNotice workflow={workflow} by={latest('cancelled')} />}
-          {workflow.status === 'completed' && <ResultCard workflow={workflow} />}
+          <RunOutcome workflow={workflow} step={current} cancelledBy={latest('cancelled')} />
           <QuestionBox workflow={workflow} actions={actions} />
           <div className="run-body">
             <div className="run-side">
@@ -110,23 +79,53 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
                 onStepFilterChange={setStepFilter}
               />
             </div>
-            <div className="run-side run-more">
-              <section aria-labelledby="requirement-heading" className="card">
-                <h2 id="requirement-heading">Requirement</h2>
-                <div className="requirement" data-testid="requirement">
-                  {workflow.requirement}
-                </div>
-                {workflow.template && <p className="muted small">Template: {workflow.template}</p>}
-              </section>
-              {/* the server takes feedback only when no question is open and the workflow was not cancelled */}
-              {workflow.status !== 'waiting_user' && workflow.status !== 'cancelled' && (
-                <FeedbackBox workflow={workflow} />
-              )}
-              <ActivityFeed actions={actions} error={activity.error} />
-            </div>
+            <RunMore workflow={workflow} actions={actions} activityError={activity.error} />
           </div>
         </article>
       </FocusRescueContext.Provider>
     </ReceivedSoFarContext.Provider>
+  );
+}
+
+/** `#3 Build a shop` (a run without a number: just its title). */
+const runTitle = (workflow: Workflow) =>
+  workflow.number > 0 ? `#${workflow.number} ${workflow.title}` : workflow.title;
+
+/** The step the log and the timeline show (`?step=`, 1-based); choosing one opens the log. */
+function useStepFilter(stepCount: number): [number | null, (step: number | null) => void] {
+  const [params, setParams] = useSearchParams();
+  const setStepFilter = (step: number | null) =>
+    setParams(
+      (p) => {
+        if (step === null) p.delete('step');
+        else {
+          p.set('step', stepParam(step));
+          p.set('tab', 'log');
+        }
+        return p;
+      },
+      { replace: true },
+    );
+  return [stepFromParam(params.get('step'), stepCount), setStepFilter];
+}
+
+function BackLink({ projectId }: { projectId: string }) {
+  const projectName = useProjects().data?.find((p) => p.id === projectId)?.name ?? 'Project';
+  return (
+    <Link to={`/projects/${encodeURIComponent(projectId)}`} className="back">
+      ← {shorten(projectName, 60)}
+    </Link>
+  );
+}
+
+/** A workflow that failed to load: not there (or not visible to this user), or another error. */
+function WorkflowMissing({ back, error }: { back: ReactNode; error: unknown }) {
+  const notFound = isNotFound(error);
+  return (
+    <div>
+      {back}
+      <ErrorNote>{notFound ? 'This workflow does not exist or you cannot see it.' : undefined}</ErrorNote>
+      {!notFound && <ErrorNote error={error} />}
+    </div>
   );
 }

@@ -118,28 +118,7 @@ function clean(schema: Json): Json {
 }
 
 function operation(route: IdentifiedOperation, ref: (schema: z.ZodType, io: 'input' | 'output') => Json): Json {
-  const parameters: Json[] = [];
-  for (const [name, schema] of Object.entries(route.params?.shape ?? {})) {
-    parameters.push({ name, in: 'path', required: true, description: schema.description, schema: { type: 'string' } });
-  }
-  if (route.query) {
-    const query = inline(route.query, 'input');
-    const required = new Set<string>(query.required ?? []);
-    for (const [name, schema] of Object.entries<Json>(query.properties ?? {})) {
-      const { description, ...rest } = schema;
-      parameters.push({
-        name,
-        in: 'query',
-        required: required.has(name),
-        ...(description ? { description } : {}),
-        schema: rest,
-      });
-    }
-  }
-  for (const [name, description] of Object.entries(route.headers ?? {})) {
-    parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
-  }
-
+  const parameters = [...pathParameters(route), ...queryParameters(route), ...headerParameters(route)];
   const op: Json = {
     operationId: route.id,
     summary: route.summary,
@@ -148,26 +127,69 @@ function operation(route: IdentifiedOperation, ref: (schema: z.ZodType, io: 'inp
     security: route.auth === 'public' ? [] : [{ bearer: [] }, { session: [] }],
   };
   if (parameters.length) op.parameters = parameters;
-  if (route.body) {
-    const types = route.body.contentTypes ?? ['application/json'];
-    const content: Json = {};
-    for (const type of types) content[type] = { schema: bodySchema(type, route.body.schema, ref) };
-    op.requestBody = {
-      required: route.body.required ?? true,
-      ...(route.body.description ? { description: route.body.description } : {}),
-      content,
+  if (route.body) op.requestBody = requestBody(route.body, ref);
+  op.responses = responses(route, ref);
+  return op;
+}
+
+function pathParameters(route: IdentifiedOperation): Json[] {
+  return Object.entries(route.params?.shape ?? {}).map(([name, schema]) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: schema.description,
+    schema: { type: 'string' },
+  }));
+}
+
+function queryParameters(route: IdentifiedOperation): Json[] {
+  if (!route.query) return [];
+  const query = inline(route.query, 'input');
+  const required = new Set<string>(query.required ?? []);
+  return Object.entries<Json>(query.properties ?? {}).map(([name, schema]) => {
+    const { description, ...rest } = schema;
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(description ? { description } : {}),
+      schema: rest,
     };
-  }
-  const responses: Json = {};
-  for (const [status, response] of Object.entries(route.responses)) responses[status] = present(response, ref);
+  });
+}
+
+function headerParameters(route: IdentifiedOperation): Json[] {
+  return Object.entries(route.headers ?? {}).map(([name, description]) => ({
+    name,
+    in: 'header',
+    required: false,
+    description,
+    schema: { type: 'string' },
+  }));
+}
+
+function requestBody(body: NonNullable<IdentifiedOperation['body']>, ref: (s: z.ZodType, io: 'input') => Json): Json {
+  const types = body.contentTypes ?? ['application/json'];
+  const content: Json = {};
+  for (const type of types) content[type] = { schema: bodySchema(type, body.schema, ref) };
+  return {
+    required: body.required ?? true,
+    ...(body.description ? { description: body.description } : {}),
+    content,
+  };
+}
+
+/** The route's documented responses, then the contract's error body on every error status it may answer. */
+function responses(route: IdentifiedOperation, ref: (s: z.ZodType, io: 'output') => Json): Json {
+  const out: Json = {};
+  for (const [status, response] of Object.entries(route.responses)) out[status] = present(response, ref);
   for (const status of errorStatuses(route)) {
-    responses[String(status)] ??= {
+    out[String(status)] ??= {
       description: `error: ${(CODES_BY_STATUS.get(status) ?? []).join(', ')}`,
       content: { 'application/json': { schema: ERROR_REF } },
     };
   }
-  op.responses = responses;
-  return op;
+  return out;
 }
 
 function bodySchema(type: string, schema: z.ZodType | undefined, ref: (s: z.ZodType, io: 'input') => Json): Json {

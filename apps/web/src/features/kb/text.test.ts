@@ -15,6 +15,13 @@ describe('KB text for display', () => {
     expect(sectionExcerpt('Intro text', null)).toBe('Intro text');
   });
 
+  it('keeps line breaks and indented code as spaces and words, and drops images and raw HTML', () => {
+    expect(plainText('one\ntwo  \nthree\\\nfour')).toBe('one two three four');
+    expect(plainText('text\n\n    indented code\n\nafter')).toBe('text indented code after');
+    expect(plainText('an ![alt](x.png) image and <b>html</b>')).toBe('an image and <b>html</b>');
+    expect(plainText('> quoted *and* `code`')).toBe('quoted and code');
+  });
+
   it('shows a similarity as a whole percentage, clamped to 0..100', () => {
     expect(matchPercent(0.5948)).toBe(59);
     expect(matchPercent(-0.2)).toBe(0);

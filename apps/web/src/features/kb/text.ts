@@ -19,17 +19,22 @@ export function withoutRepeatedTitle(content: string, title: string): string {
 export function plainText(markdown: string): string {
   const parts: string[] = [];
   for (const token of parser.parse(markdown, {})) {
-    if (token.type === 'inline') {
-      for (const child of token.children ?? []) {
-        if (child.type === 'text' || child.type === 'code_inline') parts.push(child.content);
-        else if (child.type === 'softbreak' || child.type === 'hardbreak') parts.push(' ');
-      }
-      parts.push(' ');
-    } else if (token.type === 'fence' || token.type === 'code_block') {
-      parts.push(token.content, ' ');
-    }
+    if (token.type === 'inline') parts.push(inlineText(token.children ?? []), ' ');
+    else if (token.type === 'fence' || token.type === 'code_block') parts.push(token.content, ' ');
   }
   return parts.join('').replace(/\s+/g, ' ').trim();
+}
+
+type Token = ReturnType<typeof parser.parse>[number];
+
+/** The words of an inline run (text and code spans), line breaks as spaces, other markup dropped. */
+function inlineText(children: readonly Token[]): string {
+  return children
+    .map((child) => {
+      if (child.type === 'text' || child.type === 'code_inline') return child.content;
+      return child.type === 'softbreak' || child.type === 'hardbreak' ? ' ' : '';
+    })
+    .join('');
 }
 
 /** A search hit's section without its own `##` heading line (shown as a heading instead), as plain text. */

@@ -6,8 +6,18 @@ import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { getPlan } from '../workflow/api';
 import { mergeLog } from '../workflow/history-merge';
 import { getLogPage } from './api';
-import { groupLog, logItems, matchesFilter, NO_FILTER, toolNames, type LogEntry, type LogFilter } from './log-model';
-import { LogItemView } from './LogItemView';
+import {
+  groupLog,
+  logItems,
+  matchesFilter,
+  NO_FILTER,
+  toolNames,
+  type LogEntry,
+  type LogFilter,
+  type LogItem,
+} from './log-model';
+import { LogSection } from './LogSection';
+import { LogToolbar } from './LogToolbar';
 import { useCommandOutput } from './useCommandOutput';
 import type { RunningCommands } from './running-commands';
 import { useFollow } from './useFollow';
@@ -35,7 +45,39 @@ function useAfterSeq(entries: readonly LogEntry[], running: RunningCommands): Re
   return seen.current;
 }
 
-const stepName = (index: number | null) => (index === null ? 'Planning and outside steps' : `Step ${index + 1}`);
+/** The log's entries, loaded pages and live ones merged, as items with the commands running now. */
+function useLogItems(workflowId: string, live: readonly ExecutionLogEntry[]) {
+  const log = useInfiniteQuery({
+    queryKey: queryKeys.log(workflowId),
+    queryFn: ({ pageParam }) => getLogPage(workflowId, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+  const running = useCommandOutput(workflowId);
+  const entries = mergeLog(log.data?.pages.flatMap((p) => p.items) ?? [], live) as LogEntry[];
+  return { log, items: logItems(entries, running, useAfterSeq(entries, running)) };
+}
+
+/** The step shown alone: the caller's when it controls it (`stepFilter` given), else the log's own. */
+function useStepFilter(
+  stepFilter: number | null | undefined,
+  onStepFilterChange: ((step: number | null) => void) | undefined,
+): [number | null, (step: number | null) => void] {
+  const [localStep, setLocalStep] = useState<number | null>(null);
+  const step = stepFilter !== undefined ? stepFilter : localStep;
+  return [step, onStepFilterChange ?? setLocalStep];
+}
+
+/** Step titles of the current plan for the group headings (the run page loads the plan too: same key). */
+function useStepTitles(workflowId: string, latestRevision: number) {
+  const plan = useQuery({ queryKey: queryKeys.plan(workflowId), queryFn: () => getPlan(workflowId) });
+  return (index: number | null, revision: number) =>
+    index !== null && revision === latestRevision ? plan.data?.find((s) => s.index === index)?.title : undefined;
+}
+
+/** Anything new (an entry, a chunk of live output) moves the end: the follow mode's revision. */
+const followRevision = (shown: readonly LogItem[]) =>
+  shown.reduce((n, i) => n + 1 + (i.kind === 'running' ? i.command.chunks.length + i.command.droppedChars : 0), 0);
 
 /**
  * The execution log like a CI run page: entries grouped by plan revision and step, commands as shell
@@ -43,82 +85,31 @@ const stepName = (index: number | null) => (index === null ? 'Planning and outsi
  * newest entry in view until the reader scrolls up.
  */
 export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange }: ExecutionLogProps) {
-  const log = useInfiniteQuery({
-    queryKey: queryKeys.log(workflowId),
-    queryFn: ({ pageParam }) => getLogPage(workflowId, pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-  });
-  // the run page loads the plan too (same key): step titles for the group headings
-  const plan = useQuery({ queryKey: queryKeys.plan(workflowId), queryFn: () => getPlan(workflowId) });
-  const running = useCommandOutput(workflowId);
-  const [localStep, setLocalStep] = useState<number | null>(null);
-  const step = stepFilter !== undefined ? stepFilter : localStep;
-  const setStep = (next: number | null) => (onStepFilterChange ? onStepFilterChange(next) : setLocalStep(next));
-  const [query, setQuery] = useState('');
-  const [errorsOnly, setErrorsOnly] = useState(false);
-  const [tool, setTool] = useState<string | null>(null);
-  const deferredQuery = useDeferredValue(query);
-
-  const entries = mergeLog(log.data?.pages.flatMap((p) => p.items) ?? [], live) as LogEntry[];
-  const items = logItems(entries, running, useAfterSeq(entries, running));
-  const filter: LogFilter = { ...NO_FILTER, query: deferredQuery, errorsOnly, tool, step };
-  const shown = items.filter((item) => matchesFilter(item, filter));
-  const sections = groupLog(shown);
-  const latestRevision = items.reduce((max, item) => Math.max(max, item.revision), 0);
-  const titleOf = (index: number | null, revision: number) =>
-    index !== null && revision === latestRevision ? plan.data?.find((s) => s.index === index)?.title : undefined;
-  const filtered = shown.length !== items.length;
-  // anything new (an entry, a chunk of live output) moves the end while following
-  const follow = useFollow(
-    shown.reduce((n, i) => n + 1 + (i.kind === 'running' ? i.command.chunks.length + i.command.droppedChars : 0), 0),
+  const { log, items } = useLogItems(workflowId, live);
+  const [step, setStep] = useStepFilter(stepFilter, onStepFilterChange);
+  const [choice, setChoice] = useState<Omit<LogFilter, 'step'>>(NO_FILTER);
+  const filter: LogFilter = { ...choice, step };
+  const deferredQuery = useDeferredValue(filter.query);
+  const shown = items.filter((item) => matchesFilter(item, { ...filter, query: deferredQuery }));
+  const titleOf = useStepTitles(
+    workflowId,
+    items.reduce((max, item) => Math.max(max, item.revision), 0),
   );
+  const follow = useFollow(followRevision(shown));
   const ids = useId();
 
   return (
     <div className="log">
-      <div className="log-toolbar" role="group" aria-label="Log search and filters">
-        <input
-          type="search"
-          className="log-search"
-          aria-label="Search the log"
-          placeholder="Search commands and output"
-          value={query}
-          onChange={(e) => setQuery(e.target.value)}
-        />
-        <label className="log-check">
-          <input type="checkbox" checked={errorsOnly} onChange={(e) => setErrorsOnly(e.target.checked)} /> Errors only
-        </label>
-        <label className="log-tool">
-          <span>Tool</span>{' '}
-          <select value={tool ?? ''} onChange={(e) => setTool(e.target.value || null)}>
-            <option value="">All tools</option>
-            {toolNames(items).map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
-        {step !== null && (
-          <span className="log-step-chip">
-            {stepName(step)} only{' '}
-            <button type="button" className="link-button" onClick={() => setStep(null)}>
-              Show all steps
-            </button>
-          </span>
-        )}
-        <button
-          type="button"
-          className="log-follow"
-          aria-pressed={follow.following}
-          onClick={() => follow.setFollowing(!follow.following)}
-        >
-          Follow
-        </button>
-      </div>
+      <LogToolbar
+        filter={filter}
+        tools={toolNames(items)}
+        onFilterChange={(change) => setChoice((current) => ({ ...current, ...change }))}
+        onShowAllSteps={() => setStep(null)}
+        following={follow.following}
+        onFollowingChange={follow.setFollowing}
+      />
       <p className="muted small log-count" role="status" id={`${ids}-count`}>
-        {filtered ? `${shown.length} of ${items.length} entries` : `${items.length} entries`}
+        {shown.length !== items.length ? `${shown.length} of ${items.length} entries` : `${items.length} entries`}
       </p>
       {log.isPending && <Loading what="the execution log" />}
       <ErrorNote error={log.error} />
@@ -133,36 +124,13 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
         aria-label="Execution log"
         aria-describedby={`${ids}-count`}
       >
-        {sections.map((section, s) => (
-          <section key={`${s}-${section.revision}`} className="log-revision" data-revision={section.revision}>
-            {section.revision > 0 && <p className="log-revision-marker">Plan revised (revision {section.revision})</p>}
-            {section.groups.map((group, g) => {
-              const title = titleOf(group.stepIndex, section.revision);
-              return (
-                <div key={g} className="log-step-group" data-step={group.stepIndex ?? 'none'}>
-                  <div className="log-step-head">
-                    <h3>
-                      {stepName(group.stepIndex)}
-                      {title && <span className="log-step-title"> · {title}</span>}
-                    </h3>
-                    {group.stepIndex !== null && step === null && (
-                      <button type="button" className="link-button small" onClick={() => setStep(group.stepIndex)}>
-                        Only this step
-                      </button>
-                    )}
-                  </div>
-                  <ol className="log-entries">
-                    {group.items.map((item) => (
-                      <LogItemView
-                        key={item.kind === 'entry' ? `seq-${item.entry.seq}` : `call-${item.command.callId}`}
-                        item={item}
-                      />
-                    ))}
-                  </ol>
-                </div>
-              );
-            })}
-          </section>
+        {groupLog(shown).map((section, s) => (
+          <LogSection
+            key={`${s}-${section.revision}`}
+            section={section}
+            titleOf={titleOf}
+            onOnlyThisStep={step === null ? setStep : null}
+          />
         ))}
         {log.hasNextPage && (
           <button type="button" onClick={() => inBackground(log.fetchNextPage())} disabled={log.isFetchingNextPage}>

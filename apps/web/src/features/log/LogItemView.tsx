@@ -34,19 +34,19 @@ function Head({ tool, children }: { tool: string; children: ReactNode }) {
   );
 }
 
+/** Running, or how the command ended: its exit code (red unless 0), or "ended" when none was reported. */
+function RunningBadge({ finished }: { finished: RunningCommand['finished'] }) {
+  if (finished === null) return <span className="badge badge-running log-live-badge">running</span>;
+  const exit = finished.exitCode;
+  if (exit === null) return <span className="badge badge-completed">ended</span>;
+  return <span className={`badge ${exit !== 0 ? 'badge-failed' : 'badge-completed'}`}>{`exit ${exit}`}</span>;
+}
+
 function RunningCommandView({ command }: { command: RunningCommand }) {
-  const exit = command.finished?.exitCode;
-  const failed = exit !== undefined && exit !== null && exit !== 0;
   return (
     <>
       <Head tool="execute_on_worker">
-        {command.finished === null ? (
-          <span className="badge badge-running log-live-badge">running</span>
-        ) : (
-          <span className={`badge ${failed ? 'badge-failed' : 'badge-completed'}`}>
-            {exit === null || exit === undefined ? 'ended' : `exit ${exit}`}
-          </span>
-        )}
+        <RunningBadge finished={command.finished} />
         {command.finished && <span className="muted small">{formatDuration(command.finished.durationMs)}</span>}
         {command.startedAt && <Time iso={command.startedAt} />}
       </Head>

@@ -31,4 +31,41 @@ describe('ANSI handling of command output', () => {
     expect(applyCarriageReturns('10%\r20%\r')).toBe('20%');
     expect(applyCarriageReturns('no returns')).toBe('no returns');
   });
+
+  describe('SGR codes', () => {
+    const styleAfter = (params: string) => parseAnsi(`${ESC}[${params}mx`)[0];
+
+    it.each([
+      ['31', { fg: 1, bg: null, bold: false }],
+      ['37', { fg: 7, bg: null, bold: false }],
+      ['90', { fg: 8, bg: null, bold: false }],
+      ['97', { fg: 15, bg: null, bold: false }],
+      ['40', { fg: null, bg: 0, bold: false }],
+      ['47', { fg: null, bg: 7, bold: false }],
+      ['100', { fg: null, bg: 8, bold: false }],
+      ['107', { fg: null, bg: 15, bold: false }],
+      ['1', { fg: null, bg: null, bold: true }],
+      ['1;22', { fg: null, bg: null, bold: false }],
+      ['31;39', { fg: null, bg: null, bold: false }],
+      ['41;49', { fg: null, bg: null, bold: false }],
+      ['1;31;42;0', { fg: null, bg: null, bold: false }],
+      ['1;31;42;', { fg: null, bg: null, bold: false }],
+      ['1;31;42;;33', { fg: 3, bg: null, bold: false }],
+      ['', { fg: null, bg: null, bold: false }],
+      ['3;4;38;91', { fg: 9, bg: null, bold: false }],
+      ['48;2;1;2;3;44', { fg: null, bg: 4, bold: false }],
+      ['38;2;255;0;31;1', { fg: null, bg: null, bold: true }],
+      ['38;5;31;42', { fg: null, bg: 2, bold: false }],
+    ])('%s sets %o', (params, style) => {
+      expect(styleAfter(params)).toEqual({ text: 'x', ...style });
+    });
+
+    it('keeps the style of earlier sequences until a code changes it', () => {
+      expect(parseAnsi(`${ESC}[1;34ma${ESC}[43mb${ESC}[22mc`)).toEqual([
+        { text: 'a', fg: 4, bg: null, bold: true },
+        { text: 'b', fg: 4, bg: 3, bold: true },
+        { text: 'c', fg: 4, bg: 3, bold: false },
+      ]);
+    });
+  });
 });

@@ -41,23 +41,40 @@ interface Style {
 
 const PLAIN: Style = { fg: null, bg: null, bold: false };
 
+/** The eight colours from `first` on, as the palette indices from `index` on (`fg` or `bg`). */
+function colourCodes(first: number, key: 'fg' | 'bg', index: number): [number, Partial<Style>][] {
+  return Array.from({ length: 8 }, (_, n) => [first + n, { [key]: index + n }]);
+}
+
+/** What each SGR code sets: reset, bold on/off, the 16 foreground and background colours and their defaults. */
+const SGR_CODES = new Map<number, Partial<Style>>([
+  [0, PLAIN],
+  [1, { bold: true }],
+  [22, { bold: false }],
+  ...colourCodes(30, 'fg', 0),
+  ...colourCodes(90, 'fg', 8),
+  [39, { fg: null }],
+  ...colourCodes(40, 'bg', 0),
+  ...colourCodes(100, 'bg', 8),
+  [49, { bg: null }],
+]);
+
+/** Extended colours (38 or 48, then `5;n` or `2;r;g;b`): the parameters to skip after 38/48, by its mode. */
+const EXTENDED_COLOUR = new Set([38, 48]);
+const EXTENDED_ARGUMENTS = new Map([
+  [5, 2],
+  [2, 4],
+]);
+
 /** Applies one SGR parameter list (`1;31`) to a style; unknown codes (256/true colour, italics) are ignored. */
 function applySgr(style: Style, params: string): Style {
   const codes = params === '' ? [0] : params.split(';').map((p) => (p === '' ? 0 : Number(p)));
   let next = { ...style };
   for (let i = 0; i < codes.length; i++) {
     const code = codes[i]!;
-    if (code === 0) next = { ...PLAIN };
-    else if (code === 1) next.bold = true;
-    else if (code === 22) next.bold = false;
-    else if (code >= 30 && code <= 37) next.fg = code - 30;
-    else if (code >= 90 && code <= 97) next.fg = code - 90 + 8;
-    else if (code === 39) next.fg = null;
-    else if (code >= 40 && code <= 47) next.bg = code - 40;
-    else if (code >= 100 && code <= 107) next.bg = code - 100 + 8;
-    else if (code === 49) next.bg = null;
-    // 38;5;n / 48;5;n and 38;2;r;g;b: skip their arguments rather than misread them as codes
-    else if (code === 38 || code === 48) i += codes[i + 1] === 5 ? 2 : codes[i + 1] === 2 ? 4 : 0;
+    // skip an extended colour's arguments rather than misread them as codes
+    if (EXTENDED_COLOUR.has(code)) i += EXTENDED_ARGUMENTS.get(codes[i + 1]!) ?? 0;
+    else next = { ...next, ...SGR_CODES.get(code) };
   }
   return next;
 }

@@ -138,6 +138,9 @@ export function matchesFilter(item: LogItem, filter: LogFilter): boolean {
   return query === '' || stripAnsi(searchableText(item)).toLowerCase().includes(query);
 }
 
+/** A step group's heading: its 1-based step, or what a log entry outside every step belongs to. */
+export const stepName = (index: number | null) => (index === null ? 'Planning and outside steps' : `Step ${index + 1}`);
+
 /** Every tool name in the log, sorted, for the tool filter. */
 export function toolNames(items: readonly LogItem[]): string[] {
   return [...new Set(items.map(toolOf))].sort();

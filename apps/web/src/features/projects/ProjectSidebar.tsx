@@ -16,13 +16,9 @@ import { inBackground } from '../../lib/background';
  */
 export function ProjectSidebar() {
   const projects = useProjects();
-  const { pathname } = useLocation();
   const current = useMatch({ path: '/projects/:projectId', end: false })?.params.projectId;
   const currentName = projects.data?.find((p) => p.id === current)?.name;
-  // null: not chosen on this page; with no project yet the menu starts open, as creating one is the next step
-  const [chosen, setChosen] = useState<boolean | null>(null);
-  useEffect(() => setChosen(null), [pathname]);
-  const open = chosen ?? projects.data?.length === 0;
+  const [open, setOpen] = useMenuOpen(projects.data?.length === 0);
   const bodyId = useId();
   return (
     <nav className={`sidebar${open ? ' open' : ''}`} aria-label="Projects">
@@ -31,7 +27,7 @@ export function ProjectSidebar() {
         className="sidebar-toggle"
         aria-expanded={open}
         aria-controls={bodyId}
-        onClick={() => setChosen(!open)}
+        onClick={() => setOpen(!open)}
       >
         <span>Projects</span>
         <span className="sidebar-toggle-current">
@@ -40,22 +36,42 @@ export function ProjectSidebar() {
       </button>
       <div id={bodyId} className="sidebar-body">
         <h2>Projects</h2>
-        {projects.isPending && <Loading what="projects" />}
-        <ErrorNote error={projects.error} />
-        {projects.data && projects.data.length === 0 && <p className="muted">No projects yet.</p>}
-        <ul className="project-list">
-          {projects.data?.map((project) => (
-            <li key={project.id}>
-              <NavLink to={`/projects/${encodeURIComponent(project.id)}`} title={project.name}>
-                {shorten(project.name, 40)}
-              </NavLink>
-            </li>
-          ))}
-        </ul>
+        <ProjectList projects={projects} />
         <InvitationsPanel />
         <CreateProjectForm />
       </div>
     </nav>
+  );
+}
+
+/**
+ * Whether the phone's menu is open: as the reader chose on this page; with no project yet it starts
+ * open, as creating one is the next step.
+ */
+function useMenuOpen(noProjects: boolean): [boolean, (open: boolean) => void] {
+  const { pathname } = useLocation();
+  // null: not chosen on this page
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  useEffect(() => setChosen(null), [pathname]);
+  return [chosen ?? noProjects, setChosen];
+}
+
+function ProjectList({ projects }: { projects: ReturnType<typeof useProjects> }) {
+  return (
+    <>
+      {projects.isPending && <Loading what="projects" />}
+      <ErrorNote error={projects.error} />
+      {projects.data && projects.data.length === 0 && <p className="muted">No projects yet.</p>}
+      <ul className="project-list">
+        {projects.data?.map((project) => (
+          <li key={project.id}>
+            <NavLink to={`/projects/${encodeURIComponent(project.id)}`} title={project.name}>
+              {shorten(project.name, 40)}
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

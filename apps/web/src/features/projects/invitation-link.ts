@@ -87,12 +87,18 @@ export function resumeInvitationAfterSignIn(): void {
  * INVITE_PATH.
  */
 export function captureInvitationLink(location: Location = window.location, history: History = window.history): void {
-  if (location.pathname === INVITE_PATH) {
-    const token = tokenFromHash(location.hash);
-    if (token && stashInvitationToken(token)) history.replaceState(history.state, '', INVITE_PATH + location.search);
-    return;
-  }
-  if (location.pathname !== '/') return;
+  if (location.pathname === INVITE_PATH) moveTokenOutOfAddress(location, history);
+  else if (location.pathname === '/') resumeAfterSignIn(history);
+}
+
+/** `/invite#<token>`: the token goes to this tab's storage and, once kept there, out of the address. */
+function moveTokenOutOfAddress(location: Location, history: History): void {
+  const token = tokenFromHash(location.hash);
+  if (token && stashInvitationToken(token)) history.replaceState(history.state, '', INVITE_PATH + location.search);
+}
+
+/** `/` after a provider sign-in started from a stashed link: on to INVITE_PATH, once. */
+function resumeAfterSignIn(history: History): void {
   try {
     const store = storage();
     if (store?.getItem(RESUME_KEY) !== '1') return;

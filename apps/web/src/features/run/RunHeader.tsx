@@ -5,7 +5,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { formatNumber } from '../../lib/format';
 import { WorkflowActions } from '../workflow/WorkflowActions';
 import type { Usage } from './useUsage';
-import { formatUsd } from './cost';
+import { Cost } from './RunCost';
 import { elapsedMs, formatClock, formatElapsed } from './time';
 import { useNow } from '../../lib/use-now';
 import { POLL_MS } from './poll';
@@ -20,10 +20,6 @@ interface Props {
 
 /** Title, run number, status and where the run is; its times, worker, tokens and cost; its actions. */
 export function RunHeader({ workflow, progress, following, usage, titleRef }: Props) {
-  const finished = TERMINAL_WORKFLOW_STATUSES.includes(workflow.status);
-  const ticking = workflow.started_at !== null && !finished;
-  const now = useNow(ticking);
-  const duration = elapsedMs(workflow.started_at, workflow.finished_at, now);
   return (
     <header className="run-head">
       <div className="run-title-line">
@@ -39,32 +35,7 @@ export function RunHeader({ workflow, progress, following, usage, titleRef }: Pr
       <p className="run-progress" data-testid="run-progress" aria-live="polite">
         {progress}
       </p>
-      <dl className="run-facts">
-        <Fact name="Duration" id="duration">
-          {duration === null ? 'not started' : formatElapsed(duration)}
-        </Fact>
-        <Fact name="Started" id="started">
-          {workflow.started_at ? <time dateTime={workflow.started_at}>{formatClock(workflow.started_at)}</time> : '—'}
-        </Fact>
-        <Fact name="Finished" id="finished">
-          {workflow.finished_at ? (
-            <time dateTime={workflow.finished_at}>{formatClock(workflow.finished_at)}</time>
-          ) : (
-            '—'
-          )}
-        </Fact>
-        <Fact name="Worker" id="worker">
-          {workflow.worker_name ?? '—'}
-        </Fact>
-        <Fact name="Tokens" id="tokens">
-          {usage.totals
-            ? `${formatNumber(usage.totals.prompt_tokens)} prompt · ${formatNumber(usage.totals.completion_tokens)} completion`
-            : '—'}
-        </Fact>
-        <Fact name="Estimated cost" id="cost">
-          <Cost usage={usage} />
-        </Fact>
-      </dl>
+      <RunFacts workflow={workflow} usage={usage} />
       <div className="run-actions">
         <WorkflowActions workflow={workflow} />
         <Link
@@ -78,6 +49,38 @@ export function RunHeader({ workflow, progress, following, usage, titleRef }: Pr
   );
 }
 
+/** The run's duration (ticking while it runs), times, worker, tokens and estimated cost. */
+function RunFacts({ workflow, usage }: { workflow: Workflow; usage: Usage }) {
+  const finished = TERMINAL_WORKFLOW_STATUSES.includes(workflow.status);
+  const ticking = workflow.started_at !== null && !finished;
+  const now = useNow(ticking);
+  const duration = elapsedMs(workflow.started_at, workflow.finished_at, now);
+  return (
+    <dl className="run-facts">
+      <Fact name="Duration" id="duration">
+        {duration === null ? 'not started' : formatElapsed(duration)}
+      </Fact>
+      <Fact name="Started" id="started">
+        <Clock iso={workflow.started_at} />
+      </Fact>
+      <Fact name="Finished" id="finished">
+        <Clock iso={workflow.finished_at} />
+      </Fact>
+      <Fact name="Worker" id="worker">
+        {workflow.worker_name ?? '—'}
+      </Fact>
+      <Fact name="Tokens" id="tokens">
+        {usage.totals
+          ? `${formatNumber(usage.totals.prompt_tokens)} prompt · ${formatNumber(usage.totals.completion_tokens)} completion`
+          : '—'}
+      </Fact>
+      <Fact name="Estimated cost" id="cost">
+        <Cost usage={usage} />
+      </Fact>
+    </dl>
+  );
+}
+
 function Fact({ name, id, children }: { name: string; id: string; children: React.ReactNode }) {
   return (
     <div className="run-fact">
@@ -87,25 +90,7 @@ function Fact({ name, id, children }: { name: string; id: string; children: Reac
   );
 }
 
-function Cost({ usage }: { usage: Usage }) {
-  const { prices, cost } = usage;
-  if (prices === null || usage.totals === null) return <>—</>;
-  if (prices.kind !== 'prices')
-    return (
-      <>
-        {prices.kind === 'unset' ? 'no prices set' : `prices unreadable: ${prices.problem}`} (
-        <Link to="/settings">set them in Settings</Link>)
-      </>
-    );
-  if (!cost) return <>—</>;
-  const notes = [
-    cost.partial ? 'first calls only' : null,
-    cost.unpriced.length > 0 ? `no price for ${cost.unpriced.join(', ')}` : null,
-  ].filter((n) => n !== null);
-  return (
-    <>
-      {cost.usd === 0 && cost.unpriced.length > 0 ? '—' : `≈ ${formatUsd(cost.usd)}`}
-      {notes.length > 0 && <span className="muted"> ({notes.join('; ')})</span>}
-    </>
-  );
+/** A time of day, or "—" for a time not reached yet. */
+function Clock({ iso }: { iso: string | null }) {
+  return iso ? <time dateTime={iso}>{formatClock(iso)}</time> : <>—</>;
 }

@@ -53,6 +53,23 @@ describe('progressLine', () => {
     expect(progressLine('running', steps('done', 'done'), false, true)).toBe('Writing the report');
     expect(progressLine('pending', [], false, false)).toBe('Waiting for a worker');
   });
+  it.each([
+    ['pending', [], true, 'Waiting for a worker to continue'],
+    ['planning', [], false, 'Planning'],
+    ['running', [], true, 'Running'],
+    ['running', steps('done', 'pending'), true, 'Running · 1 of 2 steps done'],
+    ['waiting_user', [], true, 'Waiting for an answer'],
+    ['waiting_user', steps('done', 'pending'), true, 'Waiting for an answer at step 2 of 2: Step 2'],
+    ['completed', [], true, 'Completed'],
+    ['failed', steps('running'), true, 'Failed at step 1 of 1: Step 1'],
+    ['cancelled', [], true, 'Cancelled'],
+  ] as const)('says %s with %j steps (started %s) as "%s"', (status, plan, started, line) => {
+    expect(progressLine(status, plan, false, started)).toBe(line);
+  });
+
+  it('says the plan is revised whatever the status', () => {
+    expect(progressLine('pending', steps('done'), true, true)).toBe('Revising the plan after feedback');
+  });
 });
 
 describe('step parameter', () => {

@@ -120,6 +120,22 @@ describe('liveReducer', () => {
     ]);
   });
 
+  it('leaves the state untouched for workflow updates the page shows elsewhere', () => {
+    const event = {
+      ...envelope,
+      type: 'workflow_update',
+      seq: 3,
+      data: { kind: 'file_changed', data: { path: 'a.txt', size: 1 } },
+    } as unknown as BrowserEvent;
+    expect(liveReducer(initialLiveState, { event, at: 1 })).toBe(initialLiveState);
+  });
+
+  it('keeps the place of the latest feedback when other actions follow it', () => {
+    const state = fold(action(4, 'feedback', 1, 'Add a wish list'), action(5, 'answered', 1, 'Euro'));
+    expect(state.feedbackAt).toBe(1);
+    expect(awaitingRevisedPlan(state)).toBe(true);
+  });
+
   it('expects a revised plan from feedback until the next snapshot arrives', () => {
     const sent = fold(action(4, 'feedback', 1, 'Add a wish list'));
     expect(awaitingRevisedPlan(sent)).toBe(true);
@@ -195,5 +211,31 @@ describe('liveWorkflow', () => {
   it('counts plan revisions from live feedback actions', () => {
     const state = fold(action(8, 'feedback', 2, 'More tests'));
     expect(liveWorkflow(loaded({ ...workflow, plan_revision: 1 }), state).plan_revision).toBe(2);
+  });
+  it('shows the error only while failed, from the status event or else the loaded record', () => {
+    const failedLive = fold({
+      ...envelope,
+      type: 'workflow_status',
+      seq: 3,
+      data: { status: 'failed', error: 'boom' },
+    });
+    expect(liveWorkflow(loaded(workflow), failedLive)).toMatchObject({ status: 'failed', error: 'boom' });
+    const failedLoaded = { ...workflow, status: 'failed' as const, error: 'loaded boom', finished_at: later };
+    expect(liveWorkflow(loaded(failedLoaded), initialLiveState)).toMatchObject({
+      error: 'loaded boom',
+      finished_at: later,
+    });
+    const bare = fold({ ...envelope, type: 'workflow_status', seq: 3, data: { status: 'failed' } });
+    expect(liveWorkflow(loaded(failedLoaded), bare)).toMatchObject({ error: 'loaded boom', finished_at: ts });
+    const rerun = fold({ ...envelope, type: 'workflow_status', seq: 4, data: { status: 'running' } });
+    expect(liveWorkflow(loaded(failedLoaded), rerun)).toMatchObject({ error: null, finished_at: null });
+  });
+
+  it('keeps a live pending workflow unstarted, and a loaded start time over a status event', () => {
+    const pending = { ...workflow, status: 'pending' as const, started_at: null };
+    const stillPending = fold({ ...envelope, type: 'workflow_status', seq: 2, ts: later, data: { status: 'pending' } });
+    expect(liveWorkflow(loaded(pending), stillPending).started_at).toBeNull();
+    const running = fold({ ...envelope, type: 'workflow_status', seq: 2, ts: later, data: { status: 'running' } });
+    expect(liveWorkflow(loaded(workflow), running).started_at).toBe(ts);
   });
 });

@@ -56,21 +56,17 @@ export function addAction(actions: readonly WorkflowAction[], action: WorkflowAc
   return [...actions, action].sort((a, b) => a.seq - b.seq);
 }
 
+type EventOf<T extends BrowserEvent['type']> = Extract<BrowserEvent, { type: T }>;
+
+const stamped = <T>(data: T, ts: string, at: number): Stamped<T> => ({ data, ts, at });
+
 /** Folds one event of the workflow into the live state (pure; unrelated events leave it unchanged). */
 export function liveReducer(state: LiveState, { event, at }: Received): LiveState {
-  const stamp = <T>(data: T): Stamped<T> => ({ data, ts: event.ts, at });
   switch (event.type) {
     case 'plan_step_status':
       return { ...state, planEvents: [...state.planEvents, { kind: 'step', data: event.data, ts: event.ts, at }] };
     case 'workflow_update':
-      if (event.data.kind === 'snapshot')
-        return {
-          ...state,
-          planEvents: [...state.planEvents, { kind: 'snapshot', data: event.data.data, ts: event.ts, at }],
-          snapshotAt: at,
-        };
-      if (event.data.kind === 'report') return { ...state, appUrl: stamp(event.data.data.app_url) };
-      return state;
+      return applyUpdate(state, event, at);
     case 'log_entry':
       return state.log.some((e) => e.seq === event.data.seq) ? state : { ...state, log: [...state.log, event.data] };
     case 'llm_call':
@@ -78,18 +74,33 @@ export function liveReducer(state: LiveState, { event, at }: Received): LiveStat
         ? state
         : { ...state, llmCalls: [...state.llmCalls, event.data] };
     case 'workflow_status':
-      return { ...state, status: stamp(event.data) };
+      return { ...state, status: stamped(event.data, event.ts, at) };
     case 'workflow_title':
-      return { ...state, title: stamp(event.data.title) };
-    default: {
-      // `workflow_action` (CONTRACT-V2), read by its own schema
-      const action = workflowActionOf(event as { type: string; seq: number; ts: string; data: unknown });
-      if (!action) return state;
-      const actions = addAction(state.actions, action);
-      if (actions === state.actions) return state;
-      return { ...state, actions, feedbackAt: action.action === 'feedback' ? at : state.feedbackAt };
-    }
+      return { ...state, title: stamped(event.data.title, event.ts, at) };
+    default:
+      return applyAction(state, event, at);
   }
+}
+
+/** A snapshot is a plan event; a report carries the app URL; other updates are shown elsewhere. */
+function applyUpdate(state: LiveState, event: EventOf<'workflow_update'>, at: number): LiveState {
+  if (event.data.kind === 'snapshot')
+    return {
+      ...state,
+      planEvents: [...state.planEvents, { kind: 'snapshot', data: event.data.data, ts: event.ts, at }],
+      snapshotAt: at,
+    };
+  if (event.data.kind === 'report') return { ...state, appUrl: stamped(event.data.data.app_url, event.ts, at) };
+  return state;
+}
+
+/** A `workflow_action` event (CONTRACT-V2), read by its own schema; anything else leaves the state as it is. */
+function applyAction(state: LiveState, event: BrowserEvent, at: number): LiveState {
+  const action = workflowActionOf(event as { type: string; seq: number; ts: string; data: unknown });
+  if (!action) return state;
+  const actions = addAction(state.actions, action);
+  if (actions === state.actions) return state;
+  return { ...state, actions, feedbackAt: action.action === 'feedback' ? at : state.feedbackAt };
 }
 
 /** A loaded record, and how many live events the page had received when its load began. */
@@ -104,22 +115,41 @@ const newer = <T>(fact: Stamped<T> | null, after: number): fact is Stamped<T> =>
 /** The workflow record with what live events changed since it was loaded. */
 export function liveWorkflow({ value: loaded, after }: Loaded<Workflow>, live: LiveState): Workflow {
   const status = newer(live.status, after) ? live.status : null;
-  const current = status?.data.status ?? loaded.status;
-  const question = current === 'waiting_user' ? (status?.data.question ?? loaded.question) : null;
-  const error = current === 'failed' ? (status?.data.error ?? loaded.error) : null;
   const revisions = live.actions.map((a) => a.revision);
-  const finished = TERMINAL_WORKFLOW_STATUSES.includes(current);
   return {
     ...loaded,
-    status: current,
-    question,
-    error,
-    // until the record is reloaded, the status event's time stands in for the server's
-    started_at: loaded.started_at ?? (status && current !== 'pending' ? status.ts : null),
-    finished_at: finished ? (status ? status.ts : loaded.finished_at) : null,
+    ...liveStatus(loaded, status),
     title: newer(live.title, after) ? live.title.data : loaded.title,
     app_url: newer(live.appUrl, after) ? live.appUrl.data : loaded.app_url,
     plan_revision: Math.max(loaded.plan_revision, ...revisions),
+  };
+}
+
+type StatusFields = Pick<Workflow, 'status' | 'question' | 'error' | 'started_at' | 'finished_at'>;
+
+/** The status a newer status event set (if any), with the question or error it carries only while they apply. */
+function liveStatus(loaded: Workflow, status: Stamped<WorkflowStatusEventData> | null): StatusFields {
+  if (!status) return statusFields(loaded, loaded.status, loaded, null);
+  return statusFields(loaded, status.data.status, status.data, status.ts);
+}
+
+/**
+ * The workflow's status fields in `current`: question and error from `said` (the status event or the record),
+ * else the record's; `changedAt` is the status event's time, which stands in for the server's until a reload.
+ */
+function statusFields(
+  loaded: Workflow,
+  current: Workflow['status'],
+  said: { question?: string | null; error?: string | null },
+  changedAt: string | null,
+): StatusFields {
+  const finished = TERMINAL_WORKFLOW_STATUSES.includes(current);
+  return {
+    status: current,
+    question: current === 'waiting_user' ? (said.question ?? loaded.question) : null,
+    error: current === 'failed' ? (said.error ?? loaded.error) : null,
+    started_at: loaded.started_at ?? (current !== 'pending' ? changedAt : null),
+    finished_at: finished ? (changedAt ?? loaded.finished_at) : null,
   };
 }
 

@@ -43,16 +43,20 @@ function retimed(step: PlanStepInfo, status: PlanStepInfo['status'], ts: string)
 function carryTimes(previous: readonly PlanStepInfo[], next: PlanStepInfo[], ts: string): PlanStepInfo[] {
   return next.map((step) => {
     const found = previous[step.index];
-    const old = found && found.title === step.title ? found : undefined;
-    if (step.status === 'pending') return step;
-    if (step.status === 'running') {
-      const started = old?.status === 'running' ? old.started_at : ts;
-      return { ...step, started_at: started, finished_at: null };
-    }
-    if (old?.status === 'done') return { ...step, started_at: old.started_at, finished_at: old.finished_at };
-    // done now: it finished at this snapshot if the page saw it before (a step first seen done has no known end)
-    return { ...step, started_at: old?.started_at ?? null, finished_at: old ? ts : null };
+    return carriedTimes(step, found && found.title === step.title ? found : undefined, ts);
   });
+}
+
+/** A step of a new plan timed from the same step of the old plan (`old`, if there was one). */
+function carriedTimes(step: PlanStepInfo, old: PlanStepInfo | undefined, ts: string): PlanStepInfo {
+  if (step.status === 'pending') return step;
+  if (step.status === 'running') {
+    const started = old?.status === 'running' ? old.started_at : ts;
+    return { ...step, started_at: started, finished_at: null };
+  }
+  if (old?.status === 'done') return { ...step, started_at: old.started_at, finished_at: old.finished_at };
+  // done now: it finished at this snapshot if the page saw it before (a step first seen done has no known end)
+  return { ...step, started_at: old?.started_at ?? null, finished_at: old ? ts : null };
 }
 
 /**

@@ -5,7 +5,8 @@ import { queryKeys } from '../../lib/query-keys';
 import { shorten } from '../../lib/format';
 import { ErrorNote } from '../../components/Feedback';
 import type { CreateWorkflowRequest, Workflow } from '@svc/protocol';
-import { getRun, listTemplates, listWorkers, newIdempotencyKey, startRun } from './api';
+import { getRun, newIdempotencyKey, startRun } from './api';
+import { RunOptions } from './RunOptions';
 import { inBackground } from '../../lib/background';
 
 export const RERUN_PARAM = 'rerun';
@@ -15,8 +16,6 @@ export const RERUN_PARAM = 'rerun';
  * With `?rerun=<workflow id>` it starts prefilled from that workflow, to re-run it with an edited requirement.
  */
 export function CreateWorkflowForm({ projectId }: { projectId: string }) {
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
   const id = useId();
   const [params, setParams] = useSearchParams();
   const rerunId = params.get(RERUN_PARAM);
@@ -30,45 +29,25 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
   const idempotencyKey = useRef(newIdempotencyKey());
   const edited = () => (idempotencyKey.current = newIdempotencyKey());
 
-  const workers = useQuery({ queryKey: queryKeys.workers, queryFn: listWorkers });
-  const templates = useQuery({ queryKey: queryKeys.templates, queryFn: listTemplates });
-  const source = useQuery({
-    queryKey: queryKeys.rerunSource(rerunId ?? ''),
-    queryFn: () => getRun(rerunId ?? ''),
-    enabled: rerunId !== null,
-  });
-
-  useEffect(() => {
-    const run = source.data;
-    if (!run || run.id !== rerunId || run.project_id !== projectId) return;
+  const rerunMissing = useRerunSource(rerunId, projectId, (run) => {
     setRerunOf(run);
     setRequirement(run.requirement);
     setTemplate(run.template ?? '');
     setWorkerId('');
     idempotencyKey.current = newIdempotencyKey();
     textareaRef.current?.focus();
-  }, [source.data, rerunId, projectId]);
-
-  const create = useMutation({
-    mutationFn: ({ body, key }: { body: CreateWorkflowRequest; key: string }) => startRun(projectId, body, key),
-    onSuccess: (run) => {
-      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) }));
-      inBackground(navigate(`/projects/${encodeURIComponent(projectId)}/workflows/${encodeURIComponent(run.id)}`));
-    },
   });
-  // a second submit before React re-rendered the disabled button (a fast double click) goes nowhere
-  const inFlight = useRef(false);
+  const create = useStartRun(projectId);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (!requirement.trim() || inFlight.current) return;
-    inFlight.current = true;
+    if (!requirement.trim()) return;
     const body: CreateWorkflowRequest = {
       requirement,
       ...(workerId ? { worker_id: workerId } : {}),
       ...(template ? { template } : {}),
       ...(rerunOf ? { rerun_of: rerunOf.id } : {}),
     };
-    create.mutate({ body, key: idempotencyKey.current }, { onSettled: () => (inFlight.current = false) });
+    create.start(body, idempotencyKey.current);
   };
   const startFresh = () => {
     setParams((next) => {
@@ -81,19 +60,10 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
     edited();
   };
 
-  const chosenTemplate = templates.data?.find((t) => t.name === template);
-  const rerunMissing = rerunId !== null && (source.isError || (source.data && source.data.project_id !== projectId));
   return (
     <section aria-labelledby={`${id}-heading`} className="create-run">
       <h2 id={`${id}-heading`}>{rerunOf ? `Re-run #${rerunOf.number}` : 'New workflow'}</h2>
-      {rerunOf && (
-        <p className="rerun-note" role="status">
-          Starting from “{shorten(rerunOf.title || 'Untitled workflow', 80)}”: edit the requirement, then start.{' '}
-          <button type="button" className="link-button" onClick={startFresh}>
-            Start from scratch instead
-          </button>
-        </p>
-      )}
+      {rerunOf && <RerunNote rerunOf={rerunOf} onStartFresh={startFresh} />}
       {rerunMissing && <ErrorNote>The workflow to re-run was not found in this project.</ErrorNote>}
       <form onSubmit={submit} className="stack" aria-label={rerunOf ? 'Re-run workflow' : 'New workflow'}>
         <label>
@@ -111,59 +81,84 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
             placeholder={'What should be built?\nOne requirement per line is fine; line breaks are kept.'}
           />
         </label>
-        <div className="row">
-          <label>
-            Worker
-            <select
-              name="worker"
-              value={workerId}
-              onChange={(e) => {
-                setWorkerId(e.target.value);
-                edited();
-              }}
-            >
-              <option value="">Any available worker</option>
-              {workers.data?.map((w) => (
-                <option key={w.id} value={w.id}>
-                  {`${w.name} (${[w.status, ...w.labels].join(', ')})`}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Template
-            <select
-              name="template"
-              value={template}
-              aria-describedby={`${id}-template-help`}
-              onChange={(e) => {
-                setTemplate(e.target.value);
-                edited();
-              }}
-            >
-              <option value="">No template (the agent may pick one)</option>
-              {templates.data?.map((t) => (
-                <option key={t.name} value={t.name} title={t.description}>
-                  {t.description ? `${t.name} — ${shorten(t.description, 60)}` : t.name}
-                </option>
-              ))}
-            </select>
-          </label>
-        </div>
-        <p id={`${id}-template-help`} className="hint template-help">
-          {chosenTemplate
-            ? chosenTemplate.description || `The ${chosenTemplate.name} template.`
-            : 'The agent starts from an empty workspace, or picks a template itself.'}
-        </p>
-        <ErrorNote error={workers.error ?? templates.error} />
+        <RunOptions
+          id={id}
+          workerId={workerId}
+          onWorkerChange={(next) => {
+            setWorkerId(next);
+            edited();
+          }}
+          template={template}
+          onTemplateChange={(next) => {
+            setTemplate(next);
+            edited();
+          }}
+        />
         <ErrorNote error={create.error} />
         <div>
           {/* aria-disabled, not disabled: focus stays on the button (an error is read out next to it) */}
           <button type="submit" className="primary" aria-disabled={create.isPending || undefined}>
-            {create.isPending ? 'Starting…' : rerunOf ? 'Start re-run' : 'Start workflow'}
+            {submitLabel(create.isPending, rerunOf !== null)}
           </button>
         </div>
       </form>
     </section>
   );
+}
+
+function submitLabel(pending: boolean, rerun: boolean): string {
+  if (pending) return 'Starting…';
+  return rerun ? 'Start re-run' : 'Start workflow';
+}
+
+function RerunNote({ rerunOf, onStartFresh }: { rerunOf: Workflow; onStartFresh(): void }) {
+  return (
+    <p className="rerun-note" role="status">
+      Starting from “{shorten(rerunOf.title || 'Untitled workflow', 80)}”: edit the requirement, then start.{' '}
+      <button type="button" className="link-button" onClick={onStartFresh}>
+        Start from scratch instead
+      </button>
+    </p>
+  );
+}
+
+/**
+ * Loads the workflow `?rerun=` names and hands it to `prefill` once it is loaded and in this project;
+ * returns whether it is missing (not found, or in another project).
+ */
+function useRerunSource(rerunId: string | null, projectId: string, prefill: (run: Workflow) => void): boolean {
+  const source = useQuery({
+    queryKey: queryKeys.rerunSource(rerunId ?? ''),
+    queryFn: () => getRun(rerunId ?? ''),
+    enabled: rerunId !== null,
+  });
+  const prefillRef = useRef(prefill);
+  prefillRef.current = prefill;
+  useEffect(() => {
+    const run = source.data;
+    if (run && run.id === rerunId && run.project_id === projectId) prefillRef.current(run);
+  }, [source.data, rerunId, projectId]);
+  const elsewhere = source.data !== undefined && source.data.project_id !== projectId;
+  return rerunId !== null && (source.isError || elsewhere);
+}
+
+/** Starts a run and opens its page; a second start before the first settled (a fast double click) goes nowhere. */
+function useStartRun(projectId: string) {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const create = useMutation({
+    mutationFn: ({ body, key }: { body: CreateWorkflowRequest; key: string }) => startRun(projectId, body, key),
+    onSuccess: (run) => {
+      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) }));
+      inBackground(navigate(`/projects/${encodeURIComponent(projectId)}/workflows/${encodeURIComponent(run.id)}`));
+    },
+  });
+  // set at once, not on React's next render that disables the button
+  const inFlight = useRef(false);
+  const start = (body: CreateWorkflowRequest, key: string) => {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    create.mutate({ body, key }, { onSettled: () => (inFlight.current = false) });
+  };
+  return { start, isPending: create.isPending, error: create.error };
 }

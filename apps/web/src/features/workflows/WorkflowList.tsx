@@ -32,31 +32,11 @@ export function parseStatuses(param: string | null): WorkflowStatus[] {
 
 const isActive = (run: WorkflowListItem) => !TERMINAL_WORKFLOW_STATUSES.includes(run.status);
 
-/** The project's workflows, newest first, filtered by status and text, kept current by the project's live events. */
-export function WorkflowList({ projectId }: { projectId: string }) {
-  const queryClient = useQueryClient();
+/** The list's filters in the address (`?status=`, `?q=`), and a setter that replaces the history entry. */
+function useFilterParams() {
   const [params, setParams] = useSearchParams();
   const statuses = parseStatuses(params.get('status'));
   const q = params.get('q') ?? '';
-  const filtered = statuses.length > 0 || q.trim() !== '';
-  const poll = usePollInterval();
-  const workflows = useInfiniteQuery({
-    queryKey: queryKeys.workflowList(projectId, statuses, q.trim()),
-    queryFn: ({ pageParam }) => listWorkflows(projectId, { statuses, q }, pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-    placeholderData: keepPreviousData,
-    refetchInterval: (query) =>
-      query.state.data?.pages.some((page) => page.items.some(isActive))
-        ? Math.min(ACTIVE_LIST_REFRESH_MS, poll || Infinity)
-        : poll,
-  });
-  useProjectEvents(projectId, (event) => {
-    inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) }));
-    if (event && hasProjectChange(event, PROJECT_RECORD_CHANGES)) {
-      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.projects }));
-    }
-  });
   const setFilter = useCallback(
     (next: { status?: string; q?: string }) =>
       setParams(
@@ -71,28 +51,52 @@ export function WorkflowList({ projectId }: { projectId: string }) {
       ),
     [setParams],
   );
+  return { statuses, q, filtered: statuses.length > 0 || q.trim() !== '', setFilter };
+}
+
+/** How often to refetch: at least every ACTIVE_LIST_REFRESH_MS while a listed run is active, else the poll. */
+function refetchEvery(pages: readonly { items: readonly WorkflowListItem[] }[] | undefined, poll: number | false) {
+  const active = pages?.some((page) => page.items.some(isActive)) ?? false;
+  return active ? Math.min(ACTIVE_LIST_REFRESH_MS, poll || Infinity) : poll;
+}
+
+/** The matching workflows page by page, refetched when the project's live events say something changed. */
+function useWorkflowPages(projectId: string, statuses: WorkflowStatus[], q: string) {
+  const queryClient = useQueryClient();
+  const poll = usePollInterval();
+  const workflows = useInfiniteQuery({
+    queryKey: queryKeys.workflowList(projectId, statuses, q.trim()),
+    queryFn: ({ pageParam }) => listWorkflows(projectId, { statuses, q }, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+    placeholderData: keepPreviousData,
+    refetchInterval: (query) => refetchEvery(query.state.data?.pages, poll),
+  });
+  useProjectEvents(projectId, (event) => {
+    inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.workflows(projectId) }));
+    if (event && hasProjectChange(event, PROJECT_RECORD_CHANGES)) {
+      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.projects }));
+    }
+  });
+  return workflows;
+}
+
+/** The project's workflows, newest first, filtered by status and text, kept current by the project's live events. */
+export function WorkflowList({ projectId }: { projectId: string }) {
+  const { statuses, q, filtered, setFilter } = useFilterParams();
+  const workflows = useWorkflowPages(projectId, statuses, q);
   const items = workflows.data?.pages.flatMap((page) => page.items) ?? [];
   const now = useNow(items.some((run) => run.started_at && !run.finished_at));
   return (
     <section aria-labelledby="workflows-heading">
       <h2 id="workflows-heading">Workflows</h2>
       <RunFilters status={statuses.join(',')} q={q} onChange={setFilter} />
-      {workflows.isPending && <Loading what="workflows" />}
-      <ErrorNote error={workflows.error} />
-      <p className="visually-hidden" role="status">
-        {workflows.isSuccess && filtered ? `${items.length}${workflows.hasNextPage ? '+' : ''} matching workflows` : ''}
-      </p>
-      {workflows.isSuccess && items.length === 0 && !filtered && (
-        <Empty>No workflows yet. Describe what to build above to start one.</Empty>
-      )}
-      {workflows.isSuccess && items.length === 0 && filtered && (
-        <Empty>
-          No workflow matches.{' '}
-          <button type="button" className="link-button" onClick={() => setFilter({ status: '', q: '' })}>
-            Clear the filters
-          </button>
-        </Empty>
-      )}
+      <ListNotes
+        workflows={workflows}
+        count={items.length}
+        filtered={filtered}
+        onClear={() => setFilter({ status: '', q: '' })}
+      />
       <ul className="workflow-list" aria-busy={workflows.isFetching && workflows.isPlaceholderData}>
         {items.map((run) => (
           <RunItem key={run.id} projectId={projectId} run={run} now={now} />
@@ -108,5 +112,42 @@ export function WorkflowList({ projectId }: { projectId: string }) {
         </button>
       )}
     </section>
+  );
+}
+
+/** Loading, a failure, how many match the filters (for screen readers), or that none does. */
+function ListNotes({
+  workflows,
+  count,
+  filtered,
+  onClear,
+}: {
+  workflows: ReturnType<typeof useWorkflowPages>;
+  count: number;
+  filtered: boolean;
+  onClear(): void;
+}) {
+  const loaded = workflows.isSuccess;
+  return (
+    <>
+      {workflows.isPending && <Loading what="workflows" />}
+      <ErrorNote error={workflows.error} />
+      <p className="visually-hidden" role="status">
+        {loaded && filtered ? `${count}${workflows.hasNextPage ? '+' : ''} matching workflows` : ''}
+      </p>
+      {loaded && count === 0 && <NoWorkflows filtered={filtered} onClear={onClear} />}
+    </>
+  );
+}
+
+function NoWorkflows({ filtered, onClear }: { filtered: boolean; onClear(): void }) {
+  if (!filtered) return <Empty>No workflows yet. Describe what to build above to start one.</Empty>;
+  return (
+    <Empty>
+      No workflow matches.{' '}
+      <button type="button" className="link-button" onClick={onClear}>
+        Clear the filters
+      </button>
+    </Empty>
   );
 }
