@@ -30,6 +30,35 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts (benchmarks, tools): Node's globals.
+    files: ['bench/**/*.mjs', 'tools/**/*.mjs', 'scripts/**/*.mjs'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'process',
+          'console',
+          'fetch',
+          'URL',
+          'URLSearchParams',
+          'Buffer',
+          'AbortController',
+          'AbortSignal',
+          'TextEncoder',
+          'TextDecoder',
+          'performance',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'setImmediate',
+          'structuredClone',
+          'Response',
+          'Headers',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['**/env.ts', '**/*.test.ts', '**/test/**', '**/bench/**', '**/tools/**', '**/scripts/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },

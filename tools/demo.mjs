@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* global process, console, setTimeout, fetch */
 // `pnpm demo [--keep] [--data-dir <dir>] [--port <n>]`: the server (SQLite, dev login), the scripted LLM
 // and one worker, then the sample workflow followed live over /svc/ws until its report.
 // Everything stops at the end; with --keep it stays up (Ctrl-C stops it).

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* global process, console, setInterval, clearInterval, Buffer, URL */
 // Object-storage transfer benchmark: streams one upload and one download of SIZE bytes through the
 // built API server (apps/api/dist, SQLite, temp DATA_DIR; bench/lib/server-process.mjs) on loopback, once
 // per storage backend: the local disk, and S3 (a real s3rver process started by test-kit's

@@ -1,4 +1,3 @@
-/* global process, console, fetch */
 // `pnpm bench scale` (issue 10): the HTTP and WebSocket benchmarks against 1, 2 and 3 API replicas on
 // one PostgreSQL database behind a real haproxy (packages/test-kit startLoadBalancer: round-robin, no
 // stickiness), side by side in one run; prints throughput per replica count and the scaling ratio.
