@@ -27,14 +27,18 @@ describe('mounting the operations table', () => {
   it('refuses a handler for an operation the table does not have, or one mounted elsewhere', () => {
     const stray: Record<string, typeof ok> = { ...everyApiHandler(), getWorkflowTwice: ok };
     expect(() => mountOperations(Router(), '/svc/api', stray)).toThrow(/getWorkflowTwice/);
-    expect(() => mountOperations(Router(), '/svc/auth', { ...everyApiHandler() }, 'dev')).toThrow(/getHealth/);
+    expect(() => mountOperations(Router(), '/svc/auth', { ...everyApiHandler() }, { provider: 'dev' })).toThrow(
+      /getHealth/,
+    );
   });
 
   it("leaves out the other sign-in providers' operations", () => {
     const router = Router();
-    mountOperations(router, '/svc/auth', { startLogin: ok, devLogin: ok, logout: ok }, 'dev');
+    mountOperations(router, '/svc/auth', { startLogin: ok, devLogin: ok, logout: ok }, { provider: 'dev' });
     const paths = (router.stack as { route?: { path: string } }[]).map((layer) => layer.route?.path);
     expect(paths).toEqual(['/login', '/dev-login', '/logout']);
-    expect(() => mountOperations(Router(), '/svc/auth', { startLogin: ok, logout: ok }, 'sso')).toThrow(/finishLogin/);
+    expect(() => mountOperations(Router(), '/svc/auth', { startLogin: ok, logout: ok }, { provider: 'sso' })).toThrow(
+      /finishLogin/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import { OPERATIONS, type IdentifiedOperation, type OperationId, type Operations } from '@svc/protocol';
-import { requireAuth } from '../auth/authenticate';
+import { requireAuth, type Authenticator } from '../auth/authenticate';
 import { parseInput } from '../domain/validate';
 
 type ParamsOf<O> = O extends { params: z.ZodType } ? z.output<O['params']> : Record<string, never>;
@@ -34,6 +34,16 @@ export interface GuardedHandler<Id extends OperationId> {
 }
 
 /**
+ * A read that authorizes its caller and its target in one statement (reads/access.ts): a person's
+ * token without project narrowing reaches it verified but unresolved (`req.userToken`); every other
+ * caller resolved as for any operation (`req.principal`).
+ */
+export interface JoiningHandler<Id extends OperationId> {
+  joinsCaller: true;
+  handle: OperationHandler<Id>;
+}
+
+/**
  * One handler serving several operations below a path (files, storage, built apps): mounted with `use`, so
  * it sees the raw rest of the URL, picks the operation by method and authenticates the caller itself (it
  * must refuse an upload without reading it).
@@ -43,7 +53,19 @@ export interface PrefixHandler {
   handle: (req: Request, res: Response) => Promise<void>;
 }
 
-export type HandlerEntry<Id extends OperationId> = OperationHandler<Id> | GuardedHandler<Id> | PrefixHandler;
+export type HandlerEntry<Id extends OperationId> =
+  | OperationHandler<Id>
+  | GuardedHandler<Id>
+  | JoiningHandler<Id>
+  | PrefixHandler;
+type RouteEntry = OperationHandler<OperationId> | GuardedHandler<OperationId> | JoiningHandler<OperationId>;
+
+export interface MountOptions {
+  /** finds each operation's caller before its handler runs (none: the operations are public links) */
+  authenticate?: Authenticator;
+  /** leaves out the other sign-in providers' operations */
+  provider?: string;
+}
 export type Handlers<Ids extends OperationId> = { [Id in Ids]: HandlerEntry<Id> };
 
 /** The operations served by a prefix mount (the route inventory reads it from the Express layer). */
@@ -64,25 +86,44 @@ function inputOf(op: IdentifiedOperation, req: Request): OperationInput<Operatio
   };
 }
 
-function routeHandlers(op: IdentifiedOperation, entry: OperationHandler<OperationId> | GuardedHandler<OperationId>) {
-  const { before, handle } = typeof entry === 'function' ? { before: [], handle: entry } : entry;
+const JOINS_USER = { joinsUser: true };
+const RESOLVES_USER = { joinsUser: false };
+
+function callerStep(authenticate: Authenticator | undefined, options: { joinsUser: boolean }): RequestHandler[] {
+  if (!authenticate) return [];
+  return [
+    async (req, _res, next) => {
+      await authenticate(req, options);
+      next();
+    },
+  ];
+}
+
+function routeHandlers(op: IdentifiedOperation, entry: RouteEntry, authenticate: Authenticator | undefined) {
+  const handle = typeof entry === 'function' ? entry : entry.handle;
+  const before = typeof entry !== 'function' && 'before' in entry ? entry.before : [];
+  const joins = typeof entry !== 'function' && 'joinsCaller' in entry;
   const run: RequestHandler = async (req, res) => {
     await handle(req, res, inputOf(op, req));
   };
-  return [...(op.auth === 'required' ? [requireAuth] : []), ...before, run];
+  return [
+    ...callerStep(authenticate, joins ? JOINS_USER : RESOLVES_USER),
+    ...(op.auth === 'required' ? [requireAuth] : []),
+    ...before,
+    run,
+  ];
 }
 
 /**
  * Registers on `router` (mounted at `base`) every operation of the table below `base` that this server
- * serves (`provider` leaves out the other sign-in providers' operations), each with its handler from
- * `handlers` by operation id. Throws when an operation has no handler or a handler no operation: the
- * table and the server cannot drift apart.
+ * serves, each with its handler from `handlers` by operation id, after finding its caller. Throws when
+ * an operation has no handler or a handler no operation: the table and the server cannot drift apart.
  */
 export function mountOperations(
   router: Router,
   base: string,
   handlers: Partial<Handlers<OperationId>>,
-  provider?: string,
+  { authenticate, provider }: MountOptions = {},
 ): void {
   const below = Object.entries(OPERATIONS)
     .map(([id, op]): IdentifiedOperation => ({ ...op, id }))
@@ -96,10 +137,13 @@ export function mountOperations(
     const entry = handlers[op.id as OperationId];
     if (!entry) throw new Error(`mount ${base}: operation ${op.id} (${op.method} ${op.path}) has no handler`);
     if ('prefix' in entry) prefixes.set(entry, [...(prefixes.get(entry) ?? []), op]);
-    else router[method(op)](expressPath(op.path, base), ...routeHandlers(op, entry as OperationHandler<OperationId>));
+    else router[method(op)](expressPath(op.path, base), ...routeHandlers(op, entry as RouteEntry, authenticate));
   }
   for (const [entry, ops] of prefixes) {
-    const mount: PrefixMount = (req, res) => entry.handle(req, res);
+    const mount: PrefixMount = async (req, res) => {
+      await authenticate?.(req, RESOLVES_USER);
+      await entry.handle(req, res);
+    };
     mount[MOUNTED_OPERATIONS] = ops;
     router.use(expressPath(entry.prefix, base), mount);
   }
