@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import type { Db, User } from '@svc/db';
 import { DomainError } from '../domain/errors';
 import { isAdminUser, type Principal } from './principal';
@@ -188,12 +188,12 @@ export function authenticator(tokens: TokenService, db: Db, adminUsers: AdminLis
   };
 }
 
-export const requireAuth: RequestHandler = (req, _res, next) => {
+/** Refuses (401) a request without a caller: neither a principal nor a person's token left to its handler. */
+export function requireCaller(req: Pick<Request, 'principal' | 'authError' | 'userToken'>): void {
   if (!req.userToken) principalOf(req);
-  next();
-};
+}
 
-/** The signed-in caller of a route behind requireAuth (401 with the credential's problem otherwise). */
+/** The signed-in caller of an operation that requires one (401 with the credential's problem otherwise). */
 export function principalOf(req: { principal: Principal | null; authError?: DomainError | null }): Principal {
   if (!req.principal) throw req.authError ?? new DomainError('unauthenticated', 'sign in first');
   return req.principal;

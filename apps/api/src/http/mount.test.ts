@@ -14,6 +14,20 @@ function everyApiHandler(): Record<string, typeof ok> {
   );
 }
 
+interface Layer {
+  rawPath?: string;
+  route?: { path: string };
+  handle: { stack?: Layer[] };
+}
+
+/** The full paths of a router's routes, through the routers mounted on it. */
+function routePaths(router: { stack: Layer[] }, prefix = ''): string[] {
+  return router.stack.flatMap((layer) => {
+    if (layer.route) return [layer.route.path === '/' && prefix ? prefix : prefix + layer.route.path];
+    return layer.handle.stack ? routePaths({ stack: layer.handle.stack }, prefix + (layer.rawPath ?? '')) : [];
+  });
+}
+
 describe('mounting the operations table', () => {
   it('turns the table path into an Express path below the mount point', () => {
     expect(expressPath('/svc/api/projects/{id}/members/{user_id}', '/svc/api')).toBe('/projects/:id/members/:user_id');
@@ -35,8 +49,7 @@ describe('mounting the operations table', () => {
   it("leaves out the other sign-in providers' operations", () => {
     const router = Router();
     mountOperations(router, '/svc/auth', { startLogin: ok, devLogin: ok, logout: ok }, { provider: 'dev' });
-    const paths = (router.stack as { route?: { path: string } }[]).map((layer) => layer.route?.path);
-    expect(paths).toEqual(['/login', '/dev-login', '/logout']);
+    expect(routePaths(router as unknown as { stack: Layer[] })).toEqual(['/login', '/dev-login', '/logout']);
     expect(() => mountOperations(Router(), '/svc/auth', { startLogin: ok, logout: ok }, { provider: 'sso' })).toThrow(
       /finishLogin/,
     );

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../deps';
 import { mountOperations } from '../http/mount';
+import { rejectNulInPathIds } from '../http/path-ids';
 import type { Authenticator } from '../auth/authenticate';
 import { appLinkHandlers } from '../apps/router';
 import { healthHandlers } from './health';
@@ -34,6 +35,7 @@ import { openApiHandlers } from './openapi/router';
  */
 export function apiRouter(deps: AppDeps, authenticate: Authenticator): Router {
   const router = Router();
+  router.use(rejectNulInPathIds);
   mountOperations(
     router,
     '/svc/api',

@@ -5,6 +5,7 @@ import { forbidden, notFound } from '../../domain/errors';
 import { authorizeGlobal, authorizeProject } from '../../policies/access';
 import { presentProject } from '../../wire/project';
 import { listableProjects } from '../../reads/access';
+import { sendJson } from '../../http/encoded-json';
 
 /** `/projects` and `/projects/{id}`: list, create, read, rename, soft delete. */
 export function projectHandlers(
@@ -15,7 +16,7 @@ export function projectHandlers(
   const listProjects: JoiningHandler<'listProjects'> = {
     joinsCaller: true,
     handle: async (req, res) => {
-      res.json(await listableProjects(deps, req));
+      sendJson(req, res, await listableProjects(deps, req));
     },
   };
 

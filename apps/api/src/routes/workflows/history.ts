@@ -6,7 +6,7 @@ import { authorizeWorkflow } from '../../policies/access';
 import { readableWorkflow } from '../../reads/access';
 import { workflowPage } from '../../reads/pages';
 import { workflowViews } from '../../reads/views';
-import { encodeJson, sendEncoded } from '../../http/encoded-json';
+import { encodeJson, sendEncoded, sendJson } from '../../http/encoded-json';
 import { presentSnapshot } from '../../wire/workflow';
 import { afterSeq, readPageQuery, SeqKeySchema, toPage } from '../../http/pagination';
 
@@ -24,7 +24,8 @@ export function historyHandlers(
   const getPlan: JoiningHandler<'getPlan'> = {
     joinsCaller: true,
     handle: async (req, res, input) => {
-      res.json(await workflowViews.plan(deps.reads, await readableWorkflow(deps, req, input.params.id), req.query));
+      const workflow = await readableWorkflow(deps, req, input.params.id);
+      sendJson(req, res, await workflowViews.plan(deps.reads, workflow, req.query));
     },
   };
   // Pages of what a workflow did, kept encoded while their stamp holds (reads/pages.ts).

@@ -9,6 +9,7 @@ import { presentWorkflowListItem, workerIdOf } from '../../wire/workflow';
 import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../../http/pagination';
 import { presentWorkflowOf } from '../../reads/views';
 import { readableWorkflow } from '../../reads/access';
+import { sendJson } from '../../http/encoded-json';
 import { actorOf } from './actions';
 import { isUnfinished } from '../../workflows';
 
@@ -80,7 +81,7 @@ export function workflowHandlers(
   const getWorkflow: JoiningHandler<'getWorkflow'> = {
     joinsCaller: true,
     handle: async (req, res, input) => {
-      res.json(await presentWorkflowOf(reads, await readableWorkflow(deps, req, input.params.id)));
+      sendJson(req, res, await presentWorkflowOf(reads, await readableWorkflow(deps, req, input.params.id)));
     },
   };
 
