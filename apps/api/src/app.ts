@@ -1,8 +1,8 @@
 import express, { type Express } from 'express';
 import type { AppDeps } from './deps';
-import { authenticate } from './auth/authenticate';
+import { authenticator } from './auth/authenticate';
 import { errorHandler, routeNotFound } from './http/errors';
-import { requestContext, requireUtf8, securityHeaders } from './http/middleware';
+import { requestContext, requireUtf8 } from './http/middleware';
 import { apiRouter } from './routes';
 import { devLoginHandlers } from './routes/auth/dev';
 import { logoutHandlers } from './routes/auth/session-routes';
@@ -10,8 +10,6 @@ import { unlessRawBody } from './routes/files/raw-body-paths';
 import { oauthHandlers } from './routes/auth/oauth';
 import { crossSiteGuard } from './http/cross-site';
 import { bodyTimeout } from './http/timeouts';
-import { rejectNulInPathIds } from './http/path-ids';
-import { fastReads } from './http/fast-reads';
 import { builtAppHandlers } from './apps/router';
 import { mountOperations } from './http/mount';
 import { serveWebApp } from './web-app';
@@ -24,27 +22,24 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.http.trustProxy);
   app.set('query parser', 'simple');
-  // First of all: the hot reads' plain successes skip the middleware chain (the rest falls through).
-  app.use(fastReads(deps));
-  app.use(requestContext(deps.logger));
-  app.use(securityHeaders);
+  app.use(requestContext(app, deps.logger));
   app.use(bodyTimeout(deps.config.http.bodyTimeoutMs, deps.config.http.bodyMinRate));
   // Built apps: public capability links, before the cross-site guard and authentication (apps/router.ts).
   const builtApps = express.Router();
   mountOperations(builtApps, '/svc/apps', builtAppHandlers(deps));
   app.use('/svc/apps', builtApps);
   // Before any body is read: a cross-site request is refused without being parsed.
-  app.use('/svc', crossSiteGuard(deps.config));
+  app.use(crossSiteGuard(deps.config));
   app.use(unlessRawBody(express.json({ limit: JSON_BODY_LIMIT, verify: requireUtf8 })));
   app.use(unlessRawBody(express.urlencoded({ extended: false, limit: '16kb', verify: requireUtf8 })));
-  // Only the API and sign-in need the caller; the web app's static files are public.
-  app.use('/svc', authenticate(deps.tokens, deps.db, deps.config.adminUsers));
-
-  app.use('/svc/api', rejectNulInPathIds, apiRouter(deps));
+  // Only the API and sign-in need the caller, found by each operation (http/mount.ts); the web app's
+  // static files are public.
+  const authenticate = authenticator(deps.tokens, deps.db, deps.config.adminUsers);
+  app.use('/svc/api', apiRouter(deps, authenticate));
   const auth = express.Router();
   const { provider } = deps.config.auth;
   const signIn = provider === 'dev' ? devLoginHandlers(deps) : oauthHandlers(deps);
-  mountOperations(auth, '/svc/auth', { ...signIn, ...logoutHandlers(deps) }, provider);
+  mountOperations(auth, '/svc/auth', { ...signIn, ...logoutHandlers(deps) }, { authenticate, provider });
   app.use('/svc/auth', auth);
   app.use('/svc', routeNotFound);
 

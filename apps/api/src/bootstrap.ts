@@ -16,6 +16,7 @@ import type { Steering } from './workflows';
 import type { TemplateCatalog } from './services/templates';
 import { GitTemplateCatalog } from './services/template-repo';
 import { HotReads } from './reads/hot-reads';
+import { pageCache, type PageCache } from './reads/page-cache';
 import { AppLinks } from './apps/app-link';
 import { StreamSlots } from './http/stream-slots';
 import { RenderPool } from './http/render-pool';
@@ -37,6 +38,7 @@ export interface Runtime {
 export interface RuntimeOptions {
   steering?: Steering;
   templates?: TemplateCatalog;
+  pages?: PageCache;
 }
 
 /** Migrates the database and builds the app's dependencies (used by main and by tests). */
@@ -98,6 +100,7 @@ export async function buildRuntime(
     db: dbHandle.db,
     dbProvider: dbHandle.provider,
     reads: new HotReads(dbHandle.reader, dbHandle.provider, appLinks),
+    pages: options.pages ?? pageCache(),
     logger,
     keys,
     tokens,

@@ -8,6 +8,7 @@ import type { WorkflowLifecycle } from './workflows';
 import type { TemplateCatalog } from './services/templates';
 import type { Storage } from './services/storage';
 import type { HotReads } from './reads/hot-reads';
+import type { PageCache } from './reads/page-cache';
 import type { StreamSlots } from './http/stream-slots';
 import type { MarkdownRendering } from './routes/files/markdown-page';
 
@@ -18,6 +19,8 @@ export interface AppDeps {
   dbProvider: DbProvider;
   /** the hot read paths' plain SQL beside Prisma (issue 11) */
   reads: HotReads;
+  /** encoded log and LLM-call pages, answered while their stamp holds (reads/pages.ts) */
+  pages: PageCache;
   logger: Logger;
   keys: SigningKeys;
   tokens: TokenService;

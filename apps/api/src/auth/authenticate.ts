@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request } from 'express';
 import type { Db, User } from '@svc/db';
 import { DomainError } from '../domain/errors';
 import { isAdminUser, type Principal } from './principal';
@@ -122,6 +122,16 @@ async function jobStillActs(
   return isAdminUser(user, adminUsers) || isLiveMember(db, claims.project_id!, user.id);
 }
 
+/** The claims of a valid token; throws `unauthenticated` for a bad one. */
+async function verifiedClaims(token: string, tokens: TokenService): Promise<TokenClaims> {
+  try {
+    return await tokens.verify(token);
+  } catch (error) {
+    if (error instanceof TokenError) throw new DomainError('unauthenticated', error.message);
+    throw error;
+  }
+}
+
 /** Resolves the caller from a token string; throws `unauthenticated` for a bad one. */
 export async function authenticateToken(
   token: string,
@@ -129,44 +139,61 @@ export async function authenticateToken(
   db: Db,
   adminUsers: AdminList,
 ): Promise<Principal> {
-  try {
-    const principal = await principalFromClaims(await tokens.verify(token), db, adminUsers, tokens);
-    if (principal) return principal;
-  } catch (error) {
-    if (error instanceof TokenError) throw new DomainError('unauthenticated', error.message);
-    throw error;
-  }
-  throw new DomainError('unauthenticated', 'invalid token');
+  const principal = await principalFromClaims(await verifiedClaims(token, tokens), db, adminUsers, tokens);
+  if (!principal) throw unknownCaller();
+  return principal;
+}
+
+/** What a token whose subject is gone (or no longer acts) is answered. */
+export const unknownCaller = () => new DomainError('unauthenticated', 'invalid token');
+
+/**
+ * A person's valid session or api token without project narrowing, whose user is not read yet: a handler
+ * that joins the caller (reads/access.ts) reads the user together with what it answers.
+ */
+export interface UserToken {
+  claims: TokenClaims;
+  scope: 'session' | 'api';
 }
 
 /**
- * Sets `req.principal` (null when no valid credentials were sent). A bad credential is kept in
- * `req.authError` and answered 401 by every route that needs a caller; public routes (health, the
- * provider, sign-in itself) still work, so an expired session cookie cannot lock a browser out of login.
+ * Finds the caller of a request (http/mount.ts runs it before each operation's handler): sets
+ * `req.principal` (null when no credentials were sent) and keeps a bad credential in `req.authError`,
+ * answered 401 by every operation that needs a caller; public operations (health, the provider, sign-in
+ * itself) still work, so an expired session cookie cannot lock a browser out of login. With `joinsUser`,
+ * a person's token without project narrowing is only verified (`req.userToken`).
  */
-export function authenticate(tokens: TokenService, db: Db, adminUsers: AdminList): RequestHandler {
-  return async (req, _res, next) => {
+export type Authenticator = (req: Request, options: { joinsUser: boolean }) => Promise<void>;
+
+export function authenticator(tokens: TokenService, db: Db, adminUsers: AdminList): Authenticator {
+  return async (req, { joinsUser }) => {
     const token = tokenFromRequest(req.headers);
     req.principal = null;
     req.authError = null;
-    if (token !== null) {
-      try {
-        req.principal = await authenticateToken(token, tokens, db, adminUsers);
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        req.authError = error;
+    req.userToken = null;
+    if (token === null) return;
+    try {
+      const claims = await verifiedClaims(token, tokens);
+      const { scope } = claims;
+      if (joinsUser && (scope === 'session' || scope === 'api') && claims.project_id === undefined) {
+        req.userToken = { claims, scope };
+        return;
       }
+      req.principal = await principalFromClaims(claims, db, adminUsers, tokens);
+      if (!req.principal) req.authError = unknownCaller();
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      req.authError = error;
     }
-    next();
   };
 }
 
-export const requireAuth: RequestHandler = (req, _res, next) => {
-  principalOf(req);
-  next();
-};
+/** Refuses (401) a request without a caller: neither a principal nor a person's token left to its handler. */
+export function requireCaller(req: Pick<Request, 'principal' | 'authError' | 'userToken'>): void {
+  if (!req.userToken) principalOf(req);
+}
 
-/** The signed-in caller of a route behind requireAuth (401 with the credential's problem otherwise). */
+/** The signed-in caller of an operation that requires one (401 with the credential's problem otherwise). */
 export function principalOf(req: { principal: Principal | null; authError?: DomainError | null }): Principal {
   if (!req.principal) throw req.authError ?? new DomainError('unauthenticated', 'sign in first');
   return req.principal;

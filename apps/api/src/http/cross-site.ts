@@ -5,6 +5,8 @@ import { RAW_BODY_PATH } from '../routes/files/raw-body-paths';
 import { browserOriginProblem, hasSessionCookie, type OriginSettings } from './origin-policy';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** What the guard covers; matched here rather than by a mount path, so the safe requests pass at once. */
+const UNDER_SVC = /^\/svc(?:[/?#]|$)/i;
 
 /**
  * Content types a cookie-authenticated unsafe request may carry besides JSON, by path. A cross-site
@@ -30,6 +32,7 @@ const hasBody = (req: IncomingMessage) =>
 export function crossSiteGuard(settings: OriginSettings): RequestHandler {
   return (req, _res, next) => {
     if (SAFE_METHODS.has(req.method) || req.headers.authorization !== undefined) return next();
+    if (!UNDER_SVC.test(req.originalUrl)) return next();
     const problem = browserOriginProblem(req.headers, settings, req.socket);
     if (problem) throw new DomainError('forbidden', `cross-site request refused: ${problem}`);
     if (hasSessionCookie(req.headers) && hasBody(req) && !bodyTypeAllowed(req)) {

@@ -14,6 +14,20 @@ function everyApiHandler(): Record<string, typeof ok> {
   );
 }
 
+interface Layer {
+  rawPath?: string;
+  route?: { path: string };
+  handle: { stack?: Layer[] };
+}
+
+/** The full paths of a router's routes, through the routers mounted on it. */
+function routePaths(router: { stack: Layer[] }, prefix = ''): string[] {
+  return router.stack.flatMap((layer) => {
+    if (layer.route) return [layer.route.path === '/' && prefix ? prefix : prefix + layer.route.path];
+    return layer.handle.stack ? routePaths({ stack: layer.handle.stack }, prefix + (layer.rawPath ?? '')) : [];
+  });
+}
+
 describe('mounting the operations table', () => {
   it('turns the table path into an Express path below the mount point', () => {
     expect(expressPath('/svc/api/projects/{id}/members/{user_id}', '/svc/api')).toBe('/projects/:id/members/:user_id');
@@ -27,14 +41,17 @@ describe('mounting the operations table', () => {
   it('refuses a handler for an operation the table does not have, or one mounted elsewhere', () => {
     const stray: Record<string, typeof ok> = { ...everyApiHandler(), getWorkflowTwice: ok };
     expect(() => mountOperations(Router(), '/svc/api', stray)).toThrow(/getWorkflowTwice/);
-    expect(() => mountOperations(Router(), '/svc/auth', { ...everyApiHandler() }, 'dev')).toThrow(/getHealth/);
+    expect(() => mountOperations(Router(), '/svc/auth', { ...everyApiHandler() }, { provider: 'dev' })).toThrow(
+      /getHealth/,
+    );
   });
 
   it("leaves out the other sign-in providers' operations", () => {
     const router = Router();
-    mountOperations(router, '/svc/auth', { startLogin: ok, devLogin: ok, logout: ok }, 'dev');
-    const paths = (router.stack as { route?: { path: string } }[]).map((layer) => layer.route?.path);
-    expect(paths).toEqual(['/login', '/dev-login', '/logout']);
-    expect(() => mountOperations(Router(), '/svc/auth', { startLogin: ok, logout: ok }, 'sso')).toThrow(/finishLogin/);
+    mountOperations(router, '/svc/auth', { startLogin: ok, devLogin: ok, logout: ok }, { provider: 'dev' });
+    expect(routePaths(router as unknown as { stack: Layer[] })).toEqual(['/login', '/dev-login', '/logout']);
+    expect(() => mountOperations(Router(), '/svc/auth', { startLogin: ok, logout: ok }, { provider: 'sso' })).toThrow(
+      /finishLogin/,
+    );
   });
 });

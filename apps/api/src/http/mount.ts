@@ -1,7 +1,7 @@
-import type { Request, RequestHandler, Response, Router } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
 import { OPERATIONS, type IdentifiedOperation, type OperationId, type Operations } from '@svc/protocol';
-import { requireAuth } from '../auth/authenticate';
+import { requireCaller, type Authenticator } from '../auth/authenticate';
 import { parseInput } from '../domain/validate';
 
 type ParamsOf<O> = O extends { params: z.ZodType } ? z.output<O['params']> : Record<string, never>;
@@ -34,6 +34,16 @@ export interface GuardedHandler<Id extends OperationId> {
 }
 
 /**
+ * A read that authorizes its caller and its target in one statement (reads/access.ts): a person's
+ * token without project narrowing reaches it verified but unresolved (`req.userToken`); every other
+ * caller resolved as for any operation (`req.principal`).
+ */
+export interface JoiningHandler<Id extends OperationId> {
+  joinsCaller: true;
+  handle: OperationHandler<Id>;
+}
+
+/**
  * One handler serving several operations below a path (files, storage, built apps): mounted with `use`, so
  * it sees the raw rest of the URL, picks the operation by method and authenticates the caller itself (it
  * must refuse an upload without reading it).
@@ -43,7 +53,19 @@ export interface PrefixHandler {
   handle: (req: Request, res: Response) => Promise<void>;
 }
 
-export type HandlerEntry<Id extends OperationId> = OperationHandler<Id> | GuardedHandler<Id> | PrefixHandler;
+export type HandlerEntry<Id extends OperationId> =
+  | OperationHandler<Id>
+  | GuardedHandler<Id>
+  | JoiningHandler<Id>
+  | PrefixHandler;
+type RouteEntry = OperationHandler<OperationId> | GuardedHandler<OperationId> | JoiningHandler<OperationId>;
+
+export interface MountOptions {
+  /** finds each operation's caller before its handler runs (none: the operations are public links) */
+  authenticate?: Authenticator;
+  /** leaves out the other sign-in providers' operations */
+  provider?: string;
+}
 export type Handlers<Ids extends OperationId> = { [Id in Ids]: HandlerEntry<Id> };
 
 /** The operations served by a prefix mount (the route inventory reads it from the Express layer). */
@@ -64,25 +86,50 @@ function inputOf(op: IdentifiedOperation, req: Request): OperationInput<Operatio
   };
 }
 
-function routeHandlers(op: IdentifiedOperation, entry: OperationHandler<OperationId> | GuardedHandler<OperationId>) {
-  const { before, handle } = typeof entry === 'function' ? { before: [], handle: entry } : entry;
-  const run: RequestHandler = async (req, res) => {
+const JOINS_USER = { joinsUser: true };
+const RESOLVES_USER = { joinsUser: false };
+
+/**
+ * The operation's caller (see Authenticator), the refusal of a missing one
+ * when the operation requires it, any middleware of the handler, then the handler. Without middleware
+ * it is all one step: the hot reads pass through the router once.
+ */
+function routeHandlers(op: IdentifiedOperation, entry: RouteEntry, authenticate: Authenticator | undefined) {
+  const handle = typeof entry === 'function' ? entry : entry.handle;
+  const before = typeof entry !== 'function' && 'before' in entry ? entry.before : [];
+  const options = typeof entry !== 'function' && 'joinsCaller' in entry ? JOINS_USER : RESOLVES_USER;
+  const required = op.auth === 'required';
+  const findCaller = async (req: Request) => {
+    if (authenticate) await authenticate(req, options);
+    if (required) requireCaller(req);
+  };
+  const run = async (req: Request, res: Response) => {
     await handle(req, res, inputOf(op, req));
   };
-  return [...(op.auth === 'required' ? [requireAuth] : []), ...before, run];
+  if (before.length === 0)
+    return [
+      async (req: Request, res: Response) => {
+        await findCaller(req);
+        await run(req, res);
+      },
+    ];
+  const caller: RequestHandler = async (req, _res, next) => {
+    await findCaller(req);
+    next();
+  };
+  return [caller, ...before, run];
 }
 
 /**
  * Registers on `router` (mounted at `base`) every operation of the table below `base` that this server
- * serves (`provider` leaves out the other sign-in providers' operations), each with its handler from
- * `handlers` by operation id. Throws when an operation has no handler or a handler no operation: the
- * table and the server cannot drift apart.
+ * serves, each with its handler from `handlers` by operation id, after finding its caller. Throws when
+ * an operation has no handler or a handler no operation: the table and the server cannot drift apart.
  */
 export function mountOperations(
   router: Router,
   base: string,
   handlers: Partial<Handlers<OperationId>>,
-  provider?: string,
+  { authenticate, provider }: MountOptions = {},
 ): void {
   const below = Object.entries(OPERATIONS)
     .map(([id, op]): IdentifiedOperation => ({ ...op, id }))
@@ -91,18 +138,47 @@ export function mountOperations(
   const known = new Set(below.map((op) => op.id));
   const stray = Object.keys(handlers).filter((id) => !known.has(id));
   if (stray.length) throw new Error(`mount ${base}: handlers for operations the table does not have: ${stray}`);
+  const routers = resourceRouters(router);
   const prefixes = new Map<PrefixHandler, IdentifiedOperation[]>();
   for (const op of served) {
     const entry = handlers[op.id as OperationId];
     if (!entry) throw new Error(`mount ${base}: operation ${op.id} (${op.method} ${op.path}) has no handler`);
     if ('prefix' in entry) prefixes.set(entry, [...(prefixes.get(entry) ?? []), op]);
-    else router[method(op)](expressPath(op.path, base), ...routeHandlers(op, entry as OperationHandler<OperationId>));
+    else {
+      const { below, path } = routers(expressPath(op.path, base));
+      below[method(op)](path, ...routeHandlers(op, entry as RouteEntry, authenticate));
+    }
   }
   for (const [entry, ops] of prefixes) {
-    const mount: PrefixMount = (req, res) => entry.handle(req, res);
+    const mount: PrefixMount = async (req, res) => {
+      await authenticate?.(req, RESOLVES_USER);
+      await entry.handle(req, res);
+    };
     mount[MOUNTED_OPERATIONS] = ops;
-    router.use(expressPath(entry.prefix, base), mount);
+    const { below, path } = routers(expressPath(entry.prefix, base));
+    below.use(path, mount);
   }
+}
+
+/**
+ * One router per first path segment (`/workflows/:id/plan` goes to the router at `/workflows` as
+ * `/:id/plan`), mounted on `router` where its first operation is: a request is matched against its
+ * resource's routes only, not every route before it in the table. Two paths with different first
+ * segments never match the same request, so the order that matters (within a resource) is kept.
+ */
+function resourceRouters(router: Router) {
+  const byFirstSegment = new Map<string, Router>();
+  return (path: string): { below: Router; path: string } => {
+    const first = /^\/[^/:]+/.exec(path)?.[0];
+    if (first === undefined) return { below: router, path };
+    let below = byFirstSegment.get(first.toLowerCase());
+    if (!below) {
+      below = Router();
+      byFirstSegment.set(first.toLowerCase(), below);
+      router.use(first, below);
+    }
+    return { below, path: path.slice(first.length) || '/' };
+  };
 }
 
 const method = (op: IdentifiedOperation) => op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';

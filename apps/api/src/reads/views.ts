@@ -9,9 +9,8 @@ import type { HotReads, ProjectWithRole } from './hot-reads';
 
 const bySeq = (row: { seq: number }) => [row.seq] as const;
 
-/** What the read routes of one (already authorized) workflow answer; the Express routes and fastReads share them. */
+/** What the history reads of one (already authorized) workflow answer. */
 export const workflowViews = {
-  workflow: async (reads: HotReads, workflow: Workflow, _query: unknown) => presentWorkflowOf(reads, workflow),
   plan: async (reads: HotReads, workflow: Workflow, _query: unknown) => {
     const [latest, stepEvents, revising] = await Promise.all([
       reads.latestSnapshot(workflow.id),
@@ -35,7 +34,6 @@ export const workflowViews = {
     return { ...toPage(rows, page.limit, bySeq, presentLlmCall), totals };
   },
 };
-export type WorkflowView = keyof typeof workflowViews;
 
 /** The workflow in its wire form, with its worker's name (the REST answers of every workflow route). */
 export async function presentWorkflowOf(reads: HotReads, workflow: Workflow): Promise<WireWorkflow> {

@@ -1,6 +1,8 @@
 import { Router } from 'express';
 import type { AppDeps } from '../deps';
 import { mountOperations } from '../http/mount';
+import { rejectNulInPathIds } from '../http/path-ids';
+import type { Authenticator } from '../auth/authenticate';
 import { appLinkHandlers } from '../apps/router';
 import { healthHandlers } from './health';
 import { sessionHandlers } from './auth/session-routes';
@@ -31,34 +33,40 @@ import { openApiHandlers } from './openapi/router';
  * Every operation under /svc/api, mounted from the protocol's operations table: each resource gives its
  * handlers by operation id (http/mount.ts fails at start-up on an operation without one).
  */
-export function apiRouter(deps: AppDeps): Router {
+export function apiRouter(deps: AppDeps, authenticate: Authenticator): Router {
   const router = Router();
-  mountOperations(router, '/svc/api', {
-    ...healthHandlers(deps),
-    ...sessionHandlers(deps),
-    ...tokenHandlers(deps),
-    ...projectHandlers(deps),
-    ...memberHandlers(deps),
-    ...invitationLinkHandlers(deps),
-    ...pendingInvitationHandlers(deps),
-    ...invitationHandlers(deps),
-    ...workflowHandlers(deps),
-    ...waitingHandlers(deps),
-    ...workflowActionHandlers(deps),
-    ...historyHandlers(deps),
-    ...workflowDetailHandlers(deps),
-    ...reportHandlers(deps),
-    ...archiveHandlers(deps),
-    ...appLinkHandlers(deps),
-    ...kbHandlers(deps),
-    ...settingHandlers(deps),
-    ...fileHandlers(deps),
-    ...storageHandlers(deps),
-    ...templateHandlers(deps),
-    ...workerHandlers(deps),
-    ...timerHandlers(deps),
-    ...eventHandlers(deps),
-    ...openApiHandlers(deps),
-  });
+  router.use(rejectNulInPathIds);
+  mountOperations(
+    router,
+    '/svc/api',
+    {
+      ...healthHandlers(deps),
+      ...sessionHandlers(deps),
+      ...tokenHandlers(deps),
+      ...projectHandlers(deps),
+      ...memberHandlers(deps),
+      ...invitationLinkHandlers(deps),
+      ...pendingInvitationHandlers(deps),
+      ...invitationHandlers(deps),
+      ...workflowHandlers(deps),
+      ...waitingHandlers(deps),
+      ...workflowActionHandlers(deps),
+      ...historyHandlers(deps),
+      ...workflowDetailHandlers(deps),
+      ...reportHandlers(deps),
+      ...archiveHandlers(deps),
+      ...appLinkHandlers(deps),
+      ...kbHandlers(deps),
+      ...settingHandlers(deps),
+      ...fileHandlers(deps),
+      ...storageHandlers(deps),
+      ...templateHandlers(deps),
+      ...workerHandlers(deps),
+      ...timerHandlers(deps),
+      ...eventHandlers(deps),
+      ...openApiHandlers(deps),
+    },
+    { authenticate },
+  );
   return router;
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal';
+import type { UserToken } from '../auth/authenticate';
 import type { DomainError } from '../http/errors';
 
 declare global {
@@ -10,6 +11,8 @@ declare global {
       principal: Principal | null;
       /** Why the credential sent with the request was refused (see auth/authenticate.ts). */
       authError: DomainError | null;
+      /** A person's token left for the handler to resolve with what it reads (see auth/authenticate.ts). */
+      userToken: UserToken | null;
     }
   }
 }

@@ -39,7 +39,7 @@ export function presentWorkflow(workflow: WorkflowRow, workerName: string | null
     finished_at: workflow.finished_at?.toISOString() ?? null,
     plan_revision: workflow.plan_revision,
     worker_name: workerName,
-    // built apps (issue 14): the capability link, on both the full and the fast read path
+    // built apps (issue 14): the capability link, on every answer with a workflow
     app_link: appLink,
   };
 }

@@ -35,7 +35,8 @@ export function routeInventory(app: Express): string[] {
       const path = prefix + mountPath(layer);
       const mounted = layer.handle[MOUNTED_OPERATIONS];
       if (layer.route) {
-        const full = prefix + layer.route.path;
+        // a resource router's own path is its route `/` (http/mount.ts)
+        const full = layer.route.path === '/' && prefix ? prefix : prefix + layer.route.path;
         if (appLevel && !full.startsWith('/svc/')) continue; // the web app's client-side routes
         for (const [method, on] of Object.entries(layer.route.methods)) {
           if (on && method !== '_all') found.add(`${method.toUpperCase()} ${normalizeRoute(full)}`);

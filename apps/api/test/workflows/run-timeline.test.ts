@@ -12,12 +12,12 @@ describe.each(TEST_PROVIDERS)('run timeline on %s', (provider) => {
   const act = (id: string, action: string, json?: unknown) =>
     suite.server.request(`/svc/api/workflows/${id}/${action}`, { method: 'POST', as: suite.alice, json });
   const workflowOf = async (id: string) => body(await get(`/workflows/${id}`));
-  /** The plan as the fast path answers it, checked against the full app's answer (byte for byte). */
+  /** The plan, answered alike to a request with an If-None-Match that does not match (byte for byte). */
   const planOf = async (id: string) => {
-    const fast = await get(`/workflows/${id}/plan`);
-    const full = await get(`/workflows/${id}/plan`, { 'if-none-match': '"other"' });
-    const text = await fast.text();
-    expect(text).toBe(await full.text());
+    const plain = await get(`/workflows/${id}/plan`);
+    const conditional = await get(`/workflows/${id}/plan`, { 'if-none-match': '"other"' });
+    const text = await plain.text();
+    expect(text).toBe(await conditional.text());
     return JSON.parse(text) as { status: string; started_at: string | null; finished_at: string | null }[];
   };
 

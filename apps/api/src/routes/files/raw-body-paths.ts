@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 
 /**
@@ -7,7 +8,12 @@ import type { RequestHandler } from 'express';
  */
 export const RAW_BODY_PATH = /^\/svc\/api\/(?:workflows\/[^/?#]+\/files|projects\/[^/?#]+\/storage)(?:[/?#]|$)/i;
 
-/** Wraps a body parser so it leaves streamed-body requests alone. */
+/** Whether body-parser would read a body (type-is `hasBody`): chunked, or any Content-Length, even 0. */
+const mayHaveBody = (headers: IncomingHttpHeaders) =>
+  headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(headers['content-length']));
+
+/** Wraps a body parser so it leaves streamed-body requests alone (and passes bodiless ones on at once). */
 export function unlessRawBody(parser: RequestHandler): RequestHandler {
-  return (req, res, next) => (RAW_BODY_PATH.test(req.originalUrl) ? next() : parser(req, res, next));
+  return (req, res, next) =>
+    !mayHaveBody(req.headers) || RAW_BODY_PATH.test(req.originalUrl) ? next() : parser(req, res, next);
 }

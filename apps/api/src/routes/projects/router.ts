@@ -1,10 +1,11 @@
 import type { AppDeps } from '../../deps';
-import type { OperationHandler, Handlers } from '../../http/mount';
+import type { OperationHandler, Handlers, JoiningHandler } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
 import { forbidden, notFound } from '../../domain/errors';
 import { authorizeGlobal, authorizeProject } from '../../policies/access';
 import { presentProject } from '../../wire/project';
-import { projectListOf } from '../../reads/views';
+import { listableProjects } from '../../reads/access';
+import { sendJson } from '../../http/encoded-json';
 
 /** `/projects` and `/projects/{id}`: list, create, read, rename, soft delete. */
 export function projectHandlers(
@@ -12,11 +13,11 @@ export function projectHandlers(
 ): Handlers<'listProjects' | 'createProject' | 'getProject' | 'updateProject' | 'deleteProject'> {
   const { db } = deps;
 
-  const listProjects: OperationHandler<'listProjects'> = async (req, res) => {
-    const principal = principalOf(req);
-    authorizeGlobal(principal, 'project.list');
-    if (principal.kind !== 'user') throw forbidden('only a person lists projects'); // the rule above already says so; narrows the type
-    res.json(await projectListOf(deps.reads, principal));
+  const listProjects: JoiningHandler<'listProjects'> = {
+    joinsCaller: true,
+    handle: async (req, res) => {
+      sendJson(req, res, await listableProjects(deps, req));
+    },
   };
 
   const createProject: OperationHandler<'createProject'> = async (req, res, input) => {

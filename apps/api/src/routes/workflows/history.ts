@@ -1,9 +1,12 @@
 import type { Request } from 'express';
 import type { AppDeps } from '../../deps';
-import type { Handlers, OperationHandler } from '../../http/mount';
+import type { Handlers, JoiningHandler, OperationHandler } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
 import { authorizeWorkflow } from '../../policies/access';
+import { readableWorkflow } from '../../reads/access';
+import { workflowPage } from '../../reads/pages';
 import { workflowViews } from '../../reads/views';
+import { encodeJson, sendEncoded, sendJson } from '../../http/encoded-json';
 import { presentSnapshot } from '../../wire/workflow';
 import { afterSeq, readPageQuery, SeqKeySchema, toPage } from '../../http/pagination';
 
@@ -17,12 +20,23 @@ export function historyHandlers(
   const load = async (req: Request, id: string) =>
     (await authorizeWorkflow(db, principalOf(req), id, 'workflow.read')).workflow;
 
-  // The hot reads: the same views as http/fast-reads.ts, which answers the plain successes before Express.
-  const hotRead =
-    (view: 'plan' | 'log' | 'llm-calls'): OperationHandler<'getPlan' | 'getExecutionLog' | 'listLlmCalls'> =>
-    async (req, res, input) => {
-      res.json(await workflowViews[view](deps.reads, await load(req, input.params.id), req.query));
-    };
+  // The hot reads: the caller, the workflow and the membership in one statement (reads/access.ts).
+  const getPlan: JoiningHandler<'getPlan'> = {
+    joinsCaller: true,
+    handle: async (req, res, input) => {
+      const workflow = await readableWorkflow(deps, req, input.params.id);
+      sendJson(req, res, await workflowViews.plan(deps.reads, workflow, req.query));
+    },
+  };
+  // Pages of what a workflow did, kept encoded while their stamp holds (reads/pages.ts).
+  const pageRead = (view: 'log' | 'llm-calls'): JoiningHandler<'getExecutionLog' | 'listLlmCalls'> => ({
+    joinsCaller: true,
+    handle: async (req, res, input) => {
+      const workflow = await readableWorkflow(deps, req, input.params.id);
+      const request = { query: req.query, rawQuery: rawQueryOf(req.originalUrl) };
+      sendEncoded(res, await workflowPage(deps.reads, deps.pages, workflow, view, request, (b) => encodeJson(req, b)));
+    },
+  });
 
   const listSnapshots: OperationHandler<'listSnapshots'> = async (req, res, input) => {
     const workflow = await load(req, input.params.id);
@@ -36,9 +50,14 @@ export function historyHandlers(
   };
 
   return {
-    getPlan: hotRead('plan'),
-    getExecutionLog: hotRead('log'),
-    listLlmCalls: hotRead('llm-calls'),
+    getPlan,
+    getExecutionLog: pageRead('log'),
+    listLlmCalls: pageRead('llm-calls'),
     listSnapshots,
   };
 }
+
+const rawQueryOf = (url: string) => {
+  const at = url.indexOf('?');
+  return at < 0 ? '' : url.slice(at + 1);
+};

@@ -1,13 +1,15 @@
 import type { Request } from 'express';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
-import type { OperationHandler, Handlers } from '../../http/mount';
+import type { OperationHandler, Handlers, JoiningHandler } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { authorizeProject, authorizeWorkflow } from '../../policies/access';
 import { presentWorkflowListItem, workerIdOf } from '../../wire/workflow';
 import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../../http/pagination';
-import { presentWorkflowOf, workflowViews } from '../../reads/views';
+import { presentWorkflowOf } from '../../reads/views';
+import { readableWorkflow } from '../../reads/access';
+import { sendJson } from '../../http/encoded-json';
 import { actorOf } from './actions';
 import { isUnfinished } from '../../workflows';
 
@@ -76,9 +78,11 @@ export function workflowHandlers(
       .json(await presentWorkflowOf(reads, workflow));
   };
 
-  const getWorkflow: OperationHandler<'getWorkflow'> = async (req, res, input) => {
-    const { workflow } = await authorizeWorkflow(db, principalOf(req), input.params.id, 'workflow.read');
-    res.json(await workflowViews.workflow(deps.reads, workflow, req.query));
+  const getWorkflow: JoiningHandler<'getWorkflow'> = {
+    joinsCaller: true,
+    handle: async (req, res, input) => {
+      sendJson(req, res, await presentWorkflowOf(reads, await readableWorkflow(deps, req, input.params.id)));
+    },
   };
 
   const deleteWorkflow: OperationHandler<'deleteWorkflow'> = async (req, res, input) => {
