@@ -6,7 +6,8 @@ import type { Config } from './config';
 import type { AppDeps } from './deps';
 import { loadSigningKeys } from './auth/keys';
 import { TokenService } from './auth/tokens';
-import { templateDescriptionCache, verifiedTokenCache } from './caches';
+import { templateDescriptionCache, toolInputYamlCache, verifiedTokenCache } from './caches';
+import { ToolInputYaml } from './wire/logs';
 import { createStorage } from './services/storage';
 import { ClusterFanout, EventStore, eventsSince, LocalFanout, type EventFanout } from './events';
 import { LocalBus, type ClusterBus } from './cluster/bus';
@@ -99,7 +100,7 @@ export async function buildRuntime(
     config,
     db: dbHandle.db,
     dbProvider: dbHandle.provider,
-    reads: new HotReads(dbHandle.reader, dbHandle.provider, appLinks),
+    reads: new HotReads(dbHandle.reader, dbHandle.provider, appLinks, new ToolInputYaml(toolInputYamlCache())),
     pages: options.pages ?? pageCache(),
     logger,
     keys,

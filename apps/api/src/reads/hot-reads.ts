@@ -11,7 +11,7 @@ import {
 } from '@svc/db';
 import { hotStatements, USER_COLUMNS, type HotStatements } from './hot-statements';
 import type { Role } from '../policies/rules';
-import type { CallRowWithDetail, LogRowJson } from '../wire/logs';
+import type { CallRowWithDetail, LogRowJson, ToolInputYaml } from '../wire/logs';
 import type { SnapshotRow, StepEvent } from '../wire/workflow';
 import type { StepStatus } from '@svc/protocol';
 import type { AppLinks } from '../apps/app-link';
@@ -33,6 +33,8 @@ export class HotReads {
     provider: DbProvider,
     /** the presenters of both paths give each workflow its app link from here */
     readonly appLinks: AppLinks,
+    /** the log pages' tool inputs as YAML, each text converted once */
+    readonly toolInputYaml: ToolInputYaml,
   ) {
     this.statements = hotStatements(provider);
     this.decode = decoders(provider);

@@ -23,7 +23,7 @@ export const workflowViews = {
   log: async (reads: HotReads, workflow: Workflow, query: unknown) => {
     const page = readPageQuery(query, SeqKeySchema);
     const rows = await reads.logPage(workflow.id, page.after?.[0], page.limit + 1);
-    return toPage(rows, page.limit, bySeq, presentLogEntryJson);
+    return toPage(rows, page.limit, bySeq, (row) => presentLogEntryJson(row, reads.toolInputYaml));
   },
   'llm-calls': async (reads: HotReads, workflow: Workflow, query: unknown) => {
     const page = readPageQuery(query, SeqKeySchema);

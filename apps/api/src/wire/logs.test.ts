@@ -1,5 +1,6 @@
 import { parse } from 'yaml';
-import { presentLogEntry, presentLogEntryJson, toolInputYaml, yamlOfJsonText } from './logs';
+import { toolInputYamlCache } from '../caches';
+import { presentLogEntry, presentLogEntryJson, toolInputYaml, ToolInputYaml } from './logs';
 
 describe('toolInputYaml', () => {
   it('writes the stored JSON as YAML that parses back to the same value', () => {
@@ -71,16 +72,23 @@ describe('presentLogEntry', () => {
     const entry = presentLogEntry(row);
     expect(entry.command).toBe('echo "hi" && ls');
     const { tool_input, ...rest } = row;
-    expect(presentLogEntryJson({ ...rest, tool_input_json: JSON.stringify(tool_input) })).toEqual(entry);
+    const yaml = new ToolInputYaml(toolInputYamlCache());
+    expect(presentLogEntryJson({ ...rest, tool_input_json: JSON.stringify(tool_input) }, yaml)).toEqual(entry);
     expect(presentLogEntry({ ...row, tool_name: 'write_file' }).command).toBeNull();
   });
 });
 
-describe('yamlOfJsonText', () => {
-  it('gives what converting the parsed text gives, the first time and from its cache', () => {
+describe('ToolInputYaml', () => {
+  it('gives what converting the parsed text gives, the first time, from its cache and once evicted', () => {
     const json = JSON.stringify({ command: 'make\nmake test', n: [1, 2] });
     const fresh = toolInputYaml(JSON.parse(json));
-    expect(yamlOfJsonText(json)).toBe(fresh);
-    expect(yamlOfJsonText(json)).toBe(fresh);
+    const cache = toolInputYamlCache(json.length + fresh.length); // room for one such entry
+    const yaml = new ToolInputYaml(cache);
+    expect(yaml.ofJsonText(json)).toBe(fresh);
+    expect(yaml.ofJsonText(json)).toBe(fresh);
+    expect(cache.has(json)).toBe(true);
+    yaml.ofJsonText(json.replace('make test', 'make TEST'));
+    expect(cache.has(json)).toBe(false);
+    expect(yaml.ofJsonText(json)).toBe(fresh);
   });
 });

@@ -1,3 +1,4 @@
+import type { LRUCache } from 'lru-cache';
 import { stringify } from 'yaml';
 import type { ExecutionLogEntry as LogRow, LlmCallLog as CallRow } from '@svc/db';
 import type { ExecutionLogEntry, LlmCallLog } from '@svc/protocol';
@@ -41,11 +42,11 @@ function commandOf(toolName: string, input: unknown): string | null {
 /** A stored log row whose tool input is still the JSON text it is stored as (the hot read path). */
 export type LogRowJson = Omit<LogRow, 'tool_input'> & { tool_input_json: string };
 
-/** presentLogEntry for a row read as JSON text: the YAML of a text is made once (see yamlOfJsonText). */
-export function presentLogEntryJson(entry: LogRowJson): ExecutionLogEntry {
+/** presentLogEntry for a row read as JSON text: the YAML of a text is made once (see ToolInputYaml). */
+export function presentLogEntryJson(entry: LogRowJson, yaml: ToolInputYaml): ExecutionLogEntry {
   const command =
     entry.tool_name === 'execute_on_worker' ? commandOf(entry.tool_name, JSON.parse(entry.tool_input_json)) : null;
-  return presentEntry(entry, yamlOfJsonText(entry.tool_input_json), command);
+  return presentEntry(entry, yaml.ofJsonText(entry.tool_input_json), command);
 }
 
 function presentEntry(entry: Omit<LogRow, 'tool_input'>, toolInput: string, command: string | null): ExecutionLogEntry {
@@ -67,26 +68,18 @@ function presentEntry(entry: Omit<LogRow, 'tool_input'>, toolInput: string, comm
 /**
  * Writing YAML is the largest cost of a log page (about 30 µs an entry), and a log entry never changes:
  * the YAML of a JSON text is kept, keyed by the text itself, so a cached answer is exactly what
- * converting again would give. Bounded by characters held; the least recently used go first.
+ * converting again would give. The cache is made at start-up (`toolInputYamlCache`, bounded by
+ * characters held, least recently used out) and owned by the hot reads.
  */
-const YAML_CACHE_CHARS = 16 * 1024 * 1024;
-const yamlByJson = new Map<string, string>();
-let yamlCacheChars = 0;
+export class ToolInputYaml {
+  constructor(private readonly byJson: LRUCache<string, string>) {}
 
-export function yamlOfJsonText(json: string): string {
-  const cached = yamlByJson.get(json);
-  if (cached !== undefined) {
-    yamlByJson.delete(json); // re-inserted: most recently used last
-    yamlByJson.set(json, cached);
-    return cached;
+  ofJsonText(json: string): string {
+    let yaml = this.byJson.get(json);
+    if (yaml === undefined) {
+      yaml = toolInputYaml(JSON.parse(json));
+      this.byJson.set(json, yaml);
+    }
+    return yaml;
   }
-  const yaml = toolInputYaml(JSON.parse(json));
-  yamlByJson.set(json, yaml);
-  yamlCacheChars += json.length + yaml.length;
-  for (const [key, value] of yamlByJson) {
-    if (yamlCacheChars <= YAML_CACHE_CHARS) break;
-    yamlByJson.delete(key);
-    yamlCacheChars -= key.length + value.length;
-  }
-  return yaml;
 }

@@ -128,7 +128,7 @@ export async function startSsoProvider(): Promise<SsoProvider> {
       failures.delete(endpoint.name);
       return send(res, failure.status, failure.body);
     }
-    if (endpoint?.method === req.method) return endpoint.serve(res, params);
+    if (endpoint && endpoint.method === req.method) return endpoint.serve(res, params);
     send(res, 404, refused(404, 'no such endpoint'));
   };
 
