@@ -141,39 +141,7 @@ export function buildConfig(env: Env): Config {
     webAppUrl: env.WEB_APP_URL,
     allowedOrigins: list(env.ALLOWED_ORIGINS),
     adminUsers: adminList(env.ADMIN_USERS),
-    auth: {
-      provider: env.AUTH_PROVIDER,
-      oauth2:
-        env.AUTH_PROVIDER === 'oauth2'
-          ? oauthConfig(
-              'oauth2',
-              [
-                env.OAUTH_AUTHORIZE_URL,
-                env.OAUTH_TOKEN_URL,
-                env.OAUTH_USERINFO_URL,
-                env.OAUTH_CLIENT_ID,
-                env.OAUTH_CLIENT_SECRET,
-              ],
-              env.OAUTH_SCOPES,
-              env.OAUTH_PKCE,
-            )
-          : null,
-      sso:
-        env.AUTH_PROVIDER === 'sso'
-          ? oauthConfig(
-              'sso',
-              [
-                env.SSO_AUTHORIZE_URL,
-                env.SSO_TOKEN_URL,
-                env.SSO_USERINFO_URL,
-                env.SSO_CLIENT_KEY,
-                env.SSO_CLIENT_SECRET,
-              ],
-              env.SSO_SCOPES,
-              env.OAUTH_PKCE,
-            )
-          : null,
-    },
+    auth: authConfig(env),
     jwt: {
       privateKeyPath: env.JWT_PRIVATE_KEY ? resolve(env.JWT_PRIVATE_KEY) : null,
       issuer: env.SVC_ISSUER,
@@ -181,13 +149,8 @@ export function buildConfig(env: Env): Config {
       sessionTtlSeconds: env.SESSION_TTL_SECONDS,
     },
     storage: storageConfig(env),
-    templates: {
-      repoUrl: env.TEMPLATE_REPO_URL ?? null,
-      localPath: resolve(env.TEMPLATE_LOCAL_PATH ?? join(dataDir, 'templates')),
-    },
-    kbEmbeddings: env.KB_EMBEDDINGS_URL
-      ? { url: env.KB_EMBEDDINGS_URL, model: env.KB_EMBEDDINGS_MODEL, apiKey: env.KB_EMBEDDINGS_API_KEY ?? null }
-      : null,
+    templates: templatesConfig(env, dataDir),
+    kbEmbeddings: kbEmbeddingsConfig(env),
     workers: {
       heartbeatSeconds: env.WORKER_HEARTBEAT_SECONDS,
       offlineAfterSeconds: env.WORKER_OFFLINE_AFTER_SECONDS,
@@ -215,6 +178,48 @@ export function buildConfig(env: Env): Config {
   };
 }
 
+function authConfig(env: Env): Config['auth'] {
+  return {
+    provider: env.AUTH_PROVIDER,
+    oauth2:
+      env.AUTH_PROVIDER === 'oauth2'
+        ? oauthConfig(
+            'oauth2',
+            [
+              env.OAUTH_AUTHORIZE_URL,
+              env.OAUTH_TOKEN_URL,
+              env.OAUTH_USERINFO_URL,
+              env.OAUTH_CLIENT_ID,
+              env.OAUTH_CLIENT_SECRET,
+            ],
+            env.OAUTH_SCOPES,
+            env.OAUTH_PKCE,
+          )
+        : null,
+    sso:
+      env.AUTH_PROVIDER === 'sso'
+        ? oauthConfig(
+            'sso',
+            [env.SSO_AUTHORIZE_URL, env.SSO_TOKEN_URL, env.SSO_USERINFO_URL, env.SSO_CLIENT_KEY, env.SSO_CLIENT_SECRET],
+            env.SSO_SCOPES,
+            env.OAUTH_PKCE,
+          )
+        : null,
+  };
+}
+
+function templatesConfig(env: Env, dataDir: string): Config['templates'] {
+  return {
+    repoUrl: env.TEMPLATE_REPO_URL ?? null,
+    localPath: resolve(env.TEMPLATE_LOCAL_PATH ?? join(dataDir, 'templates')),
+  };
+}
+
+function kbEmbeddingsConfig(env: Env): Config['kbEmbeddings'] {
+  if (!env.KB_EMBEDDINGS_URL) return null;
+  return { url: env.KB_EMBEDDINGS_URL, model: env.KB_EMBEDDINGS_MODEL, apiKey: env.KB_EMBEDDINGS_API_KEY ?? null };
+}
+
 /** PUBLIC_URL without its trailing `/`; unset, it follows PORT. */
 const publicUrlOf = (env: Env) => (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, '');
 
@@ -231,9 +236,7 @@ function storageConfig(env: Env): Config['storage'] {
     );
   if (env.STORAGE_MAX_UPLOAD_BYTES > S3_MAX_COPY_BYTES)
     throw new ConfigError('STORAGE_BACKEND=s3 allows STORAGE_MAX_UPLOAD_BYTES up to 5 GiB');
-  const prefix = env.S3_PREFIX.replace(/^\/+|\/+$/g, '');
-  if (prefix.split('/').some((segment) => segment === '' || segment === '.' || segment === '..') && prefix !== '')
-    throw new ConfigError('S3_PREFIX: empty, "." and ".." segments are not allowed');
+  const prefix = s3Prefix(env.S3_PREFIX);
   return {
     ...common,
     s3: {
@@ -243,9 +246,18 @@ function storageConfig(env: Env): Config['storage'] {
       accessKeyId: env.S3_ACCESS_KEY_ID ?? null,
       secretAccessKey: env.S3_SECRET_ACCESS_KEY ?? null,
       forcePathStyle: env.S3_FORCE_PATH_STYLE,
-      prefix: prefix === '' ? '' : `${prefix}/`,
+      prefix,
     },
   };
+}
+
+/** S3_PREFIX without outer slashes, ending in `/` unless empty. */
+function s3Prefix(raw: string): string {
+  const prefix = raw.replace(/^\/+|\/+$/g, '');
+  if (prefix === '') return '';
+  if (prefix.split('/').some((segment) => segment === '' || segment === '.' || segment === '..'))
+    throw new ConfigError('S3_PREFIX: empty, "." and ".." segments are not allowed');
+  return `${prefix}/`;
 }
 
 /** `API_PROCESSES`: a count or `auto` (the cores this process may use); SQLite is one process's database. */

@@ -65,36 +65,9 @@ export class FileAnswers implements AnswerSource {
   constructor(private readonly answers: Record<string, string> | string[] | string) {}
 
   static load(file: string): FileAnswers {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new CliError(`cannot read the answer file ${file}: ${(error as Error).message}`, EXIT.cancelledOrUsage);
-    }
+    const text = readAnswerFile(file);
     const trimmed = text.trim();
-    if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-      let json: unknown;
-      try {
-        json = JSON.parse(trimmed);
-      } catch (error) {
-        throw new CliError(
-          `the answer file ${file} is not valid JSON: ${(error as Error).message}`,
-          EXIT.cancelledOrUsage,
-        );
-      }
-      const valid =
-        (Array.isArray(json) && json.every((a) => typeof a === 'string')) ||
-        (!Array.isArray(json) &&
-          typeof json === 'object' &&
-          json !== null &&
-          Object.values(json).every((a) => typeof a === 'string'));
-      if (!valid)
-        throw new CliError(
-          `the answer file ${file} must be an array of strings or an object of question -> answer strings`,
-          EXIT.cancelledOrUsage,
-        );
-      return new FileAnswers(json as Record<string, string> | string[]);
-    }
+    if (trimmed.startsWith('{') || trimmed.startsWith('[')) return new FileAnswers(parseJsonAnswers(trimmed, file));
     if (trimmed === '') throw new CliError(`the answer file ${file} is empty`, EXIT.cancelledOrUsage);
     return new FileAnswers(text.replace(/\r?\n$/, ''));
   }
@@ -107,4 +80,35 @@ export class FileAnswers implements AnswerSource {
   }
 
   close(): void {}
+}
+
+function readAnswerFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read the answer file ${file}: ${(error as Error).message}`, EXIT.cancelledOrUsage);
+  }
+}
+
+const allStrings = (values: unknown[]): boolean => values.every((a) => typeof a === 'string');
+
+/** An array of answers, or an object of question -> answer. */
+function isAnswers(json: unknown): json is Record<string, string> | string[] {
+  if (Array.isArray(json)) return allStrings(json);
+  return typeof json === 'object' && json !== null && allStrings(Object.values(json));
+}
+
+function parseJsonAnswers(text: string, file: string): Record<string, string> | string[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`the answer file ${file} is not valid JSON: ${(error as Error).message}`, EXIT.cancelledOrUsage);
+  }
+  if (!isAnswers(json))
+    throw new CliError(
+      `the answer file ${file} must be an array of strings or an object of question -> answer strings`,
+      EXIT.cancelledOrUsage,
+    );
+  return json;
 }

@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { FileAnswers, LineAnswers } from './answers';
 import { parseTtl, tokenClaims } from './commands/auth';
 import { ProgressBar } from './progress';
+import { CliError, EXIT } from './errors';
 import { CLI_VERSION } from './version';
 
 describe('small parts', () => {
@@ -41,6 +42,47 @@ describe('small parts', () => {
     const text = FileAnswers.load(write('c.txt', 'multi\nline\n'));
     expect(await text.answer('q')).toBe('multi\nline');
     expect(() => FileAnswers.load(write('d.json', '{"q": 1}'))).toThrow(/strings/);
+  });
+
+  it('answer files: refused with what is wrong', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'svc-cli-answers-'));
+    const write = (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    const refusal = (file: string) => {
+      try {
+        FileAnswers.load(file);
+      } catch (error) {
+        return [(error as CliError).message.replace(dir, '<dir>'), (error as CliError).exitCode];
+      }
+      return 'loaded';
+    };
+    const usage = EXIT.cancelledOrUsage;
+    expect(refusal(path.join(dir, 'absent.json'))).toEqual([
+      expect.stringMatching(/^cannot read the answer file <dir>\/absent.json: ENOENT/),
+      usage,
+    ]);
+    expect(refusal(write('bad.json', ' {"q": '))).toEqual([
+      expect.stringMatching(/^the answer file <dir>\/bad.json is not valid JSON: /),
+      usage,
+    ]);
+    const shape = 'must be an array of strings or an object of question -> answer strings';
+    expect(refusal(write('numbers.json', '["a", 2]'))).toEqual([`the answer file <dir>/numbers.json ${shape}`, usage]);
+    expect(refusal(write('nested.json', '{"q": {"a": "b"}}'))).toEqual([
+      `the answer file <dir>/nested.json ${shape}`,
+      usage,
+    ]);
+    expect(refusal(write('blank.txt', ' \n\n'))).toEqual(['the answer file <dir>/blank.txt is empty', usage]);
+    expect(refusal(write('null.txt', 'null'))).toBe('loaded');
+  });
+
+  it('answer files: JSON after blank space, and a text keeps all but its last line break', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'svc-cli-answers-'));
+    writeFileSync(path.join(dir, 'a.json'), '\n  ["one"]\n');
+    expect(await FileAnswers.load(path.join(dir, 'a.json')).answer('q')).toBe('one');
+    writeFileSync(path.join(dir, 'b.txt'), 'yes\r\n\r\n');
+    expect(await FileAnswers.load(path.join(dir, 'b.txt')).answer('q')).toBe('yes\r\n');
   });
 
   it('line answers: one line per question, prompts written when asked, null at the end of input', async () => {

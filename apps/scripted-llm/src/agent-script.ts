@@ -22,31 +22,27 @@ export function phaseOf(request: ScriptedRequest): string {
   return /# svc:(\w+)/.exec(request.system)?.[1] ?? 'unknown';
 }
 
+/** A step without scripted calls just advances. */
+const stepCalls = (script: AgentScript, stepNumber: number | null): Call[] =>
+  script.steps?.[stepNumber ?? 0] ?? [{ name: 'advance_step', arguments: { summary: `step ${stepNumber} done` } }];
+
+type PhaseReply = (script: AgentScript, request: ScriptedRequest) => ScriptedReply;
+
+/** The reply of each phase, by the prompt's marker line. */
+const PHASE_REPLIES: ReadonlyMap<string, PhaseReply> = new Map<string, PhaseReply>([
+  ['title', (script) => ({ content: script.title ?? 'A title' })],
+  ['planning', (script, request) => reply(script.planning?.[request.turn])],
+  ['revise', (script, request) => reply(script.revise?.[request.turn])],
+  ['execution', (script, request) => reply(stepCalls(script, request.stepNumber)[request.turn])],
+  ['report', (script) => ({ content: script.report ?? '# Report\n\nAll done.' })],
+]);
+
 /**
  * A ScriptedHandler playing the agent: it recognises the phase by the prompt's marker line and
  * the step by "Step N of M", and answers with the scripted tool call for that turn.
  */
 export function scriptedAgent(script: AgentScript): ScriptedHandler {
-  return (request) => {
-    switch (phaseOf(request)) {
-      case 'title':
-        return { content: script.title ?? 'A title' };
-      case 'planning':
-        return reply(script.planning?.[request.turn]);
-      case 'revise':
-        return reply(script.revise?.[request.turn]);
-      case 'execution': {
-        const calls = script.steps?.[request.stepNumber ?? 0] ?? [
-          { name: 'advance_step', arguments: { summary: `step ${request.stepNumber} done` } },
-        ];
-        return reply(calls[request.turn]);
-      }
-      case 'report':
-        return { content: script.report ?? '# Report\n\nAll done.' };
-      default:
-        return null;
-    }
-  };
+  return (request) => PHASE_REPLIES.get(phaseOf(request))?.(script, request) ?? null;
 }
 
 export const plan = (...titles: string[]): Call => ({

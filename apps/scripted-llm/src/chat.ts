@@ -94,6 +94,72 @@ function computeUsage(
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
+function requireApiKey(context: ChatContext, request: IncomingMessage): void {
+  if (context.requireAuth && bearerToken(request) === null) {
+    throw new HttpError(
+      401,
+      "You didn't provide an API key. Send it as 'Authorization: Bearer <key>'.",
+      'missing_api_key',
+    );
+  }
+}
+
+type ScriptedError = NonNullable<ScriptedReply['error']>;
+
+/** A scripted error reply, with the `retry-after` headers it names. */
+function sendScriptedError(response: ServerResponse, outcome: ChatOutcome, error: ScriptedError): ChatOutcome {
+  const errorBody = openAiError(error.status, error.message, { type: error.type, code: error.code });
+  const headers: Record<string, string> = {
+    ...(error.retry_after_ms === undefined ? {} : { 'retry-after-ms': String(error.retry_after_ms) }),
+    ...(error.retry_after === undefined ? {} : { 'retry-after': String(error.retry_after) }),
+  };
+  sendJson(response, error.status, errorBody, headers);
+  return { ...outcome, status: error.status, response: errorBody };
+}
+
+/** The completion of the chosen reply, as one JSON body or as an event stream. */
+function sendCompletion(
+  context: ChatContext,
+  response: ServerResponse,
+  outcome: ChatOutcome,
+  body: ChatRequest,
+  chosen: Chosen,
+): ChatOutcome {
+  const number = context.nextCompletionNumber();
+  const reply = renderReply(chosen.response, chosen.values, `call_${number}`);
+  // `usage: false` leaves it out of the reply (and the record says null, as the client saw it).
+  const usage = chosen.response.usage === false ? null : computeUsage(body, reply.content, reply.toolCalls);
+  const meta = { id: `chatcmpl-scripted-${number}`, created: Math.floor(Date.now() / 1000), model: body.model };
+  const completion = buildCompletion(meta, reply, usage);
+  if (outcome.stream)
+    sendEventStream(response, buildChunks(meta, reply, usage, body.stream_options?.include_usage === true));
+  else sendJson(response, 200, completion);
+  return { ...outcome, status: 200, response: completion, usage };
+}
+
+/** Answers the request, filling `outcome` in as it learns about it. */
+async function answer(
+  context: ChatContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  outcome: ChatOutcome,
+): Promise<ChatOutcome> {
+  const text = await readBody(request, context.maxBodyBytes);
+  outcome.body = text;
+  requireApiKey(context, request);
+  outcome.body = parseJsonBody(text);
+  const body = validateRequest(outcome.body);
+  outcome.stream = body.stream === true;
+  const described = describeRequest(body, context.nextRequestNumber());
+  const chosen = await choose(context, described);
+  outcome.rule = chosen.rule;
+  outcome.response_index = chosen.responseIndex;
+  await sleep(chosen.response.delay_ms ?? 0);
+  const { error } = chosen.response;
+  if (error !== undefined) return sendScriptedError(response, outcome, error);
+  return sendCompletion(context, response, outcome, body, chosen);
+}
+
 /** Answers one `POST /v1/chat/completions` and reports what happened; never throws. */
 export async function handleChat(
   context: ChatContext,
@@ -110,45 +176,7 @@ export async function handleChat(
     usage: null,
   };
   try {
-    const text = await readBody(request, context.maxBodyBytes);
-    outcome.body = text;
-    if (context.requireAuth && bearerToken(request) === null) {
-      throw new HttpError(
-        401,
-        "You didn't provide an API key. Send it as 'Authorization: Bearer <key>'.",
-        'missing_api_key',
-      );
-    }
-    outcome.body = parseJsonBody(text);
-    const body = validateRequest(outcome.body);
-    outcome.stream = body.stream === true;
-    const described = describeRequest(body, context.nextRequestNumber());
-    const chosen = await choose(context, described);
-    outcome.rule = chosen.rule;
-    outcome.response_index = chosen.responseIndex;
-    await sleep(chosen.response.delay_ms ?? 0);
-
-    const { error } = chosen.response;
-    if (error !== undefined) {
-      const errorBody = openAiError(error.status, error.message, { type: error.type, code: error.code });
-      const headers: Record<string, string> = {
-        ...(error.retry_after_ms === undefined ? {} : { 'retry-after-ms': String(error.retry_after_ms) }),
-        ...(error.retry_after === undefined ? {} : { 'retry-after': String(error.retry_after) }),
-      };
-      sendJson(response, error.status, errorBody, headers);
-      return { ...outcome, status: error.status, response: errorBody };
-    }
-
-    const number = context.nextCompletionNumber();
-    const reply = renderReply(chosen.response, chosen.values, `call_${number}`);
-    // `usage: false` leaves it out of the reply (and the record says null, as the client saw it).
-    const usage = chosen.response.usage === false ? null : computeUsage(body, reply.content, reply.toolCalls);
-    const meta = { id: `chatcmpl-scripted-${number}`, created: Math.floor(Date.now() / 1000), model: body.model };
-    const completion = buildCompletion(meta, reply, usage);
-    if (outcome.stream)
-      sendEventStream(response, buildChunks(meta, reply, usage, body.stream_options?.include_usage === true));
-    else sendJson(response, 200, completion);
-    return { ...outcome, status: 200, response: completion, usage };
+    return await answer(context, request, response, outcome);
   } catch (error) {
     const httpError =
       error instanceof HttpError

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import os from 'node:os';
 import pino from 'pino';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, type WorkerConfig } from './config';
 import { readWorkerEnv, type WorkerEnv } from './env';
 import { JobTokenError } from './executor/job-token';
 import { Sandbox, SandboxError } from './executor/sandbox';
 import { DEFAULT_PROMPTS_DIR, loadPrompts, PromptsError } from './prompts';
-import { errorMessage } from './util/logger';
-import { startWorker, WORKER_VERSION } from './worker';
+import { errorMessage, type Logger } from './util/logger';
+import { startWorker, WORKER_VERSION, type RunningWorker } from './worker';
 
 /** Exit codes: 0 stopped by a signal, 1 the server refused the worker, 2 bad usage or configuration. */
 export const EXIT_OK = 0;
@@ -28,30 +28,33 @@ export type CliArgs =
   | { kind: 'version' }
   | { kind: 'error'; message: string };
 
+/** Flags that answer at once, whatever follows them. */
+const ANSWER_FLAGS: ReadonlyMap<string, CliArgs> = new Map([
+  ['-h', { kind: 'help' }],
+  ['--help', { kind: 'help' }],
+  ['-v', { kind: 'version' }],
+  ['--version', { kind: 'version' }],
+]);
+const CONFIG_FLAGS: ReadonlySet<string> = new Set(['-c', '--config']);
+const CONFIG_PREFIX = '--config=';
+
 export function parseArgs(argv: readonly string[]): CliArgs {
   // `pnpm --filter @svc/worker dev -- --config x` (the README) passes its `--` on; the worker takes no operands.
   const args = argv.filter((arg) => arg !== '--');
-  let configPath: string | undefined;
-  let check = false;
+  const run = { kind: 'run' as const, configPath: undefined as string | undefined, check: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (arg === '-h' || arg === '--help') return { kind: 'help' };
-    if (arg === '-v' || arg === '--version') return { kind: 'version' };
-    if (arg === '--check') {
-      check = true;
-      continue;
-    }
-    if (arg === '-c' || arg === '--config') {
+    const answer = ANSWER_FLAGS.get(arg);
+    if (answer) return answer;
+    if (arg === '--check') run.check = true;
+    else if (CONFIG_FLAGS.has(arg)) {
       const value = args[++i];
       if (!value) return { kind: 'error', message: `${arg} needs a file path` };
-      configPath = value;
-    } else if (arg.startsWith('--config=')) {
-      configPath = arg.slice('--config='.length);
-    } else {
-      return { kind: 'error', message: `unknown argument: ${arg}` };
-    }
+      run.configPath = value;
+    } else if (arg.startsWith(CONFIG_PREFIX)) run.configPath = arg.slice(CONFIG_PREFIX.length);
+    else return { kind: 'error', message: `unknown argument: ${arg}` };
   }
-  return { kind: 'run', configPath, check };
+  return run;
 }
 
 export interface CliIo {
@@ -61,28 +64,75 @@ export interface CliIo {
   stopSignal: Promise<string>;
 }
 
+/** Answers help, version and usage errors. */
+function answer(args: Exclude<CliArgs, { kind: 'run' }>, io: CliIo): number {
+  if (args.kind === 'help') io.stdout(`${USAGE}\n`);
+  else if (args.kind === 'version') io.stdout(`${WORKER_VERSION}\n`);
+  else {
+    io.stderr(`svc-worker: ${args.message}\n\n${USAGE}\n`);
+    return EXIT_CONFIG;
+  }
+  return EXIT_OK;
+}
+
+/** `--check`: the config and prompts loaded; checks the sandbox and says what was found. */
+async function check(config: WorkerConfig, configPath: string, promptsDir: string, io: CliIo): Promise<number> {
+  const sandbox = new Sandbox(config.sandbox);
+  await sandbox.check();
+  for (const warning of sandbox.warnings()) io.stderr(`svc-worker: warning: ${warning}\n`);
+  io.stdout(`config ok: ${configPath}\nprompts: ${promptsDir}\nsandbox: ${config.sandbox.mode}\n`);
+  return EXIT_OK;
+}
+
+/** Stops the started worker at a stop signal or its fatal error, and says which. */
+async function runUntilStopped(
+  worker: RunningWorker,
+  fatalError: Promise<string>,
+  logger: Logger,
+  io: CliIo,
+): Promise<number> {
+  const outcome = await Promise.race([
+    io.stopSignal.then((signal) => ({ signal })),
+    fatalError.then((error) => ({ error })),
+  ]);
+  await worker.stop();
+  if ('error' in outcome) {
+    io.stderr(`svc-worker: ${outcome.error}\n`);
+    return EXIT_FATAL;
+  }
+  logger.info({ signal: outcome.signal }, 'svc-worker stopped');
+  return EXIT_OK;
+}
+
+/** A bad config, prompt directory, job-token key or sandbox exits 2; anything else stops the worker and exits 1. */
+async function failed(err: unknown, configPath: string, worker: RunningWorker | undefined, io: CliIo): Promise<number> {
+  if (err instanceof ConfigError) {
+    io.stderr(`svc-worker: invalid config ${configPath}:\n${err.problems.map((p) => `  ${p}`).join('\n')}\n`);
+    return EXIT_CONFIG;
+  }
+  if (err instanceof PromptsError || err instanceof JobTokenError || err instanceof SandboxError) {
+    io.stderr(`svc-worker: ${err.message}\n`);
+    return EXIT_CONFIG;
+  }
+  io.stderr(`svc-worker: ${errorMessage(err)}\n`);
+  await worker?.stop(0);
+  return EXIT_FATAL;
+}
+
 /** Runs the worker until a stop signal or a fatal link error; returns the exit code. */
 export async function main(argv: readonly string[], env: WorkerEnv, io: CliIo): Promise<number> {
   const args = parseArgs(argv);
-  if (args.kind === 'help') return (io.stdout(`${USAGE}\n`), EXIT_OK);
-  if (args.kind === 'version') return (io.stdout(`${WORKER_VERSION}\n`), EXIT_OK);
-  if (args.kind === 'error') return (io.stderr(`svc-worker: ${args.message}\n\n${USAGE}\n`), EXIT_CONFIG);
+  if (args.kind !== 'run') return answer(args, io);
   const configPath = args.configPath ?? env.configPath;
   if (!configPath)
     return (io.stderr(`svc-worker: no config file: pass --config <file> or set SVC_WORKER_CONFIG\n`), EXIT_CONFIG);
 
-  let worker;
+  let worker: RunningWorker | undefined;
   try {
     const config = loadConfig(configPath, { env: env.vars, hostname: os.hostname() });
     const promptsDir = config.promptsDir ?? DEFAULT_PROMPTS_DIR;
     const prompts = loadPrompts(promptsDir);
-    if (args.check) {
-      const sandbox = new Sandbox(config.sandbox);
-      await sandbox.check();
-      for (const warning of sandbox.warnings()) io.stderr(`svc-worker: warning: ${warning}\n`);
-      io.stdout(`config ok: ${configPath}\nprompts: ${promptsDir}\nsandbox: ${config.sandbox.mode}\n`);
-      return EXIT_OK;
-    }
+    if (args.check) return await check(config, configPath, promptsDir, io);
     const logger = pino({ name: 'svc-worker', base: { worker: config.name } });
     let fatal: ((message: string) => void) | undefined;
     const fatalError = new Promise<string>((resolve) => (fatal = resolve));
@@ -95,29 +145,9 @@ export async function main(argv: readonly string[], env: WorkerEnv, io: CliIo): 
       onFatal: (error) => fatal?.(error.message),
     });
     logger.info({ server: config.serverUrl, capacity: config.capacity }, 'svc-worker started');
-    const outcome = await Promise.race([
-      io.stopSignal.then((signal) => ({ signal })),
-      fatalError.then((error) => ({ error })),
-    ]);
-    await worker.stop();
-    if ('error' in outcome) {
-      io.stderr(`svc-worker: ${outcome.error}\n`);
-      return EXIT_FATAL;
-    }
-    logger.info({ signal: outcome.signal }, 'svc-worker stopped');
-    return EXIT_OK;
+    return await runUntilStopped(worker, fatalError, logger, io);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      io.stderr(`svc-worker: invalid config ${configPath}:\n${err.problems.map((p) => `  ${p}`).join('\n')}\n`);
-      return EXIT_CONFIG;
-    }
-    if (err instanceof PromptsError || err instanceof JobTokenError || err instanceof SandboxError) {
-      io.stderr(`svc-worker: ${err.message}\n`);
-      return EXIT_CONFIG;
-    }
-    io.stderr(`svc-worker: ${errorMessage(err)}\n`);
-    await worker?.stop(0);
-    return EXIT_FATAL;
+    return failed(err, configPath, worker, io);
   }
 }
 

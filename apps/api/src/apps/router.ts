@@ -31,20 +31,11 @@ export function builtAppHandlers(deps: AppDeps): Handlers<'serveBuiltApp'> {
 
 async function serveApp(deps: AppDeps, req: Request, res: Response): Promise<void> {
   if (!READS.has(req.method)) throw notFound('no such endpoint');
-  const key = String(req.params.app_key);
-  const workflow = APP_KEY_PATTERN.test(key)
-    ? await deps.db.workflow.findFirst({
-        where: { app_key: key, deleted_at: null, project: { deleted_at: null } },
-        select: { id: true, project_id: true, app_url: true },
-      })
-    : null;
+  const workflow = await appWorkflow(deps, String(req.params.app_key));
   if (!workflow) throw notFound('no app at this address');
   const area = deps.storage.workspace(workflow.project_id, workflow.id);
   const folder = appFolderOf(workflow.app_url);
-  const onDisk =
-    deps.storage.backend === 'local'
-      ? workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id)
-      : null;
+  const onDisk = workspaceOnDisk(deps, workflow);
   const { path, trailingSlash } = pathFromUrl(req);
   let target = await area.resolve(path);
   // The link itself opens the app's folder when the app lives below the workspace root.
@@ -58,6 +49,21 @@ async function serveApp(deps: AppDeps, req: Request, res: Response): Promise<voi
   }
   res.set('Referrer-Policy', 'no-referrer');
   await serveFile(req, res, area, target, { renderMarkdown: false, rawMarkdown: false });
+}
+
+/** The live workflow whose app has this key; a key not of the pattern is never looked up. */
+async function appWorkflow(deps: AppDeps, key: string) {
+  if (!APP_KEY_PATTERN.test(key)) return null;
+  return deps.db.workflow.findFirst({
+    where: { app_key: key, deleted_at: null, project: { deleted_at: null } },
+    select: { id: true, project_id: true, app_url: true },
+  });
+}
+
+/** The workspace directory on this machine (local storage only), which symlinks must not leave. */
+function workspaceOnDisk(deps: AppDeps, workflow: { id: string; project_id: string }): string | null {
+  if (deps.storage.backend !== 'local') return null;
+  return workflowWorkspaceDir(deps.config.dataDir, workflow.project_id, workflow.id);
 }
 
 function redirectToDirectory(req: Request, res: Response): void {

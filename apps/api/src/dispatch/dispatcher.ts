@@ -34,6 +34,12 @@ const DELIVERY_SELECT = {
   assigned_worker_id: true,
 } as const;
 
+/** What a dispatch or a delivery needs of the workflow, read as it is now. */
+const deliveryRow = (db: Db, workflowId: string) =>
+  db.workflow.findUnique({ where: { id: workflowId }, select: DELIVERY_SELECT });
+type DeliveryRow = NonNullable<Awaited<ReturnType<typeof deliveryRow>>>;
+type QueuedRow = Awaited<ReturnType<typeof queuedPage>>[number];
+
 /**
  * Hands workflows to the workers connected to this replica (the queue itself is the database:
  * queue.ts), steers the ones they run, and takes work back from lost workers. Steering is written to
@@ -127,19 +133,33 @@ export class LiveDispatcher implements Steering {
       where: { assigned_worker_id: session.workerId, ...unfinishedWhere },
       select: { id: true },
     });
-    const running = new Set(active ?? assigned.map((w) => w.id));
+    const assignedIds = assigned.map((w) => w.id);
+    const lost = await this.settle(session, assignedIds, new Set(active ?? assignedIds), first);
+    if (lost.length > 0) await this.takeBack(session.workerId, lost);
+    if (first && active) await this.reclaim(session, active, new Set(assignedIds));
+    else if (active && active.length > 0) await this.cancelStale(session, active);
+  }
+
+  /**
+   * Delivers to the worker what it runs but was not known to hold; returns what a first heartbeat
+   * shows it was given but does not run.
+   */
+  private async settle(
+    session: WorkerSession,
+    assigned: readonly string[],
+    running: ReadonlySet<string>,
+    first: boolean,
+  ): Promise<string[]> {
+    const { registry } = this.deps;
     const lost: string[] = [];
-    for (const { id } of assigned) {
-      if (running.has(id) && !registry.holds(session.workerId, id)) {
+    for (const id of assigned) {
+      if (registry.holds(session.workerId, id)) continue;
+      if (running.has(id)) {
         registry.hold(session.workerId, id);
         await this.deliver(id);
-      } else if (first && !running.has(id) && !registry.holds(session.workerId, id)) {
-        lost.push(id);
-      }
+      } else if (first) lost.push(id);
     }
-    if (lost.length > 0) await this.takeBack(session.workerId, lost);
-    if (first && active) await this.reclaim(session, active, new Set(assigned.map((w) => w.id)));
-    else if (active && active.length > 0) await this.cancelStale(session, active);
+    return lost;
   }
 
   /** Workflows the worker still runs although they were cancelled (the cancel was sent when it was away). */
@@ -232,28 +252,40 @@ export class LiveDispatcher implements Steering {
     if (!sessions.some((s) => (load.get(s.workerId) ?? 0) < s.capacity)) return false;
     const queued = await queuedPage(db);
     let handedOut = 0;
-    for (const candidate of queued) {
-      const target = pickWorker(sessions, load, candidate.requested_worker_id);
-      if (!target || !(await this.claim(candidate.id, target))) continue;
-      load.set(target.workerId, (load.get(target.workerId) ?? 0) + 1);
-      // Read after the claim: the seqs stored and granted, and the steering, as they are now.
-      const workflow = await db.workflow.findUnique({ where: { id: candidate.id }, select: DELIVERY_SELECT });
-      if (!workflow) continue;
-      const intent = intentOf(workflow);
-      const message = await buildDispatch(this.deps, workflow, intent?.action ?? 'resume', {
-        message: intent?.message,
-        reservedSeq: workflow.title_last_seq ?? undefined,
-      });
-      registry.hold(target.workerId, workflow.id);
-      if (target.send(message)) {
-        if (intent) await this.deps.engine.clearIntent(workflow.id, intent);
-        handedOut++;
-      } else {
-        registry.release(target.workerId, workflow.id);
-        await this.unclaim(workflow.id, target.workerId);
-      }
-    }
+    for (const candidate of queued) if (await this.handOut(candidate, sessions, load)) handedOut++;
     return queued.length === QUEUE_PAGE && handedOut > 0;
+  }
+
+  /** Claims a queued workflow for a worker with room (counted in `load`) and dispatches it; false when it was not handed out. */
+  private async handOut(
+    candidate: QueuedRow,
+    sessions: readonly WorkerSession[],
+    load: Map<string, number>,
+  ): Promise<boolean> {
+    const target = pickWorker(sessions, load, candidate.requested_worker_id);
+    if (!target || !(await this.claim(candidate.id, target))) return false;
+    load.set(target.workerId, (load.get(target.workerId) ?? 0) + 1);
+    // Read after the claim: the seqs stored and granted, and the steering, as they are now.
+    const workflow = await deliveryRow(this.deps.db, candidate.id);
+    return workflow !== null && (await this.dispatchTo(target, workflow));
+  }
+
+  /** Sends the claimed workflow's dispatch with its steering; a worker that cannot take it gives the claim back. */
+  private async dispatchTo(target: WorkerSession, workflow: DeliveryRow): Promise<boolean> {
+    const { registry } = this.deps;
+    const intent = intentOf(workflow);
+    const message = await buildDispatch(this.deps, workflow, intent?.action ?? 'resume', {
+      message: intent?.message,
+      reservedSeq: workflow.title_last_seq ?? undefined,
+    });
+    registry.hold(target.workerId, workflow.id);
+    if (target.send(message)) {
+      if (intent) await this.deps.engine.clearIntent(workflow.id, intent);
+      return true;
+    }
+    registry.release(target.workerId, workflow.id);
+    await this.unclaim(workflow.id, target.workerId);
+    return false;
   }
 
   /** A title job for a queued workflow, on a worker of this replica, if it wins the grant. */
@@ -306,11 +338,10 @@ export class LiveDispatcher implements Steering {
    * workflow for its lease, after which it is taken back and dispatched with the steering.
    */
   private async deliver(workflowId: string): Promise<void> {
-    const { db, registry } = this.deps;
-    const workflow = await db.workflow.findUnique({ where: { id: workflowId }, select: DELIVERY_SELECT });
-    const workerId = workflow?.assigned_worker_id;
-    const session = workerId ? registry.get(workerId) : undefined;
-    if (!workflow || !workerId || !session) return;
+    const { registry } = this.deps;
+    const here = await this.assigneeHere(workflowId);
+    if (!here) return;
+    const { workflow, workerId, session } = here;
     if (!isUnfinished(workflow.status)) {
       // Also to an assignee not known to run it yet: a worker ignores a cancel for what it does not run.
       if (workflow.status === 'cancelled') session.send(await buildDispatch(this.deps, workflow, 'cancel'));
@@ -318,14 +349,27 @@ export class LiveDispatcher implements Steering {
     }
     const intent = intentOf(workflow);
     if (!intent || intent.action === 'resume') return;
-    if (registry.holds(workerId, workflowId)) {
-      if (session.send(await buildDispatch(this.deps, workflow, intent.action, { message: intent.message })))
-        await this.deps.engine.clearIntent(workflowId, intent);
-      return;
-    }
+    if (registry.holds(workerId, workflowId)) return this.steerRun(session, workflow, intent);
     if (!registry.isReconciled(workerId)) return;
     await this.unclaim(workflowId, workerId);
     this.wakeAll();
+  }
+
+  /** The workflow and the session of its assignee, when that is connected to this replica. */
+  private async assigneeHere(
+    workflowId: string,
+  ): Promise<{ workflow: DeliveryRow; workerId: string; session: WorkerSession } | null> {
+    const workflow = await deliveryRow(this.deps.db, workflowId);
+    const workerId = workflow?.assigned_worker_id;
+    const session = workerId ? this.deps.registry.get(workerId) : undefined;
+    if (!workflow || !workerId || !session) return null;
+    return { workflow, workerId, session };
+  }
+
+  /** An answer or feedback for the run the worker holds; recorded until it was sent. */
+  private async steerRun(session: WorkerSession, workflow: DeliveryRow, intent: Intent): Promise<void> {
+    if (session.send(await buildDispatch(this.deps, workflow, intent.action, { message: intent.message })))
+      await this.deps.engine.clearIntent(workflow.id, intent);
   }
 
   private inBackground(what: string, work: Promise<void>): void {

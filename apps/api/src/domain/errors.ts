@@ -50,25 +50,32 @@ export function toDomainError(error: unknown): DomainError {
  */
 function bodyReadError(error: unknown): DomainError | null {
   const { type, status, code } = (error ?? {}) as { type?: unknown; status?: unknown; code?: unknown };
-  switch (type) {
-    case 'entity.parse.failed':
-      return new DomainError('invalid_input', 'the body is not valid JSON');
-    case 'entity.too.large':
-      return new DomainError('payload_too_large', 'the body is too large');
-    case 'parameters.too.many':
-      return new DomainError('payload_too_large', 'the form body has too many parameters');
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new DomainError('unsupported_media_type', 'unsupported body encoding');
-    case 'request.size.invalid':
-      return new DomainError('invalid_input', 'the body does not match its Content-Length');
-    case 'request.aborted':
-      return new DomainError('invalid_input', 'the client aborted the request');
-  }
-  if (typeof status !== 'number' || status < 400 || status > 499) return null;
+  const known = typeof type === 'string' ? BODY_ERROR_TYPES.get(type) : undefined;
+  if (known) return new DomainError(...known);
+  return typeof status === 'number' ? bodyStatusError(status, code) : null;
+}
+
+/** body-parser's error types, as the contract's code and message. */
+const BODY_ERROR_TYPES: ReadonlyMap<string, [ErrorCode, string]> = new Map<string, [ErrorCode, string]>([
+  ['entity.parse.failed', ['invalid_input', 'the body is not valid JSON']],
+  ['entity.too.large', ['payload_too_large', 'the body is too large']],
+  ['parameters.too.many', ['payload_too_large', 'the form body has too many parameters']],
+  ['encoding.unsupported', ['unsupported_media_type', 'unsupported body encoding']],
+  ['charset.unsupported', ['unsupported_media_type', 'unsupported body encoding']],
+  ['request.size.invalid', ['invalid_input', 'the body does not match its Content-Length']],
+  ['request.aborted', ['invalid_input', 'the client aborted the request']],
+]);
+
+/** zlib (`Z_*`, `ERR__*`) and brotli decoding failures. */
+const isDecompressionError = (code: unknown): boolean =>
+  typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__'));
+
+/** An error of another type with a 4xx status; null for any other status. */
+function bodyStatusError(status: number, code: unknown): DomainError | null {
+  if (status < 400 || status > 499) return null;
   if (status === 413) return new DomainError('payload_too_large', 'the body is too large');
   if (status === 415) return new DomainError('unsupported_media_type', 'unsupported body encoding');
-  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__')))
+  if (isDecompressionError(code))
     return new DomainError('invalid_input', 'the body could not be decompressed (Content-Encoding)');
   return new DomainError('invalid_input', 'the request could not be read');
 }

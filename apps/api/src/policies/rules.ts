@@ -63,54 +63,71 @@ export function canSeeProject(principal: Principal, scope: ProjectScope): boolea
   }
 }
 
+type UserPrincipal = Extract<Principal, { kind: 'user' }>;
+type JobPrincipal = Extract<Principal, { kind: 'job' }>;
+
+function userMayInProject(user: UserPrincipal, action: ProjectAction, scope: ProjectScope): boolean {
+  if (action === 'workflow.worker') return false;
+  // An `api` token is a leaf credential: it mints no further tokens (see docs/decisions/0010-sign-in.md).
+  if (action === 'token.job') return user.scope === 'session';
+  if (OWNER_ONLY.has(action)) return user.isAdmin || scope.role === 'owner';
+  return MEMBER_ACTIONS.has(action);
+}
+
+function jobMayInProject(job: JobPrincipal, action: ProjectAction, scope: ProjectScope): boolean {
+  if (!JOB_ACTIONS.has(action)) return false;
+  // A job token reaches its own workflow, and project-wide things such as storage.
+  return scope.workflowId === undefined || scope.workflowId === job.workflowId;
+}
+
 /** The one place that says who may do what inside a project. */
 export function canInProject(principal: Principal, action: ProjectAction, scope: ProjectScope): boolean {
   if (!canSeeProject(principal, scope)) return false;
   switch (principal.kind) {
     case 'user':
-      if (action === 'workflow.worker') return false;
-      // An `api` token is a leaf credential: it mints no further tokens (see docs/decisions/0010-sign-in.md).
-      if (action === 'token.job') return principal.scope === 'session';
-      if (OWNER_ONLY.has(action)) return principal.isAdmin || scope.role === 'owner';
-      return MEMBER_ACTIONS.has(action);
+      return userMayInProject(principal, action, scope);
     case 'worker':
       return WORKER_ACTIONS.has(action);
     case 'job':
-      if (!JOB_ACTIONS.has(action)) return false;
-      // A job token reaches its own workflow, and project-wide things such as storage.
-      return scope.workflowId === undefined || scope.workflowId === principal.workflowId;
+      return jobMayInProject(principal, action, scope);
   }
 }
 
+const anyUser = (): boolean => true;
+/** Not an api token narrowed to one project. */
+const unnarrowed = (user: UserPrincipal): boolean => user.projectId === null;
+/** A signed-in session: an api token is a leaf credential. */
+const session = (user: UserPrincipal): boolean => user.scope === 'session';
+const adminSession = (user: UserPrincipal): boolean => user.isAdmin && user.scope === 'session';
+
+/** Who of the people may do each thing outside projects. */
+const USER_GLOBAL_RULES: Readonly<Record<GlobalAction, (user: UserPrincipal) => boolean>> = {
+  'project.list': anyUser,
+  'project.create': unnarrowed,
+  'kb.read': anyUser,
+  'settings.read': anyUser,
+  'workers.read': anyUser,
+  'templates.read': anyUser,
+  'token.api': session,
+  'tokens.manage': unnarrowed,
+  'kb.write': adminSession,
+  'settings.write': adminSession,
+  'token.worker': adminSession,
+  'tokens.manage_any': adminSession,
+};
+const WORKER_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read', 'workers.read', 'templates.read', 'settings.read']);
+const JOB_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read']);
+
 export function canGlobally(principal: Principal, action: GlobalAction): boolean {
   switch (principal.kind) {
-    case 'user':
-      switch (action) {
-        case 'project.list':
-          return true;
-        case 'project.create':
-          return principal.projectId === null;
-        case 'kb.read':
-        case 'settings.read':
-        case 'workers.read':
-        case 'templates.read':
-          return true;
-        case 'token.api':
-          return principal.scope === 'session';
-        case 'tokens.manage':
-          return principal.projectId === null;
-        case 'kb.write':
-        case 'settings.write':
-        case 'token.worker':
-        case 'tokens.manage_any':
-          return principal.isAdmin && principal.scope === 'session';
-      }
-      return false;
+    case 'user': {
+      // An action not in the table (not declared) is refused.
+      const rule = Object.hasOwn(USER_GLOBAL_RULES, action) ? USER_GLOBAL_RULES[action] : undefined;
+      return rule !== undefined && rule(principal);
+    }
     case 'worker':
-      return (
-        action === 'kb.read' || action === 'workers.read' || action === 'templates.read' || action === 'settings.read'
-      );
+      return WORKER_GLOBAL_ACTIONS.has(action);
     case 'job':
-      return action === 'kb.read';
+      return JOB_GLOBAL_ACTIONS.has(action);
   }
 }

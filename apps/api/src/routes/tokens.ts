@@ -1,4 +1,4 @@
-import { IdSchema } from '@svc/protocol';
+import { IdSchema, type TokenRequest } from '@svc/protocol';
 import type { AppDeps } from '../deps';
 import type { OperationHandler, Handlers } from '../http/mount';
 import { principalOf } from '../auth/authenticate';
@@ -26,41 +26,7 @@ export function tokenHandlers(deps: AppDeps): Handlers<'getJwks' | 'createToken'
     res.set('Cache-Control', 'public, max-age=300').json({ keys: [deps.keys.publicJwk] });
   };
   const createToken: OperationHandler<'createToken'> = async (req, res, input) => {
-    const principal = principalOf(req);
-    const body = input.body();
-    const scope = body.scope ?? 'api';
-    const ttlSeconds = body.ttl_seconds;
-    let issued: IssuedToken;
-    if (scope === 'job') {
-      const { workflow } = await authorizeWorkflow(deps.db, principal, body.workflow_id!, 'token.job');
-      if (body.project_id && body.project_id !== workflow.project_id)
-        throw invalidInput('body.project_id: the workflow belongs to another project');
-      if (body.name !== undefined) throw invalidInput('body.name: only api and worker tokens are named and listed');
-      if (ttlSeconds !== undefined && ttlSeconds > MAX_JOB_TTL_SECONDS)
-        throw invalidInput(`body.ttl_seconds: a job token lives at most ${MAX_JOB_TTL_SECONDS} seconds`);
-      if (!isUnfinished(workflow.status)) throw conflict(`the workflow is ${workflow.status}; it runs no more jobs`);
-      // Bound to its minter: it never outlives the minting token and acts only while the minter could.
-      issued = await deps.tokens.issue({
-        sub: `job:${workflow.id}`,
-        scope,
-        ttlSeconds,
-        projectId: workflow.project_id,
-        workflowId: workflow.id,
-        mintedBy: principal.claims,
-      });
-    } else if (principal.kind !== 'user') {
-      throw forbidden(`a ${principal.kind} token may only ask for a job token`);
-    } else if (scope === 'worker') {
-      if (body.project_id) throw invalidInput('body.project_id: only an api token can be narrowed to a project');
-      authorizeGlobal(principal, 'token.worker');
-      issued = await deps.tokens.issue({ sub: `worker:${principal.user.id}`, scope, ttlSeconds });
-      await recordToken(deps.db, principal.user.id, body.name ?? '', issued);
-    } else {
-      authorizeGlobal(principal, 'token.api');
-      if (body.project_id) await authorizeProject(deps.db, principal, body.project_id, 'project.read');
-      issued = await deps.tokens.issue({ sub: principal.user.id, scope, ttlSeconds, projectId: body.project_id });
-      await recordToken(deps.db, principal.user.id, body.name ?? '', issued);
-    }
+    const issued = await issueToken(deps, principalOf(req), input.body());
     res.status(201).json({ token: issued.token, token_type: 'Bearer', expires_at: issued.expiresAt.toISOString() });
   };
 
@@ -77,4 +43,59 @@ export function tokenHandlers(deps: AppDeps): Handlers<'getJwks' | 'createToken'
     res.status(204).end();
   };
   return { getJwks, createToken, listTokens, revokeToken };
+}
+
+type Person = Extract<Principal, { kind: 'user' }>;
+
+/** A job token for one unfinished workflow, bound to its minter: it never outlives the minting token and acts only while the minter could. */
+async function issueJobToken(deps: AppDeps, principal: Principal, body: TokenRequest): Promise<IssuedToken> {
+  const { workflow } = await authorizeWorkflow(deps.db, principal, body.workflow_id!, 'token.job');
+  if (body.project_id && body.project_id !== workflow.project_id)
+    throw invalidInput('body.project_id: the workflow belongs to another project');
+  if (body.name !== undefined) throw invalidInput('body.name: only api and worker tokens are named and listed');
+  if (body.ttl_seconds !== undefined && body.ttl_seconds > MAX_JOB_TTL_SECONDS)
+    throw invalidInput(`body.ttl_seconds: a job token lives at most ${MAX_JOB_TTL_SECONDS} seconds`);
+  if (!isUnfinished(workflow.status)) throw conflict(`the workflow is ${workflow.status}; it runs no more jobs`);
+  return deps.tokens.issue({
+    sub: `job:${workflow.id}`,
+    scope: 'job',
+    ttlSeconds: body.ttl_seconds,
+    projectId: workflow.project_id,
+    workflowId: workflow.id,
+    mintedBy: principal.claims,
+  });
+}
+
+async function issueWorkerToken(deps: AppDeps, person: Person, body: TokenRequest): Promise<IssuedToken> {
+  if (body.project_id) throw invalidInput('body.project_id: only an api token can be narrowed to a project');
+  authorizeGlobal(person, 'token.worker');
+  const issued = await deps.tokens.issue({
+    sub: `worker:${person.user.id}`,
+    scope: 'worker',
+    ttlSeconds: body.ttl_seconds,
+  });
+  await recordToken(deps.db, person.user.id, body.name ?? '', issued);
+  return issued;
+}
+
+/** An api token, narrowed to a project the person can see when asked. */
+async function issueApiToken(deps: AppDeps, person: Person, body: TokenRequest): Promise<IssuedToken> {
+  authorizeGlobal(person, 'token.api');
+  if (body.project_id) await authorizeProject(deps.db, person, body.project_id, 'project.read');
+  const issued = await deps.tokens.issue({
+    sub: person.user.id,
+    scope: 'api',
+    ttlSeconds: body.ttl_seconds,
+    projectId: body.project_id,
+  });
+  await recordToken(deps.db, person.user.id, body.name ?? '', issued);
+  return issued;
+}
+
+/** Workers and jobs mint job tokens only; people mint api and worker tokens (and job tokens). */
+async function issueToken(deps: AppDeps, principal: Principal, body: TokenRequest): Promise<IssuedToken> {
+  const scope = body.scope ?? 'api';
+  if (scope === 'job') return issueJobToken(deps, principal, body);
+  if (principal.kind !== 'user') throw forbidden(`a ${principal.kind} token may only ask for a job token`);
+  return scope === 'worker' ? issueWorkerToken(deps, principal, body) : issueApiToken(deps, principal, body);
 }

@@ -32,6 +32,9 @@ describe('safeSegments', () => {
   it.each([
     ['dot segment', '..'],
     ['dot segment', 'a/../b'],
+    ['dot segment of three dots', 'a/.../b'],
+    ['dot segment with white space in it', 'a/. ./b'],
+    ['dot segment after a tab', 'a/%09../b'],
     ['double-encoded dot segment', '%252e%252e/x'],
     ['overlong UTF-8', '%c0%ae%c0%ae/x'],
     ['NUL', 'a%00b'],

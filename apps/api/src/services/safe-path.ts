@@ -87,10 +87,15 @@ function checkLayer(text: string): void {
   if (text.includes('\\')) throw invalidPath('backslash');
   if (text.startsWith('/')) throw invalidPath('absolute path');
   if (DRIVE.test(text)) throw invalidPath('drive letter');
-  for (const segment of text.split('/')) {
+  if (hasDotSegment(text)) throw invalidPath('dot segment');
+}
+
+/** `..`, `...` and the like, also with white space in them (`. .`); a lone `.` is the current directory. */
+function hasDotSegment(text: string): boolean {
+  return text.split('/').some((segment) => {
     const squashed = segment.replace(/\s/g, '');
-    if (segment !== '.' && squashed.length > 0 && /^\.+$/.test(squashed)) throw invalidPath('dot segment');
-  }
+    return segment !== '.' && squashed.length > 0 && /^\.+$/.test(squashed);
+  });
 }
 
 /** The text and every way it could be read again: further percent-decodings and their NFKC forms. */

@@ -16,6 +16,16 @@ export const MAX_RELAYED_OUTPUT_CHARS = 256 * 1024;
 /** A command longer than this cannot travel in one bus message. */
 const MAX_RELAYED_COMMAND_CHARS = 1_000;
 
+/** An exec as the target worker gets it, but for its `type`. */
+interface ExecForTarget {
+  request_id: string;
+  workflow_id: string;
+  command: string;
+  timeout_seconds?: number;
+  project_id: string;
+  job_token: string;
+}
+
 interface PendingExec {
   requester: WorkerSession;
   requestId: string;
@@ -76,14 +86,9 @@ export class ExecRelay {
       return;
     }
     const target = this.registry.find(message.target_worker);
-    if (!target && !(await this.connectedElsewhere(message.target_worker))) {
-      fail(`worker ${message.target_worker} is not connected`);
-      return;
-    }
-    if (!target && message.command.length > MAX_RELAYED_COMMAND_CHARS) {
-      fail(
-        `refused: a command for a worker on another server may have at most ${MAX_RELAYED_COMMAND_CHARS} characters`,
-      );
+    const refused = await this.targetRefusal(message, target);
+    if (refused !== null) {
+      fail(refused);
       return;
     }
     const id = randomUUID();
@@ -98,6 +103,37 @@ export class ExecRelay {
       workflowId: message.workflow_id,
       mintedBy: askerToken,
     });
+    this.awaitResult(id, from, message, target, seconds, fail);
+    const exec = {
+      request_id: id,
+      workflow_id: message.workflow_id,
+      command: message.command,
+      ...(message.timeout_seconds !== undefined ? { timeout_seconds: message.timeout_seconds } : {}),
+      project_id: workflow.project_id,
+      job_token: job.token,
+    };
+    this.forward(exec, target, message.target_worker, fail);
+  }
+
+  /** Why the target cannot be asked: not connected anywhere, or too long a command for another replica. */
+  private async targetRefusal(message: ExecRequestMessage, target: WorkerSession | undefined): Promise<string | null> {
+    if (target) return null;
+    if (!(await this.connectedElsewhere(message.target_worker)))
+      return `worker ${message.target_worker} is not connected`;
+    if (message.command.length > MAX_RELAYED_COMMAND_CHARS)
+      return `refused: a command for a worker on another server may have at most ${MAX_RELAYED_COMMAND_CHARS} characters`;
+    return null;
+  }
+
+  /** Waits for the result of exec `id`; without one in time, the asker gets a timed-out result. */
+  private awaitResult(
+    id: string,
+    from: WorkerSession,
+    message: ExecRequestMessage,
+    target: WorkerSession | undefined,
+    seconds: number,
+    fail: (output: string, timedOut?: boolean) => void,
+  ): void {
     const timer = setTimeout(
       () => {
         this.pending.delete(id);
@@ -113,21 +149,22 @@ export class ExecRelay {
       workflowId: message.workflow_id,
       timer,
     });
-    const exec = {
-      request_id: id,
-      workflow_id: message.workflow_id,
-      command: message.command,
-      ...(message.timeout_seconds !== undefined ? { timeout_seconds: message.timeout_seconds } : {}),
-      project_id: workflow.project_id,
-      job_token: job.token,
-    };
+  }
+
+  /** Sends the exec to the target connected here, or through the bus to the replica it is connected to. */
+  private forward(
+    exec: ExecForTarget,
+    target: WorkerSession | undefined,
+    targetWorker: string,
+    fail: (output: string) => void,
+  ): void {
     if (!target) {
-      const { request_id: _, ...rest } = exec;
-      this.bus.publish({ type: 'exec', id, origin: this.bus.replicaId, target_worker: message.target_worker, ...rest });
+      const { request_id: id, ...rest } = exec;
+      this.bus.publish({ type: 'exec', id, origin: this.bus.replicaId, target_worker: targetWorker, ...rest });
       return;
     }
     if (!target.send({ type: 'exec', ...exec }))
-      this.settle(id, () => fail(`worker ${message.target_worker} is not connected`));
+      this.settle(exec.request_id, () => fail(`worker ${targetWorker} is not connected`));
   }
 
   /** B's answer: relayed to the asker; false when nothing waits for it (late, unknown, or not B's). */

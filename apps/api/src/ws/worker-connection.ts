@@ -7,6 +7,9 @@ import {
   WORKER_PROTOCOL_VERSION,
   WorkerToServerMessageSchema,
   WS_CLOSE_UNSUPPORTED_VERSION,
+  type CommandOutputMessage,
+  type ExecResultMessage,
+  type HeartbeatMessage,
   type RegisterMessage,
   type ServerToWorkerMessage,
   type UpdateMessage,
@@ -183,21 +186,12 @@ export class WorkerConnection implements WorkerSession {
   }
 
   private async handle(message: WorkerToServerMessage, bytes: number): Promise<void> {
-    const { registry, dispatcher } = this.live;
     switch (message.type) {
       case 'register':
         if (this.state !== 'new') return this.sendError({ code: 'conflict', message: 'already registered' });
         return this.register(message);
-      case 'heartbeat': {
-        this.live.background.run(registry.heartbeat(this));
-        const first = !registry.isReconciled(this.workerId);
-        const reconciled = dispatcher.heartbeat(this, message.active_workflows);
-        // The first heartbeat says what a (re)connected worker runs: the updates it resends after it
-        // are stored only once that is settled (they may belong to a workflow it gets back).
-        if (first) return reconciled;
-        this.live.background.run(reconciled);
-        return;
-      }
+      case 'heartbeat':
+        return this.heartbeat(message);
       case 'update':
         return this.update(message, bytes);
       case 'exec_request':
@@ -205,24 +199,42 @@ export class WorkerConnection implements WorkerSession {
           this.exec.request(this, message, this.token).catch((err: unknown) => this.failed(err)),
         );
         return;
-      case 'command_output': {
-        const runsExec = this.exec.runsFor(this.workerId, message.workflow_id);
-        const refusal = await this.live.ingest.relayCommandOutput(this.workerId, message, runsExec);
-        if (refusal) this.send({ type: 'error', error: refusal, workflow_id: message.workflow_id });
-        return;
-      }
+      case 'command_output':
+        return this.commandOutput(message);
       case 'exec_result':
-        if (!this.exec.result(this, message))
-          this.sendError({
-            code: 'not_found',
-            message: `no exec request ${message.request_id} is waiting for this worker`,
-          });
-        return;
+        return this.execResult(message);
       default: {
         const unreachable: never = message;
         return unreachable;
       }
     }
+  }
+
+  private heartbeat(message: HeartbeatMessage): Promise<void> | undefined {
+    const { registry, dispatcher } = this.live;
+    this.live.background.run(registry.heartbeat(this));
+    const first = !registry.isReconciled(this.workerId);
+    const reconciled = dispatcher.heartbeat(this, message.active_workflows);
+    // The first heartbeat says what a (re)connected worker runs: the updates it resends after it
+    // are stored only once that is settled (they may belong to a workflow it gets back).
+    if (first) return reconciled;
+    this.live.background.run(reconciled);
+    return undefined;
+  }
+
+  /** Live output of a command: the worker's own workflow's, or of an exec it runs for another worker. */
+  private async commandOutput(message: CommandOutputMessage): Promise<void> {
+    const runsExec = this.exec.runsFor(this.workerId, message.workflow_id);
+    const refusal = await this.live.ingest.relayCommandOutput(this.workerId, message, runsExec);
+    if (refusal) this.send({ type: 'error', error: refusal, workflow_id: message.workflow_id });
+  }
+
+  private execResult(message: ExecResultMessage): void {
+    if (!this.exec.result(this, message))
+      this.sendError({
+        code: 'not_found',
+        message: `no exec request ${message.request_id} is waiting for this worker`,
+      });
   }
 
   private async register(message: RegisterMessage): Promise<void> {

@@ -105,50 +105,81 @@ function browserInstructions(url: string, loginUrl: string, ttlSeconds: number):
   ].join('\n');
 }
 
+/** One line from the terminal, the question on stderr. */
+async function ask(ctx: Context, question: string): Promise<string | undefined> {
+  const prompt = new LineAnswers(ctx.io.stdin, ctx.io.stderr);
+  const answer = await prompt.answer(question);
+  prompt.close();
+  return answer ?? undefined;
+}
+
+/** The token `svc login` was handed: on stdin (`--with-token`) or as `--token`. */
+async function givenToken(ctx: Context, withToken: boolean | undefined): Promise<string | undefined> {
+  if (withToken) return readStdinToken(ctx);
+  return ctx.settings.sources.token === 'flag' ? ctx.settings.token : undefined;
+}
+
+/** The dev provider: a token minted for `--dev-user`, or for the name typed on a terminal. */
+async function devSignIn(ctx: Context, url: string, devUser: string | undefined, ttlSeconds: number): Promise<string> {
+  let login = devUser;
+  if (!login && ctx.io.stdinIsTty) login = await ask(ctx, `User name on ${url} (dev sign-in)`);
+  if (!login) throw usageError('this server uses the dev sign-in: pass --dev-user <name>');
+  return (await devMint(ctx, url, login, { scope: 'api', ttl_seconds: ttlSeconds })).token;
+}
+
+/** Any other provider: the person signs in with a browser and pastes a token or session on the terminal. */
+async function browserSignIn(
+  ctx: Context,
+  url: string,
+  loginUrl: string,
+  openBrowser: boolean,
+  ttlSeconds: number,
+): Promise<string> {
+  ctx.note(browserInstructions(url, loginUrl, ttlSeconds));
+  if (openBrowser && ctx.io.stdinIsTty && ctx.io.openBrowser) await ctx.io.openBrowser(loginUrl);
+  if (!ctx.io.stdinIsTty)
+    throw new CliError(
+      'not a terminal: follow the steps above, then run `svc login --with-token` with the token on stdin',
+      EXIT.cancelledOrUsage,
+      'usage',
+    );
+  const token = (await ask(ctx, 'Token'))?.trim();
+  if (!token) throw usageError('no token given');
+  return token;
+}
+
+async function signIn(
+  ctx: Context,
+  url: string,
+  flags: { devUser?: string; browser?: boolean },
+  ttlSeconds: number,
+): Promise<string> {
+  const provider = await ctx.publicClient().request('/auth/provider', AuthProviderResponseSchema);
+  if (provider.provider === 'dev') return devSignIn(ctx, url, flags.devUser, ttlSeconds);
+  if (flags.devUser) throw usageError(`--dev-user: this server signs in with ${provider.provider}, not dev`);
+  const loginUrl = new URL(provider.login_url, `${url}/`).toString();
+  return browserSignIn(ctx, url, loginUrl, flags.browser !== false, ttlSeconds);
+}
+
+/** When a token's `exp` claim says it expires (ISO 8601), if it has one. */
+function expiresAt(claims: Record<string, unknown> | null): string | null {
+  return typeof claims?.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : null;
+}
+
 export async function loginCommand(
   ctx: Context,
   flags: { withToken?: boolean; devUser?: string; browser?: boolean; ttl?: string; token?: string },
 ): Promise<number> {
   const url = ctx.url();
   const ttlSeconds = flags.ttl ? parseTtl(flags.ttl) : DEFAULT_LOGIN_TTL;
-  let token: string | undefined = ctx.settings.sources.token === 'flag' ? ctx.settings.token : undefined;
-  if (flags.withToken) token = await readStdinToken(ctx);
-  if (!token) {
-    const client = ctx.publicClient();
-    const provider = await client.request('/auth/provider', AuthProviderResponseSchema);
-    if (provider.provider === 'dev') {
-      let login = flags.devUser;
-      if (!login && ctx.io.stdinIsTty) {
-        const prompt = new LineAnswers(ctx.io.stdin, ctx.io.stderr);
-        login = (await prompt.answer(`User name on ${url} (dev sign-in)`)) ?? undefined;
-        prompt.close();
-      }
-      if (!login) throw usageError('this server uses the dev sign-in: pass --dev-user <name>');
-      token = (await devMint(ctx, url, login, { scope: 'api', ttl_seconds: ttlSeconds })).token;
-    } else {
-      if (flags.devUser) throw usageError(`--dev-user: this server signs in with ${provider.provider}, not dev`);
-      const loginUrl = new URL(provider.login_url, `${url}/`).toString();
-      ctx.note(browserInstructions(url, loginUrl, ttlSeconds));
-      if (flags.browser !== false && ctx.io.stdinIsTty && ctx.io.openBrowser) await ctx.io.openBrowser(loginUrl);
-      if (!ctx.io.stdinIsTty)
-        throw new CliError(
-          'not a terminal: follow the steps above, then run `svc login --with-token` with the token on stdin',
-          EXIT.cancelledOrUsage,
-          'usage',
-        );
-      const prompt = new LineAnswers(ctx.io.stdin, ctx.io.stderr);
-      token = (await prompt.answer('Token'))?.trim() ?? undefined;
-      prompt.close();
-      if (!token) throw usageError('no token given');
-    }
-  }
+  let token = await givenToken(ctx, flags.withToken);
+  if (!token) token = await signIn(ctx, url, flags, ttlSeconds);
   // A pasted session (the svc_session cookie's value) is traded for an api token; the session is not kept.
   if (tokenClaims(token)?.scope === 'session')
     token = (await bearerMint(ctx, token, { scope: 'api', ttl_seconds: ttlSeconds })).token;
   const user: User = await ctx.clientFor(token).request('/me', UserSchema);
   writeConfigFile(ctx.settings.file, { ...ctx.file, url, token });
-  const claims = tokenClaims(token);
-  const expires = typeof claims?.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : null;
+  const expires = expiresAt(tokenClaims(token));
   ctx.result(
     { url, user, config_file: ctx.settings.file, expires_at: expires },
     `signed in to ${url} as ${user.login}${expires ? ` (token valid until ${expires})` : ''}; saved in ${ctx.settings.file}`,
@@ -192,7 +223,7 @@ export async function whoamiCommand(ctx: Context): Promise<number> {
         source: ctx.settings.sources.token,
         scope: claims?.scope ?? null,
         project_id: claims?.project_id ?? null,
-        expires_at: typeof claims?.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : null,
+        expires_at: expiresAt(claims),
       },
     },
     `${user.login}${user.is_admin ? ' (administrator)' : ''} on ${ctx.url()}`,
@@ -200,101 +231,138 @@ export async function whoamiCommand(ctx: Context): Promise<number> {
   return EXIT.ok;
 }
 
+function tokenScope(flag: string | undefined): TokenBody['scope'] {
+  const scope = flag ?? 'api';
+  if (scope !== 'api' && scope !== 'worker') throw usageError(`--scope ${scope}: api or worker`);
+  return scope;
+}
+
+/** `--session-token`, read from stdin for `-`; never with `--dev-user`. */
+async function sessionTokenFlag(
+  ctx: Context,
+  flags: { devUser?: string; sessionToken?: string },
+): Promise<string | undefined> {
+  if (flags.devUser && flags.sessionToken) throw usageError('--dev-user or --session-token, not both');
+  return flags.sessionToken === '-' ? readStdinToken(ctx) : flags.sessionToken;
+}
+
+/** `--project` as an id; it needs a credential to look the name up: as given when only a session is. */
+async function narrowingProject(ctx: Context, sessionToken: string | undefined): Promise<string | undefined> {
+  if (ctx.settings.sources.project !== 'flag') return undefined;
+  if (ctx.settings.token || !sessionToken) return ctx.projectId();
+  return ctx.settings.project;
+}
+
+/** Through the dev provider for `--dev-user`, else with the session or the saved token. */
+async function mint(
+  ctx: Context,
+  flags: { devUser?: string },
+  sessionToken: string | undefined,
+  body: TokenBody,
+): Promise<TokenResponse> {
+  if (flags.devUser) return devMint(ctx, ctx.url(), flags.devUser, body);
+  const credential = sessionToken ?? ctx.settings.token;
+  if (!credential) throw usageError('not signed in: pass --session-token or --dev-user, or run `svc login`');
+  return bearerMint(ctx, credential, body);
+}
+
+function issuedNote(body: TokenBody, issued: TokenResponse, savedIn: string | undefined): string {
+  const project = body.project_id ? ` for project ${body.project_id}` : '';
+  const saved = savedIn ? `; saved in ${savedIn}` : '';
+  return `svc: ${body.scope} token${project}, valid until ${issued.expires_at}${saved}`;
+}
+
 export async function tokenCreateCommand(
   ctx: Context,
   flags: { scope?: string; ttl?: string; save?: boolean; devUser?: string; sessionToken?: string },
 ): Promise<number> {
-  const scope = flags.scope ?? 'api';
-  if (scope !== 'api' && scope !== 'worker') throw usageError(`--scope ${scope}: api or worker`);
-  if (flags.devUser && flags.sessionToken) throw usageError('--dev-user or --session-token, not both');
-  const sessionToken = flags.sessionToken === '-' ? await readStdinToken(ctx) : flags.sessionToken;
-  // --project needs a credential to look the name up: the session itself when there is no saved token.
-  const projectId =
-    ctx.settings.sources.project === 'flag'
-      ? ctx.settings.token || !sessionToken
-        ? await ctx.projectId()
-        : ctx.settings.project
-      : undefined;
+  const scope = tokenScope(flags.scope);
+  const sessionToken = await sessionTokenFlag(ctx, flags);
+  const projectId = await narrowingProject(ctx, sessionToken);
   if (projectId && scope !== 'api') throw usageError('--project narrows api tokens only');
   const body: TokenBody = { scope, ttl_seconds: flags.ttl ? parseTtl(flags.ttl) : undefined, project_id: projectId };
-  let issued: TokenResponse;
-  if (flags.devUser) issued = await devMint(ctx, ctx.url(), flags.devUser, body);
-  else {
-    const credential = sessionToken ?? ctx.settings.token;
-    if (!credential) throw usageError('not signed in: pass --session-token or --dev-user, or run `svc login`');
-    issued = await bearerMint(ctx, credential, body);
-  }
-  if (flags.save) writeConfigFile(ctx.settings.file, { ...ctx.file, url: ctx.url(), token: issued.token });
+  const issued = await mint(ctx, flags, sessionToken, body);
+  const savedIn = flags.save ? ctx.settings.file : undefined;
+  if (savedIn) writeConfigFile(savedIn, { ...ctx.file, url: ctx.url(), token: issued.token });
   ctx.result({ ...issued, scope, project_id: projectId ?? null }, issued.token);
-  if (!ctx.json)
-    ctx.note(
-      `svc: ${scope} token${projectId ? ` for project ${projectId}` : ''}, valid until ${issued.expires_at}${flags.save ? `; saved in ${ctx.settings.file}` : ''}`,
-    );
+  if (!ctx.json) ctx.note(issuedNote(body, issued, savedIn));
   return EXIT.ok;
 }
 
-export async function tokenRevokeCommand(ctx: Context, tokenArg: string | undefined): Promise<number> {
+async function tokenToRevoke(ctx: Context, tokenArg: string | undefined): Promise<string> {
   const token = tokenArg === '-' ? await readStdinToken(ctx) : (tokenArg ?? ctx.settings.token);
   if (!token) throw usageError('no token to revoke: give it as an argument, - for stdin, or sign in');
+  return token;
+}
+
+export async function tokenRevokeCommand(ctx: Context, tokenArg: string | undefined): Promise<number> {
+  const token = await tokenToRevoke(ctx, tokenArg);
   await revoke(ctx, token);
-  const claims = tokenClaims(token);
+  const claims = tokenClaims(token) ?? {};
   const forgotten = forget(ctx, token);
+  const named = claims.jti ? ` token ${String(claims.jti)}` : '';
+  const removed = forgotten ? ` (removed from ${ctx.settings.file})` : '';
   ctx.result(
-    { revoked: true, jti: claims?.jti ?? null, scope: claims?.scope ?? null, removed_from_config: forgotten },
-    `revoked${claims?.jti ? ` token ${String(claims.jti)}` : ''}${forgotten ? ` (removed from ${ctx.settings.file})` : ''}`,
+    { revoked: true, jti: claims.jti ?? null, scope: claims.scope ?? null, removed_from_config: forgotten },
+    `revoked${named}${removed}`,
   );
   return EXIT.ok;
 }
 
 const redact = (token: string | undefined) => (token ? `${token.slice(0, 12)}…(${token.length} chars)` : null);
 
+function configKey(key: string | undefined): ConfigKey {
+  if (!key || !(CONFIG_KEYS as readonly string[]).includes(key))
+    throw usageError(`config key: one of ${CONFIG_KEYS.join(', ')}`);
+  return key as ConfigKey;
+}
+
+function showConfig(ctx: Context): void {
+  const { file } = ctx.settings;
+  const s = ctx.settings;
+  const shown = { file, url: s.url ?? null, token: redact(s.token), project: s.project ?? null, sources: s.sources };
+  ctx.result(shown, () =>
+    [
+      `file: ${file}`,
+      ...CONFIG_KEYS.map((k) => `${k}: ${(k === 'token' ? redact(s.token) : s[k]) ?? '(unset)'}  [${s.sources[k]}]`),
+    ].join('\n'),
+  );
+}
+
+function setConfig(ctx: Context, key: string | undefined, value: string | undefined): void {
+  const { file } = ctx.settings;
+  const k = configKey(key);
+  if (value === undefined) throw usageError('svc config set <key> <value>');
+  const next = FileConfigSchema.safeParse({ ...ctx.file, [k]: value });
+  if (!next.success) throw usageError(`${k}: ${next.error.issues[0]?.message ?? 'invalid'}`);
+  writeConfigFile(file, next.data);
+  ctx.result({ file, [k]: k === 'token' ? redact(value) : value }, `${k} set in ${file}`);
+}
+
+function unsetConfig(ctx: Context, key: string | undefined): void {
+  const { file } = ctx.settings;
+  const k = configKey(key);
+  const { [k]: _dropped, ...rest } = ctx.file;
+  writeConfigFile(file, rest);
+  ctx.result({ file, unset: k }, `${k} removed from ${file}`);
+}
+
 export function configCommand(ctx: Context, action: string, key?: string, value?: string): number {
-  const file = ctx.settings.file;
-  const checkKey = (k: string | undefined): ConfigKey => {
-    if (!k || !(CONFIG_KEYS as readonly string[]).includes(k))
-      throw usageError(`config key: one of ${CONFIG_KEYS.join(', ')}`);
-    return k as ConfigKey;
-  };
   switch (action) {
     case 'path':
-      ctx.result({ file }, file);
-      return EXIT.ok;
-    case 'show': {
-      const s = ctx.settings;
-      const shown = {
-        file,
-        url: s.url ?? null,
-        token: redact(s.token),
-        project: s.project ?? null,
-        sources: s.sources,
-      };
-      ctx.result(shown, () =>
-        [
-          `file: ${file}`,
-          ...CONFIG_KEYS.map(
-            (k) => `${k}: ${(k === 'token' ? redact(s.token) : s[k]) ?? '(unset)'}  [${s.sources[k]}]`,
-          ),
-        ].join('\n'),
-      );
-      return EXIT.ok;
-    }
-    case 'set': {
-      const k = checkKey(key);
-      if (value === undefined) throw usageError('svc config set <key> <value>');
-      const next = FileConfigSchema.safeParse({ ...ctx.file, [k]: value });
-      if (!next.success) throw usageError(`${k}: ${next.error.issues[0]?.message ?? 'invalid'}`);
-      writeConfigFile(file, next.data);
-      ctx.result({ file, [k]: k === 'token' ? redact(value) : value }, `${k} set in ${file}`);
-      return EXIT.ok;
-    }
-    case 'unset': {
-      const k = checkKey(key);
-      const { [k]: _dropped, ...rest } = ctx.file;
-      writeConfigFile(file, rest);
-      ctx.result({ file, unset: k }, `${k} removed from ${file}`);
-      return EXIT.ok;
-    }
+      ctx.result({ file: ctx.settings.file }, ctx.settings.file);
+      break;
+    case 'show':
+      showConfig(ctx);
+      break;
+    case 'set':
+      setConfig(ctx, key, value);
+      break;
+    case 'unset':
+      unsetConfig(ctx, key);
+      break;
     default:
       throw usageError(`svc config ${action}: show, path, set or unset`);
   }
+  return EXIT.ok;
 }

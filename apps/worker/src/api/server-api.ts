@@ -83,7 +83,7 @@ export class ServerApi {
         token: '',
         retry: this.retry,
         logger: this.logger,
-        signal: this.signal ? AbortSignal.any([this.signal, signal]) : signal,
+        signal: this.signalWith(signal),
       },
       this.client,
     );
@@ -93,9 +93,15 @@ export class ServerApi {
     return `${workflowPath(workflowId)}/files/${encodePath(relPath)}`;
   }
 
+  /** This API's signal, also aborted by `extra`. */
+  private signalWith(extra: AbortSignal | undefined): AbortSignal | undefined {
+    if (extra && this.signal) return AbortSignal.any([this.signal, extra]);
+    return extra ?? this.signal;
+  }
+
   /** Runs `call` until it succeeds or fails for a reason other than an unreachable server. */
   private async call<T>(call: (signal: AbortSignal | undefined) => Promise<T>, extra?: AbortSignal): Promise<T> {
-    const signal = extra && this.signal ? AbortSignal.any([this.signal, extra]) : (extra ?? this.signal);
+    const signal = this.signalWith(extra);
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw new AbortedError();
       try {
@@ -103,18 +109,22 @@ export class ServerApi {
       } catch (err) {
         if (signal?.aborted) throw new AbortedError();
         if (!isRetryableServerError(err)) throw err;
-        const error = err as ApiError;
-        const delayMs = backoffDelay(attempt, this.retry);
-        this.logger.warn(
-          { request: error.request, attempt: attempt + 1, delayMs, error: error.message },
-          'server call failed; retrying',
-        );
-        try {
-          await delay(delayMs, undefined, signal ? { signal } : undefined);
-        } catch {
-          throw new AbortedError();
-        }
+        await this.backOff(err as ApiError, attempt, signal);
       }
+    }
+  }
+
+  /** Waits before retry `attempt + 1`; an abort ends the wait with AbortedError. */
+  private async backOff(error: ApiError, attempt: number, signal: AbortSignal | undefined): Promise<void> {
+    const delayMs = backoffDelay(attempt, this.retry);
+    this.logger.warn(
+      { request: error.request, attempt: attempt + 1, delayMs, error: error.message },
+      'server call failed; retrying',
+    );
+    try {
+      await delay(delayMs, undefined, signal ? { signal } : undefined);
+    } catch {
+      throw new AbortedError();
     }
   }
 

@@ -61,23 +61,16 @@ const LIMIT_FILES = {
 
 let probed: CgroupHome | null | undefined;
 
-/** Whether this worker may create cgroups with memory and pids limits (probed once). */
-export function cgroupsUsable(): CgroupHome | undefined {
-  if (probed !== undefined) return probed ?? undefined;
-  probed = null;
-  const home = cgroupHome();
-  if (!home) return undefined;
+/** Whether a cgroup made under `home` gets the memory and pids limit files (made and removed again). */
+function limitsCreatable(home: CgroupHome): boolean {
   const files = LIMIT_FILES[home.version];
   const probes = [...new Set([home.memory, home.pids])].map((dir) => path.join(dir, `svc-probe-${process.pid}`));
   try {
     for (const dir of probes) mkdirSync(dir);
     const [memoryProbe, pidsProbe = memoryProbe] = probes;
-    if (existsSync(path.join(memoryProbe!, files.memory)) && existsSync(path.join(pidsProbe!, files.pids))) {
-      probed = home;
-      removeLeftovers(home);
-    }
+    return existsSync(path.join(memoryProbe!, files.memory)) && existsSync(path.join(pidsProbe!, files.pids));
   } catch {
-    // not ours to create: the prlimit fallback
+    return false; // not ours to create: the prlimit fallback
   } finally {
     for (const dir of probes) {
       try {
@@ -87,21 +80,38 @@ export function cgroupsUsable(): CgroupHome | undefined {
       }
     }
   }
+}
+
+/** Whether this worker may create cgroups with memory and pids limits (probed once). */
+export function cgroupsUsable(): CgroupHome | undefined {
+  if (probed !== undefined) return probed ?? undefined;
+  probed = null;
+  const home = cgroupHome();
+  if (home && limitsCreatable(home)) {
+    probed = home;
+    removeLeftovers(home);
+  }
   return probed ?? undefined;
 }
 
 /** Empty cgroups of commands whose worker died (SIGKILL) before it could remove them. */
 function removeLeftovers(home: CgroupHome): void {
-  for (const dir of new Set([home.memory, home.pids])) {
-    for (const entry of readdirSync(dir)) {
-      const owner = /^svc-cmd-(\d+)-\d+$/.exec(entry)?.[1];
-      if (!owner || existsSync(`/proc/${owner}`)) continue;
-      try {
-        rmdirSync(path.join(dir, entry));
-      } catch {
-        // still holds processes: left alone
-      }
+  try {
+    for (const dir of new Set([home.memory, home.pids])) {
+      for (const entry of readdirSync(dir)) removeIfOrphaned(dir, entry);
     }
+  } catch {
+    // unreadable: the leftovers stay, the limits still work
+  }
+}
+
+function removeIfOrphaned(dir: string, entry: string): void {
+  const owner = /^svc-cmd-(\d+)-\d+$/.exec(entry)?.[1];
+  if (!owner || existsSync(`/proc/${owner}`)) return;
+  try {
+    rmdirSync(path.join(dir, entry));
+  } catch {
+    // still holds processes: left alone
   }
 }
 

@@ -179,6 +179,12 @@ export class Sandbox {
    */
   async check(): Promise<void> {
     if (this.settings.mode === 'none') return;
+    this.checkTools();
+    await this.checkProbe();
+  }
+
+  /** Every program the bwrap mode runs is installed, and commands can be limited somehow. */
+  private checkTools(): void {
     const { bwrapPath, network, slirp4netnsPath } = this.settings;
     if (!executable(bwrapPath)) {
       throw new SandboxError(
@@ -201,6 +207,11 @@ export class Sandbox {
       throw new SandboxError(
         'sandbox: no writable cgroup and no prlimit to limit commands (apt-get install util-linux)',
       );
+  }
+
+  /** bwrap really creates a sandbox here: `exit 0` runs in one. */
+  private async checkProbe(): Promise<void> {
+    const { bwrapPath } = this.settings;
     const probe = await this.wrap({
       command: 'exit 0',
       cwd: undefined,
@@ -291,49 +302,90 @@ export class Sandbox {
     }
   }
 
+  /**
+   * bwrap applies its options in order: the system and read-only binds, the generated files over them,
+   * private /proc, /dev and /tmp, then the hiding mounts over what the binds showed, the workspace
+   * root masked before the one workspace is bound writable, and last the command.
+   */
   private bwrapArgs(request: WrapRequest, files: CommandFiles): string[] {
-    const args = [
-      '--die-with-parent',
-      '--unshare-user',
-      '--uid',
-      String(SANDBOX_UID),
-      '--gid',
-      String(SANDBOX_UID),
-      '--unshare-pid',
-      '--unshare-ipc',
-      '--unshare-uts',
-      '--unshare-cgroup-try',
-      '--hostname',
-      'svc-sandbox',
-    ];
-    const mounted: string[] = [];
-    for (const p of [...SYSTEM_PATHS, ...this.settings.readOnlyPaths]) {
-      const stat = lstatOrNull(p);
-      if (!stat || mounted.some((m) => isUnder(p, m))) continue;
-      if (stat.isSymbolicLink() && path.dirname(p) === '/') args.push('--symlink', readlinkSync(p), p);
-      else args.push('--ro-bind', p, p);
-      mounted.push(p);
-    }
-    // Generated resolv.conf (slirp4netns's DNS) and hosts (SVC_URL's host name) over the host's.
-    if (files.resolvConf) args.push('--ro-bind', files.resolvConf, resolvConfTarget());
-    if (files.hosts) args.push('--ro-bind', files.hosts, '/etc/hosts');
+    const readOnly = readOnlyMounts([...SYSTEM_PATHS, ...this.settings.readOnlyPaths]);
     const tmpSize = String(this.settings.limits.tmpMaxBytes);
-    args.push('--proc', '/proc', '--dev', '/dev');
-    args.push('--size', tmpSize, '--tmpfs', '/tmp', '--size', tmpSize, '--tmpfs', '/var/tmp', '--dir', SANDBOX_HOME);
-    // Secrets inside a mounted directory are covered: a directory by an empty tmpfs, a file by a
-    // device node that cannot be opened (mounts are nodev).
-    for (const p of [...ALWAYS_HIDDEN, ...this.settings.hiddenPaths]) {
-      if (!mounted.some((m) => isUnder(p, m))) continue;
-      const stat = lstatOrNull(p);
-      if (!stat) continue;
-      if (stat.isDirectory()) args.push('--tmpfs', p);
-      else args.push('--ro-bind', '/dev/null', p);
-    }
-    if (request.workspaceRoot) args.push('--tmpfs', request.workspaceRoot);
-    if (request.cwd) args.push('--bind', request.cwd, request.cwd, '--chdir', request.cwd);
-    args.push('--', 'bash', '-c', request.command);
-    return args;
+    return [
+      ...NAMESPACE_ARGS,
+      ...readOnly.args,
+      ...generatedFileMounts(files),
+      ...['--proc', '/proc', '--dev', '/dev'],
+      ...['--size', tmpSize, '--tmpfs', '/tmp', '--size', tmpSize, '--tmpfs', '/var/tmp', '--dir', SANDBOX_HOME],
+      ...hidingMounts([...ALWAYS_HIDDEN, ...this.settings.hiddenPaths], readOnly.mounted),
+      ...workspaceMounts(request),
+      ...['--', 'bash', '-c', request.command],
+    ];
   }
+}
+
+/** New user (mapped to SANDBOX_UID), pid, ipc, uts and cgroup namespaces; ended with the worker. */
+const NAMESPACE_ARGS: readonly string[] = [
+  '--die-with-parent',
+  '--unshare-user',
+  '--uid',
+  String(SANDBOX_UID),
+  '--gid',
+  String(SANDBOX_UID),
+  '--unshare-pid',
+  '--unshare-ipc',
+  '--unshare-uts',
+  '--unshare-cgroup-try',
+  '--hostname',
+  'svc-sandbox',
+];
+
+/**
+ * Read-only binds of the paths that exist, in order; a path under one already mounted is skipped, and a
+ * symlink at the top level (/bin -> usr/bin) is recreated as a symlink. `mounted`: the paths bound.
+ */
+function readOnlyMounts(paths: readonly string[]): { args: string[]; mounted: string[] } {
+  const args: string[] = [];
+  const mounted: string[] = [];
+  for (const p of paths) {
+    const stat = lstatOrNull(p);
+    if (!stat || mounted.some((m) => isUnder(p, m))) continue;
+    if (stat.isSymbolicLink() && path.dirname(p) === '/') args.push('--symlink', readlinkSync(p), p);
+    else args.push('--ro-bind', p, p);
+    mounted.push(p);
+  }
+  return { args, mounted };
+}
+
+/** Generated resolv.conf (slirp4netns's DNS) and hosts (SVC_URL's host name) over the host's. */
+function generatedFileMounts(files: CommandFiles): string[] {
+  const args: string[] = [];
+  if (files.resolvConf) args.push('--ro-bind', files.resolvConf, resolvConfTarget());
+  if (files.hosts) args.push('--ro-bind', files.hosts, '/etc/hosts');
+  return args;
+}
+
+/**
+ * Secrets inside a mounted directory are covered: a directory by an empty tmpfs, a file by a device
+ * node that cannot be opened (mounts are nodev). A secret nothing mounted shows needs no cover.
+ */
+function hidingMounts(paths: readonly string[], mounted: readonly string[]): string[] {
+  const args: string[] = [];
+  for (const p of paths) {
+    if (!mounted.some((m) => isUnder(p, m))) continue;
+    const stat = lstatOrNull(p);
+    if (!stat) continue;
+    if (stat.isDirectory()) args.push('--tmpfs', p);
+    else args.push('--ro-bind', '/dev/null', p);
+  }
+  return args;
+}
+
+/** The workspace root masked as a whole (sibling workspaces never show), then the command's own bound writable. */
+function workspaceMounts(request: WrapRequest): string[] {
+  const args: string[] = [];
+  if (request.workspaceRoot) args.push('--tmpfs', request.workspaceRoot);
+  if (request.cwd) args.push('--bind', request.cwd, request.cwd, '--chdir', request.cwd);
+  return args;
 }
 
 /** Where /etc/resolv.conf really is (often a symlink into /run/systemd/resolve, mounted too). */

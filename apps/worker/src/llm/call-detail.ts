@@ -41,29 +41,16 @@ function capFor(lengths: number[], budget: number): number {
   return low;
 }
 
-/**
- * What an LLM call sent and got back, at most `maxBytes` of JSON (UTF-8). Too large, every text is cut
- * (UTF-8-safely, marked) to one common cap, so short texts stay whole and long ones shrink alike; if
- * that is not enough, the oldest messages go. Undefined when `maxBytes` is 0 (no detail is sent).
- */
-export function boundDetail(
-  messages: readonly ChatCompletionMessageParam[],
-  reply: ChatCompletionMessage,
-  maxBytes: number,
-): LlmCallDetailData | undefined {
-  if (maxBytes <= 0) return undefined;
-  const replyDetail: LlmReplyDetail = {
+function replyDetailOf(reply: ChatCompletionMessage): LlmReplyDetail {
+  return {
     role: reply.role,
     content: reply.content ?? null,
     ...(reply.tool_calls && reply.tool_calls.length > 0 ? { tool_calls: structuredClone(reply.tool_calls) } : {}),
   };
-  const detail: LlmCallDetailData = {
-    messages: structuredClone(messages) as unknown[],
-    reply: replyDetail,
-    truncated: false,
-  };
-  if (size(detail) <= maxBytes) return detail;
-  detail.truncated = true;
+}
+
+/** Cuts every text of `detail` to one common cap; true when that brought it within `maxBytes`. */
+function cutTexts(detail: LlmCallDetailData, maxBytes: number): boolean {
   const slots = [...(detail.messages as Record<string, unknown>[]), detail.reply as Record<string, unknown>].flatMap(
     slotsOf,
   );
@@ -77,11 +64,37 @@ export function boundDetail(
     );
     slots.forEach((slot, i) => slot.set(truncateUtf8(originals[i]!, cap, { marker: true }).text));
     const over = size(detail) - maxBytes;
-    if (over <= 0) return detail;
+    if (over <= 0) return true;
     budget -= over;
   }
-  // Still too large (many messages, each at its minimum): the oldest messages go first.
+  return false;
+}
+
+/** Leaves out the oldest messages, then the reply's content, until `detail` fits. */
+function dropOldest(detail: LlmCallDetailData, maxBytes: number): void {
   while (detail.messages.length > 0 && size(detail) > maxBytes) detail.messages.shift();
-  if (size(detail) > maxBytes) detail.reply = { role: replyDetail.role, content: null };
+  if (size(detail) > maxBytes) detail.reply = { role: detail.reply.role, content: null };
+}
+
+/**
+ * What an LLM call sent and got back, at most `maxBytes` of JSON (UTF-8). Too large, every text is cut
+ * (UTF-8-safely, marked) to one common cap, so short texts stay whole and long ones shrink alike; if
+ * that is not enough, the oldest messages go. Undefined when `maxBytes` is 0 (no detail is sent).
+ */
+export function boundDetail(
+  messages: readonly ChatCompletionMessageParam[],
+  reply: ChatCompletionMessage,
+  maxBytes: number,
+): LlmCallDetailData | undefined {
+  if (maxBytes <= 0) return undefined;
+  const detail: LlmCallDetailData = {
+    messages: structuredClone(messages) as unknown[],
+    reply: replyDetailOf(reply),
+    truncated: false,
+  };
+  if (size(detail) <= maxBytes) return detail;
+  detail.truncated = true;
+  // Still too large after cutting (many messages, each at its minimum): the oldest messages go first.
+  if (!cutTexts(detail, maxBytes)) dropOldest(detail, maxBytes);
   return detail;
 }

@@ -340,6 +340,93 @@ describe('LlmClient', () => {
     expect(serverDelayMs(new Headers(), now)).toBeUndefined();
   });
 
+  it('ignores unusable retry-after values and never asks for a negative wait', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    // An empty, negative or non-numeric retry-after-ms falls back to retry-after.
+    expect(serverDelayMs(new Headers({ 'retry-after-ms': ' ', 'retry-after': '2' }), now)).toBe(2000);
+    expect(serverDelayMs(new Headers({ 'retry-after-ms': '-5', 'retry-after': '2' }), now)).toBe(2000);
+    expect(serverDelayMs(new Headers({ 'retry-after-ms': 'later' }), now)).toBeUndefined();
+    expect(serverDelayMs(new Headers({ 'retry-after-ms': '0' }), now)).toBe(0);
+    expect(serverDelayMs(new Headers({ 'retry-after': ' 1.5 ' }), now)).toBe(1500);
+    expect(serverDelayMs(new Headers({ 'retry-after': '-3' }), now)).toBeUndefined();
+    expect(serverDelayMs(new Headers({ 'retry-after': '  ' }), now)).toBeUndefined();
+    // A date in the past means now.
+    expect(serverDelayMs(new Headers({ 'retry-after': 'Wed, 31 Dec 2025 23:59:00 GMT' }), now)).toBe(0);
+    expect(serverDelayMs(undefined, now)).toBeUndefined();
+  });
+
+  it('backs off exponentially (with jitter) between failed requests the server set no delay for', async () => {
+    llm.setScript({
+      rules: [
+        {
+          responses: [
+            { error: { status: 500, message: 'a' } },
+            { error: { status: 500, message: 'b' } },
+            { error: { status: 500, message: 'c' } },
+            { content: 'ok' },
+          ],
+        },
+      ],
+    });
+    const { client, waits } = makeClient();
+    await expect(client.chat(ask)).resolves.toMatchObject({ message: { content: 'ok' } });
+    // retryBaseMs 10, retryMaxMs 50: 10, 20, 40, each between half and all of it.
+    expect(waits).toHaveLength(3);
+    [10, 20, 40].forEach((full, i) => {
+      expect(waits[i]).toBeGreaterThanOrEqual(full / 2);
+      expect(waits[i]).toBeLessThanOrEqual(full);
+    });
+  });
+
+  it.each([
+    [408, true],
+    [409, true],
+    [429, true],
+    [500, true],
+    [502, true],
+    [400, false],
+    [401, false],
+    [404, false],
+    [422, false],
+  ])('retries HTTP %i: %s', async (status, retried) => {
+    llm.setScript({ rules: [{ responses: [{ error: { status, message: 'no' } }, { content: 'ok' }] }] });
+    const { client, records } = makeClient();
+    const result = await client.chat(ask).then(
+      () => 'ok',
+      (err: unknown) => err,
+    );
+    if (retried) expect(result).toBe('ok');
+    else expect(result).toMatchObject({ status, attempts: 1 });
+    expect(records().map((r) => r.error)).toEqual(
+      retried ? [`HTTP ${status}: ${status} no`, null] : [`HTTP ${status}: ${status} no`],
+    );
+  });
+
+  it('retries an unreachable endpoint as a connection error, and gives up with its reason', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const { client, records, waits } = makeClient({ baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 1 });
+    const err = await client.chat(ask).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmError);
+    expect(err).toMatchObject({ status: undefined, attempts: 2 });
+    expect((err as LlmError).message).toMatch(/^LLM call failed after 2 attempts: Connection error/);
+    expect(records().map((r) => r.attempt)).toEqual([1, 2]);
+    expect(waits).toHaveLength(1);
+  });
+
+  it('truncates a long error in the attempt record, not in the thrown error', async () => {
+    const long = 'x'.repeat(3000);
+    llm.setScript({ rules: [{ responses: [{ error: { status: 400, message: long } }] }] });
+    const { client, records } = makeClient();
+    const err = await client.chat(ask).catch((e: unknown) => e);
+    expect((err as LlmError).message).toBe(`LLM call failed after 1 attempt: HTTP 400: 400 ${long}`);
+    const recorded = records()[0]?.error ?? '';
+    expect(Buffer.byteLength(recorded)).toBeLessThanOrEqual(2000);
+    expect(recorded.startsWith('HTTP 400: 400 xxx')).toBe(true);
+  });
+
   it('waits as long as the server asks, and an abort ends that wait at once', async () => {
     const hour = 3_600_000;
     llm.setScript({

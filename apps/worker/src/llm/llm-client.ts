@@ -10,10 +10,12 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { LlmConfig } from '../config';
-import { backoffDelay } from '@svc/client';
-import { errorMessage, silentLogger, type Logger } from '../util/logger';
+import { silentLogger, type Logger } from '../util/logger';
 import { AbortedError, withOwnSignal } from '../util/aborted';
 import { boundDetail } from './call-detail';
+import { requestFailure, RetryPolicy, type AttemptFailure } from './retry-policy';
+
+export { serverDelayMs } from './retry-policy';
 
 /** An LLM call that failed for good (not retryable, or retries used up). */
 export class LlmError extends Error {
@@ -84,26 +86,6 @@ const ERROR_MAX_BYTES = 2000;
 const defaultWait = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
   delay(ms, undefined, { signal }).then(() => undefined);
 
-function retryable(err: unknown): boolean {
-  if (err instanceof OpenAI.APIConnectionError) return true; // includes time-outs
-  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
-    return err.status === 408 || err.status === 409 || err.status === 429 || err.status >= 500;
-  }
-  return false;
-}
-
-/** Delay the server asked for (`retry-after-ms`, or `retry-after` in seconds or as an HTTP date), if any. */
-export function serverDelayMs(headers: Headers | undefined, now = Date.now()): number | undefined {
-  const ms = headers?.get('retry-after-ms');
-  if (ms != null && ms.trim() !== '' && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
-  const after = headers?.get('retry-after')?.trim();
-  if (!after) return undefined;
-  const seconds = Number(after);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 /** Why a reply cannot be used as it is, and what the retry tells the LLM. */
 interface BadReply {
   reason: string;
@@ -146,6 +128,55 @@ interface Reply {
   latencyMs: number;
 }
 
+/** What an attempt's record carries besides its outcome. */
+interface AttemptFacts {
+  /** When the request was sent, after any wait before it. */
+  started: number;
+  model: string;
+  usage: { prompt: number | null; completion: number | null };
+  finishReason: string | null;
+  detail?: LlmCallRecord['detail'];
+}
+
+type AttemptOutcome =
+  | (AttemptFacts & { ok: true; message: ChatCompletionMessage })
+  | (AttemptFacts & { ok: false; failure: AttemptFailure });
+
+/** What the next attempt sends, and how long it waits first. */
+interface NextAttempt {
+  sent: ChatCompletionMessageParam[];
+  waitMs: number;
+}
+
+interface Sent {
+  messages: ChatCompletionMessageParam[];
+  started: number;
+  /** Reported when the endpoint names no model. */
+  model: string;
+  detailMaxBytes: number;
+}
+
+function completionFacts(completion: ChatCompletion, sent: Sent): AttemptFacts {
+  const choice = completion.choices[0];
+  return {
+    started: sent.started,
+    model: completion.model || sent.model,
+    usage: { prompt: completion.usage?.prompt_tokens ?? null, completion: completion.usage?.completion_tokens ?? null },
+    finishReason: choice?.finish_reason ?? null,
+    detail: choice ? boundDetail(sent.messages, choice.message, sent.detailMaxBytes) : undefined,
+  };
+}
+
+/** A completion as an attempt: usable, or a failure retried with a nudge. */
+function completionOutcome(completion: ChatCompletion, sent: Sent, continuing: boolean): AttemptOutcome {
+  const facts = completionFacts(completion, sent);
+  const choice = completion.choices[0];
+  const bad = badReply(completion, continuing);
+  if (!bad && choice) return { ...facts, ok: true, message: choice.message };
+  const failure = bad ? { ...bad, retryable: true } : { reason: 'unusable reply', retryable: true };
+  return { ...facts, ok: false, failure };
+}
+
 const addKnown = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a + b);
 
 /**
@@ -168,6 +199,7 @@ export class LlmClient implements ChatModel {
   private readonly client: OpenAI;
   private readonly logger: Logger;
   private readonly wait: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+  private readonly retryPolicy: RetryPolicy;
 
   constructor(
     private readonly config: LlmConfig,
@@ -182,6 +214,12 @@ export class LlmClient implements ChatModel {
     });
     this.logger = options.logger ?? silentLogger;
     this.wait = options.wait ?? defaultWait;
+    this.retryPolicy = new RetryPolicy({
+      maxRetries: config.maxRetries,
+      maxRetryAfterSeconds: config.maxRetryAfterSeconds,
+      baseMs: options.retryBaseMs ?? 1000,
+      maxMs: options.retryMaxMs ?? 30_000,
+    });
   }
 
   get model(): string {
@@ -249,104 +287,90 @@ export class LlmClient implements ChatModel {
     this.options.onCall?.(this.workflowId, { phase: request.phase, step_index: request.stepIndex, ...fields });
   }
 
+  private recordAttempt(
+    request: ChatRequest,
+    facts: AttemptFacts,
+    attempt: number,
+    error: string | null,
+    latencyMs = Date.now() - facts.started,
+  ): void {
+    this.record(request, {
+      model: facts.model,
+      prompt_tokens: facts.usage.prompt,
+      completion_tokens: facts.usage.completion,
+      latency_ms: latencyMs,
+      attempt,
+      error: error === null ? null : truncateUtf8(error, ERROR_MAX_BYTES, { marker: true }).text,
+      finish_reason: facts.finishReason,
+      ...(facts.detail ? { detail: facts.detail } : {}),
+    });
+  }
+
   /** One request, retried until it gives a usable reply (a cut-off text counts as usable here). */
   private async attempts(
     request: ChatRequest,
     messages: ChatCompletionMessageParam[],
     continuing: boolean,
   ): Promise<Reply> {
-    let sent = messages;
-    let waitMs = 0;
+    let next: NextAttempt = { sent: messages, waitMs: 0 };
     for (let attempt = 1; ; attempt++) {
-      let started = Date.now();
-      let failure: { reason: string; status?: number; retryable: boolean; serverDelayMs?: number; nudge?: string };
-      let usage: { prompt: number | null; completion: number | null } = { prompt: null, completion: null };
-      let finishReason: string | null = null;
-      let model = this.config.model;
-      let detail: LlmCallRecord['detail'];
-      try {
-        // Rejects at once when the signal fires; the catch below turns that into AbortedError.
-        if (waitMs > 0) await this.wait(waitMs, request.signal);
-        started = Date.now();
-        const completion = await withOwnSignal(request.signal, (signal) =>
-          this.client.chat.completions.create(this.params(request, sent), { signal }),
-        );
-        const choice = completion.choices[0];
-        usage = {
-          prompt: completion.usage?.prompt_tokens ?? null,
-          completion: completion.usage?.completion_tokens ?? null,
-        };
-        finishReason = choice?.finish_reason ?? null;
-        model = completion.model || model;
-        const bad = badReply(completion, continuing);
-        detail = choice ? boundDetail(sent, choice.message, this.options.detailMaxBytes ?? 0) : undefined;
-        if (!bad && choice) {
-          const latencyMs = Date.now() - started;
-          this.record(request, {
-            model,
-            prompt_tokens: usage.prompt,
-            completion_tokens: usage.completion,
-            latency_ms: latencyMs,
-            attempt,
-            error: null,
-            finish_reason: finishReason,
-            ...(detail ? { detail } : {}),
-          });
-          return {
-            message: choice.message,
-            finishReason,
-            promptTokens: usage.prompt,
-            completionTokens: usage.completion,
-            latencyMs,
-          };
-        }
-        failure = { reason: bad?.reason ?? 'unusable reply', retryable: true, nudge: bad?.nudge };
-      } catch (err) {
-        if (err instanceof OpenAI.APIUserAbortError || request.signal?.aborted) throw new AbortedError();
-        const status = err instanceof OpenAI.APIError ? err.status : undefined;
-        failure = {
-          reason: `${status ? `HTTP ${status}: ` : ''}${errorMessage(err)}`,
-          status,
-          retryable: retryable(err),
-          serverDelayMs: err instanceof OpenAI.APIError ? serverDelayMs(err.headers) : undefined,
-        };
-      }
-
-      const boundMs = this.config.maxRetryAfterSeconds * 1000;
-      let giveUp: string | null = null;
-      if (!failure.retryable) giveUp = failure.reason;
-      else if (attempt > this.config.maxRetries) giveUp = failure.reason;
-      else if (failure.serverDelayMs !== undefined && failure.serverDelayMs > boundMs)
-        giveUp =
-          `${failure.reason}; the server asked to retry after ${failure.serverDelayMs / 1000} s,` +
-          ` more than llm.max_retry_after_seconds (${this.config.maxRetryAfterSeconds})`;
-      this.record(request, {
-        model,
-        prompt_tokens: usage.prompt,
-        completion_tokens: usage.completion,
-        latency_ms: Date.now() - started,
-        attempt,
-        error: truncateUtf8(giveUp ?? failure.reason, ERROR_MAX_BYTES, { marker: true }).text,
-        finish_reason: finishReason,
-        ...(detail ? { detail } : {}),
-      });
-      if (giveUp !== null) {
-        const message = `LLM call failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${giveUp}`;
-        this.logger.error({ attempt, reason: giveUp, phase: request.phase }, 'LLM call failed');
-        throw new LlmError(message, failure.status, attempt);
-      }
-      // A bad reply came back at once: ask again without waiting, nudged, never replaying the bad turn.
-      // A failed request waits as long as the server asked, or backs off.
-      const maxMs = this.options.retryMaxMs ?? 30_000;
-      waitMs =
-        failure.nudge !== undefined
-          ? 0
-          : (failure.serverDelayMs ?? backoffDelay(attempt - 1, { baseMs: this.options.retryBaseMs ?? 1000, maxMs }));
-      sent = failure.nudge !== undefined ? [...messages, { role: 'user', content: failure.nudge }] : messages;
+      const outcome = await this.attempt(request, next, continuing);
+      if (outcome.ok) return this.succeeded(request, outcome, attempt);
+      const { failure } = outcome;
+      const decision = this.retryPolicy.decide(failure, attempt);
+      this.recordAttempt(request, outcome, attempt, decision.retry ? failure.reason : decision.reason);
+      if (!decision.retry) this.fail(request, failure, attempt, decision.reason);
+      // A bad reply is asked again nudged, never replaying the bad turn.
+      next = {
+        waitMs: decision.waitMs,
+        sent: failure.nudge === undefined ? messages : [...messages, { role: 'user', content: failure.nudge }],
+      };
       this.logger.warn(
-        { attempt, delayMs: waitMs, reason: failure.reason, phase: request.phase },
+        { attempt, delayMs: next.waitMs, reason: failure.reason, phase: request.phase },
         'LLM call failed; retrying',
       );
     }
+  }
+
+  /** Waits as planned, then sends the request once. */
+  private async attempt(request: ChatRequest, next: NextAttempt, continuing: boolean): Promise<AttemptOutcome> {
+    let started = Date.now();
+    try {
+      // Rejects at once when the signal fires; the catch below turns that into AbortedError.
+      if (next.waitMs > 0) await this.wait(next.waitMs, request.signal);
+      started = Date.now();
+      const completion = await withOwnSignal(request.signal, (signal) =>
+        this.client.chat.completions.create(this.params(request, next.sent), { signal }),
+      );
+      const { model } = this.config;
+      const detailMaxBytes = this.options.detailMaxBytes ?? 0;
+      return completionOutcome(completion, { messages: next.sent, started, model, detailMaxBytes }, continuing);
+    } catch (err) {
+      if (err instanceof OpenAI.APIUserAbortError || request.signal?.aborted) throw new AbortedError();
+      const facts = {
+        started,
+        model: this.config.model,
+        usage: { prompt: null, completion: null },
+        finishReason: null,
+      };
+      return { ...facts, ok: false, failure: requestFailure(err) };
+    }
+  }
+
+  private succeeded(
+    request: ChatRequest,
+    outcome: AttemptFacts & { message: ChatCompletionMessage },
+    attempt: number,
+  ): Reply {
+    const latencyMs = Date.now() - outcome.started;
+    this.recordAttempt(request, outcome, attempt, null, latencyMs);
+    const { message, finishReason, usage } = outcome;
+    return { message, finishReason, promptTokens: usage.prompt, completionTokens: usage.completion, latencyMs };
+  }
+
+  private fail(request: ChatRequest, failure: AttemptFailure, attempt: number, reason: string): never {
+    const message = `LLM call failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${reason}`;
+    this.logger.error({ attempt, reason, phase: request.phase }, 'LLM call failed');
+    throw new LlmError(message, failure.status, attempt);
   }
 }

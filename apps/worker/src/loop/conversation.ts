@@ -1,6 +1,10 @@
 import type { LlmCallPhase, LogEntryUpdateData } from '@svc/protocol';
 import { truncateUtf8 } from '@svc/text';
-import type { ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import type { ChatModel } from '../llm/llm-client';
 import { invokeTool, toolSpec } from '../tools/invoke';
 import type { Tool, ToolContext, ToolEffect } from '../tools/tool';
@@ -43,27 +47,50 @@ export interface ConversationResult {
   turns: number;
 }
 
-function functionCalls(calls: readonly ChatCompletionMessageToolCall[] | undefined) {
-  return (calls ?? []).filter(
-    (c): c is Extract<ChatCompletionMessageToolCall, { type: 'function' }> => c.type === 'function',
-  );
+type FunctionCall = Extract<ChatCompletionMessageToolCall, { type: 'function' }>;
+
+function functionCalls(calls: readonly ChatCompletionMessageToolCall[] | undefined): FunctionCall[] {
+  return (calls ?? []).filter((c): c is FunctionCall => c.type === 'function');
 }
 
-/**
- * Runs an LLM tool-calling conversation until a tool effect ends it. Every tool call is logged, its
- * output cut to the byte budget before it enters the context; a reply without tool calls gets a
- * nudge. After `maxTurns` LLM calls without an ending, throws NoProgressError.
- */
-export async function runConversation(options: ConversationOptions): Promise<ConversationResult> {
-  const messages = [...options.messages];
-  const specs = options.tools.map(toolSpec);
-  const byName = new Map(options.tools.map((t) => [t.name, t]));
-  for (let turn = 1; turn <= options.maxTurns; turn++) {
+/** One tool call as logged and answered. `stoppedBy`: its effect, when that ended the conversation. */
+interface CallOutcome {
+  input: Record<string, unknown>;
+  output: string;
+  isError: boolean;
+  stoppedBy?: ToolEffect;
+}
+
+class Conversation {
+  private readonly messages: ChatCompletionMessageParam[];
+  private readonly specs: ChatCompletionTool[];
+  private readonly byName: ReadonlyMap<string, Tool>;
+
+  constructor(private readonly options: ConversationOptions) {
+    this.messages = [...options.messages];
+    this.specs = options.tools.map(toolSpec);
+    this.byName = new Map(options.tools.map((t) => [t.name, t]));
+  }
+
+  async run(): Promise<ConversationResult> {
+    const { maxTurns, phase, stepIndex } = this.options;
+    for (let turn = 1; turn <= maxTurns; turn++) {
+      const stoppedBy = await this.turn();
+      if (stoppedBy) return { stoppedBy, turns: turn };
+    }
+    throw new NoProgressError(
+      `no progress after ${maxTurns} LLM turns (${phase}${stepIndex === null ? '' : ` step ${stepIndex + 1}`})`,
+    );
+  }
+
+  /** One LLM call and the tool calls it asked for; the effect that ended the conversation, if one did. */
+  private async turn(): Promise<ToolEffect | undefined> {
+    const { options, messages } = this;
     const reply = await options.llm.chat({
       phase: options.phase,
       stepIndex: options.stepIndex,
       messages,
-      tools: specs,
+      tools: this.specs,
       toolChoice: options.toolChoice,
       signal: options.toolContext.signal,
     });
@@ -75,51 +102,66 @@ export async function runConversation(options: ConversationOptions): Promise<Con
     });
     if (calls.length === 0) {
       messages.push({ role: 'user', content: options.nudge });
-      continue;
+      return undefined;
     }
     let stoppedBy: ToolEffect | undefined;
     for (const call of calls) {
-      if (stoppedBy) {
+      if (stoppedBy)
         messages.push({
           role: 'tool',
           tool_call_id: call.id,
           content: `Not run: ${stoppedBy.kind} already ended this phase.`,
         });
-        continue;
-      }
-      const tool = byName.get(call.function.name);
-      const startedAt = Date.now();
-      let input: Record<string, unknown> = {};
-      let output: string;
-      let isError: boolean;
-      if (!tool) {
-        output = `Unknown tool "${call.function.name}". Available tools: ${[...byName.keys()].join(', ')}.`;
-        isError = true;
-      } else {
-        const invocation = await invokeTool(tool, call.function.arguments, options.toolContext);
-        input = invocation.input;
-        ({ output, isError } = invocation.result);
-        if (invocation.result.effect) {
-          const outcome = await options.onEffect(invocation.result.effect);
-          output = outcome.output ?? output;
-          isError = outcome.isError ?? isError;
-          if (outcome.stop) stoppedBy = invocation.result.effect;
-        }
-      }
-      const cut = truncateUtf8(output, options.outputMaxBytes, { marker: true }).text;
-      options.onLog({
-        step_index: options.stepIndex,
-        tool_name: call.function.name,
-        tool_input: input,
-        output: cut,
-        is_error: isError,
-        duration_ms: Date.now() - startedAt,
-      });
-      messages.push({ role: 'tool', tool_call_id: call.id, content: cut });
+      else stoppedBy = await this.runCall(call);
     }
-    if (stoppedBy) return { stoppedBy, turns: turn };
+    return stoppedBy;
   }
-  throw new NoProgressError(
-    `no progress after ${options.maxTurns} LLM turns (${options.phase}${options.stepIndex === null ? '' : ` step ${options.stepIndex + 1}`})`,
-  );
+
+  /** Runs one tool call, logs it and answers it in the context, its output cut to the byte budget. */
+  private async runCall(call: FunctionCall): Promise<ToolEffect | undefined> {
+    const startedAt = Date.now();
+    const { input, output, isError, stoppedBy } = await this.invoke(call);
+    const cut = truncateUtf8(output, this.options.outputMaxBytes, { marker: true }).text;
+    this.options.onLog({
+      step_index: this.options.stepIndex,
+      tool_name: call.function.name,
+      tool_input: input,
+      output: cut,
+      is_error: isError,
+      duration_ms: Date.now() - startedAt,
+    });
+    this.messages.push({ role: 'tool', tool_call_id: call.id, content: cut });
+    return stoppedBy;
+  }
+
+  /** The tool's result, or what the loop made of its effect. */
+  private async invoke(call: FunctionCall): Promise<CallOutcome> {
+    const tool = this.byName.get(call.function.name);
+    if (!tool) {
+      const available = [...this.byName.keys()].join(', ');
+      return {
+        input: {},
+        output: `Unknown tool "${call.function.name}". Available tools: ${available}.`,
+        isError: true,
+      };
+    }
+    const { input, result } = await invokeTool(tool, call.function.arguments, this.options.toolContext);
+    if (!result.effect) return { input, output: result.output, isError: result.isError };
+    const outcome = await this.options.onEffect(result.effect);
+    return {
+      input,
+      output: outcome.output ?? result.output,
+      isError: outcome.isError ?? result.isError,
+      stoppedBy: outcome.stop ? result.effect : undefined,
+    };
+  }
+}
+
+/**
+ * Runs an LLM tool-calling conversation until a tool effect ends it. Every tool call is logged, its
+ * output cut to the byte budget before it enters the context; a reply without tool calls gets a
+ * nudge. After `maxTurns` LLM calls without an ending, throws NoProgressError.
+ */
+export function runConversation(options: ConversationOptions): Promise<ConversationResult> {
+  return new Conversation(options).run();
 }

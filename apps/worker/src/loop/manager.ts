@@ -36,49 +36,52 @@ export class WorkflowManager implements LinkHandlers {
 
   dispatch(message: DispatchMessage): void {
     if (this.closing) return;
-    const id = message.workflow_id;
-    const run = this.runs.get(id);
+    const run = this.runs.get(message.workflow_id);
     switch (message.action) {
       case 'generate_title':
-        this.generateTitle(message);
-        return;
+        return this.generateTitle(message);
       case 'cancel':
-        this.queue = this.queue.filter((q) => q.workflow_id !== id);
-        this.followUps.delete(id);
-        run?.stop('cancel');
-        return;
+        return this.cancel(message.workflow_id, run);
       case 'answer':
-        if (run?.deliverAnswer(message.message ?? '')) return;
-        if (run) {
-          this.deps.logger.warn({ workflowId: id }, 'answer for a workflow that is not waiting; ignored');
-          return;
-        }
-        this.enqueue({ ...message, action: 'answer' });
-        return;
+        return this.answer({ ...message, action: 'answer' }, run);
       case 'feedback':
-        if (run) {
-          this.followUps.set(id, { ...message, action: 'feedback' });
-          run.stop('supersede');
-          return;
-        }
-        this.enqueue({ ...message, action: 'feedback' });
-        return;
+        return this.feedback({ ...message, action: 'feedback' }, run);
       case 'start':
       case 'resume':
-        if (run) {
-          this.deps.logger.warn(
-            { workflowId: id, action: message.action },
-            'workflow already runs here; dispatch ignored',
-          );
-          return;
-        }
-        this.enqueue({ ...message, action: message.action });
-        return;
+        return this.startOrResume({ ...message, action: message.action }, run);
       default: {
         const unreachable: never = message.action;
         return unreachable;
       }
     }
+  }
+
+  private cancel(id: string, run: WorkflowRun | undefined): void {
+    this.queue = this.queue.filter((q) => q.workflow_id !== id);
+    this.followUps.delete(id);
+    run?.stop('cancel');
+  }
+
+  /** Delivered to the loop waiting for it; a workflow not running here is resumed with it. */
+  private answer(message: RunDispatch, run: WorkflowRun | undefined): void {
+    if (!run) return this.enqueue(message);
+    if (!run.deliverAnswer(message.message ?? ''))
+      this.deps.logger.warn({ workflowId: message.workflow_id }, 'answer for a workflow that is not waiting; ignored');
+  }
+
+  /** Feedback for a live run stops it and starts again from its state; else it is queued like a start. */
+  private feedback(message: RunDispatch, run: WorkflowRun | undefined): void {
+    if (!run) return this.enqueue(message);
+    this.followUps.set(message.workflow_id, message);
+    run.stop('supersede');
+  }
+
+  private startOrResume(message: RunDispatch, run: WorkflowRun | undefined): void {
+    if (!run) return this.enqueue(message);
+    this.deps.logger.warn(
+      { workflowId: message.workflow_id, action: message.action },
+      'workflow already runs here; dispatch ignored',
+    );
   }
 
   /** Runs a command for another worker's agent; the caller sends the result back. */

@@ -128,21 +128,27 @@ export class WorkflowRun implements RunContext {
   async execute(request: RunRequest): Promise<RunEnd> {
     try {
       this.baseline = await this.deps.workspace.pull(this.job.workflowId, this.signal);
-      this.current = request.state ?? (request.snapshot ? fromSnapshot(request.snapshot) : initialState());
-      let note: string | undefined;
-      if (request.action === 'answer' && this.current.pendingQuestion !== null && request.message !== undefined) {
-        this.apply(answerUser(this.current, request.message));
-      } else if (request.action === 'feedback') {
-        this.updates.status(this.current.steps.length === 0 ? 'planning' : 'running');
-        const from = await revise(this, request.message ?? '');
-        this.deps.logger.info({ workflowId: this.job.workflowId, resumeFromStep: from + 1 }, 'plan revised');
-      } else if (request.action === 'resume' && request.message) {
-        note = `This step was interrupted and is resumed now: ${request.message}`;
-      }
+      this.current = restoredState(request);
+      const note = await this.take(request);
       return await this.drive(request.template, note);
     } catch (err) {
       return this.ended(err);
     }
+  }
+
+  /** Applies what the dispatch brought (an answer, feedback); returns the note a resumed step starts with. */
+  private async take(request: RunRequest): Promise<string | undefined> {
+    const { action, message } = request;
+    if (action === 'answer' && this.current.pendingQuestion !== null && message !== undefined) {
+      this.apply(answerUser(this.current, message));
+    } else if (action === 'feedback') {
+      this.updates.status(this.current.steps.length === 0 ? 'planning' : 'running');
+      const from = await revise(this, message ?? '');
+      this.deps.logger.info({ workflowId: this.job.workflowId, resumeFromStep: from + 1 }, 'plan revised');
+    } else if (action === 'resume' && message) {
+      return `This step was interrupted and is resumed now: ${message}`;
+    }
+    return undefined;
   }
 
   private async drive(template: string | null | undefined, note: string | undefined): Promise<RunEnd> {
@@ -190,4 +196,10 @@ export class WorkflowRun implements RunContext {
     this.updates.status('failed', { error: reason });
     return 'failed';
   }
+}
+
+/** The state a run starts from: one this worker still holds, else the server's snapshot, else a new one. */
+function restoredState(request: RunRequest): AgentState {
+  if (request.state !== undefined) return request.state;
+  return request.snapshot ? fromSnapshot(request.snapshot) : initialState();
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SERVER_SETUP_MS, startToolEnv, type ToolEnv } from '../../test/support/tool-env';
 import { ApiError } from '../api/server-api';
 import { AbortedError } from '../util/aborted';
+import { WorkspacePathError } from '../workspace/paths';
 import { invokeTool } from './invoke';
 import { defineTool, ok } from './tool';
 
@@ -56,6 +57,30 @@ describe('invokeTool', () => {
     expect((await invokeTool(throwing(new TypeError('x is undefined')), '{}', env.context())).result.output).toBe(
       'boom failed: unexpected error: x is undefined',
     );
+  });
+
+  it('logs arguments that are not a JSON object as raw, and takes empty arguments as {}', async () => {
+    expect((await invokeTool(echo, '[1]', env.context())).input).toEqual({ _raw: '[1]' });
+    expect((await invokeTool(echo, 'nul', env.context())).input).toEqual({ _raw: 'nul' });
+    expect((await invokeTool(throwing(new Error('no')), '  ', env.context())).input).toEqual({});
+  });
+
+  it('tells expected failures by their message only', async () => {
+    const failure = async (err: unknown) => (await invokeTool(throwing(err), '{}', env.context())).result.output;
+    expect(await failure(new ApiError(404, 'not_found', 'no such file'))).toBe('boom failed: no such file');
+    expect(await failure(new WorkspacePathError('path escapes the workspace'))).toBe(
+      'boom failed: path escapes the workspace',
+    );
+    const enoent = Object.assign(new Error("ENOENT: no such file or directory, open 'x'"), { code: 'ENOENT' });
+    expect(await failure(enoent)).toBe("boom failed: ENOENT: no such file or directory, open 'x'");
+    expect(await failure('a string')).toBe('boom failed: unexpected error: a string');
+  });
+
+  it('turns any failure of a cancelled call into a cancel', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const ctx = { ...env.context(), signal: controller.signal };
+    await expect(invokeTool(throwing(new Error('socket closed')), '{}', ctx)).rejects.toBeInstanceOf(AbortedError);
   });
 
   it('lets a cancel through', async () => {

@@ -26,24 +26,39 @@ function issuesText(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(arguments)'}: ${i.message}`).join('; ');
 }
 
+/** The arguments as a JSON object, or why they are not one. */
+function parseArguments(raw: string): { ok: true; input: Record<string, unknown> } | { ok: false; error: string } {
+  let parsed: unknown;
+  try {
+    parsed = raw.trim() === '' ? {} : JSON.parse(raw);
+  } catch (err) {
+    return { ok: false, error: `arguments are not valid JSON: ${errorMessage(err)}` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { ok: false, error: 'arguments must be a JSON object' };
+  return { ok: true, input: parsed as Record<string, unknown> };
+}
+
+/** A failure the tools expect (the server, the link, a workspace path, a system call), told by its message. */
+function expectedFailure(err: unknown): boolean {
+  if (err instanceof ApiError || err instanceof LinkError || err instanceof WorkspacePathError) return true;
+  return Boolean((err as NodeJS.ErrnoException).code);
+}
+
+/** Why a tool failed, as the LLM reads it; anything unexpected says so. */
+function failureReason(err: unknown): string {
+  if (err instanceof ApiError && err.request) return `${err.request}: ${err.message}`;
+  return expectedFailure(err) ? errorMessage(err) : `unexpected error: ${errorMessage(err)}`;
+}
+
 /**
  * Parses the LLM's JSON arguments, validates them and runs the tool. Bad arguments and failures
  * come back as an error result the LLM can read and correct; only a cancel is thrown.
  */
 export async function invokeTool(tool: Tool, rawArguments: string, ctx: ToolContext): Promise<Invocation> {
-  let parsed: unknown;
-  try {
-    parsed = rawArguments.trim() === '' ? {} : JSON.parse(rawArguments);
-  } catch (err) {
-    return {
-      input: { _raw: rawArguments },
-      result: { output: `arguments are not valid JSON: ${errorMessage(err)}`, isError: true },
-    };
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return { input: { _raw: rawArguments }, result: { output: 'arguments must be a JSON object', isError: true } };
-  }
-  const input = parsed as Record<string, unknown>;
+  const args = parseArguments(rawArguments);
+  if (!args.ok) return { input: { _raw: rawArguments }, result: { output: args.error, isError: true } };
+  const { input } = args;
   const checked = tool.parameters.safeParse(input);
   if (!checked.success) {
     return {
@@ -54,15 +69,8 @@ export async function invokeTool(tool: Tool, rawArguments: string, ctx: ToolCont
   try {
     return { input, result: await tool.run(checked.data, ctx) };
   } catch (err) {
-    if (err instanceof AbortedError || ctx.signal.aborted) throw err instanceof AbortedError ? err : new AbortedError();
-    const known = err instanceof ApiError || err instanceof LinkError || err instanceof WorkspacePathError;
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason =
-      err instanceof ApiError && err.request
-        ? `${err.request}: ${err.message}`
-        : known || code
-          ? errorMessage(err)
-          : `unexpected error: ${errorMessage(err)}`;
-    return { input, result: { output: `${tool.name} failed: ${reason}`, isError: true } };
+    if (err instanceof AbortedError) throw err;
+    if (ctx.signal.aborted) throw new AbortedError();
+    return { input, result: { output: `${tool.name} failed: ${failureReason(err)}`, isError: true } };
   }
 }

@@ -2,7 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { StepDiffUpdateDataSchema } from '@svc/protocol';
-import { captureWorkspace, computeStepDiff } from './step-diff';
+import { captureWorkspace, computeStepDiff, type WorkspaceCapture } from './step-diff';
+
+/** A capture of text files, each fingerprinted by its text. */
+const textCapture = (files: Record<string, string | null>): WorkspaceCapture =>
+  new Map(
+    Object.entries(files).map(([file, text]) => [file, { sha256: `${file}:${text ?? 'large'}`, text, binary: false }]),
+  );
 
 describe('step diffs', () => {
   let root: string;
@@ -55,6 +61,39 @@ describe('step diffs', () => {
     expect(diff.patch.endsWith('+line\n')).toBe(true);
     expect(diff.patch).toContain('+++ b/f0.txt');
     expect(diff.patch).not.toContain('+++ b/f4.txt');
+  });
+
+  it("takes no later patch once one did not fit, still counting every file's lines", () => {
+    const before = textCapture({});
+    const after = textCapture({ 'a.txt': 'line\n'.repeat(50), 'b.txt': 'x\n' });
+    const diff = computeStepDiff(0, before, after, 100);
+    expect(diff).toMatchObject({ patch: '', truncated: true });
+    expect(diff.files.map((f) => [f.path, f.additions])).toEqual([
+      ['a.txt', 50],
+      ['b.txt', 1],
+    ]);
+  });
+
+  it('lists a file too large to diff without its lines', () => {
+    const diff = computeStepDiff(0, textCapture({ 'big.log': null }), textCapture({ 'big.log': 'now small\n' }), 1000);
+    expect(diff.files).toEqual([{ path: 'big.log', status: 'modified', additions: 0, deletions: 0, binary: false }]);
+    expect(diff.patch).toBe('Files a/big.log and b/big.log differ (too large to show)\n');
+    expect(diff.truncated).toBe(false);
+  });
+
+  it('lists 1000 files at most, and says the diff is truncated', () => {
+    const after = textCapture(Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`f${1000 + i}.txt`, 'x\n'])));
+    const diff = computeStepDiff(0, textCapture({}), after, 10_000_000);
+    expect(diff.files).toHaveLength(1000);
+    expect(diff.files.at(-1)?.path).toBe('f1999.txt');
+    expect(diff.truncated).toBe(true);
+    const exactly = computeStepDiff(
+      0,
+      textCapture({}),
+      textCapture(Object.fromEntries([...after].slice(0, 1000).map(([f]) => [f, 'x\n']))),
+      10_000_000,
+    );
+    expect(exactly.truncated).toBe(false);
   });
 
   it('is empty when nothing changed', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { formatPatch, structuredPatch } from 'diff';
+import { formatPatch, structuredPatch, type StructuredPatch } from 'diff';
 import type { StepDiffFile, StepDiffUpdateData } from '@svc/protocol';
 import { utf8ByteLength } from '@svc/text';
 import type { OpenFile } from './safe-fs';
@@ -63,6 +63,41 @@ async function captureFile({ handle }: OpenFile, kept: number): Promise<Captured
   return { sha256, text: small ? bytes.toString('utf8') : null, binary: false };
 }
 
+/** Whole patches up to `maxBytes`; once one does not fit, no later one is taken. */
+class PatchBudget {
+  private readonly patches: string[] = [];
+  private bytes = 0;
+  /** A patch was left out. */
+  full = false;
+
+  constructor(private readonly maxBytes: number) {}
+
+  add(patch: string): void {
+    if (this.full) return;
+    const bytes = utf8ByteLength(patch);
+    if (this.bytes + bytes > this.maxBytes) {
+      this.full = true;
+      return;
+    }
+    this.patches.push(patch);
+    this.bytes += bytes;
+  }
+
+  text(): string {
+    return this.patches.join('');
+  }
+}
+
+const unchanged = (old: CapturedFile | undefined, now: CapturedFile | undefined): boolean =>
+  old !== undefined && now !== undefined && old.sha256 === now.sha256;
+
+function changeStatus(old: CapturedFile | undefined, now: CapturedFile | undefined): StepDiffFile['status'] {
+  if (!old) return 'added';
+  return now ? 'modified' : 'deleted';
+}
+
+const isBinary = (file: CapturedFile | undefined): boolean => file?.binary === true;
+
 /** What changed from `before` to `after`, as a `step_diff` update of at most `maxBytes` of patch. */
 export function computeStepDiff(
   stepIndex: number,
@@ -72,32 +107,35 @@ export function computeStepDiff(
 ): StepDiffUpdateData {
   const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
   const files: StepDiffFile[] = [];
-  const patches: string[] = [];
-  let patchBytes = 0;
-  let truncated = false;
+  const patches = new PatchBudget(maxBytes);
+  let tooManyFiles = false;
   for (const file of paths) {
     const old = before.get(file);
     const now = after.get(file);
-    if (old && now && old.sha256 === now.sha256) continue;
+    if (unchanged(old, now)) continue;
     if (files.length >= MAX_FILES) {
-      truncated = true;
+      tooManyFiles = true;
       break;
     }
-    const status = !old ? 'added' : !now ? 'deleted' : 'modified';
-    const binary = (old?.binary ?? false) || (now?.binary ?? false);
-    const entry: StepDiffFile = { path: file, status, additions: 0, deletions: 0, binary };
+    const binary = isBinary(old) || isBinary(now);
+    const entry: StepDiffFile = { path: file, status: changeStatus(old, now), additions: 0, deletions: 0, binary };
     files.push(entry);
-    const patch = filePatch(file, old, now, entry);
-    if (truncated) continue;
-    const bytes = utf8ByteLength(patch);
-    if (patchBytes + bytes > maxBytes) {
-      truncated = true;
-      continue;
-    }
-    patches.push(patch);
-    patchBytes += bytes;
+    // Counted into `entry` even when the patch no longer fits.
+    patches.add(filePatch(file, old, now, entry));
   }
-  return { step_index: stepIndex, files, patch: patches.join(''), truncated };
+  return { step_index: stepIndex, files, patch: patches.text(), truncated: tooManyFiles || patches.full };
+}
+
+/** A file's text to diff: '' when absent, null when binary or too large. */
+const textOf = (file: CapturedFile | undefined): string | null => (file ? file.text : '');
+
+function countLines(patch: StructuredPatch, entry: StepDiffFile): void {
+  for (const hunk of patch.hunks) {
+    for (const line of hunk.lines) {
+      if (line.startsWith('+')) entry.additions++;
+      else if (line.startsWith('-')) entry.deletions++;
+    }
+  }
 }
 
 /** One file's part of the patch; counts its added and deleted lines into `entry`. */
@@ -105,18 +143,13 @@ function filePatch(file: string, old: CapturedFile | undefined, now: CapturedFil
   const oldName = old ? `a/${file}` : '/dev/null';
   const newName = now ? `b/${file}` : '/dev/null';
   if (entry.binary) return `Binary files ${oldName} and ${newName} differ\n`;
-  const oldText = old ? old.text : '';
-  const newText = now ? now.text : '';
+  const oldText = textOf(old);
+  const newText = textOf(now);
   if (oldText === null || newText === null) return `Files ${oldName} and ${newName} differ (too large to show)\n`;
   const structured = structuredPatch(oldName, newName, oldText, newText, undefined, undefined, {
     timeout: FILE_DIFF_TIMEOUT_MS,
   });
   if (!structured) return `Files ${oldName} and ${newName} differ (too many changes to show)\n`;
-  for (const hunk of structured.hunks) {
-    for (const line of hunk.lines) {
-      if (line.startsWith('+')) entry.additions++;
-      else if (line.startsWith('-')) entry.deletions++;
-    }
-  }
+  countLines(structured, entry);
   return formatPatch(structured).replace(/^=+\n/, '');
 }

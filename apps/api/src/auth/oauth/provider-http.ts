@@ -32,29 +32,34 @@ export interface ProviderRequest {
   timeoutMs?: number;
 }
 
-/** Calls a provider endpoint and returns its JSON object body; maps every failure to a typed DomainError. */
-export async function providerJson(request: ProviderRequest): Promise<Record<string, unknown>> {
-  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-  let body: URLSearchParams | undefined;
-  if (request.form) {
-    body = new URLSearchParams();
-    for (const [key, value] of Object.entries(request.form)) if (value !== undefined) body.set(key, value);
-  }
-  let response: Response;
-  let text: string;
+/** The form without its unset fields; undefined without a form. */
+function formBody(form: ProviderRequest['form']): URLSearchParams | undefined {
+  if (!form) return undefined;
+  const body = new URLSearchParams();
+  for (const [key, value] of Object.entries(form)) if (value !== undefined) body.set(key, value);
+  return body;
+}
+
+/** The provider's answer and its body text; unreachable or too slow is `unavailable`. */
+async function fetchText(request: ProviderRequest): Promise<{ response: Response; text: string }> {
   try {
-    response = await fetch(request.url, {
+    const response = await fetch(request.url, {
       method: request.method,
-      headers,
-      body,
+      headers: { accept: 'application/json', ...request.headers },
+      body: formBody(request.form),
       redirect: 'error',
       signal: AbortSignal.timeout(request.timeoutMs ?? PROVIDER_TIMEOUT_MS),
     });
-    text = await response.text();
+    return { response, text: await response.text() };
   } catch (error) {
     const timedOut = (error as Error).name === 'TimeoutError';
     throw providerUnavailable(request.endpoint, timedOut ? 'did not answer in time' : 'could not be reached');
   }
+}
+
+/** Calls a provider endpoint and returns its JSON object body; maps every failure to a typed DomainError. */
+export async function providerJson(request: ProviderRequest): Promise<Record<string, unknown>> {
+  const { response, text } = await fetchText(request);
   const json = Buffer.byteLength(text) <= MAX_BODY_BYTES ? parseObject(text) : null;
   if (response.status >= 400 && response.status < 500) {
     throw providerRefused(request.endpoint, `HTTP ${response.status}: ${safeCode(json?.error ?? errorOf(json))}`);

@@ -9,9 +9,7 @@ import { authorizeWorkflow } from '../../policies/access';
 import { guardUnreadBody, listPath, presentWrite, writeMultipartBody, writeRequestBody } from './operations';
 import { pathFromUrl, queryValue } from './request-path';
 import { serveFile } from './serve-file';
-
-const WRITES = new Set(['PUT', 'POST', 'DELETE']);
-const READS = new Set(['GET', 'HEAD']);
+import type { StorageArea } from '../../services/storage';
 
 /**
  * Files of a workflow workspace (CONTRACT section 3): `GET /workflows/{id}/files?path=&recursive=`,
@@ -28,46 +26,69 @@ export function fileHandlers(
   return { listFiles: files, uploadFiles: files, readFile: files, writeFile: files, deleteFile: files };
 }
 
+/** One authorized request on a workspace's files, its path taken from the URL. */
+interface FilesCall {
+  deps: AppDeps;
+  req: Request;
+  res: Response;
+  workflow: Workflow;
+  area: StorageArea;
+  path: string;
+  trailingSlash: boolean;
+}
+
+/** A directory lists its entries (the root: `?path=`), a file is served. */
+async function read({ deps, req, res, area, path }: FilesCall): Promise<void> {
+  if (path === '') return void res.json(await listPath(req, area, queryValue(req, 'path')));
+  const target = await area.resolve(path);
+  if (target.stat?.type === 'dir') return void res.json(await listPath(req, area, target.relative));
+  const raw = 'raw' in (req.query as object);
+  return serveFile(req, res, area, target, { renderMarkdown: !raw && deps.markdown, rawMarkdown: raw });
+}
+
+async function write({ deps, req, res, workflow, area, path, trailingSlash }: FilesCall): Promise<void> {
+  const maxBytes = deps.config.storage.maxUploadBytes;
+  const written = await writeRequestBody(req, area, path, trailingSlash, { maxBytes, sha256: true });
+  await announce(deps, req, workflow, { path: written.path, size: written.size, sha256: written.sha256 });
+  res.status(written.created ? 201 : 200).json(presentWrite(written));
+}
+
+/** Multipart upload into the directory of the URL, or of `?path=`. */
+async function upload({ deps, req, res, workflow, area, path }: FilesCall): Promise<void> {
+  const maxBytes = deps.config.storage.maxUploadBytes;
+  const written = await writeMultipartBody(req, area, path || queryValue(req, 'path'), maxBytes);
+  for (const file of written)
+    await announce(deps, req, workflow, { path: file.path, size: file.size, sha256: file.sha256 });
+  res.status(201).json(written.map(presentWrite));
+}
+
+async function remove({ deps, req, res, workflow, area, path }: FilesCall): Promise<void> {
+  const target = await area.resolve(path);
+  await area.delete(target);
+  await announce(deps, req, workflow, { path: target.relative, size: 0, deleted: true });
+  res.status(204).end();
+}
+
+/** Each method's handler and the action it is authorized with. */
+const METHODS: ReadonlyMap<
+  string,
+  { action: 'files.read' | 'files.write'; handle: (call: FilesCall) => Promise<void> }
+> = new Map([
+  ['GET', { action: 'files.read', handle: read }],
+  ['HEAD', { action: 'files.read', handle: read }],
+  ['PUT', { action: 'files.write', handle: write }],
+  ['POST', { action: 'files.write', handle: upload }],
+  ['DELETE', { action: 'files.write', handle: remove }],
+]);
+
 async function handleFiles(deps: AppDeps, req: Request, res: Response): Promise<void> {
-  const writes = WRITES.has(req.method);
-  if (!writes && !READS.has(req.method)) throw notFound('no such endpoint');
+  const method = METHODS.get(req.method);
+  if (!method) throw notFound('no such endpoint');
   await guardUnreadBody(req, res, async () => {
-    const { workflow } = await authorizeWorkflow(
-      deps.db,
-      principalOf(req),
-      String(req.params.id),
-      writes ? 'files.write' : 'files.read',
-    );
+    const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), String(req.params.id), method.action);
     const area = deps.storage.workspace(workflow.project_id, workflow.id);
     const { path, trailingSlash } = pathFromUrl(req);
-    const maxBytes = deps.config.storage.maxUploadBytes;
-    switch (req.method) {
-      case 'GET':
-      case 'HEAD': {
-        if (path === '') return void res.json(await listPath(req, area, queryValue(req, 'path')));
-        const target = await area.resolve(path);
-        if (target.stat?.type === 'dir') return void res.json(await listPath(req, area, target.relative));
-        const raw = 'raw' in (req.query as object);
-        return serveFile(req, res, area, target, { renderMarkdown: !raw && deps.markdown, rawMarkdown: raw });
-      }
-      case 'PUT': {
-        const written = await writeRequestBody(req, area, path, trailingSlash, { maxBytes, sha256: true });
-        await announce(deps, req, workflow, { path: written.path, size: written.size, sha256: written.sha256 });
-        return void res.status(written.created ? 201 : 200).json(presentWrite(written));
-      }
-      case 'POST': {
-        const written = await writeMultipartBody(req, area, path || queryValue(req, 'path'), maxBytes);
-        for (const file of written)
-          await announce(deps, req, workflow, { path: file.path, size: file.size, sha256: file.sha256 });
-        return void res.status(201).json(written.map(presentWrite));
-      }
-      case 'DELETE': {
-        const target = await area.resolve(path);
-        await area.delete(target);
-        await announce(deps, req, workflow, { path: target.relative, size: 0, deleted: true });
-        return void res.status(204).end();
-      }
-    }
+    await method.handle({ deps, req, res, workflow, area, path, trailingSlash });
   });
 }
 

@@ -33,6 +33,32 @@ function requestedRange(req: Request, res: Response, size: number): ByteRange | 
   return { start: ranges[0]!.start, end: ranges[0]!.end };
 }
 
+const isMarkdown = (relative: string): boolean => extname(relative).toLowerCase() === '.md';
+
+/** The type its extension says; markdown asked for raw is plain text. */
+function setContentType(res: Response, relative: string, rawMarkdown: boolean): void {
+  if (isMarkdown(relative) && rawMarkdown) res.set('Content-Type', 'text/plain; charset=utf-8');
+  else res.type(extname(relative) || 'application/octet-stream');
+}
+
+/** The whole file or the one range asked for; `304` when the client's copy is fresh, `416` for a range past the end. */
+async function sendContent(
+  req: Request,
+  res: Response,
+  area: StorageArea,
+  file: StorageTarget,
+  size: number,
+): Promise<void> {
+  if (req.fresh) return void res.status(304).end();
+  const range = requestedRange(req, res, size);
+  // Like a 304 this is plain HTTP, not an error of the contract: no body.
+  if (range === 'unsatisfiable') return void res.status(416).set('Content-Range', `bytes */${size}`).end();
+  if (range) res.status(206).set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+  res.set('Content-Length', String(range ? range.end - range.start + 1 : size));
+  if (req.method === 'HEAD' || size === 0) return void res.end();
+  await streamResponse(req, res, await area.read(file, range ?? undefined), 'serving a file');
+}
+
 /**
  * Serves a resolved file of any storage area: HEAD, ETag/Last-Modified with conditional GET, and one
  * byte range (`206`, `416`), streamed with bounded memory. Never sent as an attachment; the client
@@ -48,18 +74,9 @@ export async function serveFile(
   if (file.stat?.type !== 'file') throw notFound('no such file');
   const { size, modifiedAt } = file.stat;
   res.set(USER_CONTENT_HEADERS);
-  const isMarkdown = extname(file.relative).toLowerCase() === '.md';
-  if (isMarkdown && options.renderMarkdown)
+  if (isMarkdown(file.relative) && options.renderMarkdown)
     return sendMarkdownPage(req, res, area, file, basename(file.relative), options.renderMarkdown);
-  if (isMarkdown && options.rawMarkdown) res.set('Content-Type', 'text/plain; charset=utf-8');
-  else res.type(extname(file.relative) || 'application/octet-stream');
+  setContentType(res, file.relative, options.rawMarkdown);
   res.set({ 'Accept-Ranges': 'bytes', ETag: etagOf(size, modifiedAt), 'Last-Modified': modifiedAt.toUTCString() });
-  if (req.fresh) return void res.status(304).end();
-  const range = requestedRange(req, res, size);
-  // Like a 304 this is plain HTTP, not an error of the contract: no body.
-  if (range === 'unsatisfiable') return void res.status(416).set('Content-Range', `bytes */${size}`).end();
-  if (range) res.status(206).set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
-  res.set('Content-Length', String(range ? range.end - range.start + 1 : size));
-  if (req.method === 'HEAD' || size === 0) return void res.end();
-  await streamResponse(req, res, await area.read(file, range ?? undefined), 'serving a file');
+  await sendContent(req, res, area, file, size);
 }

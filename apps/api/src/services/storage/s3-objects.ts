@@ -44,22 +44,23 @@ const DELETE_BATCH = 1000;
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
+/** Names of failures that pass: the bucket or the network is down, or S3 asks to slow down. */
+const UNAVAILABLE_NAMES = new Set(['NoSuchBucket', 'SlowDown', 'QuotaExceeded', ...NETWORK_CODES]);
+
+function storageUnavailable(error: unknown, name: string | undefined): boolean {
+  const status = error instanceof S3ServiceException ? (error.$metadata.httpStatusCode ?? 0) : 0;
+  if (status >= 500 || UNAVAILABLE_NAMES.has(name ?? '')) return true;
+  return NETWORK_CODES.has((error as NodeJS.ErrnoException).code ?? '');
+}
+
 /** Maps an S3 or network failure to the contract's error codes (the message never leaks keys or hosts). */
 export function storageError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   const name = (error as { name?: string }).name;
-  const status = error instanceof S3ServiceException ? (error.$metadata.httpStatusCode ?? 0) : 0;
   if (name === 'EntityTooLarge')
     return new DomainError('payload_too_large', 'the object storage refused an object that large');
   if (name === 'NoSuchKey' || name === 'NotFound') return notFound('no such file');
-  if (
-    status >= 500 ||
-    name === 'NoSuchBucket' ||
-    name === 'SlowDown' ||
-    name === 'QuotaExceeded' ||
-    NETWORK_CODES.has((error as NodeJS.ErrnoException).code ?? '') ||
-    NETWORK_CODES.has(name ?? '')
-  )
+  if (storageUnavailable(error, name))
     return new DomainError('unavailable', 'the object storage is unavailable, try again later');
   return new DomainError('internal', 'the object storage refused the operation');
 }

@@ -34,6 +34,53 @@ function addressable(rest: string): string[] | null {
 }
 
 /**
+ * The entries of one directory listed from its keys: each path once (a directory at its newest time),
+ * the directories an object is in, down to the depth asked for. Refuses more than MAX_LISTING_ENTRIES.
+ */
+class Listing {
+  private readonly entries = new Map<string, FileEntry>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly recursive: boolean,
+  ) {}
+
+  /** An object whose key is `rest` below the directory's prefix. */
+  addObject(rest: string, object: { size: number; modifiedAt: Date }): void {
+    const segments = addressable(rest);
+    if (!segments) return;
+    const isMarker = rest.endsWith('/'); // a "folder" some S3 consoles create
+    const depth = this.recursive ? segments.length : 1;
+    const modified_at = object.modifiedAt.toISOString();
+    const dirCount = isMarker ? segments.length : segments.length - 1;
+    for (let i = 1; i <= Math.min(dirCount, depth); i++)
+      this.add({ name: segments[i - 1]!, path: this.at(segments.slice(0, i)), type: 'dir', size: 0, modified_at });
+    if (!isMarker && segments.length <= depth)
+      this.add({ name: segments.at(-1)!, path: this.at(segments), type: 'file', size: object.size, modified_at });
+  }
+
+  sorted(): FileEntry[] {
+    return [...this.entries.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  private at(segments: string[]): string {
+    return (this.dir === '' ? '' : `${this.dir}/`) + segments.join('/');
+  }
+
+  private add(entry: FileEntry): void {
+    const known = this.entries.get(entry.path);
+    if (known?.type === 'dir' && entry.type === 'dir') {
+      if (entry.modified_at > known.modified_at) known.modified_at = entry.modified_at;
+      return;
+    }
+    if (known) return;
+    this.entries.set(entry.path, entry);
+    if (this.entries.size > MAX_LISTING_ENTRIES)
+      throw new DomainError('invalid_input', `more than ${MAX_LISTING_ENTRIES} entries; list a subdirectory`);
+  }
+}
+
+/**
  * One key prefix of the bucket. S3 has no directories: a directory is a prefix some object's key
  * starts with, so it exists while something is in it (an empty folder cannot be kept), and the
  * root always exists (it lists as empty). There are no symlinks, so the lexical rules are the check.
@@ -68,33 +115,9 @@ export class S3Area implements StorageArea {
     }
     if (dir.stat.type !== 'dir') throw new DomainError('invalid_input', 'not a directory');
     const prefix = dir.relative === '' ? this.base : `${this.keyOf(dir.relative)}/`;
-    const at = (segments: string[]) => (dir.relative === '' ? '' : `${dir.relative}/`) + segments.join('/');
-    const entries = new Map<string, FileEntry>();
-    const add = (entry: FileEntry) => {
-      const known = entries.get(entry.path);
-      if (known?.type === 'dir' && entry.type === 'dir') {
-        if (entry.modified_at > known.modified_at) known.modified_at = entry.modified_at;
-        return;
-      }
-      if (known) return;
-      entries.set(entry.path, entry);
-      if (entries.size > MAX_LISTING_ENTRIES)
-        throw new DomainError('invalid_input', `more than ${MAX_LISTING_ENTRIES} entries; list a subdirectory`);
-    };
-    for await (const object of this.objects.list(prefix)) {
-      const rest = object.key.slice(prefix.length);
-      const segments = addressable(rest);
-      if (!segments) continue;
-      const isMarker = rest.endsWith('/'); // a "folder" some S3 consoles create
-      const depth = options.recursive ? segments.length : 1;
-      const modified_at = object.modifiedAt.toISOString();
-      const dirCount = isMarker ? segments.length : segments.length - 1;
-      for (let i = 1; i <= Math.min(dirCount, depth); i++)
-        add({ name: segments[i - 1]!, path: at(segments.slice(0, i)), type: 'dir', size: 0, modified_at });
-      if (!isMarker && segments.length <= depth)
-        add({ name: segments.at(-1)!, path: at(segments), type: 'file', size: object.size, modified_at });
-    }
-    return [...entries.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const listing = new Listing(dir.relative, options.recursive);
+    for await (const object of this.objects.list(prefix)) listing.addObject(object.key.slice(prefix.length), object);
+    return listing.sorted();
   }
 
   async read(file: StorageTarget, range?: { start: number; end: number }): Promise<Readable> {
