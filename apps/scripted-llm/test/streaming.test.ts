@@ -24,6 +24,24 @@ const script = {
   ],
 };
 
+interface StreamedCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
+
+type ToolCallDelta = { index: number; id?: string; function?: { name?: string; arguments?: string } };
+
+/** Appends a chunk's tool call deltas to the calls they continue, as a streaming client does. */
+function reassemble(calls: StreamedCall[], deltas: readonly ToolCallDelta[]): void {
+  for (const delta of deltas) {
+    const call = (calls[delta.index] ??= { name: '', arguments: '' });
+    if (delta.id) call.id = delta.id;
+    call.name += delta.function?.name ?? '';
+    call.arguments += delta.function?.arguments ?? '';
+  }
+}
+
 describe('streaming (stream: true)', () => {
   it('streams tool calls as deltas the client iterates and reassembles', async () => {
     const server = await startServer({ script });
@@ -33,7 +51,7 @@ describe('streaming (stream: true)', () => {
       tools: [tool('execute_on_worker'), tool('save_memo')],
       stream: true,
     });
-    const calls: { id?: string; name: string; arguments: string }[] = [];
+    const calls: StreamedCall[] = [];
     let finishReason: string | null = null;
     let chunkCount = 0;
     for await (const chunk of stream) {
@@ -41,12 +59,7 @@ describe('streaming (stream: true)', () => {
       expect(chunk.object).toBe('chat.completion.chunk');
       const choice = chunk.choices[0];
       finishReason = choice?.finish_reason ?? finishReason;
-      for (const delta of choice?.delta.tool_calls ?? []) {
-        const call = (calls[delta.index] ??= { name: '', arguments: '' });
-        if (delta.id) call.id = delta.id;
-        call.name += delta.function?.name ?? '';
-        call.arguments += delta.function?.arguments ?? '';
-      }
+      reassemble(calls, choice?.delta.tool_calls ?? []);
     }
     expect(chunkCount).toBeGreaterThan(4);
     expect(finishReason).toBe('tool_calls');

@@ -38,26 +38,45 @@ export async function principalFromClaims(
   tokens: Pick<TokenService, 'isRevoked'>,
 ): Promise<Principal | null> {
   switch (claims.scope) {
-    case 'worker': {
-      if (!(await workerMinterActs(claims.sub, db, adminUsers))) return null;
-      const workers = await db.worker.findMany({ where: { token_jti: claims.jti }, select: { id: true } });
-      return { kind: 'worker', claims, workerIds: workers.map((w) => w.id) };
-    }
+    case 'worker':
+      return workerPrincipal(claims, db, adminUsers);
     case 'job':
-      if (!claims.project_id || !claims.workflow_id) return null;
-      if (!(await jobStillActs(claims, db, adminUsers, tokens))) return null;
-      return { kind: 'job', projectId: claims.project_id, workflowId: claims.workflow_id, claims };
+      return jobPrincipal(claims, db, adminUsers, tokens);
     case 'session':
-    case 'api': {
-      const user = await db.user.findUnique({ where: { id: claims.sub } });
-      if (!user) return null;
-      const principal = userPrincipal(user, claims, claims.scope, adminUsers);
-      // An api token narrowed to a project acts only while its user may still see that project.
-      if (principal.projectId && !principal.isAdmin && !(await isLiveMember(db, principal.projectId, user.id)))
-        return null;
-      return principal;
-    }
+    case 'api':
+      return personPrincipal(claims, claims.scope, db, adminUsers);
   }
+}
+
+async function workerPrincipal(claims: TokenClaims, db: Db, adminUsers: AdminList): Promise<Principal | null> {
+  if (!(await workerMinterActs(claims.sub, db, adminUsers))) return null;
+  const workers = await db.worker.findMany({ where: { token_jti: claims.jti }, select: { id: true } });
+  return { kind: 'worker', claims, workerIds: workers.map((w) => w.id) };
+}
+
+async function jobPrincipal(
+  claims: TokenClaims,
+  db: Db,
+  adminUsers: AdminList,
+  tokens: Pick<TokenService, 'isRevoked'>,
+): Promise<Principal | null> {
+  if (!claims.project_id || !claims.workflow_id) return null;
+  if (!(await jobStillActs(claims, db, adminUsers, tokens))) return null;
+  return { kind: 'job', projectId: claims.project_id, workflowId: claims.workflow_id, claims };
+}
+
+async function personPrincipal(
+  claims: TokenClaims,
+  scope: 'session' | 'api',
+  db: Db,
+  adminUsers: AdminList,
+): Promise<Principal | null> {
+  const user = await db.user.findUnique({ where: { id: claims.sub } });
+  if (!user) return null;
+  const principal = userPrincipal(user, claims, scope, adminUsers);
+  // An api token narrowed to a project acts only while its user may still see that project.
+  if (principal.projectId && !principal.isAdmin && !(await isLiveMember(db, principal.projectId, user.id))) return null;
+  return principal;
 }
 
 /** The principal of a session or api token's user (its project narrowing not yet checked against the database). */

@@ -69,19 +69,29 @@ export function isListeningOrigin(
   local: LocalEndpoint | undefined,
 ): boolean {
   if (!hostHeader || !local?.localAddress || !local.localPort) return false;
+  const host = hostOfOrigin(origin, hostHeader);
+  if (!host) return false;
+  const port = host.port === '' ? DEFAULT_PORTS[host.protocol] : Number(host.port);
+  return port === local.localPort && namesLocalAddress(host.hostname, local.localAddress);
+}
+
+/**
+ * The `Host` header as a URL of the origin's scheme, when the origin is exactly that host (an http(s)
+ * origin, no credentials, path, query or fragment in the host); otherwise null.
+ */
+function hostOfOrigin(origin: string, hostHeader: string): URL | null {
   let candidate: URL;
   let host: URL;
   try {
     candidate = new URL(origin);
     host = new URL(`${candidate.protocol}//${hostHeader}`);
   } catch {
-    return false;
+    return null;
   }
-  const defaultPort = DEFAULT_PORTS[candidate.protocol];
-  if (defaultPort === undefined || candidate.origin === 'null' || candidate.origin !== host.origin) return false;
-  if (host.username || host.password || host.pathname !== '/' || host.search || host.hash) return false;
-  const port = host.port === '' ? defaultPort : Number(host.port);
-  return port === local.localPort && namesLocalAddress(host.hostname, local.localAddress);
+  if (DEFAULT_PORTS[candidate.protocol] === undefined || candidate.origin === 'null') return null;
+  if (candidate.origin !== host.origin) return null;
+  const bare = !host.username && !host.password && host.pathname === '/' && !host.search && !host.hash;
+  return bare ? host : null;
 }
 
 /** Whether `origin` (an `Origin` header value) is one of the server's own origins. */

@@ -234,6 +234,7 @@ const CELLS = SERVED.flatMap((op) =>
     return CALLERS.map((caller, i) => ({ ...route, name, op, caller, expected: statuses[i]! }));
   }),
 );
+type Cell = (typeof CELLS)[number];
 
 /** A template catalog with one template, so `POST /workflows/{id}/template` can succeed. */
 const TEMPLATES: TemplateCatalog = {
@@ -411,40 +412,42 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
   // Reads share one world; a cell that may write gets its own.
   let readWorld: Promise<World & { jobToken: string }> | undefined;
 
-  it.each(CELLS)(
-    '$name as $caller -> $expected',
-    async ({ path, body, form, status, caller, expected, op, isolated, ownCredential }) => {
-      const method = op.method;
-      const writes = method !== 'GET';
-      const world = await (writes || isolated
-        ? freshWorld(status ?? 'running')
-        : (readWorld ??= freshWorld('running')));
-      let as: string | undefined;
-      if (caller === 'job token of another workflow') as = world.jobToken;
-      else if (caller !== 'anonymous') {
-        if (ownCredential) as = await issue(caller);
-        else {
-          if (!fixedTokens.has(caller)) fixedTokens.set(caller, issue(caller));
-          as = await fixedTokens.get(caller);
-        }
-      }
-      const before = writes && expected >= 400 ? await state() : null;
-      const content = typeof body === 'function' ? (body as (w: World) => unknown)(world) : body;
-      const init: Parameters<TestServer['request']>[1] = { method, as };
-      if (form) {
-        const data = new FormData();
-        data.append('file', new Blob(['uploaded']), 'up.txt');
-        init.body = data;
-      } else if (typeof content === 'string') init.body = content;
-      else init.json = content ?? (method === 'GET' || method === 'DELETE' ? undefined : {});
-      const prefix = op.path.startsWith('/svc/api/') ? '/svc/api' : '';
-      const res = await server.request(`${prefix}${path(world)}`, init);
-      // Event streams stay open: stop reading.
-      await res.body?.cancel();
-      expect(res.status).toBe(expected);
-      if (before) expect(await state()).toEqual(before);
-    },
-  );
+  /** The caller's token (none for an anonymous caller): issued once per caller unless the cell needs its own. */
+  const tokenOf = async (caller: Caller, world: World & { jobToken: string }, ownCredential?: boolean) => {
+    if (caller === 'job token of another workflow') return world.jobToken;
+    if (caller === 'anonymous') return undefined;
+    if (ownCredential) return issue(caller);
+    if (!fixedTokens.has(caller)) fixedTokens.set(caller, issue(caller));
+    return fixedTokens.get(caller);
+  };
+
+  /** The request a cell sends: its body as a form upload, raw text or JSON (an empty object for writes). */
+  const requestInit = (cell: Cell, world: World, as: string | undefined): Parameters<TestServer['request']>[1] => {
+    const method = cell.op.method;
+    const init: Parameters<TestServer['request']>[1] = { method, as };
+    const content = typeof cell.body === 'function' ? (cell.body as (w: World) => unknown)(world) : cell.body;
+    if (cell.form) {
+      const data = new FormData();
+      data.append('file', new Blob(['uploaded']), 'up.txt');
+      init.body = data;
+    } else if (typeof content === 'string') init.body = content;
+    else init.json = content ?? (method === 'GET' || method === 'DELETE' ? undefined : {});
+    return init;
+  };
+
+  it.each(CELLS)('$name as $caller -> $expected', async (cell) => {
+    const { path, status, caller, expected, op, isolated, ownCredential } = cell;
+    const writes = op.method !== 'GET';
+    const world = await (writes || isolated ? freshWorld(status ?? 'running') : (readWorld ??= freshWorld('running')));
+    const as = await tokenOf(caller, world, ownCredential);
+    const before = writes && expected >= 400 ? await state() : null;
+    const prefix = op.path.startsWith('/svc/api/') ? '/svc/api' : '';
+    const res = await server.request(`${prefix}${path(world)}`, requestInit(cell, world, as));
+    // Event streams stay open: stop reading.
+    await res.body?.cancel();
+    expect(res.status).toBe(expected);
+    if (before) expect(await state()).toEqual(before);
+  });
 
   // An operation added to the table without rows fails here, and so does a row for an operation this
   // server does not serve. The app's routes are the table's (mount.test.ts).

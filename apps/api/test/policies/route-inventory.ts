@@ -34,23 +34,24 @@ export function routeInventory(app: Express): string[] {
     for (const layer of stack) {
       const path = prefix + mountPath(layer);
       const mounted = layer.handle[MOUNTED_OPERATIONS];
-      if (layer.route) {
-        // a resource router's own path is its route `/` (http/mount.ts)
-        const full = layer.route.path === '/' && prefix ? prefix : prefix + layer.route.path;
-        if (appLevel && !full.startsWith('/svc/')) continue; // the web app's client-side routes
-        for (const [method, on] of Object.entries(layer.route.methods)) {
-          if (on && method !== '_all') found.add(`${method.toUpperCase()} ${normalizeRoute(full)}`);
-        }
-      } else if (mounted) {
-        for (const op of mounted) found.add(`${op.method} ${normalizeRoute(op.path)}`);
-      } else if (layer.handle.stack) {
-        walk(layer.handle.stack, path, false);
-      } else if (!appLevel && path !== prefix) {
+      if (layer.route) routeEndpoints(layer.route, prefix, appLevel).forEach((endpoint) => found.add(endpoint));
+      else if (mounted) for (const op of mounted) found.add(`${op.method} ${normalizeRoute(op.path)}`);
+      else if (layer.handle.stack) walk(layer.handle.stack, path, false);
+      else if (!appLevel && path !== prefix)
         throw new Error(`route inventory: ${path} is mounted with use outside the operations table`);
-      }
     }
   };
   const router = (app as unknown as { router: { stack: Layer[] } }).router;
   walk(router.stack, '', true);
   return [...found].sort();
+}
+
+/** A route's endpoints below `prefix`; none for the web app's client-side routes at the app level. */
+function routeEndpoints(route: NonNullable<Layer['route']>, prefix: string, appLevel: boolean): string[] {
+  // a resource router's own path is its route `/` (http/mount.ts)
+  const full = route.path === '/' && prefix ? prefix : prefix + route.path;
+  if (appLevel && !full.startsWith('/svc/')) return [];
+  return Object.entries(route.methods)
+    .filter(([method, on]) => on && method !== '_all')
+    .map(([method]) => `${method.toUpperCase()} ${normalizeRoute(full)}`);
 }

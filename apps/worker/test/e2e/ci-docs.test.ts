@@ -79,22 +79,14 @@ async function runActionsJob(file: string, workspace: string, ctx: ActionsContex
   const jobs = Object.entries<Record<string, unknown>>(workflow.jobs);
   expect(jobs).toHaveLength(1);
   const [, job] = jobs[0]!;
-  const defaults = Object.fromEntries(
-    Object.entries<{ default?: string }>(workflow.on?.workflow_dispatch?.inputs ?? {}).map(([k, v]) => [
-      k,
-      v.default ?? '',
-    ]),
-  );
-  const context = { ...ctx, inputs: { ...defaults, ...ctx.inputs } };
+  const context = { ...ctx, inputs: { ...inputDefaults(workflow), ...ctx.inputs } };
   const jobEnv = { ...expandAll(workflow.env, context), ...expandAll(job.env as Record<string, unknown>, context) };
   const summary = path.join(workspace, '..', 'step-summary.md');
   const steps: StepResult[] = [];
   let failed = false;
   for (const [i, step] of (job.steps as Record<string, unknown>[]).entries()) {
     const name = String(step.name ?? step.uses ?? `step ${i + 1}`);
-    const condition = String(step.if ?? 'success()').trim();
-    const runs = condition === 'always()' || (condition === 'failure()' ? failed : !failed);
-    if (!runs || step.run === undefined) {
+    if (!stepRuns(step, failed)) {
       steps.push({ name, outcome: 'skipped', output: step.uses ? `uses ${String(step.uses)}` : '' });
       continue;
     }
@@ -113,15 +105,27 @@ async function runActionsJob(file: string, workspace: string, ctx: ActionsContex
       cwd: workspace,
       env,
     });
-    const outcome = result.code === 0 ? 'success' : 'failure';
-    if (outcome === 'failure') failed = true;
-    steps.push({ name, outcome, output: result.stdout + result.stderr });
+    if (result.code !== 0) failed = true;
+    steps.push({ name, outcome: result.code === 0 ? 'success' : 'failure', output: result.stdout + result.stderr });
   }
   return {
     result: failed ? 'failure' : 'success',
     steps,
     summary: existsSync(summary) ? readFileSync(summary, 'utf8') : '',
   };
+}
+
+/** The `workflow_dispatch` inputs' defaults. */
+function inputDefaults(workflow: { on?: { workflow_dispatch?: { inputs?: Record<string, { default?: string }> } } }) {
+  const inputs = Object.entries(workflow.on?.workflow_dispatch?.inputs ?? {});
+  return Object.fromEntries(inputs.map(([name, input]) => [name, input.default ?? '']));
+}
+
+/** Whether a `run:` step runs after the steps before it (`if:` success(), failure() or always()). */
+function stepRuns(step: Record<string, unknown>, failed: boolean): boolean {
+  if (step.run === undefined) return false;
+  const condition = String(step.if ?? 'success()').trim();
+  return condition === 'always()' || (condition === 'failure()' ? failed : !failed);
 }
 
 describe('docs/ci.md: the shell script and the GitHub Actions job, against a real stack', () => {
