@@ -17,10 +17,17 @@ const listen = async <T extends Server | HttpServer>(server: T, host: string): P
   return (server.address() as { port: number }).port;
 };
 
-/** A TCP connect from the test process itself: proves the target is there for anyone on the host. */
+/**
+ * A TCP connect from the test process itself: proves the target is there for anyone on the host. The
+ * reply is read (and dropped) so the socket closes: a half-closed one whose reply is never read stays
+ * open and kept jest from exiting after the run, once the private address it talked to was removed.
+ */
 const reachableFromHost = (host: string, port: number): Promise<boolean> =>
   new Promise((resolve) => {
-    const socket = connect({ host, port }, () => (socket.end(), resolve(true)));
+    const socket = connect({ host, port }, () => {
+      socket.resume().end();
+      resolve(true);
+    });
     socket.on('error', () => resolve(false));
   });
 
