@@ -15,13 +15,25 @@ export type Release = () => Promise<void> | void;
 /**
  * The lifecycle of a gated sandbox: `setup(pid)` prepares the namespaces of the waiting process
  * (registering how to undo each step as it goes), then the command is let go. Undone in reverse
- * order after the command ends, or after a setup that failed half-way.
+ * order after the command ends, or after a setup that failed half-way. A command that ends (killed,
+ * timed out, cancelled) while its setup is still running is released at once; what the setup registers
+ * after that (the SVC_URL relay's socket, slirp4netns) is undone when the setup returns, not leaked.
  */
 export function gatedLifecycle(
   setup: (pid: number, onRelease: (release: Release) => void) => Promise<void>,
   releases: Release[] = [],
 ): CommandLifecycle {
+  let released = false;
   const onRelease = (release: Release): void => void releases.push(release);
+  const releaseAll = async (): Promise<void> => {
+    for (const release of releases.splice(0).reverse()) {
+      try {
+        await release();
+      } catch {
+        // best effort: the rest still gets undone
+      }
+    }
+  };
   return {
     extraPipes: 2,
     async start(child: ChildProcess): Promise<void> {
@@ -33,17 +45,17 @@ export function gatedLifecycle(
         ready.once('error', () => resolve(false));
       });
       if (!there) throw new Error('the sandbox ended before it was set up (user or network namespace refused?)');
-      await setup(child.pid, onRelease);
+      try {
+        await setup(child.pid, onRelease);
+      } finally {
+        if (released) await releaseAll();
+      }
+      if (released) throw new Error('the command ended while its sandbox was being set up');
       (go as NodeJS.WritableStream).write('g');
     },
     async release(): Promise<void> {
-      for (const release of releases.splice(0).reverse()) {
-        try {
-          await release();
-        } catch {
-          // best effort: the rest still gets undone
-        }
-      }
+      released = true;
+      await releaseAll();
     },
   };
 }
