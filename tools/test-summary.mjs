@@ -9,7 +9,8 @@ for (const group of ['apps', 'packages']) {
     const file = join(group, name, '.test-results', 'counts.json');
     if (!existsSync(file)) continue;
     const counts = JSON.parse(readFileSync(file, 'utf8'));
-    packages.push(`${group}/${name}: ${counts.passed} passed, ${counts.failed} failed`);
+    const unexited = counts.unexited ? ` (jest did not exit: ${counts.unexited.join('; ')})` : '';
+    packages.push(`${group}/${name}: ${counts.passed} passed, ${counts.failed} failed${unexited}`);
     for (const key of Object.keys(totals)) totals[key] += counts[key] ?? 0;
   }
 }
