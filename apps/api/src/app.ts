@@ -12,6 +12,7 @@ import { crossSiteGuard } from './http/cross-site';
 import { bodyTimeout } from './http/timeouts';
 import { builtAppHandlers } from './apps/router';
 import { mountOperations } from './http/mount';
+import { DirectGets } from './http/direct-gets';
 import { serveWebApp } from './web-app';
 
 export const JSON_BODY_LIMIT = '1mb';
@@ -22,7 +23,11 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.http.trustProxy);
   app.set('query parser', 'simple');
-  app.use(requestContext(app, deps.logger));
+  const context = requestContext(app, deps.logger);
+  // The hot reads, mounted below with the API, are found here first (http/direct-gets.ts).
+  const direct = new DirectGets(context.begin);
+  app.use(direct.middleware);
+  app.use(context.middleware);
   app.use(bodyTimeout(deps.config.http.bodyTimeoutMs, deps.config.http.bodyMinRate));
   // Built apps: public capability links, before the cross-site guard and authentication (apps/router.ts).
   const builtApps = express.Router();
@@ -35,7 +40,7 @@ export function createApp(deps: AppDeps): Express {
   // Only the API and sign-in need the caller, found by each operation (http/mount.ts); the web app's
   // static files are public.
   const authenticate = authenticator(deps.tokens, deps.db, deps.config.adminUsers);
-  app.use('/svc/api', apiRouter(deps, authenticate));
+  app.use('/svc/api', apiRouter(deps, authenticate, direct));
   const auth = express.Router();
   const { provider } = deps.config.auth;
   const signIn = provider === 'dev' ? devLoginHandlers(deps) : oauthHandlers(deps);

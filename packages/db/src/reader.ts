@@ -15,6 +15,8 @@ export interface SqlReader {
    * text, booleans as 0/1 (`rowDecoder` turns both into the row types).
    */
   rows(query: Runnable): Promise<unknown[]>;
+  /** The first row of a statement that returns one at most (`rows` without the list); undefined for none. */
+  row(query: Runnable): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,9 @@ export function postgresReader(pool: pg.Pool): SqlReader {
       const result = await pool.query({ name: nameOf(text), text, values, types: pgTypes });
       return result.rows;
     },
+    async row(query) {
+      return (await this.rows(query))[0];
+    },
     close: async () => undefined, // the pool belongs to the Prisma client
   };
 }
@@ -61,6 +66,11 @@ export function sqliteReader(url: string): SqlReader {
       // in between, so many connections are served in turn, not in bursts (p99 800 → 300 ms, issue 11).
       await yieldToIo();
       return prepared(text).all(values) as unknown[];
+    },
+    row: async (query) => {
+      const { sql: text, values } = compileFor('sqlite', query);
+      await yieldToIo(); // as in `rows`
+      return prepared(text).get(values) ?? undefined;
     },
     close: async () => {
       db.close();

@@ -184,6 +184,17 @@ export interface UserToken {
  */
 export type Authenticator = (req: Request, options: { joinsUser: boolean }) => Promise<void>;
 
+/** The claims of a valid token; for a bad one, null with the refusal kept in `req.authError`. */
+async function verifiedOrRefused(req: Request, token: string, tokens: TokenService): Promise<TokenClaims | null> {
+  try {
+    return await tokens.verify(token);
+  } catch (error) {
+    if (!(error instanceof TokenError)) throw error;
+    req.authError = new DomainError('unauthenticated', error.message);
+    return null;
+  }
+}
+
 export function authenticator(tokens: TokenService, db: Db, adminUsers: AdminList): Authenticator {
   return async (req, { joinsUser }) => {
     const token = tokenFromRequest(req.headers);
@@ -191,8 +202,9 @@ export function authenticator(tokens: TokenService, db: Db, adminUsers: AdminLis
     req.authError = null;
     req.userToken = null;
     if (token === null) return;
+    const claims = await verifiedOrRefused(req, token, tokens);
+    if (!claims) return;
     try {
-      const claims = await verifiedClaims(token, tokens);
       const { scope } = claims;
       if (joinsUser && (scope === 'session' || scope === 'api') && claims.project_id === undefined) {
         req.userToken = { claims, scope };

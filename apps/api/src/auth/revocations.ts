@@ -23,8 +23,15 @@ export class RevocationCache {
   ) {}
 
   async isRevoked(jti: string): Promise<boolean> {
-    if (this.now() - this.syncedAt > this.maxAgeMs) await this.sync();
+    const fresh = this.revokedIfFresh(jti);
+    if (fresh !== undefined) return fresh;
+    await this.sync();
     return this.expiresAtByJti.has(jti);
+  }
+
+  /** Whether a token id is revoked, answered at once while the list is fresh; undefined when it is due a re-read. */
+  revokedIfFresh(jti: string): boolean | undefined {
+    return this.now() - this.syncedAt > this.maxAgeMs ? undefined : this.expiresAtByJti.has(jti);
   }
 
   remember(jti: string, expiresAt: Date): void {

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { EncodedAnswer } from '../reads/page-cache';
+import { writeWholeHead } from './middleware';
 
 type ETagFunction = (body: Buffer, encoding?: BufferEncoding) => string | undefined;
 
@@ -10,9 +11,19 @@ export function encodeJson(req: Request, body: unknown): EncodedAnswer {
   return { json, etag: etagOf?.(json) };
 }
 
-/** Sends an encoded answer as `res.json` would have (Express adds Content-Length and answers 304 when fresh). */
+/**
+ * Sends an encoded answer as `res.json` would have: the same headers in the same order, and a 304 when
+ * a conditional request is fresh (left to Express's `res.send`; an unconditional GET is written at once).
+ */
 export function sendEncoded(res: Response, { json, etag }: EncodedAnswer): void {
-  // in the order res.json sets them
+  const headers = res.req.headers;
+  const conditional = headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined;
+  if (res.req.method === 'GET' && !conditional && res.getHeaderNames().length === 0) {
+    const head = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', json.length];
+    writeWholeHead(res, res.statusCode, etag === undefined ? head : [...head, 'ETag', etag]);
+    res.end(json);
+    return;
+  }
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', json.length);
   if (etag !== undefined) res.setHeader('ETag', etag);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ServerResponse } from 'node:http';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors';
@@ -11,23 +12,45 @@ type WithChildLogger = Request & { [CHILD_LOGGER]?: Logger };
 /**
  * Gives every request of `app` an id (a sane incoming X-Request-Id is kept), answered in X-Request-Id
  * with the security headers, and a child logger carrying it (`req.log`, made when first used: most
- * requests never log). Requests are logged at debug level with their status and time.
+ * requests never log). Requests are logged at debug level with their status and time. The headers are
+ * added when the response's head is written (any header a handler set itself is kept), so a hot read
+ * writes its whole head at once (encoded-json.ts).
  */
-export function requestContext(app: Express, logger: Logger): RequestHandler {
+export function requestContext(app: Express, logger: Logger): RequestContext {
   Object.defineProperty(app.request, 'log', {
     get(this: WithChildLogger) {
       return (this[CHILD_LOGGER] ??= logger.child({ request_id: this.id }));
     },
   });
-  return (req, res, next) => {
+  const writeHead = ServerResponse.prototype.writeHead as (this: Response, ...args: unknown[]) => Response;
+  app.response.writeHead = function (this: Response, ...args: unknown[]) {
+    for (const [name, value] of Object.entries(contextHeaders(this.req)))
+      if (!this.hasHeader(name)) this.setHeader(name, value);
+    return writeHead.apply(this, args);
+  } as Response['writeHead'];
+  const begin = (req: Request, res: Response) => {
     req.id = requestIdOf(req.headers['x-request-id'] as string | undefined);
     req.principal = null;
-    res.setHeader('X-Request-Id', req.id);
-    for (const name in SECURITY_HEADERS) res.setHeader(name, SECURITY_HEADERS[name as keyof typeof SECURITY_HEADERS]);
     if (logger.isLevelEnabled('debug')) logWhenFinished(req, res);
-    next();
+  };
+  return {
+    begin,
+    middleware: (req, res, next) => {
+      begin(req, res);
+      next();
+    },
   };
 }
+
+export interface RequestContext {
+  /** gives one request its context (a handler that runs before `middleware`, see direct-gets.ts) */
+  begin(req: Request, res: Response): void;
+  /** gives every request that reaches it its context */
+  middleware: RequestHandler;
+}
+
+/** The headers every answer of the app carries: its request id and the security headers. */
+export const contextHeaders = (req: Pick<Request, 'id'>) => ({ 'X-Request-Id': req.id, ...SECURITY_HEADERS });
 
 function logWhenFinished(req: Request, res: Response): void {
   const started = process.hrtime.bigint();
@@ -46,6 +69,21 @@ export const SECURITY_HEADERS = {
   'Referrer-Policy': 'same-origin',
   'X-Frame-Options': 'SAMEORIGIN',
 } as const;
+
+const SECURITY_HEADER_LIST = Object.entries(SECURITY_HEADERS).flat();
+
+/**
+ * Writes a response's whole head at once, with the context headers (a handler that set none of its own):
+ * `headers` is Node's flat list, names and values alternating.
+ */
+export function writeWholeHead(res: Response, status: number, headers: (string | number)[]): void {
+  ServerResponse.prototype.writeHead.call(res, status, [
+    'X-Request-Id',
+    res.req.id,
+    ...SECURITY_HEADER_LIST,
+    ...headers,
+  ]);
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

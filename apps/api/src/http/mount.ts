@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { OPERATIONS, type IdentifiedOperation, type OperationId, type Operations } from '@svc/protocol';
 import { requireCaller, type Authenticator } from '../auth/authenticate';
 import { parseInput } from '../domain/validate';
+import type { DirectGets } from './direct-gets';
 
 type ParamsOf<O> = O extends { params: z.ZodType } ? z.output<O['params']> : Record<string, never>;
 type QueryOf<O> = O extends { query: z.ZodType } ? z.output<O['query']> : undefined;
@@ -65,6 +66,8 @@ export interface MountOptions {
   authenticate?: Authenticator;
   /** leaves out the other sign-in providers' operations */
   provider?: string;
+  /** learns the GETs mounted here, so that it serves the joining ones before the middleware chain */
+  direct?: DirectGets;
 }
 export type Handlers<Ids extends OperationId> = { [Id in Ids]: HandlerEntry<Id> };
 
@@ -106,18 +109,20 @@ function routeHandlers(op: IdentifiedOperation, entry: RouteEntry, authenticate:
   const run = async (req: Request, res: Response) => {
     await handle(req, res, inputOf(op, req));
   };
-  if (before.length === 0)
-    return [
-      async (req: Request, res: Response) => {
-        await findCaller(req);
-        await run(req, res);
-      },
-    ];
+  if (before.length === 0) {
+    // the hot reads take this path: its steps written out, not awaited one inside another
+    const single = async (req: Request, res: Response) => {
+      if (authenticate) await authenticate(req, options);
+      if (required) requireCaller(req);
+      await handle(req, res, inputOf(op, req));
+    };
+    return { chain: [single], single };
+  }
   const caller: RequestHandler = async (req, _res, next) => {
     await findCaller(req);
     next();
   };
-  return [caller, ...before, run];
+  return { chain: [caller, ...before, run], single: undefined };
 }
 
 /**
@@ -129,26 +134,45 @@ export function mountOperations(
   router: Router,
   base: string,
   handlers: Partial<Handlers<OperationId>>,
-  { authenticate, provider }: MountOptions = {},
+  { authenticate, provider, direct }: MountOptions = {},
 ): void {
-  const below = Object.entries(OPERATIONS)
-    .map(([id, op]): IdentifiedOperation => ({ ...op, id }))
-    .filter((op) => op.path.startsWith(`${base}/`));
-  const served = below.filter((op) => !provider || !op.providers || (op.providers as string[]).includes(provider));
-  const known = new Set(below.map((op) => op.id));
-  const stray = Object.keys(handlers).filter((id) => !known.has(id));
-  if (stray.length) throw new Error(`mount ${base}: handlers for operations the table does not have: ${stray}`);
+  const served = servedOperations(base, handlers, provider);
   const routers = resourceRouters(router);
   const prefixes = new Map<PrefixHandler, IdentifiedOperation[]>();
   for (const op of served) {
     const entry = handlers[op.id as OperationId];
     if (!entry) throw new Error(`mount ${base}: operation ${op.id} (${op.method} ${op.path}) has no handler`);
-    if ('prefix' in entry) prefixes.set(entry, [...(prefixes.get(entry) ?? []), op]);
-    else {
-      const { below, path } = routers(expressPath(op.path, base));
-      below[method(op)](path, ...routeHandlers(op, entry as RouteEntry, authenticate));
+    if ('prefix' in entry) {
+      prefixes.set(entry, [...(prefixes.get(entry) ?? []), op]);
+      direct?.add(op, null);
+      continue;
     }
+    const { below, path } = routers(expressPath(op.path, base));
+    const { chain, single } = routeHandlers(op, entry as RouteEntry, authenticate);
+    below[method(op)](path, ...chain);
+    direct?.add(op, 'joinsCaller' in entry ? (single ?? null) : null);
   }
+  mountPrefixes(prefixes, routers, base, authenticate);
+}
+
+/** The operations of the table below `base` this server serves; throws on a handler for none of them. */
+function servedOperations(base: string, handlers: object, provider: string | undefined): IdentifiedOperation[] {
+  const below = Object.entries(OPERATIONS)
+    .map(([id, op]): IdentifiedOperation => ({ ...op, id }))
+    .filter((op) => op.path.startsWith(`${base}/`));
+  const known = new Set(below.map((op) => op.id));
+  const stray = Object.keys(handlers).filter((id) => !known.has(id));
+  if (stray.length) throw new Error(`mount ${base}: handlers for operations the table does not have: ${stray}`);
+  return below.filter((op) => !provider || !op.providers || (op.providers as string[]).includes(provider));
+}
+
+/** The prefix handlers, each mounted with `use` below its prefix after the routes of its resource. */
+function mountPrefixes(
+  prefixes: Map<PrefixHandler, IdentifiedOperation[]>,
+  routers: ReturnType<typeof resourceRouters>,
+  base: string,
+  authenticate: Authenticator | undefined,
+): void {
   for (const [entry, ops] of prefixes) {
     const mount: PrefixMount = async (req, res) => {
       await authenticate?.(req, RESOLVES_USER);

@@ -27,6 +27,7 @@ import type { AppLinks } from '../apps/app-link';
 export class HotReads {
   private readonly statements: HotStatements;
   private readonly decode: ReturnType<typeof decoders>;
+  private workflowColumns: string[] | undefined;
 
   constructor(
     private readonly reader: SqlReader,
@@ -48,19 +49,27 @@ export class HotReads {
     userId: string,
     workflowId: string,
   ): Promise<{ user: User; workflow: Workflow | null; role: Role | null } | null> {
-    const [raw] = await this.reader.rows(this.statements.userAndWorkflow.bind({ userId, workflowId }));
+    const raw = await this.reader.row(this.statements.userAndWorkflow.bind({ userId, workflowId }));
     if (!raw) return null;
-    const { role, ...row } = this.decode.userAndWorkflow<Record<string, unknown>>(raw);
-    const { user, rest } = unprefixed(row, 'u_');
+    const row = this.decode.userAndWorkflow<Record<string, unknown>>(raw);
+    const workflow = this.workflowOfJoin(row);
     return {
-      user: user as User,
-      workflow: rest.id === null ? null : (rest as Workflow),
-      role: (role as Role | null) ?? null,
+      user: userOfJoin(row),
+      workflow: workflow.id === null ? null : workflow,
+      role: (row.role as Role | null) ?? null,
     };
   }
 
+  /** The workflow of a `userAndWorkflow` row, copied column by column (the columns are learnt once). */
+  private workflowOfJoin(row: Record<string, unknown>): Workflow {
+    const columns = (this.workflowColumns ??= workflowColumnsOf(row));
+    const workflow: Record<string, unknown> = {};
+    for (const column of columns) workflow[column] = row[column];
+    return workflow as Workflow;
+  }
+
   async latestSnapshot(workflowId: string): Promise<AgentStateSnapshot | null> {
-    const [row] = await this.reader.rows(this.statements.latestSnapshot.bind({ workflowId }));
+    const row = await this.reader.row(this.statements.latestSnapshot.bind({ workflowId }));
     return row ? this.decode.snapshot<AgentStateSnapshot>(row) : null;
   }
 
@@ -132,7 +141,7 @@ export class HotReads {
    * deletes every detail older than its cutoff, so a sweep that deleted any changes this value.
    */
   async oldestLlmDetail(): Promise<string | null> {
-    const [row] = (await this.reader.rows(this.statements.oldestLlmDetail.bind({}))) as { oldest: unknown }[];
+    const row = (await this.reader.row(this.statements.oldestLlmDetail.bind({}))) as { oldest: unknown } | undefined;
     const oldest = row?.oldest;
     if (oldest === null || oldest === undefined) return null;
     return oldest instanceof Date ? oldest.toISOString() : String(oldest);
@@ -141,17 +150,14 @@ export class HotReads {
   /** SUM skips nulls: the token sums count known values; unknown_usage_calls says how many are missing. */
   async llmCallTotals(workflowId: string) {
     // COUNT and SUM come back as text from PostgreSQL (bigint), as numbers from SQLite; SUM of none is null.
-    const [row] = (await this.reader.rows(this.statements.llmCallTotals.bind({ workflowId }))) as Record<
-      string,
-      unknown
-    >[];
+    const row = (await this.reader.row(this.statements.llmCallTotals.bind({ workflowId }))) as Record<string, unknown>;
     return {
-      calls: Number(row!.calls),
-      prompt_tokens: Number(row!.prompt_tokens ?? 0),
-      completion_tokens: Number(row!.completion_tokens ?? 0),
-      latency_ms: Number(row!.latency_ms ?? 0),
-      unknown_usage_calls: Number(row!.unknown_usage_calls ?? 0),
-      failed_calls: Number(row!.failed_calls),
+      calls: Number(row.calls),
+      prompt_tokens: Number(row.prompt_tokens ?? 0),
+      completion_tokens: Number(row.completion_tokens ?? 0),
+      latency_ms: Number(row.latency_ms ?? 0),
+      unknown_usage_calls: Number(row.unknown_usage_calls ?? 0),
+      failed_calls: Number(row.failed_calls),
     };
   }
 
@@ -161,8 +167,8 @@ export class HotReads {
    * no such user.
    */
   async userAndProjects(userId: string): Promise<{ user: User; projects: ProjectWithRole[] } | null> {
-    const [[user], projects] = await Promise.all([
-      this.reader.rows(this.statements.user.bind({ userId })),
+    const [user, projects] = await Promise.all([
+      this.reader.row(this.statements.user.bind({ userId })),
       this.projects(this.statements.memberProjects.bind({ userId })),
     ]);
     return user ? { user: this.decode.user<User>(user), projects } : null;
@@ -200,12 +206,16 @@ function decoders(provider: DbProvider) {
 }
 
 /** The columns named `<prefix><column>` as `user` (prefix removed), the others as `rest`. */
-function unprefixed(row: Record<string, unknown>, prefix: string) {
+const PREFIXED_USER_COLUMNS = USER_COLUMNS.map((column) => [column, `u_${column}`] as const);
+
+/** The user of a `userAndWorkflow` row (its `u_` columns), built with the same keys every time (fast to make and read). */
+function userOfJoin(row: Record<string, unknown>): User {
   const user: Record<string, unknown> = {};
-  const rest: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(row)) {
-    if (column.startsWith(prefix)) user[column.slice(prefix.length)] = value;
-    else rest[column] = value;
-  }
-  return { user, rest };
+  for (const [column, prefixed] of PREFIXED_USER_COLUMNS) user[column] = row[prefixed];
+  return user as User;
+}
+
+/** The workflow's columns of a `userAndWorkflow` row (`w.*`): all but the user's and the role, read from the first row. */
+function workflowColumnsOf(row: Record<string, unknown>): string[] {
+  return Object.keys(row).filter((column) => !column.startsWith('u_') && column !== 'role');
 }

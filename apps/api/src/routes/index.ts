@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps';
 import { mountOperations } from '../http/mount';
 import { rejectNulInPathIds } from '../http/path-ids';
 import type { Authenticator } from '../auth/authenticate';
+import type { DirectGets } from '../http/direct-gets';
 import { appLinkHandlers } from '../apps/router';
 import { healthHandlers } from './health';
 import { sessionHandlers } from './auth/session-routes';
@@ -33,7 +34,7 @@ import { openApiHandlers } from './openapi/router';
  * Every operation under /svc/api, mounted from the protocol's operations table: each resource gives its
  * handlers by operation id (http/mount.ts fails at start-up on an operation without one).
  */
-export function apiRouter(deps: AppDeps, authenticate: Authenticator): Router {
+export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: DirectGets): Router {
   const router = Router();
   router.use(rejectNulInPathIds);
   mountOperations(
@@ -66,7 +67,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator): Router {
       ...eventHandlers(deps),
       ...openApiHandlers(deps),
     },
-    { authenticate },
+    { authenticate, direct },
   );
   return router;
 }

@@ -126,6 +126,15 @@ describe.each(TEST_PROVIDERS)('hot reads on %s', (provider) => {
     expect(plan[1].started_at).toEqual(expect.any(String));
   });
 
+  it('answers through the whole middleware chain as it does directly (a trailing slash takes the chain)', async () => {
+    for (const path of paths()) {
+      const [route, query] = path.split('?');
+      const chained = await answer(`${route}/${query === undefined ? '' : `?${query}`}`, ann);
+      expect({ path, ...chained }).toEqual({ path, ...(await answer(path, ann)) });
+      expect(chained.headers['x-frame-options']).toBe('SAMEORIGIN');
+    }
+  });
+
   it('keeps a sane incoming request id and makes one otherwise', async () => {
     const path = `/svc/api/workflows/${workflow.id}/plan`;
     const kept = await server.request(path, { as: ann, headers: { 'x-request-id': 'trace-1' } });
