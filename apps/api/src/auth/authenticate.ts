@@ -15,9 +15,23 @@ export function tokenFromRequest(headers: { authorization?: string; cookie?: str
     const match = /^Bearer\s+(\S+)$/i.exec(auth);
     return match?.[1] ?? '';
   }
-  for (const part of (headers.cookie ?? '').split(';')) {
-    const [name, ...rest] = part.trim().split('=');
-    if (name === SESSION_COOKIE) return decodeCookieValue(rest.join('='));
+  return headers.cookie === undefined ? null : sessionCookieOf(headers.cookie);
+}
+
+/**
+ * The session cookie's value in a Cookie header: the first pair whose name (leading blanks dropped) is
+ * the session cookie's; its value is the rest of the pair after the first `=` (trailing blanks dropped).
+ * Scanned in place: every request of a browser sends it.
+ */
+function sessionCookieOf(cookie: string): string | null {
+  for (let start = 0; start < cookie.length; ) {
+    const semicolon = cookie.indexOf(';', start);
+    const end = semicolon < 0 ? cookie.length : semicolon;
+    const pair = cookie.slice(start, end).trim();
+    const equals = pair.indexOf('=');
+    const name = equals < 0 ? pair : pair.slice(0, equals);
+    if (name === SESSION_COOKIE) return decodeCookieValue(equals < 0 ? '' : pair.slice(equals + 1));
+    start = end + 1;
   }
   return null;
 }

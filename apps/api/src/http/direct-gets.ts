@@ -55,12 +55,17 @@ export class DirectGets {
     const parts = path.split('/').slice(1);
     for (const shape of this.bySegmentCount.get(parts.length) ?? []) {
       if (!fits(shape.segments, parts)) continue;
-      if (!shape.handle) return undefined;
-      const values = parts.filter((_, i) => shape.segments[i] === null);
-      return { handle: shape.handle, params: Object.fromEntries(shape.names.map((name, i) => [name, values[i]!])) };
+      return shape.handle ? { handle: shape.handle, params: paramsOf(shape, parts) } : undefined;
     }
     return undefined;
   }
+}
+
+function paramsOf(shape: Shape, parts: string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  let named = 0;
+  for (let i = 0; i < parts.length; i++) if (shape.segments[i] === null) params[shape.names[named++]!] = parts[i]!;
+  return params;
 }
 
 const fits = (segments: (string | null)[], parts: string[]) =>

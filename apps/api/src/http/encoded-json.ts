@@ -20,7 +20,8 @@ export function sendEncoded(res: Response, { json, etag }: EncodedAnswer): void 
   const conditional = headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined;
   if (res.req.method === 'GET' && !conditional && res.getHeaderNames().length === 0) {
     const head = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', json.length];
-    writeWholeHead(res, res.statusCode, etag === undefined ? head : [...head, 'ETag', etag]);
+    if (etag !== undefined) head.push('ETag', etag);
+    writeWholeHead(res, res.statusCode, head);
     res.end(json);
     return;
   }

@@ -77,12 +77,11 @@ const SECURITY_HEADER_LIST = Object.entries(SECURITY_HEADERS).flat();
  * `headers` is Node's flat list, names and values alternating.
  */
 export function writeWholeHead(res: Response, status: number, headers: (string | number)[]): void {
-  ServerResponse.prototype.writeHead.call(res, status, [
-    'X-Request-Id',
-    res.req.id,
-    ...SECURITY_HEADER_LIST,
-    ...headers,
-  ]);
+  ServerResponse.prototype.writeHead.call(
+    res,
+    status,
+    (['X-Request-Id', res.req.id] as (string | number)[]).concat(SECURITY_HEADER_LIST, headers),
+  );
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

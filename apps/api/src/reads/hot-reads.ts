@@ -27,7 +27,6 @@ import type { AppLinks } from '../apps/app-link';
 export class HotReads {
   private readonly statements: HotStatements;
   private readonly decode: ReturnType<typeof decoders>;
-  private workflowColumns: string[] | undefined;
 
   constructor(
     private readonly reader: SqlReader,
@@ -52,20 +51,13 @@ export class HotReads {
     const raw = await this.reader.row(this.statements.userAndWorkflow.bind({ userId, workflowId }));
     if (!raw) return null;
     const row = this.decode.userAndWorkflow<Record<string, unknown>>(raw);
-    const workflow = this.workflowOfJoin(row);
     return {
       user: userOfJoin(row),
-      workflow: workflow.id === null ? null : workflow,
+      // The row itself, not a copy (this runs on every hot read): its extra `u_` and `role` columns are
+      // never looked at, every reader of a Workflow picks its fields (the wire/ presenters).
+      workflow: row.id === null ? null : (row as unknown as Workflow),
       role: (row.role as Role | null) ?? null,
     };
-  }
-
-  /** The workflow of a `userAndWorkflow` row, copied column by column (the columns are learnt once). */
-  private workflowOfJoin(row: Record<string, unknown>): Workflow {
-    const columns = (this.workflowColumns ??= workflowColumnsOf(row));
-    const workflow: Record<string, unknown> = {};
-    for (const column of columns) workflow[column] = row[column];
-    return workflow as Workflow;
   }
 
   async latestSnapshot(workflowId: string): Promise<AgentStateSnapshot | null> {
@@ -205,7 +197,6 @@ function decoders(provider: DbProvider) {
   };
 }
 
-/** The columns named `<prefix><column>` as `user` (prefix removed), the others as `rest`. */
 const PREFIXED_USER_COLUMNS = USER_COLUMNS.map((column) => [column, `u_${column}`] as const);
 
 /** The user of a `userAndWorkflow` row (its `u_` columns), built with the same keys every time (fast to make and read). */
@@ -213,9 +204,4 @@ function userOfJoin(row: Record<string, unknown>): User {
   const user: Record<string, unknown> = {};
   for (const [column, prefixed] of PREFIXED_USER_COLUMNS) user[column] = row[prefixed];
   return user as User;
-}
-
-/** The workflow's columns of a `userAndWorkflow` row (`w.*`): all but the user's and the role, read from the first row. */
-function workflowColumnsOf(row: Record<string, unknown>): string[] {
-  return Object.keys(row).filter((column) => !column.startsWith('u_') && column !== 'role');
 }

@@ -132,7 +132,7 @@ export function hotStatements(provider: DbProvider) {
         .selectAll()
         .where('workflow_id', '=', arg('workflowId'))
         .orderBy('seq', 'desc')
-        .limit(1),
+        .limit(sql.lit(1)),
     ),
     workerNames: one<{ ids: readonly string[] }>((arg) =>
       q
@@ -158,7 +158,7 @@ export function hotStatements(provider: DbProvider) {
         .selectFrom('events')
         .select(['seq', 'data', 'created_at'])
         .where('workflow_id', '=', arg('workflowId'))
-        .where('type', '=', 'plan_step_status')
+        .where('type', '=', sql.lit('plan_step_status'))
         .orderBy('seq'),
     ),
     revising: one<{ workflowIds: readonly string[] }>((arg) =>
