@@ -24,8 +24,9 @@ export function requestContext(app: Express, logger: Logger): RequestContext {
   });
   const writeHead = ServerResponse.prototype.writeHead as (this: Response, ...args: unknown[]) => Response;
   app.response.writeHead = function (this: Response, ...args: unknown[]) {
+    // (a response written before its request got an id, which no route does, has no X-Request-Id)
     for (const [name, value] of Object.entries(contextHeaders(this.req)))
-      if (!this.hasHeader(name)) this.setHeader(name, value);
+      if (value !== undefined && !this.hasHeader(name)) this.setHeader(name, value);
     return writeHead.apply(this, args);
   } as Response['writeHead'];
   const begin = (req: Request, res: Response) => {
