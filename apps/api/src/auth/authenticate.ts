@@ -160,9 +160,14 @@ async function verifiedClaims(token: string, tokens: TokenService): Promise<Toke
   try {
     return await tokens.verify(token);
   } catch (error) {
-    if (error instanceof TokenError) throw new DomainError('unauthenticated', error.message);
-    throw error;
+    throw refusalOf(error);
   }
+}
+
+/** A bad token's error as the contract's 401; any other error is thrown on. */
+function refusalOf(error: unknown): DomainError {
+  if (error instanceof TokenError) return new DomainError('unauthenticated', error.message);
+  throw error;
 }
 
 /** Resolves the caller from a token string; throws `unauthenticated` for a bad one. */
@@ -203,8 +208,7 @@ async function verifiedOrRefused(req: Request, token: string, tokens: TokenServi
   try {
     return await tokens.verify(token);
   } catch (error) {
-    if (!(error instanceof TokenError)) throw error;
-    req.authError = new DomainError('unauthenticated', error.message);
+    req.authError = refusalOf(error);
     return null;
   }
 }

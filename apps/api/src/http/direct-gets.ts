@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { IdentifiedOperation } from '@svc/protocol';
+import { mayHaveBody } from '../routes/files/raw-body-paths';
 
 type Handle = (req: Request, res: Response) => Promise<void>;
 
@@ -41,7 +42,7 @@ export class DirectGets {
   }
 
   readonly middleware: RequestHandler = (req, res, next) => {
-    const found = req.method === 'GET' && !mayHaveBody(req) ? this.match(req.url) : undefined;
+    const found = req.method === 'GET' && !mayHaveBody(req.headers) ? this.match(req.url) : undefined;
     if (!found) return next();
     this.begin(req, res);
     req.params = found.params;
@@ -73,6 +74,3 @@ const fits = (segments: (string | null)[], parts: string[]) =>
     const part = parts[i]!;
     return part !== '' && (segment === null || (part.length === segment.length && part.toLowerCase() === segment));
   });
-
-const mayHaveBody = (req: Request) =>
-  req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;

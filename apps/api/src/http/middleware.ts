@@ -25,8 +25,9 @@ export function requestContext(app: Express, logger: Logger): RequestContext {
   const writeHead = ServerResponse.prototype.writeHead as (this: Response, ...args: unknown[]) => Response;
   app.response.writeHead = function (this: Response, ...args: unknown[]) {
     // (a response written before its request got an id, which no route does, has no X-Request-Id)
-    for (const [name, value] of Object.entries(contextHeaders(this.req)))
-      if (value !== undefined && !this.hasHeader(name)) this.setHeader(name, value);
+    const headers = contextHeaderList(this.req);
+    for (let i = 0; i < headers.length; i += 2)
+      if (headers[i + 1] !== undefined && !this.hasHeader(headers[i]!)) this.setHeader(headers[i]!, headers[i + 1]!);
     return writeHead.apply(this, args);
   } as Response['writeHead'];
   const begin = (req: Request, res: Response) => {
@@ -49,9 +50,6 @@ export interface RequestContext {
   /** gives every request that reaches it its context */
   middleware: RequestHandler;
 }
-
-/** The headers every answer of the app carries: its request id and the security headers. */
-export const contextHeaders = (req: Pick<Request, 'id'>) => ({ 'X-Request-Id': req.id, ...SECURITY_HEADERS });
 
 function logWhenFinished(req: Request, res: Response): void {
   const started = process.hrtime.bigint();
@@ -81,9 +79,12 @@ export function writeWholeHead(res: Response, status: number, headers: (string |
   ServerResponse.prototype.writeHead.call(
     res,
     status,
-    (['X-Request-Id', res.req.id] as (string | number)[]).concat(SECURITY_HEADER_LIST, headers),
+    (contextHeaderList(res.req) as (string | number)[]).concat(headers),
   );
 }
+
+/** The headers every answer of the app carries, as Node's flat list: its request id and the security headers. */
+const contextHeaderList = (req: Pick<Request, 'id'>): string[] => ['X-Request-Id', req.id].concat(SECURITY_HEADER_LIST);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

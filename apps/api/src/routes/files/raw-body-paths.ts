@@ -9,7 +9,7 @@ import type { RequestHandler } from 'express';
 export const RAW_BODY_PATH = /^\/svc\/api\/(?:workflows\/[^/?#]+\/files|projects\/[^/?#]+\/storage)(?:[/?#]|$)/i;
 
 /** Whether body-parser would read a body (type-is `hasBody`): chunked, or any Content-Length, even 0. */
-const mayHaveBody = (headers: IncomingHttpHeaders) =>
+export const mayHaveBody = (headers: IncomingHttpHeaders) =>
   headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(headers['content-length']));
 
 /** Wraps a body parser so it leaves streamed-body requests alone (and passes bodiless ones on at once). */
