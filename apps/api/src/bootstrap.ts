@@ -107,6 +107,7 @@ export async function buildRuntime(
     tokens,
     events,
     workflows: live.workflows,
+    schedules: live.schedules,
     templates,
     storage,
     streams: new StreamSlots(config.streams),

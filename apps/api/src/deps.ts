@@ -5,6 +5,7 @@ import type { SigningKeys } from './auth/keys';
 import type { TokenService } from './auth/tokens';
 import type { EventStore } from './events';
 import type { WorkflowLifecycle } from './workflows';
+import type { ScheduleRunner } from './schedules/runner';
 import type { TemplateCatalog } from './services/templates';
 import type { Storage } from './services/storage';
 import type { HotReads } from './reads/hot-reads';
@@ -27,6 +28,8 @@ export interface AppDeps {
   events: EventStore;
   /** every change of a workflow's status goes through here */
   workflows: WorkflowLifecycle;
+  /** the schedule runner, told when schedules change */
+  schedules: ScheduleRunner;
   templates: TemplateCatalog;
   /** workspaces and project object storage (local disk or S3) */
   storage: Storage;

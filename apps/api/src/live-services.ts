@@ -20,7 +20,8 @@ import { BackgroundWork } from './lib/background-work';
 import type { Storage } from './services/storage';
 import type { TemplateCatalog } from './services/templates';
 import { TimerScheduler } from './timers/scheduler';
-import { WorkflowLifecycle, type Steering } from './workflows';
+import { ScheduleRunner } from './schedules/runner';
+import { isUnfinished, WorkflowLifecycle, type Steering } from './workflows';
 
 /** Dispatch, update storage, timers and the workflow lifecycle: what REST and the worker socket share. */
 export interface LiveServices {
@@ -28,6 +29,8 @@ export interface LiveServices {
   dispatcher: LiveDispatcher;
   ingest: UpdateIngest;
   timers: TimerScheduler;
+  /** runs the projects' schedules (one run per tick across replicas) */
+  schedules: ScheduleRunner;
   /** the only writer of a run's state */
   engine: WorkflowEngine;
   workflows: WorkflowLifecycle;
@@ -38,7 +41,7 @@ export interface LiveServices {
   config: Config;
   /** prunes LLM call details past `llm_detail_retention_days` */
   detailRetention: LlmDetailRetention;
-  /** Starts the timer scheduler and the worker liveness sweep. */
+  /** Starts the timer scheduler, the schedule runner and the worker liveness sweep. */
   start(): void;
   /** Stops them and waits for updates in flight to be stored. */
   close(): Promise<void>;
@@ -100,6 +103,13 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     storage: deps.storage,
     logger: deps.logger,
   });
+  const schedules = new ScheduleRunner({ db, logger: deps.logger.child({ component: 'schedules' }), workflows, bus });
+  // A finished run may let a run queued behind it (overlap queue_one) be made.
+  stopEffects.push(
+    engine.bus.on('transitioned', ({ status }) => {
+      if (status !== null && !isUnfinished(status)) schedules.runFinished();
+    }),
+  );
   const liveness = new WorkerLiveness({
     db,
     registry,
@@ -117,6 +127,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     dispatcher,
     ingest,
     timers,
+    schedules,
     engine,
     workflows,
     background,
@@ -125,6 +136,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     detailRetention,
     start() {
       timers.start();
+      schedules.start();
       liveness.start();
       detailRetention.start();
       dispatcher.kick();
@@ -141,6 +153,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
       await detailRetention.stop();
       await liveness.stop();
       await timers.stop();
+      await schedules.stop();
       await background.settle();
       await ingest.flush();
       await dispatcher.close();

@@ -30,6 +30,8 @@ export type ClusterMessage =
   | { type: 'steer'; workflow_id: string }
   /** timers changed: look at the table again */
   | { type: 'timers' }
+  /** schedules changed: look at the table again */
+  | { type: 'schedules' }
   /** who holds these workflows changed: forget cached rows */
   | { type: 'forget'; workflow_ids: string[] }
   /** a token was revoked */

@@ -26,6 +26,8 @@ const MEMBER_ACTIONS = new Set<ProjectAction>([
   'storage.read',
   'storage.write',
   'token.job',
+  'schedule.read',
+  'schedule.manage',
 ]);
 const OWNER_ONLY = new Set<ProjectAction>(['project.delete', 'members.manage']);
 /** What a worker does to a workflow dispatched to it (apps/worker/src/api/server-api.ts); nothing project-wide. */

@@ -27,6 +27,7 @@ import { storageHandlers } from './storage';
 import { templateHandlers } from './templates';
 import { workerHandlers } from './workers/router';
 import { timerHandlers } from './timers/router';
+import { scheduleHandlers } from './schedules/router';
 import { eventHandlers } from './events/router';
 import { openApiHandlers } from './openapi/router';
 
@@ -64,6 +65,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...templateHandlers(deps),
       ...workerHandlers(deps),
       ...timerHandlers(deps),
+      ...scheduleHandlers(deps),
       ...eventHandlers(deps),
       ...openApiHandlers(deps),
     },

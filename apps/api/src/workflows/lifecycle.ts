@@ -50,17 +50,21 @@ export class WorkflowLifecycle {
    * A `pending` workflow with its run number, its `created` event (committed with it) and its workspace
    * (filled from the template when one is chosen). Never waits for dispatch. With an idempotency key, a
    * repeated request (also a concurrent one) gets the workflow the first one made, `created: false`.
+   * A schedule's tick names its schedule (`scheduleId`).
    */
   async create(
     project: Project,
     actor: Actor,
     body: CreateWorkflowRequest,
-    options: { idempotencyKey?: string } = {},
+    options: { idempotencyKey?: string; scheduleId?: string } = {},
   ): Promise<Created> {
     const key = options.idempotencyKey;
     const earlier = key === undefined ? null : await this.createdWith(project.id, key);
     if (earlier) return { workflow: earlier, created: false };
-    const data = await this.newWorkflowData(project, actor, body, key);
+    const data = {
+      ...(await this.newWorkflowData(project, actor, body, key)),
+      schedule_id: options.scheduleId ?? null,
+    };
     const inserted = await this.insertNumbered(project.id, key, data, (revision) =>
       actionEvent('created', actor, revision),
     );
@@ -211,13 +215,14 @@ export class WorkflowLifecycle {
     };
   }
 
-  private async checkTemplate(template: string | undefined): Promise<void> {
+  /** `invalid_input` unless the catalog has the template (a schedule checks its template the same way). */
+  async checkTemplate(template: string | undefined): Promise<void> {
     if (template !== undefined && !(await this.deps.templates.list()).some((t) => t.name === template))
       throw invalidInput(`body.template: no template named ${JSON.stringify(template)}`);
   }
 
   /** A worker is chosen by id or by name; the workflow keeps its id. */
-  private async requestedWorker(idOrName: string | undefined): Promise<string | null> {
+  async requestedWorker(idOrName: string | undefined): Promise<string | null> {
     if (idOrName === undefined) return null;
     const worker = await this.deps.db.worker.findFirst({
       where: { OR: [{ id: idOrName }, { name: idOrName }] },

@@ -40,6 +40,7 @@ interface World {
   waiting: string;
   member: string;
   article: string;
+  schedule: string;
 }
 
 /** An operation of the protocol's table that takes a JSON object body, with the fields of its schema. */
@@ -86,6 +87,7 @@ const VALID: Partial<Record<OperationId, (w: World) => Record<string, unknown>>>
   useTemplate: () => ({ name: 'web' }),
   replaceKb: () => ({ text: '# T\n\nx' }),
   createTimer: () => ({ seconds: 86_400, reason: 'later' }),
+  createSchedule: () => ({ name: 'S', cron: '0 9 * * *', requirement: 'r' }),
   putSetting: () => ({ value: 'dark' }),
   createToken: (w) => ({ scope: 'job', workflow_id: w.workflow, ttl_seconds: 600 }),
   devLogin: () => ({ login: 'fuzzer' }),
@@ -100,15 +102,21 @@ function validBody(route: BodyRoute, world: World): Record<string, unknown> {
   return Object.fromEntries(required.map((name) => [name, plainest(route.fields[name]!)]));
 }
 
+/** The world's object an `{id}` names, by the path it is under. */
+const ID_BY_PREFIX: [prefix: string, id: (op: IdentifiedOperation, w: World) => string][] = [
+  ['/svc/api/projects/', (_op, w) => w.project],
+  ['/svc/api/kb/articles/', (_op, w) => w.article],
+  ['/svc/api/schedules/', (_op, w) => w.schedule],
+  ['/svc/api/workflows/', (op, w) => (op.id === 'answerWorkflow' ? w.waiting : w.workflow)],
+];
+
 /** The operation's path with the world's ids; a new kind of path parameter must be named here. */
 function pathOf(op: IdentifiedOperation, w: World): string {
   return op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (name === 'user_id') return w.member;
     if (name === 'key') return 'theme';
-    if (name === 'id' && op.path.startsWith('/svc/api/projects/')) return w.project;
-    if (name === 'id' && op.path.startsWith('/svc/api/kb/articles/')) return w.article;
-    if (name === 'id' && op.path.startsWith('/svc/api/workflows/'))
-      return op.id === 'answerWorkflow' ? w.waiting : w.workflow;
+    const byPrefix = name === 'id' ? ID_BY_PREFIX.find(([prefix]) => op.path.startsWith(prefix)) : undefined;
+    if (byPrefix) return byPrefix[1](op, w);
     throw new Error(`json-body fuzz: no value for {${name}} of ${op.id}; add one to pathOf`);
   });
 }
@@ -353,7 +361,26 @@ describe.each(TEST_PROVIDERS)('JSON bodies under fuzzing on %s', (provider) => {
     const workflow = await db.workflow.create({ data: { ...base, status: 'running', number: 1 } });
     const waiting = await db.workflow.create({ data: { ...base, status: 'waiting_user', question: 'q?', number: 2 } });
     const article = await db.kbArticle.create({ data: { title: 'A', content: 'c' } });
-    world = { project: project.id, workflow: workflow.id, waiting: waiting.id, member: cat.id, article: article.id };
+    // Paused: it never ticks during the test.
+    const schedule = await db.schedule.create({
+      data: {
+        project_id: project.id,
+        name: 'Fuzzed',
+        cron: '0 9 * * *',
+        requirement: 'r',
+        paused: true,
+        created_by: root.id,
+        last_tick_at: new Date(),
+      },
+    });
+    world = {
+      project: project.id,
+      workflow: workflow.id,
+      waiting: waiting.id,
+      member: cat.id,
+      article: article.id,
+      schedule: schedule.id,
+    };
   });
   afterAll(async () => server?.close());
 

@@ -30,6 +30,7 @@ interface World {
   member: string;
   article: string;
   timer: string;
+  schedule: string;
   /** the owner's recorded api token (its jti) */
   token: string;
   /** the token of an invitation link to the project */
@@ -173,6 +174,18 @@ const ROUTES: RouteCase[] = [
     body: { seconds: 60, reason: 'later' },
   }),
   row('401 404 204 204 204 404 204 404', 'cancelTimer', (w) => `/timers/${w.timer}`),
+  // Schedules: a project's members manage them; nobody else sees them.
+  row('401 404 200 200 200 404 404 403', 'listSchedules', (w) => `/projects/${w.project}/schedules`),
+  row('401 404 201 201 201 404 404 403', 'createSchedule', (w) => `/projects/${w.project}/schedules`, {
+    body: { name: 'New', cron: '0 9 * * *', requirement: 'r' },
+  }),
+  row('401 404 200 200 200 404 404 403', 'getSchedule', (w) => `/schedules/${w.schedule}`),
+  row('401 404 200 200 200 404 404 403', 'updateSchedule', (w) => `/schedules/${w.schedule}`, {
+    body: { name: 'Renamed' },
+  }),
+  row('401 404 204 204 204 404 404 403', 'deleteSchedule', (w) => `/schedules/${w.schedule}`),
+  row('401 404 200 200 200 404 404 403', 'pauseSchedule', (w) => `/schedules/${w.schedule}/pause`),
+  row('401 404 200 200 200 404 404 403', 'resumeSchedule', (w) => `/schedules/${w.schedule}/resume`),
   // Templates and workers.
   row('401 200 200 200 200 200 200 403', 'listTemplates', () => '/templates'),
   row('401 404 200 200 200 404 200 404', 'useTemplate', (w) => `/workflows/${w.workflow}/template`, {
@@ -363,6 +376,18 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
       const timer = await tx.timer.create({
         data: { workflow_id: workflow.id, fire_at: new Date(Date.now() + 3_600_000), reason: 'later' },
       });
+      // Paused: the world's schedule never ticks while the matrix runs.
+      const schedule = await tx.schedule.create({
+        data: {
+          project_id: project.id,
+          name: 'Daily',
+          cron: '0 9 * * *',
+          requirement: 'r',
+          paused: true,
+          created_by: users.owner.id,
+          last_tick_at: new Date(),
+        },
+      });
       const linkToken = `matrix-link-${project.id}`;
       await tx.pendingInvitation.create({
         data: {
@@ -382,6 +407,7 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         member: users.member.id,
         article: article.id,
         timer: timer.id,
+        schedule: schedule.id,
         token: token.jti,
       };
     });

@@ -108,6 +108,7 @@ export async function dbState(db: Db): Promise<unknown> {
       select: { id: true, status: true, title: true, requirement: true, question: true, error: true, deleted_at: true },
     }),
     db.kbArticle.findMany({ ...byId, select: { id: true, title: true, content: true } }),
+    db.schedule.findMany({ ...byId, select: { id: true, name: true, cron: true, paused: true } }),
     db.kbChunk.count(),
     db.setting.findMany({ orderBy: { key: 'asc' }, select: { key: true, value: true } }),
     db.event.count(),

@@ -8,8 +8,9 @@ import { DeleteProjectButton } from '../features/projects/DeleteProjectButton';
 import { MembersPanel } from '../features/projects/MembersPanel';
 import { CreateWorkflowForm } from '../features/workflows/CreateWorkflowForm';
 import { WorkflowList } from '../features/workflows/WorkflowList';
+import { SchedulesPanel } from '../features/schedules/SchedulesPanel';
 
-/** One project: start a workflow, its workflows (live), its members. */
+/** One project: start a workflow, its workflows (live), its schedules, its members. */
 export function ProjectRoute() {
   const { projectId = '' } = useParams();
   const projects = useProjects();
@@ -36,6 +37,7 @@ function ProjectPage({ project }: { project: Project }) {
       </header>
       <CreateWorkflowForm projectId={project.id} />
       <WorkflowList projectId={project.id} />
+      <SchedulesPanel projectId={project.id} />
       <MembersPanel project={project} />
     </div>
   );

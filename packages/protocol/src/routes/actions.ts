@@ -13,7 +13,9 @@ export type ProjectAction =
   | 'files.write'
   | 'storage.read'
   | 'storage.write'
-  | 'token.job';
+  | 'token.job'
+  | 'schedule.read'
+  | 'schedule.manage'; // create, change, pause, resume, delete a schedule
 
 /** What a caller does outside any project. */
 export type GlobalAction =

@@ -5,6 +5,7 @@ import { KB_OPERATIONS } from './kb';
 import { META_OPERATIONS } from './meta';
 import type { IdentifiedOperation } from './operation';
 import { PROJECT_OPERATIONS } from './projects';
+import { SCHEDULE_OPERATIONS } from './schedules';
 import { WORKFLOW_OPERATIONS } from './workflows';
 
 export type { GlobalAction, PolicyAction, ProjectAction } from './actions';
@@ -21,6 +22,7 @@ export const OPERATIONS = {
   ...AUTH_OPERATIONS,
   ...PROJECT_OPERATIONS,
   ...WORKFLOW_OPERATIONS,
+  ...SCHEDULE_OPERATIONS,
   ...FILE_OPERATIONS,
   ...KB_OPERATIONS,
   ...ADMIN_OPERATIONS,
