@@ -29,6 +29,8 @@ import { workerHandlers } from './workers/router';
 import { timerHandlers } from './timers/router';
 import { eventHandlers } from './events/router';
 import { openApiHandlers } from './openapi/router';
+import { hookHandlers } from './triggers/hook';
+import { triggerHandlers } from './triggers/router';
 
 /**
  * Every operation under /svc/api, mounted from the protocol's operations table: each resource gives its
@@ -66,6 +68,8 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...timerHandlers(deps),
       ...eventHandlers(deps),
       ...openApiHandlers(deps),
+      ...hookHandlers(deps),
+      ...triggerHandlers(deps),
     },
     { authenticate, direct },
   );

@@ -13,6 +13,7 @@ export type ProjectAction =
   | 'files.write'
   | 'storage.read'
   | 'storage.write'
+  | 'triggers.manage' // inbound triggers: list, create, change, rotate, delete, deliveries
   | 'token.job';
 
 /** What a caller does outside any project. */
