@@ -31,6 +31,7 @@ import {
   runCommand,
   statusCommand,
 } from './commands/workflows';
+import { addTriggerCommands } from './commands/triggers';
 import { Context, type CliIo, type GlobalOptions } from './context';
 import { CliError, errorJson, errorText, EXIT } from './errors';
 import { terminalSafe } from './terminal-text';
@@ -287,6 +288,8 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
     .argument('<path>', 'object path')
     .addOption(project())
     .action(run((ctx, p: string) => storageRm(ctx, p)));
+
+  addTriggerCommands(program, run, project);
 
   void argvJson;
   return program;
