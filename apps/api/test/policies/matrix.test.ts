@@ -172,7 +172,7 @@ const ROUTES: RouteCase[] = [
   // Timers: a person steers, a worker sets them on what it runs.
   row('401 404 200 200 200 404 200 404', 'listTimers', (w) => `/workflows/${w.workflow}/timers`),
   row('401 404 201 201 201 404 201 404', 'createTimer', (w) => `/workflows/${w.workflow}/timers`, {
-    body: { seconds: 60, reason: 'later' },
+    body: { seconds: 86_400, reason: 'later' },
   }),
   row('401 404 204 204 204 404 204 404', 'cancelTimer', (w) => `/timers/${w.timer}`),
   // Templates and workers.
