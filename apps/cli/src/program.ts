@@ -32,6 +32,7 @@ import {
   statusCommand,
 } from './commands/workflows';
 import { registerScheduleCommands } from './commands/schedules';
+import { addTriggerCommands } from './commands/triggers';
 import { Context, type CliIo, type GlobalOptions } from './context';
 import { CliError, errorJson, errorText, EXIT } from './errors';
 import { terminalSafe } from './terminal-text';
@@ -290,6 +291,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
     .action(run((ctx, p: string) => storageRm(ctx, p)));
 
   registerScheduleCommands(program, run, project);
+  addTriggerCommands(program, run, project);
 
   void argvJson;
   return program;

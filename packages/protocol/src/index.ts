@@ -15,6 +15,7 @@ export * from './rest/workers';
 export * from './rest/files';
 export * from './rest/health';
 export * from './rest/events';
+export * from './rest/triggers';
 export * from './ws-browser';
 export * from './ws-worker';
 export * from './routes';

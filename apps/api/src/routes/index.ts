@@ -30,6 +30,8 @@ import { timerHandlers } from './timers/router';
 import { scheduleHandlers } from './schedules/router';
 import { eventHandlers } from './events/router';
 import { openApiHandlers } from './openapi/router';
+import { hookHandlers } from './triggers/hook';
+import { triggerHandlers } from './triggers/router';
 
 /**
  * Every operation under /svc/api, mounted from the protocol's operations table: each resource gives its
@@ -68,6 +70,8 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...scheduleHandlers(deps),
       ...eventHandlers(deps),
       ...openApiHandlers(deps),
+      ...hookHandlers(deps),
+      ...triggerHandlers(deps),
     },
     { authenticate, direct },
   );

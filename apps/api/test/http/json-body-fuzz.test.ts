@@ -27,7 +27,7 @@ const SEED =
     ? Math.floor(Math.random() * 2 ** 31)
     : Number(process.env.FUZZ_SEED ?? 950_990_234);
 
-type Kind = 'text' | 'enum' | 'int';
+type Kind = 'text' | 'enum' | 'int' | 'bool' | 'list';
 interface Field {
   kind: Kind;
   /** for `enum`: the accepted values */
@@ -41,6 +41,7 @@ interface World {
   member: string;
   article: string;
   schedule: string;
+  trigger: string;
 }
 
 /** An operation of the protocol's table that takes a JSON object body, with the fields of its schema. */
@@ -58,6 +59,9 @@ function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType): Fiel
   if (schema instanceof z.ZodString) return { kind: 'text' };
   if (schema instanceof z.ZodNumber) return { kind: 'int' };
   if (schema instanceof z.ZodEnum) return { kind: 'enum', values: schema.options.map(String) };
+  if (schema instanceof z.ZodBoolean) return { kind: 'bool' };
+  // a list of text (e.g. a trigger's event filter)
+  if (schema instanceof z.ZodArray && schema.element instanceof z.ZodString) return { kind: 'list' };
   throw new Error(`json-body fuzz: ${op.id}.${name} is a ${def.type}; teach fieldOf to fuzz it`);
 }
 
@@ -93,12 +97,15 @@ const VALID: Partial<Record<OperationId, (w: World) => Record<string, unknown>>>
   devLogin: () => ({ login: 'fuzzer' }),
 };
 
+/** Each kind's plainest valid value (an enum's is its first value). */
+const PLAINEST: Record<Kind, unknown> = { int: 60, text: 'x', bool: true, list: [], enum: undefined };
+
 function validBody(route: BodyRoute, world: World): Record<string, unknown> {
   const given = VALID[route.op.id as OperationId];
   if (given) return given(world);
   const shape = (route.op.body!.schema as z.ZodObject).shape as Record<string, z.ZodType>;
   const required = Object.keys(route.fields).filter((name) => !shape[name]!.safeParse(undefined).success);
-  const plainest = (f: Field) => (f.kind === 'int' ? 60 : f.kind === 'enum' ? f.values![0] : 'x');
+  const plainest = (f: Field) => PLAINEST[f.kind] ?? f.values![0];
   return Object.fromEntries(required.map((name) => [name, plainest(route.fields[name]!)]));
 }
 
@@ -108,6 +115,7 @@ const ID_BY_PREFIX: [prefix: string, id: (op: IdentifiedOperation, w: World) => 
   ['/svc/api/kb/articles/', (_op, w) => w.article],
   ['/svc/api/schedules/', (_op, w) => w.schedule],
   ['/svc/api/workflows/', (op, w) => (op.id === 'answerWorkflow' ? w.waiting : w.workflow)],
+  ['/svc/api/triggers/', (_op, w) => w.trigger],
 ];
 
 /** The operation's path with the world's ids; a new kind of path parameter must be named here. */
@@ -176,10 +184,14 @@ const edgeNumberText = fc.constantFrom(
   '1' + '0'.repeat(400),
 );
 
+/** JSON of the wrong type whatever the field's kind, less what a boolean or a list field takes. */
+const WRONG_TYPES = ['null', 'true', 'false', '[]', '{}', '[""]', '{"a":"b"}', '{"__proto__":{"x":1}}'];
+const TAKEN: Partial<Record<Kind, string[]>> = { bool: ['true', 'false'], list: ['[]', '[""]'] };
+
 /** Values whose JSON type is wrong for a string field (and, except numbers, for a number field). */
 const wrongTypeText = (kind: Kind) =>
   fc.oneof(
-    fc.constantFrom('null', 'true', 'false', '[]', '{}', '[""]', '{"a":"b"}', '{"__proto__":{"x":1}}'),
+    fc.constantFrom(...WRONG_TYPES.filter((json) => !(TAKEN[kind] ?? []).includes(json))),
     kind === 'int' ? fc.constantFrom('"60"', '""', '"1e3"', '"\\u0000"') : edgeNumberText,
     fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
     fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '{"a":', '}')),
@@ -199,6 +211,22 @@ type Mutation =
 
 const KNOWN_KEYS = new Set(ROUTES.flatMap((r) => Object.keys(r.fields)));
 
+/** A well-typed hostile value of a field, as JSON text. */
+function edgeValueText(f: Field): fc.Arbitrary<string> {
+  switch (f.kind) {
+    case 'int':
+      return edgeNumberText;
+    case 'enum':
+      return edgeString.filter((s) => !f.values!.includes(s)).map((s) => JSON.stringify(s));
+    case 'bool':
+      return fc.constantFrom('true', 'false');
+    case 'list':
+      return fc.array(edgeString, { maxLength: 4 }).map((list) => JSON.stringify(list));
+    case 'text':
+      return edgeString.map((s) => JSON.stringify(s));
+  }
+}
+
 /** One field replaced: by a value of the wrong type, or by a well-typed hostile one. */
 function fieldMutations(route: BodyRoute): fc.Arbitrary<Mutation>[] {
   const fields = Object.keys(route.fields);
@@ -209,14 +237,7 @@ function fieldMutations(route: BodyRoute): fc.Arbitrary<Mutation>[] {
       wrongTypeText(route.fields[name]!.kind).map((json) => ({ kind: 'wrong-type' as const, field: name, json })),
     ),
     field.chain((name) => {
-      const f = route.fields[name]!;
-      const json =
-        f.kind === 'int'
-          ? edgeNumberText
-          : f.kind === 'enum'
-            ? edgeString.filter((s) => !f.values!.includes(s)).map((s) => JSON.stringify(s))
-            : edgeString.map((s) => JSON.stringify(s));
-      return json.map((j) => ({ kind: 'edge-value' as const, field: name, json: j }));
+      return edgeValueText(route.fields[name]!).map((j) => ({ kind: 'edge-value' as const, field: name, json: j }));
     }),
   ];
 }
@@ -373,6 +394,16 @@ describe.each(TEST_PROVIDERS)('JSON bodies under fuzzing on %s', (provider) => {
         last_tick_at: new Date(),
       },
     });
+    const trigger = await db.trigger.create({
+      data: {
+        project_id: project.id,
+        name: 't',
+        secret: 's',
+        format: 'github',
+        requirement_template: 'x',
+        created_by: root.id,
+      },
+    });
     world = {
       project: project.id,
       workflow: workflow.id,
@@ -380,6 +411,7 @@ describe.each(TEST_PROVIDERS)('JSON bodies under fuzzing on %s', (provider) => {
       member: cat.id,
       article: article.id,
       schedule: schedule.id,
+      trigger: trigger.id,
     };
   });
   afterAll(async () => server?.close());

@@ -35,6 +35,8 @@ interface World {
   token: string;
   /** the token of an invitation link to the project */
   linkToken: string;
+  /** a trigger of the project, which started the world's workflow */
+  trigger: string;
 }
 
 interface RouteCase {
@@ -171,7 +173,7 @@ const ROUTES: RouteCase[] = [
   // Timers: a person steers, a worker sets them on what it runs.
   row('401 404 200 200 200 404 200 404', 'listTimers', (w) => `/workflows/${w.workflow}/timers`),
   row('401 404 201 201 201 404 201 404', 'createTimer', (w) => `/workflows/${w.workflow}/timers`, {
-    body: { seconds: 60, reason: 'later' },
+    body: { seconds: 86_400, reason: 'later' },
   }),
   row('401 404 204 204 204 404 204 404', 'cancelTimer', (w) => `/timers/${w.timer}`),
   // Schedules: a project's members manage them; nobody else sees them.
@@ -217,6 +219,18 @@ const ROUTES: RouteCase[] = [
     body: 'bytes',
   }),
   row('401 404 204 204 204 404 404 204', 'deleteStorageObject', (w) => `/projects/${w.project}/storage/a.txt`),
+  // Inbound triggers: members manage them; a delivery's signature is its credential (an unknown id is 404 for all).
+  row('404 404 404 404 404 404 404 404', 'receiveHook', () => '/hooks/no-such-trigger', { body: { zen: 'x' } }),
+  row('401 404 200 200 200 404 404 403', 'listTriggers', (w) => `/projects/${w.project}/triggers`),
+  row('401 404 201 201 201 404 404 403', 'createTrigger', (w) => `/projects/${w.project}/triggers`, {
+    body: { name: 'T', requirement_template: 'Fix {{issue.title}}' },
+  }),
+  row('401 404 200 200 200 404 404 403', 'getTrigger', (w) => `/triggers/${w.trigger}`),
+  row('401 404 200 200 200 404 404 403', 'updateTrigger', (w) => `/triggers/${w.trigger}`, { body: { name: 'R' } }),
+  row('401 404 204 204 204 404 404 403', 'deleteTrigger', (w) => `/triggers/${w.trigger}`),
+  row('401 404 200 200 200 404 404 403', 'rotateTriggerSecret', (w) => `/triggers/${w.trigger}/rotate-secret`),
+  row('401 404 200 200 200 404 404 403', 'listTriggerDeliveries', (w) => `/triggers/${w.trigger}/deliveries`),
+  row('401 404 200 200 200 404 200 404', 'getWorkflowTrigger', (w) => `/workflows/${w.workflow}/trigger`),
   // Sign-in (dev provider): public; logout revokes whatever credential it is sent with.
   row('200 200 200 200 200 200 200 200', 'startLogin', () => '/svc/auth/login'),
   row('303 303 303 303 303 303 303 303', 'devLogin', () => '/svc/auth/dev-login', {
@@ -388,6 +402,26 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
           last_tick_at: new Date(),
         },
       });
+      const trigger = await tx.trigger.create({
+        data: {
+          project_id: project.id,
+          name: 't',
+          secret: 's',
+          format: 'github',
+          requirement_template: 'x',
+          created_by: users.owner.id,
+        },
+      });
+      await tx.triggerDelivery.create({
+        data: {
+          trigger_id: trigger.id,
+          delivery_id: 'd',
+          workflow_id: workflow.id,
+          event: 'push',
+          payload: '{}',
+          payload_sha256: '0',
+        },
+      });
       const linkToken = `matrix-link-${project.id}`;
       await tx.pendingInvitation.create({
         data: {
@@ -409,6 +443,7 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         timer: timer.id,
         schedule: schedule.id,
         token: token.jti,
+        trigger: trigger.id,
       };
     });
     const dir = join(server.dataDir, 'workspaces', world.project, world.workflow);

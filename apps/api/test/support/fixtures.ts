@@ -113,6 +113,11 @@ export async function dbState(db: Db): Promise<unknown> {
     db.setting.findMany({ orderBy: { key: 'asc' }, select: { key: true, value: true } }),
     db.event.count(),
     db.user.count(),
+    db.trigger.findMany({
+      ...byId,
+      select: { id: true, name: true, secret: true, format: true, enabled: true, events: true, deleted_at: true },
+    }),
+    db.triggerDelivery.count(),
   ]);
 }
 

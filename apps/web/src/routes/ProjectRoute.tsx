@@ -6,6 +6,7 @@ import { useCurrentUser } from '../features/auth/user-context';
 import { useProjects } from '../features/projects/hooks';
 import { DeleteProjectButton } from '../features/projects/DeleteProjectButton';
 import { MembersPanel } from '../features/projects/MembersPanel';
+import { TriggersPanel } from '../features/triggers/TriggersPanel';
 import { CreateWorkflowForm } from '../features/workflows/CreateWorkflowForm';
 import { WorkflowList } from '../features/workflows/WorkflowList';
 import { SchedulesPanel } from '../features/schedules/SchedulesPanel';
@@ -38,6 +39,7 @@ function ProjectPage({ project }: { project: Project }) {
       <CreateWorkflowForm projectId={project.id} />
       <WorkflowList projectId={project.id} />
       <SchedulesPanel projectId={project.id} />
+      <TriggersPanel projectId={project.id} />
       <MembersPanel project={project} />
     </div>
   );

@@ -20,6 +20,7 @@ import { RunMore } from '../features/run/RunMore';
 import { RunOutcome } from '../features/run/RunOutcome';
 import { StepTimeline } from '../features/run/StepTimeline';
 import { stepFromParam, stepParam } from '../features/run/step-param';
+import { TriggerPayload } from '../features/triggers/TriggerPayload';
 import '../features/run/run.css';
 
 export function WorkflowRoute() {
@@ -58,6 +59,7 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
           />
           <RunOutcome workflow={workflow} step={current} cancelledBy={latest('cancelled')} />
           <QuestionBox workflow={workflow} actions={actions} />
+          <TriggerPayload workflowId={workflow.id} />
           <div className="run-body">
             <div className="run-side">
               <StepTimeline

@@ -6,6 +6,7 @@ import { META_OPERATIONS } from './meta';
 import type { IdentifiedOperation } from './operation';
 import { PROJECT_OPERATIONS } from './projects';
 import { SCHEDULE_OPERATIONS } from './schedules';
+import { TRIGGER_OPERATIONS } from './triggers';
 import { WORKFLOW_OPERATIONS } from './workflows';
 
 export type { GlobalAction, PolicyAction, ProjectAction } from './actions';
@@ -26,6 +27,7 @@ export const OPERATIONS = {
   ...FILE_OPERATIONS,
   ...KB_OPERATIONS,
   ...ADMIN_OPERATIONS,
+  ...TRIGGER_OPERATIONS,
 };
 
 export type Operations = typeof OPERATIONS;

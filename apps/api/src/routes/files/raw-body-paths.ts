@@ -3,10 +3,12 @@ import type { RequestHandler } from 'express';
 
 /**
  * Requests whose body the file and storage handlers stream themselves (raw PUT of any content type,
- * multipart POST). The app's JSON and form parsers must not consume them. Case-insensitive because
+ * multipart POST), and trigger deliveries (routes/triggers/hook.ts: the signature covers the exact
+ * bytes, so they are read raw). The app's JSON and form parsers must not consume them. Case-insensitive because
  * Express routing is.
  */
-export const RAW_BODY_PATH = /^\/svc\/api\/(?:workflows\/[^/?#]+\/files|projects\/[^/?#]+\/storage)(?:[/?#]|$)/i;
+export const RAW_BODY_PATH =
+  /^\/svc\/api\/(?:workflows\/[^/?#]+\/files|projects\/[^/?#]+\/storage|hooks\/[^/?#]+)(?:[/?#]|$)/i;
 
 /** Whether body-parser would read a body (type-is `hasBody`): chunked, or any Content-Length, even 0. */
 export const mayHaveBody = (headers: IncomingHttpHeaders) =>

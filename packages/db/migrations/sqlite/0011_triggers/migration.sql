@@ -1,0 +1,48 @@
+-- CreateTable
+CREATE TABLE "triggers" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "project_id" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "secret" TEXT NOT NULL,
+    "format" TEXT NOT NULL,
+    "requirement_template" TEXT NOT NULL,
+    "events" TEXT NOT NULL DEFAULT '[]',
+    "template" TEXT,
+    "worker_id" TEXT,
+    "rate_limit_per_minute" INTEGER NOT NULL DEFAULT 60,
+    "window_started_at" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "window_count" INTEGER NOT NULL DEFAULT 0,
+    "enabled" BOOLEAN NOT NULL DEFAULT true,
+    "created_by" TEXT NOT NULL,
+    "deleted_at" DATETIME,
+    "created_at" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at" DATETIME NOT NULL,
+    CONSTRAINT "triggers_project_id_fkey" FOREIGN KEY ("project_id") REFERENCES "projects" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "trigger_deliveries" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "trigger_id" TEXT NOT NULL,
+    "delivery_id" TEXT NOT NULL,
+    "workflow_id" TEXT NOT NULL,
+    "event" TEXT NOT NULL,
+    "payload" TEXT NOT NULL,
+    "payload_sha256" TEXT NOT NULL,
+    "received_at" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "trigger_deliveries_trigger_id_fkey" FOREIGN KEY ("trigger_id") REFERENCES "triggers" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "trigger_deliveries_workflow_id_fkey" FOREIGN KEY ("workflow_id") REFERENCES "workflows" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateIndex
+CREATE INDEX "triggers_project_id_created_at_idx" ON "triggers"("project_id", "created_at");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "trigger_deliveries_workflow_id_key" ON "trigger_deliveries"("workflow_id");
+
+-- CreateIndex
+CREATE INDEX "trigger_deliveries_trigger_id_received_at_idx" ON "trigger_deliveries"("trigger_id", "received_at");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "trigger_deliveries_trigger_id_delivery_id_key" ON "trigger_deliveries"("trigger_id", "delivery_id");
+

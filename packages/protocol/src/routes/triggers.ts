@@ -1,0 +1,133 @@
+import {
+  CreateTriggerRequestSchema,
+  HookResultSchema,
+  TriggerDeliveriesQuerySchema,
+  TriggerDeliveryListSchema,
+  TriggerListSchema,
+  TriggerSchema,
+  TriggerWithSecretSchema,
+  UpdateTriggerRequestSchema,
+  WorkflowTriggerSchema,
+} from '../rest/triggers';
+import { API, defineOperations, json, jsonBody, noContent, pathParams, projectId, workflowId } from './operation';
+
+const triggerId = pathParams({ id: 'trigger id' });
+
+/** Inbound triggers: signed deliveries (e.g. GitHub webhooks) that start runs, and their management. */
+export const TRIGGER_OPERATIONS = defineOperations({
+  receiveHook: {
+    method: 'POST',
+    path: `${API}/hooks/{id}`,
+    tag: 'triggers',
+    auth: 'public',
+    action: 'public',
+    params: triggerId,
+    summary: "A trigger's delivery: a signed JSON payload that starts one run",
+    description:
+      'No session: the HMAC-SHA256 signature over the exact body is the credential. GitHub form: ' +
+      '`X-Hub-Signature-256: sha256=<hex>`, `X-GitHub-Delivery`, `X-GitHub-Event`. Timestamped form: ' +
+      '`X-Svc-Timestamp` (unix seconds, within 5 minutes), `X-Svc-Signature: sha256=hex(HMAC(secret, ' +
+      '"<timestamp>.<body>"))`, `X-Svc-Delivery`, optional `X-Svc-Event`. A delivery id seen before returns ' +
+      'the run it started (200, `replayed`) and makes nothing. Body at most 1 MiB.',
+    headers: {
+      'X-Hub-Signature-256': 'GitHub form: `sha256=` and the hex HMAC-SHA256 of the body',
+      'X-GitHub-Delivery': 'GitHub form: the delivery id',
+      'X-GitHub-Event': 'GitHub form: the event name',
+      'X-Svc-Timestamp': 'timestamped form: unix seconds',
+      'X-Svc-Signature': 'timestamped form: `sha256=` and the hex HMAC-SHA256 of `<timestamp>.<body>`',
+      'X-Svc-Delivery': 'timestamped form: the delivery id',
+      'X-Svc-Event': 'timestamped form: the event name (default `message`)',
+    },
+    body: { description: 'the payload (JSON, any shape)', contentTypes: ['application/json'], required: true },
+    responses: {
+      201: json('a run was started', HookResultSchema),
+      200: json('a replay (the earlier run), a ping or an event the trigger ignores', HookResultSchema),
+    },
+    errors: [400, 401, 409, 413, 415, 429],
+  },
+  listTriggers: {
+    method: 'GET',
+    path: `${API}/projects/{id}/triggers`,
+    tag: 'triggers',
+    auth: 'required',
+    action: 'triggers.manage',
+    params: projectId,
+    summary: "A project's triggers (without their secrets)",
+    responses: { 200: json('triggers', TriggerListSchema) },
+  },
+  createTrigger: {
+    method: 'POST',
+    path: `${API}/projects/{id}/triggers`,
+    tag: 'triggers',
+    auth: 'required',
+    action: 'triggers.manage',
+    params: projectId,
+    summary: 'Create a trigger; its secret is in this answer only',
+    body: jsonBody(CreateTriggerRequestSchema),
+    responses: { 201: json('the trigger with its secret', TriggerWithSecretSchema) },
+    errors: [400],
+  },
+  getTrigger: {
+    method: 'GET',
+    path: `${API}/triggers/{id}`,
+    tag: 'triggers',
+    auth: 'required',
+    action: 'triggers.manage',
+    params: triggerId,
+    summary: 'One trigger (without its secret)',
+    responses: { 200: json('the trigger', TriggerSchema) },
+  },
+  updateTrigger: {
+    method: 'PATCH',
+    path: `${API}/triggers/{id}`,
+    tag: 'triggers',
+    auth: 'required',
+    action: 'triggers.manage',
+    params: triggerId,
+    summary: 'Change a trigger (name, format, template, events, worker, rate limit, enabled)',
+    body: jsonBody(UpdateTriggerRequestSchema),
+    responses: { 200: json('the trigger', TriggerSchema) },
+    errors: [400],
+  },
+  deleteTrigger: {
+    method: 'DELETE',
+    path: `${API}/triggers/{id}`,
+    tag: 'triggers',
+    auth: 'required',
+    action: 'triggers.manage',
+    params: triggerId,
+    summary: 'Delete a trigger: its URL answers 404; the runs it started keep their payloads',
+    responses: { 204: noContent },
+  },
+  rotateTriggerSecret: {
+    method: 'POST',
+    path: `${API}/triggers/{id}/rotate-secret`,
+    tag: 'triggers',
+    auth: 'required',
+    action: 'triggers.manage',
+    params: triggerId,
+    summary: 'Replace the secret at once (the old one stops verifying); the new one is in this answer only',
+    responses: { 200: json('the trigger with its new secret', TriggerWithSecretSchema) },
+  },
+  listTriggerDeliveries: {
+    method: 'GET',
+    path: `${API}/triggers/{id}/deliveries`,
+    tag: 'triggers',
+    auth: 'required',
+    action: 'triggers.manage',
+    params: triggerId,
+    query: TriggerDeliveriesQuerySchema,
+    summary: "A trigger's accepted deliveries, latest first (`?limit=`, default 50)",
+    responses: { 200: json('deliveries', TriggerDeliveryListSchema) },
+  },
+  getWorkflowTrigger: {
+    method: 'GET',
+    path: `${API}/workflows/{id}/trigger`,
+    tag: 'triggers',
+    auth: 'required',
+    action: 'workflow.read',
+    params: workflowId,
+    summary: 'The delivery that started a run, with its payload (404 for a run not started by a trigger)',
+    responses: { 200: json('the delivery', WorkflowTriggerSchema) },
+  },
+});
