@@ -20,7 +20,7 @@ import { BackgroundWork } from './lib/background-work';
 import type { Storage } from './services/storage';
 import type { TemplateCatalog } from './services/templates';
 import { TimerScheduler } from './timers/scheduler';
-import { WorkflowLifecycle, type Steering } from './workflows';
+import { RunBudgets, WorkflowLifecycle, type Steering } from './workflows';
 
 /** Dispatch, update storage, timers and the workflow lifecycle: what REST and the worker socket share. */
 export interface LiveServices {
@@ -73,6 +73,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   const registry = new WorkerRegistry({ db, events, logger, background, replicaId: bus.replicaId });
   const assignments = new IngestWorkflows(db, new IngestSql(provider), ingestRowCache());
   const dispatcher = new LiveDispatcher({ db, appLinks: deps.appLinks, logger, registry, lock, engine, bus });
+  const budgets = new RunBudgets({ db, engine, steering: deps.steering ?? dispatcher, logger });
   const ingest = new UpdateIngest({
     db,
     provider,
@@ -83,6 +84,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     workflows: assignments,
     snapshots: new SnapshotCache(db, snapshotCache()),
     pgPool: deps.pgPool,
+    onLlmCalls: (ids) => budgets.checkIngested(ids),
   });
   // After-commit effects of every change of a run: browsers, and the row caches of every replica.
   const stopEffects = [
@@ -99,6 +101,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     templates: deps.templates,
     storage: deps.storage,
     logger: deps.logger,
+    budgets,
   });
   const liveness = new WorkerLiveness({
     db,

@@ -6,6 +6,7 @@ import { useCurrentUser } from '../features/auth/user-context';
 import { useProjects } from '../features/projects/hooks';
 import { DeleteProjectButton } from '../features/projects/DeleteProjectButton';
 import { MembersPanel } from '../features/projects/MembersPanel';
+import { ProjectBudget } from '../features/budget/ProjectBudget';
 import { CreateWorkflowForm } from '../features/workflows/CreateWorkflowForm';
 import { WorkflowList } from '../features/workflows/WorkflowList';
 
@@ -37,6 +38,7 @@ function ProjectPage({ project }: { project: Project }) {
       <CreateWorkflowForm projectId={project.id} />
       <WorkflowList projectId={project.id} />
       <MembersPanel project={project} />
+      <ProjectBudget project={project} canManage={canDelete} />
     </div>
   );
 }
