@@ -38,7 +38,7 @@ describe.each(TEST_PROVIDERS)('run budgets on %s', (provider) => {
   }
 
   const call = (worker: TestWorker, id: string, seq: number) =>
-    worker.store(id, seq, llmCall({ phase: 'execution', step_index: 0 }));
+    worker.store(id, seq, llmCall({ phase: 'executing', step_index: 0 }));
 
   it('copies the project default onto a new run unless the create body names a budget', async () => {
     const refused = await api(`/projects/${suite.projectId}/budget`, {
@@ -97,8 +97,9 @@ describe.each(TEST_PROVIDERS)('run budgets on %s', (provider) => {
     const raised = await api(`/workflows/${id}/budget`, { method: 'PATCH', json: { max_llm_calls: 10 } });
     expect(await body(raised)).toMatchObject({ reached: [], exceeded: false });
     expect(await body(await api(`/workflows/${id}`))).toMatchObject({ status: 'running', question: null });
-    const answer = await worker.dispatch(id, 'answer');
-    expect(answer).toMatchObject({ budget: { budget: { max_llm_calls: 10 }, spend: { llm_calls: 3 } } });
+    // The next call is within the raised budget: stored, and the run goes on.
+    expect((await call(worker, id, seq.next++)).type).toBe('ack');
+    expect(await budgetOf(id)).toMatchObject({ spend: { llm_calls: 4 }, reached: [], exceeded: false });
   });
 
   it('fails a run with the fail policy at the first call past the cap', async () => {
