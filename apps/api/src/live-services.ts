@@ -21,7 +21,7 @@ import type { Storage } from './services/storage';
 import type { TemplateCatalog } from './services/templates';
 import { TimerScheduler } from './timers/scheduler';
 import { ScheduleRunner } from './schedules/runner';
-import { isUnfinished, WorkflowLifecycle, type Steering } from './workflows';
+import { isUnfinished, RunBudgets, WorkflowLifecycle, type Steering } from './workflows';
 
 /** Dispatch, update storage, timers and the workflow lifecycle: what REST and the worker socket share. */
 export interface LiveServices {
@@ -76,6 +76,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   const registry = new WorkerRegistry({ db, events, logger, background, replicaId: bus.replicaId });
   const assignments = new IngestWorkflows(db, new IngestSql(provider), ingestRowCache());
   const dispatcher = new LiveDispatcher({ db, appLinks: deps.appLinks, logger, registry, lock, engine, bus });
+  const budgets = new RunBudgets({ db, engine, steering: deps.steering ?? dispatcher, logger });
   const ingest = new UpdateIngest({
     db,
     provider,
@@ -86,6 +87,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     workflows: assignments,
     snapshots: new SnapshotCache(db, snapshotCache()),
     pgPool: deps.pgPool,
+    onLlmCalls: (ids) => budgets.checkIngested(ids),
   });
   // After-commit effects of every change of a run: browsers, and the row caches of every replica.
   const stopEffects = [
@@ -102,6 +104,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     templates: deps.templates,
     storage: deps.storage,
     logger: deps.logger,
+    budgets,
   });
   const schedules = new ScheduleRunner({ db, logger: deps.logger.child({ component: 'schedules' }), workflows, bus });
   // A finished run may let a run queued behind it (overlap queue_one) be made.

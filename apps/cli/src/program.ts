@@ -33,6 +33,7 @@ import {
 } from './commands/workflows';
 import { registerScheduleCommands } from './commands/schedules';
 import { addTriggerCommands } from './commands/triggers';
+import { budgetOptions, budgetSetCommand, budgetShowCommand, type BudgetFlags } from './commands/budgets';
 import { Context, type CliIo, type GlobalOptions } from './context';
 import { CliError, errorJson, errorText, EXIT } from './errors';
 import { terminalSafe } from './terminal-text';
@@ -151,19 +152,35 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
     .action(run((ctx, name: string, flags: { description?: string }) => createProjectCommand(ctx, name, flags)));
 
   followOptions(
-    program
-      .command('run')
-      .description('create a workflow from a requirement (prints its id; --follow to watch it to the end)')
-      .argument('[requirement]', 'the requirement text, or - for stdin')
-      .addOption(project())
-      .option('-f, --file <file>', 'read the requirement from a file')
-      .option('--template <name>', 'start from this template (a branch of the template repository)')
-      .option('--worker <id|name>', 'run on this worker'),
+    budgetOptions(
+      program
+        .command('run')
+        .description('create a workflow from a requirement (prints its id; --follow to watch it to the end)')
+        .argument('[requirement]', 'the requirement text, or - for stdin')
+        .addOption(project())
+        .option('-f, --file <file>', 'read the requirement from a file')
+        .option('--template <name>', 'start from this template (a branch of the template repository)')
+        .option('--worker <id|name>', 'run on this worker'),
+      'budget-',
+    ),
   ).action(
     run((ctx, requirement: string | undefined, flags: Parameters<typeof runCommand>[2]) =>
       runCommand(ctx, requirement, flags),
     ),
   );
+
+  const budget = program.command('budget').description("a run's budget: spend against its caps");
+  budget
+    .command('show')
+    .description("a run's budget, its spend and the caps reached")
+    .argument('<workflow>', 'workflow id')
+    .action(run((ctx, id: string) => budgetShowCommand(ctx, id)));
+  budgetOptions(
+    budget
+      .command('set')
+      .description("set or raise a run's budget (`none` removes a cap); a run paused by it resumes")
+      .argument('<workflow>', 'workflow id'),
+  ).action(run((ctx, id: string, flags: BudgetFlags) => budgetSetCommand(ctx, id, flags)));
 
   program
     .command('list')

@@ -10,6 +10,7 @@ export * from './rest/schedules';
 export * from './rest/logs';
 export * from './rest/kb';
 export * from './rest/settings';
+export * from './rest/budgets';
 export * from './rest/templates';
 export * from './rest/workers';
 export * from './rest/files';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BudgetCapSchema } from './rest/budgets';
 import { LlmCallPhaseSchema, PhaseSchema, StepIndexSchema, StepStatusSchema, WorkflowStatusSchema } from './common';
 
 /** One plan step as stored in a snapshot. */
@@ -83,6 +84,8 @@ export const StatusUpdateDataSchema = z.object({
   status: WorkflowStatusSchema,
   question: z.string().optional(),
   error: z.string().optional(),
+  /** the worker stopped at the run's budget: `waiting_user` on the budget question, or `failed` */
+  budget_exceeded: z.array(BudgetCapSchema).optional(),
 });
 export type StatusUpdateData = z.infer<typeof StatusUpdateDataSchema>;
 

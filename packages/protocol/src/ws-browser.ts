@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BudgetExceededEventDataSchema } from './rest/budgets';
 import { IdSchema, StepStatusSchema, TimestampSchema, WorkflowStatusSchema } from './common';
 import { WsErrorInfoSchema } from './errors';
 import { ExecutionLogEntrySchema, LlmCallLogSchema } from './rest/logs';
@@ -112,6 +113,7 @@ export const BrowserEventSchema = z.discriminatedUnion('type', [
   event('workflow_status', WorkflowStatusEventDataSchema),
   event('workflow_title', WorkflowTitleEventDataSchema),
   event('workflow_action', WorkflowActionEventDataSchema),
+  event('budget_exceeded', BudgetExceededEventDataSchema),
   event('log_entry', ExecutionLogEntrySchema),
   event('file_changed', FileChangedEventDataSchema),
   event('worker_status', WorkerSchema),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DispatchBudgetSchema } from './rest/budgets';
 import { IdSchema, StepIndexSchema, TimestampSchema } from './common';
 import { WsErrorInfoSchema, type ErrorCode } from './errors';
 import { SnapshotDataSchema, UPDATE_DATA_SCHEMAS, type UpdateKind } from './updates';
@@ -192,6 +193,8 @@ export const DispatchMessageSchema = z
     last_seq: z.int().min(0),
     /** the workflow's built-app link (its workspace served at a capability URL); the report names it */
     app_url: z.string().nullable().optional(),
+    /** the run's budget with its spend so far and the model prices; absent when the run has none */
+    budget: DispatchBudgetSchema.optional(),
   })
   .refine((d) => (d.action !== 'feedback' && d.action !== 'answer') || d.message !== undefined, {
     path: ['message'],

@@ -3,6 +3,7 @@ import type { DispatchAction, DispatchMessage } from '@svc/protocol';
 import { snapshotData } from '../wire/workflow';
 import type { WorkerSession } from './worker-session';
 import { ensureAppKey, type AppLinks } from '../apps/app-link';
+import { dispatchBudgetOf } from '../workflows/budgets';
 
 export type WorkflowForDispatch = Pick<
   Workflow,
@@ -38,6 +39,7 @@ export async function buildDispatch(
     template: workflow.template,
     last_seq: lastSeq,
     app_url: appLinks.linkOf({ app_key: await ensureAppKey(db, workflow) }),
+    ...(action === 'cancel' || action === 'generate_title' ? {} : await budgetPart(db, workflow.id)),
   };
   if (action === 'start' || action === 'cancel' || action === 'generate_title') return { ...base, action };
   const latest = await db.agentStateSnapshot.findFirst({
@@ -47,6 +49,12 @@ export async function buildDispatch(
   if (!latest) return { ...base, action: 'start' };
   const message = options.message === undefined ? {} : { message: options.message };
   return { ...base, action, snapshot: snapshotData(latest), ...message };
+}
+
+/** The run's budget and spend so far, for a dispatch that runs it. */
+async function budgetPart(db: Db, workflowId: string): Promise<{ budget?: DispatchMessage['budget'] }> {
+  const budget = await dispatchBudgetOf(db, workflowId);
+  return budget ? { budget } : {};
 }
 
 /**

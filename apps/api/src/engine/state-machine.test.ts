@@ -18,6 +18,10 @@ describe('the run state machine', () => {
     ['pending', report('completed'), { kind: 'move', to: 'completed', clears: [] }],
     ['running', report('waiting_user', 'Which port?'), { kind: 'move', to: 'waiting_user', clears: [] }],
     ['cancelled', report('completed'), { kind: 'stay' }],
+    ['running', { type: 'budget_exceeded', policy: 'pause' }, { kind: 'move', to: 'waiting_user', clears: [] }],
+    ['waiting_user', { type: 'budget_exceeded', policy: 'pause' }, { kind: 'stay' }],
+    ['planning', { type: 'budget_exceeded', policy: 'fail' }, { kind: 'move', to: 'failed', clears: ['question'] }],
+    ['completed', { type: 'budget_exceeded', policy: 'fail' }, { kind: 'refuse', reason: expect.any(String) }],
   ] as const)('%s + %j is declared', (state, event, decision) => {
     expect(decide(state, event as RunEvent)).toEqual(decision);
   });

@@ -22,6 +22,8 @@ export type RunEvent =
   | { type: 'timer_set' }
   | { type: 'timer_fired' }
   | { type: 'lease_expired' }
+  /** the server found a run past its budget: it waits on the budget question (`pause`) or fails */
+  | { type: 'budget_exceeded'; policy: 'pause' | 'fail' }
   | { type: 'worker_reported'; status: WorkflowStatus; question?: string | null; error?: string | null };
 
 export type RunEventType = RunEvent['type'];
@@ -57,6 +59,7 @@ export const UNFINISHED: readonly WorkflowStatus[] = ['pending', 'planning', 'ru
 const ALL: readonly WorkflowStatus[] = [...UNFINISHED, ...FINISHED];
 
 const reported = (event: RunEvent) => (event.type === 'worker_reported' ? event : null);
+const pauses = (event: RunEvent) => event.type === 'budget_exceeded' && event.policy === 'pause';
 
 /** The table, read top to bottom: the first row whose states, event and condition match decides. */
 export const RULES: readonly Rule[] = [
@@ -87,6 +90,10 @@ export const RULES: readonly Rule[] = [
   // A lost worker's run goes back to the queue; one waiting for the user keeps waiting.
   { from: ['planning', 'running'], event: 'lease_expired', to: 'pending' },
   { from: ['pending', 'waiting_user'], event: 'lease_expired', to: 'same' },
+  // A run past its budget waits for the user on the budget question, or fails; a finished one stays.
+  { from: ['pending', 'planning', 'running'], event: 'budget_exceeded', to: 'waiting_user', when: pauses },
+  { from: ['waiting_user'], event: 'budget_exceeded', to: 'same', when: pauses },
+  { from: UNFINISHED, event: 'budget_exceeded', to: 'failed', clears: ['question'] },
   // A worker's late report about a finished run is recorded, never applied (a cancel in between wins).
   { from: FINISHED, event: 'worker_reported', to: 'same' },
   {

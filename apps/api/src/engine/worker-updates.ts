@@ -67,7 +67,17 @@ export function planWorkerStatus(
     data: { status, question: question ?? null, error: error ?? null },
     statusChange: true,
   };
-  return { events: [event] };
+  return { events: [event, ...budgetStop(changes.statusPatch, data)] };
+}
+
+/** The worker stopped the run at its budget: the stop is stamped and told with a `budget_exceeded` event. */
+function budgetStop(patch: NonNullable<RunChanges['statusPatch']>, data: StatusUpdateData): PlannedEvent[] {
+  const reached = data.budget_exceeded;
+  if (!reached || (data.status !== 'waiting_user' && data.status !== 'failed')) return [];
+  patch.budget_exceeded_at = new Date();
+  const policy = data.status === 'failed' ? 'fail' : 'pause';
+  const message = (policy === 'fail' ? data.error : data.question) ?? '';
+  return [{ type: 'budget_exceeded', data: { policy, reached, message, by: 'worker' }, statusChange: true }];
 }
 
 /** Whether the report gives the run back: a pause by its holder, or a final status. */

@@ -35,6 +35,8 @@ export interface UpdateIngestDeps {
   maxBatch?: number;
   /** PostgreSQL: the database handle's pool, through which batches of plain progress updates are written */
   pgPool?: pg.Pool | null;
+  /** after a commit that stored LLM calls of these runs (the server's budget check); rejections are logged */
+  onLlmCalls?: (workflowIds: string[]) => Promise<void>;
 }
 
 /** Batches committing side by side on PostgreSQL (SQLite has one writer). */
@@ -200,6 +202,7 @@ export class UpdateIngest {
         client,
       });
     this.afterCommit(plans);
+    this.llmCallsStored(fresh, outcomes);
     for (const item of batch) item.resolve(outcomes.get(item)!);
   }
 
@@ -266,6 +269,19 @@ export class UpdateIngest {
       select: { seq: true },
     });
     return later !== null;
+  }
+
+  /** Runs the budget check for the runs whose LLM calls were stored, after the commit (not awaited). */
+  private llmCallsStored(fresh: Pending[], outcomes: Map<Pending, IngestOutcome>): void {
+    const { onLlmCalls } = this.deps;
+    if (!onLlmCalls) return;
+    const ids = new Set<string>();
+    for (const item of fresh)
+      if (item.update.kind === 'llm_call' && outcomes.get(item)?.kind === 'stored') ids.add(item.update.workflow_id);
+    if (ids.size === 0) return;
+    onLlmCalls([...ids]).catch((err: unknown) =>
+      this.deps.logger.error({ err, workflow_ids: [...ids] }, 'budget check after ingest failed'),
+    );
   }
 
   /** The cache's highest stored seqs and snapshots (the engine announced the rest; stale rows are gone already). */

@@ -30,7 +30,7 @@ const MEMBER_ACTIONS = new Set<ProjectAction>([
   'schedule.read',
   'schedule.manage',
 ]);
-const OWNER_ONLY = new Set<ProjectAction>(['project.delete', 'members.manage']);
+const OWNER_ONLY = new Set<ProjectAction>(['project.delete', 'members.manage', 'project.budget']);
 /** What a worker does to a workflow dispatched to it (apps/worker/src/api/server-api.ts); nothing project-wide. */
 const WORKER_ACTIONS = new Set<ProjectAction>([
   'workflow.read',

@@ -9,6 +9,7 @@ import { healthHandlers } from './health';
 import { sessionHandlers } from './auth/session-routes';
 import { tokenHandlers } from './tokens';
 import { projectHandlers } from './projects/router';
+import { budgetHandlers } from './budgets/router';
 import { memberHandlers } from './members/router';
 import { invitationLinkHandlers } from './members/links';
 import { invitationHandlers } from './members/invitations';
@@ -55,6 +56,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...workflowHandlers(deps),
       ...waitingHandlers(deps),
       ...workflowActionHandlers(deps),
+      ...budgetHandlers(deps),
       ...historyHandlers(deps),
       ...workflowDetailHandlers(deps),
       ...reportHandlers(deps),

@@ -11,6 +11,8 @@ import { actionEvent, type Actor } from './actor';
 import { unfinishedWhere } from './status';
 import type { Steering, TimerSchedule } from './steering';
 import { placeholderTitle } from './title';
+import type { RunBudgets } from './budgets';
+import { budgetText } from './spend';
 
 /** What a create request got: the new workflow, or the one an earlier request with its idempotency key made. */
 export interface Created {
@@ -36,6 +38,8 @@ export interface WorkflowLifecycleDeps {
   templates: TemplateCatalog;
   storage: Storage;
   logger: Logger;
+  /** run budgets: spend, raise, the server's check after ingest */
+  budgets: RunBudgets;
 }
 
 /**
@@ -45,6 +49,10 @@ export interface WorkflowLifecycleDeps {
  */
 export class WorkflowLifecycle {
   constructor(private readonly deps: WorkflowLifecycleDeps) {}
+
+  get budgets(): RunBudgets {
+    return this.deps.budgets;
+  }
 
   /**
    * A `pending` workflow with its run number, its `created` event (committed with it) and its workspace
@@ -212,6 +220,8 @@ export class WorkflowLifecycle {
       rerun_of: body.rerun_of ?? null,
       idempotency_key: key ?? null,
       app_key: newAppKey(),
+      // The request's budget, else the project's default, copied: a later default does not change the run.
+      budget: body.budget ? budgetText(body.budget) : project.default_budget,
     };
   }
 

@@ -116,6 +116,14 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 403 404', 'retryWorkflow', (w) => `/workflows/${w.workflow}/retry`, {
     status: 'failed',
   }),
+  row('401 404 200 200 200 404 200 404', 'getWorkflowBudget', (w) => `/workflows/${w.workflow}/budget`),
+  row('401 404 200 200 200 404 403 404', 'patchWorkflowBudget', (w) => `/workflows/${w.workflow}/budget`, {
+    body: { max_llm_calls: 5 },
+  }),
+  row('401 404 200 200 200 404 404 200', 'getProjectBudget', (w) => `/projects/${w.project}/budget`),
+  row('401 404 403 200 200 404 404 403', 'putProjectBudget', (w) => `/projects/${w.project}/budget`, {
+    body: { budget: { max_tokens: 1000 } },
+  }),
   row('401 404 200 200 200 404 200 404', 'getPlan', (w) => `/workflows/${w.workflow}/plan`),
   row('401 404 200 200 200 404 200 404', 'listSnapshots', (w) => `/workflows/${w.workflow}/snapshots`),
   row('401 404 200 200 200 404 200 404', 'listLlmCalls', (w) => `/workflows/${w.workflow}/llm-calls`),

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { workflowPath } from '@svc/client';
+import { runBudget, runBudgetFlags } from './budgets';
 import {
   ExecutionLogPageSchema,
   PlanResponseSchema,
@@ -100,12 +101,13 @@ export async function runCommand(
   flags: FollowFlags & { file?: string; template?: string; worker?: string },
 ): Promise<number> {
   const requirement = await textFrom(ctx, 'requirement', requirementArg, flags.file);
+  const budget = runBudget(runBudgetFlags(flags));
   const projectId = await ctx.projectId();
   // Checked before anything is created: a bad answer file must not leave a workflow behind.
   if (flags.follow && flags.answerFile && flags.answerFile !== '-') FileAnswers.load(flags.answerFile);
   const workflow = await ctx.client().request(`/projects/${encodeURIComponent(projectId)}/workflows`, WorkflowSchema, {
     method: 'POST',
-    json: { requirement, template: flags.template, worker_id: flags.worker },
+    json: { requirement, template: flags.template, worker_id: flags.worker, budget },
   });
   if (!flags.follow) {
     ctx.result(workflow, workflow.id);

@@ -7,6 +7,7 @@ import { useProjects } from '../features/projects/hooks';
 import { DeleteProjectButton } from '../features/projects/DeleteProjectButton';
 import { MembersPanel } from '../features/projects/MembersPanel';
 import { TriggersPanel } from '../features/triggers/TriggersPanel';
+import { ProjectBudget } from '../features/budget/ProjectBudget';
 import { CreateWorkflowForm } from '../features/workflows/CreateWorkflowForm';
 import { WorkflowList } from '../features/workflows/WorkflowList';
 import { SchedulesPanel } from '../features/schedules/SchedulesPanel';
@@ -41,6 +42,7 @@ function ProjectPage({ project }: { project: Project }) {
       <SchedulesPanel projectId={project.id} />
       <TriggersPanel projectId={project.id} />
       <MembersPanel project={project} />
+      <ProjectBudget project={project} canManage={canDelete} />
     </div>
   );
 }

@@ -18,6 +18,7 @@ import { progressLine } from '../features/run/progress';
 import { RunHeader } from '../features/run/RunHeader';
 import { RunMore } from '../features/run/RunMore';
 import { RunOutcome } from '../features/run/RunOutcome';
+import { RunBudget } from '../features/budget/RunBudget';
 import { StepTimeline } from '../features/run/StepTimeline';
 import { stepFromParam, stepParam } from '../features/run/step-param';
 import { TriggerPayload } from '../features/triggers/TriggerPayload';
@@ -60,6 +61,7 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
           <RunOutcome workflow={workflow} step={current} cancelledBy={latest('cancelled')} />
           <QuestionBox workflow={workflow} actions={actions} />
           <TriggerPayload workflowId={workflow.id} />
+          <RunBudget workflow={workflow} changes={run.live.llmCalls.length} />
           <div className="run-body">
             <div className="run-side">
               <StepTimeline

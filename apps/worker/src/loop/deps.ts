@@ -1,3 +1,4 @@
+import type { DispatchBudget } from '@svc/protocol';
 import type { ServerApi } from '../api/server-api';
 import type { WorkerConfig } from '../config';
 import type { Executor } from '../executor/executor';
@@ -38,4 +39,6 @@ export interface Job {
   requirement: string;
   /** the server's link to the built app (`app_url` of the dispatch), when it sent one */
   appUrl?: string | null;
+  /** the run's budget and the spend the server counted at the dispatch; absent: no budget */
+  budget?: DispatchBudget;
 }

@@ -65,6 +65,7 @@ export class WorkflowManager implements LinkHandlers {
   /** Delivered to the loop waiting for it; a workflow not running here is resumed with it. */
   private answer(message: RunDispatch, run: WorkflowRun | undefined): void {
     if (!run) return this.enqueue(message);
+    run.updateBudget(message.budget);
     if (!run.deliverAnswer(message.message ?? ''))
       this.deps.logger.warn({ workflowId: message.workflow_id }, 'answer for a workflow that is not waiting; ignored');
   }
@@ -168,6 +169,7 @@ export class WorkflowManager implements LinkHandlers {
       projectId: message.project_id,
       requirement: message.requirement,
       appUrl: message.app_url ?? null,
+      ...(message.budget ? { budget: message.budget } : {}),
     });
     this.runs.set(id, run);
     const done = run

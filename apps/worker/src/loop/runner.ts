@@ -6,13 +6,21 @@ import {
   initialState,
   type AgentState,
 } from '@svc/agent-core';
-import type { LogEntryUpdateData, SnapshotData } from '@svc/protocol';
+import {
+  budgetError,
+  budgetQuestion,
+  type BudgetCap,
+  type DispatchBudget,
+  type LogEntryUpdateData,
+  type SnapshotData,
+} from '@svc/protocol';
 import type { ChatModel } from '../llm/llm-client';
 import type { ToolContext } from '../tools/tool';
 import { errorMessage } from '../util/logger';
 import { AbortedError } from '../util/aborted';
 import type { TreeState } from '../workspace/sync';
 import type { Job, LoopDeps } from './deps';
+import { BudgetedModel, BudgetExceededError, BudgetMeter } from './budget-guard';
 import { runStep } from './execution';
 import { runPlanning } from './planning';
 import { writeReport } from './report';
@@ -45,12 +53,16 @@ export class WorkflowRun implements RunContext {
   private stopReason: StopReason | undefined;
   private answerWaiter: { resolve(answer: string): void; reject(err: Error): void } | undefined;
   private baseline: TreeState = new Map();
+  private readonly budget: BudgetMeter;
 
   constructor(
     readonly deps: LoopDeps,
     readonly job: Job,
   ) {
-    this.llm = deps.llmFor(job.workflowId);
+    this.budget = new BudgetMeter(job.budget);
+    this.llm = new BudgetedModel(deps.llmFor(job.workflowId), this.budget, (caps, detail) =>
+      this.budgetReached(caps, detail),
+    );
     this.updates = new WorkflowUpdates(deps.link, job.workflowId);
   }
 
@@ -97,6 +109,28 @@ export class WorkflowRun implements RunContext {
     this.apply(answerUser(this.current, answer));
     this.updates.status(resumeStatus);
     return answer;
+  }
+
+  /**
+   * A cap is reached before an LLM call. `fail`: the run fails. `pause`: it waits on the budget question
+   * (the agent's state is untouched), and a raise continues the same conversation where it stopped, so
+   * nothing already run runs again.
+   */
+  private async budgetReached(caps: BudgetCap[], detail: string): Promise<void> {
+    if (this.budget.policy === 'fail') throw new BudgetExceededError(budgetError(detail), caps);
+    const resumeStatus = this.current.phase.kind === 'planning' ? 'planning' : 'running';
+    await this.syncWorkspace();
+    await new Promise<string>((resolve, reject) => {
+      if (this.signal.aborted) return reject(new AbortedError());
+      this.answerWaiter = { resolve, reject };
+      this.updates.status('waiting_user', { question: budgetQuestion(detail), budget_exceeded: caps });
+    });
+    this.updates.status(resumeStatus);
+  }
+
+  /** A raise (or any later dispatch) brings the budget and the spend the server counted. */
+  updateBudget(budget: DispatchBudget | undefined): void {
+    this.budget.reset(budget);
   }
 
   /** Hands the user's answer to a waiting loop; false when the loop is not waiting. */
@@ -193,7 +227,8 @@ export class WorkflowRun implements RunContext {
     }
     const reason = err instanceof AgentTransitionError ? `invalid agent state: ${err.message}` : errorMessage(err);
     this.deps.logger.error({ workflowId: this.job.workflowId, error: reason }, 'workflow failed');
-    this.updates.status('failed', { error: reason });
+    const budget = err instanceof BudgetExceededError ? { budget_exceeded: err.reached } : {};
+    this.updates.status('failed', { error: reason, ...budget });
     return 'failed';
   }
 }

@@ -1,5 +1,11 @@
 import { toSnapshot, type AgentState } from '@svc/agent-core';
-import type { FileChangedUpdateData, LogEntryUpdateData, StepDiffUpdateData, WorkflowStatus } from '@svc/protocol';
+import type {
+  FileChangedUpdateData,
+  LogEntryUpdateData,
+  StatusUpdateData,
+  StepDiffUpdateData,
+  WorkflowStatus,
+} from '@svc/protocol';
 import type { ServerLink } from '../link/server-link';
 
 /** The updates of one workflow, as typed calls. */
@@ -9,7 +15,7 @@ export class WorkflowUpdates {
     readonly workflowId: string,
   ) {}
 
-  status(status: WorkflowStatus, extra: { question?: string; error?: string } = {}): void {
+  status(status: WorkflowStatus, extra: Omit<StatusUpdateData, 'status'> = {}): void {
     this.link.sendUpdate(this.workflowId, { kind: 'status', data: { status, ...extra } });
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BudgetSchema } from './budgets';
 import {
   IdSchema,
   MAX_NAME_CHARS,
@@ -105,6 +106,8 @@ export const CreateWorkflowRequestSchema = z
     template: z.string().min(1).max(MAX_NAME_CHARS).optional(),
     /** the workflow (of the same project) this one re-runs, usually with an edited requirement */
     rerun_of: IdSchema.optional(),
+    /** the run's budget; without one it gets the project's default (PUT /projects/{id}/budget) */
+    budget: BudgetSchema.optional(),
   })
   .strict();
 export type CreateWorkflowRequest = z.infer<typeof CreateWorkflowRequestSchema>;

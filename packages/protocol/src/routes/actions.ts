@@ -3,6 +3,7 @@ export type ProjectAction =
   | 'project.read'
   | 'project.update'
   | 'project.delete'
+  | 'project.budget' // the default budget of new runs (owners)
   | 'members.read'
   | 'members.manage'
   | 'workflow.read'

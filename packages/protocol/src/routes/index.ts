@@ -1,5 +1,6 @@
 import { ADMIN_OPERATIONS } from './admin';
 import { AUTH_OPERATIONS } from './auth';
+import { BUDGET_OPERATIONS } from './budgets';
 import { FILE_OPERATIONS } from './files';
 import { KB_OPERATIONS } from './kb';
 import { META_OPERATIONS } from './meta';
@@ -24,6 +25,7 @@ export const OPERATIONS = {
   ...PROJECT_OPERATIONS,
   ...WORKFLOW_OPERATIONS,
   ...SCHEDULE_OPERATIONS,
+  ...BUDGET_OPERATIONS,
   ...FILE_OPERATIONS,
   ...KB_OPERATIONS,
   ...ADMIN_OPERATIONS,
