@@ -31,6 +31,7 @@ import {
   runCommand,
   statusCommand,
 } from './commands/workflows';
+import { addPauseCommands } from './commands/pause';
 import { Context, type CliIo, type GlobalOptions } from './context';
 import { CliError, errorJson, errorText, EXIT } from './errors';
 import { terminalSafe } from './terminal-text';
@@ -204,6 +205,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
     .description('stop a workflow')
     .argument('<workflow>', 'workflow id')
     .action(run((ctx, id: string) => cancelCommand(ctx, id)));
+  addPauseCommands(program, run, followOptions);
   followOptions(
     program
       .command('retry')

@@ -15,6 +15,7 @@ import { invitationHandlers } from './members/invitations';
 import { pendingInvitationHandlers } from './members/pending';
 import { workflowHandlers } from './workflows/router';
 import { workflowActionHandlers } from './workflows/actions';
+import { pauseHandlers } from './workflows/pause';
 import { historyHandlers } from './workflows/history';
 import { workflowDetailHandlers } from './workflows/details';
 import { reportHandlers } from './workflows/report';
@@ -52,6 +53,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...workflowHandlers(deps),
       ...waitingHandlers(deps),
       ...workflowActionHandlers(deps),
+      ...pauseHandlers(deps),
       ...historyHandlers(deps),
       ...workflowDetailHandlers(deps),
       ...reportHandlers(deps),

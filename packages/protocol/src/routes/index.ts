@@ -3,6 +3,7 @@ import { AUTH_OPERATIONS } from './auth';
 import { FILE_OPERATIONS } from './files';
 import { KB_OPERATIONS } from './kb';
 import { META_OPERATIONS } from './meta';
+import { PAUSE_OPERATIONS } from './pause';
 import type { IdentifiedOperation } from './operation';
 import { PROJECT_OPERATIONS } from './projects';
 import { WORKFLOW_OPERATIONS } from './workflows';
@@ -21,6 +22,7 @@ export const OPERATIONS = {
   ...AUTH_OPERATIONS,
   ...PROJECT_OPERATIONS,
   ...WORKFLOW_OPERATIONS,
+  ...PAUSE_OPERATIONS,
   ...FILE_OPERATIONS,
   ...KB_OPERATIONS,
   ...ADMIN_OPERATIONS,
