@@ -27,7 +27,7 @@ const SEED =
     ? Math.floor(Math.random() * 2 ** 31)
     : Number(process.env.FUZZ_SEED ?? 950_990_234);
 
-type Kind = 'text' | 'enum' | 'int';
+type Kind = 'text' | 'enum' | 'int' | 'bool';
 interface Field {
   kind: Kind;
   /** for `enum`: the accepted values */
@@ -56,6 +56,7 @@ function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType): Fiel
   if (def.innerType && ['optional', 'nullable', 'default'].includes(def.type)) return fieldOf(op, name, def.innerType);
   if (schema instanceof z.ZodString) return { kind: 'text' };
   if (schema instanceof z.ZodNumber) return { kind: 'int' };
+  if (schema instanceof z.ZodBoolean) return { kind: 'bool' };
   if (schema instanceof z.ZodEnum) return { kind: 'enum', values: schema.options.map(String) };
   throw new Error(`json-body fuzz: ${op.id}.${name} is a ${def.type}; teach fieldOf to fuzz it`);
 }
@@ -96,7 +97,8 @@ function validBody(route: BodyRoute, world: World): Record<string, unknown> {
   if (given) return given(world);
   const shape = (route.op.body!.schema as z.ZodObject).shape as Record<string, z.ZodType>;
   const required = Object.keys(route.fields).filter((name) => !shape[name]!.safeParse(undefined).success);
-  const plainest = (f: Field) => (f.kind === 'int' ? 60 : f.kind === 'enum' ? f.values![0] : 'x');
+  const plainest = (f: Field) =>
+    f.kind === 'bool' ? true : f.kind === 'int' ? 60 : f.kind === 'enum' ? f.values![0] : 'x';
   return Object.fromEntries(required.map((name) => [name, plainest(route.fields[name]!)]));
 }
 
@@ -168,10 +170,18 @@ const edgeNumberText = fc.constantFrom(
   '1' + '0'.repeat(400),
 );
 
-/** Values whose JSON type is wrong for a string field (and, except numbers, for a number field). */
+/** Values whose JSON type is wrong for a string field (and, except numbers, for a number field; for a boolean, all but true and false). */
 const wrongTypeText = (kind: Kind) =>
   fc.oneof(
-    fc.constantFrom('null', 'true', 'false', '[]', '{}', '[""]', '{"a":"b"}', '{"__proto__":{"x":1}}'),
+    fc.constantFrom(
+      'null',
+      '[]',
+      '{}',
+      '[""]',
+      '{"a":"b"}',
+      '{"__proto__":{"x":1}}',
+      ...(kind === 'bool' ? ['"true"', '0'] : ['true', 'false']),
+    ),
     kind === 'int' ? fc.constantFrom('"60"', '""', '"1e3"', '"\\u0000"') : edgeNumberText,
     fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
     fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '{"a":', '}')),
@@ -203,11 +213,13 @@ function fieldMutations(route: BodyRoute): fc.Arbitrary<Mutation>[] {
     field.chain((name) => {
       const f = route.fields[name]!;
       const json =
-        f.kind === 'int'
-          ? edgeNumberText
-          : f.kind === 'enum'
-            ? edgeString.filter((s) => !f.values!.includes(s)).map((s) => JSON.stringify(s))
-            : edgeString.map((s) => JSON.stringify(s));
+        f.kind === 'bool'
+          ? fc.constantFrom('true', 'false')
+          : f.kind === 'int'
+            ? edgeNumberText
+            : f.kind === 'enum'
+              ? edgeString.filter((s) => !f.values!.includes(s)).map((s) => JSON.stringify(s))
+              : edgeString.map((s) => JSON.stringify(s));
       return json.map((j) => ({ kind: 'edge-value' as const, field: name, json: j }));
     }),
   ];
