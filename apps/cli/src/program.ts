@@ -34,6 +34,7 @@ import {
 import { registerScheduleCommands } from './commands/schedules';
 import { addTriggerCommands } from './commands/triggers';
 import { budgetOptions, budgetSetCommand, budgetShowCommand, type BudgetFlags } from './commands/budgets';
+import { addPauseCommands } from './commands/pause';
 import { Context, type CliIo, type GlobalOptions } from './context';
 import { CliError, errorJson, errorText, EXIT } from './errors';
 import { terminalSafe } from './terminal-text';
@@ -223,6 +224,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
     .description('stop a workflow')
     .argument('<workflow>', 'workflow id')
     .action(run((ctx, id: string) => cancelCommand(ctx, id)));
+  addPauseCommands(program, run, followOptions);
   followOptions(
     program
       .command('retry')

@@ -34,6 +34,8 @@ export const WorkflowStatusSchema = z.enum([
   'planning',
   'running',
   'waiting_user',
+  // stopped by a member at a tool boundary; resumed by a member (decision 0039)
+  'paused',
   'completed',
   'failed',
   'cancelled',

@@ -7,6 +7,7 @@ export * from './rest/tokens';
 export * from './rest/projects';
 export * from './rest/workflows';
 export * from './rest/schedules';
+export * from './rest/pause';
 export * from './rest/logs';
 export * from './rest/kb';
 export * from './rest/settings';

@@ -47,12 +47,20 @@ export const WorkflowStatusEventDataSchema = z.object({
 export type WorkflowStatusEventData = z.infer<typeof WorkflowStatusEventDataSchema>;
 
 /** What a person did to a workflow through the REST API (stored, replayed): who, and their text. */
-export const WorkflowActionSchema = z.enum(['created', 'answered', 'feedback', 'cancelled', 'retried']);
+export const WorkflowActionSchema = z.enum([
+  'created',
+  'answered',
+  'feedback',
+  'cancelled',
+  'retried',
+  'pause_requested',
+  'resumed',
+]);
 export type WorkflowAction = z.infer<typeof WorkflowActionSchema>;
 export const WorkflowActionEventDataSchema = z.object({
   action: WorkflowActionSchema,
   actor: z.object({ id: IdSchema, login: z.string(), name: z.string().nullable() }),
-  /** the answer or feedback text; null for the other actions */
+  /** the answer or feedback text (`interrupt` for a pause that interrupts the running command); null for the other actions */
   message: z.string().nullable(),
   /** the workflow's plan revision after the action */
   revision: z.int().min(0),

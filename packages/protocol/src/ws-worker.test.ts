@@ -288,7 +288,7 @@ describe('server -> worker messages', () => {
     ['unknown type', { type: 'update' }, 'type'],
     [
       'unknown dispatch action',
-      { type: 'dispatch', action: 'pause', workflow_id: 'w', project_id: 'p', requirement: 'r', last_seq: 0 },
+      { type: 'dispatch', action: 'suspend', workflow_id: 'w', project_id: 'p', requirement: 'r', last_seq: 0 },
       'action',
     ],
     [

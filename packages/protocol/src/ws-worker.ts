@@ -174,7 +174,16 @@ export const AckMessageSchema = z.object({
 });
 export type AckMessage = z.infer<typeof AckMessageSchema>;
 
-export const DispatchActionSchema = z.enum(['start', 'resume', 'feedback', 'answer', 'cancel', 'generate_title']);
+export const DispatchActionSchema = z.enum([
+  'start',
+  'resume',
+  'feedback',
+  'answer',
+  'cancel',
+  'generate_title',
+  // stop at the next tool boundary (`message` "interrupt": kill the running command first); decision 0039
+  'pause',
+]);
 export type DispatchAction = z.infer<typeof DispatchActionSchema>;
 
 export const DispatchMessageSchema = z

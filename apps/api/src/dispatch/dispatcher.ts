@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '@svc/db';
+import type { DispatchAction } from '@svc/protocol';
 import type { AppLinks } from '../apps/app-link';
 import { on, type ClusterBus } from '../cluster/bus';
 import type { WorkflowEngine } from '../engine';
@@ -83,6 +84,15 @@ export class LiveDispatcher implements Steering {
 
   feedback(workflowId: string, message: string): Promise<void> {
     return this.steer(workflowId, { action: 'feedback', message });
+  }
+
+  pause(workflowId: string, interrupt: boolean): Promise<void> {
+    return this.steer(workflowId, { action: 'pause', message: interrupt ? 'interrupt' : '' });
+  }
+
+  /** The run's worker continues it; a run no worker holds any more is back in the queue (it is running again). */
+  resumePaused(workflowId: string): Promise<void> {
+    return this.steer(workflowId, { action: 'unpause', message: '' });
   }
 
   /** A finished run goes back to the queue (unless a worker here still runs it). */
@@ -274,13 +284,16 @@ export class LiveDispatcher implements Steering {
   private async dispatchTo(target: WorkerSession, workflow: DeliveryRow): Promise<boolean> {
     const { registry } = this.deps;
     const intent = intentOf(workflow);
-    const message = await buildDispatch(this.deps, workflow, intent?.action ?? 'resume', {
-      message: intent?.message,
+    const [action, carried] = firstDispatch(intent);
+    const message = await buildDispatch(this.deps, workflow, action, {
+      ...carried,
       reservedSeq: workflow.title_last_seq ?? undefined,
     });
     registry.hold(target.workerId, workflow.id);
     if (target.send(message)) {
-      if (intent) await this.deps.engine.clearIntent(workflow.id, intent);
+      // A pause asked while no worker held the run: the new one pauses at its first tool boundary.
+      if (intent?.action === 'pause') await this.steerRun(target, workflow, intent);
+      else if (intent) await this.deps.engine.clearIntent(workflow.id, intent);
       return true;
     }
     registry.release(target.workerId, workflow.id);
@@ -366,13 +379,25 @@ export class LiveDispatcher implements Steering {
     return { workflow, workerId, session };
   }
 
-  /** An answer or feedback for the run the worker holds; recorded until it was sent. */
+  /** An answer, feedback, pause or resume for the run the worker holds; recorded until it was sent. */
   private async steerRun(session: WorkerSession, workflow: DeliveryRow, intent: Intent): Promise<void> {
-    if (session.send(await buildDispatch(this.deps, workflow, intent.action, { message: intent.message })))
-      await this.deps.engine.clearIntent(workflow.id, intent);
+    const message = await buildDispatch(this.deps, workflow, dispatchActionOf(intent), { message: intent.message });
+    if (session.send(message)) await this.deps.engine.clearIntent(workflow.id, intent);
   }
 
   private inBackground(what: string, work: Promise<void>): void {
     work.catch((err: unknown) => this.deps.logger.error({ err }, `${what} failed`));
   }
+}
+
+/** What a stored intent is sent as: a paused run's resume (`unpause`) is a `resume` of the run the worker holds. */
+const dispatchActionOf = (intent: Intent): DispatchAction => (intent.action === 'unpause' ? 'resume' : intent.action);
+
+/**
+ * What a run no worker holds is dispatched with: the stored intent (a timer's reason, an answer or
+ * feedback, as its message); a member's pause or resume of it is a plain resume (a pause follows it).
+ */
+function firstDispatch(intent: Intent | null): [DispatchAction, { message?: string }] {
+  if (!intent || intent.action === 'pause' || intent.action === 'unpause') return ['resume', {}];
+  return [intent.action, { message: intent.message }];
 }

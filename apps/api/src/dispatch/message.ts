@@ -42,6 +42,8 @@ export async function buildDispatch(
     ...(action === 'cancel' || action === 'generate_title' ? {} : await budgetPart(db, workflow.id)),
   };
   if (action === 'start' || action === 'cancel' || action === 'generate_title') return { ...base, action };
+  // A pause goes to the run the worker holds: its `message` says whether to interrupt the running command.
+  if (action === 'pause') return { ...base, action, ...(options.message ? { message: options.message } : {}) };
   const latest = await db.agentStateSnapshot.findFirst({
     where: { workflow_id: workflow.id },
     orderBy: { seq: 'desc' },

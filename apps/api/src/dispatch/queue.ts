@@ -1,17 +1,19 @@
 import type { Db } from '@svc/db';
+import { TERMINAL_WORKFLOW_STATUSES } from '@svc/protocol';
 import type { WorkflowEngine } from '../engine';
 import type { IngestLock } from '../ingest/ingest-lock';
 import { unfinishedWhere } from '../workflows';
 import { DISPATCH_SELECT } from './message';
 
 /**
- * The database is the queue: a workflow is queued while it is unfinished, in a live project, held by
- * no worker and has no pending timer. Claims and hand-backs are conditional UPDATEs (the engine's), so
+ * The database is the queue: a workflow is queued while it is unfinished and not paused (a paused one
+ * waits for a member's resume), in a live project, held by no worker and has no pending timer. Claims and hand-backs are conditional UPDATEs (the engine's), so
  * two server paths never give one workflow to two workers.
  */
 export const queuedWhere = {
   assigned_worker_id: null,
   ...unfinishedWhere,
+  status: { notIn: [...TERMINAL_WORKFLOW_STATUSES, 'paused'] as string[] },
   project: { deleted_at: null },
   timers: { none: { status: 'pending' } },
 } as const;

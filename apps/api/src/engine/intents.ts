@@ -4,11 +4,14 @@ import { FINISHED, UNFINISHED } from './state-machine';
 
 /**
  * Steering that waits for a worker, stored on the workflow row (never only in one replica's memory):
- * an answer, feedback, or a resume with a fired timer's reason, carried by the next message to the
+ * an answer, feedback, a member's pause or resume of a paused run (`unpause`), or a resume with a fired
+ * timer's reason, carried by the next message to the
  * worker that runs it or by the next dispatch; and a title job's seq block. Written only through the
  * engine (WorkflowEngine's intent methods).
  */
-export type SteerAction = 'answer' | 'feedback' | 'resume';
+export type SteerAction = 'answer' | 'feedback' | 'resume' | 'pause' | 'unpause';
+
+const STEER_ACTIONS: readonly string[] = ['answer', 'feedback', 'resume', 'pause', 'unpause'] satisfies SteerAction[];
 
 export interface Intent {
   action: SteerAction;
@@ -24,8 +27,8 @@ export const TITLE_SEQ_BLOCK = 16;
 export const STEERING_SELECT = { steer_action: true, steer_message: true, title_last_seq: true } as const;
 
 export function intentOf(row: { steer_action: string | null; steer_message: string | null }): Intent | null {
-  if (row.steer_action !== 'answer' && row.steer_action !== 'feedback' && row.steer_action !== 'resume') return null;
-  return { action: row.steer_action, message: row.steer_message ?? '' };
+  if (row.steer_action === null || !STEER_ACTIONS.includes(row.steer_action)) return null;
+  return { action: row.steer_action as SteerAction, message: row.steer_message ?? '' };
 }
 
 /** Stores the intent of an unfinished workflow (replacing one not yet delivered, unless `keep`). */

@@ -19,8 +19,10 @@ export const runEventArb: fc.Arbitrary<RunEvent> = fc.oneof(
     { type: 'timer_set' },
     { type: 'timer_fired' },
     { type: 'lease_expired' },
+    { type: 'pause_requested' },
   ),
   fc.boolean().map((hasPlan): RunEvent => ({ type: 'feedback', hasPlan })),
+  fc.boolean().map((hasPlan): RunEvent => ({ type: 'resumed', hasPlan })),
   fc
     .record({
       status: fc.constantFrom(...STATUSES),
@@ -87,6 +89,17 @@ describe('the run state machine, under random event sequences', () => {
       fc.property(fc.constantFrom(...FINISHED), runEventArb, (state: WorkflowStatus, event) => {
         const decision = decide(state, event);
         if (decision.kind === 'move' && decision.to !== state) expect(userActions.has(event.type)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
+  it('moves a paused run only by a member (resume, cancel, delete) or its worker, never by the server', () => {
+    const movers = new Set(['resumed', 'cancelled', 'deleted', 'worker_reported']);
+    fc.assert(
+      fc.property(runEventArb, (event) => {
+        const decision = decide('paused', event);
+        if (decision.kind === 'move' && decision.to !== 'paused') expect(movers.has(event.type)).toBe(true);
       }),
       RUNS,
     );

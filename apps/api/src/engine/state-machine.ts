@@ -17,6 +17,8 @@ export type RunEvent =
   | { type: 'answered' }
   | { type: 'feedback'; hasPlan: boolean }
   | { type: 'cancelled' }
+  | { type: 'pause_requested' }
+  | { type: 'resumed'; hasPlan: boolean }
   | { type: 'retried' }
   | { type: 'deleted' }
   | { type: 'timer_set' }
@@ -55,7 +57,7 @@ interface Rule {
 }
 
 export const FINISHED: readonly WorkflowStatus[] = TERMINAL_WORKFLOW_STATUSES;
-export const UNFINISHED: readonly WorkflowStatus[] = ['pending', 'planning', 'running', 'waiting_user'];
+export const UNFINISHED: readonly WorkflowStatus[] = ['pending', 'planning', 'running', 'waiting_user', 'paused'];
 const ALL: readonly WorkflowStatus[] = [...UNFINISHED, ...FINISHED];
 
 const reported = (event: RunEvent) => (event.type === 'worker_reported' ? event : null);
@@ -70,6 +72,7 @@ export const RULES: readonly Rule[] = [
   { from: ['waiting_user'], event: 'answered', to: 'running', clears: ['question'] },
   { from: ['waiting_user'], event: 'feedback', refuse: 'answer the open question first' },
   { from: ['cancelled'], event: 'feedback', refuse: 'the workflow was cancelled; retry it first' },
+  { from: ['paused'], event: 'feedback', refuse: 'the workflow is paused; resume it first' },
   {
     from: ['pending', 'planning', 'running', 'completed', 'failed'],
     event: 'feedback',
@@ -80,6 +83,12 @@ export const RULES: readonly Rule[] = [
   { from: ['completed', 'failed'], event: 'feedback', to: 'pending', clears: ['error'] },
   { from: ['pending', 'planning', 'running'], event: 'feedback', to: 'same' },
   { from: UNFINISHED, event: 'cancelled', to: 'cancelled', clears: ['question'] },
+  // A pause is asked of the run's worker, which reports `paused` at its next tool boundary (decision 0039).
+  { from: ['planning', 'running'], event: 'pause_requested', to: 'same' },
+  { from: ['paused'], event: 'pause_requested', refuse: 'the workflow is paused already' },
+  // Back to what it was doing: executing a plan, or planning when there is none yet.
+  { from: ['paused'], event: 'resumed', to: 'running', when: (e) => e.type === 'resumed' && e.hasPlan },
+  { from: ['paused'], event: 'resumed', to: 'planning' },
   { from: ['failed', 'cancelled'], event: 'retried', to: 'pending', clears: ['error', 'question'] },
   // A soft delete stops an unfinished run first; a finished one keeps its status.
   { from: UNFINISHED, event: 'deleted', to: 'cancelled', clears: ['question'] },
@@ -87,12 +96,12 @@ export const RULES: readonly Rule[] = [
   // A durable resume (the agent's `set_timer`) is for a run that goes on; it fires only for one.
   { from: UNFINISHED, event: 'timer_set', to: 'same' },
   { from: UNFINISHED, event: 'timer_fired', to: 'same' },
-  // A lost worker's run goes back to the queue; one waiting for the user keeps waiting.
+  // A lost worker's run goes back to the queue; one waiting for the user keeps waiting, a paused one stays paused.
   { from: ['planning', 'running'], event: 'lease_expired', to: 'pending' },
-  { from: ['pending', 'waiting_user'], event: 'lease_expired', to: 'same' },
+  { from: ['pending', 'waiting_user', 'paused'], event: 'lease_expired', to: 'same' },
   // A run past its budget waits for the user on the budget question, or fails; a finished one stays.
   { from: ['pending', 'planning', 'running'], event: 'budget_exceeded', to: 'waiting_user', when: pauses },
-  { from: ['waiting_user'], event: 'budget_exceeded', to: 'same', when: pauses },
+  { from: ['waiting_user', 'paused'], event: 'budget_exceeded', to: 'same', when: pauses },
   { from: UNFINISHED, event: 'budget_exceeded', to: 'failed', clears: ['question'] },
   // A worker's late report about a finished run is recorded, never applied (a cancel in between wins).
   { from: FINISHED, event: 'worker_reported', to: 'same' },
@@ -108,6 +117,12 @@ export const RULES: readonly Rule[] = [
     refuse: 'waiting_user needs the question the user is asked',
     when: (e) => reported(e)?.status === 'waiting_user' && !reported(e)?.question,
   },
+  {
+    from: ['pending', 'waiting_user'],
+    event: 'worker_reported',
+    refuse: 'only a planning or running workflow pauses',
+    when: (e) => reported(e)?.status === 'paused',
+  },
   { from: UNFINISHED, event: 'worker_reported', to: 'reported' },
 ];
 
@@ -117,6 +132,8 @@ const REFUSALS: Partial<Record<RunEventType, string>> = {
   cancelled: 'the workflow has already finished',
   retried: 'only a failed or cancelled workflow can be retried',
   timer_set: 'the workflow has finished',
+  pause_requested: 'only a planning or running workflow can be paused',
+  resumed: 'the workflow is not paused',
 };
 
 /** The table's answer for `event` in `state`. */

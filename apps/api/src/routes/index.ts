@@ -16,6 +16,7 @@ import { invitationHandlers } from './members/invitations';
 import { pendingInvitationHandlers } from './members/pending';
 import { workflowHandlers } from './workflows/router';
 import { workflowActionHandlers } from './workflows/actions';
+import { pauseHandlers } from './workflows/pause';
 import { historyHandlers } from './workflows/history';
 import { workflowDetailHandlers } from './workflows/details';
 import { reportHandlers } from './workflows/report';
@@ -57,6 +58,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...waitingHandlers(deps),
       ...workflowActionHandlers(deps),
       ...budgetHandlers(deps),
+      ...pauseHandlers(deps),
       ...historyHandlers(deps),
       ...workflowDetailHandlers(deps),
       ...reportHandlers(deps),

@@ -120,6 +120,28 @@ export class WorkflowLifecycle {
     return updated;
   }
 
+  /**
+   * The status stays until the worker reports `paused` at its next tool boundary (decision 0039); the
+   * request is recorded (its action event) and stored for the worker (delivered now, or with the next dispatch).
+   */
+  async pause(workflow: Workflow, actor: Actor, interrupt: boolean): Promise<Workflow> {
+    const updated = await this.apply(workflow, { type: 'pause_requested' }, (revision) =>
+      actionEvent('pause_requested', actor, revision, interrupt ? 'interrupt' : undefined),
+    );
+    await this.steerSafely('pause', workflow.id, () => this.deps.steering.pause(workflow.id, interrupt));
+    return updated;
+  }
+
+  /** Paused: back to running (planning when there is no plan yet); its worker continues where it stopped. */
+  async resume(workflow: Workflow, actor: Actor): Promise<Workflow> {
+    const hasPlan = (await this.deps.db.agentStateSnapshot.count({ where: { workflow_id: workflow.id } })) > 0;
+    const updated = await this.apply(workflow, { type: 'resumed', hasPlan }, (revision) =>
+      actionEvent('resumed', actor, revision),
+    );
+    await this.steer('resumePaused', workflow.id);
+    return updated;
+  }
+
   async retry(workflow: Workflow, actor: Actor): Promise<Workflow> {
     const updated = await this.apply(workflow, { type: 'retried' }, (revision) =>
       actionEvent('retried', actor, revision),
@@ -315,13 +337,17 @@ export class WorkflowLifecycle {
   }
 
   /** Hands work to the dispatcher; its failure is only logged: the stored status is the truth and it re-reads it. */
-  private async steer(action: keyof Steering, workflowId: string, text?: string): Promise<void> {
+  private async steer(action: Exclude<keyof Steering, 'pause'>, workflowId: string, text?: string): Promise<void> {
     try {
       if (action === 'answer' || action === 'feedback') await this.deps.steering[action](workflowId, text ?? '');
       else await this.deps.steering[action](workflowId);
     } catch (err) {
       this.steeringFailed(action, workflowId)(err);
     }
+  }
+
+  private async steerSafely(action: keyof Steering, workflowId: string, work: () => Promise<void>): Promise<void> {
+    await work().catch(this.steeringFailed(action, workflowId));
   }
 
   private steeringFailed(action: keyof Steering, workflowId: string): (err: unknown) => void {

@@ -12,6 +12,10 @@ export interface Steering {
   /** Tells the worker running it (if any) to stop. */
   cancel(workflowId: string): Promise<void>;
   retry(workflowId: string): Promise<void>;
+  /** Asks the worker running it to stop at its next tool boundary (`interrupt`: kill the running command). */
+  pause(workflowId: string, interrupt: boolean): Promise<void>;
+  /** A paused workflow goes on: its worker continues where it stopped, or the next one from its snapshot. */
+  resumePaused(workflowId: string): Promise<void>;
 }
 
 /** The steering of a server with no worker connection: workflows simply stay queued as `pending`. */
@@ -22,6 +26,8 @@ export const queueOnlySteering: Steering = {
   feedback: async () => undefined,
   cancel: async () => undefined,
   retry: async () => undefined,
+  pause: async () => undefined,
+  resumePaused: async () => undefined,
 };
 
 /** The timer schedule, told when timers are created or cancelled so it looks at the table again. */

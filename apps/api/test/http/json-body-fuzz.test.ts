@@ -58,8 +58,8 @@ function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType): Fiel
   if (def.innerType && ['optional', 'nullable', 'default'].includes(def.type)) return fieldOf(op, name, def.innerType);
   if (schema instanceof z.ZodString) return { kind: 'text' };
   if (schema instanceof z.ZodNumber) return { kind: 'int' };
-  if (schema instanceof z.ZodEnum) return { kind: 'enum', values: schema.options.map(String) };
   if (schema instanceof z.ZodBoolean) return { kind: 'bool' };
+  if (schema instanceof z.ZodEnum) return { kind: 'enum', values: schema.options.map(String) };
   // a list of text (e.g. a trigger's event filter)
   if (schema instanceof z.ZodArray && schema.element instanceof z.ZodString) return { kind: 'list' };
   throw new Error(`json-body fuzz: ${op.id}.${name} is a ${def.type}; teach fieldOf to fuzz it`);

@@ -113,6 +113,12 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 403 404', 'rotateAppLink', (w) => `/workflows/${w.workflow}/app-link/rotate`),
   // Built apps: the key is the permission (apps/built-apps.test.ts); a key nobody has is 404 for everyone.
   row('404 404 404 404 404 404 404 404', 'serveBuiltApp', () => `/svc/apps/${'k'.repeat(43)}/index.html`),
+  row('401 404 200 200 200 404 403 404', 'pauseWorkflow', (w) => `/workflows/${w.workflow}/pause`, {
+    status: 'running',
+  }),
+  row('401 404 200 200 200 404 403 404', 'resumeWorkflow', (w) => `/workflows/${w.workflow}/resume`, {
+    status: 'paused',
+  }),
   row('401 404 200 200 200 404 403 404', 'retryWorkflow', (w) => `/workflows/${w.workflow}/retry`, {
     status: 'failed',
   }),

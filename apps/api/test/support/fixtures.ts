@@ -38,6 +38,8 @@ export function recordingSteering(): RecordingSteering {
     feedback: (id, message) => record(['feedback', id, message]),
     cancel: (id) => record(['cancel', id]),
     retry: (id) => record(['retry', id]),
+    pause: (id, interrupt) => record(['pause', id, String(interrupt)]),
+    resumePaused: (id) => record(['resumePaused', id]),
   };
   return steering;
 }

@@ -164,7 +164,7 @@ export async function projectsCommand(ctx: Context): Promise<number> {
 }
 
 /** answer / feedback / retry: the action, then (with --follow) the workflow to its end. */
-async function act(
+export async function act(
   ctx: Context,
   workflowId: string,
   flags: FollowFlags,
@@ -186,7 +186,7 @@ async function act(
   });
 }
 
-const post = (ctx: Context, workflowId: string, action: string, json?: unknown) => () =>
+export const post = (ctx: Context, workflowId: string, action: string, json?: unknown) => () =>
   ctx.client().request(`${workflowPath(workflowId)}/${action}`, WorkflowSchema, { method: 'POST', json: json ?? {} });
 
 export async function answerCommand(

@@ -5,6 +5,7 @@ const WORKFLOW_LABELS: Record<WorkflowStatus, string> = {
   planning: 'Planning',
   running: 'Running',
   waiting_user: 'Waiting for input',
+  paused: 'Paused',
   completed: 'Completed',
   failed: 'Failed',
   cancelled: 'Cancelled',

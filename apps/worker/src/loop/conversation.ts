@@ -86,6 +86,7 @@ class Conversation {
   /** One LLM call and the tool calls it asked for; the effect that ended the conversation, if one did. */
   private async turn(): Promise<ToolEffect | undefined> {
     const { options, messages } = this;
+    await options.toolContext.atToolBoundary?.();
     const reply = await options.llm.chat({
       phase: options.phase,
       stepIndex: options.stepIndex,
@@ -112,7 +113,10 @@ class Conversation {
           tool_call_id: call.id,
           content: `Not run: ${stoppedBy.kind} already ended this phase.`,
         });
-      else stoppedBy = await this.runCall(call);
+      else {
+        await options.toolContext.atToolBoundary?.();
+        stoppedBy = await this.runCall(call);
+      }
     }
     return stoppedBy;
   }

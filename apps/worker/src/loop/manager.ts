@@ -42,6 +42,8 @@ export class WorkflowManager implements LinkHandlers {
         return this.generateTitle(message);
       case 'cancel':
         return this.cancel(message.workflow_id, run);
+      case 'pause':
+        return run?.requestPause(message.message === 'interrupt');
       case 'answer':
         return this.answer({ ...message, action: 'answer' }, run);
       case 'feedback':
@@ -79,6 +81,8 @@ export class WorkflowManager implements LinkHandlers {
 
   private startOrResume(message: RunDispatch, run: WorkflowRun | undefined): void {
     if (!run) return this.enqueue(message);
+    // A member resumed the paused run this worker holds: it goes on where it stopped.
+    if (run.resumeFromPause()) return;
     this.deps.logger.warn(
       { workflowId: message.workflow_id, action: message.action },
       'workflow already runs here; dispatch ignored',

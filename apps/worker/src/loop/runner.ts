@@ -25,6 +25,7 @@ import { runStep } from './execution';
 import { runPlanning } from './planning';
 import { writeReport } from './report';
 import { revise } from './revise';
+import { PauseGate } from './pause-gate';
 import type { RunContext } from './run-context';
 import { createToolContext } from './tool-context';
 import { WorkflowUpdates } from './updates';
@@ -54,6 +55,7 @@ export class WorkflowRun implements RunContext {
   private answerWaiter: { resolve(answer: string): void; reject(err: Error): void } | undefined;
   private baseline: TreeState = new Map();
   private readonly budget: BudgetMeter;
+  private readonly pause = new PauseGate();
 
   constructor(
     readonly deps: LoopDeps,
@@ -88,7 +90,37 @@ export class WorkflowRun implements RunContext {
   }
 
   toolContext(stepIndex: number | null): ToolContext {
-    return createToolContext(this.deps, this.job, stepIndex, this.signal);
+    return {
+      ...createToolContext(this.deps, this.job, stepIndex, this.signal, () => this.pause.commandSignal),
+      atToolBoundary: () => this.pauseHere(),
+    };
+  }
+
+  get paused(): boolean {
+    return this.pause.paused;
+  }
+
+  /** A member paused the run: it stops at the next tool boundary (decision 0039). */
+  requestPause(interrupt: boolean): void {
+    this.pause.request(interrupt);
+  }
+
+  /** A member resumed the run: it goes on where it stopped; false when it is not paused. */
+  resumeFromPause(): boolean {
+    return this.pause.resume();
+  }
+
+  /** Uploads the workspace, reports `paused`, waits for the resume, and reports what it does again. */
+  private pauseHere(): Promise<void> {
+    const resumeStatus = this.current.phase.kind === 'planning' ? 'planning' : 'running';
+    return this.pause.boundary(
+      this.signal,
+      async () => {
+        await this.syncWorkspace();
+        this.updates.status('paused');
+      },
+      () => this.updates.status(resumeStatus),
+    );
   }
 
   /**
@@ -148,6 +180,7 @@ export class WorkflowRun implements RunContext {
     this.controller.abort();
     this.answerWaiter?.reject(new AbortedError());
     this.answerWaiter = undefined;
+    this.pause.stop();
   }
 
   private waitForAnswer(question: string): Promise<string> {

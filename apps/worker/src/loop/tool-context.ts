@@ -12,6 +12,8 @@ export function createToolContext(
   job: Job,
   stepIndex: number | null,
   signal: AbortSignal,
+  /** a pause that interrupts the running command aborts it (decision 0039) */
+  interruptSignal?: () => AbortSignal,
 ): ToolContext {
   const outputMaxBytes = deps.config.toolOutputMaxBytes;
   return {
@@ -41,11 +43,12 @@ export function createToolContext(
           command,
           timeoutSeconds,
           maxOutputBytes: Math.max(256, outputMaxBytes - OUTPUT_HEADROOM_BYTES),
-          signal,
+          signal: interruptSignal ? AbortSignal.any([signal, interruptSignal()]) : signal,
           onOutput: (stream, chunk) => live.push(stream, chunk),
         });
         exitCode = result.timedOut || result.cancelled ? null : result.exitCode;
-        return describeCommandResult(result, timeoutSeconds);
+        const described = describeCommandResult(result, timeoutSeconds);
+        return result.cancelled && !signal.aborted ? interrupted(described) : described;
       } finally {
         // Also when the command could not start: a page showing it running must see it end.
         live.finished(exitCode, Date.now() - started.getTime());
@@ -66,3 +69,12 @@ export function createToolContext(
     },
   };
 }
+
+/** A command a pause killed: the log and the agent (once resumed) see it did not finish. */
+const interrupted = (described: { text: string; isError: boolean }) => ({
+  text: described.text.replace(
+    /^\[cancelled\]/,
+    '[interrupted: the workflow was paused; run it again if it is still needed]',
+  ),
+  isError: true,
+});

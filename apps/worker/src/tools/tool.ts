@@ -45,6 +45,8 @@ export interface ToolContext {
   /** Re-pulls the workspace from the server (after the server changed it, e.g. a template). */
   refreshWorkspace(): Promise<string[]>;
   signal: AbortSignal;
+  /** Called by the loop between tool calls and before each LLM call: where a paused run waits. */
+  atToolBoundary?(): Promise<void>;
 }
 
 /** One tool: a name, a description and a zod parameter schema the LLM sees as JSON schema. */

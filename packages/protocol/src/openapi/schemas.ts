@@ -41,6 +41,7 @@ import {
   SettingDefinitionListSchema,
   SettingsSchema,
 } from '../rest/settings';
+import { PauseRequestSchema } from '../rest/pause';
 import { TemplateListSchema, UseTemplateRequestSchema, UseTemplateResponseSchema } from '../rest/templates';
 import { CreateTimerRequestSchema, TimerListSchema, TimerSchema, WorkerListSchema } from '../rest/workers';
 import {
@@ -86,6 +87,7 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   AnswerRequest: AnswerRequestSchema,
   FeedbackRequest: FeedbackRequestSchema,
   EmptyRequest: EmptyRequestSchema,
+  PauseRequest: PauseRequestSchema,
   Plan: PlanResponseSchema,
   SnapshotPage: SnapshotPageSchema,
   LlmCallPage: LlmCallPageSchema,

@@ -8,7 +8,7 @@ export type ProjectAction =
   | 'members.manage'
   | 'workflow.read'
   | 'workflow.create'
-  | 'workflow.control' // answer, feedback, cancel, retry, delete
+  | 'workflow.control' // answer, feedback, cancel, retry, delete, pause, resume
   | 'workflow.worker' // what a worker does to a workflow it runs: updates, files, timers
   | 'files.read'
   | 'files.write'

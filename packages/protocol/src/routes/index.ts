@@ -4,6 +4,7 @@ import { BUDGET_OPERATIONS } from './budgets';
 import { FILE_OPERATIONS } from './files';
 import { KB_OPERATIONS } from './kb';
 import { META_OPERATIONS } from './meta';
+import { PAUSE_OPERATIONS } from './pause';
 import type { IdentifiedOperation } from './operation';
 import { PROJECT_OPERATIONS } from './projects';
 import { SCHEDULE_OPERATIONS } from './schedules';
@@ -26,6 +27,7 @@ export const OPERATIONS = {
   ...WORKFLOW_OPERATIONS,
   ...SCHEDULE_OPERATIONS,
   ...BUDGET_OPERATIONS,
+  ...PAUSE_OPERATIONS,
   ...FILE_OPERATIONS,
   ...KB_OPERATIONS,
   ...ADMIN_OPERATIONS,

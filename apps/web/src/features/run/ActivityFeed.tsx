@@ -8,6 +8,8 @@ const VERBS: Record<WorkflowAction['action'], string> = {
   feedback: 'sent feedback',
   cancelled: 'cancelled the run',
   retried: 'retried the run',
+  pause_requested: 'paused the run',
+  resumed: 'resumed the run',
 };
 
 /** Who did what to the run, oldest first: starts, answers, feedback (with the plan revision it made), cancels, retries. */

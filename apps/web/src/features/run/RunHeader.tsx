@@ -4,6 +4,7 @@ import { TERMINAL_WORKFLOW_STATUSES, type Workflow } from '@svc/protocol';
 import { StatusBadge } from '../../components/StatusBadge';
 import { formatNumber } from '../../lib/format';
 import { WorkflowActions } from '../workflow/WorkflowActions';
+import { PauseControls } from '../pause/PauseControls';
 import type { Usage } from './useUsage';
 import { Cost } from './RunCost';
 import { elapsedMs, formatClock, formatElapsed } from './time';
@@ -37,6 +38,7 @@ export function RunHeader({ workflow, progress, following, usage, titleRef }: Pr
       </p>
       <RunFacts workflow={workflow} usage={usage} />
       <div className="run-actions">
+        <PauseControls workflow={workflow} />
         <WorkflowActions workflow={workflow} />
         <Link
           className="button"

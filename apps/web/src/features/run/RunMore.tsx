@@ -13,8 +13,9 @@ export function RunMore({
   actions: readonly WorkflowAction[];
   activityError: unknown;
 }) {
-  // the server takes feedback only when no question is open and the workflow was not cancelled
-  const takesFeedback = workflow.status !== 'waiting_user' && workflow.status !== 'cancelled';
+  // the server takes feedback only when no question is open and the workflow was not cancelled or paused
+  const takesFeedback =
+    workflow.status !== 'waiting_user' && workflow.status !== 'cancelled' && workflow.status !== 'paused';
   return (
     <div className="run-side run-more">
       <section aria-labelledby="requirement-heading" className="card">

@@ -27,6 +27,7 @@ const LINES: Record<WorkflowStatus, (progress: Progress) => string> = {
   planning: () => 'Planning',
   running: runningLine,
   waiting_user: ({ at }) => (at ? `Waiting for an answer at ${at}` : 'Waiting for an answer'),
+  paused: stoppedAt('Paused'),
   completed: ({ total }) => (total > 0 ? `Completed all ${total} steps` : 'Completed'),
   failed: stoppedAt('Failed'),
   cancelled: stoppedAt('Cancelled'),

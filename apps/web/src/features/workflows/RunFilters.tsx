@@ -4,8 +4,9 @@ import type { WorkflowStatus } from '@svc/protocol';
 /** The status filter's choices; each is a comma list of wire statuses for `?status=`. */
 export const STATUS_FILTERS: readonly { label: string; statuses: readonly WorkflowStatus[] }[] = [
   { label: 'All statuses', statuses: [] },
-  { label: 'Active', statuses: ['pending', 'planning', 'running', 'waiting_user'] },
+  { label: 'Active', statuses: ['pending', 'planning', 'running', 'waiting_user', 'paused'] },
   { label: 'Waiting for input', statuses: ['waiting_user'] },
+  { label: 'Paused', statuses: ['paused'] },
   { label: 'Running', statuses: ['planning', 'running'] },
   { label: 'Completed', statuses: ['completed'] },
   { label: 'Failed', statuses: ['failed'] },
