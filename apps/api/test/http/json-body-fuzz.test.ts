@@ -27,11 +27,13 @@ const SEED =
     ? Math.floor(Math.random() * 2 ** 31)
     : Number(process.env.FUZZ_SEED ?? 950_990_234);
 
-type Kind = 'text' | 'enum' | 'int';
+type Kind = 'text' | 'enum' | 'int' | 'object';
 interface Field {
   kind: Kind;
   /** for `enum`: the accepted values */
   values?: string[];
+  /** `null` is a value of the field (e.g. a budget patch's `null` removes a cap) */
+  nullable?: boolean;
 }
 
 interface World {
@@ -51,12 +53,15 @@ interface BodyRoute {
 }
 
 /** The kind of a body field, from its zod schema (optional and nullable unwrapped). */
-function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType): Field {
+function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType, nullable = false): Field {
   const def = (schema as z.ZodType & { def: { type: string; innerType?: z.ZodType } }).def;
-  if (def.innerType && ['optional', 'nullable', 'default'].includes(def.type)) return fieldOf(op, name, def.innerType);
+  if (def.innerType && ['optional', 'nullable', 'default'].includes(def.type))
+    return fieldOf(op, name, def.innerType, nullable || def.type === 'nullable');
+  if (nullable) return { ...fieldOf(op, name, schema), nullable };
   if (schema instanceof z.ZodString) return { kind: 'text' };
   if (schema instanceof z.ZodNumber) return { kind: 'int' };
   if (schema instanceof z.ZodEnum) return { kind: 'enum', values: schema.options.map(String) };
+  if (schema instanceof z.ZodObject) return { kind: 'object' };
   throw new Error(`json-body fuzz: ${op.id}.${name} is a ${def.type}; teach fieldOf to fuzz it`);
 }
 
@@ -98,7 +103,8 @@ function validBody(route: BodyRoute, world: World): Record<string, unknown> {
   if (given) return given(world);
   const shape = (route.op.body!.schema as z.ZodObject).shape as Record<string, z.ZodType>;
   const required = Object.keys(route.fields).filter((name) => !shape[name]!.safeParse(undefined).success);
-  const plainest = (f: Field) => (f.kind === 'int' ? 60 : f.kind === 'enum' ? f.values![0] : 'x');
+  const plainest = (f: Field) =>
+    f.kind === 'int' ? 60 : f.kind === 'enum' ? f.values![0] : f.kind === 'object' ? {} : 'x';
   return Object.fromEntries(required.map((name) => [name, plainest(route.fields[name]!)]));
 }
 
@@ -170,14 +176,32 @@ const edgeNumberText = fc.constantFrom(
   '1' + '0'.repeat(400),
 );
 
+/** Values that are not an object (or one with an unknown key: object fields are strict, e.g. a budget). */
+const notAnObjectText = fc.oneof(
+  fc.constantFrom('"x"', '1', 'true', '[]', '[{}]', '{"a":"b"}'),
+  fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
+);
+
+/** Hostile values of the right JSON type for an object field (a budget): any answer but a 5xx. */
+const edgeObjectText = fc.constantFrom(
+  '{}',
+  '{"max_tokens":1e400}',
+  '{"max_cost":-1}',
+  '{"on_exceed":"later"}',
+  '{"max_llm_calls":9007199254740993}',
+  '{"max_wall_seconds":0.5}',
+);
+
 /** Values whose JSON type is wrong for a string field (and, except numbers, for a number field). */
 const wrongTypeText = (kind: Kind) =>
-  fc.oneof(
-    fc.constantFrom('null', 'true', 'false', '[]', '{}', '[""]', '{"a":"b"}', '{"__proto__":{"x":1}}'),
-    kind === 'int' ? fc.constantFrom('"60"', '""', '"1e3"', '"\\u0000"') : edgeNumberText,
-    fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
-    fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '{"a":', '}')),
-  );
+  kind === 'object'
+    ? notAnObjectText
+    : fc.oneof(
+        fc.constantFrom('null', 'true', 'false', '[]', '{}', '[""]', '{"a":"b"}', '{"__proto__":{"x":1}}'),
+        kind === 'int' ? fc.constantFrom('"60"', '""', '"1e3"', '"\\u0000"') : edgeNumberText,
+        fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
+        fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '{"a":', '}')),
+      );
 
 type Mutation =
   /** one field replaced by raw JSON text of the wrong type: must be refused */
@@ -200,16 +224,20 @@ function fieldMutations(route: BodyRoute): fc.Arbitrary<Mutation>[] {
   const field = fc.constantFrom(...fields);
   return [
     field.chain((name) =>
-      wrongTypeText(route.fields[name]!.kind).map((json) => ({ kind: 'wrong-type' as const, field: name, json })),
+      wrongTypeText(route.fields[name]!.kind)
+        .filter((json) => !(route.fields[name]!.nullable && json === 'null'))
+        .map((json) => ({ kind: 'wrong-type' as const, field: name, json })),
     ),
     field.chain((name) => {
       const f = route.fields[name]!;
       const json =
-        f.kind === 'int'
-          ? edgeNumberText
-          : f.kind === 'enum'
-            ? edgeString.filter((s) => !f.values!.includes(s)).map((s) => JSON.stringify(s))
-            : edgeString.map((s) => JSON.stringify(s));
+        f.kind === 'object'
+          ? edgeObjectText
+          : f.kind === 'int'
+            ? edgeNumberText
+            : f.kind === 'enum'
+              ? edgeString.filter((s) => !f.values!.includes(s)).map((s) => JSON.stringify(s))
+              : edgeString.map((s) => JSON.stringify(s));
       return json.map((j) => ({ kind: 'edge-value' as const, field: name, json: j }));
     }),
   ];
