@@ -27,11 +27,13 @@ const SEED =
     ? Math.floor(Math.random() * 2 ** 31)
     : Number(process.env.FUZZ_SEED ?? 950_990_234);
 
-type Kind = 'text' | 'enum' | 'int' | 'bool' | 'list';
+type Kind = 'text' | 'enum' | 'int' | 'bool' | 'list' | 'object';
 interface Field {
   kind: Kind;
   /** for `enum`: the accepted values */
   values?: string[];
+  /** `null` is a value of the field (e.g. a budget patch's `null` removes a cap) */
+  nullable?: boolean;
 }
 
 interface World {
@@ -53,15 +55,18 @@ interface BodyRoute {
 }
 
 /** The kind of a body field, from its zod schema (optional and nullable unwrapped). */
-function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType): Field {
+function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType, nullable = false): Field {
   const def = (schema as z.ZodType & { def: { type: string; innerType?: z.ZodType } }).def;
-  if (def.innerType && ['optional', 'nullable', 'default'].includes(def.type)) return fieldOf(op, name, def.innerType);
+  if (def.innerType && ['optional', 'nullable', 'default'].includes(def.type))
+    return fieldOf(op, name, def.innerType, nullable || def.type === 'nullable');
+  if (nullable) return { ...fieldOf(op, name, schema), nullable };
   if (schema instanceof z.ZodString) return { kind: 'text' };
   if (schema instanceof z.ZodNumber) return { kind: 'int' };
   if (schema instanceof z.ZodBoolean) return { kind: 'bool' };
   if (schema instanceof z.ZodEnum) return { kind: 'enum', values: schema.options.map(String) };
   // a list of text (e.g. a trigger's event filter)
   if (schema instanceof z.ZodArray && schema.element instanceof z.ZodString) return { kind: 'list' };
+  if (schema instanceof z.ZodObject) return { kind: 'object' };
   throw new Error(`json-body fuzz: ${op.id}.${name} is a ${def.type}; teach fieldOf to fuzz it`);
 }
 
@@ -100,7 +105,7 @@ const VALID: Partial<Record<OperationId, (w: World) => Record<string, unknown>>>
 };
 
 /** Each kind's plainest valid value (an enum's is its first value). */
-const PLAINEST: Record<Kind, unknown> = { int: 60, text: 'x', bool: true, list: [], enum: undefined };
+const PLAINEST: Record<Kind, unknown> = { int: 60, text: 'x', bool: true, list: [], object: {}, enum: undefined };
 
 function validBody(route: BodyRoute, world: World): Record<string, unknown> {
   const given = VALID[route.op.id as OperationId];
@@ -190,14 +195,32 @@ const edgeNumberText = fc.constantFrom(
 const WRONG_TYPES = ['null', 'true', 'false', '[]', '{}', '[""]', '{"a":"b"}', '{"__proto__":{"x":1}}'];
 const TAKEN: Partial<Record<Kind, string[]>> = { bool: ['true', 'false'], list: ['[]', '[""]'] };
 
+/** Values that are not an object (or one with an unknown key: object fields are strict, e.g. a budget). */
+const notAnObjectText = fc.oneof(
+  fc.constantFrom('"x"', '1', 'true', '[]', '[{}]', '{"a":"b"}'),
+  fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
+);
+
+/** Hostile values of the right JSON type for an object field (a budget): any answer but a 5xx. */
+const edgeObjectText = fc.constantFrom(
+  '{}',
+  '{"max_tokens":1e400}',
+  '{"max_cost":-1}',
+  '{"on_exceed":"later"}',
+  '{"max_llm_calls":9007199254740993}',
+  '{"max_wall_seconds":0.5}',
+);
+
 /** Values whose JSON type is wrong for a string field (and, except numbers, for a number field). */
 const wrongTypeText = (kind: Kind) =>
-  fc.oneof(
-    fc.constantFrom(...WRONG_TYPES.filter((json) => !(TAKEN[kind] ?? []).includes(json))),
-    kind === 'int' ? fc.constantFrom('"60"', '""', '"1e3"', '"\\u0000"') : edgeNumberText,
-    fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
-    fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '{"a":', '}')),
-  );
+  kind === 'object'
+    ? notAnObjectText
+    : fc.oneof(
+        fc.constantFrom(...WRONG_TYPES.filter((json) => !(TAKEN[kind] ?? []).includes(json))),
+        kind === 'int' ? fc.constantFrom('"60"', '""', '"1e3"', '"\\u0000"') : edgeNumberText,
+        fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
+        fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '{"a":', '}')),
+      );
 
 type Mutation =
   /** one field replaced by raw JSON text of the wrong type: must be refused */
@@ -224,6 +247,8 @@ function edgeValueText(f: Field): fc.Arbitrary<string> {
       return fc.constantFrom('true', 'false');
     case 'list':
       return fc.array(edgeString, { maxLength: 4 }).map((list) => JSON.stringify(list));
+    case 'object':
+      return edgeObjectText;
     case 'text':
       return edgeString.map((s) => JSON.stringify(s));
   }
@@ -236,7 +261,9 @@ function fieldMutations(route: BodyRoute): fc.Arbitrary<Mutation>[] {
   const field = fc.constantFrom(...fields);
   return [
     field.chain((name) =>
-      wrongTypeText(route.fields[name]!.kind).map((json) => ({ kind: 'wrong-type' as const, field: name, json })),
+      wrongTypeText(route.fields[name]!.kind)
+        .filter((json) => !(route.fields[name]!.nullable && json === 'null'))
+        .map((json) => ({ kind: 'wrong-type' as const, field: name, json })),
     ),
     field.chain((name) => {
       return edgeValueText(route.fields[name]!).map((j) => ({ kind: 'edge-value' as const, field: name, json: j }));
