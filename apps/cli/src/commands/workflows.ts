@@ -13,6 +13,7 @@ import {
 } from '@svc/protocol';
 import { FileAnswers, LineAnswers, type AnswerSource } from '../answers';
 import type { Context } from '../context';
+import { concurrencyFields, type ConcurrencyFlags } from './concurrency';
 import { EXIT, usageError } from '../errors';
 import { exitCodeOf, followWorkflow } from '../follow';
 import { EventPrinter, logEntryLines, summary } from '../render';
@@ -97,15 +98,16 @@ export async function follow(
 export async function runCommand(
   ctx: Context,
   requirementArg: string | undefined,
-  flags: FollowFlags & { file?: string; template?: string; worker?: string },
+  flags: FollowFlags & ConcurrencyFlags & { file?: string; template?: string; worker?: string },
 ): Promise<number> {
+  const concurrency = concurrencyFields(flags);
   const requirement = await textFrom(ctx, 'requirement', requirementArg, flags.file);
   const projectId = await ctx.projectId();
   // Checked before anything is created: a bad answer file must not leave a workflow behind.
   if (flags.follow && flags.answerFile && flags.answerFile !== '-') FileAnswers.load(flags.answerFile);
   const workflow = await ctx.client().request(`/projects/${encodeURIComponent(projectId)}/workflows`, WorkflowSchema, {
     method: 'POST',
-    json: { requirement, template: flags.template, worker_id: flags.worker },
+    json: { requirement, template: flags.template, worker_id: flags.worker, ...concurrency },
   });
   if (!flags.follow) {
     ctx.result(workflow, workflow.id);
