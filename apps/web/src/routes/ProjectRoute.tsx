@@ -8,6 +8,7 @@ import { DeleteProjectButton } from '../features/projects/DeleteProjectButton';
 import { MembersPanel } from '../features/projects/MembersPanel';
 import { CreateWorkflowForm } from '../features/workflows/CreateWorkflowForm';
 import { WorkflowList } from '../features/workflows/WorkflowList';
+import { RunLimit } from '../features/concurrency/RunLimit';
 
 /** One project: start a workflow, its workflows (live), its members. */
 export function ProjectRoute() {
@@ -31,6 +32,7 @@ function ProjectPage({ project }: { project: Project }) {
           {/* focusable by script: focus lands here after deleting the previous project */}
           <h1 tabIndex={-1}>{project.name}</h1>
           {project.description && <p className="muted">{project.description}</p>}
+          <RunLimit project={project} canEdit={canDelete} />
         </div>
         {canDelete && <DeleteProjectButton project={project} />}
       </header>
