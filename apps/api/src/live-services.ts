@@ -71,11 +71,11 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   const logger = deps.logger.child({ component: 'dispatch' });
   const lock = new IngestLock();
   const background = new BackgroundWork((err) => logger.error({ err }, 'background work failed'));
-  const engine = new WorkflowEngine({ db, events });
+  const engine = new WorkflowEngine({ db, provider, events });
   engine.bus.onError = (err, event) => logger.error({ err, event }, 'engine listener failed');
   const registry = new WorkerRegistry({ db, events, logger, background, replicaId: bus.replicaId });
   const assignments = new IngestWorkflows(db, new IngestSql(provider), ingestRowCache());
-  const dispatcher = new LiveDispatcher({ db, appLinks: deps.appLinks, logger, registry, lock, engine, bus });
+  const dispatcher = new LiveDispatcher({ db, provider, appLinks: deps.appLinks, logger, registry, lock, engine, bus });
   const budgets = new RunBudgets({ db, engine, steering: deps.steering ?? dispatcher, logger });
   const ingest = new UpdateIngest({
     db,

@@ -35,6 +35,7 @@ import { registerScheduleCommands } from './commands/schedules';
 import { addTriggerCommands } from './commands/triggers';
 import { budgetOptions, budgetSetCommand, budgetShowCommand, type BudgetFlags } from './commands/budgets';
 import { addPauseCommands } from './commands/pause';
+import { projectSetCommand } from './commands/concurrency';
 import { Context, type CliIo, type GlobalOptions } from './context';
 import { CliError, errorJson, errorText, EXIT } from './errors';
 import { terminalSafe } from './terminal-text';
@@ -151,6 +152,12 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
     .argument('<name>', 'project name')
     .option('--description <text>', 'description')
     .action(run((ctx, name: string, flags: { description?: string }) => createProjectCommand(ctx, name, flags)));
+  projects
+    .command('set')
+    .description("change a project's settings (owners): how many of its runs may run at once")
+    .argument('<project>', 'project id')
+    .option('--max-running <n|none>', 'at most this many runs hold a worker at once; none: no limit')
+    .action(run((ctx, id: string, flags: { maxRunning?: string }) => projectSetCommand(ctx, id, flags)));
 
   followOptions(
     budgetOptions(
@@ -161,7 +168,13 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
         .addOption(project())
         .option('-f, --file <file>', 'read the requirement from a file')
         .option('--template <name>', 'start from this template (a branch of the template repository)')
-        .option('--worker <id|name>', 'run on this worker'),
+        .option('--worker <id|name>', 'run on this worker')
+        .option('--priority <n>', 'dispatch order: higher first (default 0, -1000..1000)')
+        .option(
+          '--concurrency-key <key>',
+          "e.g. a branch: the project's runs with one key run one at a time, oldest first",
+        )
+        .option('--cancel-in-progress', "cancel the key's older unfinished runs instead of waiting behind them"),
       'budget-',
     ),
   ).action(

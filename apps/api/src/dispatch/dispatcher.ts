@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '@svc/db';
+import type { Db, DbProvider } from '@svc/db';
 import type { DispatchAction } from '@svc/protocol';
 import type { AppLinks } from '../apps/app-link';
 import { on, type ClusterBus } from '../cluster/bus';
@@ -17,6 +17,8 @@ export { TITLE_SEQ_BLOCK } from '../engine/intents';
 
 export interface LiveDispatcherDeps {
   db: Db;
+  /** which SQL the queue's order and limits are written in (engine/claim.ts) */
+  provider: DbProvider;
   /** the built-app link each dispatch carries (`app_url`) */
   appLinks: AppLinks;
   logger: Logger;
@@ -113,6 +115,7 @@ export class LiveDispatcher implements Steering {
     await this.deps.engine.clearSteering(workflowId);
     this.deps.bus.publish({ type: 'steer', workflow_id: workflowId });
     await this.deliver(workflowId);
+    this.wakeAll(); // its project slot and concurrency key are free for a run waiting on any replica
   }
 
   /** A timer fired (on any replica): the next hand-out resumes the workflow with the timer's reason. */
@@ -125,7 +128,9 @@ export class LiveDispatcher implements Steering {
     this.deps.registry.release(workerId, workflowId);
     if (finished) {
       this.inBackground('clearing steering', this.deps.engine.clearSteering(workflowId, true));
-      this.kick(); // only this replica's worker has room now
+      // This worker has room now, and the run's project slot and concurrency key are free for a run
+      // that only another replica's worker may take (decision 0037).
+      this.wakeAll();
     } else this.wakeAll(); // the paused workflow is back in the queue for any replica's workers
   }
 
@@ -260,7 +265,7 @@ export class LiveDispatcher implements Steering {
       sessions.map((s) => s.workerId),
     );
     if (!sessions.some((s) => (load.get(s.workerId) ?? 0) < s.capacity)) return false;
-    const queued = await queuedPage(db);
+    const queued = await queuedPage(db, this.deps.provider);
     let handedOut = 0;
     for (const candidate of queued) if (await this.handOut(candidate, sessions, load)) handedOut++;
     return queued.length === QUEUE_PAGE && handedOut > 0;

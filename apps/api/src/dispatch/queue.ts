@@ -1,5 +1,6 @@
-import type { Db } from '@svc/db';
+import type { Db, DbProvider } from '@svc/db';
 import { TERMINAL_WORKFLOW_STATUSES } from '@svc/protocol';
+import { dispatchableIds } from '../engine/claim';
 import type { WorkflowEngine } from '../engine';
 import type { IngestLock } from '../ingest/ingest-lock';
 import { unfinishedWhere } from '../workflows';
@@ -25,14 +26,18 @@ export interface QueueDeps {
   lock: IngestLock;
 }
 
-/** The oldest queued workflows. */
-export function queuedPage(db: Db) {
-  return db.workflow.findMany({
-    where: queuedWhere,
-    orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
-    take: QUEUE_PAGE,
+/**
+ * The first queued workflows in dispatch order (priority, then oldest first) that their project's
+ * `max_running` and their concurrency key let go now (engine/claim.ts; the claim checks again).
+ */
+export async function queuedPage(db: Db, provider: DbProvider) {
+  const ids = await dispatchableIds(db, provider, QUEUE_PAGE);
+  const rows = await db.workflow.findMany({
+    where: { id: { in: ids }, ...queuedWhere },
     select: { ...DISPATCH_SELECT, requested_worker_id: true },
   });
+  const rank = new Map(ids.map((id, index) => [id, index]));
+  return rows.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
 }
 
 /** Takes a claim back (the dispatch could not be sent). Under the ingest lock, like every hand-back. */

@@ -1,7 +1,8 @@
-import type { Db, Prisma, Workflow } from '@svc/db';
+import type { Db, DbProvider, Prisma, Workflow } from '@svc/db';
 import type { WorkflowStatus } from '@svc/protocol';
 import type { EventStore, NewEvent, StoredEvent, WorkflowRef } from '../events';
 import { EngineBus, type EngineEvents } from './bus';
+import { claimQueued } from './claim';
 import { clearIntent, clearSteering, grantTitle, recordIntent, type Intent } from './intents';
 import { decide, UNFINISHED, type RunEvent } from './state-machine';
 import { statusColumns, statusEvents, transitionParts, type Applicable } from './transition-parts';
@@ -36,7 +37,7 @@ const MAX_RACES = 5;
 export class WorkflowEngine {
   readonly bus: EngineBus;
 
-  constructor(private readonly deps: { db: Db; events: EventStore; bus?: EngineBus }) {
+  constructor(private readonly deps: { db: Db; provider: DbProvider; events: EventStore; bus?: EngineBus }) {
     this.bus = deps.bus ?? new EngineBus();
   }
 
@@ -155,19 +156,12 @@ export class WorkflowEngine {
     return true;
   }
 
-  /** Gives a queued run to a worker; false when someone else got it first (or it left the queue). */
-  async claim(workflowId: string, workerId: string): Promise<boolean> {
-    const { count } = await this.deps.db.workflow.updateMany({
-      where: {
-        id: workflowId,
-        assigned_worker_id: null,
-        status: { in: [...UNFINISHED] },
-        deleted_at: null,
-        timers: { none: { status: 'pending' } },
-      },
-      data: { assigned_worker_id: workerId },
-    });
-    return count === 1;
+  /**
+   * Gives a queued run to a worker; false when someone else got it first, it left the queue, or its
+   * project's limit or its concurrency key has no room for it now (claim.ts).
+   */
+  claim(workflowId: string, workerId: string): Promise<boolean> {
+    return claimQueued(this.deps.db, this.deps.provider, workflowId, workerId);
   }
 
   /** Takes a claim back (the dispatch could not be sent). The caller holds the ingest lock. */

@@ -9,6 +9,7 @@ export function presentProject(project: ProjectRow, role: Role | null): Project 
     description: project.description,
     created_at: project.created_at.toISOString(),
     updated_at: project.updated_at.toISOString(),
+    max_running: project.max_running,
     ...(role ? { role } : {}),
   };
 }

@@ -41,6 +41,10 @@ export function presentWorkflow(workflow: WorkflowRow, workerName: string | null
     worker_name: workerName,
     // built apps (issue 14): the capability link, on every answer with a workflow
     app_link: appLink,
+    // concurrency and priority (issue 23, decision 0037)
+    priority: workflow.priority,
+    concurrency_key: workflow.concurrency_key,
+    concurrency_mode: workflow.concurrency_mode as Workflow['concurrency_mode'],
   };
 }
 

@@ -2,12 +2,13 @@ import type { Logger } from 'pino';
 import { classifyDbError, type Db, type Prisma, type Project, type Timer, type Workflow } from '@svc/db';
 import type { CreateWorkflowRequest, WorkflowStatus } from '@svc/protocol';
 import { newAppKey } from '../apps/app-link';
-import { conflict, invalidInput, notFound } from '../domain/errors';
+import { conflict, DomainError, invalidInput, notFound } from '../domain/errors';
 import type { EventStore, NewEvent, StoredEvent } from '../events';
 import { decide, type Applied, type RunEvent, type WorkflowEngine } from '../engine';
 import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
 import { actionEvent, type Actor } from './actor';
+import { concurrencyColumns, supersededBy, supersededReason } from './concurrency';
 import { unfinishedWhere } from './status';
 import type { Steering, TimerSchedule } from './steering';
 import { placeholderTitle } from './title';
@@ -82,6 +83,8 @@ export class WorkflowLifecycle {
     // Announced only now: until its workspace is ready, nobody is told of the workflow.
     this.deps.events.publish(stored);
     this.deps.events.publishProject(project.id, { change: 'workflow_created', workflow_id: workflow.id });
+    for (const older of await supersededBy(this.deps.db, workflow))
+      await this.cancel(older, actor, supersededReason(workflow)).catch(finishedMeanwhile);
     // Not awaited: the request is answered even while the dispatcher hangs.
     for (const action of ['workflowQueued', 'generateTitle'] as const)
       this.deps.steering[action](workflow.id).catch(this.steeringFailed(action, workflow.id));
@@ -112,9 +115,10 @@ export class WorkflowLifecycle {
     return updated;
   }
 
-  async cancel(workflow: Workflow, actor: Actor): Promise<Workflow> {
+  /** `reason` says why when the user did not ask for it themselves (a `cancel_in_progress` run). */
+  async cancel(workflow: Workflow, actor: Actor, reason?: string): Promise<Workflow> {
     const updated = await this.apply(workflow, { type: 'cancelled' }, (revision) =>
-      actionEvent('cancelled', actor, revision),
+      actionEvent('cancelled', actor, revision, reason),
     );
     await this.stopped(workflow);
     return updated;
@@ -192,6 +196,11 @@ export class WorkflowLifecycle {
     this.deps.events.publishProject(project.id, { change: 'deleted' });
   }
 
+  /** A project's `max_running` changed: runs it held back may go now. */
+  async limitsChanged(projectId: string): Promise<void> {
+    await this.steer('workflowQueued', projectId);
+  }
+
   /** A durable resume (the agent's `set_timer`): the workflow is not dispatched while the timer is pending. */
   async setTimer(workflow: Workflow, seconds: number, reason: string): Promise<Timer> {
     const decision = decide(workflow.status as WorkflowStatus, { type: 'timer_set' });
@@ -244,6 +253,7 @@ export class WorkflowLifecycle {
       app_key: newAppKey(),
       // The request's budget, else the project's default, copied: a later default does not change the run.
       budget: body.budget ? budgetText(body.budget) : project.default_budget,
+      ...concurrencyColumns(body),
     };
   }
 
@@ -353,4 +363,9 @@ export class WorkflowLifecycle {
   private steeringFailed(action: keyof Steering, workflowId: string): (err: unknown) => void {
     return (err) => this.deps.logger.error({ err, workflow_id: workflowId }, `dispatcher.${action} failed`);
   }
+}
+
+/** A run that finished or went away before it could be cancelled needs no cancel. */
+function finishedMeanwhile(err: unknown): void {
+  if (!(err instanceof DomainError)) throw err;
 }

@@ -52,7 +52,7 @@ describe.each(TEST_PROVIDERS)('the workflow engine on %s', (provider) => {
       fanout: new LocalFanout(),
       sqliteWriter: testDb.handle.sqliteWriter,
     });
-    engine = new WorkflowEngine({ db, events });
+    engine = new WorkflowEngine({ db, provider, events });
     engine.on('transitioned', (change) => announced.push(change));
     projectId = (await db.project.create({ data: { name: 'engine', created_by: 'ann' } })).id;
   });

@@ -14,6 +14,7 @@ import {
 } from '@svc/protocol';
 import { FileAnswers, LineAnswers, type AnswerSource } from '../answers';
 import type { Context } from '../context';
+import { concurrencyFields, type ConcurrencyFlags } from './concurrency';
 import { EXIT, usageError } from '../errors';
 import { exitCodeOf, followWorkflow } from '../follow';
 import { EventPrinter, logEntryLines, summary } from '../render';
@@ -98,8 +99,9 @@ export async function follow(
 export async function runCommand(
   ctx: Context,
   requirementArg: string | undefined,
-  flags: FollowFlags & { file?: string; template?: string; worker?: string },
+  flags: FollowFlags & ConcurrencyFlags & { file?: string; template?: string; worker?: string },
 ): Promise<number> {
+  const concurrency = concurrencyFields(flags);
   const requirement = await textFrom(ctx, 'requirement', requirementArg, flags.file);
   const budget = runBudget(runBudgetFlags(flags));
   const projectId = await ctx.projectId();
@@ -107,7 +109,7 @@ export async function runCommand(
   if (flags.follow && flags.answerFile && flags.answerFile !== '-') FileAnswers.load(flags.answerFile);
   const workflow = await ctx.client().request(`/projects/${encodeURIComponent(projectId)}/workflows`, WorkflowSchema, {
     method: 'POST',
-    json: { requirement, template: flags.template, worker_id: flags.worker, budget },
+    json: { requirement, template: flags.template, worker_id: flags.worker, budget, ...concurrency },
   });
   if (!flags.follow) {
     ctx.result(workflow, workflow.id);

@@ -11,6 +11,7 @@ import { ProjectBudget } from '../features/budget/ProjectBudget';
 import { CreateWorkflowForm } from '../features/workflows/CreateWorkflowForm';
 import { WorkflowList } from '../features/workflows/WorkflowList';
 import { SchedulesPanel } from '../features/schedules/SchedulesPanel';
+import { RunLimit } from '../features/concurrency/RunLimit';
 
 /** One project: start a workflow, its workflows (live), its schedules, its members. */
 export function ProjectRoute() {
@@ -34,6 +35,7 @@ function ProjectPage({ project }: { project: Project }) {
           {/* focusable by script: focus lands here after deleting the previous project */}
           <h1 tabIndex={-1}>{project.name}</h1>
           {project.description && <p className="muted">{project.description}</p>}
+          <RunLimit project={project} canEdit={canDelete} />
         </div>
         {canDelete && <DeleteProjectButton project={project} />}
       </header>

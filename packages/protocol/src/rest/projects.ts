@@ -12,6 +12,8 @@ export const ProjectSchema = z.object({
   updated_at: TimestampSchema,
   /** the caller's role; absent when an administrator sees a project without being a member */
   role: RoleSchema.optional(),
+  /** how many of its runs may hold a worker at once; null: no limit (decision 0037) */
+  max_running: z.int().min(1).nullable(),
 });
 export type Project = z.infer<typeof ProjectSchema>;
 
@@ -23,11 +25,18 @@ export const CreateProjectRequestSchema = z
   .strict();
 export type CreateProjectRequest = z.infer<typeof CreateProjectRequestSchema>;
 
+export const MAX_RUNNING_LIMIT = 10_000;
+
 export const PatchProjectRequestSchema = z
-  .object({ name: ProjectNameSchema.optional(), description: ProjectDescriptionSchema.optional() })
+  .object({
+    name: ProjectNameSchema.optional(),
+    description: ProjectDescriptionSchema.optional(),
+    /** owners only; null removes the limit */
+    max_running: z.int().min(1).max(MAX_RUNNING_LIMIT).nullable().optional(),
+  })
   .strict()
-  .refine((b) => b.name !== undefined || b.description !== undefined, {
-    message: 'give at least one of name, description',
+  .refine((b) => b.name !== undefined || b.description !== undefined || b.max_running !== undefined, {
+    message: 'give at least one of name, description, max_running',
   });
 export type PatchProjectRequest = z.infer<typeof PatchProjectRequestSchema>;
 

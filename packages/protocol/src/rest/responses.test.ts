@@ -38,6 +38,9 @@ const workflow = {
   plan_revision: 1,
   worker_name: 'builder',
   app_link: null,
+  priority: 0,
+  concurrency_key: 'main',
+  concurrency_mode: 'queue',
 };
 
 const responses = [
@@ -47,7 +50,7 @@ const responses = [
   [
     'Project',
     ProjectSchema,
-    { id: 'p', name: 'Shop', description: null, created_at: ts, updated_at: ts, role: 'owner' },
+    { id: 'p', name: 'Shop', description: null, created_at: ts, updated_at: ts, role: 'owner', max_running: null },
   ],
   ['Member', MemberSchema, { user_id: 'u', login: 'ann', name: null, role: 'member', created_at: ts }],
   ['Workflow', WorkflowSchema, workflow],

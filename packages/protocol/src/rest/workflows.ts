@@ -43,6 +43,11 @@ export const WorkflowSchema = z.object({
   worker_name: z.string().nullable(),
   /** the built app's capability URL `<APP_ORIGIN or PUBLIC_URL>/svc/apps/<app_key>/` (no session needed) */
   app_link: z.string().nullable(),
+  /** dispatch order: higher first, then oldest first (default 0) */
+  priority: z.int(),
+  /** runs of a project with one key run one at a time (decision 0037) */
+  concurrency_key: z.string().nullable(),
+  concurrency_mode: z.enum(['queue', 'cancel_in_progress']).nullable(),
 });
 export type Workflow = z.infer<typeof WorkflowSchema>;
 
@@ -99,6 +104,11 @@ const UserTextSchema = z
   .max(MAX_TEXT_CHARS)
   .refine((s) => s.trim().length > 0, { message: 'must not be blank' });
 
+/** What a run with a `concurrency_key` does to the key's older unfinished runs: wait behind them, or cancel them. */
+export const ConcurrencyModeSchema = z.enum(['queue', 'cancel_in_progress']);
+export type ConcurrencyMode = z.infer<typeof ConcurrencyModeSchema>;
+export const MAX_PRIORITY = 1000;
+
 export const CreateWorkflowRequestSchema = z
   .object({
     requirement: UserTextSchema,
@@ -108,8 +118,18 @@ export const CreateWorkflowRequestSchema = z
     rerun_of: IdSchema.optional(),
     /** the run's budget; without one it gets the project's default (PUT /projects/{id}/budget) */
     budget: BudgetSchema.optional(),
+    /** dispatch order: higher first (default 0) */
+    priority: z.int().min(-MAX_PRIORITY).max(MAX_PRIORITY).optional(),
+    /** e.g. a branch: the project's runs with one key run one at a time, in creation order */
+    concurrency_key: z.string().trim().min(1).max(MAX_NAME_CHARS).optional(),
+    /** `queue` (default): wait behind the key's older runs; `cancel_in_progress`: cancel them */
+    concurrency_mode: ConcurrencyModeSchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((b) => b.concurrency_mode === undefined || b.concurrency_key !== undefined, {
+    message: 'concurrency_mode needs a concurrency_key',
+    path: ['concurrency_mode'],
+  });
 export type CreateWorkflowRequest = z.infer<typeof CreateWorkflowRequestSchema>;
 
 export const AnswerRequestSchema = z.object({ answer: UserTextSchema }).strict();

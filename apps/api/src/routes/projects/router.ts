@@ -43,12 +43,17 @@ export function projectHandlers(
   };
 
   const updateProject: OperationHandler<'updateProject'> = async (req, res, input) => {
-    const { project, role } = await authorizeProject(db, principalOf(req), input.params.id, 'project.update');
+    const principal = principalOf(req);
+    const { project, role } = await authorizeProject(db, principal, input.params.id, 'project.update');
     const body = input.body();
+    // The run limit is the owners' (decision 0037); members rename and describe.
+    const owner = role === 'owner' || (principal.kind === 'user' && principal.isAdmin);
+    if (body.max_running !== undefined && !owner) throw forbidden('only an owner sets max_running');
     const { count } = await db.project.updateMany({ where: { id: project.id, deleted_at: null }, data: body });
     const updated = count ? await db.project.findUnique({ where: { id: project.id } }) : null;
     if (!updated) throw notFound('project not found');
     deps.events.publishProject(project.id, { change: 'updated' });
+    if (body.max_running !== undefined) await deps.workflows.limitsChanged(project.id);
     res.json(presentProject(updated, role));
   };
 

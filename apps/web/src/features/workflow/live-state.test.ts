@@ -44,6 +44,9 @@ const workflow: Workflow = {
   plan_revision: 0,
   app_link: 'http://localhost/svc/apps/key/',
   worker_name: 'w1',
+  priority: 0,
+  concurrency_key: null,
+  concurrency_mode: null,
 };
 /** Folds events as the page receives them, numbering them 1, 2, ... */
 const foldFrom = (state: LiveState, first: number, events: BrowserEvent[]) =>

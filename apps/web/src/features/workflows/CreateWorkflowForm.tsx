@@ -7,6 +7,7 @@ import { ErrorNote } from '../../components/Feedback';
 import type { CreateWorkflowRequest, Workflow } from '@svc/protocol';
 import { getRun, newIdempotencyKey, startRun } from './api';
 import { RunOptions } from './RunOptions';
+import { NO_QUEUE_CHOICE, QueueOptions, queueFields, type QueueChoice } from './QueueOptions';
 import { inBackground } from '../../lib/background';
 
 export const RERUN_PARAM = 'rerun';
@@ -22,6 +23,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
   const [requirement, setRequirement] = useState('');
   const [workerId, setWorkerId] = useState('');
   const [template, setTemplate] = useState('');
+  const [queue, setQueue] = useState<QueueChoice>(NO_QUEUE_CHOICE);
   const [rerunOf, setRerunOf] = useState<Workflow | null>(null);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   // One key per submission of this form's content: sending the same content again (a double click,
@@ -46,6 +48,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
       ...(workerId ? { worker_id: workerId } : {}),
       ...(template ? { template } : {}),
       ...(rerunOf ? { rerun_of: rerunOf.id } : {}),
+      ...queueFields(queue),
     };
     create.start(body, idempotencyKey.current);
   };
@@ -91,6 +94,13 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
           template={template}
           onTemplateChange={(next) => {
             setTemplate(next);
+            edited();
+          }}
+        />
+        <QueueOptions
+          choice={queue}
+          onChange={(next) => {
+            setQueue(next);
             edited();
           }}
         />

@@ -1,0 +1,97 @@
+import {
+  executeQuery,
+  queryBuilder,
+  selectRows,
+  sql,
+  type Db,
+  type DbProvider,
+  type RawClient,
+  type Statement,
+} from '@svc/db';
+import { UNFINISHED } from './state-machine';
+
+/**
+ * The claim of a queued run, with the concurrency rules in the same UPDATE (decision 0037): a run
+ * "holds a slot" while it is unfinished and assigned to a worker. The run is claimed only if
+ * - it is still queued (no worker, unfinished, not deleted, no pending timer);
+ * - its project holds fewer than `max_running` slots (null: no limit);
+ * - with a `concurrency_key`, no other unfinished run with that key holds a slot or was created before
+ *   it (FIFO per key: the key's oldest unfinished run goes first, a later one waits even if slots are free).
+ *
+ * SQLite runs one write statement at a time, so the counts in the statement hold when it writes. On
+ * PostgreSQL (READ COMMITTED, any number of replicas) the claims of one project are serialized by a
+ * transaction-scoped advisory lock taken first: the UPDATE's snapshot is taken after the lock, so it sees
+ * every claim committed before it.
+ */
+
+/** The advisory lock namespace of claims (the first key of pg_advisory_xact_lock(int, int)). */
+const CLAIM_LOCK_SPACE = 23_0037;
+
+const unfinished = sql.join(UNFINISHED.map((status) => sql.lit(status)));
+/** A paused run waits for a member's resume, never for a worker (decision 0039). */
+const queueable = sql.join(UNFINISHED.filter((status) => status !== 'paused').map((status) => sql.lit(status)));
+
+/** Unfinished, not deleted and held by a worker: the runs that hold a slot. */
+const holdsSlot = (alias: string) =>
+  sql`${sql.ref(`${alias}.assigned_worker_id`)} IS NOT NULL AND ${sql.ref(`${alias}.deleted_at`)} IS NULL AND ${sql.ref(`${alias}.status`)} IN (${unfinished})`;
+
+const projectLimit = sql`(SELECT p.max_running FROM projects AS p WHERE p.id = workflows.project_id)`;
+
+/** The project is under its limit (or has none). */
+const underLimit = sql`(${projectLimit} IS NULL OR (SELECT COUNT(*) FROM workflows AS o WHERE o.project_id = workflows.project_id AND ${holdsSlot('o')}) < ${projectLimit})`;
+
+/** No run of the same key runs, and none older waits. */
+const firstOfKey = sql`(workflows.concurrency_key IS NULL OR NOT EXISTS (SELECT 1 FROM workflows AS k WHERE k.project_id = workflows.project_id AND k.concurrency_key = workflows.concurrency_key AND k.id <> workflows.id AND k.deleted_at IS NULL AND k.status IN (${unfinished}) AND (k.assigned_worker_id IS NOT NULL OR k.created_at < workflows.created_at OR (k.created_at = workflows.created_at AND k.id < workflows.id))))`;
+
+const noPendingTimer = sql`NOT EXISTS (SELECT 1 FROM timers AS t WHERE t.workflow_id = workflows.id AND t.status = 'pending')`;
+
+/** Queued (no worker, unfinished, not deleted, no pending timer) and allowed by its project and key now. */
+const dispatchable = sql`workflows.assigned_worker_id IS NULL AND workflows.deleted_at IS NULL AND workflows.status IN (${queueable}) AND ${noPendingTimer} AND ${underLimit} AND ${firstOfKey}`;
+
+function compiled(provider: DbProvider, statement: ReturnType<typeof sql>): Statement {
+  const { sql: text, parameters } = statement.compile(queryBuilder(provider));
+  return { sql: text, values: [...parameters] };
+}
+
+const claimStatement = (provider: DbProvider, workflowId: string, workerId: string) =>
+  compiled(
+    provider,
+    sql`UPDATE workflows SET assigned_worker_id = ${workerId} WHERE id = ${workflowId} AND ${dispatchable}`,
+  );
+
+/**
+ * The ids of the runs a claim would take now, in dispatch order: priority (higher first), then oldest
+ * first. Runs of deleted projects are left out (as the queue leaves them out).
+ */
+export async function dispatchableIds(db: Db, provider: DbProvider, limit: number): Promise<string[]> {
+  const rows = await selectRows<{ id: string }>(
+    db,
+    provider,
+    compiled(
+      provider,
+      sql`SELECT workflows.id FROM workflows JOIN projects AS live ON live.id = workflows.project_id AND live.deleted_at IS NULL WHERE ${dispatchable} ORDER BY workflows.priority DESC, workflows.created_at, workflows.id LIMIT ${limit}`,
+    ),
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Claims the run for the worker; false when it is not queued or its project or key has no room. */
+export async function claimQueued(
+  db: Db,
+  provider: DbProvider,
+  workflowId: string,
+  workerId: string,
+): Promise<boolean> {
+  const statement = claimStatement(provider, workflowId, workerId);
+  if (provider === 'sqlite') return (await executeQuery(db, provider, statement)) === 1;
+  return db.$transaction(async (tx) => {
+    const raw = tx as unknown as RawClient;
+    // executeRaw: the lock function returns `void`, a column type Prisma does not read.
+    await raw.$executeRawUnsafe(
+      'SELECT pg_advisory_xact_lock($1::int, hashtext(project_id)) FROM workflows WHERE id = $2',
+      CLAIM_LOCK_SPACE,
+      workflowId,
+    );
+    return (await executeQuery(raw, provider, statement)) === 1;
+  });
+}
