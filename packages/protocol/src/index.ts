@@ -11,6 +11,7 @@ export * from './rest/kb';
 export * from './rest/settings';
 export * from './rest/templates';
 export * from './rest/workers';
+export * from './rest/routing';
 export * from './rest/files';
 export * from './rest/health';
 export * from './rest/events';

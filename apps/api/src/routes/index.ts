@@ -26,6 +26,7 @@ import { fileHandlers } from './files';
 import { storageHandlers } from './storage';
 import { templateHandlers } from './templates';
 import { workerHandlers } from './workers/router';
+import { queueHandlers } from './workers/queue';
 import { timerHandlers } from './timers/router';
 import { eventHandlers } from './events/router';
 import { openApiHandlers } from './openapi/router';
@@ -63,6 +64,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...storageHandlers(deps),
       ...templateHandlers(deps),
       ...workerHandlers(deps),
+      ...queueHandlers(deps),
       ...timerHandlers(deps),
       ...eventHandlers(deps),
       ...openApiHandlers(deps),

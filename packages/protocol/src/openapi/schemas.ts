@@ -43,6 +43,7 @@ import {
 } from '../rest/settings';
 import { TemplateListSchema, UseTemplateRequestSchema, UseTemplateResponseSchema } from '../rest/templates';
 import { CreateTimerRequestSchema, TimerListSchema, TimerSchema, WorkerListSchema } from '../rest/workers';
+import { QueueDepthSchema } from '../rest/routing';
 import {
   AnswerRequestSchema,
   CreateWorkflowRequestSchema,
@@ -107,6 +108,7 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   UseTemplateRequest: UseTemplateRequestSchema,
   UseTemplateResponse: UseTemplateResponseSchema,
   WorkerList: WorkerListSchema,
+  QueueDepth: QueueDepthSchema,
   Timer: TimerSchema,
   TimerList: TimerListSchema,
   CreateTimerRequest: CreateTimerRequestSchema,

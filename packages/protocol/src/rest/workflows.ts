@@ -11,6 +11,7 @@ import {
   type WorkflowStatus,
 } from '../common';
 import { SnapshotDataSchema } from '../updates';
+import { RequiredLabelsSchema } from './routing';
 
 export const WorkflowSchema = z.object({
   id: IdSchema,
@@ -42,6 +43,10 @@ export const WorkflowSchema = z.object({
   worker_name: z.string().nullable(),
   /** the built app's capability URL `<APP_ORIGIN or PUBLIC_URL>/svc/apps/<app_key>/` (no session needed) */
   app_link: z.string().nullable(),
+  /** the worker labels the run requires (sorted; empty: any worker), its own and its template's */
+  requires: z.array(z.string()),
+  /** why a queued run is not taken, e.g. no online worker has its labels; null otherwise */
+  waiting_reason: z.string().nullable(),
 });
 export type Workflow = z.infer<typeof WorkflowSchema>;
 
@@ -105,6 +110,8 @@ export const CreateWorkflowRequestSchema = z
     template: z.string().min(1).max(MAX_NAME_CHARS).optional(),
     /** the workflow (of the same project) this one re-runs, usually with an edited requirement */
     rerun_of: IdSchema.optional(),
+    /** worker labels the run requires (added to its template's); only a worker with all of them takes it */
+    requires: RequiredLabelsSchema.optional(),
   })
   .strict();
 export type CreateWorkflowRequest = z.infer<typeof CreateWorkflowRequestSchema>;

@@ -5,6 +5,7 @@ import { KB_OPERATIONS } from './kb';
 import { META_OPERATIONS } from './meta';
 import type { IdentifiedOperation } from './operation';
 import { PROJECT_OPERATIONS } from './projects';
+import { ROUTING_OPERATIONS } from './routing';
 import { WORKFLOW_OPERATIONS } from './workflows';
 
 export type { GlobalAction, PolicyAction, ProjectAction } from './actions';
@@ -24,6 +25,7 @@ export const OPERATIONS = {
   ...FILE_OPERATIONS,
   ...KB_OPERATIONS,
   ...ADMIN_OPERATIONS,
+  ...ROUTING_OPERATIONS,
 };
 
 export type Operations = typeof OPERATIONS;
