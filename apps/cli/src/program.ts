@@ -31,6 +31,7 @@ import {
   runCommand,
   statusCommand,
 } from './commands/workflows';
+import { adminQueueCommand } from './commands/admin';
 import { Context, type CliIo, type GlobalOptions } from './context';
 import { CliError, errorJson, errorText, EXIT } from './errors';
 import { terminalSafe } from './terminal-text';
@@ -156,7 +157,8 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
       .addOption(project())
       .option('-f, --file <file>', 'read the requirement from a file')
       .option('--template <name>', 'start from this template (a branch of the template repository)')
-      .option('--worker <id|name>', 'run on this worker'),
+      .option('--worker <id|name>', 'run on this worker')
+      .option('--requires <labels>', 'only a worker with all these labels takes it (comma-separated, e.g. gpu,linux)'),
   ).action(
     run((ctx, requirement: string | undefined, flags: Parameters<typeof runCommand>[2]) =>
       runCommand(ctx, requirement, flags),
@@ -287,6 +289,13 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
     .argument('<path>', 'object path')
     .addOption(project())
     .action(run((ctx, p: string) => storageRm(ctx, p)));
+
+  program
+    .command('admin')
+    .description('administration')
+    .command('queue')
+    .description('queued runs by required label set: depth, oldest wait, matching online workers (administrators)')
+    .action(run((ctx) => adminQueueCommand(ctx)));
 
   void argvJson;
   return program;
