@@ -27,7 +27,8 @@ const SEED =
     ? Math.floor(Math.random() * 2 ** 31)
     : Number(process.env.FUZZ_SEED ?? 950_990_234);
 
-type Kind = 'text' | 'enum' | 'int';
+/** `list`: an array of strings (e.g. the labels a run requires) */
+type Kind = 'text' | 'enum' | 'int' | 'list';
 interface Field {
   kind: Kind;
   /** for `enum`: the accepted values */
@@ -57,6 +58,8 @@ function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType): Fiel
   if (schema instanceof z.ZodString) return { kind: 'text' };
   if (schema instanceof z.ZodNumber) return { kind: 'int' };
   if (schema instanceof z.ZodEnum) return { kind: 'enum', values: schema.options.map(String) };
+  if (schema instanceof z.ZodArray && fieldOf(op, name, schema.element as z.ZodType).kind === 'text')
+    return { kind: 'list' };
   throw new Error(`json-body fuzz: ${op.id}.${name} is a ${def.type}; teach fieldOf to fuzz it`);
 }
 
@@ -96,7 +99,8 @@ function validBody(route: BodyRoute, world: World): Record<string, unknown> {
   if (given) return given(world);
   const shape = (route.op.body!.schema as z.ZodObject).shape as Record<string, z.ZodType>;
   const required = Object.keys(route.fields).filter((name) => !shape[name]!.safeParse(undefined).success);
-  const plainest = (f: Field) => (f.kind === 'int' ? 60 : f.kind === 'enum' ? f.values![0] : 'x');
+  const plainest = (f: Field) =>
+    f.kind === 'int' ? 60 : f.kind === 'enum' ? f.values![0] : f.kind === 'list' ? [] : 'x';
   return Object.fromEntries(required.map((name) => [name, plainest(route.fields[name]!)]));
 }
 
@@ -169,7 +173,28 @@ const edgeNumberText = fc.constantFrom(
 );
 
 /** Values whose JSON type is wrong for a string field (and, except numbers, for a number field). */
-const wrongTypeText = (kind: Kind) =>
+const wrongTypeText = (kind: Kind) => (kind === 'list' ? wrongListText : wrongScalarText(kind));
+
+/** Values whose JSON type is wrong for a list of strings. */
+const wrongListText = fc.oneof(
+  fc.constantFrom(
+    'null',
+    'true',
+    '{}',
+    '"gpu"',
+    '[1]',
+    '[null]',
+    '[["a"]]',
+    '[{}]',
+    '{"a":"b"}',
+    '{"__proto__":{"x":1}}',
+  ),
+  edgeNumberText,
+  fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
+  fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '{"a":', '}')),
+);
+
+const wrongScalarText = (kind: Kind) =>
   fc.oneof(
     fc.constantFrom('null', 'true', 'false', '[]', '{}', '[""]', '{"a":"b"}', '{"__proto__":{"x":1}}'),
     kind === 'int' ? fc.constantFrom('"60"', '""', '"1e3"', '"\\u0000"') : edgeNumberText,
@@ -200,17 +225,18 @@ function fieldMutations(route: BodyRoute): fc.Arbitrary<Mutation>[] {
     field.chain((name) =>
       wrongTypeText(route.fields[name]!.kind).map((json) => ({ kind: 'wrong-type' as const, field: name, json })),
     ),
-    field.chain((name) => {
-      const f = route.fields[name]!;
-      const json =
-        f.kind === 'int'
-          ? edgeNumberText
-          : f.kind === 'enum'
-            ? edgeString.filter((s) => !f.values!.includes(s)).map((s) => JSON.stringify(s))
-            : edgeString.map((s) => JSON.stringify(s));
-      return json.map((j) => ({ kind: 'edge-value' as const, field: name, json: j }));
-    }),
+    field.chain((name) =>
+      edgeValueText(route.fields[name]!).map((j) => ({ kind: 'edge-value' as const, field: name, json: j })),
+    ),
   ];
+}
+
+/** A well-typed hostile value for a field, as JSON text. */
+function edgeValueText(f: Field): fc.Arbitrary<string> {
+  if (f.kind === 'int') return edgeNumberText;
+  if (f.kind === 'enum') return edgeString.filter((s) => !f.values!.includes(s)).map((s) => JSON.stringify(s));
+  if (f.kind === 'list') return fc.array(edgeString, { maxLength: 30 }).map((list) => JSON.stringify(list));
+  return edgeString.map((s) => JSON.stringify(s));
 }
 
 function mutation(route: BodyRoute): fc.Arbitrary<Mutation> {
