@@ -18,6 +18,7 @@ import { progressLine } from '../features/run/progress';
 import { RunHeader } from '../features/run/RunHeader';
 import { RunMore } from '../features/run/RunMore';
 import { RunOutcome } from '../features/run/RunOutcome';
+import { RoutingNote } from '../features/run/RoutingNote';
 import { StepTimeline } from '../features/run/StepTimeline';
 import { stepFromParam, stepParam } from '../features/run/step-param';
 import '../features/run/run.css';
@@ -57,6 +58,7 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
             titleRef={titleRef}
           />
           <RunOutcome workflow={workflow} step={current} cancelledBy={latest('cancelled')} />
+          <RoutingNote workflow={workflow} />
           <QuestionBox workflow={workflow} actions={actions} />
           <div className="run-body">
             <div className="run-side">

@@ -44,6 +44,8 @@ const workflow: Workflow = {
   plan_revision: 0,
   app_link: 'http://localhost/svc/apps/key/',
   worker_name: 'w1',
+  requires: [],
+  waiting_reason: null,
 };
 /** Folds events as the page receives them, numbering them 1, 2, ... */
 const foldFrom = (state: LiveState, first: number, events: BrowserEvent[]) =>
@@ -151,6 +153,25 @@ describe('liveReducer', () => {
 });
 
 describe('liveWorkflow', () => {
+  it('shows the routing notice of a newer workflow_routing event while the run is pending, and drops it once it starts', () => {
+    const pending = { ...workflow, status: 'pending' as const, requires: ['gpu'] };
+    const noted = fold({
+      ...envelope,
+      type: 'workflow_routing',
+      seq: 1,
+      data: { requires: ['gpu'], waiting_reason: 'no online worker has the labels gpu' },
+    });
+    expect(liveWorkflow(loaded(pending), noted).waiting_reason).toBe('no online worker has the labels gpu');
+    const cleared = foldFrom(noted, 2, [
+      { ...envelope, type: 'workflow_routing', seq: 2, data: { requires: ['gpu'], waiting_reason: null } },
+    ]);
+    expect(liveWorkflow(loaded({ ...pending, waiting_reason: 'old' }), cleared).waiting_reason).toBeNull();
+    const started = foldFrom(noted, 2, [
+      { ...envelope, type: 'workflow_status', seq: 2, data: { status: 'planning' } },
+    ]);
+    expect(liveWorkflow(loaded(pending), started).waiting_reason).toBeNull();
+  });
+
   it('shows the latest status, question, title and app URL from live events over the loaded record', () => {
     const state = fold(
       { ...envelope, type: 'workflow_title', seq: 1, data: { title: 'Shop with cart' } },
