@@ -38,6 +38,8 @@ const workflow = {
   plan_revision: 1,
   worker_name: 'builder',
   app_link: null,
+  requires: ['gpu'],
+  waiting_reason: null,
 };
 
 const responses = [
