@@ -8,6 +8,7 @@ import { fanOutTransitions, forgetStaleRuns, WorkflowEngine } from './engine';
 import { LiveDispatcher } from './dispatch/dispatcher';
 import { WorkerLiveness } from './dispatch/liveness';
 import { WorkerRegistry } from './dispatch/registry';
+import { RoutingNotices } from './dispatch/routing-notices';
 import type { EventStore } from './events';
 import { IngestLock } from './ingest/ingest-lock';
 import { IngestSql } from './ingest/sql';
@@ -73,9 +74,20 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   const background = new BackgroundWork((err) => logger.error({ err }, 'background work failed'));
   const engine = new WorkflowEngine({ db, provider, events });
   engine.bus.onError = (err, event) => logger.error({ err, event }, 'engine listener failed');
-  const registry = new WorkerRegistry({ db, events, logger, background, replicaId: bus.replicaId });
+  const routing = new RoutingNotices({ db, events, logger });
+  const registry = new WorkerRegistry({ db, events, logger, background, replicaId: bus.replicaId, routing });
   const assignments = new IngestWorkflows(db, new IngestSql(provider), ingestRowCache());
-  const dispatcher = new LiveDispatcher({ db, provider, appLinks: deps.appLinks, logger, registry, lock, engine, bus });
+  const dispatcher = new LiveDispatcher({
+    db,
+    provider,
+    appLinks: deps.appLinks,
+    logger,
+    registry,
+    lock,
+    engine,
+    bus,
+    routing,
+  });
   const budgets = new RunBudgets({ db, engine, steering: deps.steering ?? dispatcher, logger });
   const ingest = new UpdateIngest({
     db,
@@ -160,6 +172,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
       await background.settle();
       await ingest.flush();
       await dispatcher.close();
+      await routing.close();
       await background.settle();
     },
   };

@@ -36,6 +36,7 @@ import { addTriggerCommands } from './commands/triggers';
 import { budgetOptions, budgetSetCommand, budgetShowCommand, type BudgetFlags } from './commands/budgets';
 import { addPauseCommands } from './commands/pause';
 import { projectSetCommand } from './commands/concurrency';
+import { adminQueueCommand } from './commands/admin';
 import { Context, type CliIo, type GlobalOptions } from './context';
 import { CliError, errorJson, errorText, EXIT } from './errors';
 import { terminalSafe } from './terminal-text';
@@ -169,6 +170,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
         .option('-f, --file <file>', 'read the requirement from a file')
         .option('--template <name>', 'start from this template (a branch of the template repository)')
         .option('--worker <id|name>', 'run on this worker')
+        .option('--requires <labels>', 'only a worker with all these labels takes it (comma-separated, e.g. gpu,linux)')
         .option('--priority <n>', 'dispatch order: higher first (default 0, -1000..1000)')
         .option(
           '--concurrency-key <key>',
@@ -324,6 +326,12 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
 
   registerScheduleCommands(program, run, project);
   addTriggerCommands(program, run, project);
+  program
+    .command('admin')
+    .description('administration')
+    .command('queue')
+    .description('queued runs by required label set: depth, oldest wait, matching online workers (administrators)')
+    .action(run((ctx) => adminQueueCommand(ctx)));
 
   void argvJson;
   return program;

@@ -97,6 +97,10 @@ function otherLines(event: BrowserEvent, verbose: boolean): string[] {
       return [statusLine(event.data)];
     case 'workflow_title':
       return [`title: ${event.data.title}`];
+    case 'workflow_routing':
+      return [
+        event.data.waiting_reason ? `waiting: ${event.data.waiting_reason}` : 'waiting: a matching worker is online',
+      ];
     case 'llm_call':
       return verbose ? [llmCallLine(event.data)] : [];
     case 'file_changed':

@@ -2,15 +2,30 @@ import { EXIT_CONFIG, EXIT_OK, main, parseArgs, type CliIo } from './cli';
 
 describe('parseArgs', () => {
   it('reads --config in its three spellings and --check, ignoring a `--`', () => {
-    expect(parseArgs([])).toEqual({ kind: 'run', configPath: undefined, check: false });
-    expect(parseArgs(['-c', 'a.yaml'])).toEqual({ kind: 'run', configPath: 'a.yaml', check: false });
+    expect(parseArgs([])).toEqual({ kind: 'run', configPath: undefined, check: false, once: false });
+    expect(parseArgs(['-c', 'a.yaml'])).toEqual({ kind: 'run', configPath: 'a.yaml', check: false, once: false });
     expect(parseArgs(['--', '--config', 'a.yaml', '--check'])).toEqual({
       kind: 'run',
       configPath: 'a.yaml',
       check: true,
+      once: false,
     });
-    expect(parseArgs(['--config=b.yaml'])).toEqual({ kind: 'run', configPath: 'b.yaml', check: false });
-    expect(parseArgs(['--config=a.yaml', '-c', 'b.yaml'])).toEqual({ kind: 'run', configPath: 'b.yaml', check: false });
+    expect(parseArgs(['--config=b.yaml'])).toEqual({ kind: 'run', configPath: 'b.yaml', check: false, once: false });
+    expect(parseArgs(['--config=a.yaml', '-c', 'b.yaml'])).toEqual({
+      kind: 'run',
+      configPath: 'b.yaml',
+      check: false,
+      once: false,
+    });
+  });
+
+  it('reads --once (one run, then exit)', () => {
+    expect(parseArgs(['-c', 'a.yaml', '--once'])).toEqual({
+      kind: 'run',
+      configPath: 'a.yaml',
+      check: false,
+      once: true,
+    });
   });
 
   it('answers help and version at the first such flag', () => {

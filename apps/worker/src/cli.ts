@@ -9,7 +9,10 @@ import { DEFAULT_PROMPTS_DIR, loadPrompts, PromptsError } from './prompts';
 import { errorMessage, type Logger } from './util/logger';
 import { startWorker, WORKER_VERSION, type RunningWorker } from './worker';
 
-/** Exit codes: 0 stopped by a signal, 1 the server refused the worker, 2 bad usage or configuration. */
+/**
+ * Exit codes: 0 stopped by a signal (or, with `--once`, its run ended, whatever its outcome), 1 the server
+ * refused the worker, 2 bad usage or configuration.
+ */
 export const EXIT_OK = 0;
 export const EXIT_FATAL = 1;
 export const EXIT_CONFIG = 2;
@@ -19,11 +22,12 @@ const USAGE = `Usage: svc-worker --config <worker.yaml>
 Registers with the svc server and runs agent workflows.
   -c, --config <file>   worker config (YAML); default: $SVC_WORKER_CONFIG
       --check           check the config, the prompts and the command sandbox, then exit
+      --once            take one run, exit 0 when it ends on this worker (ephemeral runners, autoscaling)
   -h, --help            show this help
   -v, --version         show the version`;
 
 export type CliArgs =
-  | { kind: 'run'; configPath: string | undefined; check: boolean }
+  | { kind: 'run'; configPath: string | undefined; check: boolean; once: boolean }
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'error'; message: string };
@@ -41,12 +45,13 @@ const CONFIG_PREFIX = '--config=';
 export function parseArgs(argv: readonly string[]): CliArgs {
   // `pnpm --filter @svc/worker dev -- --config x` (the README) passes its `--` on; the worker takes no operands.
   const args = argv.filter((arg) => arg !== '--');
-  const run = { kind: 'run' as const, configPath: undefined as string | undefined, check: false };
+  const run = { kind: 'run' as const, configPath: undefined as string | undefined, check: false, once: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     const answer = ANSWER_FLAGS.get(arg);
     if (answer) return answer;
     if (arg === '--check') run.check = true;
+    else if (arg === '--once') run.once = true;
     else if (CONFIG_FLAGS.has(arg)) {
       const value = args[++i];
       if (!value) return { kind: 'error', message: `${arg} needs a file path` };
@@ -94,13 +99,16 @@ async function runUntilStopped(
   const outcome = await Promise.race([
     io.stopSignal.then((signal) => ({ signal })),
     fatalError.then((error) => ({ error })),
+    // Never resolves without --once.
+    worker.manager.onceEnded.then((end) => ({ end })),
   ]);
   await worker.stop();
   if ('error' in outcome) {
     io.stderr(`svc-worker: ${outcome.error}\n`);
     return EXIT_FATAL;
   }
-  logger.info({ signal: outcome.signal }, 'svc-worker stopped');
+  if ('end' in outcome) logger.info({ end: outcome.end }, 'svc-worker --once: its run ended; exiting');
+  else logger.info({ signal: outcome.signal }, 'svc-worker stopped');
   return EXIT_OK;
 }
 
@@ -142,6 +150,7 @@ export async function main(argv: readonly string[], env: WorkerEnv, io: CliIo): 
       baseEnv: env.vars,
       hostname: os.hostname(),
       logger,
+      once: args.once,
       onFatal: (error) => fatal?.(error.message),
     });
     logger.info({ server: config.serverUrl, capacity: config.capacity }, 'svc-worker started');

@@ -23,6 +23,8 @@ export interface WorkerOptions {
   baseEnv: Readonly<Record<string, string | undefined>>;
   hostname: string;
   logger: Logger;
+  /** `svc-worker --once`: capacity 1, one run, then `manager.onceEnded` resolves (ephemeral runners). */
+  once?: boolean;
   /** Called when the server will never accept this worker; the CLI exits. */
   onFatal?: (error: LinkError) => void;
   /** Overrides for tests (faster reconnects and LLM retries). */
@@ -96,16 +98,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     workerId: () => uplink.workerId,
     logger,
   };
-  const manager = new WorkflowManager(deps, config.capacity);
+  const capacity = options.once ? 1 : config.capacity;
+  const manager = new WorkflowManager(deps, capacity, { once: options.once });
   const link = new WorkerLink({
     serverUrl: config.serverUrl,
     token: config.token,
     registration: {
       name: config.name,
       labels: config.labels,
-      capacity: config.capacity,
+      capacity,
       version: WORKER_VERSION,
       hostname: options.hostname,
+      ...(options.once ? { once: true } : {}),
     },
     uplink,
     handlers: manager,

@@ -14,6 +14,7 @@ export * from './rest/settings';
 export * from './rest/budgets';
 export * from './rest/templates';
 export * from './rest/workers';
+export * from './rest/routing';
 export * from './rest/files';
 export * from './rest/health';
 export * from './rest/events';

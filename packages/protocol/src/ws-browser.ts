@@ -69,6 +69,13 @@ export type WorkflowActionEventData = z.infer<typeof WorkflowActionEventDataSche
 
 export const WorkflowTitleEventDataSchema = z.object({ title: z.string() });
 
+/** Why a queued run is not taken (no online worker has its labels), or null once a matching worker is online. */
+export const WorkflowRoutingEventDataSchema = z.object({
+  requires: z.array(z.string()),
+  waiting_reason: z.string().nullable(),
+});
+export type WorkflowRoutingEventData = z.infer<typeof WorkflowRoutingEventDataSchema>;
+
 export const FileChangedEventDataSchema = z.object({
   path: z.string(),
   size: z.int().min(0),
@@ -122,6 +129,7 @@ export const BrowserEventSchema = z.discriminatedUnion('type', [
   event('workflow_title', WorkflowTitleEventDataSchema),
   event('workflow_action', WorkflowActionEventDataSchema),
   event('budget_exceeded', BudgetExceededEventDataSchema),
+  event('workflow_routing', WorkflowRoutingEventDataSchema),
   event('log_entry', ExecutionLogEntrySchema),
   event('file_changed', FileChangedEventDataSchema),
   event('worker_status', WorkerSchema),

@@ -39,6 +39,8 @@ export const RegisterMessageSchema = z.object({
   capacity: z.int().min(1).max(1000),
   version: z.string(),
   hostname: z.string(),
+  /** `svc-worker --once`: the server hands this connection one run and no more (ephemeral runners) */
+  once: z.boolean().optional(),
 });
 export type RegisterMessage = z.infer<typeof RegisterMessageSchema>;
 

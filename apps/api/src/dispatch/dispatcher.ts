@@ -28,6 +28,8 @@ export interface LiveDispatcherDeps {
   engine: WorkflowEngine;
   /** the other API replicas (wake-ups, steering, title jobs) */
   bus: ClusterBus;
+  /** keeps the notice of runs no online worker can take (dispatch/routing-notices.ts) */
+  routing?: { kick(): void };
 }
 
 const DELIVERY_SELECT = {
@@ -71,6 +73,7 @@ export class LiveDispatcher implements Steering {
   }
 
   async workflowQueued(): Promise<void> {
+    this.deps.routing?.kick();
     this.wakeAll();
   }
 
@@ -107,6 +110,7 @@ export class LiveDispatcher implements Steering {
     const assignee = workflow.assigned_worker_id;
     if (assignee && this.deps.registry.holds(assignee, workflowId)) return;
     if (assignee) await this.unclaim(workflowId, assignee);
+    this.deps.routing?.kick();
     this.wakeAll();
   }
 
@@ -215,6 +219,7 @@ export class LiveDispatcher implements Steering {
   async takeBack(workerId: string, only?: readonly string[]): Promise<void> {
     const taken = await takeBack(this.queue, workerId, only);
     for (const id of taken) this.deps.registry.release(workerId, id);
+    if (taken.length > 0) this.deps.routing?.kick();
     if (taken.length > 0)
       this.deps.logger.info({ workerId, workflows: taken }, 'workflows taken back from a lost worker');
     this.wakeAll();
@@ -277,7 +282,7 @@ export class LiveDispatcher implements Steering {
     sessions: readonly WorkerSession[],
     load: Map<string, number>,
   ): Promise<boolean> {
-    const target = pickWorker(sessions, load, candidate.requested_worker_id);
+    const target = pickWorker(sessions, load, candidate.requested_worker_id, candidate.requires);
     if (!target || !(await this.claim(candidate.id, target))) return false;
     load.set(target.workerId, (load.get(target.workerId) ?? 0) + 1);
     // Read after the claim: the seqs stored and granted, and the steering, as they are now.
@@ -315,7 +320,7 @@ export class LiveDispatcher implements Steering {
       select: { ...DISPATCH_SELECT, title_last_seq: true },
     });
     if (!workflow) return;
-    const target = pickWorker(this.deps.registry.connected(), new Map(), null);
+    const target = pickWorker(this.deps.registry.connected(), new Map(), null, workflow.requires);
     if (!target) return;
     const grant = await this.deps.engine.grantTitle(workflow, target.workerId);
     if (!grant) return;

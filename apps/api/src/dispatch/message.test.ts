@@ -5,6 +5,8 @@ const session = (workerId: string, capacity: number): WorkerSession => ({
   workerId,
   name: `${workerId}-name`,
   capacity,
+  labels: [],
+  takesRuns: () => true,
   send: () => true,
   close: () => undefined,
 });

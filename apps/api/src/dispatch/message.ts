@@ -4,6 +4,7 @@ import { snapshotData } from '../wire/workflow';
 import type { WorkerSession } from './worker-session';
 import { ensureAppKey, type AppLinks } from '../apps/app-link';
 import { dispatchBudgetOf } from '../workflows/budgets';
+import { decodeRequires, satisfies } from '../domain/routing';
 
 export type WorkflowForDispatch = Pick<
   Workflow,
@@ -17,6 +18,8 @@ export const DISPATCH_SELECT = {
   template: true,
   last_update_seq: true,
   app_key: true,
+  /** the labels a worker must have to take it (dispatch/routing.ts) */
+  requires: true,
 } as const;
 
 /**
@@ -60,15 +63,21 @@ async function budgetPart(db: Db, workflowId: string): Promise<{ budget?: Dispat
 }
 
 /**
- * The worker for a queued workflow: the requested one (by id or name) when it has room, else the
- * connected worker with the most free capacity relative to its size; null when none has room.
+ * The worker for a queued workflow: among the connected workers with room whose labels include the
+ * required ones (`requires`, stored form) and that may take a run (a `--once` worker takes one), the
+ * requested one (by id or name), else the one with the most free capacity relative to its size; null
+ * when none fits.
  */
 export function pickWorker(
   sessions: readonly WorkerSession[],
   load: ReadonlyMap<string, number>,
   requested: string | null,
+  requires = '[]',
 ): WorkerSession | null {
-  const free = sessions.filter((s) => (load.get(s.workerId) ?? 0) < s.capacity);
+  const required = decodeRequires(requires);
+  const free = sessions.filter(
+    (s) => (load.get(s.workerId) ?? 0) < s.capacity && s.takesRuns() && satisfies(s.labels, required),
+  );
   if (requested) return free.find((s) => s.workerId === requested || s.name === requested) ?? null;
   let best: WorkerSession | null = null;
   let bestShare = Infinity;

@@ -15,6 +15,8 @@ interface Connection {
   holding: Set<string>;
   /** Set by the first heartbeat, which says what a (re)connected worker really runs. */
   reconciled: boolean;
+  /** Whether it has held a workflow: a `--once` worker takes no other (WorkerSession.takesRuns). */
+  served: boolean;
 }
 
 export interface WorkerRegistryDeps {
@@ -24,6 +26,8 @@ export interface WorkerRegistryDeps {
   background: BackgroundWork;
   /** this API replica: recorded on the rows of the workers connected here */
   replicaId: string;
+  /** told when a worker's row changes (online, offline): runs no online worker can take say so */
+  routing?: { kick(): void };
 }
 
 /**
@@ -57,7 +61,13 @@ export class WorkerRegistry {
   /** Makes `session` the worker's connection; an older one of the same worker is closed (newest wins). */
   attach(session: WorkerSession): void {
     const previous = this.connections.get(session.workerId)?.session;
-    this.connections.set(session.workerId, { session, lastSeenAt: Date.now(), holding: new Set(), reconciled: false });
+    this.connections.set(session.workerId, {
+      session,
+      lastSeenAt: Date.now(),
+      holding: new Set(),
+      reconciled: false,
+      served: false,
+    });
     if (previous && previous !== session) {
       this.deps.logger.warn({ worker: session.name }, 'worker connected again; closing its older connection');
       previous.close(WS_CLOSE_REPLACED, 'replaced by a newer connection of the same worker');
@@ -110,7 +120,14 @@ export class WorkerRegistry {
   }
 
   hold(workerId: string, workflowId: string): void {
-    this.connections.get(workerId)?.holding.add(workflowId);
+    const connection = this.connections.get(workerId);
+    connection?.holding.add(workflowId);
+    if (connection) connection.served = true;
+  }
+
+  /** Whether the worker's connection has held a workflow (a `--once` worker then takes no other). */
+  hasServed(workerId: string): boolean {
+    return this.connections.get(workerId)?.served ?? false;
   }
 
   release(workerId: string, workflowId: string): void {
@@ -170,6 +187,7 @@ export class WorkerRegistry {
 
   /** Broadcasts the worker's current row as `worker_status` (best effort, never throws). */
   private announce(workerId: string): void {
+    this.deps.routing?.kick();
     this.deps.background.run(
       presentWorkerById(this.deps.db, workerId).then((worker) => {
         if (worker) this.deps.events.publishWorkerStatus(worker);

@@ -102,6 +102,8 @@ const unnarrowed = (user: UserPrincipal): boolean => user.projectId === null;
 /** A signed-in session: an api token is a leaf credential. */
 const session = (user: UserPrincipal): boolean => user.scope === 'session';
 const adminSession = (user: UserPrincipal): boolean => user.isAdmin && user.scope === 'session';
+/** An administrator's session or unnarrowed api token: a read an autoscaler makes with a token. */
+const adminUnnarrowed = (user: UserPrincipal): boolean => user.isAdmin && unnarrowed(user);
 
 /** Who of the people may do each thing outside projects. */
 const USER_GLOBAL_RULES: Readonly<Record<GlobalAction, (user: UserPrincipal) => boolean>> = {
@@ -117,6 +119,7 @@ const USER_GLOBAL_RULES: Readonly<Record<GlobalAction, (user: UserPrincipal) => 
   'settings.write': adminSession,
   'token.worker': adminSession,
   'tokens.manage_any': adminSession,
+  'queue.read': adminUnnarrowed,
 };
 const WORKER_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read', 'workers.read', 'templates.read', 'settings.read']);
 const JOB_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read']);

@@ -28,6 +28,7 @@ import { fileHandlers } from './files';
 import { storageHandlers } from './storage';
 import { templateHandlers } from './templates';
 import { workerHandlers } from './workers/router';
+import { queueHandlers } from './workers/queue';
 import { timerHandlers } from './timers/router';
 import { scheduleHandlers } from './schedules/router';
 import { eventHandlers } from './events/router';
@@ -70,6 +71,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...storageHandlers(deps),
       ...templateHandlers(deps),
       ...workerHandlers(deps),
+      ...queueHandlers(deps),
       ...timerHandlers(deps),
       ...scheduleHandlers(deps),
       ...eventHandlers(deps),

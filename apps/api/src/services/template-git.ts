@@ -4,6 +4,7 @@ import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
+import { LabelSchema, MAX_REQUIRED_LABELS } from '@svc/protocol';
 
 /** Git operations on the template clone (isomorphic-git, no checkout: everything is read from objects). */
 
@@ -58,6 +59,30 @@ export async function readDescription(dir: string, commitOid: string, cache: obj
   if (!readme) return '';
   const { blob } = await git.readBlob({ fs, dir, oid: readme.oid, cache });
   return describeReadme(Buffer.from(blob.subarray(0, 4096)).toString('utf8'));
+}
+
+/** The file of a template branch that names the worker labels its runs require. */
+export const REQUIRES_FILE = '.svc-requires';
+
+/**
+ * The labels a template commit's runs require: its top-level `.svc-requires` file, labels separated by
+ * white space or commas, `#` starting a comment line; none without the file. A label that is not valid
+ * (too long, or more than the most a run may require) is left out and returned in `refused`.
+ */
+export async function readRequires(dir: string, commitOid: string): Promise<{ labels: string[]; refused: string[] }> {
+  const { tree } = await git.readTree({ fs, dir, oid: commitOid });
+  const file = tree.find((entry) => entry.type === 'blob' && entry.path === REQUIRES_FILE);
+  if (!file) return { labels: [], refused: [] };
+  const { blob } = await git.readBlob({ fs, dir, oid: file.oid });
+  const words = Buffer.from(blob.subarray(0, 8192))
+    .toString('utf8')
+    .split(/\r?\n/)
+    .filter((line) => !line.trim().startsWith('#'))
+    .flatMap((line) => line.split(/[\s,]+/))
+    .filter((word) => word !== '');
+  const valid = [...new Set(words.filter((word) => LabelSchema.safeParse(word).success))];
+  const labels = valid.slice(0, MAX_REQUIRED_LABELS);
+  return { labels, refused: words.filter((word) => !labels.includes(word)) };
 }
 
 /** Fetches every branch of `url` into the clone, pruning branches the server no longer has. */

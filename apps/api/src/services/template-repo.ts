@@ -12,6 +12,7 @@ import {
   hasLocalCopy,
   readBranches,
   readDescription,
+  readRequires,
   readRemoteRefs,
   restoreRefs,
 } from './template-git';
@@ -87,6 +88,15 @@ export class GitTemplateCatalog implements TemplateCatalog {
     const outcome = await materializeTree(this.config.localPath, oid, target);
     if (outcome.refused.length)
       this.logger.warn({ template: name, refused: outcome.refused }, 'template entries refused');
+  }
+
+  /** The labels the template's runs require (`.svc-requires`); an unknown template throws not_found. */
+  async requires(name: string): Promise<string[]> {
+    const oid = (await this.branches()).get(name);
+    if (!oid) throw notFound(`no template named ${JSON.stringify(name)}`);
+    const { labels, refused } = await readRequires(this.config.localPath, oid);
+    if (refused.length) this.logger.warn({ template: name, refused }, 'template labels left out of .svc-requires');
+    return labels;
   }
 
   private branches(): Promise<Map<string, string>> {

@@ -10,6 +10,8 @@ import type {
   WorkflowProgress,
   WorkflowStatus,
 } from '@svc/protocol';
+import { TERMINAL_WORKFLOW_STATUSES } from '@svc/protocol';
+import { decodeRequires } from '../domain/routing';
 
 /** The worker a workflow names: the one running it, or the one the user asked for until one picks it up. */
 export const workerIdOf = (workflow: Pick<WorkflowRow, 'assigned_worker_id' | 'requested_worker_id'>) =>
@@ -45,7 +47,16 @@ export function presentWorkflow(workflow: WorkflowRow, workerName: string | null
     priority: workflow.priority,
     concurrency_key: workflow.concurrency_key,
     concurrency_mode: workflow.concurrency_mode as Workflow['concurrency_mode'],
+    requires: decodeRequires(workflow.requires),
+    waiting_reason: waitingReasonOf(workflow),
   };
+}
+
+/** The routing notice, only while the run waits in the queue: a worker taking it, or its end, outdates it. */
+function waitingReasonOf(workflow: WorkflowRow): string | null {
+  if (workflow.assigned_worker_id !== null || TERMINAL_WORKFLOW_STATUSES.includes(workflow.status as WorkflowStatus))
+    return null;
+  return workflow.waiting_reason;
 }
 
 /** A list item: the workflow and the progress its latest snapshot shows (null before any plan). */

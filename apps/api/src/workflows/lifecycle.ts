@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import { classifyDbError, type Db, type Prisma, type Project, type Timer, type Workflow } from '@svc/db';
-import type { CreateWorkflowRequest, WorkflowStatus } from '@svc/protocol';
+import { MAX_REQUIRED_LABELS, type CreateWorkflowRequest, type WorkflowStatus } from '@svc/protocol';
 import { newAppKey } from '../apps/app-link';
 import { conflict, DomainError, invalidInput, notFound } from '../domain/errors';
+import { encodeRequires, labelsOf, satisfies } from '../domain/routing';
 import type { EventStore, NewEvent, StoredEvent } from '../events';
 import { decide, type Applied, type RunEvent, type WorkflowEngine } from '../engine';
 import type { Storage } from '../services/storage';
@@ -239,7 +240,8 @@ export class WorkflowLifecycle {
     key: string | undefined,
   ): Promise<NewWorkflowData> {
     await this.checkTemplate(body.template);
-    const requestedWorkerId = await this.requestedWorker(body.worker_id);
+    const requires = await this.requiredLabels(body);
+    const requestedWorkerId = await this.requestedWorker(body.worker_id, requires);
     await this.checkRerunOf(project.id, body.rerun_of);
     return {
       project_id: project.id,
@@ -254,7 +256,18 @@ export class WorkflowLifecycle {
       // The request's budget, else the project's default, copied: a later default does not change the run.
       budget: body.budget ? budgetText(body.budget) : project.default_budget,
       ...concurrencyColumns(body),
+      requires: encodeRequires(requires),
     };
+  }
+
+  /** The labels the run requires: the request's and its template's (a `.svc-requires` file of its branch). */
+  private async requiredLabels(body: CreateWorkflowRequest): Promise<string[]> {
+    const fromTemplate =
+      body.template === undefined ? [] : ((await this.deps.templates.requires?.(body.template)) ?? []);
+    const labels = [...new Set([...(body.requires ?? []), ...fromTemplate])];
+    if (labels.length > MAX_REQUIRED_LABELS)
+      throw invalidInput(`body.requires: at most ${MAX_REQUIRED_LABELS} labels with the template's`);
+    return labels;
   }
 
   /** `invalid_input` unless the catalog has the template (a schedule checks its template the same way). */
@@ -263,14 +276,17 @@ export class WorkflowLifecycle {
       throw invalidInput(`body.template: no template named ${JSON.stringify(template)}`);
   }
 
-  /** A worker is chosen by id or by name; the workflow keeps its id. */
-  async requestedWorker(idOrName: string | undefined): Promise<string | null> {
+  /** A worker is chosen by id or by name, and must have the required labels; the workflow keeps its id. */
+  async requestedWorker(idOrName: string | undefined, requires: readonly string[] = []): Promise<string | null> {
     if (idOrName === undefined) return null;
     const worker = await this.deps.db.worker.findFirst({
       where: { OR: [{ id: idOrName }, { name: idOrName }] },
-      select: { id: true },
+      select: { id: true, labels: true },
     });
     if (!worker) throw invalidInput('body.worker_id: no worker with that id or name');
+    // It would wait for ever: the worker it names never takes it.
+    if (!satisfies(labelsOf(worker.labels), requires))
+      throw invalidInput(`body.worker_id: that worker does not have the labels ${requires.join(', ')}`);
     return worker.id;
   }
 

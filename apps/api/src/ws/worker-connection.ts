@@ -38,6 +38,9 @@ export class WorkerConnection implements WorkerSession {
   workerId = '';
   name = '';
   capacity = 0;
+  labels: readonly string[] = [];
+  /** `svc-worker --once`: one run, then no more */
+  private once = false;
   private state: 'new' | 'registering' | 'registered' | 'closed' = 'new';
   private queue: Promise<void> = Promise.resolve();
   private readonly cork: TickCork;
@@ -52,6 +55,10 @@ export class WorkerConnection implements WorkerSession {
   peakBacklogBytes = 0;
 
   /** true while the socket is not read (rate limit or backlog) */
+  takesRuns(): boolean {
+    return !this.once || !this.live.registry.hasServed(this.workerId);
+  }
+
   get readingPaused(): boolean {
     return this.readPaused;
   }
@@ -251,7 +258,8 @@ export class WorkerConnection implements WorkerSession {
       return;
     }
     if (this.socket.readyState !== WebSocket.OPEN) return;
-    Object.assign(this, { workerId: row.id, name: row.name, capacity: row.capacity });
+    Object.assign(this, { workerId: row.id, name: row.name, capacity: row.capacity, labels: message.labels });
+    this.once = message.once === true;
     this.state = 'registered';
     // What this replica cached of the worker's workflows may be stale: it may come from another replica.
     this.live.ingest.workerAttached(row.id);

@@ -27,6 +27,7 @@ const SEED =
     ? Math.floor(Math.random() * 2 ** 31)
     : Number(process.env.FUZZ_SEED ?? 950_990_234);
 
+/** `list`: an array of strings (e.g. the labels a run requires, a trigger's event filter) */
 type Kind = 'text' | 'enum' | 'int' | 'bool' | 'list' | 'object';
 interface Field {
   kind: Kind;
@@ -64,8 +65,8 @@ function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType, nulla
   if (schema instanceof z.ZodNumber) return { kind: 'int' };
   if (schema instanceof z.ZodBoolean) return { kind: 'bool' };
   if (schema instanceof z.ZodEnum) return { kind: 'enum', values: schema.options.map(String) };
-  // a list of text (e.g. a trigger's event filter)
-  if (schema instanceof z.ZodArray && schema.element instanceof z.ZodString) return { kind: 'list' };
+  if (schema instanceof z.ZodArray && fieldOf(op, name, schema.element as z.ZodType).kind === 'text')
+    return { kind: 'list' };
   if (schema instanceof z.ZodObject) return { kind: 'object' };
   throw new Error(`json-body fuzz: ${op.id}.${name} is a ${def.type}; teach fieldOf to fuzz it`);
 }
@@ -213,14 +214,34 @@ const edgeObjectText = fc.constantFrom(
 
 /** Values whose JSON type is wrong for a string field (and, except numbers, for a number field). */
 const wrongTypeText = (kind: Kind) =>
-  kind === 'object'
-    ? notAnObjectText
-    : fc.oneof(
-        fc.constantFrom(...WRONG_TYPES.filter((json) => !(TAKEN[kind] ?? []).includes(json))),
-        kind === 'int' ? fc.constantFrom('"60"', '""', '"1e3"', '"\\u0000"') : edgeNumberText,
-        fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
-        fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '{"a":', '}')),
-      );
+  kind === 'object' ? notAnObjectText : kind === 'list' ? wrongListText : wrongScalarText(kind);
+
+/** Values whose JSON type is wrong for a list of strings. */
+const wrongListText = fc.oneof(
+  fc.constantFrom(
+    'null',
+    'true',
+    '{}',
+    '"gpu"',
+    '[1]',
+    '[null]',
+    '[["a"]]',
+    '[{}]',
+    '{"a":"b"}',
+    '{"__proto__":{"x":1}}',
+  ),
+  edgeNumberText,
+  fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
+  fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '{"a":', '}')),
+);
+
+const wrongScalarText = (kind: Kind) =>
+  fc.oneof(
+    fc.constantFrom(...WRONG_TYPES.filter((json) => !(TAKEN[kind] ?? []).includes(json))),
+    kind === 'int' ? fc.constantFrom('"60"', '""', '"1e3"', '"\\u0000"') : edgeNumberText,
+    fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '[', ']')),
+    fc.integer({ min: 2, max: 5_000 }).map((d) => nested(d, '{"a":', '}')),
+  );
 
 type Mutation =
   /** one field replaced by raw JSON text of the wrong type: must be refused */
@@ -265,10 +286,18 @@ function fieldMutations(route: BodyRoute): fc.Arbitrary<Mutation>[] {
         .filter((json) => !(route.fields[name]!.nullable && json === 'null'))
         .map((json) => ({ kind: 'wrong-type' as const, field: name, json })),
     ),
-    field.chain((name) => {
-      return edgeValueText(route.fields[name]!).map((j) => ({ kind: 'edge-value' as const, field: name, json: j }));
-    }),
+    field.chain((name) =>
+      edgeValueText(route.fields[name]!).map((j) => ({ kind: 'edge-value' as const, field: name, json: j })),
+    ),
   ];
+}
+
+/** A well-typed hostile value for a field, as JSON text. */
+function edgeValueText(f: Field): fc.Arbitrary<string> {
+  if (f.kind === 'int') return edgeNumberText;
+  if (f.kind === 'enum') return edgeString.filter((s) => !f.values!.includes(s)).map((s) => JSON.stringify(s));
+  if (f.kind === 'list') return fc.array(edgeString, { maxLength: 30 }).map((list) => JSON.stringify(list));
+  return edgeString.map((s) => JSON.stringify(s));
 }
 
 function mutation(route: BodyRoute): fc.Arbitrary<Mutation> {

@@ -208,6 +208,8 @@ const ROUTES: RouteCase[] = [
     body: { name: 'web' },
   }),
   row('401 200 200 200 200 200 200 403', 'listWorkers', () => '/workers'),
+  // The queue by label set: administrators (a session or an unnarrowed api token), for autoscalers.
+  row('401 403 403 403 200 403 403 403', 'getQueue', () => '/admin/queue'),
   // Workspace files (mounted with `use`: the inventory names each method the handler serves).
   row('401 404 200 200 200 404 200 404', 'listFiles', (w) => `/workflows/${w.workflow}/files`, {
     variant: 'listing',

@@ -99,7 +99,7 @@ export async function follow(
 export async function runCommand(
   ctx: Context,
   requirementArg: string | undefined,
-  flags: FollowFlags & ConcurrencyFlags & { file?: string; template?: string; worker?: string },
+  flags: FollowFlags & ConcurrencyFlags & { file?: string; template?: string; worker?: string; requires?: string },
 ): Promise<number> {
   const concurrency = concurrencyFields(flags);
   const requirement = await textFrom(ctx, 'requirement', requirementArg, flags.file);
@@ -109,7 +109,14 @@ export async function runCommand(
   if (flags.follow && flags.answerFile && flags.answerFile !== '-') FileAnswers.load(flags.answerFile);
   const workflow = await ctx.client().request(`/projects/${encodeURIComponent(projectId)}/workflows`, WorkflowSchema, {
     method: 'POST',
-    json: { requirement, template: flags.template, worker_id: flags.worker, budget, ...concurrency },
+    json: {
+      requirement,
+      template: flags.template,
+      worker_id: flags.worker,
+      requires: labelList(flags.requires),
+      budget,
+      ...concurrency,
+    },
   });
   if (!flags.follow) {
     ctx.result(workflow, workflow.id);
@@ -118,6 +125,15 @@ export async function runCommand(
   }
   ctx.note(`svc: workflow ${workflow.id}`);
   return follow(ctx, workflow.id, flags, { printReplay: true });
+}
+
+/** `--requires gpu,linux` as a list (undefined when not given). */
+function labelList(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  return text
+    .split(',')
+    .map((label) => label.trim())
+    .filter((label) => label !== '');
 }
 
 export async function statusCommand(ctx: Context, workflowId: string): Promise<number> {
@@ -132,6 +148,8 @@ export async function statusCommand(ctx: Context, workflowId: string): Promise<n
       ...(workflow.question ? [`question: ${workflow.question}`] : []),
       ...(workflow.error ? [`error: ${workflow.error}`] : []),
       ...(workflow.app_url ? [`app: ${workflow.app_url}`] : []),
+      ...(workflow.requires.length ? [`requires: ${workflow.requires.join(', ')}`] : []),
+      ...(workflow.waiting_reason ? [`waiting: ${workflow.waiting_reason}`] : []),
     ].join('\n'),
   );
   return EXIT.ok;

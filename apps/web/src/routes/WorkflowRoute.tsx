@@ -19,6 +19,7 @@ import { RunHeader } from '../features/run/RunHeader';
 import { RunMore } from '../features/run/RunMore';
 import { RunOutcome } from '../features/run/RunOutcome';
 import { RunBudget } from '../features/budget/RunBudget';
+import { RoutingNote } from '../features/run/RoutingNote';
 import { StepTimeline } from '../features/run/StepTimeline';
 import { stepFromParam, stepParam } from '../features/run/step-param';
 import { TriggerPayload } from '../features/triggers/TriggerPayload';
@@ -59,6 +60,7 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
             titleRef={titleRef}
           />
           <RunOutcome workflow={workflow} step={current} cancelledBy={latest('cancelled')} />
+          <RoutingNote workflow={workflow} />
           <QuestionBox workflow={workflow} actions={actions} />
           <TriggerPayload workflowId={workflow.id} />
           <RunBudget workflow={workflow} changes={run.live.llmCalls.length} />

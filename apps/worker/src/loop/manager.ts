@@ -24,11 +24,19 @@ export class WorkflowManager implements LinkHandlers {
   private readonly titled = new Set<string>();
   private readonly titles = new Set<Promise<void>>();
   private closing = false;
+  /** `--once`: the one workflow this worker runs; dispatches of any other are ignored */
+  private onlyWorkflow: string | null = null;
+  private settleOnce: (end: RunEnd) => void = () => undefined;
+  /** `--once`: resolves when the one run has ended here (finished, cancelled, paused or handed back). */
+  readonly onceEnded: Promise<RunEnd>;
 
   constructor(
     private readonly deps: LoopDeps,
     private readonly capacity: number,
-  ) {}
+    private readonly options: { once?: boolean } = {},
+  ) {
+    this.onceEnded = new Promise((resolve) => (this.settleOnce = resolve));
+  }
 
   activeWorkflows(): string[] {
     return [...this.runs.keys()];
@@ -151,9 +159,19 @@ export class WorkflowManager implements LinkHandlers {
   }
 
   private enqueue(message: RunDispatch): void {
+    if (this.refusedByOnce(message.workflow_id)) return;
     // The newest dispatch for a workflow carries the server's latest intent and snapshot.
     this.queue = [...this.queue.filter((q) => q.workflow_id !== message.workflow_id), message];
     this.drain();
+  }
+
+  /** A `--once` worker runs one workflow: the server never sends another, and one sent anyway is not run. */
+  private refusedByOnce(workflowId: string): boolean {
+    if (!this.options.once) return false;
+    this.onlyWorkflow ??= workflowId;
+    if (this.onlyWorkflow === workflowId) return false;
+    this.deps.logger.warn({ workflowId }, 'this --once worker already took a workflow; dispatch ignored');
+    return true;
   }
 
   private drain(): void {
@@ -196,6 +214,7 @@ export class WorkflowManager implements LinkHandlers {
         const followUp = this.followUps.get(id);
         this.followUps.delete(id);
         if (followUp && !this.closing) this.launch(followUp, run);
+        else if (this.options.once && this.runs.size === 0) this.settleOnce(end);
         else this.drain();
         return end;
       });

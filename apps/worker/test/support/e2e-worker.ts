@@ -17,6 +17,8 @@ export interface WorkerProcessOptions {
   name: string;
   /** Extra config keys (snake_case), e.g. `jwt_private_key`. */
   config?: Record<string, unknown>;
+  /** Extra command-line flags, e.g. `--once`. */
+  args?: readonly string[];
 }
 
 /** Writes `<dir>/<name>.yaml` for the real CLI; the token travels in the environment (`token_env`). */
@@ -41,8 +43,13 @@ export function writeWorkerConfig(options: WorkerProcessOptions): string {
 export function startWorkerProcess(options: WorkerProcessOptions): ManagedProcess {
   assertWorkerBuilt();
   const configFile = writeWorkerConfig(options);
-  return spawnProcess(`worker ${options.name}`, process.execPath, [CLI, '--config', configFile], {
-    cwd: options.dir,
-    env: { PATH: process.env.PATH, HOME: options.dir, SVC_E2E_WORKER_TOKEN: options.token },
-  });
+  return spawnProcess(
+    `worker ${options.name}`,
+    process.execPath,
+    [CLI, '--config', configFile, ...(options.args ?? [])],
+    {
+      cwd: options.dir,
+      env: { PATH: process.env.PATH, HOME: options.dir, SVC_E2E_WORKER_TOKEN: options.token },
+    },
+  );
 }

@@ -44,6 +44,7 @@ import {
 import { PauseRequestSchema } from '../rest/pause';
 import { TemplateListSchema, UseTemplateRequestSchema, UseTemplateResponseSchema } from '../rest/templates';
 import { CreateTimerRequestSchema, TimerListSchema, TimerSchema, WorkerListSchema } from '../rest/workers';
+import { QueueDepthSchema } from '../rest/routing';
 import {
   AnswerRequestSchema,
   CreateWorkflowRequestSchema,
@@ -109,6 +110,7 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   UseTemplateRequest: UseTemplateRequestSchema,
   UseTemplateResponse: UseTemplateResponseSchema,
   WorkerList: WorkerListSchema,
+  QueueDepth: QueueDepthSchema,
   Timer: TimerSchema,
   TimerList: TimerListSchema,
   CreateTimerRequest: CreateTimerRequestSchema,

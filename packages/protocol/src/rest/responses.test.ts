@@ -41,6 +41,8 @@ const workflow = {
   priority: 0,
   concurrency_key: 'main',
   concurrency_mode: 'queue',
+  requires: ['gpu'],
+  waiting_reason: null,
 };
 
 const responses = [

@@ -12,6 +12,7 @@ import {
   type WorkflowStatus,
 } from '../common';
 import { SnapshotDataSchema } from '../updates';
+import { RequiredLabelsSchema } from './routing';
 
 export const WorkflowSchema = z.object({
   id: IdSchema,
@@ -48,6 +49,10 @@ export const WorkflowSchema = z.object({
   /** runs of a project with one key run one at a time (decision 0037) */
   concurrency_key: z.string().nullable(),
   concurrency_mode: z.enum(['queue', 'cancel_in_progress']).nullable(),
+  /** the worker labels the run requires (sorted; empty: any worker), its own and its template's */
+  requires: z.array(z.string()),
+  /** why a queued run is not taken, e.g. no online worker has its labels; null otherwise */
+  waiting_reason: z.string().nullable(),
 });
 export type Workflow = z.infer<typeof WorkflowSchema>;
 
@@ -124,6 +129,8 @@ export const CreateWorkflowRequestSchema = z
     concurrency_key: z.string().trim().min(1).max(MAX_NAME_CHARS).optional(),
     /** `queue` (default): wait behind the key's older runs; `cancel_in_progress`: cancel them */
     concurrency_mode: ConcurrencyModeSchema.optional(),
+    /** worker labels the run requires (added to its template's); only a worker with all of them takes it */
+    requires: RequiredLabelsSchema.optional(),
   })
   .strict()
   .refine((b) => b.concurrency_mode === undefined || b.concurrency_key !== undefined, {

@@ -28,6 +28,7 @@ export type GlobalAction =
   | 'settings.read'
   | 'settings.write'
   | 'workers.read'
+  | 'queue.read' // the queue by label set (administrators; autoscalers use an administrator's api token)
   | 'templates.read'
   | 'token.api'
   | 'token.worker'

@@ -9,6 +9,7 @@ import type { IdentifiedOperation } from './operation';
 import { PROJECT_OPERATIONS } from './projects';
 import { SCHEDULE_OPERATIONS } from './schedules';
 import { TRIGGER_OPERATIONS } from './triggers';
+import { ROUTING_OPERATIONS } from './routing';
 import { WORKFLOW_OPERATIONS } from './workflows';
 
 export type { GlobalAction, PolicyAction, ProjectAction } from './actions';
@@ -32,6 +33,7 @@ export const OPERATIONS = {
   ...KB_OPERATIONS,
   ...ADMIN_OPERATIONS,
   ...TRIGGER_OPERATIONS,
+  ...ROUTING_OPERATIONS,
 };
 
 export type Operations = typeof OPERATIONS;

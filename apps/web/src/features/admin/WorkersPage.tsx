@@ -6,6 +6,7 @@ import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { StatusBadge } from '../../components/StatusBadge';
 import { useDocumentTitle } from '../../lib/document-title';
 import { AdminTabs } from './AdminTabs';
+import { QueueTable } from './QueueTable';
 import { adminKeys, listWorkersWithRuns } from './api';
 import { formatAgo, formatMoment } from './time';
 import './admin.css';
@@ -24,6 +25,7 @@ export function WorkersPage() {
         <h1>Workers</h1>
       </header>
       <AdminTabs />
+      <QueueTable />
       {workers.isPending && <Loading what="workers" />}
       <ErrorNote error={workers.error} />
       {workers.isSuccess && workers.data.length === 0 && (

@@ -6,6 +6,7 @@ export const adminKeys = {
   tokens: (all: boolean) => ['tokens', all ? 'all' : 'mine'] as const,
   tokensAll: ['tokens'] as const,
   workers: ['workers', 'with-runs'] as const,
+  queue: ['admin', 'queue'] as const,
 };
 
 export interface MintRequest {

@@ -47,6 +47,8 @@ const workflow: Workflow = {
   priority: 0,
   concurrency_key: null,
   concurrency_mode: null,
+  requires: [],
+  waiting_reason: null,
 };
 /** Folds events as the page receives them, numbering them 1, 2, ... */
 const foldFrom = (state: LiveState, first: number, events: BrowserEvent[]) =>
@@ -154,6 +156,25 @@ describe('liveReducer', () => {
 });
 
 describe('liveWorkflow', () => {
+  it('shows the routing notice of a newer workflow_routing event while the run is pending, and drops it once it starts', () => {
+    const pending = { ...workflow, status: 'pending' as const, requires: ['gpu'] };
+    const noted = fold({
+      ...envelope,
+      type: 'workflow_routing',
+      seq: 1,
+      data: { requires: ['gpu'], waiting_reason: 'no online worker has the labels gpu' },
+    });
+    expect(liveWorkflow(loaded(pending), noted).waiting_reason).toBe('no online worker has the labels gpu');
+    const cleared = foldFrom(noted, 2, [
+      { ...envelope, type: 'workflow_routing', seq: 2, data: { requires: ['gpu'], waiting_reason: null } },
+    ]);
+    expect(liveWorkflow(loaded({ ...pending, waiting_reason: 'old' }), cleared).waiting_reason).toBeNull();
+    const started = foldFrom(noted, 2, [
+      { ...envelope, type: 'workflow_status', seq: 2, data: { status: 'planning' } },
+    ]);
+    expect(liveWorkflow(loaded(pending), started).waiting_reason).toBeNull();
+  });
+
   it('shows the latest status, question, title and app URL from live events over the loaded record', () => {
     const state = fold(
       { ...envelope, type: 'workflow_title', seq: 1, data: { title: 'Shop with cart' } },

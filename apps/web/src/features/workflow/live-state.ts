@@ -25,6 +25,8 @@ export interface LiveState {
   title: Stamped<string> | null;
   /** from a `report` update */
   appUrl: Stamped<string | null> | null;
+  /** from a `workflow_routing` event: why the queued run waits (no online worker has its labels), or null */
+  waitingReason: Stamped<string | null> | null;
   /** `workflow_action` events (who answered, cancelled, sent feedback), each seq once, in seq order */
   actions: WorkflowAction[];
   /** place of the latest feedback action, and of the latest snapshot: a revised plan is due while the first is later */
@@ -39,6 +41,7 @@ export const initialLiveState: LiveState = {
   status: null,
   title: null,
   appUrl: null,
+  waitingReason: null,
   actions: [],
   feedbackAt: 0,
   snapshotAt: 0,
@@ -77,6 +80,8 @@ export function liveReducer(state: LiveState, { event, at }: Received): LiveStat
       return { ...state, status: stamped(event.data, event.ts, at) };
     case 'workflow_title':
       return { ...state, title: stamped(event.data.title, event.ts, at) };
+    case 'workflow_routing':
+      return { ...state, waitingReason: stamped(event.data.waiting_reason, event.ts, at) };
     default:
       return applyAction(state, event, at);
   }
@@ -121,8 +126,20 @@ export function liveWorkflow({ value: loaded, after }: Loaded<Workflow>, live: L
     ...liveStatus(loaded, status),
     title: newer(live.title, after) ? live.title.data : loaded.title,
     app_url: newer(live.appUrl, after) ? live.appUrl.data : loaded.app_url,
+    waiting_reason: liveWaitingReason(loaded, live, after, status?.data.status),
     plan_revision: Math.max(loaded.plan_revision, ...revisions),
   };
+}
+
+/** The routing notice: a newer event's, and only while the run has not started (a worker took it). */
+function liveWaitingReason(
+  loaded: Workflow,
+  live: LiveState,
+  after: number,
+  status: Workflow['status'] | undefined,
+): string | null {
+  if (status !== undefined && status !== 'pending') return null;
+  return newer(live.waitingReason, after) ? live.waitingReason.data : loaded.waiting_reason;
 }
 
 type StatusFields = Pick<Workflow, 'status' | 'question' | 'error' | 'started_at' | 'finished_at'>;

@@ -24,6 +24,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
   const [workerId, setWorkerId] = useState('');
   const [template, setTemplate] = useState('');
   const [queue, setQueue] = useState<QueueChoice>(NO_QUEUE_CHOICE);
+  const [labels, setLabels] = useState('');
   const [rerunOf, setRerunOf] = useState<Workflow | null>(null);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   // One key per submission of this form's content: sending the same content again (a double click,
@@ -35,6 +36,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
     setRerunOf(run);
     setRequirement(run.requirement);
     setTemplate(run.template ?? '');
+    setLabels(run.requires.join(', '));
     setWorkerId('');
     idempotencyKey.current = newIdempotencyKey();
     textareaRef.current?.focus();
@@ -49,6 +51,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
       ...(template ? { template } : {}),
       ...(rerunOf ? { rerun_of: rerunOf.id } : {}),
       ...queueFields(queue),
+      ...requiresOf(labels),
     };
     create.start(body, idempotencyKey.current);
   };
@@ -60,6 +63,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
     setRerunOf(null);
     setRequirement('');
     setTemplate('');
+    setLabels('');
     edited();
   };
 
@@ -104,6 +108,14 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
             edited();
           }}
         />
+        <RequiredLabelsField
+          id={id}
+          value={labels}
+          onChange={(next) => {
+            setLabels(next);
+            edited();
+          }}
+        />
         <ErrorNote error={create.error} />
         <div>
           {/* aria-disabled, not disabled: focus stays on the button (an error is read out next to it) */}
@@ -113,6 +125,34 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
         </div>
       </form>
     </section>
+  );
+}
+
+/** `gpu, linux` as the create request's `requires` (nothing when empty). */
+function requiresOf(text: string): Pick<CreateWorkflowRequest, 'requires'> {
+  const labels = text
+    .split(/[\s,]+/)
+    .map((label) => label.trim())
+    .filter((label) => label !== '');
+  return labels.length ? { requires: labels } : {};
+}
+
+/** The worker labels the run requires: only a worker with all of them takes it. */
+function RequiredLabelsField({ id, value, onChange }: { id: string; value: string; onChange(next: string): void }) {
+  return (
+    <label>
+      Worker labels
+      <input
+        name="requires"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder="e.g. gpu, linux"
+        aria-describedby={`${id}-labels-help`}
+      />
+      <span id={`${id}-labels-help`} className="hint">
+        Only a worker with all these labels takes the run (and the template&apos;s, if it names any).
+      </span>
+    </label>
   );
 }
 

@@ -1,0 +1,35 @@
+import * as fs from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import git from 'isomorphic-git';
+import { readRequires } from './template-git';
+
+/** A commit of a real git repository holding the given top-level files. */
+async function commitWith(dir: string, files: Record<string, string>): Promise<string> {
+  await git.init({ fs, dir });
+  for (const [name, text] of Object.entries(files)) {
+    writeFileSync(path.join(dir, name), text);
+    await git.add({ fs, dir, filepath: name });
+  }
+  return git.commit({ fs, dir, message: 'template', author: { name: 't', email: 't@example.com' } });
+}
+
+describe('the .svc-requires file of a template branch', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'svc-template-requires-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads labels separated by spaces, commas and lines, skipping comments and leaving out bad ones', async () => {
+    const oid = await commitWith(dir, {
+      'README.md': '# GPU template\n',
+      '.svc-requires': `# what runs of this template need\ngpu, linux\n  cuda gpu\n${'x'.repeat(101)}\n`,
+    });
+    expect(await readRequires(dir, oid)).toEqual({ labels: ['gpu', 'linux', 'cuda'], refused: ['x'.repeat(101)] });
+  });
+
+  it('is none without the file', async () => {
+    const oid = await commitWith(dir, { 'README.md': '# Plain\n' });
+    expect(await readRequires(dir, oid)).toEqual({ labels: [], refused: [] });
+  });
+});
