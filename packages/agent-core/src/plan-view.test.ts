@@ -19,6 +19,7 @@ const ALL_STATUSES: WorkflowStatus[] = [
   'planning',
   'running',
   'waiting_user',
+  'paused',
   'completed',
   'failed',
   'cancelled',
@@ -29,6 +30,11 @@ describe('projectPlan', () => {
 
   it('keeps the running step of a running workflow, with its times', () => {
     expect(projectPlan(midway, 'running', false)).toEqual(midway);
+  });
+
+  it('keeps the step a paused workflow stopped in as running, with its start, to go on there when resumed', () => {
+    expect(projectPlan(midway, 'paused', false)).toEqual(midway);
+    expect(projectPlan(projectPlan(midway, 'paused', false), 'running', false)).toEqual(midway);
   });
 
   it.each(['failed', 'cancelled'] as const)('marks the step that was running when the workflow %s', (status) => {
@@ -76,8 +82,8 @@ describe('projectPlan', () => {
           );
           const once = projectPlan(reported, status, revising);
           expect(projectPlan(once, status, revising)).toEqual(once);
-          // only a running workflow has a running step
-          if (status !== 'running') expect(once.some((s) => s.status === 'running')).toBe(false);
+          // only a running or paused workflow has a running step
+          if (status !== 'running' && status !== 'paused') expect(once.some((s) => s.status === 'running')).toBe(false);
         },
       ),
     );
@@ -101,6 +107,13 @@ describe('planView', () => {
     expect(shown(waiting, 'waiting_user')).toEqual(['done', 'waiting', 'pending']);
     expect(planView(waiting, 'waiting_user').current).toMatchObject({ index: 1, display: 'waiting' });
     expect(shown(plan('done', 'done'), 'waiting_user')).toEqual(['done', 'done']);
+  });
+
+  it('shows the step a paused workflow stopped in as paused and current', () => {
+    const paused = projectPlan(plan('done', 'running', 'pending'), 'paused', false);
+    expect(shown(paused, 'paused')).toEqual(['done', 'paused', 'pending']);
+    expect(planView(paused, 'paused')).toMatchObject({ done: 1, total: 3, current: { index: 1, display: 'paused' } });
+    expect(planView(plan('done', 'pending'), 'paused').current).toBeNull();
   });
 
   it('shows where a stopped workflow stopped, and nothing current while it waits for a worker', () => {

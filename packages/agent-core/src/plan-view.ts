@@ -7,8 +7,9 @@ import { TERMINAL_WORKFLOW_STATUSES, type PlanStepInfo, type StepStatus, type Wo
  *
  * - While feedback is being turned into a revised plan (`revising`, workflow not finished) every step is
  *   pending: the old plan no longer says what is done.
- * - Only a running workflow has a running step. A step reported running (or interrupted before) is
- *   pending otherwise, and says `interrupted` when the workflow failed or was cancelled.
+ * - Only a running or paused workflow has a running step (a paused run stays in the step it stopped
+ *   in, and goes on there when resumed). A step reported running (or interrupted before) is pending
+ *   otherwise, and says `interrupted` when the workflow failed or was cancelled.
  * - A pending step has no start unless it was interrupted; only a done step has an end.
  */
 export function projectPlan(steps: readonly PlanStepInfo[], status: WorkflowStatus, revising: boolean): PlanStepInfo[] {
@@ -37,13 +38,22 @@ function projectStep(step: PlanStepInfo, status: WorkflowStatus, invalidated: bo
 function projectedStatus(step: PlanStepInfo, status: WorkflowStatus, invalidated: boolean): StepStatus {
   if (invalidated) return 'pending';
   if (!wasRunning(step)) return step.status;
-  return status === 'running' ? 'running' : 'pending';
+  return status === 'running' || status === 'paused' ? 'running' : 'pending';
 }
 
 const wasRunning = (step: PlanStepInfo) => step.status === 'running' || step.interrupted !== undefined;
 
-/** How a step is shown: `waiting` is the step a question waits in; an interrupted step shows why. */
-export type StepDisplay = 'done' | 'running' | 'waiting' | 'pending' | NonNullable<PlanStepInfo['interrupted']>;
+/**
+ * How a step is shown: `waiting` is the step a question waits in, `paused` the step a paused run stopped
+ * in; an interrupted step shows why.
+ */
+export type StepDisplay =
+  | 'done'
+  | 'running'
+  | 'waiting'
+  | 'paused'
+  | 'pending'
+  | NonNullable<PlanStepInfo['interrupted']>;
 
 export type ShownStep = PlanStepInfo & { display: StepDisplay };
 
@@ -51,7 +61,7 @@ export interface PlanView {
   steps: ShownStep[];
   done: number;
   total: number;
-  /** the step in progress (running, waiting for an answer) or where the workflow stopped; null when none */
+  /** the step in progress (running, waiting for an answer, paused) or where the workflow stopped; null when none */
   current: ShownStep | null;
 }
 
@@ -62,7 +72,8 @@ export interface PlanView {
 export function planView(steps: readonly PlanStepInfo[], status: WorkflowStatus): PlanView {
   const waiting = status === 'waiting_user' && !steps.some((s) => s.status === 'running');
   const waitingIn = waiting ? steps.findIndex((s) => s.status !== 'done') : -1;
-  const shown = steps.map((step, i): ShownStep => ({ ...step, display: displayOf(step, i === waitingIn) }));
+  const paused = status === 'paused';
+  const shown = steps.map((step, i): ShownStep => ({ ...step, display: displayOf(step, i === waitingIn, paused) }));
   return {
     steps: shown,
     done: steps.filter((s) => s.status === 'done').length,
@@ -71,9 +82,9 @@ export function planView(steps: readonly PlanStepInfo[], status: WorkflowStatus)
   };
 }
 
-function displayOf(step: PlanStepInfo, waitsForAnswer: boolean): StepDisplay {
+function displayOf(step: PlanStepInfo, waitsForAnswer: boolean, paused: boolean): StepDisplay {
   if (step.status === 'done') return 'done';
   if (step.interrupted) return step.interrupted;
-  if (step.status === 'running') return 'running';
+  if (step.status === 'running') return paused ? 'paused' : 'running';
   return waitsForAnswer ? 'waiting' : 'pending';
 }

@@ -19,6 +19,7 @@ const STATUSES: WorkflowStatus[] = [
   'planning',
   'running',
   'waiting_user',
+  'paused',
   'completed',
   'failed',
   'cancelled',

@@ -1,0 +1,103 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Workflow } from '@svc/protocol';
+import { advance, plan, scriptedAgent } from '@svc/scripted-llm';
+import { eventually } from '@svc/test-kit';
+import { describeResult, E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
+
+/** Step 1's command says it started, then waits for the test's `go` file; each command appends to ran.txt. */
+const WAIT_FOR_GO = 'touch started; while [ ! -f go ]; do sleep 0.05; done; echo one >> ran.txt';
+
+const handler = scriptedAgent({
+  title: 'Two lines',
+  planning: [plan('Wait for the signal', 'Write the second line')],
+  steps: {
+    1: [{ name: 'execute_on_worker', arguments: { command: WAIT_FOR_GO } }, advance('waited')],
+    2: [{ name: 'execute_on_worker', arguments: { command: 'echo two >> ran.txt' } }, advance('written')],
+  },
+});
+
+// Issue 23, pause and resume from the CLI (decision 0039): `svc pause [--interrupt]`, `svc resume [--follow]`.
+describe('svc pause and svc resume against a real server, worker and scripted LLM', () => {
+  let stack: CliStack;
+
+  beforeAll(async () => {
+    stack = await startStack(handler);
+  }, E2E_TIMEOUT_MS);
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const svc = async (args: string[], expected: number) => {
+    const result = await stack.svc(args);
+    if (result.code !== expected)
+      throw new Error(`expected exit ${expected}\n${describeResult(args, result)}\n${stack.diagnostics()}`);
+    return result;
+  };
+  const workspaceFile = (id: string, name: string) => path.join(stack.dir, 'worker-workspaces', id, name);
+  /** A run whose step 1 command has started and waits for its `go` file. */
+  const startedRun = async (requirement: string) => {
+    const id = (await svc(['run', '-p', 'ci', requirement], 0)).stdout.trim();
+    await eventually(() => existsSync(workspaceFile(id, 'started')), {
+      what: 'step 1 command to start',
+      detail: stack.diagnostics,
+    });
+    return id;
+  };
+
+  it(
+    'pauses after the running command, shows the step it stopped in, refuses a second pause (exit 1, 409) and resumes to the end',
+    async () => {
+      const id = await startedRun('Wait for a signal, then write two lines.');
+
+      // The pause is asked for; the run is still running until its command finishes.
+      const asked = JSON.parse((await svc(['--json', 'pause', id], 0)).stdout) as Workflow;
+      expect(asked).toMatchObject({ id, status: 'running' });
+      writeFileSync(workspaceFile(id, 'go'), '');
+      await stack.waitForStatus(id, 'paused');
+      expect(readFileSync(workspaceFile(id, 'ran.txt'), 'utf8')).toBe('one\n');
+
+      const status = (await svc(['status', id], 0)).stdout;
+      expect(status.trimEnd().split('\n')).toEqual([
+        `${id}  paused  Two lines`,
+        '  [>] 1. Wait for the signal',
+        '  [ ] 2. Write the second line',
+      ]);
+
+      const again = await svc(['--json', 'pause', id], 1);
+      expect(JSON.parse(again.stderr)).toMatchObject({
+        error: { code: 'conflict', status: 409, message: 'the workflow is paused already (status is paused)' },
+      });
+      expect((await svc(['pause', id], 1)).stderr).toContain('svc: the workflow is paused already');
+
+      const resumed = await svc(['resume', id, '--follow', '--no-input'], 0);
+      expect(resumed.stderr).toContain(`svc: resumed; ${id} is running`);
+      expect((await stack.workflow(id)).status).toBe('completed');
+      expect(readFileSync(workspaceFile(id, 'ran.txt'), 'utf8')).toBe('one\ntwo\n');
+
+      // Nothing to resume any more.
+      const late = await svc(['--json', 'resume', id], 1);
+      expect(JSON.parse(late.stderr)).toMatchObject({ error: { code: 'conflict', status: 409 } });
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'with --interrupt kills the running command, and svc resume --json lets the run go on',
+    async () => {
+      const id = await startedRun('Wait for a signal that never comes.');
+
+      const asked = await svc(['pause', id, '--interrupt'], 0);
+      expect(asked.stdout.trim()).toBe(`pausing ${id}: its running command is interrupted, then it is paused`);
+      await stack.waitForStatus(id, 'paused');
+      expect(existsSync(workspaceFile(id, 'ran.txt'))).toBe(false);
+
+      const resumed = JSON.parse((await svc(['--json', 'resume', id], 0)).stdout) as Workflow;
+      expect(resumed).toMatchObject({ id, status: 'running' });
+      await stack.waitForStatus(id, 'completed');
+      // The interrupted command never finished and was not run again; step 2's did run.
+      expect(readFileSync(workspaceFile(id, 'ran.txt'), 'utf8')).toBe('two\n');
+    },
+    E2E_TIMEOUT_MS,
+  );
+});
