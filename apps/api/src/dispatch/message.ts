@@ -42,22 +42,31 @@ export async function buildDispatch(
     template: workflow.template,
     last_seq: lastSeq,
     app_url: appLinks.linkOf({ app_key: await ensureAppKey(db, workflow) }),
-    ...(action === 'cancel' || action === 'generate_title' ? {} : await budgetPart(db, workflow.id)),
+    ...(await budgetPart(db, workflow.id, action)),
   };
-  if (action === 'start' || action === 'cancel' || action === 'generate_title') return { ...base, action };
+  if (withoutSnapshot(action)) return { ...base, action };
   // A pause goes to the run the worker holds: its `message` says whether to interrupt the running command.
-  if (action === 'pause') return { ...base, action, ...(options.message ? { message: options.message } : {}) };
+  if (action === 'pause') return { ...base, action, ...messageOf(options.message || undefined) };
   const latest = await db.agentStateSnapshot.findFirst({
     where: { workflow_id: workflow.id },
     orderBy: { seq: 'desc' },
   });
   if (!latest) return { ...base, action: 'start' };
-  const message = options.message === undefined ? {} : { message: options.message };
-  return { ...base, action, snapshot: snapshotData(latest), ...message };
+  return { ...base, action, snapshot: snapshotData(latest), ...messageOf(options.message) };
 }
 
+const withoutSnapshot = (action: DispatchAction): action is 'start' | 'cancel' | 'generate_title' =>
+  action === 'start' || action === 'cancel' || action === 'generate_title';
+
+const messageOf = (message: string | undefined) => (message === undefined ? {} : { message });
+
 /** The run's budget and spend so far, for a dispatch that runs it. */
-async function budgetPart(db: Db, workflowId: string): Promise<{ budget?: DispatchMessage['budget'] }> {
+async function budgetPart(
+  db: Db,
+  workflowId: string,
+  action: DispatchAction,
+): Promise<{ budget?: DispatchMessage['budget'] }> {
+  if (action === 'cancel' || action === 'generate_title') return {};
   const budget = await dispatchBudgetOf(db, workflowId);
   return budget ? { budget } : {};
 }

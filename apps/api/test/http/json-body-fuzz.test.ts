@@ -55,19 +55,25 @@ interface BodyRoute {
   fields: Record<string, Field>;
 }
 
+/** The field kinds told by the schema's type alone. */
+const PLAIN_KINDS: [is: (schema: z.ZodType) => boolean, kind: Kind][] = [
+  [(schema) => schema instanceof z.ZodString, 'text'],
+  [(schema) => schema instanceof z.ZodNumber, 'int'],
+  [(schema) => schema instanceof z.ZodBoolean, 'bool'],
+  [(schema) => schema instanceof z.ZodObject, 'object'],
+];
+
 /** The kind of a body field, from its zod schema (optional and nullable unwrapped). */
 function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType, nullable = false): Field {
   const def = (schema as z.ZodType & { def: { type: string; innerType?: z.ZodType } }).def;
   if (def.innerType && ['optional', 'nullable', 'default'].includes(def.type))
     return fieldOf(op, name, def.innerType, nullable || def.type === 'nullable');
   if (nullable) return { ...fieldOf(op, name, schema), nullable };
-  if (schema instanceof z.ZodString) return { kind: 'text' };
-  if (schema instanceof z.ZodNumber) return { kind: 'int' };
-  if (schema instanceof z.ZodBoolean) return { kind: 'bool' };
+  const plain = PLAIN_KINDS.find(([is]) => is(schema));
+  if (plain) return { kind: plain[1] };
   if (schema instanceof z.ZodEnum) return { kind: 'enum', values: schema.options.map(String) };
   if (schema instanceof z.ZodArray && fieldOf(op, name, schema.element as z.ZodType).kind === 'text')
     return { kind: 'list' };
-  if (schema instanceof z.ZodObject) return { kind: 'object' };
   throw new Error(`json-body fuzz: ${op.id}.${name} is a ${def.type}; teach fieldOf to fuzz it`);
 }
 
