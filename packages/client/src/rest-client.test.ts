@@ -56,7 +56,15 @@ describe('RestClient requests', () => {
   it("calls an operation of the protocol's table by id: method, filled path, JSON body, typed answer", async () => {
     const time = '2026-01-01T00:00:00.000Z';
     handler = (_req, res) =>
-      json(res, 201, { id: 'p1', name: 'Shop', description: '', role: 'owner', created_at: time, updated_at: time });
+      json(res, 201, {
+        id: 'p1',
+        name: 'Shop',
+        description: '',
+        role: 'owner',
+        max_running: null,
+        created_at: time,
+        updated_at: time,
+      });
     const project = await bearer().call('createProject', { body: { name: 'Shop' } });
     expect(project.name).toBe('Shop');
     expect(seen[0]).toMatchObject({ method: 'POST', url: '/svc/api/projects', body: '{"name":"Shop"}' });

@@ -6,6 +6,7 @@ import { on, type ClusterBus } from '../cluster/bus';
 import type { WorkflowEngine } from '../engine';
 import type { IngestLock } from '../ingest/ingest-lock';
 import { isUnfinished, unfinishedWhere, type Steering } from '../workflows';
+import { CoalescedRuns } from '../lib/coalesced-runs';
 import { buildDispatch, DISPATCH_SELECT, pickWorker } from './message';
 import { queuedPage, QUEUE_PAGE, takeBack, unclaim, type QueueDeps } from './queue';
 import type { WorkerRegistry } from './registry';
@@ -52,10 +53,15 @@ type QueuedRow = Awaited<ReturnType<typeof queuedPage>>[number];
  * socket: every replica is told over the cluster bus. Methods return once the request is recorded.
  */
 export class LiveDispatcher implements Steering {
-  private running: Promise<void> | null = null;
-  private again = false;
   private closed = false;
   private readonly queue: QueueDeps;
+  /** rounds of handing out work: each pumps until no worker has room */
+  private readonly pumps = new CoalescedRuns(
+    async () => {
+      while (!this.closed && (await this.pumpOnce()));
+    },
+    () => this.closed,
+  );
   private readonly stops: (() => void)[];
 
   constructor(private readonly deps: LiveDispatcherDeps) {
@@ -237,27 +243,13 @@ export class LiveDispatcher implements Steering {
 
   /** Hands out queued workflows until no worker has room; concurrent calls coalesce into one more round. */
   pump(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          while (!this.closed && (await this.pumpOnce()));
-        } while (this.again && !this.closed);
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+    return this.pumps.run();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const stop of this.stops) stop();
-    await this.running?.catch(() => undefined);
+    await this.pumps.settled();
   }
 
   /** One page of the queue; true when a full page was handed out and more may wait. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '@svc/db';
 import type { EventStore } from '../events';
+import { CoalescedRuns } from '../lib/coalesced-runs';
 import { queuedWhere } from './queue';
 import { decodeRequires, labelsOf, satisfies, unroutableReason } from '../domain/routing';
 
@@ -31,9 +32,11 @@ export async function unroutableSets(db: Db): Promise<Set<string>> {
  * make two replicas refreshing at once announce each change once. Concurrent calls coalesce.
  */
 export class RoutingNotices {
-  private running: Promise<void> | null = null;
-  private again = false;
   private closed = false;
+  private readonly refreshes = new CoalescedRuns(
+    () => this.refreshOnce(),
+    () => this.closed,
+  );
 
   constructor(private readonly deps: RoutingNoticesDeps) {}
 
@@ -44,27 +47,13 @@ export class RoutingNotices {
   }
 
   refresh(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.refreshOnce();
-        } while (this.again && !this.closed);
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+    return this.refreshes.run();
   }
 
   /** No refresh starts any more; waits for the one under way. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.running?.catch(() => undefined);
+    await this.refreshes.settled();
   }
 
   private async refreshOnce(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { classifyDbError, type Db, type Schedule } from '@svc/db';
 import { on, type ClusterBus } from '../cluster/bus';
+import { WakeLoop } from '../lib/wake-loop';
 import { parseCron } from './cron';
 import { dueTicks, type DueTick } from './ticks';
 import { ScheduledRuns } from './scheduled-runs';
@@ -24,67 +25,38 @@ export interface ScheduleRunnerDeps {
  * the bus. On its first look after a start it catches up per schedule (`catch_up`, see ticks.ts).
  */
 export class ScheduleRunner {
-  private sleeper: NodeJS.Timeout | null = null;
-  private ticking: Promise<void> | null = null;
-  private rerun = false;
-  private stopped = true;
   private startedAt = new Date();
   private readonly maxSleepMs: number;
   private readonly stopListening: () => void;
   private readonly runs: ScheduledRuns;
+  private readonly loop: WakeLoop;
 
   constructor(private readonly deps: ScheduleRunnerDeps) {
     this.maxSleepMs = deps.maxSleepMs ?? 30_000;
-    this.stopListening = on(deps.bus, 'schedules', () => this.look());
+    this.loop = new WakeLoop(() => this.tick(), deps.logger, 'schedule ticks');
+    this.stopListening = on(deps.bus, 'schedules', () => this.loop.wake());
     this.runs = new ScheduledRuns(deps);
   }
 
   start(): void {
-    this.stopped = false;
     this.startedAt = new Date();
-    this.look();
+    this.loop.start();
   }
 
   /** Schedules changed here: this replica and the others look at the table again now. */
   notify(): void {
     this.deps.bus.publish({ type: 'schedules' });
-    this.look();
+    this.loop.wake();
   }
 
   /** A run finished: a run queued behind it (`queue_one`) may be made now. */
   runFinished(): void {
-    this.look();
+    this.loop.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.stopListening();
-    if (this.sleeper) clearTimeout(this.sleeper);
-    this.sleeper = null;
-    await this.ticking;
-  }
-
-  private look(): void {
-    if (this.stopped) return;
-    if (this.ticking) {
-      this.rerun = true;
-      return;
-    }
-    if (this.sleeper) clearTimeout(this.sleeper);
-    this.sleeper = null;
-    this.ticking = this.tick()
-      .catch((err: unknown) => {
-        this.deps.logger.error({ err }, 'schedule ticks failed; trying again shortly');
-        return 1000;
-      })
-      .then((sleepMs) => {
-        this.ticking = null;
-        if (this.stopped) return;
-        if (this.rerun) {
-          this.rerun = false;
-          this.look();
-        } else this.sleeper = setTimeout(() => this.look(), sleepMs);
-      });
+    await this.loop.stop();
   }
 
   /** Handles what is due; returns how long to sleep until the next tick of any active schedule. */
@@ -95,14 +67,14 @@ export class ScheduleRunner {
     });
     let next = Date.now() + this.maxSleepMs;
     for (const schedule of schedules) {
-      if (this.stopped) break;
+      if (this.loop.isStopped) break;
       const at = await this.handle(schedule).catch((err: unknown) => {
         this.deps.logger.error({ err, schedule_id: schedule.id }, 'schedule tick failed');
         return Date.now() + 1000;
       });
       next = Math.min(next, at);
     }
-    if (!this.stopped) await this.runs.releaseQueued();
+    if (!this.loop.isStopped) await this.runs.releaseQueued();
     return Math.max(next - Date.now(), 0);
   }
 

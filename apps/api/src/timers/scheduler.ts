@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db, Timer as TimerRow } from '@svc/db';
 import { on, type ClusterBus } from '../cluster/bus';
+import { WakeLoop } from '../lib/wake-loop';
 
 export interface TimerSchedulerDeps {
   db: Db;
@@ -22,58 +23,29 @@ const DUE_PAGE = 100;
  * replica is alive and first; a timer set on one replica wakes the others' schedulers over the bus.
  */
 export class TimerScheduler {
-  private sleeper: NodeJS.Timeout | null = null;
-  private ticking: Promise<void> | null = null;
-  private rerun = false;
-  private stopped = true;
   private readonly maxSleepMs: number;
   private readonly stopListening: () => void;
+  private readonly loop: WakeLoop;
 
   constructor(private readonly deps: TimerSchedulerDeps) {
     this.maxSleepMs = deps.maxSleepMs ?? 30_000;
-    this.stopListening = on(deps.bus, 'timers', () => this.look());
+    this.loop = new WakeLoop(() => this.tick(), deps.logger, 'timer scheduling');
+    this.stopListening = on(deps.bus, 'timers', () => this.loop.wake());
   }
 
   start(): void {
-    this.stopped = false;
-    this.look();
+    this.loop.start();
   }
 
   /** Timers changed here: this replica and the others look at the table again now. */
   notify(): void {
     this.deps.bus.publish({ type: 'timers' });
-    this.look();
-  }
-
-  private look(): void {
-    if (this.stopped) return;
-    if (this.ticking) {
-      this.rerun = true;
-      return;
-    }
-    if (this.sleeper) clearTimeout(this.sleeper);
-    this.sleeper = null;
-    this.ticking = this.tick()
-      .catch((err: unknown) => {
-        this.deps.logger.error({ err }, 'timer scheduling failed; trying again shortly');
-        return 1000;
-      })
-      .then((sleepMs) => {
-        this.ticking = null;
-        if (this.stopped) return;
-        if (this.rerun) {
-          this.rerun = false;
-          this.look();
-        } else this.sleeper = setTimeout(() => this.look(), sleepMs);
-      });
+    this.loop.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.stopListening();
-    if (this.sleeper) clearTimeout(this.sleeper);
-    this.sleeper = null;
-    await this.ticking;
+    await this.loop.stop();
   }
 
   /** Fires what is due; returns how long to sleep until the next pending timer. */
@@ -87,7 +59,7 @@ export class TimerScheduler {
         take: DUE_PAGE,
       });
       for (const timer of due) await this.fire(timer, now);
-      if (due.length < DUE_PAGE || this.stopped) break;
+      if (due.length < DUE_PAGE || this.loop.isStopped) break;
     }
     const next = await db.timer.findFirst({
       where: { status: 'pending' },
