@@ -74,7 +74,10 @@ export class ScheduleRunner {
       });
       next = Math.min(next, at);
     }
-    if (!this.loop.isStopped) await this.runs.releaseQueued();
+    if (!this.loop.isStopped) {
+      await this.runs.resumeStranded();
+      await this.runs.releaseQueued();
+    }
     return Math.max(next - Date.now(), 0);
   }
 

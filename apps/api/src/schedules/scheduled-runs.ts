@@ -11,6 +11,9 @@ export interface ScheduledRunsDeps {
 
 type Outcome = { outcome: 'created'; workflow_id: string } | { outcome: 'skipped' | 'queued'; reason: string };
 
+/** A tick claimed this long ago without an outcome was left by a replica that stopped while handling it. */
+export const STRANDED_TICK_MS = 60_000;
+
 /** The idempotency key of a tick's run: a repeated attempt for one tick gets the run the first one made. */
 export const tickRunKey = (scheduleId: string, tickAt: Date): string =>
   `schedule:${scheduleId}:${tickAt.toISOString()}`;
@@ -26,6 +29,37 @@ export class ScheduledRuns {
   async handleClaimed(schedule: Schedule, tickAt: Date): Promise<void> {
     const result = await this.decide(schedule, tickAt);
     await this.record(schedule.id, tickAt, result);
+  }
+
+  /**
+   * Finishes the ticks a stopped replica claimed but left without an outcome: the run it made (found by
+   * the tick's idempotency key) is recorded, or the tick is handled now. Taking one over is a
+   * conditional update of its time, so one replica does it.
+   */
+  async resumeStranded(now = new Date()): Promise<void> {
+    const { db } = this.deps;
+    const stranded = await db.scheduleTick.findMany({
+      where: { outcome: 'claimed', updated_at: { lt: new Date(now.getTime() - STRANDED_TICK_MS) } },
+      include: { schedule: true },
+      take: 100,
+    });
+    for (const tick of stranded) {
+      const { count } = await db.scheduleTick.updateMany({
+        where: { id: tick.id, outcome: 'claimed', updated_at: tick.updated_at },
+        data: { updated_at: now },
+      });
+      if (count === 1) await this.finishStranded(tick.schedule, tick.tick_at);
+    }
+  }
+
+  private async finishStranded(schedule: Schedule, tickAt: Date): Promise<void> {
+    const made = await this.deps.db.workflow.findFirst({
+      where: { project_id: schedule.project_id, idempotency_key: tickRunKey(schedule.id, tickAt) },
+      select: { id: true },
+    });
+    if (made) await this.record(schedule.id, tickAt, { outcome: 'created', workflow_id: made.id });
+    else await this.handleClaimed(schedule, tickAt);
+    this.deps.logger.warn({ schedule_id: schedule.id, tick_at: tickAt }, 'finished a tick a stopped replica left');
   }
 
   /** Makes the run of each queued tick whose schedule has no unfinished run any more. */

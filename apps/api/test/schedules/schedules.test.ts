@@ -2,6 +2,7 @@ import { eventually } from '@svc/test-kit';
 import type { Schedule } from '@svc/protocol';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, createProject } from '../support/fixtures';
+import { STRANDED_TICK_MS, tickRunKey } from '../../src/schedules/scheduled-runs';
 
 const EVERY_TWO_SECONDS = '*/2 * * * * *';
 
@@ -122,6 +123,41 @@ describe.each(TEST_PROVIDERS)('schedules on %s', (provider) => {
       }),
     );
     expect(patched).toMatchObject({ cron: '30 2 * * *', timezone: 'Europe/Berlin', overlap: 'queue_one' });
+  });
+
+  it('finishes the ticks a stopped replica claimed and left: makes the missing run, records one it made', async () => {
+    // Paused at 09:00 daily: the schedule itself never ticks here; only the stranded ticks are handled.
+    const schedule = await body<Schedule>(
+      await create({ name: 'stranded', cron: '0 9 * * *', requirement: 'r', overlap: 'allow' }),
+    );
+    await server.request(`/svc/api/schedules/${schedule.id}/pause`, { method: 'POST', as: alice });
+    const { db } = server.deps;
+    const longAgo = new Date(Date.now() - 2 * STRANDED_TICK_MS);
+    const [lost, made] = [new Date('2026-01-01T09:00:00Z'), new Date('2026-01-02T09:00:00Z')];
+    for (const tickAt of [lost, made])
+      await db.scheduleTick.create({ data: { schedule_id: schedule.id, tick_at: tickAt, updated_at: longAgo } });
+    const creator = await db.user.findFirstOrThrow({ where: { login: 'alice' } });
+    const earlier = await db.workflow.create({
+      data: {
+        project_id: projectId,
+        created_by: creator.id,
+        requirement: 'r',
+        title: 'r',
+        number: 1000,
+        schedule_id: schedule.id,
+        idempotency_key: tickRunKey(schedule.id, made),
+      },
+    });
+    // Any change of a schedule wakes the runner.
+    await create({ name: 'waker', cron: '0 9 * * *', requirement: 'r' });
+    const ticks = await eventually(async () => {
+      const rows = await db.scheduleTick.findMany({ where: { schedule_id: schedule.id }, orderBy: { tick_at: 'asc' } });
+      return rows.every((t) => t.outcome === 'created') && rows;
+    });
+    expect(ticks[1]!.workflow_id).toBe(earlier.id);
+    const runs = await runsOf(schedule.id);
+    expect(runs).toHaveLength(2);
+    expect(runs.map((r) => r.id)).toContain(ticks[0]!.workflow_id);
   });
 
   it('overlap skip: a tick while the previous run is unfinished is skipped', async () => {
