@@ -25,7 +25,7 @@ const MEMBER_ACTIONS = new Set<ProjectAction>([
   'files.write',
   'storage.read',
   'storage.write',
-  'triggers.manage',
+  'trigger.manage',
   'token.job',
   'schedule.read',
   'schedule.manage',

@@ -15,7 +15,7 @@ export type ProjectAction =
   | 'storage.read'
   | 'storage.write'
   | 'token.job'
-  | 'triggers.manage' // inbound triggers: list, create, change, rotate, delete, deliveries
+  | 'trigger.manage' // inbound triggers: list, create, change, rotate, delete, deliveries
   | 'schedule.read'
   | 'schedule.manage'; // create, change, pause, resume, delete a schedule
 

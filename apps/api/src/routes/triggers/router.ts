@@ -16,7 +16,7 @@ const DEFAULT_DELIVERIES = 50;
 async function manageableTrigger(db: Db, req: Request, id: string): Promise<Trigger> {
   const trigger = await db.trigger.findFirst({ where: { id, deleted_at: null } });
   if (!trigger) throw notFound('trigger not found');
-  await authorizeProject(db, principalOf(req), trigger.project_id, 'triggers.manage').catch((error: unknown) => {
+  await authorizeProject(db, principalOf(req), trigger.project_id, 'trigger.manage').catch((error: unknown) => {
     throw error instanceof DomainError && error.code === 'not_found' ? notFound('trigger not found') : error;
   });
   return trigger;
@@ -63,7 +63,7 @@ export function triggerHandlers(
   const withSecret = (row: Trigger) => ({ ...present(row), secret: row.secret });
 
   const listTriggers: OperationHandler<'listTriggers'> = async (req, res, input) => {
-    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'triggers.manage');
+    const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'trigger.manage');
     const rows = await db.trigger.findMany({
       where: { project_id: project.id, deleted_at: null },
       orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
@@ -73,7 +73,7 @@ export function triggerHandlers(
 
   const createTrigger: OperationHandler<'createTrigger'> = async (req, res, input) => {
     const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, input.params.id, 'triggers.manage');
+    const { project } = await authorizeProject(db, principal, input.params.id, 'trigger.manage');
     const actor = actorOf(principal);
     const body = input.body();
     await checkNames(deps, body);
