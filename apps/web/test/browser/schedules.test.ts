@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { eventually } from '@svc/test-kit';
 import { expectNoAxeViolations } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
-import { createProjectInUi, expectText, signIn } from '../support/pages';
+import { createProjectInUi, expectText, signIn, unfoldedForm } from '../support/pages';
 import { startWebServer, type TestServer } from '../support/server';
 
 jest.setTimeout(90_000);
@@ -27,7 +27,7 @@ describeInChromium('schedules panel in Chromium against the real server', () => 
   });
 
   it('creates a schedule, shows its next fire times and the run a tick started, pauses and deletes it', async () => {
-    const form = page.getByRole('form', { name: 'New schedule' });
+    const form = await unfoldedForm(page, 'New schedule');
     await form.getByRole('textbox', { name: 'Name' }).fill('heartbeat');
     await form.getByRole('textbox', { name: /^Cron/ }).fill('*/2 * * * * *');
     await form.getByRole('textbox', { name: 'Time zone' }).fill('Europe/Berlin');
@@ -69,7 +69,7 @@ describeInChromium('schedules panel in Chromium against the real server', () => 
   });
 
   it('shows the server’s refusal of a bad cron and creates nothing', async () => {
-    const form = page.getByRole('form', { name: 'New schedule' });
+    const form = await unfoldedForm(page, 'New schedule');
     await form.getByRole('textbox', { name: 'Name' }).fill('broken');
     await form.getByRole('textbox', { name: /^Cron/ }).fill('61 * * * *');
     await form.getByRole('textbox', { name: 'Requirement' }).fill('x');

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describeInChromium, launchChromium } from '../support/chromium';
-import { createProjectInUi, signIn } from '../support/pages';
+import { createProjectInUi, signIn, unfoldedForm } from '../support/pages';
 import { startWebServer, type TestServer } from '../support/server';
 
 jest.setTimeout(90_000);
@@ -27,7 +27,7 @@ describeInChromium('triggers in Chromium against the real server', () => {
   });
 
   it('creates a trigger, shows its secret once, lists a signed delivery and shows the payload on the run page', async () => {
-    const form = page.getByRole('form', { name: 'New trigger' });
+    const form = await unfoldedForm(page, 'New trigger');
     await form.getByRole('textbox', { name: 'Name' }).fill('issues');
     await form.getByRole('button', { name: 'Create trigger' }).click();
     const url = await page.getByTestId('trigger-url').innerText();

@@ -40,3 +40,10 @@ export async function stepStatuses(page: Page): Promise<string[]> {
     .locator('.plan-step [data-step-status]')
     .evaluateAll((els) => els.map((el) => el.getAttribute('data-step-status') ?? ''));
 }
+
+/** The form folded under a `<details>` whose summary reads `summary` (e.g. "New schedule"), opened. */
+export async function unfoldedForm(page: Page, summary: string): Promise<Locator> {
+  const details = page.locator('details', { has: page.locator('summary', { hasText: summary }) });
+  if ((await details.getAttribute('open')) === null) await details.locator('summary').click();
+  return details.getByRole('form', { name: summary });
+}

@@ -98,7 +98,6 @@ function ScheduleItem({ projectId, schedule }: { projectId: string; schedule: Sc
 }
 
 function CreateScheduleForm({ projectId }: { projectId: string }) {
-  const id = useId();
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [cron, setCron] = useState('0 9 * * 1-5');
@@ -120,51 +119,54 @@ function CreateScheduleForm({ projectId }: { projectId: string }) {
     if (!create.isPending) create.mutate();
   };
   return (
-    <form onSubmit={submit} className="stack" aria-label="New schedule">
-      <h3 id={`${id}-new`}>New schedule</h3>
-      <label>
-        Name
-        <input name="schedule-name" value={name} onChange={(e) => setName(e.target.value)} required />
-      </label>
-      <label>
-        Cron (5 fields, or 6 with seconds first)
-        <input name="cron" value={cron} onChange={(e) => setCron(e.target.value)} required />
-      </label>
-      <label>
-        Time zone
-        <input name="timezone" value={timezone} onChange={(e) => setTimezone(e.target.value)} />
-      </label>
-      <label>
-        Requirement
-        <textarea
-          name="schedule-requirement"
-          value={requirement}
-          onChange={(e) => setRequirement(e.target.value)}
-          rows={3}
-          required
-        />
-      </label>
-      <label>
-        While the previous run is unfinished
-        <select name="overlap" value={overlap} onChange={(e) => setOverlap(e.target.value as ScheduleOverlap)}>
-          <option value="skip">skip the tick</option>
-          <option value="queue_one">queue one run</option>
-          <option value="allow">start anyway</option>
-        </select>
-      </label>
-      <label>
-        Ticks missed while the server was down
-        <select name="catch-up" value={catchUp} onChange={(e) => setCatchUp(e.target.value as ScheduleCatchUp)}>
-          <option value="none">do not run them</option>
-          <option value="latest">run the latest one</option>
-        </select>
-      </label>
-      <ErrorNote error={create.error} />
-      <div>
-        <button type="submit" className="primary" aria-disabled={create.isPending || undefined}>
-          {create.isPending ? 'Creating…' : 'Create schedule'}
-        </button>
-      </div>
-    </form>
+    // Folded: the project page leads with the new-run form, and its fields are the only "Requirement" shown.
+    <details className="new-item">
+      <summary>New schedule</summary>
+      <form onSubmit={submit} className="stack" aria-label="New schedule">
+        <label>
+          Name
+          <input name="schedule-name" value={name} onChange={(e) => setName(e.target.value)} required />
+        </label>
+        <label>
+          Cron (5 fields, or 6 with seconds first)
+          <input name="cron" value={cron} onChange={(e) => setCron(e.target.value)} required />
+        </label>
+        <label>
+          Time zone
+          <input name="timezone" value={timezone} onChange={(e) => setTimezone(e.target.value)} />
+        </label>
+        <label>
+          Requirement
+          <textarea
+            name="schedule-requirement"
+            value={requirement}
+            onChange={(e) => setRequirement(e.target.value)}
+            rows={3}
+            required
+          />
+        </label>
+        <label>
+          While the previous run is unfinished
+          <select name="overlap" value={overlap} onChange={(e) => setOverlap(e.target.value as ScheduleOverlap)}>
+            <option value="skip">skip the tick</option>
+            <option value="queue_one">queue one run</option>
+            <option value="allow">start anyway</option>
+          </select>
+        </label>
+        <label>
+          Ticks missed while the server was down
+          <select name="catch-up" value={catchUp} onChange={(e) => setCatchUp(e.target.value as ScheduleCatchUp)}>
+            <option value="none">do not run them</option>
+            <option value="latest">run the latest one</option>
+          </select>
+        </label>
+        <ErrorNote error={create.error} />
+        <div>
+          <button type="submit" className="primary" aria-disabled={create.isPending || undefined}>
+            {create.isPending ? 'Creating…' : 'Create schedule'}
+          </button>
+        </div>
+      </form>
+    </details>
   );
 }

@@ -162,27 +162,31 @@ function CreateTriggerForm({ projectId, onCreated }: { projectId: string; onCrea
     create.mutate(undefined);
   };
   return (
-    <form onSubmit={submit} aria-label="New trigger" className="stack">
-      <label>
-        Name <input value={name} onChange={(e) => setName(e.target.value)} required />
-      </label>
-      <label>
-        Requirement template <textarea value={template} onChange={(e) => setTemplate(e.target.value)} required />
-      </label>
-      <label>
-        Signature{' '}
-        <select value={format} onChange={(e) => setFormat(e.target.value as TriggerFormat)}>
-          <option value="github">GitHub (X-Hub-Signature-256)</option>
-          <option value="timestamped">Timestamped (X-Svc-Signature)</option>
-        </select>
-      </label>
-      <label>
-        Events (optional, e.g. issues.opened push) <input value={events} onChange={(e) => setEvents(e.target.value)} />
-      </label>
-      <button type="submit" disabled={create.isPending}>
-        Create trigger
-      </button>
-      <ErrorNote error={create.error} />
-    </form>
+    <details className="new-item">
+      <summary>New trigger</summary>
+      <form onSubmit={submit} aria-label="New trigger" className="stack">
+        <label>
+          Name <input value={name} onChange={(e) => setName(e.target.value)} required />
+        </label>
+        <label>
+          Requirement template <textarea value={template} onChange={(e) => setTemplate(e.target.value)} required />
+        </label>
+        <label>
+          Signature{' '}
+          <select value={format} onChange={(e) => setFormat(e.target.value as TriggerFormat)}>
+            <option value="github">GitHub (X-Hub-Signature-256)</option>
+            <option value="timestamped">Timestamped (X-Svc-Signature)</option>
+          </select>
+        </label>
+        <label>
+          Events (optional, e.g. issues.opened push){' '}
+          <input value={events} onChange={(e) => setEvents(e.target.value)} />
+        </label>
+        <button type="submit" disabled={create.isPending}>
+          Create trigger
+        </button>
+        <ErrorNote error={create.error} />
+      </form>
+    </details>
   );
 }
