@@ -62,10 +62,17 @@ describe.each(TEST_PROVIDERS)('routing on %s', (provider) => {
     await gpu.dispatch(created.body.id, 'start');
     await eventually(async () => (await row(created.body.id)).waiting_reason === null, { what: 'the notice to clear' });
     expect(cpu.inbox.ofType('dispatch').filter((d) => d.workflow_id === created.body.id)).toEqual([]);
-    const after = await suite.server.deps.db.event.findMany({
-      where: { workflow_id: created.body.id, type: 'workflow_routing' },
-      orderBy: { seq: 'asc' },
-    });
+    // The row is cleared first, then its event is appended: wait for the event.
+    const after = await eventually(
+      async () => {
+        const rows = await suite.server.deps.db.event.findMany({
+          where: { workflow_id: created.body.id, type: 'workflow_routing' },
+          orderBy: { seq: 'asc' },
+        });
+        return rows.length === 2 && rows;
+      },
+      { what: 'the clearing event' },
+    );
     expect(after.map((e) => (e.data as { waiting_reason: string | null }).waiting_reason)).toEqual([
       'no online worker has the labels gpu, linux',
       null,
