@@ -1,6 +1,6 @@
 import type { WorkflowBudget } from '@svc/protocol';
 import { plan, scriptedAgent } from '@svc/scripted-llm';
-import { describeResult, E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
+import { E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
 
 const handler = scriptedAgent({
   title: 'Counting',
@@ -25,12 +25,7 @@ describe('svc budget against a real server, worker and scripted LLM', () => {
     await stack?.close();
   });
 
-  const svc = async (args: string[], expected: number) => {
-    const result = await stack.svc(args);
-    if (result.code !== expected)
-      throw new Error(`expected exit ${expected}\n${describeResult(args, result)}\n${stack.diagnostics()}`);
-    return result;
-  };
+  const svc = (args: string[], expected: number) => stack.svcExiting(args, expected);
 
   it(
     'runs with a budget, stops at it (exit 3 while following), shows the spend and resumes after budget set',

@@ -9,7 +9,7 @@ import type { ScriptedHandler } from '@svc/scripted-llm';
 import { startApiProcess } from '@svc/test-kit';
 import { CLI_VERSION } from '../../src/version';
 import { phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
-import { describeResult, E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
+import { E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
 import type { CliResult } from '../support/cli-process';
 
 const exec = promisify(execFile);
@@ -74,12 +74,8 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
     await stack?.close();
   });
 
-  const svc = async (args: string[], expected: number, options?: Parameters<CliStack['svc']>[1]) => {
-    const result = await stack.svc(args, options);
-    if (result.code !== expected)
-      throw new Error(`expected exit ${expected}\n${describeResult(args, result)}\n${stack.diagnostics()}`);
-    return result;
-  };
+  const svc = (args: string[], expected: number, options?: Parameters<CliStack['svc']>[1]) =>
+    stack.svcExiting(args, expected, options);
   const json = <T>(result: CliResult): T => JSON.parse(result.stdout) as T;
   const ndjson = (result: CliResult) =>
     result.stdout

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Workflow } from '@svc/protocol';
 import { advance, plan, scriptedAgent } from '@svc/scripted-llm';
 import { eventually } from '@svc/test-kit';
-import { describeResult, E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
+import { E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
 
 /** Step 1's command says it started, then waits for the test's `go` file; each command appends to ran.txt. */
 const WAIT_FOR_GO = 'touch started; while [ ! -f go ]; do sleep 0.05; done; echo one >> ran.txt';
@@ -28,12 +28,7 @@ describe('svc pause and svc resume against a real server, worker and scripted LL
     await stack?.close();
   });
 
-  const svc = async (args: string[], expected: number) => {
-    const result = await stack.svc(args);
-    if (result.code !== expected)
-      throw new Error(`expected exit ${expected}\n${describeResult(args, result)}\n${stack.diagnostics()}`);
-    return result;
-  };
+  const svc = (args: string[], expected: number) => stack.svcExiting(args, expected);
   const workspaceFile = (id: string, name: string) => path.join(stack.dir, 'worker-workspaces', id, name);
   /** A run whose step 1 command has started and waits for its `go` file. */
   const startedRun = async (requirement: string) => {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { QueueDepth, Workflow } from '@svc/protocol';
 import { eventually } from '@svc/test-kit';
 import { plan, scriptedAgent } from '@svc/scripted-llm';
-import { describeResult, E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
+import { E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
 
 /** `svc run --requires` and `svc admin queue` against a real server whose one worker has no labels. */
 describe('svc run --requires and svc admin queue', () => {
@@ -12,12 +12,8 @@ describe('svc run --requires and svc admin queue', () => {
   }, E2E_TIMEOUT_MS);
   afterAll(async () => stack?.close());
 
-  const svc = async (args: string[], expected: number, env?: Record<string, string>) => {
-    const result = await stack.svc(args, env ? { env } : undefined);
-    if (result.code !== expected)
-      throw new Error(`expected exit ${expected}\n${describeResult(args, result)}\n${stack.diagnostics()}`);
-    return result;
-  };
+  const svc = (args: string[], expected: number, env?: Record<string, string>) =>
+    stack.svcExiting(args, expected, env ? { env } : undefined);
 
   it(
     'creates a run that only a gpu worker may take; it says it waits and the queue lists it for administrators',

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { plan, scriptedAgent } from '@svc/scripted-llm';
-import { describeResult, E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
+import { E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
 
 /** The agent writes the requirement it was given into a file, so the test sees what the run was asked. */
 const agent = scriptedAgent({
@@ -23,11 +23,7 @@ describe('svc triggers with a real server, worker and scripted LLM', () => {
   }, E2E_TIMEOUT_MS);
   afterAll(async () => stack?.close());
 
-  const svc = async (args: string[]) => {
-    const result = await stack.svc(args);
-    if (result.code !== 0) throw new Error(`${describeResult(args, result)}\n${stack.diagnostics()}`);
-    return result;
-  };
+  const svc = (args: string[]) => stack.svcExiting(args, 0);
 
   it(
     'creates a trigger, starts a run from a signed delivery, lists the delivery, rotates and removes the trigger',

@@ -48,6 +48,8 @@ export interface CliStack {
   projectId: string;
   /** `svc <args>` as alice (SVC_CONFIG set), to its end */
   svc(args: string[], options?: Partial<CliOptions>): Promise<CliResult>;
+  /** `svc <args>` as alice; throws with the output and the stack's logs unless it exits with `expected` */
+  svcExiting(args: string[], expected: number, options?: Partial<CliOptions>): Promise<CliResult>;
   /** `svc <args>` as alice, running: stdin open, output as it comes */
   start(args: string[], options?: Partial<CliOptions>): CliProcess;
   workflow(id: string): Promise<Workflow>;
@@ -143,6 +145,12 @@ export async function startStack(handler: ScriptedHandler): Promise<CliStack> {
       alice,
       projectId,
       svc,
+      svcExiting: async (args, expected, options) => {
+        const result = await svc(args, options);
+        if (result.code !== expected)
+          throw new Error(`expected exit ${expected}\n${describeResult(args, result)}\n${diagnostics()}`);
+        return result;
+      },
       start: (args, options) => startCli(args, cliOptions(options)),
       workflow,
       waitForStatus: (id, status) =>
