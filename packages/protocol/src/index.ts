@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './common';
+export * from './secrets';
 export * from './updates';
 export * from './parse';
 export * from './rest/auth';

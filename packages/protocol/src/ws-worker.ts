@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DispatchBudgetSchema } from './rest/budgets';
 import { IdSchema, StepIndexSchema, TimestampSchema } from './common';
+import { RunSecretsSchema } from './secrets';
 import { WsErrorInfoSchema, type ErrorCode } from './errors';
 import { SnapshotDataSchema, UPDATE_DATA_SCHEMAS, type UpdateKind } from './updates';
 
@@ -206,6 +207,8 @@ export const DispatchMessageSchema = z
     app_url: z.string().nullable().optional(),
     /** the run's budget with its spend so far and the model prices; absent when the run has none */
     budget: DispatchBudgetSchema.optional(),
+    /** the secrets this run may use (issue 24): held in the worker's memory for this run only, masked in all it sends */
+    secrets: RunSecretsSchema.optional(),
   })
   .refine((d) => (d.action !== 'feedback' && d.action !== 'answer') || d.message !== undefined, {
     path: ['message'],
@@ -224,6 +227,8 @@ export const ExecMessageSchema = z.object({
   project_id: IdSchema.optional(),
   /** the command's `SVC_JWT`: a job token for the asker's workflow (the target's own token does not reach it) */
   job_token: z.string().min(1).optional(),
+  /** the asker's run's secrets, for the command's environment and the masking of its output */
+  secrets: RunSecretsSchema.optional(),
 });
 export type ExecMessage = z.infer<typeof ExecMessageSchema>;
 
