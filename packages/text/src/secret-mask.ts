@@ -85,7 +85,14 @@ export class SecretMasker {
 function formsOf(value: string): string[] {
   const bytes = utf8Bytes(value);
   const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-  const forms = [value, value.trim(), encodeURIComponent(value), JSON.stringify(value).slice(1, -1), hex, hex.toUpperCase()];
+  const forms = [
+    value,
+    value.trim(),
+    encodeURIComponent(value),
+    JSON.stringify(value).slice(1, -1),
+    hex,
+    hex.toUpperCase(),
+  ];
   for (const encoded of base64Forms(bytes)) {
     const urlSafe = encoded.replace(/\+/g, '-').replace(/\//g, '_');
     forms.push(encoded, urlSafe, urlSafe.replace(/=+$/, ''));
