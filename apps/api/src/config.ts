@@ -150,7 +150,7 @@ export function buildConfig(env: Env): Config {
       audience: env.SVC_AUDIENCE,
       sessionTtlSeconds: env.SESSION_TTL_SECONDS,
     },
-    secrets: { keyFile: env.SECRETS_KEY_FILE ? resolve(env.SECRETS_KEY_FILE) : join(dataDir, 'keys', 'secrets.key') },
+    secrets: { keyFile: secretsKeyFile(env, dataDir) },
     storage: storageConfig(env),
     templates: templatesConfig(env, dataDir),
     kbEmbeddings: kbEmbeddingsConfig(env),
@@ -180,6 +180,10 @@ export function buildConfig(env: Env): Config {
     processes: processCount(env.API_PROCESSES, databaseUrl),
   };
 }
+
+/** SECRETS_KEY_FILE, or the keyring generated under the data directory. */
+const secretsKeyFile = (env: Env, dataDir: string) =>
+  env.SECRETS_KEY_FILE ? resolve(env.SECRETS_KEY_FILE) : join(dataDir, 'keys', 'secrets.key');
 
 function authConfig(env: Env): Config['auth'] {
   return {
