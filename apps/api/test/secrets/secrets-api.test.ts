@@ -36,7 +36,9 @@ describe.each(TEST_PROVIDERS)('secrets through the API on %s', (provider) => {
   afterAll(async () => api?.close());
 
   it('lets owners write, members list names and administrators keep instance secrets; values never come back', async () => {
-    const [olga, max, nina, root] = await Promise.all(['olga', 'max', 'nina', 'root'].map((who) => api.login(who)));
+    const [olga, max, nina, root] = (await Promise.all(
+      ['olga', 'max', 'nina', 'root'].map((who) => api.login(who)),
+    )) as [string, string, string, string];
     const project = (await call('/projects', { method: 'POST', as: olga, json: { name: 'Shop' } })).body.id as string;
     expect(
       (await call(`/projects/${project}/members`, { method: 'POST', as: olga, json: { login: 'max', role: 'member' } }))
