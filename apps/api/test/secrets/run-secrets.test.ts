@@ -1,4 +1,5 @@
 import { TestWorker, eventually, workerToken, type Message } from '@svc/test-kit';
+import type { UpdateBody } from '@svc/protocol';
 import type { TemplateCatalog } from '../../src/services/templates';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, createProject } from '../support/fixtures';
@@ -134,7 +135,7 @@ describe.each(TEST_PROVIDERS)('the secrets of runs on %s', (provider) => {
     await page.inbox.next((m) => m.type === 'subscribed');
 
     const leaked = `token=${PROJECT_VALUE} b64=${b64(PROJECT_VALUE)} global=instance-global`;
-    const log = {
+    const log: UpdateBody = {
       kind: 'log_entry',
       data: {
         step_index: 0,
@@ -143,9 +144,9 @@ describe.each(TEST_PROVIDERS)('the secrets of runs on %s', (provider) => {
         output: leaked,
         is_error: false,
       },
-    } as const;
+    };
     expect((await worker.store(id, last_seq + 1, log)).type).toBe('ack');
-    const diff = {
+    const diff: UpdateBody = {
       kind: 'step_diff',
       data: {
         step_index: 0,
@@ -153,7 +154,7 @@ describe.each(TEST_PROVIDERS)('the secrets of runs on %s', (provider) => {
         patch: `+API_TOKEN=${PROJECT_VALUE}\n`,
         truncated: false,
       },
-    } as const;
+    };
     expect((await worker.store(id, last_seq + 2, diff)).type).toBe('ack');
     const routing = { type: 'command_output', workflow_id: id, call_id: 'c1' };
     worker.send({
