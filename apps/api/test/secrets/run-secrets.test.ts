@@ -199,5 +199,6 @@ describe.each(TEST_PROVIDERS)('the secrets of runs on %s', (provider) => {
     await put(alice, `/projects/${projectA}/secrets/LATE_TOKEN`, { value: 'late-value-77' });
     await write('late.txt', 'late-value-77');
     await eventually(async () => (await get('/files/late.txt?raw')) === '***', { what: 'the new secret masked' });
+    page.ws.close();
   });
 });
