@@ -45,6 +45,7 @@ export function createToolContext(
           maxOutputBytes: Math.max(256, outputMaxBytes - OUTPUT_HEADROOM_BYTES),
           signal: interruptSignal ? AbortSignal.any([signal, interruptSignal()]) : signal,
           onOutput: (stream, chunk) => live.push(stream, chunk),
+          secrets: job.secrets,
         });
         exitCode = result.timedOut || result.cancelled ? null : result.exitCode;
         const described = describeCommandResult(result, timeoutSeconds);
