@@ -103,7 +103,12 @@ export class Executor {
    * The allowed part of the worker's environment (with `command_env`), then the run's secrets (a
    * secret wins over a worker variable of the same name), then the service's SVC_* variables.
    */
-  private environment(workflowId: string, projectId: string, jwt: string, secrets?: RunSecrets): Record<string, string> {
+  private environment(
+    workflowId: string,
+    projectId: string,
+    jwt: string,
+    secrets?: RunSecrets,
+  ): Record<string, string> {
     const env: Record<string, string> = {};
     const hidden = new Set(this.options.secretEnvNames);
     const allowed = new Set([...COMMAND_ENV_ALLOWED, ...(this.options.passEnvNames ?? [])]);

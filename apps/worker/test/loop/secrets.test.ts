@@ -86,8 +86,9 @@ describe('secrets of a run on the worker', () => {
     const prompts = h.llm.requests.map((r) => JSON.stringify(r.body));
     expectNoSecret('the LLM requests', prompts.join('\n'), values);
     // The agent knows the names, from planning on.
-    expect(prompts.filter((p) => p.includes('# Secrets') && p.includes('`$API_TOKEN`') && p.includes('`$SHARED`')))
-      .toHaveLength(prompts.filter((p) => /# svc:(planning|execution)/.test(p)).length);
+    expect(
+      prompts.filter((p) => p.includes('# Secrets') && p.includes('`$API_TOKEN`') && p.includes('`$SHARED`')),
+    ).toHaveLength(prompts.filter((p) => /# svc:(planning|execution)/.test(p)).length);
     // The run has ended: the worker holds nothing of it.
     expect(h.worker.deps.secrets.maskerFor(id).isEmpty).toBe(true);
   });
