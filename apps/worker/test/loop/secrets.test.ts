@@ -11,7 +11,7 @@ import {
   PROBE_MASKED_STDOUT,
   PROBE_SECRET,
   probeAgent,
-  releaseSplitWrite,
+  driveProbe,
 } from '../support/secret-probe';
 
 /** Also a variable of the worker's own environment passed on by `command_env`: the run's secret wins. */
@@ -30,7 +30,7 @@ describe('secrets of a run on the worker', () => {
   beforeAll(async () => {
     server = await startServerFixture({ env: { LOG_LEVEL: 'warn' } });
     h = await startHarness(server, {
-      handler: probeAgent('printf "shared=%s\\n" "$SHARED"'),
+      handler: probeAgent({ extraCommand: 'printf "shared=%s\\n" "$SHARED"' }),
       config: { command_env: ['SHARED'] },
       baseEnv: { SHARED: 'worker-own-value' },
     });
@@ -50,7 +50,7 @@ describe('secrets of a run on the worker', () => {
       const started = events.find((e) => e.event === 'started' && e.command.includes(PROBE_COMMAND));
       return started ? events.filter((e) => e.call_id === started.call_id) : [];
     };
-    await releaseSplitWrite(h.worker.deps.workspace.dir(id), () => liveText(ofProbe(), 'stdout'));
+    await driveProbe(h.worker.deps.workspace.dir(id), () => liveText(ofProbe(), 'stdout'));
     await h.waitForStatus(id, 'completed');
     await h.worker.manager.idle();
     await eventually(() => h.worker.uplink.outbox.size === 0, { what: 'every update acknowledged' });
@@ -112,7 +112,7 @@ describe('secrets of a run on the worker', () => {
       command: PROBE_COMMAND,
       secrets: [secret],
     });
-    await releaseSplitWrite(deps.workspace.dir(workflowId), () => liveText(sent, 'stdout'));
+    await driveProbe(deps.workspace.dir(workflowId), () => liveText(sent, 'stdout'));
     const { output, exit_code } = await result;
 
     expect(exit_code).toBe(0);

@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandOutputData } from '@svc/protocol';
-import { advance, plan, scriptedAgent, type ScriptedHandler } from '@svc/scripted-llm';
+import { advance, plan, scriptedAgent, type Call, type ScriptedHandler } from '@svc/scripted-llm';
 import { eventually } from '@svc/test-kit';
 
 /** The run's secret. `/ + = &` make its base64, URL-encoded and hex forms all differ from it. */
@@ -13,8 +13,8 @@ export const PROBE_SECRET = { name: 'API_TOKEN', value: 's3cr/et+Va=l&u3x' } as 
  */
 export const PROBE_PAD = 'p'.repeat(200);
 const SPLIT_AT = 6;
-/** The file the test creates in the workspace once the first part showed up: the command prints the rest then. */
-export const PROBE_GO_FILE = 'go';
+/** The command starts printing once the test (subscribed to live output by then) creates `ready`. */
+const WAIT_FOR_READY = 'touch waiting; while [ ! -f ready ]; do sleep 0.05; done';
 
 const urlEncode =
   'for ((i=0; i<${#API_TOKEN}; i++)); do c=${API_TOKEN:i:1}; case $c in [A-Za-z0-9._~-]) printf %s "$c";; *) printf %%%02X "\'$c";; esac; done';
@@ -25,6 +25,7 @@ const urlEncode =
  * writes it into a workspace file (for the step diff). `$API_TOKEN` only: the value is never in the command.
  */
 export const PROBE_COMMAND = [
+  WAIT_FOR_READY,
   'printf "plain=%s\\n" "$API_TOKEN"',
   'printf "base64=%s\\n" "$(printf %s "$API_TOKEN" | base64 -w0)"',
   'printf "shifted=%s\\n" "$(printf x%s "$API_TOKEN" | base64 -w0)"',
@@ -33,7 +34,7 @@ export const PROBE_COMMAND = [
   'printf "stderr=%s\\n" "$API_TOKEN" >&2',
   'printf "token=%s\\n" "$API_TOKEN" > token.txt',
   `printf "split=%s%s" "${PROBE_PAD}" "\${API_TOKEN:0:${SPLIT_AT}}"`,
-  `while [ ! -f ${PROBE_GO_FILE} ]; do sleep 0.05; done`,
+  'while [ ! -f go ]; do sleep 0.05; done',
   `printf "%s\\n" "\${API_TOKEN:${SPLIT_AT}}"`,
 ].join('\n');
 
@@ -68,10 +69,11 @@ export function expectNoSecret(what: string, text: string, values: readonly stri
 
 /**
  * The agent of the probe: one step that runs PROBE_COMMAND (after `extraCommand`), reads the file it
- * wrote (its content enters the conversation), and advances; a report that names the value itself
+ * wrote (its content enters the conversation), makes `moreCalls` and advances; a report that names the value itself
  * (the LLM cannot know it; the worker masks it anyway).
  */
-export function probeAgent(extraCommand?: string): ScriptedHandler {
+export function probeAgent(options: { extraCommand?: string; moreCalls?: Call[] } = {}): ScriptedHandler {
+  const { extraCommand, moreCalls = [] } = options;
   const command = extraCommand ? `${extraCommand}\n${PROBE_COMMAND}` : PROBE_COMMAND;
   return scriptedAgent({
     planning: [plan('Use the token')],
@@ -79,6 +81,7 @@ export function probeAgent(extraCommand?: string): ScriptedHandler {
       1: [
         { name: 'execute_on_worker', arguments: { command } },
         { name: 'read_file', arguments: { path: 'token.txt' } },
+        ...moreCalls,
         advance('used the token'),
       ],
     },
@@ -102,13 +105,17 @@ export function expectContiguousOffsets(events: readonly CommandOutputData[], st
 }
 
 /**
- * Lets the probe's split write finish: waits until the live stdout shows the padding (so the first
- * part of the value was read), then creates the go file in the workspace.
+ * Drives PROBE_COMMAND, waiting on events: once it waits (the caller has subscribed to its live output
+ * by then), lets it print; once the live stdout shows the padding (so the first part of the split value
+ * was read), lets it print the rest.
  */
-export async function releaseSplitWrite(workspaceDir: string, stdout: () => string): Promise<void> {
+export async function driveProbe(workspaceDir: string, stdout: () => string): Promise<void> {
+  const file = (name: string) => path.join(workspaceDir, name);
+  await eventually(() => existsSync(file('waiting')), { what: 'the probe to wait for the test' });
+  writeFileSync(file('ready'), '');
   await eventually(() => stdout().includes(`split=${PROBE_PAD.slice(0, 100)}`), {
     what: 'the first part of the split value to be read',
     detail: stdout,
   });
-  writeFileSync(path.join(workspaceDir, PROBE_GO_FILE), '');
+  writeFileSync(file('go'), '');
 }
