@@ -1,17 +1,8 @@
 import path from 'node:path';
-import type { CommandOutputData, LlmCallDetail, StepDiff } from '@svc/protocol';
+import type { LlmCallDetail, StepDiff } from '@svc/protocol';
 import { BrowserSocket } from '../support/e2e-browser';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
-import {
-  expectContiguousOffsets,
-  expectNoSecret,
-  liveText,
-  PROBE_COMMAND,
-  PROBE_MASKED_STDOUT,
-  PROBE_SECRET,
-  probeAgent,
-  driveProbe,
-} from '../support/secret-probe';
+import * as probe from '../support/secret-probe';
 
 const BUILDER = 'e2e-builder';
 /** Run on the other worker: the server hands it the run's secrets with the exec. */
@@ -28,7 +19,7 @@ describe('a project secret in a run', () => {
 
   beforeAll(async () => {
     stack = await startStack({
-      handler: probeAgent({
+      handler: probe.agent({
         moreCalls: [{ name: 'execute_on_worker', arguments: { worker: BUILDER, command: REMOTE_COMMAND } }],
       }),
     });
@@ -40,28 +31,24 @@ describe('a project secret in a run', () => {
     'reaches the commands as $API_TOKEN and shows *** live, in the log, LLM details, step diff and report; the LLM never gets it',
     async () => {
       const { alice } = stack;
-      await alice.json(`/projects/${stack.projectId}/secrets/${PROBE_SECRET.name}`, {
+      await alice.json(`/projects/${stack.projectId}/secrets/${probe.SECRET.name}`, {
         method: 'PUT',
-        json: { value: PROBE_SECRET.value },
+        json: { value: probe.SECRET.value },
       });
       const workflow = await alice.createWorkflow(stack.projectId, 'Use the API token.', { worker_id: FIRST_WORKER });
       const browser = await BrowserSocket.open(stack.api.url, alice.cookie);
       try {
         await browser.subscribe(workflow.id);
-        const ofProbe = (): CommandOutputData[] => {
-          const events = browser.events('command_output', workflow.id).map((m) => m.data);
-          const started = events.find((e) => e.event === 'started' && e.command.includes(PROBE_COMMAND));
-          return started ? events.filter((e) => e.call_id === started.call_id) : [];
-        };
+        const ofProbe = () => probe.output(browser.events('command_output', workflow.id).map((m) => m.data));
         const workspace = path.join(stack.dir, `${FIRST_WORKER}-workspaces`, workflow.id);
-        await driveProbe(workspace, () => liveText(ofProbe(), 'stdout'));
+        await probe.drive(workspace, () => probe.liveText(ofProbe(), 'stdout'));
         await stack.waitForStatus(workflow.id, 'completed');
 
         // Live, as the browser received it.
         const live = ofProbe();
-        expect(liveText(live, 'stdout')).toMatch(new RegExp(`^${PROBE_MASKED_STDOUT.source}`));
-        expect(liveText(live, 'stderr')).toBe('stderr=***\n');
-        expectContiguousOffsets(live, 'stdout');
+        expect(probe.liveText(live, 'stdout')).toMatch(new RegExp(`^${probe.MASKED_STDOUT.source}`));
+        expect(probe.liveText(live, 'stderr')).toBe('stderr=***\n');
+        probe.expectContiguousOffsets(live, 'stdout');
 
         // Stored and served: the log (the other worker's command too), LLM call details, step diff, report.
         const log = await alice.log(workflow.id);
@@ -77,13 +64,13 @@ describe('a project secret in a run', () => {
         const report = await alice.file(workflow.id, 'report.md');
         expect(report).toContain('The token *** was used.');
 
-        expectNoSecret('the live and stored events', JSON.stringify(browser.messages));
-        expectNoSecret('the stored log', JSON.stringify(log));
-        expectNoSecret('the LLM call details', JSON.stringify(details));
-        expectNoSecret('the report', report);
+        probe.expectNoSecret('the live and stored events', JSON.stringify(browser.messages));
+        probe.expectNoSecret('the stored log', JSON.stringify(log));
+        probe.expectNoSecret('the LLM call details', JSON.stringify(details));
+        probe.expectNoSecret('the report', report);
         // What the LLM received: never a value, the name from planning on.
         const requests = stack.llm.requests.map((r) => JSON.stringify(r.body));
-        expectNoSecret('the LLM requests', requests.join('\n'));
+        probe.expectNoSecret('the LLM requests', requests.join('\n'));
         expect(requests.filter((r) => r.includes('`$API_TOKEN`')).length).toBeGreaterThanOrEqual(2);
       } finally {
         browser.close();

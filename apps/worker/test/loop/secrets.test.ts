@@ -1,22 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { CommandOutputData, CommandOutputMessage, DispatchMessage, LlmCallDetail, StepDiff } from '@svc/protocol';
+import type { CommandOutputMessage, DispatchMessage, LlmCallDetail, StepDiff } from '@svc/protocol';
 import { eventually } from '@svc/test-kit';
 import { startHarness, type Harness } from '../support/harness';
 import { SERVER_SETUP_MS, startServerFixture, type ServerFixture } from '../support/real-server';
-import {
-  expectContiguousOffsets,
-  expectNoSecret,
-  liveText,
-  PROBE_COMMAND,
-  PROBE_MASKED_STDOUT,
-  PROBE_SECRET,
-  probeAgent,
-  driveProbe,
-} from '../support/secret-probe';
+import * as probe from '../support/secret-probe';
 
 /** Also a variable of the worker's own environment passed on by `command_env`: the run's secret wins. */
 const SHARED = { name: 'SHARED', value: 'shared-run-value' };
-const RUN_SECRETS = [PROBE_SECRET, SHARED];
+const RUN_SECRETS = [probe.SECRET, SHARED];
 
 /**
  * The worker's side of run secrets (decision 0041) with the real worker, real sandboxed commands, the
@@ -30,7 +21,7 @@ describe('secrets of a run on the worker', () => {
   beforeAll(async () => {
     server = await startServerFixture({ env: { LOG_LEVEL: 'warn' } });
     h = await startHarness(server, {
-      handler: probeAgent({ extraCommand: 'printf "shared=%s\\n" "$SHARED"' }),
+      handler: probe.agent({ extraCommand: 'printf "shared=%s\\n" "$SHARED"' }),
       config: { command_env: ['SHARED'] },
       baseEnv: { SHARED: 'worker-own-value' },
     });
@@ -45,12 +36,8 @@ describe('secrets of a run on the worker', () => {
 
   it('reach the command; its live output, log, LLM calls, step diff, report and LLM requests show ***', async () => {
     const id = await h.start('Use the token.');
-    const ofProbe = (): CommandOutputData[] => {
-      const events = h.browser.events('command_output', id).map((m) => m.data);
-      const started = events.find((e) => e.event === 'started' && e.command.includes(PROBE_COMMAND));
-      return started ? events.filter((e) => e.call_id === started.call_id) : [];
-    };
-    await driveProbe(h.worker.deps.workspace.dir(id), () => liveText(ofProbe(), 'stdout'));
+    const ofProbe = () => probe.output(h.browser.events('command_output', id).map((m) => m.data));
+    await probe.drive(h.worker.deps.workspace.dir(id), () => probe.liveText(ofProbe(), 'stdout'));
     await h.waitForStatus(id, 'completed');
     await h.worker.manager.idle();
     await eventually(() => h.worker.uplink.outbox.size === 0, { what: 'every update acknowledged' });
@@ -58,17 +45,17 @@ describe('secrets of a run on the worker', () => {
     // Live: each stream masked as a whole (the split value too), offsets counting the masked bytes.
     await eventually(() => ofProbe().some((e) => e.event === 'finished'), { what: 'the probe to finish live' });
     const live = ofProbe();
-    expect(liveText(live, 'stdout')).toMatch(new RegExp(`^shared=\\*\\*\\*\\n${PROBE_MASKED_STDOUT.source}`));
-    expect(liveText(live, 'stderr')).toBe('stderr=***\n');
-    expectContiguousOffsets(live, 'stdout');
-    expectContiguousOffsets(live, 'stderr');
+    expect(probe.liveText(live, 'stdout')).toMatch(new RegExp(`^shared=\\*\\*\\*\\n${probe.MASKED_STDOUT.source}`));
+    expect(probe.liveText(live, 'stderr')).toBe('stderr=***\n');
+    probe.expectContiguousOffsets(live, 'stdout');
+    probe.expectContiguousOffsets(live, 'stderr');
 
     // Stored: the command's log entry, the file read back into the conversation, the step diff, the report.
     const updates = h.updates(id);
     const logs = updates.flatMap((u) => (u.kind === 'log_entry' ? [u.data] : []));
-    const probe = logs.find((l) => l.tool_name === 'execute_on_worker');
-    expect(probe?.output).toContain('stderr=***\n');
-    expect(probe?.output).toContain('shared=***\n');
+    const probeEntry = logs.find((l) => l.tool_name === 'execute_on_worker');
+    expect(probeEntry?.output).toContain('stderr=***\n');
+    expect(probeEntry?.output).toContain('shared=***\n');
     expect(logs.find((l) => l.tool_name === 'read_file')?.output).toBe('token=***\n');
     const diffs = await server.alice.json<StepDiff[]>(`/workflows/${id}/diffs?step=0`);
     expect(diffs[0]?.patch).toContain('+token=***\n');
@@ -81,10 +68,10 @@ describe('secrets of a run on the worker', () => {
 
     // Nothing the worker sent (as the server stored and relayed it) holds a value, nor did any LLM request.
     const values = RUN_SECRETS.map((s) => s.value);
-    expectNoSecret('the live and stored events', JSON.stringify(h.browser.messages), values);
-    expectNoSecret('the stored LLM call details', details, values);
+    probe.expectNoSecret('the live and stored events', JSON.stringify(h.browser.messages), values);
+    probe.expectNoSecret('the stored LLM call details', details, values);
     const prompts = h.llm.requests.map((r) => JSON.stringify(r.body));
-    expectNoSecret('the LLM requests', prompts.join('\n'), values);
+    probe.expectNoSecret('the LLM requests', prompts.join('\n'), values);
     // The agent knows the names, from planning on.
     expect(
       prompts.filter((p) => p.includes('# Secrets') && p.includes('`$API_TOKEN`') && p.includes('`$SHARED`')),
@@ -95,7 +82,7 @@ describe('secrets of a run on the worker', () => {
 
   it("an exec for another worker's run gets that run's secrets as its environment, masked, then forgotten", async () => {
     const workflowId = randomUUID();
-    const secret = { name: PROBE_SECRET.name, value: 'exec/Only+Val=ue&9' };
+    const secret = { name: probe.SECRET.name, value: 'exec/Only+Val=ue&9' };
     const sent: CommandOutputMessage[] = [];
     const { uplink, manager, deps } = h.worker;
     const send = uplink.sendCommandOutput.bind(uplink);
@@ -109,17 +96,17 @@ describe('secrets of a run on the worker', () => {
       workflow_id: workflowId,
       project_id: server.projectId,
       job_token: 'job-token-of-the-asker',
-      command: PROBE_COMMAND,
+      command: probe.COMMAND,
       secrets: [secret],
     });
-    await driveProbe(deps.workspace.dir(workflowId), () => liveText(sent, 'stdout'));
+    await probe.drive(deps.workspace.dir(workflowId), () => probe.liveText(sent, 'stdout'));
     const { output, exit_code } = await result;
 
     expect(exit_code).toBe(0);
     expect(output).toContain('stderr=***\n');
-    expect(liveText(sent, 'stdout')).toMatch(new RegExp(`^${PROBE_MASKED_STDOUT.source}`));
-    expectContiguousOffsets(sent, 'stdout');
-    expectNoSecret('the exec result and its live output', JSON.stringify({ output, sent }), [secret.value]);
+    expect(probe.liveText(sent, 'stdout')).toMatch(new RegExp(`^${probe.MASKED_STDOUT.source}`));
+    probe.expectContiguousOffsets(sent, 'stdout');
+    probe.expectNoSecret('the exec result and its live output', JSON.stringify({ output, sent }), [secret.value]);
     expect(deps.secrets.maskerFor(workflowId).isEmpty).toBe(true);
   });
 });

@@ -5,13 +5,13 @@ import { advance, plan, scriptedAgent, type Call, type ScriptedHandler } from '@
 import { eventually } from '@svc/test-kit';
 
 /** The run's secret. `/ + = &` make its base64, URL-encoded and hex forms all differ from it. */
-export const PROBE_SECRET = { name: 'API_TOKEN', value: 's3cr/et+Va=l&u3x' } as const;
+export const SECRET = { name: 'API_TOKEN', value: 's3cr/et+Va=l&u3x' } as const;
 
 /**
  * Printed right before the first part of the split value: the masking stream holds back its longest
  * form's length, so a long run of it gets through and shows the first part was read.
  */
-export const PROBE_PAD = 'p'.repeat(200);
+export const PAD = 'p'.repeat(200);
 const SPLIT_AT = 6;
 /** The command starts printing once the test (subscribed to live output by then) creates `ready`. */
 const WAIT_FOR_READY = 'touch waiting; while [ ! -f ready ]; do sleep 0.05; done';
@@ -24,7 +24,7 @@ const urlEncode =
  * to stderr, and split across two writes with a wait between them (so across two reads of the pipe);
  * writes it into a workspace file (for the step diff). `$API_TOKEN` only: the value is never in the command.
  */
-export const PROBE_COMMAND = [
+export const COMMAND = [
   WAIT_FOR_READY,
   'printf "plain=%s\\n" "$API_TOKEN"',
   'printf "base64=%s\\n" "$(printf %s "$API_TOKEN" | base64 -w0)"',
@@ -33,19 +33,19 @@ export const PROBE_COMMAND = [
   `printf "url=%s\\n" "$(${urlEncode})"`,
   'printf "stderr=%s\\n" "$API_TOKEN" >&2',
   'printf "token=%s\\n" "$API_TOKEN" > token.txt',
-  `printf "split=%s%s" "${PROBE_PAD}" "\${API_TOKEN:0:${SPLIT_AT}}"`,
+  `printf "split=%s%s" "${PAD}" "\${API_TOKEN:0:${SPLIT_AT}}"`,
   'while [ ! -f go ]; do sleep 0.05; done',
   `printf "%s\\n" "\${API_TOKEN:${SPLIT_AT}}"`,
 ].join('\n');
 
-/** How the masked stdout of PROBE_COMMAND ends, line by line (`shifted` keeps the characters the prefix shares). */
-export const PROBE_MASKED_STDOUT =
+/** How the masked stdout of COMMAND ends, line by line (`shifted` keeps the characters the prefix shares). */
+export const MASKED_STDOUT =
   /plain=\*\*\*\nbase64=\*\*\*\nshifted=[A-Za-z0-9+/]{0,3}\*\*\*[A-Za-z0-9+/=]{0,4}\nhex=\*\*\*\nurl=\*\*\*\nsplit=p{200}\*\*\*\n$/;
 
 /** The value in every form the masking catches; for the probe's value also both parts of its split write. */
-export function probeForms(value: string = PROBE_SECRET.value): string[] {
+export function forms(value: string = SECRET.value): string[] {
   const base64 = Buffer.from(value).toString('base64');
-  const parts = value === PROBE_SECRET.value ? [value.slice(0, SPLIT_AT), value.slice(SPLIT_AT)] : [];
+  const parts = value === SECRET.value ? [value.slice(0, SPLIT_AT), value.slice(SPLIT_AT)] : [];
   return [
     value,
     base64,
@@ -59,22 +59,22 @@ export function probeForms(value: string = PROBE_SECRET.value): string[] {
 }
 
 /** Fails naming the form (and where it is) when `text` holds a value in any form. */
-export function expectNoSecret(what: string, text: string, values: readonly string[] = [PROBE_SECRET.value]): void {
+export function expectNoSecret(what: string, text: string, values: readonly string[] = [SECRET.value]): void {
   for (const value of values)
-    for (const form of probeForms(value)) {
+    for (const form of forms(value)) {
       const at = text.indexOf(form);
       if (at >= 0) throw new Error(`${what} holds "${form}": …${text.slice(Math.max(0, at - 300), at + 300)}…`);
     }
 }
 
 /**
- * The agent of the probe: one step that runs PROBE_COMMAND (after `extraCommand`), reads the file it
+ * The agent of the probe: one step that runs COMMAND (after `extraCommand`), reads the file it
  * wrote (its content enters the conversation), makes `moreCalls` and advances; a report that names the value itself
  * (the LLM cannot know it; the worker masks it anyway).
  */
-export function probeAgent(options: { extraCommand?: string; moreCalls?: Call[] } = {}): ScriptedHandler {
+export function agent(options: { extraCommand?: string; moreCalls?: Call[] } = {}): ScriptedHandler {
   const { extraCommand, moreCalls = [] } = options;
-  const command = extraCommand ? `${extraCommand}\n${PROBE_COMMAND}` : PROBE_COMMAND;
+  const command = extraCommand ? `${extraCommand}\n${COMMAND}` : COMMAND;
   return scriptedAgent({
     planning: [plan('Use the token')],
     steps: {
@@ -85,8 +85,14 @@ export function probeAgent(options: { extraCommand?: string; moreCalls?: Call[] 
         advance('used the token'),
       ],
     },
-    report: `# Report\n\nThe token ${PROBE_SECRET.value} was used.`,
+    report: `# Report\n\nThe token ${SECRET.value} was used.`,
   });
+}
+
+/** The live output of the probe's command among a workflow's live output. */
+export function output(events: readonly CommandOutputData[]): CommandOutputData[] {
+  const started = events.find((e) => e.event === 'started' && e.command.includes(COMMAND));
+  return started ? events.filter((e) => e.call_id === started.call_id) : [];
 }
 
 /** One stream of a command's live output, as the chunks a subscriber received. */
@@ -105,15 +111,15 @@ export function expectContiguousOffsets(events: readonly CommandOutputData[], st
 }
 
 /**
- * Drives PROBE_COMMAND, waiting on events: once it waits (the caller has subscribed to its live output
+ * Drives COMMAND, waiting on events: once it waits (the caller has subscribed to its live output
  * by then), lets it print; once the live stdout shows the padding (so the first part of the split value
  * was read), lets it print the rest.
  */
-export async function driveProbe(workspaceDir: string, stdout: () => string): Promise<void> {
+export async function drive(workspaceDir: string, stdout: () => string): Promise<void> {
   const file = (name: string) => path.join(workspaceDir, name);
   await eventually(() => existsSync(file('waiting')), { what: 'the probe to wait for the test' });
   writeFileSync(file('ready'), '');
-  await eventually(() => stdout().includes(`split=${PROBE_PAD.slice(0, 100)}`), {
+  await eventually(() => stdout().includes(`split=${PAD.slice(0, 100)}`), {
     what: 'the first part of the split value to be read',
     detail: stdout,
   });
