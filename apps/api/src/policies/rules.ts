@@ -29,8 +29,9 @@ const MEMBER_ACTIONS = new Set<ProjectAction>([
   'token.job',
   'schedule.read',
   'schedule.manage',
+  'secret.read',
 ]);
-const OWNER_ONLY = new Set<ProjectAction>(['project.delete', 'members.manage', 'project.budget']);
+const OWNER_ONLY = new Set<ProjectAction>(['project.delete', 'members.manage', 'project.budget', 'secret.manage']);
 /** What a worker does to a workflow dispatched to it (apps/worker/src/api/server-api.ts); nothing project-wide. */
 const WORKER_ACTIONS = new Set<ProjectAction>([
   'workflow.read',
@@ -120,6 +121,8 @@ const USER_GLOBAL_RULES: Readonly<Record<GlobalAction, (user: UserPrincipal) => 
   'token.worker': adminSession,
   'tokens.manage_any': adminSession,
   'queue.read': adminUnnarrowed,
+  // an administrator's CLI with an unnarrowed api token may manage them too (values stay write-only)
+  'secrets.instance': adminUnnarrowed,
 };
 const WORKER_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read', 'workers.read', 'templates.read', 'settings.read']);
 const JOB_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read']);

@@ -8,6 +8,7 @@ import { PAUSE_OPERATIONS } from './pause';
 import type { IdentifiedOperation } from './operation';
 import { PROJECT_OPERATIONS } from './projects';
 import { SCHEDULE_OPERATIONS } from './schedules';
+import { SECRET_OPERATIONS } from './secrets';
 import { TRIGGER_OPERATIONS } from './triggers';
 import { ROUTING_OPERATIONS } from './routing';
 import { WORKFLOW_OPERATIONS } from './workflows';
@@ -34,6 +35,7 @@ export const OPERATIONS = {
   ...ADMIN_OPERATIONS,
   ...TRIGGER_OPERATIONS,
   ...ROUTING_OPERATIONS,
+  ...SECRET_OPERATIONS,
 };
 
 export type Operations = typeof OPERATIONS;
