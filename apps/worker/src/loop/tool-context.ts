@@ -27,6 +27,7 @@ export function createToolContext(
     commandTimeoutSeconds: deps.config.commandTimeoutSeconds,
     outputMaxBytes,
     signal,
+    maskSecrets: (text) => job.secrets?.mask(text) ?? text,
     async runLocal(command, timeoutSeconds) {
       const live = new CommandOutput({
         send: (message) => deps.link.sendCommandOutput(message),

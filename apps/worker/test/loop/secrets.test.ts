@@ -35,7 +35,8 @@ describe('secrets of a run on the worker', () => {
   });
 
   it('reach the command; its live output, log, LLM calls, step diff, report and LLM requests show ***', async () => {
-    const id = await h.start('Use the token.');
+    // A user who pastes the value into the requirement: the LLM gets it masked too.
+    const id = await h.start(`Use the token ${probe.SECRET.value} to deploy.`);
     const ofProbe = () => probe.output(h.browser.events('command_output', id).map((m) => m.data));
     await probe.drive(h.worker.deps.workspace.dir(id), () => probe.liveText(ofProbe(), 'stdout'));
     await h.waitForStatus(id, 'completed');
