@@ -11,6 +11,8 @@ import { LlmClient } from './llm/llm-client';
 import type { LoopDeps } from './loop/deps';
 import { WorkflowManager } from './loop/manager';
 import type { Prompts } from './prompts';
+import { MaskedModel } from './secrets/masked-model';
+import { WorkflowSecrets } from './secrets/workflow-secrets';
 import { errorMessage, type Logger } from './util/logger';
 import { WorkspaceSync } from './workspace/sync';
 
@@ -77,7 +79,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   });
   // Built in dependency order: the uplink (what goes to the server) needs nothing; the manager
   // sends through it; the link opens it on registration and hands the server's requests to the manager.
-  const uplink = new Uplink({ logger, window: config.updateWindow });
+  // Everything sent for a workflow passes the uplink and (LLM requests) MaskedModel: both mask with
+  // the secrets its work here holds (decision 0041).
+  const secrets = new WorkflowSecrets();
+  const uplink = new Uplink({ logger, window: config.updateWindow, maskerFor: (id) => secrets.maskerFor(id) });
   const llm = new LlmClient(config.llm, {
     logger,
     retryBaseMs: options.llmRetry?.baseMs,
@@ -91,10 +96,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     config,
     prompts: options.prompts,
     api,
-    llmFor: (workflowId) => llm.forWorkflow(workflowId),
+    llmFor: (workflowId) => new MaskedModel(llm.forWorkflow(workflowId), () => secrets.maskerFor(workflowId)),
     executor,
     workspace: new WorkspaceSync(api, config.workspaceRoot),
     link: uplink,
+    secrets,
     workerId: () => uplink.workerId,
     logger,
   };

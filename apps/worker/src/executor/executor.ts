@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import type { RunSecrets } from '../secrets/run-secrets';
 import { workflowDir } from '../workspace/paths';
 import type { JobToken, JobTokenSource } from './job-token';
 import { runCommand, type CommandResult } from './run-command';
@@ -56,8 +57,10 @@ export interface ExecRequest {
   /** Output kept (head and tail); default CAPTURE_MAX_BYTES. */
   maxOutputBytes?: number;
   signal?: AbortSignal;
-  /** Sees the output as it arrives (live output to the server). */
+  /** Sees the output as it arrives (live output to the server), after the secrets were masked in it. */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /** The run's secrets: environment variables of the command, masked in its output. */
+  secrets?: RunSecrets;
 }
 
 /** Runs agent commands in the workflow's workspace with the SVC_* environment. */
@@ -77,7 +80,7 @@ export class Executor {
     const sandboxed = await this.sandbox.wrap({
       command: request.command,
       cwd,
-      env: this.environment(request.workflowId, job.projectId ?? '', job.token),
+      env: this.environment(request.workflowId, job.projectId ?? '', job.token, request.secrets),
       workspaceRoot: this.options.workspaceRoot,
       svcUrl: this.options.serverUrl,
     });
@@ -91,18 +94,30 @@ export class Executor {
       killGraceMs: this.options.killGraceMs,
       signal: request.signal,
       onOutput: request.onOutput,
+      masker: request.secrets?.masker,
       lifecycle: sandboxed.lifecycle,
     });
   }
 
-  private environment(workflowId: string, projectId: string, jwt: string): Record<string, string> {
+  /**
+   * The allowed part of the worker's environment (with `command_env`), then the run's secrets (a
+   * secret wins over a worker variable of the same name), then the service's SVC_* variables.
+   */
+  private environment(
+    workflowId: string,
+    projectId: string,
+    jwt: string,
+    secrets?: RunSecrets,
+  ): Record<string, string> {
     const env: Record<string, string> = {};
-    const secrets = new Set(this.options.secretEnvNames);
+    const hidden = new Set(this.options.secretEnvNames);
     const allowed = new Set([...COMMAND_ENV_ALLOWED, ...(this.options.passEnvNames ?? [])]);
     for (const [name, value] of Object.entries(this.options.baseEnv)) {
       const passed = allowed.has(name) || name.startsWith('LC_');
-      if (value !== undefined && passed && !secrets.has(name) && !name.startsWith('SVC_')) env[name] = value;
+      if (value !== undefined && passed && !hidden.has(name) && !name.startsWith('SVC_')) env[name] = value;
     }
+    // Secret names never start with SVC_ (SecretNameSchema); the service's variables are set after them anyway.
+    Object.assign(env, secrets?.env());
     env.SVC_JWT = jwt;
     env.SVC_URL = this.options.serverUrl;
     env.SVC_PROJECT_ID = projectId;

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { SecretMasker } from '@svc/text';
+import { maskedOutput } from './masked-output';
 import { HeadTailBuffer } from './output-buffer';
 
 /** What is set up around one spawned command and torn down after it (the sandbox's network, limits). */
@@ -29,6 +31,8 @@ export interface CommandSpec {
   drainMs?: number;
   /** Sees every piece of output as it arrives (live output); the result keeps its own capped copy. */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /** The run's secrets: masked in both streams before the output is kept or seen by `onOutput`. */
+  masker?: SecretMasker;
   lifecycle?: CommandLifecycle;
 }
 
@@ -119,9 +123,23 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
       if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
     });
 
+    const streams = {
+      stdout: maskedOutput(spec.masker, (chunk) => {
+        output.push(chunk);
+        spec.onOutput?.('stdout', chunk);
+      }),
+      stderr: maskedOutput(spec.masker, (chunk) => {
+        output.push(chunk);
+        spec.onOutput?.('stderr', chunk);
+      }),
+    };
+
     const finish = (startError?: string): void => {
       if (settled) return;
       settled = true;
+      // What the masking held back (a possible start of a value) goes out before the result.
+      streams.stdout.end();
+      streams.stderr.end();
       clearTimeout(timer);
       clearTimeout(drainTimer);
       spec.signal?.removeEventListener('abort', onAbort);
@@ -139,14 +157,8 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
       });
     };
 
-    stdout.on('data', (chunk: Buffer) => {
-      output.push(chunk);
-      spec.onOutput?.('stdout', chunk);
-    });
-    stderr.on('data', (chunk: Buffer) => {
-      output.push(chunk);
-      spec.onOutput?.('stderr', chunk);
-    });
+    stdout.on('data', (chunk: Buffer) => streams.stdout.write(chunk));
+    stderr.on('data', (chunk: Buffer) => streams.stderr.write(chunk));
     child.on('error', (err) => finish(`command could not start: ${err.message}`));
     child.on('exit', (code, signal) => {
       exit = { code, signal };

@@ -8,7 +8,7 @@ import {
   type WorkerToServerMessage,
   type WsErrorInfo,
 } from '@svc/protocol';
-import { utf8ByteLength } from '@svc/text';
+import { utf8ByteLength, type SecretMasker } from '@svc/text';
 import { backoffDelay, type BackoffOptions } from '@svc/client';
 import { silentLogger, type Logger } from '../util/logger';
 import { ExecRelay } from './exec-relay';
@@ -26,6 +26,8 @@ export interface UplinkOptions {
   resend?: BackoffOptions;
   /** Updates sent and not yet acknowledged at most; the rest wait in the outbox (config `update_window`). */
   window?: number;
+  /** The secrets a workflow's work holds now: masked in its updates and live output before they are queued or sent. */
+  maskerFor?: (workflowId: string) => SecretMasker;
   logger?: Logger;
 }
 
@@ -50,6 +52,7 @@ export class Uplink implements ServerLink {
   private send: SendMessage | null = null;
   private registeredAs: string | undefined;
   private readonly window: number;
+  private readonly maskerFor: ((workflowId: string) => SecretMasker) | undefined;
   /** Keys of the updates sent on this connection and not yet acknowledged (at most `window`). */
   private readonly inFlight = new Set<string>();
   /** Updates the server could not store for now: resent after a back-off (attempt count, timer). */
@@ -60,6 +63,7 @@ export class Uplink implements ServerLink {
     this.logger = options.logger ?? silentLogger;
     this.resendBackoff = options.resend ?? DEFAULT_RESEND;
     this.window = options.window ?? DEFAULT_UPDATE_WINDOW;
+    this.maskerFor = options.maskerFor;
   }
 
   /** This worker's server id, from its latest registration. */
@@ -75,7 +79,11 @@ export class Uplink implements ServerLink {
     this.outbox.begin(workflowId, lastSeq);
   }
 
-  sendUpdate(workflowId: string, update: UpdateBody): void {
+  sendUpdate(workflowId: string, rawUpdate: UpdateBody): void {
+    // Masked once, before it is numbered and kept: a resend after a reconnect is the masked copy.
+    const masker = this.maskerFor?.(workflowId);
+    const update =
+      masker && !masker.isEmpty ? ({ ...rawUpdate, data: masker.maskJson(rawUpdate.data) } as UpdateBody) : rawUpdate;
     // Measured with the largest seq it could carry, so the numbered message fits too.
     const probe = { type: 'update', workflow_id: workflowId, seq: Number.MAX_SAFE_INTEGER, ...update } as UpdateMessage;
     const fitted = fitFrame(probe);
@@ -115,8 +123,17 @@ export class Uplink implements ServerLink {
     return this.execs.request(send, request, signal);
   }
 
+  /**
+   * Chunks arrive masked already (the executor masks each stream as a whole, so a value split across
+   * chunks is caught and offsets count the masked stream); the command line is masked here.
+   */
   sendCommandOutput(message: CommandOutputMessage): void {
-    this.send?.(message);
+    const masker = this.maskerFor?.(message.workflow_id);
+    const masked =
+      message.event === 'started' && masker && !masker.isEmpty
+        ? { ...message, command: masker.mask(message.command) }
+        : message;
+    this.send?.(masked);
   }
 
   /** Answers another worker's exec; false when the connection is down and the result is lost. */

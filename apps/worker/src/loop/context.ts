@@ -10,9 +10,25 @@ function planOutline(steps: readonly Step[]): string {
   return steps.map((step, index) => `${index + 1}. [${step.status}] ${step.title}`).join('\n');
 }
 
+/**
+ * The run's secrets by name, so the agent can use them in commands; their values never reach it.
+ * Empty when the run has none.
+ */
+function secretsSection(names: readonly string[] | undefined): string[] {
+  if (!names || names.length === 0) return [];
+  const list = names.map((name) => `- \`$${name}\``).join('\n');
+  return [
+    `# Secrets\n\nEvery command's environment holds these secrets as variables:\n\n${list}\n\n` +
+      'Reference them by name in commands (for example `curl -H "Authorization: Bearer $NAME"`). Their values ' +
+      'are never shown to you: output containing one shows `***` instead. Do not print them or write them into files.',
+  ];
+}
+
 export interface StepContextInput {
   systemPrompt: string;
   requirement: string;
+  /** names of the run's secrets (environment variables of every command) */
+  secretNames?: readonly string[];
   steps: readonly Step[];
   memo: readonly string[];
   stepIndex: number;
@@ -32,6 +48,7 @@ export function stepMessages(input: StepContextInput): ChatCompletionMessagePara
     `# Requirement\n\n${input.requirement}`,
     `# Plan\n\n${planOutline(input.steps)}`,
     `# Memos from earlier work\n\n${memoSection(input.memo)}`,
+    ...secretsSection(input.secretNames),
     `# Current task: Step ${input.stepIndex + 1} of ${input.steps.length}\n\n## ${step.title}\n\n${step.description}`,
   ];
   if (input.note) sections.push(`# Note\n\n${input.note}`);
@@ -48,6 +65,8 @@ export interface PlanningContextInput {
   /** Template the workflow was created with, if any (its files are already in the workspace). */
   template: string | null | undefined;
   workspaceFiles: readonly string[];
+  /** names of the run's secrets, for steps that need credentials */
+  secretNames?: readonly string[];
 }
 
 const LISTED_FILES = 100;
@@ -68,6 +87,7 @@ export function planningMessages(input: PlanningContextInput): ChatCompletionMes
   const user = [
     `# Requirement\n\n${input.requirement}`,
     `# Workspace\n\n${template}\n\n${files}`,
+    ...secretsSection(input.secretNames),
     'Write the plan and submit it with submit_plan.',
   ];
   return [

@@ -125,7 +125,9 @@ class Conversation {
   private async runCall(call: FunctionCall): Promise<ToolEffect | undefined> {
     const startedAt = Date.now();
     const { input, output, isError, stoppedBy } = await this.invoke(call);
-    const cut = truncateUtf8(output, this.options.outputMaxBytes, { marker: true }).text;
+    // Masked before the cut (which could halve a value) and before the output enters the conversation.
+    const masked = this.options.toolContext.maskSecrets?.(output) ?? output;
+    const cut = truncateUtf8(masked, this.options.outputMaxBytes, { marker: true }).text;
     this.options.onLog({
       step_index: this.options.stepIndex,
       tool_name: call.function.name,

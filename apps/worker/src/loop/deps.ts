@@ -5,6 +5,8 @@ import type { Executor } from '../executor/executor';
 import type { ServerLink } from '../link/server-link';
 import type { ChatModel } from '../llm/llm-client';
 import type { Prompts } from '../prompts';
+import type { RunSecrets } from '../secrets/run-secrets';
+import type { WorkflowSecrets } from '../secrets/workflow-secrets';
 import type { Logger } from '../util/logger';
 import type { WorkspaceSync } from '../workspace/sync';
 
@@ -27,6 +29,8 @@ export interface LoopDeps {
   executor: Executor;
   workspace: WorkspaceSync;
   link: ServerLink;
+  /** The secrets each workflow's work here holds now: the link and the LLM client mask by them. */
+  secrets: WorkflowSecrets;
   /** This worker's server id, once registered. */
   workerId(): string | undefined;
   logger: Logger;
@@ -41,4 +45,6 @@ export interface Job {
   appUrl?: string | null;
   /** the run's budget and the spend the server counted at the dispatch; absent: no budget */
   budget?: DispatchBudget;
+  /** the secrets of the dispatch that started this run (memory only; gone with the run) */
+  secrets?: RunSecrets;
 }

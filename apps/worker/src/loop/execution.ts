@@ -29,6 +29,7 @@ export async function runStep(run: RunContext, note?: string): Promise<StepOutco
       memo: run.state.memo,
       stepIndex: index,
       note,
+      secretNames: run.job.secrets?.names,
     }),
     tools: EXECUTION_TOOLS,
     toolContext: run.toolContext(index),

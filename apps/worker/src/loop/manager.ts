@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/protocol';
 import { CommandOutput } from '../executor/command-output';
 import type { LinkHandlers } from '../link/worker-link';
+import { RunSecrets } from '../secrets/run-secrets';
 import { errorMessage } from '../util/logger';
 import type { LoopDeps } from './deps';
 import { WorkflowRun, type RunEnd } from './runner';
@@ -97,8 +98,23 @@ export class WorkflowManager implements LinkHandlers {
     );
   }
 
-  /** Runs a command for another worker's agent; the caller sends the result back. */
+  /**
+   * Runs a command for another worker's agent; the caller sends the result back. The asker's run's
+   * secrets come with the exec: the command's environment, masked in its live output and its result,
+   * and forgotten when it ends.
+   */
   async serveExec(message: ExecMessage): Promise<ExecResultMessage> {
+    const secrets = new RunSecrets(message.secrets);
+    const release = this.deps.secrets.hold(message.workflow_id, secrets);
+    try {
+      const result = await this.runExec(message, secrets);
+      return { ...result, output: secrets.mask(result.output) };
+    } finally {
+      release();
+    }
+  }
+
+  private async runExec(message: ExecMessage, secrets: RunSecrets): Promise<ExecResultMessage> {
     const timeout = message.timeout_seconds ?? this.deps.config.commandTimeoutSeconds;
     // The asker's page sees the output live too (the server relays it while this exec is pending).
     const live = new CommandOutput({
@@ -118,6 +134,7 @@ export class WorkflowManager implements LinkHandlers {
         timeoutSeconds: timeout,
         maxOutputBytes: this.deps.config.toolOutputMaxBytes,
         onOutput: (stream, chunk) => live.push(stream, chunk),
+        secrets,
       });
       exitCode = result.timedOut || result.cancelled ? null : result.exitCode;
       const output = result.startError ?? result.output;
@@ -185,6 +202,9 @@ export class WorkflowManager implements LinkHandlers {
   private launch(message: RunDispatch, previous?: WorkflowRun): void {
     const id = message.workflow_id;
     this.deps.link.beginWorkflow(id, message.last_seq);
+    // Held from before the first update (the title's too) until the run has ended here.
+    const secrets = new RunSecrets(message.secrets);
+    const release = this.deps.secrets.hold(id, secrets);
     if (message.action === 'start') this.generateTitle(message);
     const run = new WorkflowRun(this.deps, {
       workflowId: id,
@@ -192,6 +212,7 @@ export class WorkflowManager implements LinkHandlers {
       requirement: message.requirement,
       appUrl: message.app_url ?? null,
       ...(message.budget ? { budget: message.budget } : {}),
+      secrets,
     });
     this.runs.set(id, run);
     const done = run
@@ -207,6 +228,7 @@ export class WorkflowManager implements LinkHandlers {
         return 'failed' as const;
       })
       .then((end) => {
+        release();
         this.runs.delete(id);
         this.finished.delete(id);
         if (end === 'completed' || end === 'failed' || end === 'cancelled') this.titled.delete(id);
@@ -226,6 +248,7 @@ export class WorkflowManager implements LinkHandlers {
     if (this.titled.has(id)) return;
     this.titled.add(id);
     this.deps.link.beginWorkflow(id, message.last_seq);
+    const release = this.deps.secrets.hold(id, new RunSecrets(message.secrets));
     const job = generateTitle(this.deps.llmFor(id), this.deps.prompts.title, message.requirement)
       .then((title) => {
         if (title) new WorkflowUpdates(this.deps.link, id).title(title);
@@ -233,7 +256,10 @@ export class WorkflowManager implements LinkHandlers {
       .catch((err: unknown) =>
         this.deps.logger.warn({ workflowId: id, error: errorMessage(err) }, 'title generation failed'),
       )
-      .finally(() => this.titles.delete(job));
+      .finally(() => {
+        release();
+        this.titles.delete(job);
+      });
     this.titles.add(job);
   }
 }

@@ -17,6 +17,7 @@ export async function runPlanning(run: RunContext, template: string | null | und
       requirement: run.job.requirement,
       template,
       workspaceFiles: files,
+      secretNames: run.job.secrets?.names,
     }),
     tools: PLANNING_TOOLS,
     toolContext: run.toolContext(null),

@@ -91,7 +91,8 @@ export async function writeReport(run: RunContext): Promise<void> {
     );
     text = fallbackReport(job.requirement, state.steps, state.memo);
   }
-  const report = ensureAppUrl(text, expectedUrl);
+  // The LLM never saw a value, but report.md is a file the app shows: masked like everything sent.
+  const report = ensureAppUrl(job.secrets?.mask(text) ?? text, expectedUrl);
   // report.md is the worker's own: a symlink a command put there is replaced, never written through.
   await writeWorkspaceFile(deps.workspace.dir(job.workflowId), REPORT_PATH, `${report.text.trimEnd()}\n`, (link) =>
     deps.logger.warn(

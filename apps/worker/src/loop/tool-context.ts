@@ -27,6 +27,7 @@ export function createToolContext(
     commandTimeoutSeconds: deps.config.commandTimeoutSeconds,
     outputMaxBytes,
     signal,
+    maskSecrets: (text) => job.secrets?.mask(text) ?? text,
     async runLocal(command, timeoutSeconds) {
       const live = new CommandOutput({
         send: (message) => deps.link.sendCommandOutput(message),
@@ -45,6 +46,7 @@ export function createToolContext(
           maxOutputBytes: Math.max(256, outputMaxBytes - OUTPUT_HEADROOM_BYTES),
           signal: interruptSignal ? AbortSignal.any([signal, interruptSignal()]) : signal,
           onOutput: (stream, chunk) => live.push(stream, chunk),
+          secrets: job.secrets,
         });
         exitCode = result.timedOut || result.cancelled ? null : result.exitCode;
         const described = describeCommandResult(result, timeoutSeconds);

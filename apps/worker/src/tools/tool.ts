@@ -45,6 +45,8 @@ export interface ToolContext {
   /** Re-pulls the workspace from the server (after the server changed it, e.g. a template). */
   refreshWorkspace(): Promise<string[]>;
   signal: AbortSignal;
+  /** The run's secret values in `text` masked: a tool's output is, before it enters the conversation. */
+  maskSecrets?(text: string): string;
   /** Called by the loop between tool calls and before each LLM call: where a paused run waits. */
   atToolBoundary?(): Promise<void>;
 }

@@ -15,6 +15,8 @@ export interface HarnessOptions {
   handler?: ScriptedHandler;
   /** Raw config keys (snake_case) on top of the defaults below. */
   config?: Record<string, unknown>;
+  /** The worker's own environment on top of PATH and HOME (what `command_env` passes on). */
+  baseEnv?: Record<string, string>;
 }
 
 export interface Harness {
@@ -74,7 +76,7 @@ export async function startHarness(server: ServerFixture, options: HarnessOption
   const worker = await startWorker({
     config,
     prompts: loadPrompts(),
-    baseEnv: { PATH: process.env.PATH, HOME: workspaceRoot },
+    baseEnv: { PATH: process.env.PATH, HOME: workspaceRoot, ...options.baseEnv },
     hostname: 'test-host',
     logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
     reconnect: { baseMs: 20, maxMs: 100 },
