@@ -24,7 +24,7 @@ export interface FollowProgress {
 
 export interface FollowOutcome {
   workflow: Workflow;
-  /** events reported while following */
+  /** events reported while following (a worker's raw updates are not: the events derived from them are) */
   events: number;
   /** the last seq reported (the starting point when none was) */
   last_seq: number;
@@ -64,8 +64,11 @@ export async function followRun(
       const subscriber: EventSubscriber = {
         sendEvent(event) {
           if (settled) return true;
-          events++;
-          options.report({ seq: event.seq, message: describeEvent(event) });
+          // a worker's raw update: the events derived from it (status, step, tool, LLM call) tell it
+          if (event.type !== 'workflow_update') {
+            events++;
+            options.report({ seq: event.seq, message: describeEvent(event) });
+          }
           if (event.seq > startSeq && stopsFollowing(event)) finish();
           return true;
         },

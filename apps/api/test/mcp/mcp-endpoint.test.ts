@@ -63,7 +63,6 @@ const CELLS = TOOLS.flatMap((t) => CALLERS.map((caller, i) => ({ ...t, caller, e
 describe('svc as an MCP server (/svc/mcp)', () => {
   let server: TestServer;
   let users: Record<'owner' | 'member' | 'outsider' | 'root', User>;
-  let otherProject: string;
   const clients = new Map<Caller, McpClient>();
   const tokens = new Map<Caller, string>();
   let readWorld: World;
@@ -124,21 +123,15 @@ describe('svc as an MCP server (/svc/mcp)', () => {
       outsider: await make('nina'),
       root: await make('root'),
     };
-    otherProject = (
-      await db.project.create({
-        data: {
-          name: 'Other',
-          created_by: users.member.id,
-          members: { create: { user_id: users.member.id, role: 'owner' } },
-        },
-      })
-    ).id;
     const api = async (user: User, projectId?: string) =>
       (await issuer.issue({ sub: user.id, scope: 'api', ...(projectId ? { projectId } : {}) })).token;
     tokens.set('owner', await api(users.owner));
     tokens.set('member', await api(users.member));
     tokens.set('non-member', await api(users.outsider));
     tokens.set('admin', await api(users.root));
+    // the member's own CI token, narrowed to a project the member made
+    const other = await server.request('/svc/api/projects', { as: tokens.get('member'), json: { name: 'Other' } });
+    const otherProject = ((await other.json()) as { id: string }).id;
     tokens.set('api token of another project', await api(users.member, otherProject));
     for (const caller of CALLERS) clients.set(caller, await connectMcp(server.url, tokens.get(caller)));
     readWorld = await freshWorld();
