@@ -1,11 +1,8 @@
-import { z } from 'zod';
 import { defineOperations } from './operation';
 
 /** Where svc offers itself as an MCP server (Streamable HTTP, stateless: any replica serves any request). */
 export const MCP_PATH = '/svc/mcp';
 
-const JsonRpcMessageSchema = z.looseObject({ jsonrpc: z.literal('2.0') }).describe('a JSON-RPC 2.0 message');
-const McpBodySchema = z.union([JsonRpcMessageSchema, z.array(JsonRpcMessageSchema)]);
 
 /** The Model Context Protocol endpoint (decision 0043). */
 export const MCP_OPERATIONS = defineOperations({
@@ -28,7 +25,8 @@ export const MCP_OPERATIONS = defineOperations({
       '`cancel_run`, `follow_run`; resources `svc://runs/{id}/report` and `svc://runs/{id}/files/{path}`. ' +
       'Every tool is authorized as its REST route is (a project or run the caller may not see is ' +
       '`not_found`); refusals come back as tool errors whose text starts with the error code.',
-    body: { schema: McpBodySchema, required: true },
+    // No schema: the SDK reads the JSON-RPC message and answers a malformed one with a JSON-RPC error (400).
+    body: { description: 'a JSON-RPC 2.0 message of the Model Context Protocol', required: true },
     responses: {
       200: {
         description: 'the JSON-RPC response(s), as JSON or as an event stream of JSON-RPC messages',
