@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import { MCP_PATH } from '@svc/protocol';
 import type { AppDeps } from './deps';
 import { authenticator } from './auth/authenticate';
 import { errorHandler, routeNotFound } from './http/errors';
@@ -14,6 +15,7 @@ import { builtAppHandlers } from './apps/router';
 import { mountOperations } from './http/mount';
 import { DirectGets } from './http/direct-gets';
 import { serveWebApp } from './web-app';
+import { mcpHandlers } from './mcp/endpoint';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -46,6 +48,10 @@ export function createApp(deps: AppDeps): Express {
   const signIn = provider === 'dev' ? devLoginHandlers(deps) : oauthHandlers(deps);
   mountOperations(auth, '/svc/auth', { ...signIn, ...logoutHandlers(deps) }, { authenticate, provider });
   app.use('/svc/auth', auth);
+  // svc as an MCP server (decision 0043): bearer tokens only, stateless.
+  const mcp = express.Router();
+  mountOperations(mcp, MCP_PATH, mcpHandlers(deps), { authenticate });
+  app.use(MCP_PATH, mcp);
   app.use('/svc', routeNotFound);
 
   serveWebApp(app, deps.config.webDistDir);

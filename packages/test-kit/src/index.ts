@@ -43,3 +43,4 @@ export {
   type LoadBalancer,
   type LoadBalancerOptions,
 } from './load-balancer';
+export { connectMcp, outcomeOf, toolJson, type McpClient, type CallToolResult } from './mcp';

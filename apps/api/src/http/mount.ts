@@ -75,10 +75,13 @@ export type Handlers<Ids extends OperationId> = { [Id in Ids]: HandlerEntry<Id> 
 export const MOUNTED_OPERATIONS = Symbol('operations');
 type PrefixMount = RequestHandler & { [MOUNTED_OPERATIONS]?: IdentifiedOperation[] };
 
-/** `/svc/api/workflows/{id}` below base `/svc/api` -> Express's `/workflows/:id`. */
+/** Whether an operation's path is `base` itself (`/svc/mcp`) or below it. */
+const isAtOrBelow = (path: string, base: string) => path === base || path.startsWith(`${base}/`);
+
+/** `/svc/api/workflows/{id}` below base `/svc/api` -> Express's `/workflows/:id`; `base` itself -> `/`. */
 export function expressPath(path: string, base: string): string {
-  if (!path.startsWith(`${base}/`)) throw new Error(`mount: ${path} is not below ${base}`);
-  return path.slice(base.length).replace(/\{(\w+)\}/g, ':$1');
+  if (!isAtOrBelow(path, base)) throw new Error(`mount: ${path} is not below ${base}`);
+  return path.slice(base.length).replace(/\{(\w+)\}/g, ':$1') || '/';
 }
 
 function inputOf(op: IdentifiedOperation, req: Request): OperationInput<OperationId> {
@@ -159,7 +162,7 @@ export function mountOperations(
 function servedOperations(base: string, handlers: object, provider: string | undefined): IdentifiedOperation[] {
   const below = Object.entries(OPERATIONS)
     .map(([id, op]): IdentifiedOperation => ({ ...op, id }))
-    .filter((op) => op.path.startsWith(`${base}/`));
+    .filter((op) => isAtOrBelow(op.path, base));
   const known = new Set(below.map((op) => op.id));
   const stray = Object.keys(handlers).filter((id) => !known.has(id));
   if (stray.length) throw new Error(`mount ${base}: handlers for operations the table does not have: ${stray}`);

@@ -47,6 +47,8 @@ interface RouteCase {
   /** what tells two rows of one route apart (e.g. the scope a token request asks for) */
   variant?: string;
   path: (w: World) => string;
+  /** request headers of the cell */
+  headers?: Record<string, string>;
   /** a JSON body (or a function of the world giving one); a string is sent as raw bytes */
   body?: unknown;
   /** send a multipart form with one small file */
@@ -262,6 +264,13 @@ const ROUTES: RouteCase[] = [
     body: { value: 'new-value', visibility: 'all' },
   }),
   row('401 403 403 403 204 403 403 403', 'deleteInstanceSecret', (w) => `/admin/secrets/${w.instanceSecret}`),
+  // MCP (decision 0043): a person's bearer token; each tool is authorized like its REST route (mcp/mcp-endpoint.test.ts).
+  row('401 200 200 200 200 200 403 403', 'postMcpMessage', () => '/svc/mcp', {
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    headers: { accept: 'application/json, text/event-stream' },
+  }),
+  // Stateless: no server-initiated stream, for anyone.
+  row('405 405 405 405 405 405 405 405', 'getMcpStream', () => '/svc/mcp'),
   // Sign-in (dev provider): public; logout revokes whatever credential it is sent with.
   row('200 200 200 200 200 200 200 200', 'startLogin', () => '/svc/auth/login'),
   row('303 303 303 303 303 303 303 303', 'devLogin', () => '/svc/auth/dev-login', {
@@ -526,7 +535,7 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
   /** The request a cell sends: its body as a form upload, raw text or JSON (an empty object for writes). */
   const requestInit = (cell: Cell, world: World, as: string | undefined): Parameters<TestServer['request']>[1] => {
     const method = cell.op.method;
-    const init: Parameters<TestServer['request']>[1] = { method, as };
+    const init: Parameters<TestServer['request']>[1] = { method, as, headers: cell.headers };
     const content = typeof cell.body === 'function' ? (cell.body as (w: World) => unknown)(world) : cell.body;
     if (cell.form) {
       const data = new FormData();

@@ -1,7 +1,7 @@
-import type { ScriptedHandler } from '@svc/scripted-llm';
-import { advance, phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
+import { advance, plan, scriptedAgent } from '@svc/scripted-llm';
 import { BrowserSocket } from '../support/e2e-browser';
 import { HttpError } from '../support/e2e-client';
+import { writingTheAnswer } from '../support/answer-writer';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
 import { eventually } from '@svc/test-kit';
 
@@ -23,17 +23,7 @@ const agent = scriptedAgent({
 });
 
 /** Step 1 asks; once answered, it writes the answer it was given (its tool result) to colour.txt. */
-const handler: ScriptedHandler = (request) => {
-  if (phaseOf(request) === 'execution' && request.stepNumber === 1 && request.turn > 0) {
-    const answer = /The user answered: (.*)$/s.exec(request.lastMessage)?.[1];
-    if (request.turn === 1)
-      return {
-        tool_calls: [{ name: 'write_file', arguments: { path: 'colour.txt', content: answer ?? 'NO ANSWER SEEN' } }],
-      };
-    return { tool_calls: [{ name: 'advance_step', arguments: { summary: 'colour chosen' } }] };
-  }
-  return agent(request);
-};
+const handler = writingTheAnswer(agent);
 
 describe('ask_user over the real server', () => {
   let stack: Stack;

@@ -124,12 +124,17 @@ function operation(route: IdentifiedOperation, ref: (schema: z.ZodType, io: 'inp
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
-    security: route.auth === 'public' ? [] : [{ bearer: [] }, { session: [] }],
+    security: securityOf(route),
   };
   if (parameters.length) op.parameters = parameters;
   if (route.body) op.requestBody = requestBody(route.body, ref);
   op.responses = responses(route, ref);
   return op;
+}
+
+function securityOf(route: IdentifiedOperation): Json[] {
+  if (route.auth === 'public') return [];
+  return route.credentials === 'bearer' ? [{ bearer: [] }] : [{ bearer: [] }, { session: [] }];
 }
 
 function pathParameters(route: IdentifiedOperation): Json[] {

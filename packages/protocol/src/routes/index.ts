@@ -4,6 +4,7 @@ import { BUDGET_OPERATIONS } from './budgets';
 import { FILE_OPERATIONS } from './files';
 import { KB_OPERATIONS } from './kb';
 import { META_OPERATIONS } from './meta';
+import { MCP_OPERATIONS } from './mcp';
 import { PAUSE_OPERATIONS } from './pause';
 import type { IdentifiedOperation } from './operation';
 import { PROJECT_OPERATIONS } from './projects';
@@ -16,9 +17,10 @@ import { WORKFLOW_OPERATIONS } from './workflows';
 export type { GlobalAction, PolicyAction, ProjectAction } from './actions';
 export type { BodyDoc, HttpMethod, IdentifiedOperation, Operation, PathParams, ResponseDoc } from './operation';
 export { EventStreamFrameSchema } from './streams';
+export { MCP_PATH } from './mcp';
 
 /**
- * Every operation of the API under `/svc/api`, `/svc/auth` and `/svc/apps`, by operation id, in the order of
+ * Every operation of the API under `/svc/api`, `/svc/auth`, `/svc/apps` and `/svc/mcp`, by operation id, in the order of
  * the README's API table. The one declaration of a route: the OpenAPI document, the server's mounts, the
  * authorization matrix and the typed client all read it.
  */
@@ -36,6 +38,7 @@ export const OPERATIONS = {
   ...TRIGGER_OPERATIONS,
   ...ROUTING_OPERATIONS,
   ...SECRET_OPERATIONS,
+  ...MCP_OPERATIONS,
 };
 
 export type Operations = typeof OPERATIONS;

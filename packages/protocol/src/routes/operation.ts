@@ -38,6 +38,8 @@ export interface Operation {
   tag: string;
   /** `public`: no credential needed; otherwise the session cookie or a bearer token */
   auth: 'public' | 'required';
+  /** `bearer`: only `Authorization: Bearer`, never the session cookie (default: either) */
+  credentials?: 'bearer';
   /** the policy action(s) the handler authorizes with (several: chosen by the request, e.g. a token's scope) */
   action: PolicyAction | readonly PolicyAction[];
   params?: PathParams;

@@ -16,7 +16,7 @@ export const REPORT_FILE = 'report.md';
  * The report file through the workspace's resolver; a missing file, a directory or a path the
  * resolver refuses (a symlink leaving the workspace) is "not there".
  */
-async function resolveReport(area: StorageArea): Promise<StorageTarget | null> {
+export async function resolveReport(area: StorageArea): Promise<StorageTarget | null> {
   const file = await area.resolve(REPORT_FILE).catch((error: unknown) => {
     if (error instanceof DomainError && error.code === 'invalid_path') return null;
     throw error;

@@ -5,13 +5,11 @@ import type { OperationHandler, Handlers, JoiningHandler } from '../../http/moun
 import { principalOf } from '../../auth/authenticate';
 import { parseInput } from '../../domain/validate';
 import { authorizeProject, authorizeWorkflow } from '../../policies/access';
-import { presentWorkflowListItem, workerIdOf } from '../../wire/workflow';
-import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../../http/pagination';
 import { presentWorkflowOf } from '../../reads/views';
 import { readableWorkflow } from '../../reads/access';
 import { sendJson } from '../../http/encoded-json';
 import { actorOf } from './actions';
-import { isUnfinished } from '../../workflows';
+import { workflowListPage } from '../../reads/workflow-list';
 
 /** Workflows of a project, one workflow, its actions and its history, and the caller's waiting ones. */
 export function workflowHandlers(
@@ -20,49 +18,7 @@ export function workflowHandlers(
   const { db, reads } = deps;
 
   const listWorkflows: OperationHandler<'listWorkflows'> = async (req, res, input) => {
-    const principal = principalOf(req);
-    const { project } = await authorizeProject(db, principal, input.params.id, 'workflow.read');
-    const page = readPageQuery(req.query, TimeIdKeySchema);
-    const { status, q } = input.query();
-    // A job token lists only its own workflow, never its siblings (their requirements are not its business).
-    const onlyOwn = principal.kind === 'job' ? { id: principal.workflowId } : {};
-    const matching = q === undefined ? undefined : await reads.workflowIdsMatching(project.id, q);
-    const rows = await db.workflow.findMany({
-      where: {
-        project_id: project.id,
-        deleted_at: null,
-        ...onlyOwn,
-        ...(status ? { status: { in: status } } : {}),
-        ...(matching ? { AND: [{ id: { in: matching } }] } : {}),
-        ...beforeTimeId(page.after),
-      },
-      orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
-      take: page.limit + 1,
-    });
-    const shown = rows.slice(0, page.limit);
-    // One statement each for the page's worker names, latest snapshots and plans being revised (only a
-    // workflow that had feedback can be), whatever the page size.
-    const revisable = shown.filter((w) => w.plan_revision > 0 && isUnfinished(w.status)).map((w) => w.id);
-    const [names, snapshots, revising] = await Promise.all([
-      reads.workerNames([...new Set(shown.map(workerIdOf).filter((id): id is string => id !== null))]),
-      reads.latestSnapshots(shown.map((w) => w.id)),
-      reads.revising(revisable),
-    ]);
-    res.json(
-      toPage(
-        rows,
-        page.limit,
-        (w) => [w.created_at.toISOString(), w.id],
-        (w) =>
-          presentWorkflowListItem(
-            w,
-            names.get(workerIdOf(w) ?? '') ?? null,
-            reads.appLinks.linkOf(w),
-            snapshots.get(w.id) ?? null,
-            revising.has(w.id),
-          ),
-      ),
-    );
+    res.json(await workflowListPage(deps, principalOf(req), input.params.id, req.query));
   };
 
   const createWorkflow: OperationHandler<'createWorkflow'> = async (req, res, input) => {

@@ -1,0 +1,61 @@
+import { WorkflowListQuerySchema } from '@svc/protocol';
+import type { AppDeps } from '../deps';
+import type { Principal } from '../auth/principal';
+import { parseInput } from '../domain/validate';
+import { authorizeProject } from '../policies/access';
+import { presentWorkflowListItem, workerIdOf } from '../wire/workflow';
+import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../http/pagination';
+import { isUnfinished } from '../workflows';
+
+/**
+ * `GET /projects/{id}/workflows` (and MCP `list_runs`): a page of a project's workflows, newest first,
+ * `query` as the URL's (`status`, `q`, `limit`, `cursor`), checked after the caller is authorized.
+ */
+export async function workflowListPage(
+  deps: Pick<AppDeps, 'db' | 'reads'>,
+  principal: Principal,
+  projectId: string,
+  query: unknown,
+) {
+  const { db, reads } = deps;
+  const { project } = await authorizeProject(db, principal, projectId, 'workflow.read');
+  const page = readPageQuery(query, TimeIdKeySchema);
+  const { status, q } = parseInput(WorkflowListQuerySchema, query, 'query');
+  // A job token lists only its own workflow, never its siblings (their requirements are not its business).
+  const onlyOwn = principal.kind === 'job' ? { id: principal.workflowId } : {};
+  const matching = q === undefined ? undefined : await reads.workflowIdsMatching(project.id, q);
+  const rows = await db.workflow.findMany({
+    where: {
+      project_id: project.id,
+      deleted_at: null,
+      ...onlyOwn,
+      ...(status ? { status: { in: status } } : {}),
+      ...(matching ? { AND: [{ id: { in: matching } }] } : {}),
+      ...beforeTimeId(page.after),
+    },
+    orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+    take: page.limit + 1,
+  });
+  const shown = rows.slice(0, page.limit);
+  // One statement each for the page's worker names, latest snapshots and plans being revised (only a
+  // workflow that had feedback can be), whatever the page size.
+  const revisable = shown.filter((w) => w.plan_revision > 0 && isUnfinished(w.status)).map((w) => w.id);
+  const [names, snapshots, revising] = await Promise.all([
+    reads.workerNames([...new Set(shown.map(workerIdOf).filter((id): id is string => id !== null))]),
+    reads.latestSnapshots(shown.map((w) => w.id)),
+    reads.revising(revisable),
+  ]);
+  return toPage(
+    rows,
+    page.limit,
+    (w) => [w.created_at.toISOString(), w.id],
+    (w) =>
+      presentWorkflowListItem(
+        w,
+        names.get(workerIdOf(w) ?? '') ?? null,
+        reads.appLinks.linkOf(w),
+        snapshots.get(w.id) ?? null,
+        revising.has(w.id),
+      ),
+  );
+}
