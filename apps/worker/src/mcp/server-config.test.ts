@@ -15,7 +15,11 @@ describe('the MCP servers of a run', () => {
   it("puts the run's secrets where the values reference them, and refuses an unknown one", () => {
     const secrets = [{ name: 'TOKEN', value: 's3cr3t' }];
     expect(
-      resolveSecretReferences('docs', { Authorization: 'Bearer ${{ secrets.TOKEN }}', Plain: 'x', Both: '${{secrets.TOKEN}}-${{ secrets.TOKEN }}' }, secrets),
+      resolveSecretReferences(
+        'docs',
+        { Authorization: 'Bearer ${{ secrets.TOKEN }}', Plain: 'x', Both: '${{secrets.TOKEN}}-${{ secrets.TOKEN }}' },
+        secrets,
+      ),
     ).toEqual({ Authorization: 'Bearer s3cr3t', Plain: 'x', Both: 's3cr3t-s3cr3t' });
     expect(() => resolveSecretReferences('docs', { A: '${{ secrets.OTHER }}' }, secrets)).toThrow(MissingSecretError);
   });

@@ -86,7 +86,9 @@ describe('MCP servers the agent uses (stdio in the sandbox, Streamable HTTP)', (
       // Planning saw only the read-only tools; execution sees all of them.
       const requests = stack.llm.requests.filter((r) => toolNames(r).length > 0);
       const planningTools = toolNames(requests.find((r) => phaseOfRecorded(r) === 'planning')!);
-      expect(planningTools).toEqual(expect.arrayContaining(['mcp__shop__lookup', 'mcp__everything__echo', 'submit_plan']));
+      expect(planningTools).toEqual(
+        expect.arrayContaining(['mcp__shop__lookup', 'mcp__everything__echo', 'submit_plan']),
+      );
       expect(planningTools).not.toContain('mcp__shop__order');
       expect(planningTools).not.toContain('mcp__everything__trigger-elicitation-request');
       const executionTools = toolNames(requests.find((r) => phaseOfRecorded(r) === 'execution')!);
