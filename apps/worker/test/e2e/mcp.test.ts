@@ -75,9 +75,14 @@ describe('MCP servers the agent uses (stdio in the sandbox, Streamable HTTP)', (
     'offers read-only tools to planning, waits for approval of a write, turns an elicitation into a question',
     async () => {
       const { alice } = stack;
+      // The header's value is a project secret: the server stores the reference, the worker fills it in.
+      await alice.json(`/projects/${stack.projectId}/secrets/SHOP_KEY`, {
+        method: 'PUT',
+        json: { value: SHOP_KEY.value },
+      });
       await alice.json(`/projects/${stack.projectId}/mcp-servers/shop`, {
         method: 'PUT',
-        json: { transport: 'http', url: shop.url, headers: { [SHOP_KEY.name]: SHOP_KEY.value } },
+        json: { transport: 'http', url: shop.url, headers: { [SHOP_KEY.name]: '${{ secrets.SHOP_KEY }}' } },
       });
       const { id } = await alice.createWorkflow(stack.projectId, 'Order apples for the shop.');
 
@@ -128,6 +133,10 @@ describe('MCP servers the agent uses (stdio in the sandbox, Streamable HTTP)', (
         { item: 'apples', count: 3 },
         { item: 'pears', count: 2 },
       ]);
+
+      // The secret reached the HTTP server's header, never the LLM.
+      expect(shop.refused).toBe(0);
+      expect(JSON.stringify(stack.llm.requests.map((r) => r.body))).not.toContain(SHOP_KEY.value);
 
       // The stdio server ran in the sandbox, with its configured environment and no job token.
       const env = JSON.parse(toolOutputs(stack).find((o) => o.includes('SHOP_NOTE'))!) as Record<string, string>;
