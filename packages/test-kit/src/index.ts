@@ -44,3 +44,4 @@ export {
   type LoadBalancerOptions,
 } from './load-balancer';
 export { connectMcp, outcomeOf, toolJson, type McpClient, type CallToolResult } from './mcp';
+export { startMcpHttpServer, type McpHttpServer, type McpCallRecord } from './mcp-http-server';

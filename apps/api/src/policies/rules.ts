@@ -29,9 +29,16 @@ const MEMBER_ACTIONS = new Set<ProjectAction>([
   'token.job',
   'schedule.read',
   'schedule.manage',
+  'mcp.read',
   'secret.read',
 ]);
-const OWNER_ONLY = new Set<ProjectAction>(['project.delete', 'members.manage', 'project.budget', 'secret.manage']);
+const OWNER_ONLY = new Set<ProjectAction>([
+  'project.delete',
+  'members.manage',
+  'project.budget',
+  'mcp.manage',
+  'secret.manage',
+]);
 /** What a worker does to a workflow dispatched to it (apps/worker/src/api/server-api.ts); nothing project-wide. */
 const WORKER_ACTIONS = new Set<ProjectAction>([
   'workflow.read',

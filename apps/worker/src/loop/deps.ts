@@ -1,4 +1,4 @@
-import type { DispatchBudget } from '@svc/protocol';
+import type { DispatchBudget, McpServerConfig } from '@svc/protocol';
 import type { ServerApi } from '../api/server-api';
 import type { WorkerConfig } from '../config';
 import type { Executor } from '../executor/executor';
@@ -21,6 +21,8 @@ export interface LoopDeps {
     | 'appBaseUrl'
     | 'serverUrl'
     | 'stepDiffMaxBytes'
+    | 'mcpTimeoutSeconds'
+    | 'mcpServers'
   >;
   prompts: Prompts;
   api: ServerApi;
@@ -47,4 +49,6 @@ export interface Job {
   budget?: DispatchBudget;
   /** the secrets of the dispatch that started this run (memory only; gone with the run) */
   secrets?: RunSecrets;
+  /** the run's MCP servers: the worker's and the project's (a project server replaces one of the same name) */
+  mcpServers?: McpServerConfig[];
 }

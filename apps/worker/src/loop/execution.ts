@@ -31,7 +31,7 @@ export async function runStep(run: RunContext, note?: string): Promise<StepOutco
       note,
       secretNames: run.job.secrets?.names,
     }),
-    tools: EXECUTION_TOOLS,
+    tools: [...EXECUTION_TOOLS, ...run.mcpTools('all')],
     toolContext: run.toolContext(index),
     maxTurns: run.deps.config.maxTurnsPerStep,
     outputMaxBytes: run.deps.config.toolOutputMaxBytes,

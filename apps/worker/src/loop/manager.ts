@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/protocol';
 import { CommandOutput } from '../executor/command-output';
 import type { LinkHandlers } from '../link/worker-link';
+import { serversOfRun } from '../mcp/server-config';
 import { RunSecrets } from '../secrets/run-secrets';
 import { errorMessage } from '../util/logger';
 import type { LoopDeps } from './deps';
@@ -213,6 +214,7 @@ export class WorkflowManager implements LinkHandlers {
       appUrl: message.app_url ?? null,
       ...(message.budget ? { budget: message.budget } : {}),
       secrets,
+      mcpServers: serversOfRun(this.deps.config.mcpServers, message.mcp_servers ?? []),
     });
     this.runs.set(id, run);
     const done = run

@@ -23,6 +23,11 @@ export class RunSecrets {
     return [...this.byName.keys()].sort();
   }
 
+  /** Name and value pairs, for the `${{ secrets.NAME }}` of the run's MCP servers. */
+  get list(): RunSecret[] {
+    return [...this.byName].map(([name, value]) => ({ name, value }));
+  }
+
   get values(): string[] {
     return [...this.byName.values()];
   }

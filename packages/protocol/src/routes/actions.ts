@@ -18,6 +18,8 @@ export type ProjectAction =
   | 'trigger.manage' // inbound triggers: list, create, change, rotate, delete, deliveries
   | 'schedule.read'
   | 'schedule.manage' // create, change, pause, resume, delete a schedule
+  | 'mcp.read' // the project's MCP servers (members)
+  | 'mcp.manage' // add, replace, delete them (owners)
   | 'secret.read' // a project's secret names and their audit (members)
   | 'secret.manage'; // create, replace, delete a project's secrets (owners)
 

@@ -8,6 +8,7 @@ import { MCP_OPERATIONS } from './mcp';
 import { PAUSE_OPERATIONS } from './pause';
 import type { IdentifiedOperation } from './operation';
 import { PROJECT_OPERATIONS } from './projects';
+import { MCP_SERVER_OPERATIONS } from './mcp-servers';
 import { SCHEDULE_OPERATIONS } from './schedules';
 import { SECRET_OPERATIONS } from './secrets';
 import { TRIGGER_OPERATIONS } from './triggers';
@@ -37,6 +38,7 @@ export const OPERATIONS = {
   ...ADMIN_OPERATIONS,
   ...TRIGGER_OPERATIONS,
   ...ROUTING_OPERATIONS,
+  ...MCP_SERVER_OPERATIONS,
   ...SECRET_OPERATIONS,
   ...MCP_OPERATIONS,
 };
