@@ -1,0 +1,30 @@
+// TEMPORARY: the secrets helper's schemas (RULES.md "API shapes"), until @svc/protocol exports them.
+import { z } from 'zod';
+import { pageSchema, TimestampSchema } from '@svc/protocol';
+
+export const SecretVisibilitySchema = z.enum(['all', 'templates']);
+export type SecretVisibility = z.infer<typeof SecretVisibilitySchema>;
+
+const ActorSchema = z.object({ id: z.string(), name: z.string() }).nullable();
+
+export const SecretInfoSchema = z.object({
+  name: z.string(),
+  created_at: TimestampSchema,
+  updated_at: TimestampSchema,
+  updated_by: ActorSchema,
+  visibility: SecretVisibilitySchema.optional(),
+});
+export type SecretInfo = z.infer<typeof SecretInfoSchema>;
+export const SecretListSchema = z.object({ items: z.array(SecretInfoSchema) });
+
+export const SecretEventSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['created', 'updated', 'deleted', 'used']),
+  name: z.string(),
+  scope: z.enum(['project', 'instance']),
+  actor: ActorSchema,
+  workflow_id: z.string().nullable(),
+  at: TimestampSchema,
+});
+export type SecretEvent = z.infer<typeof SecretEventSchema>;
+export const SecretEventPageSchema = pageSchema(SecretEventSchema);
