@@ -22,7 +22,8 @@ function pairs(values: string[] | undefined, separator: '=' | ':', flag: string)
   return Object.fromEntries(
     values.map((value) => {
       const at = value.indexOf(separator);
-      if (at <= 0) throw usageError(`${flag} ${JSON.stringify(value)}: expected ${separator === '=' ? 'K=V' : "'K: V'"}`);
+      if (at <= 0)
+        throw usageError(`${flag} ${JSON.stringify(value)}: expected ${separator === '=' ? 'K=V' : "'K: V'"}`);
       return [value.slice(0, at).trim(), value.slice(at + 1).trim()];
     }),
   );
@@ -35,7 +36,8 @@ export function mcpSettings(command: string[], flags: McpAddFlags): Record<strin
     if (command.length > 0 || flags.env) throw usageError('an --http server has no command and no --env');
     return { transport: 'http', url: flags.http, headers: pairs(flags.header, ':', '--header'), ...common };
   }
-  if (command.length === 0) throw usageError('give --http URL, or the command after --: svc mcp add NAME -- npx -y pkg');
+  if (command.length === 0)
+    throw usageError('give --http URL, or the command after --: svc mcp add NAME -- npx -y pkg');
   if (flags.header) throw usageError('--header is for --http servers; a command server takes --env');
   return { transport: 'stdio', command, env: pairs(flags.env, '=', '--env'), ...common };
 }
@@ -81,7 +83,7 @@ export function registerMcpCommands(program: Command, run: Run, project: () => O
   mcp
     .command('add')
     .description(
-      'add or replace an MCP server: --http URL, or the command after -- (started in the run\'s sandbox); ' +
+      "add or replace an MCP server: --http URL, or the command after -- (started in the run's sandbox); " +
         'header and env values may hold ${{ secrets.NAME }}',
     )
     .argument('<name>', 'server name: lower-case letters, digits and - (tools appear as mcp__<name>__<tool>)')
@@ -92,9 +94,7 @@ export function registerMcpCommands(program: Command, run: Run, project: () => O
     .option('--env <var>', 'an environment variable K=V of the command (repeatable)', collect, undefined)
     .option('--allow-writes', 'tools not marked read-only run without asking (default: they wait for approval)')
     .option('--disabled', 'keep it configured but do not offer it to runs')
-    .action(
-      run((ctx, name: string, command: string[], flags: McpAddFlags) => mcpAdd(ctx, name, command, flags)),
-    );
+    .action(run((ctx, name: string, command: string[], flags: McpAddFlags) => mcpAdd(ctx, name, command, flags)));
   mcp
     .command('remove')
     .alias('rm')

@@ -89,7 +89,7 @@ export async function secretSet(ctx: Context, nameArg: string, flags: SecretSetF
   const saved = await ctx
     .client()
     .request(`${path}/${encodeURIComponent(name)}`, SecretInfoSchema, { method: 'PUT', json: body });
-  ctx.result(saved, `${saved.created_at === saved.updated_at ? 'created' : 'replaced'} secret ${saved.name}`);
+  ctx.result(saved, `saved secret ${saved.name}`);
   return EXIT.ok;
 }
 
@@ -138,8 +138,10 @@ export function registerSecretCommands(program: Command, run: Run, project: () =
     .addOption(instance())
     .option('--from-file <file>', 'read the value from this file (one trailing newline is dropped)')
     .addOption(
-      new Option('--visibility <who>', 'instance secrets: all runs, or only runs of templates naming it in .svc-secrets')
-        .choices(['all', 'templates']),
+      new Option(
+        '--visibility <who>',
+        'instance secrets: all runs, or only runs of templates naming it in .svc-secrets',
+      ).choices(['all', 'templates']),
     )
     .action(run((ctx, name: string, flags: SecretSetFlags) => secretSet(ctx, name, flags)));
   secret

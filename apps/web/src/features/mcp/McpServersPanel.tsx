@@ -19,7 +19,9 @@ export function McpServersPanel({ project, canManage }: { project: Project; canM
   return (
     <section aria-labelledby="mcp-heading" className="mcp-servers">
       <h2 id="mcp-heading">MCP servers</h2>
-      <p className="muted">Model Context Protocol servers whose tools the agent of this project&apos;s runs may call.</p>
+      <p className="muted">
+        Model Context Protocol servers whose tools the agent of this project&apos;s runs may call.
+      </p>
       {servers.isPending && <Loading what="MCP servers" />}
       <ErrorNote error={servers.error} />
       {servers.data?.length === 0 && <p className="muted">No MCP servers yet.</p>}

@@ -39,7 +39,8 @@ const lines = (text: string) =>
 function pairs(text: string, separator: '=' | ':', what: string): Record<string, string> | undefined {
   const entries = lines(text).map((line) => {
     const at = line.indexOf(separator);
-    if (at <= 0) throw new McpFieldError(`${what}: "${line}" is not ${separator === '=' ? 'NAME=value' : 'Name: value'}`);
+    if (at <= 0)
+      throw new McpFieldError(`${what}: "${line}" is not ${separator === '=' ? 'NAME=value' : 'Name: value'}`);
     return [line.slice(0, at).trim(), line.slice(at + 1).trim()] as const;
   });
   return entries.length > 0 ? Object.fromEntries(entries) : undefined;

@@ -63,8 +63,8 @@ export function SetSecretForm({ scope }: { scope: SecretScope }) {
           />
         </label>
         <p className="hint" id={`${id}-value-hint`}>
-          At least {SECRET_MIN_LENGTH} characters; it is never shown again. For a value of several lines (a key
-          file), use <code>svc secret set NAME --from-file FILE</code>.
+          At least {SECRET_MIN_LENGTH} characters; it is never shown again. For a value of several lines (a key file),
+          use <code>svc secret set NAME --from-file FILE</code>.
         </p>
         {scope.instance && (
           <label>
