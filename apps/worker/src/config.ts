@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
-import { DEFAULT_UPDATE_WINDOW } from '@svc/protocol';
+import { DEFAULT_UPDATE_WINDOW, McpServerConfigSchema, type McpServerConfig } from '@svc/protocol';
 import { DEFAULT_COMMAND_LIMITS } from './executor/command-limits';
 import { cidrContains, ipv4Cidr, parseIpv4Cidr } from './executor/ipv4';
 import { DEFAULT_BWRAP_PATH, DEFAULT_SLIRP4NETNS_PATH, type SandboxSettings } from './executor/sandbox';
@@ -90,6 +90,11 @@ const fileSchema = z
     command_env: z
       .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'))
       .default([]),
+    mcp_servers: z
+      .array(McpServerConfigSchema)
+      .default([])
+      .refine((servers) => new Set(servers.map((s) => s.name)).size === servers.length, 'MCP server names must differ'),
+    mcp_timeout_seconds: z.number().positive().max(3600).default(120),
   })
   .strict();
 
@@ -149,6 +154,10 @@ export interface WorkerConfig {
   commandEnvNames: string[];
   /** Where commands run; the config file and the signing key are among the hidden paths. */
   sandbox: SandboxSettings;
+  /** MCP servers every run on this worker gets (a project's server of the same name replaces one). */
+  mcpServers: McpServerConfig[];
+  /** Time bound of one MCP call (and of connecting and listing a server's tools). */
+  mcpTimeoutSeconds: number;
 }
 
 export interface ConfigContext {
@@ -245,6 +254,8 @@ export function resolveConfig(raw: unknown, ctx: ConfigContext): WorkerConfig {
     stepDiffMaxBytes: file.step_diff_max_bytes,
     secretEnvNames: [file.token_env, file.llm.api_key_env].filter((n): n is string => !!n),
     commandEnvNames: file.command_env,
+    mcpServers: file.mcp_servers,
+    mcpTimeoutSeconds: file.mcp_timeout_seconds,
     sandbox: {
       mode: file.sandbox,
       network: file.sandbox_network,

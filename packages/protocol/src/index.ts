@@ -1,6 +1,7 @@
 export * from './errors';
 export * from './common';
 export * from './secrets';
+export * from './mcp-servers';
 export * from './updates';
 export * from './parse';
 export * from './rest/auth';

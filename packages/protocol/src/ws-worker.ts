@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DispatchBudgetSchema } from './rest/budgets';
 import { IdSchema, StepIndexSchema, TimestampSchema } from './common';
 import { RunSecretsSchema } from './secrets';
+import { McpServerConfigSchema } from './mcp-servers';
 import { WsErrorInfoSchema, type ErrorCode } from './errors';
 import { SnapshotDataSchema, UPDATE_DATA_SCHEMAS, type UpdateKind } from './updates';
 
@@ -209,6 +210,8 @@ export const DispatchMessageSchema = z
     budget: DispatchBudgetSchema.optional(),
     /** the secrets this run may use (issue 24): held in the worker's memory for this run only, masked in all it sends */
     secrets: RunSecretsSchema.optional(),
+    /** the project's enabled MCP servers; `${{ secrets.NAME }}` in them stays a reference the worker fills from `secrets` */
+    mcp_servers: z.array(McpServerConfigSchema).max(100).optional(),
   })
   .refine((d) => (d.action !== 'feedback' && d.action !== 'answer') || d.message !== undefined, {
     path: ['message'],

@@ -43,3 +43,4 @@ export {
   type LoadBalancer,
   type LoadBalancerOptions,
 } from './load-balancer';
+export { startMcpHttpServer, type McpHttpServer, type McpCallRecord } from './mcp-http-server';

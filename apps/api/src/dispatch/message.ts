@@ -5,6 +5,7 @@ import type { WorkerSession } from './worker-session';
 import { ensureAppKey, type AppLinks } from '../apps/app-link';
 import { dispatchBudgetOf } from '../workflows/budgets';
 import { decodeRequires, satisfies } from '../domain/routing';
+import { mcpServerConfigOf } from '../wire/mcp-server';
 
 export type WorkflowForDispatch = Pick<
   Workflow,
@@ -43,6 +44,7 @@ export async function buildDispatch(
     last_seq: lastSeq,
     app_url: appLinks.linkOf({ app_key: await ensureAppKey(db, workflow) }),
     ...(await budgetPart(db, workflow.id, action)),
+    ...(await mcpServersPart(db, workflow.project_id, action)),
   };
   if (withoutSnapshot(action)) return { ...base, action };
   // A pause goes to the run the worker holds: its `message` says whether to interrupt the running command.
@@ -69,6 +71,17 @@ async function budgetPart(
   if (action === 'cancel' || action === 'generate_title') return {};
   const budget = await dispatchBudgetOf(db, workflowId);
   return budget ? { budget } : {};
+}
+
+/** The project's enabled MCP servers, for a dispatch that runs the agent (references to secrets kept). */
+async function mcpServersPart(
+  db: Db,
+  projectId: string,
+  action: DispatchAction,
+): Promise<{ mcp_servers?: DispatchMessage['mcp_servers'] }> {
+  if (action === 'cancel' || action === 'generate_title' || action === 'pause') return {};
+  const rows = await db.mcpServer.findMany({ where: { project_id: projectId, enabled: true }, orderBy: { name: 'asc' } });
+  return rows.length ? { mcp_servers: rows.map(mcpServerConfigOf) } : {};
 }
 
 /**

@@ -29,8 +29,9 @@ const MEMBER_ACTIONS = new Set<ProjectAction>([
   'token.job',
   'schedule.read',
   'schedule.manage',
+  'mcp.read',
 ]);
-const OWNER_ONLY = new Set<ProjectAction>(['project.delete', 'members.manage', 'project.budget']);
+const OWNER_ONLY = new Set<ProjectAction>(['project.delete', 'members.manage', 'project.budget', 'mcp.manage']);
 /** What a worker does to a workflow dispatched to it (apps/worker/src/api/server-api.ts); nothing project-wide. */
 const WORKER_ACTIONS = new Set<ProjectAction>([
   'workflow.read',

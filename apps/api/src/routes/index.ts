@@ -31,6 +31,7 @@ import { workerHandlers } from './workers/router';
 import { queueHandlers } from './workers/queue';
 import { timerHandlers } from './timers/router';
 import { scheduleHandlers } from './schedules/router';
+import { mcpServerHandlers } from './mcp-servers/router';
 import { eventHandlers } from './events/router';
 import { openApiHandlers } from './openapi/router';
 import { hookHandlers } from './triggers/hook';
@@ -78,6 +79,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...openApiHandlers(deps),
       ...hookHandlers(deps),
       ...triggerHandlers(deps),
+      ...mcpServerHandlers(deps),
     },
     { authenticate, direct },
   );

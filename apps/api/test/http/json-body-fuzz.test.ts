@@ -106,6 +106,7 @@ const VALID: Partial<Record<OperationId, (w: World) => Record<string, unknown>>>
   replaceKb: () => ({ text: '# T\n\nx' }),
   createTimer: () => ({ seconds: 86_400, reason: 'later' }),
   createSchedule: () => ({ name: 'S', cron: '0 9 * * *', requirement: 'r' }),
+  putMcpServer: () => ({ transport: 'http', url: 'https://mcp.example.com/mcp' }),
   putSetting: () => ({ value: 'dark' }),
   createToken: (w) => ({ scope: 'job', workflow_id: w.workflow, ttl_seconds: 600 }),
   devLogin: () => ({ login: 'fuzzer' }),
@@ -137,6 +138,7 @@ function pathOf(op: IdentifiedOperation, w: World): string {
   return op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (name === 'user_id') return w.member;
     if (name === 'key') return 'theme';
+    if (name === 'name') return 'fuzzed';
     const byPrefix = name === 'id' ? ID_BY_PREFIX.find(([prefix]) => op.path.startsWith(prefix)) : undefined;
     if (byPrefix) return byPrefix[1](op, w);
     throw new Error(`json-body fuzz: no value for {${name}} of ${op.id}; add one to pathOf`);

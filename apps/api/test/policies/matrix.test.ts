@@ -202,6 +202,12 @@ const ROUTES: RouteCase[] = [
   row('401 404 204 204 204 404 404 403', 'deleteSchedule', (w) => `/schedules/${w.schedule}`),
   row('401 404 200 200 200 404 404 403', 'pauseSchedule', (w) => `/schedules/${w.schedule}/pause`),
   row('401 404 200 200 200 404 404 403', 'resumeSchedule', (w) => `/schedules/${w.schedule}/resume`),
+  // MCP servers: members see a project's, owners change them; nobody else sees them.
+  row('401 404 200 200 200 404 404 403', 'listMcpServers', (w) => `/projects/${w.project}/mcp-servers`),
+  row('401 404 403 201 201 404 404 403', 'putMcpServer', (w) => `/projects/${w.project}/mcp-servers/new-one`, {
+    body: { transport: 'http', url: 'https://mcp.example.com/mcp' },
+  }),
+  row('401 404 403 204 204 404 404 403', 'deleteMcpServer', (w) => `/projects/${w.project}/mcp-servers/docs`),
   // Templates and workers.
   row('401 200 200 200 200 200 200 403', 'listTemplates', () => '/templates'),
   row('401 404 200 200 200 404 200 404', 'useTemplate', (w) => `/workflows/${w.workflow}/template`, {
@@ -417,6 +423,9 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
           created_by: users.owner.id,
           last_tick_at: new Date(),
         },
+      });
+      await tx.mcpServer.create({
+        data: { project_id: project.id, name: 'docs', transport: 'http', config: { url: 'https://mcp.example.com/mcp' } },
       });
       const trigger = await tx.trigger.create({
         data: {

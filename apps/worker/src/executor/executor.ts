@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { workflowDir } from '../workspace/paths';
 import type { JobToken, JobTokenSource } from './job-token';
 import { runCommand, type CommandResult } from './run-command';
+import { startBackground, type BackgroundProcess } from './background-process';
 import { DEFAULT_SANDBOX_SETTINGS, Sandbox } from './sandbox';
 
 /** Bytes of output the executor keeps per command before the context budget cuts it further. */
@@ -93,6 +94,34 @@ export class Executor {
       onOutput: request.onOutput,
       lifecycle: sandboxed.lifecycle,
     });
+  }
+
+  /**
+   * Starts `command` (bash) as a long-lived program in the workflow's sandbox and workspace, with the
+   * commands' environment (without SVC_JWT: it acts for nobody) and `env` over it: a stdio MCP server.
+   * In `none` mode it runs without the supervisor, whose background job would lose the piped stdin.
+   */
+  async startBackground(request: {
+    workflowId: string;
+    projectId: string;
+    command: string;
+    env: Record<string, string>;
+  }): Promise<BackgroundProcess> {
+    const cwd = workflowDir(this.options.workspaceRoot, request.workflowId);
+    await mkdir(cwd, { recursive: true });
+    const { SVC_JWT: _none, ...base } = this.environment(request.workflowId, request.projectId, '');
+    const env = { ...base, ...request.env };
+    const sandboxed =
+      this.sandbox.settings.mode === 'none'
+        ? { file: 'bash', args: ['-c', request.command], env }
+        : await this.sandbox.wrap({
+            command: request.command,
+            cwd,
+            env,
+            workspaceRoot: this.options.workspaceRoot,
+            svcUrl: this.options.serverUrl,
+          });
+    return startBackground(sandboxed, cwd, this.options.killGraceMs);
   }
 
   private environment(workflowId: string, projectId: string, jwt: string): Record<string, string> {

@@ -1,4 +1,4 @@
-import type { DispatchBudget } from '@svc/protocol';
+import type { DispatchBudget, McpServerConfig, RunSecret } from '@svc/protocol';
 import type { ServerApi } from '../api/server-api';
 import type { WorkerConfig } from '../config';
 import type { Executor } from '../executor/executor';
@@ -19,6 +19,8 @@ export interface LoopDeps {
     | 'appBaseUrl'
     | 'serverUrl'
     | 'stepDiffMaxBytes'
+    | 'mcpTimeoutSeconds'
+    | 'mcpServers'
   >;
   prompts: Prompts;
   api: ServerApi;
@@ -41,4 +43,8 @@ export interface Job {
   appUrl?: string | null;
   /** the run's budget and the spend the server counted at the dispatch; absent: no budget */
   budget?: DispatchBudget;
+  /** the secrets of the run (the dispatch's), for the MCP servers' `${{ secrets.NAME }}` */
+  secrets?: RunSecret[];
+  /** the run's MCP servers: the worker's and the project's (a project server replaces one of the same name) */
+  mcpServers?: McpServerConfig[];
 }

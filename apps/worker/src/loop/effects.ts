@@ -1,4 +1,5 @@
 import { AgentTransitionError, saveMemo } from '@svc/agent-core';
+import { isAffirmative } from '../mcp/approval';
 import type { ToolEffect } from '../tools/tool';
 import type { EffectOutcome } from './conversation';
 import type { RunContext } from './run-context';
@@ -29,6 +30,13 @@ export async function sharedEffect(
     if (run.state.pendingQuestion !== null) return { output: 'Rejected: a question is already open.', isError: true };
     const answer = await run.askUser(effect.question, resumeStatus);
     return { output: `The user answered: ${answer}` };
+  }
+  if (effect.kind === 'mcp_approval') {
+    if (run.state.pendingQuestion !== null) return { output: 'Rejected: a question is already open.', isError: true };
+    const answer = await run.askUser(effect.question, resumeStatus);
+    if (!isAffirmative(answer)) return { output: `The user refused this call: ${answer}`, isError: true };
+    const result = await run.runApprovedCall(effect.call);
+    return { output: result.text, isError: result.isError };
   }
   return undefined;
 }

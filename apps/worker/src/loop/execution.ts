@@ -30,7 +30,7 @@ export async function runStep(run: RunContext, note?: string): Promise<StepOutco
       stepIndex: index,
       note,
     }),
-    tools: EXECUTION_TOOLS,
+    tools: [...EXECUTION_TOOLS, ...run.mcpTools('all')],
     toolContext: run.toolContext(index),
     maxTurns: run.deps.config.maxTurnsPerStep,
     outputMaxBytes: run.deps.config.toolOutputMaxBytes,

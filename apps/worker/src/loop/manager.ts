@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/protocol';
 import { CommandOutput } from '../executor/command-output';
 import type { LinkHandlers } from '../link/worker-link';
+import { serversOfRun } from '../mcp/server-config';
 import { errorMessage } from '../util/logger';
 import type { LoopDeps } from './deps';
 import { WorkflowRun, type RunEnd } from './runner';
@@ -192,6 +193,8 @@ export class WorkflowManager implements LinkHandlers {
       requirement: message.requirement,
       appUrl: message.app_url ?? null,
       ...(message.budget ? { budget: message.budget } : {}),
+      ...(message.secrets ? { secrets: message.secrets } : {}),
+      mcpServers: serversOfRun(this.deps.config.mcpServers, message.mcp_servers ?? []),
     });
     this.runs.set(id, run);
     const done = run

@@ -18,7 +18,7 @@ export async function runPlanning(run: RunContext, template: string | null | und
       template,
       workspaceFiles: files,
     }),
-    tools: PLANNING_TOOLS,
+    tools: [...PLANNING_TOOLS, ...run.mcpTools('read-only')],
     toolContext: run.toolContext(null),
     maxTurns: run.deps.config.maxTurnsPerStep,
     outputMaxBytes: run.deps.config.toolOutputMaxBytes,

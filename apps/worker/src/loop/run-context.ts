@@ -1,7 +1,8 @@
 import type { AgentState } from '@svc/agent-core';
 import type { LogEntryUpdateData } from '@svc/protocol';
 import type { ChatModel } from '../llm/llm-client';
-import type { ToolContext } from '../tools/tool';
+import type { PendingCall } from '../mcp/approval';
+import type { Tool, ToolContext } from '../tools/tool';
 import type { Job, LoopDeps } from './deps';
 import type { WorkflowUpdates } from './updates';
 
@@ -24,5 +25,9 @@ export interface RunContext {
   /** Uploads workspace changes since the last sync and reports them as `file_changed`. */
   syncWorkspace(): Promise<void>;
   toolContext(stepIndex: number | null): ToolContext;
+  /** The run's MCP tools: `read-only` for planning, `all` for execution. */
+  mcpTools(which: 'read-only' | 'all'): Tool[];
+  /** Runs an MCP call a person approved, bounded in time and output. */
+  runApprovedCall(call: PendingCall): Promise<{ text: string; isError: boolean }>;
   log(entry: LogEntryUpdateData): void;
 }

@@ -4,6 +4,7 @@ import {
   askUser,
   fromSnapshot,
   initialState,
+  saveMemo,
   type AgentState,
 } from '@svc/agent-core';
 import {
@@ -15,7 +16,11 @@ import {
   type SnapshotData,
 } from '@svc/protocol';
 import type { ChatModel } from '../llm/llm-client';
-import type { ToolContext } from '../tools/tool';
+import type { Tool, ToolContext } from '../tools/tool';
+import { isAffirmative, pendingCallOf, type PendingCall } from '../mcp/approval';
+import { mcpTools } from '../mcp/mcp-tools';
+import { McpSession } from '../mcp/session';
+import { truncateUtf8 } from '@svc/text';
 import { errorMessage } from '../util/logger';
 import { AbortedError } from '../util/aborted';
 import type { TreeState } from '../workspace/sync';
@@ -56,6 +61,7 @@ export class WorkflowRun implements RunContext {
   private baseline: TreeState = new Map();
   private readonly budget: BudgetMeter;
   private readonly pause = new PauseGate();
+  private mcp: McpSession | undefined;
 
   constructor(
     readonly deps: LoopDeps,
@@ -112,10 +118,12 @@ export class WorkflowRun implements RunContext {
 
   /** Uploads the workspace, reports `paused`, waits for the resume, and reports what it does again. */
   private pauseHere(): Promise<void> {
-    const resumeStatus = this.current.phase.kind === 'planning' ? 'planning' : 'running';
+    const resumeStatus = this.resumeStatus();
     return this.pause.boundary(
       this.signal,
       async () => {
+        // A paused run holds no MCP server; the next call connects again.
+        await this.mcp?.close();
         await this.syncWorkspace();
         this.updates.status('paused');
       },
@@ -134,6 +142,65 @@ export class WorkflowRun implements RunContext {
     this.updates.filesChanged(pushed.changes);
   }
 
+  private resumeStatus(): 'planning' | 'running' {
+    return this.current.phase.kind === 'planning' ? 'planning' : 'running';
+  }
+
+  /** The MCP servers' tools for a phase: planning gets the read-only ones (decision 0042). */
+  mcpTools(which: 'read-only' | 'all'): Tool[] {
+    return this.mcp ? mcpTools(this.mcp, which) : [];
+  }
+
+  async runApprovedCall(call: PendingCall): Promise<{ text: string; isError: boolean }> {
+    const info = this.mcp?.tools.find((tool) => tool.name === call.tool);
+    if (!this.mcp || !info) return { text: `${call.tool} is no longer offered: the call did not run`, isError: true };
+    const result = await this.mcp.call(info, call.args, this.signal);
+    return { text: truncateUtf8(result.text, this.deps.config.toolOutputMaxBytes, { marker: true }).text, isError: result.isError };
+  }
+
+  /** Connects the run's MCP servers (the worker's and the project's); one that fails is logged and left out. */
+  private async openMcp(): Promise<void> {
+    const servers = this.job.mcpServers ?? [];
+    if (servers.length === 0) return;
+    this.mcp = await McpSession.open({
+      servers,
+      secrets: this.job.secrets ?? [],
+      executor: this.deps.executor,
+      workflowId: this.job.workflowId,
+      projectId: this.job.projectId,
+      callTimeoutMs: this.deps.config.mcpTimeoutSeconds * 1000,
+      ask: (question) => this.askUser(question, this.resumeStatus()),
+      onUnavailable: (server, reason) => {
+        this.deps.logger.warn({ workflowId: this.job.workflowId, server, error: reason }, 'MCP server unavailable');
+        this.log({
+          step_index: null,
+          tool_name: `mcp__${server}`,
+          tool_input: {},
+          output: `MCP server ${server} is unavailable for this run: ${reason}`,
+          is_error: true,
+        });
+      },
+    });
+  }
+
+  /**
+   * The answer to a question this run restored from a snapshot. When it was an MCP call's approval,
+   * a yes runs exactly that call now; its result (or the refusal) is kept as a memo and logged, since
+   * the step goes on in a fresh context.
+   */
+  private async answerRestored(answer: string): Promise<void> {
+    const call = pendingCallOf(this.current.pendingQuestion);
+    this.apply(answerUser(this.current, answer));
+    if (!call) return;
+    const outcome = isAffirmative(answer)
+      ? await this.runApprovedCall(call)
+      : { text: `not run: the user refused it (${answer})`, isError: true };
+    const stepIndex = this.current.phase.kind === 'executing' ? this.current.phase.step : null;
+    this.log({ step_index: stepIndex, tool_name: call.tool, tool_input: call.args, output: outcome.text, is_error: outcome.isError });
+    const memo = `The MCP call ${call.tool} ${JSON.stringify(call.args)} that waited for approval: ${outcome.text}`;
+    this.apply(saveMemo(this.current, truncateUtf8(memo, 4000, { marker: true }).text));
+  }
+
   async askUser(question: string, resumeStatus: 'planning' | 'running'): Promise<string> {
     this.apply(askUser(this.current, question));
     await this.syncWorkspace();
@@ -150,7 +217,7 @@ export class WorkflowRun implements RunContext {
    */
   private async budgetReached(caps: BudgetCap[], detail: string): Promise<void> {
     if (this.budget.policy === 'fail') throw new BudgetExceededError(budgetError(detail), caps);
-    const resumeStatus = this.current.phase.kind === 'planning' ? 'planning' : 'running';
+    const resumeStatus = this.resumeStatus();
     await this.syncWorkspace();
     await new Promise<string>((resolve, reject) => {
       if (this.signal.aborted) return reject(new AbortedError());
@@ -196,10 +263,13 @@ export class WorkflowRun implements RunContext {
     try {
       this.baseline = await this.deps.workspace.pull(this.job.workflowId, this.signal);
       this.current = restoredState(request);
+      await this.openMcp();
       const note = await this.take(request);
       return await this.drive(request.template, note);
     } catch (err) {
       return this.ended(err);
+    } finally {
+      await this.mcp?.close();
     }
   }
 
@@ -207,7 +277,7 @@ export class WorkflowRun implements RunContext {
   private async take(request: RunRequest): Promise<string | undefined> {
     const { action, message } = request;
     if (action === 'answer' && this.current.pendingQuestion !== null && message !== undefined) {
-      this.apply(answerUser(this.current, message));
+      await this.answerRestored(message);
     } else if (action === 'feedback') {
       this.updates.status(this.current.steps.length === 0 ? 'planning' : 'running');
       const from = await revise(this, message ?? '');
@@ -220,10 +290,7 @@ export class WorkflowRun implements RunContext {
 
   private async drive(template: string | null | undefined, note: string | undefined): Promise<RunEnd> {
     const question = this.current.pendingQuestion;
-    if (question !== null) {
-      const answer = await this.waitForAnswer(question);
-      this.apply(answerUser(this.current, answer));
-    }
+    if (question !== null) await this.answerRestored(await this.waitForAnswer(question));
     if (this.current.phase.kind === 'planning') {
       this.updates.status('planning');
       await runPlanning(this, template);

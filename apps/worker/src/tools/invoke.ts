@@ -9,10 +9,8 @@ import type { Tool, ToolContext, ToolResult } from './tool';
 
 /** The tool as the OpenAI API describes functions: its parameters as JSON schema. */
 export function toolSpec(tool: Tool): ChatCompletionFunctionTool {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<
-    string,
-    unknown
-  >;
+  const { $schema: _ignored, ...parameters } = (tool.jsonSchema ??
+    z.toJSONSchema(tool.parameters, { io: 'input' })) as Record<string, unknown>;
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
 }
 

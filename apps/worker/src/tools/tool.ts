@@ -2,6 +2,7 @@ import type { PlannedStep } from '@svc/agent-core';
 import type { z } from 'zod';
 import type { ServerApi } from '../api/server-api';
 import type { RemoteExecRequest } from '../link/server-link';
+import type { PendingCall } from '../mcp/approval';
 
 /** A state change a tool asks the loop to make through @svc/agent-core. */
 export type ToolEffect =
@@ -9,7 +10,9 @@ export type ToolEffect =
   | { kind: 'advance_step'; summary: string }
   | { kind: 'save_memo'; note: string }
   | { kind: 'ask_user'; question: string }
-  | { kind: 'set_timer'; seconds: number; reason: string };
+  | { kind: 'set_timer'; seconds: number; reason: string }
+  /** an MCP tool call that waits for a person's approval (decision 0042) */
+  | { kind: 'mcp_approval'; question: string; call: PendingCall };
 
 export interface ToolResult {
   output: string;
@@ -49,11 +52,16 @@ export interface ToolContext {
   atToolBoundary?(): Promise<void>;
 }
 
-/** One tool: a name, a description and a zod parameter schema the LLM sees as JSON schema. */
+/**
+ * One tool: a name, a description and a zod parameter schema the LLM sees as JSON schema. A tool
+ * described elsewhere (an MCP server's) brings its own `jsonSchema`, offered as is; its `parameters`
+ * then only require an object (the server checks the rest).
+ */
 export interface Tool<S extends z.ZodObject = z.ZodObject> {
   name: string;
   description: string;
   parameters: S;
+  jsonSchema?: Record<string, unknown>;
   // Method syntax keeps Tool<Specific> assignable to Tool (parameter bivariance).
   run(input: z.output<S>, ctx: ToolContext): Promise<ToolResult>;
 }

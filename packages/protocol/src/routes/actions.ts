@@ -17,7 +17,9 @@ export type ProjectAction =
   | 'token.job'
   | 'trigger.manage' // inbound triggers: list, create, change, rotate, delete, deliveries
   | 'schedule.read'
-  | 'schedule.manage'; // create, change, pause, resume, delete a schedule
+  | 'schedule.manage' // create, change, pause, resume, delete a schedule
+  | 'mcp.read' // the project's MCP servers (members)
+  | 'mcp.manage'; // add, replace, delete them (owners)
 
 /** What a caller does outside any project. */
 export type GlobalAction =

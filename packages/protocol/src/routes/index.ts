@@ -7,6 +7,7 @@ import { META_OPERATIONS } from './meta';
 import { PAUSE_OPERATIONS } from './pause';
 import type { IdentifiedOperation } from './operation';
 import { PROJECT_OPERATIONS } from './projects';
+import { MCP_SERVER_OPERATIONS } from './mcp-servers';
 import { SCHEDULE_OPERATIONS } from './schedules';
 import { TRIGGER_OPERATIONS } from './triggers';
 import { ROUTING_OPERATIONS } from './routing';
@@ -34,6 +35,7 @@ export const OPERATIONS = {
   ...ADMIN_OPERATIONS,
   ...TRIGGER_OPERATIONS,
   ...ROUTING_OPERATIONS,
+  ...MCP_SERVER_OPERATIONS,
 };
 
 export type Operations = typeof OPERATIONS;

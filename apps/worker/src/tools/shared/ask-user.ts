@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { looksLikeApproval } from '../../mcp/approval';
 import { defineTool, ok } from '../tool';
 
 export const askUser = defineTool({
@@ -12,6 +13,7 @@ export const askUser = defineTool({
         .trim()
         .min(1)
         .max(4000)
+        .refine((question) => !looksLikeApproval(question), 'only an MCP tool call asks for its own approval')
         .describe('The question, self-contained: the user sees only this text'),
     })
     .strict(),

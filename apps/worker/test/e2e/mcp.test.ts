@@ -1,0 +1,132 @@
+import path from 'node:path';
+import type { ScriptedHandler, RecordedRequest } from '@svc/scripted-llm';
+import { advance, plan, scriptedAgent } from '@svc/scripted-llm';
+import { repoRoot, startMcpHttpServer, type McpHttpServer } from '@svc/test-kit';
+import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
+
+// server-everything's entry, run by the worker inside its command sandbox (the repository mounted read-only).
+const EVERYTHING = path.join(
+  path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist/index.js',
+);
+const SHOP_KEY = { name: 'X-Shop-Key', value: 'shop-key-1234' };
+
+const agent = scriptedAgent({
+  planning: [
+    { name: 'mcp__shop__lookup', arguments: { item: 'apples' } },
+    { name: 'mcp__everything__echo', arguments: { message: 'hello from planning' } },
+    plan('Order apples', 'Ask who orders', 'Look around'),
+  ],
+  steps: {
+    // a write of the project's server: waits for approval
+    1: [{ name: 'mcp__shop__order', arguments: { item: 'apples', count: 3 } }, advance('ordered')],
+    // allowed writes (worker config), but the server asks the person through an elicitation
+    2: [{ name: 'mcp__everything__trigger-elicitation-request', arguments: {} }, advance('asked')],
+    3: [{ name: 'mcp__everything__get-env', arguments: {} }, advance('looked')],
+  },
+});
+const handler: ScriptedHandler = (request) => agent(request);
+
+const toolNames = (request: RecordedRequest): string[] =>
+  ((request.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
+const phaseOfRecorded = (request: RecordedRequest): string =>
+  /# svc:(\w+)/.exec(JSON.stringify((request.body as { messages: unknown[] }).messages[0]))?.[1] ?? 'unknown';
+/** What the LLM was told a tool returned: the last tool message of the requests after it. */
+const toolOutputs = (stack: Stack): string[] =>
+  stack.llm.requests.flatMap((r) => {
+    const messages = (r.body as { messages: { role: string; content: unknown }[] }).messages;
+    const last = messages[messages.length - 1];
+    return last?.role === 'tool' ? [String(last.content)] : [];
+  });
+
+describe('MCP servers the agent uses (stdio in the sandbox, Streamable HTTP)', () => {
+  let stack: Stack;
+  let shop: McpHttpServer;
+
+  beforeAll(async () => {
+    shop = await startMcpHttpServer(SHOP_KEY);
+    stack = await startStack({
+      handler,
+      workerConfig: {
+        sandbox_read_only_paths: [repoRoot()],
+        mcp_servers: [
+          {
+            name: 'everything',
+            transport: 'stdio',
+            command: [process.execPath, EVERYTHING, 'stdio'],
+            env: { SHOP_NOTE: 'set by the worker' },
+            allow_writes: true,
+          },
+        ],
+      },
+    });
+  }, E2E_TIMEOUT_MS);
+  afterAll(async () => {
+    await stack?.close();
+    await shop?.close();
+  });
+
+  it(
+    'offers read-only tools to planning, waits for approval of a write, turns an elicitation into a question',
+    async () => {
+      const { alice } = stack;
+      await alice.json(`/projects/${stack.projectId}/mcp-servers/shop`, {
+        method: 'PUT',
+        json: { transport: 'http', url: shop.url, headers: { [SHOP_KEY.name]: SHOP_KEY.value } },
+      });
+      const { id } = await alice.createWorkflow(stack.projectId, 'Order apples for the shop.');
+
+      // The write waits for a person, showing the server, the tool and the arguments.
+      const approval = await stack.waitForStatus(id, 'waiting_user');
+      expect(approval.question).toContain('"order" of the MCP server "shop"');
+      expect(approval.question).toContain('"count": 3');
+      expect(shop.calls.map((c) => c.tool)).toEqual(['lookup']);
+      expect(shop.refused).toBe(0);
+
+      // Planning saw only the read-only tools; execution sees all of them.
+      const requests = stack.llm.requests.filter((r) => toolNames(r).length > 0);
+      const planningTools = toolNames(requests.find((r) => phaseOfRecorded(r) === 'planning')!);
+      expect(planningTools).toEqual(expect.arrayContaining(['mcp__shop__lookup', 'mcp__everything__echo', 'submit_plan']));
+      expect(planningTools).not.toContain('mcp__shop__order');
+      expect(planningTools).not.toContain('mcp__everything__trigger-elicitation-request');
+      const executionTools = toolNames(requests.find((r) => phaseOfRecorded(r) === 'execution')!);
+      expect(executionTools).toEqual(expect.arrayContaining(['mcp__shop__order', 'mcp__everything__get-env']));
+      expect(toolOutputs(stack)).toEqual(
+        expect.arrayContaining(['12 apples in stock', expect.stringContaining('hello from planning')]),
+      );
+
+      // Yes runs exactly that call, once.
+      await alice.json(`/workflows/${id}/answer`, { json: { answer: 'yes' } });
+      const elicitation = await stack.waitForStatus(id, 'waiting_user');
+      expect(shop.calls).toEqual([
+        { tool: 'lookup', args: { item: 'apples' } },
+        { tool: 'order', args: { item: 'apples', count: 3 } },
+      ]);
+      expect(toolOutputs(stack)).toContain('ordered 3 apples; now 15');
+
+      // The server's elicitation is a question; the answer goes back as the form's content.
+      expect(elicitation.question).toContain('The MCP server "everything" asks');
+      expect(elicitation.question).toContain('- name (string, required)');
+      await alice.json(`/workflows/${id}/answer`, { json: { answer: '{"name": "Ada Lovelace"}' } });
+      await stack.waitForStatus(id, 'completed');
+      expect(toolOutputs(stack).some((o) => o.includes('- Name: Ada Lovelace'))).toBe(true);
+
+      // The stdio server ran in the sandbox, with its configured environment and no job token.
+      const env = JSON.parse(toolOutputs(stack).find((o) => o.includes('SHOP_NOTE'))!) as Record<string, string>;
+      expect(env).toMatchObject({ SHOP_NOTE: 'set by the worker', HOME: '/tmp/home' });
+      expect(env).not.toHaveProperty('SVC_JWT');
+
+      // Calls are logged like other tools.
+      const log = await alice.log(id);
+      expect(log.map((e) => e.tool_name)).toEqual(
+        expect.arrayContaining(['mcp__shop__lookup', 'mcp__shop__order', 'mcp__everything__get-env']),
+      );
+      expect(log.find((e) => e.tool_name === 'mcp__shop__order')).toMatchObject({
+        tool_input: 'item: apples\ncount: 3\n',
+        output: 'ordered 3 apples; now 15',
+        is_error: false,
+      });
+    },
+    E2E_TIMEOUT_MS,
+  );
+});
