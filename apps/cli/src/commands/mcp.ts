@@ -1,7 +1,13 @@
 import type { Command, Option } from 'commander';
 import type { Context } from '../context';
 import { EXIT, usageError } from '../errors';
-import { McpServerListSchema, McpServerSchema, type McpServer } from './wire-temp';
+import {
+  McpServerListSchema,
+  McpServerNameSchema,
+  McpServerSchema,
+  type McpServer,
+  type McpServerSettings,
+} from '@svc/protocol';
 
 type Action = (ctx: Context, ...args: never[]) => Promise<number> | number;
 type Run = (action: Action) => (this: Command, ...args: unknown[]) => Promise<void>;
@@ -30,7 +36,7 @@ function pairs(values: string[] | undefined, separator: '=' | ':', flag: string)
 }
 
 /** The PUT body: an http server (`--http URL`, headers) or a stdio one (the command after `--`, env). */
-export function mcpSettings(command: string[], flags: McpAddFlags): Record<string, unknown> {
+export function mcpSettings(command: string[], flags: McpAddFlags): McpServerSettings {
   const common = { allow_writes: flags.allowWrites === true, enabled: flags.disabled !== true };
   if (flags.http !== undefined) {
     if (command.length > 0 || flags.env) throw usageError('an --http server has no command and no --env');
@@ -55,6 +61,8 @@ export async function mcpList(ctx: Context): Promise<number> {
 }
 
 export async function mcpAdd(ctx: Context, name: string, command: string[], flags: McpAddFlags): Promise<number> {
+  const named = McpServerNameSchema.safeParse(name);
+  if (!named.success) throw usageError(`bad server name "${name}": ${named.error.issues[0]?.message}`);
   const body = mcpSettings(command, flags);
   const saved = await ctx
     .client()

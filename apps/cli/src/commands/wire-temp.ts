@@ -1,4 +1,4 @@
-// TEMPORARY: the secrets and MCP-client helpers' schemas (RULES.md "API shapes"), until @svc/protocol exports them.
+// TEMPORARY: the secrets helper's schemas (RULES.md "API shapes"), until @svc/protocol exports them.
 import { z } from 'zod';
 import { pageSchema, TimestampSchema } from '@svc/protocol';
 
@@ -25,19 +25,3 @@ export const SecretEventPageSchema = pageSchema(
   }),
 );
 export type SecretEvent = z.infer<typeof SecretEventPageSchema>['items'][number];
-
-export const McpServerSchema = z.object({
-  name: z.string(),
-  transport: z.enum(['stdio', 'http']),
-  command: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  url: z.string().optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  allow_writes: z.boolean(),
-  enabled: z.boolean(),
-  created_at: TimestampSchema,
-  updated_at: TimestampSchema,
-  updated_by: ActorSchema,
-});
-export type McpServer = z.infer<typeof McpServerSchema>;
-export const McpServerListSchema = z.object({ items: z.array(McpServerSchema) });

@@ -49,7 +49,7 @@ describeInChromium('secrets and MCP servers on the project page (Chromium, real 
   it('adds an http and a command server, deletes one, disables and edits the other', async () => {
     const panel = page.getByRole('region', { name: 'MCP servers' });
     const add = await unfoldedForm(page, 'Add an MCP server');
-    await add.getByRole('textbox', { name: 'Name' }).fill('tracker');
+    await add.getByRole('textbox', { name: 'Name', exact: true }).fill('tracker');
     await add.getByRole('textbox', { name: 'URL' }).fill('https://mcp.example.com/mcp');
     await add.getByRole('textbox', { name: /^Headers/ }).fill('Authorization: Bearer ${{ secrets.TRACKER_TOKEN }}');
     await add.getByRole('button', { name: 'Add server' }).click();
@@ -58,7 +58,7 @@ describeInChromium('secrets and MCP servers on the project page (Chromium, real 
     await tracker.getByText('writes need approval').waitFor();
 
     await add.getByRole('radio', { name: /^Command/ }).check();
-    await add.getByRole('textbox', { name: 'Name' }).fill('files');
+    await add.getByRole('textbox', { name: 'Name', exact: true }).fill('files');
     await add.getByRole('textbox', { name: /^Command/ }).fill('npx\n-y\n@modelcontextprotocol/server-filesystem\n.');
     await add.getByRole('textbox', { name: /^Environment/ }).fill('API_KEY=${{ secrets.FILES_KEY }}');
     await add.getByRole('button', { name: 'Add server' }).click();
@@ -72,7 +72,7 @@ describeInChromium('secrets and MCP servers on the project page (Chromium, real 
     await tracker.getByText('disabled', { exact: true }).waitFor();
     await tracker.getByRole('button', { name: 'Edit' }).click();
     const edit = tracker.getByRole('form', { name: 'Edit MCP server tracker' });
-    expect(await edit.getByRole('textbox', { name: 'Name' }).getAttribute('readonly')).not.toBeNull();
+    expect(await edit.getByRole('textbox', { name: 'Name', exact: true }).getAttribute('readonly')).not.toBeNull();
     await edit.getByRole('checkbox', { name: 'Let its tools change things without asking' }).check();
     await edit.getByRole('button', { name: 'Save server' }).click();
     await edit.waitFor({ state: 'detached' });
@@ -99,7 +99,7 @@ describeInChromium('secrets and MCP servers on the project page (Chromium, real 
     const form = await unfoldedForm(page, 'Set a secret');
     const value = form.getByLabel('Value');
     expect(await value.getAttribute('type')).toBe('password');
-    await form.getByRole('textbox', { name: 'Name' }).fill('DEPLOY_TOKEN');
+    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('DEPLOY_TOKEN');
     await value.fill(FIRST_VALUE);
     await form.getByRole('button', { name: 'Save secret' }).click();
     await form.getByRole('status').filter({ hasText: 'Saved DEPLOY_TOKEN.' }).waitFor();
@@ -108,7 +108,7 @@ describeInChromium('secrets and MCP servers on the project page (Chromium, real 
     await expectText(row.getByRole('cell').first(), 'olive');
 
     // the same name again replaces the value
-    await form.getByRole('textbox', { name: 'Name' }).fill('DEPLOY_TOKEN');
+    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('DEPLOY_TOKEN');
     await value.fill(SECOND_VALUE);
     await form.getByRole('button', { name: 'Save secret' }).click();
     // saving invalidates the events too, so they show the replacement once it is done
@@ -126,7 +126,7 @@ describeInChromium('secrets and MCP servers on the project page (Chromium, real 
     await auditPage(page, 'project-secrets-and-mcp');
 
     // Too short a value: the server's error, nothing saved.
-    await form.getByRole('textbox', { name: 'Name' }).fill('SHORT');
+    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('SHORT');
     await value.evaluate((input: HTMLInputElement) => input.removeAttribute('minlength'));
     await value.fill('abc');
     await form.getByRole('button', { name: 'Save secret' }).click();

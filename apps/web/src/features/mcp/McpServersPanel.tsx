@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Project } from '@svc/protocol';
+import type { McpServer, Project } from '@svc/protocol';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorNote, Loading } from '../../components/Feedback';
 import { formatTime } from '../../lib/format';
@@ -8,7 +8,6 @@ import { queryKeys } from '../../lib/query-keys';
 import { deleteMcpServer, listMcpServers, putMcpServer } from './api';
 import { fieldsFromServer, withEnabled } from './mcp-form';
 import { McpServerForm } from './McpServerForm';
-import type { McpServer } from './wire';
 
 /** A project's MCP servers: tools its runs' agent may call. Members see them; owners add, edit and delete. */
 export function McpServersPanel({ project, canManage }: { project: Project; canManage: boolean }) {

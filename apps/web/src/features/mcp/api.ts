@@ -1,5 +1,5 @@
 import { apiJson, apiVoid } from '../../lib/api';
-import { McpServerListSchema, McpServerSchema, type McpServerSettings } from './wire';
+import { McpServerListSchema, McpServerSchema, type McpServerSettings } from '@svc/protocol';
 
 const enc = encodeURIComponent;
 const serversPath = (projectId: string) => `/projects/${enc(projectId)}/mcp-servers`;

@@ -1,4 +1,4 @@
-import type { McpServer, McpServerSettings } from './wire';
+import type { McpServer, McpServerSettings } from '@svc/protocol';
 
 /** What the MCP server form edits: lists as text, one entry a line. */
 export interface McpServerFields {
