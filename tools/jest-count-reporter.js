@@ -19,12 +19,23 @@ class CountReporter {
       skipped: results.numPendingTests + results.numTodoTests,
     };
     this.write(counts);
+    this.writeDurations(results.testResults);
     setTimeout(() => this.failUnexited(counts), EXIT_GRACE_MS).unref();
   }
   write(counts) {
     const dir = path.join(this.rootDir, '.test-results');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'counts.json'), JSON.stringify(counts));
+  }
+  /** Seconds each test file took, slowest first: where to look when the suite grows slow. */
+  writeDurations(fileResults) {
+    const durations = fileResults
+      .map((file) => ({
+        file: path.relative(this.rootDir, file.testFilePath),
+        seconds: Math.round((file.perfStats.end - file.perfStats.start) / 100) / 10,
+      }))
+      .sort((a, b) => b.seconds - a.seconds);
+    fs.writeFileSync(path.join(this.rootDir, '.test-results', 'durations.json'), JSON.stringify(durations, null, 1));
   }
   failUnexited(counts) {
     const handles = process._getActiveHandles().map(describeHandle);

@@ -21,6 +21,8 @@ import { pageCache, type PageCache } from './reads/page-cache';
 import { AppLinks } from './apps/app-link';
 import { StreamSlots } from './http/stream-slots';
 import { RenderPool } from './http/render-pool';
+import { createSecrets } from './secrets';
+import { SecretKeyring } from './secrets/keyring';
 
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
 
@@ -50,6 +52,7 @@ export async function buildRuntime(
 ): Promise<Runtime> {
   // The key first: an unusable JWT_PRIVATE_KEY refuses start-up before the database is touched.
   const keys = await loadSigningKeys(config.jwt.privateKeyPath, config.dataDir);
+  const secretsKeyring = SecretKeyring.open(config.secrets.keyFile);
   const migration = await migrate(config.databaseUrl);
   if (migration.applied.length) logger.info({ applied: migration.applied }, 'database migrated');
   logger.info({ replica: config.replicaId }, 'replica');
@@ -78,6 +81,7 @@ export async function buildRuntime(
   const templates = options.templates ?? gitTemplates!;
   const storage = createStorage(config);
   const appLinks = new AppLinks(config);
+  const secrets = createSecrets({ keyring: secretsKeyring, db: dbHandle.db, templates, logger, bus });
   const live = createLiveServices({
     db: dbHandle.db,
     provider: dbHandle.provider,
@@ -89,6 +93,7 @@ export async function buildRuntime(
     config,
     appLinks,
     bus,
+    secrets: secrets.runs,
     steering: options.steering,
   });
   // Also in the background: upload temp files left by a crash are removed once they are stale.
@@ -110,6 +115,7 @@ export async function buildRuntime(
     schedules: live.schedules,
     templates,
     storage,
+    secrets,
     streams: new StreamSlots(config.streams),
     markdown: { maxRenderedBytes: config.markdown.maxRenderedBytes, pool: new RenderPool(config.markdown) },
     version: VERSION,
@@ -122,6 +128,7 @@ export async function buildRuntime(
     bus,
     close: async () => {
       await live.close();
+      secrets.close();
       await bus.close();
       await gitTemplates?.idle();
       await dbHandle.close();

@@ -35,6 +35,8 @@ export interface Config {
   adminUsers: AdminList;
   auth: { provider: Env['AUTH_PROVIDER']; oauth2: OAuthProviderConfig | null; sso: OAuthProviderConfig | null };
   jwt: { privateKeyPath: string | null; issuer: string; audience: string; sessionTtlSeconds: number };
+  /** the keyring file secrets are encrypted with (apps/api/src/secrets/keyring.ts) */
+  secrets: { keyFile: string };
   /** `s3` null: workspaces and object storage on the local disk under dataDir */
   storage: { maxUploadBytes: number; backend: Env['STORAGE_BACKEND']; s3: S3Settings | null };
   templates: { repoUrl: string | null; localPath: string };
@@ -148,6 +150,7 @@ export function buildConfig(env: Env): Config {
       audience: env.SVC_AUDIENCE,
       sessionTtlSeconds: env.SESSION_TTL_SECONDS,
     },
+    secrets: { keyFile: secretsKeyFile(env, dataDir) },
     storage: storageConfig(env),
     templates: templatesConfig(env, dataDir),
     kbEmbeddings: kbEmbeddingsConfig(env),
@@ -177,6 +180,10 @@ export function buildConfig(env: Env): Config {
     processes: processCount(env.API_PROCESSES, databaseUrl),
   };
 }
+
+/** SECRETS_KEY_FILE, or the keyring generated under the data directory. */
+const secretsKeyFile = (env: Env, dataDir: string) =>
+  env.SECRETS_KEY_FILE ? resolve(env.SECRETS_KEY_FILE) : join(dataDir, 'keys', 'secrets.key');
 
 function authConfig(env: Env): Config['auth'] {
   return {

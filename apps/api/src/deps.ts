@@ -12,6 +12,7 @@ import type { HotReads } from './reads/hot-reads';
 import type { PageCache } from './reads/page-cache';
 import type { StreamSlots } from './http/stream-slots';
 import type { MarkdownRendering } from './routes/files/markdown-page';
+import type { Secrets } from './secrets';
 
 /** Everything the app needs, built once in main.ts (or by a test) and passed to createApp. */
 export interface AppDeps {
@@ -33,6 +34,8 @@ export interface AppDeps {
   templates: TemplateCatalog;
   /** workspaces and project object storage (local disk or S3) */
   storage: Storage;
+  /** project and instance secrets: management, what runs get, the maskers of their texts */
+  secrets: Secrets;
   /** open event streams (SSE and browser sockets) of this process, per caller and in all */
   streams: StreamSlots;
   /** `.md` pages: the render threads and the size above which a file is shown as text */

@@ -34,6 +34,8 @@ export const EnvSchema = z.object({
   ADMIN_USERS: z.string().default(''),
   AUTH_PROVIDER: z.enum(['oauth2', 'sso', 'dev']).default('dev'),
   JWT_PRIVATE_KEY: z.string().optional(),
+  /** the keyring secrets are encrypted with (default <DATA_DIR>/keys/secrets.key, generated on first start) */
+  SECRETS_KEY_FILE: z.string().optional(),
   SVC_ISSUER: z.string().min(1).default('svc'),
   SVC_AUDIENCE: z.string().min(1).default('svc'),
   SESSION_TTL_SECONDS: z.coerce

@@ -20,6 +20,7 @@ import { LlmDetailRetention } from './ingest/detail-retention';
 import { BackgroundWork } from './lib/background-work';
 import type { Storage } from './services/storage';
 import type { TemplateCatalog } from './services/templates';
+import type { RunSecrets } from './secrets/run-secrets';
 import { TimerScheduler } from './timers/scheduler';
 import { ScheduleRunner } from './schedules/runner';
 import { isUnfinished, RunBudgets, WorkflowLifecycle, type Steering } from './workflows';
@@ -64,6 +65,8 @@ export interface LiveServicesDeps {
   bus: ClusterBus;
   /** replaces the dispatcher as what the lifecycle steers (tests record the calls) */
   steering?: Steering;
+  /** what each dispatch carries, and the maskers of the runs' updates */
+  secrets: RunSecrets;
 }
 
 /** Builds the live services in dependency order; every dependency is passed to a constructor. */
@@ -87,6 +90,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     engine,
     bus,
     routing,
+    secrets: deps.secrets,
   });
   const budgets = new RunBudgets({ db, engine, steering: deps.steering ?? dispatcher, logger });
   const ingest = new UpdateIngest({
@@ -100,6 +104,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     snapshots: new SnapshotCache(db, snapshotCache()),
     pgPool: deps.pgPool,
     onLlmCalls: (ids) => budgets.checkIngested(ids),
+    maskers: deps.secrets,
   });
   // After-commit effects of every change of a run: browsers, and the row caches of every replica.
   const stopEffects = [

@@ -1,11 +1,10 @@
+import { SECRET_MIN_LENGTH } from '@svc/text';
 import { z } from 'zod';
 
-/** Shortest secret value: shorter ones would mask ordinary text (GitHub Actions' rule; issue 24). */
-export const SECRET_MIN_LENGTH = 4;
+export { SECRET_MASK, SECRET_MIN_LENGTH } from '@svc/text';
+
 /** Longest secret value, in characters (a PEM key or a kubeconfig fits). */
 export const SECRET_MAX_LENGTH = 64 * 1024;
-/** What a masked secret becomes in every text the service stores or streams. */
-export const SECRET_MASK = '***';
 
 /**
  * A secret's name: an environment variable name, so a command reads it as `$NAME`. `SVC_` is kept

@@ -1,5 +1,5 @@
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   calculateJwkThumbprint,
   exportJWK,
@@ -10,8 +10,9 @@ import {
   type CryptoKey,
   type JWK,
 } from 'jose';
-import { createPublicKey, createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createPublicKey, createPrivateKey, type KeyObject } from 'node:crypto';
 import { ConfigError } from '../config';
+import { createPrivateFileOnce } from '../lib/private-file';
 
 export interface SigningKeys {
   kid: string;
@@ -43,20 +44,10 @@ function readKeyFile(path: string, what: string): string {
   }
 }
 
-/** Writes a fresh key to a temporary file and links it into place, so a crash or a second process never leaves a half key. */
+/** A fresh key, created atomically (a crash or a second process never leaves a half key). */
 async function createKeyOnce(path: string): Promise<void> {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temporary, await exportPKCS8(privateKey), { mode: 0o600, flush: true });
-  chmodSync(temporary, 0o600);
-  try {
-    linkSync(temporary, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    unlinkSync(temporary);
-  }
+  createPrivateFileOnce(path, await exportPKCS8(privateKey));
 }
 
 export async function keysFromPem(pem: string, source = 'jwt_private_key'): Promise<SigningKeys> {

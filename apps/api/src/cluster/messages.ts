@@ -32,6 +32,8 @@ export type ClusterMessage =
   | { type: 'timers' }
   /** schedules changed: look at the table again */
   | { type: 'schedules' }
+  /** secrets changed: rebuild the runs' maskers */
+  | { type: 'secrets' }
   /** who holds these workflows changed: forget cached rows */
   | { type: 'forget'; workflow_ids: string[] }
   /** a token was revoked */

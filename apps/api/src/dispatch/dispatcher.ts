@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db, DbProvider } from '@svc/db';
 import type { DispatchAction } from '@svc/protocol';
 import type { AppLinks } from '../apps/app-link';
+import type { RunSecrets } from '../secrets/run-secrets';
 import { on, type ClusterBus } from '../cluster/bus';
 import type { WorkflowEngine } from '../engine';
 import type { IngestLock } from '../ingest/ingest-lock';
@@ -31,6 +32,8 @@ export interface LiveDispatcherDeps {
   bus: ClusterBus;
   /** keeps the notice of runs no online worker can take (dispatch/routing-notices.ts) */
   routing?: { kick(): void };
+  /** the secrets each dispatch that runs a workflow carries */
+  secrets?: RunSecrets;
 }
 
 const DELIVERY_SELECT = {

@@ -1,11 +1,12 @@
 import type { Db, Workflow } from '@svc/db';
-import type { DispatchAction, DispatchMessage } from '@svc/protocol';
+import type { DispatchAction, DispatchMessage, RunSecret } from '@svc/protocol';
 import { snapshotData } from '../wire/workflow';
 import type { WorkerSession } from './worker-session';
 import { ensureAppKey, type AppLinks } from '../apps/app-link';
 import { dispatchBudgetOf } from '../workflows/budgets';
 import { decodeRequires, satisfies } from '../domain/routing';
 import { mcpServerConfigOf } from '../wire/mcp-server';
+import type { RunSecrets } from '../secrets/run-secrets';
 
 export type WorkflowForDispatch = Pick<
   Workflow,
@@ -29,7 +30,7 @@ export const DISPATCH_SELECT = {
  * (or promised to a title worker), so the worker numbers its updates after it.
  */
 export async function buildDispatch(
-  { db, appLinks }: { db: Db; appLinks: AppLinks },
+  { db, appLinks, secrets }: { db: Db; appLinks: AppLinks; secrets?: Pick<RunSecrets, 'forRun'> },
   workflow: WorkflowForDispatch,
   action: DispatchAction,
   options: { message?: string; reservedSeq?: number } = {},
@@ -45,6 +46,7 @@ export async function buildDispatch(
     app_url: appLinks.linkOf({ app_key: await ensureAppKey(db, workflow) }),
     ...(await budgetPart(db, workflow.id, action)),
     ...(await mcpServersPart(db, workflow.project_id, action)),
+    ...(await secretsPart(secrets, workflow, action)),
   };
   if (withoutSnapshot(action)) return { ...base, action };
   // A pause goes to the run the worker holds: its `message` says whether to interrupt the running command.
@@ -61,6 +63,21 @@ const withoutSnapshot = (action: DispatchAction): action is 'start' | 'cancel' |
   action === 'start' || action === 'cancel' || action === 'generate_title';
 
 const messageOf = (message: string | undefined) => (message === undefined ? {} : { message });
+
+/** The run's secrets, decrypted now, for a dispatch that runs it (none for a cancel or a title job). */
+async function secretsPart(
+  secrets: Pick<RunSecrets, 'forRun'> | undefined,
+  workflow: WorkflowForDispatch,
+  action: DispatchAction,
+): Promise<{ secrets?: RunSecret[] }> {
+  if (!secrets || action === 'cancel' || action === 'generate_title') return {};
+  const values = await secrets.forRun({
+    id: workflow.id,
+    project_id: workflow.project_id,
+    template: workflow.template,
+  });
+  return values.length ? { secrets: values } : {};
+}
 
 /** The run's budget and spend so far, for a dispatch that runs it. */
 async function budgetPart(

@@ -15,6 +15,8 @@ import { GroupCommitQueue, type Batch } from './queue';
 import { WriteLane } from './write-lane';
 import { mayStoreForTitle } from '../engine/intents';
 import { classifyPgError, PgRawClient } from './raw-pg';
+import type { RunSecrets } from '../secrets/run-secrets';
+import { maskCommandOutput, maskUpdate } from '../secrets/mask-update';
 
 /** What became of one update: acknowledge `stored` and `duplicate`; answer `refused` with the error. */
 export type IngestOutcome = { kind: 'stored' } | { kind: 'duplicate' } | { kind: 'refused'; error: WsErrorInfo };
@@ -37,6 +39,8 @@ export interface UpdateIngestDeps {
   pgPool?: pg.Pool | null;
   /** after a commit that stored LLM calls of these runs (the server's budget check); rejections are logged */
   onLlmCalls?: (workflowIds: string[]) => Promise<void>;
+  /** each run's masker of its secret values: updates and live output are masked before they are stored or relayed */
+  maskers?: Pick<RunSecrets, 'maskerFor'>;
 }
 
 /** Batches committing side by side on PostgreSQL (SQLite has one writer). */
@@ -94,7 +98,14 @@ export class UpdateIngest {
     });
   }
 
+  /** Queues an update, masked first; a masker known already masks at once, so a run's updates keep their order. */
   submit(workerId: string, update: UpdateMessage): Promise<IngestOutcome> {
+    const masker = this.deps.maskers?.maskerFor(update.workflow_id) ?? null;
+    if (masker instanceof Promise) return masker.then((known) => this.enqueue(workerId, maskUpdate(known, update)));
+    return this.enqueue(workerId, maskUpdate(masker, update));
+  }
+
+  private enqueue(workerId: string, update: UpdateMessage): Promise<IngestOutcome> {
     return new Promise((resolve) => this.queue.push({ workerId, update, resolve }));
   }
 
@@ -115,7 +126,8 @@ export class UpdateIngest {
     if (!row) return { code: 'not_found', message: `command output: no workflow ${id}` };
     if (row.assigned_worker_id !== workerId && !runsExec)
       return { code: 'forbidden', message: `command output: workflow ${id} is not assigned to this worker` };
-    const { type, workflow_id, ...data } = message;
+    const masker = (await this.deps.maskers?.maskerFor(id)) ?? null;
+    const { type, workflow_id, ...data } = maskCommandOutput(masker, message);
     this.deps.events.publishCommandOutput({ type, workflow_id, data });
     return null;
   }

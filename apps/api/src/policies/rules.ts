@@ -30,8 +30,15 @@ const MEMBER_ACTIONS = new Set<ProjectAction>([
   'schedule.read',
   'schedule.manage',
   'mcp.read',
+  'secret.read',
 ]);
-const OWNER_ONLY = new Set<ProjectAction>(['project.delete', 'members.manage', 'project.budget', 'mcp.manage']);
+const OWNER_ONLY = new Set<ProjectAction>([
+  'project.delete',
+  'members.manage',
+  'project.budget',
+  'mcp.manage',
+  'secret.manage',
+]);
 /** What a worker does to a workflow dispatched to it (apps/worker/src/api/server-api.ts); nothing project-wide. */
 const WORKER_ACTIONS = new Set<ProjectAction>([
   'workflow.read',
@@ -121,6 +128,8 @@ const USER_GLOBAL_RULES: Readonly<Record<GlobalAction, (user: UserPrincipal) => 
   'token.worker': adminSession,
   'tokens.manage_any': adminSession,
   'queue.read': adminUnnarrowed,
+  // an administrator's CLI with an unnarrowed api token may manage them too (values stay write-only)
+  'secrets.instance': adminUnnarrowed,
 };
 const WORKER_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read', 'workers.read', 'templates.read', 'settings.read']);
 const JOB_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read']);

@@ -36,6 +36,7 @@ import { eventHandlers } from './events/router';
 import { openApiHandlers } from './openapi/router';
 import { hookHandlers } from './triggers/hook';
 import { triggerHandlers } from './triggers/router';
+import { secretHandlers } from './secrets/router';
 
 /**
  * Every operation under /svc/api, mounted from the protocol's operations table: each resource gives its
@@ -80,6 +81,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...hookHandlers(deps),
       ...triggerHandlers(deps),
       ...mcpServerHandlers(deps),
+      ...secretHandlers(deps),
     },
     { authenticate, direct },
   );

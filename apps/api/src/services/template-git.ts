@@ -4,7 +4,7 @@ import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
-import { LabelSchema, MAX_REQUIRED_LABELS } from '@svc/protocol';
+import { LabelSchema, MAX_REQUIRED_LABELS, SecretNameSchema } from '@svc/protocol';
 
 /** Git operations on the template clone (isomorphic-git, no checkout: everything is read from objects). */
 
@@ -64,25 +64,41 @@ export async function readDescription(dir: string, commitOid: string, cache: obj
 /** The file of a template branch that names the worker labels its runs require. */
 export const REQUIRES_FILE = '.svc-requires';
 
+/** The file of a template branch that names the instance secrets (visibility `templates`) its runs get. */
+export const SECRETS_FILE = '.svc-secrets';
+
 /**
- * The labels a template commit's runs require: its top-level `.svc-requires` file, labels separated by
- * white space or commas, `#` starting a comment line; none without the file. A label that is not valid
- * (too long, or more than the most a run may require) is left out and returned in `refused`.
+ * The words of a top-level file of a template commit (its first 8 KiB): separated by white space or
+ * commas, `#` starting a comment line; none without the file.
  */
-export async function readRequires(dir: string, commitOid: string): Promise<{ labels: string[]; refused: string[] }> {
+async function readWordList(dir: string, commitOid: string, fileName: string): Promise<string[]> {
   const { tree } = await git.readTree({ fs, dir, oid: commitOid });
-  const file = tree.find((entry) => entry.type === 'blob' && entry.path === REQUIRES_FILE);
-  if (!file) return { labels: [], refused: [] };
+  const file = tree.find((entry) => entry.type === 'blob' && entry.path === fileName);
+  if (!file) return [];
   const { blob } = await git.readBlob({ fs, dir, oid: file.oid });
-  const words = Buffer.from(blob.subarray(0, 8192))
+  return Buffer.from(blob.subarray(0, 8192))
     .toString('utf8')
     .split(/\r?\n/)
     .filter((line) => !line.trim().startsWith('#'))
     .flatMap((line) => line.split(/[\s,]+/))
     .filter((word) => word !== '');
+}
+
+/**
+ * The labels a template commit's runs require: its `.svc-requires` file. A label that is not valid
+ * (too long, or more than the most a run may require) is left out and returned in `refused`.
+ */
+export async function readRequires(dir: string, commitOid: string): Promise<{ labels: string[]; refused: string[] }> {
+  const words = await readWordList(dir, commitOid, REQUIRES_FILE);
   const valid = [...new Set(words.filter((word) => LabelSchema.safeParse(word).success))];
   const labels = valid.slice(0, MAX_REQUIRED_LABELS);
   return { labels, refused: words.filter((word) => !labels.includes(word)) };
+}
+
+/** The instance secrets a template commit's runs may get: the names in its `.svc-secrets` file (others left out). */
+export async function readSecretNames(dir: string, commitOid: string): Promise<string[]> {
+  const words = await readWordList(dir, commitOid, SECRETS_FILE);
+  return [...new Set(words.filter((word) => SecretNameSchema.safeParse(word).success))];
 }
 
 /** Fetches every branch of `url` into the clone, pruning branches the server no longer has. */

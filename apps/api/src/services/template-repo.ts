@@ -13,6 +13,7 @@ import {
   readBranches,
   readDescription,
   readRequires,
+  readSecretNames,
   readRemoteRefs,
   restoreRefs,
 } from './template-git';
@@ -97,6 +98,12 @@ export class GitTemplateCatalog implements TemplateCatalog {
     const { labels, refused } = await readRequires(this.config.localPath, oid);
     if (refused.length) this.logger.warn({ template: name, refused }, 'template labels left out of .svc-requires');
     return labels;
+  }
+
+  /** The instance secrets the template's runs may get (`.svc-secrets`); an unknown template has none. */
+  async secretNames(name: string): Promise<string[]> {
+    const oid = (await this.branches()).get(name);
+    return oid ? readSecretNames(this.config.localPath, oid) : [];
   }
 
   private branches(): Promise<Map<string, string>> {

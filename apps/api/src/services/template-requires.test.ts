@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import git from 'isomorphic-git';
-import { readRequires } from './template-git';
+import { readRequires, readSecretNames } from './template-git';
 
 /** A commit of a real git repository holding the given top-level files. */
 async function commitWith(dir: string, files: Record<string, string>): Promise<string> {
@@ -31,5 +31,21 @@ describe('the .svc-requires file of a template branch', () => {
   it('is none without the file', async () => {
     const oid = await commitWith(dir, { 'README.md': '# Plain\n' });
     expect(await readRequires(dir, oid)).toEqual({ labels: [], refused: [] });
+  });
+});
+
+describe('the .svc-secrets file of a template branch', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'svc-template-secrets-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names instance secrets, leaving out what is not a secret name; none without the file', async () => {
+    const oid = await commitWith(dir, {
+      '.svc-secrets': '# deploy credentials\nDEPLOY_TOKEN, NPM_TOKEN\n9bad SVC_JWT\n',
+    });
+    expect(await readSecretNames(dir, oid)).toEqual(['DEPLOY_TOKEN', 'NPM_TOKEN']);
+    const other = path.join(dir, 'plain');
+    mkdirSync(other);
+    expect(await readSecretNames(other, await commitWith(other, { 'README.md': '# Plain\n' }))).toEqual([]);
   });
 });

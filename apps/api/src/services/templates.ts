@@ -7,4 +7,6 @@ export interface TemplateCatalog {
   materialize(name: string, target: StorageArea): Promise<void>;
   /** The worker labels a run of the template requires (a `.svc-requires` file of its branch); none by default. */
   requires?(name: string): Promise<string[]>;
+  /** The instance secrets (visibility `templates`) a run of the template gets: its branch's `.svc-secrets` file. */
+  secretNames?(name: string): Promise<string[]>;
 }

@@ -179,6 +179,8 @@ export class WorkflowLifecycle {
       data: { deleted_at: at, archive_path: archivePath },
     });
     if (marked.count === 0) throw notFound('project not found');
+    // Its secrets go at once (the row stays for the archive; the foreign key deletes the rest with it).
+    await db.secret.deleteMany({ where: { project_id: project.id } });
     try {
       await storage.archiveProject(project.id, at);
     } catch (err) {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
-import type { ExecRequestMessage, ExecResultMessage } from '@svc/protocol';
+import type { ExecRequestMessage, ExecResultMessage, RunSecret } from '@svc/protocol';
 import { on, type ClusterBus } from '../cluster/bus';
 import type { ClusterMessage } from '../cluster/messages';
 import type { WorkerRegistry } from '../dispatch/registry';
 import type { WorkerSession } from '../dispatch/worker-session';
 import type { TokenClaims, TokenService } from '../auth/tokens';
+import type { RunSecrets } from '../secrets/run-secrets';
 
 /** Used when the asker names no time-out (the worker's own default is the same). */
 export const DEFAULT_EXEC_TIMEOUT_SECONDS = 600;
@@ -24,6 +25,7 @@ interface ExecForTarget {
   timeout_seconds?: number;
   project_id: string;
   job_token: string;
+  secrets?: RunSecret[];
 }
 
 interface PendingExec {
@@ -65,11 +67,18 @@ export class ExecRelay {
     private readonly bus: ClusterBus,
     /** mints the job token the target's command gets as SVC_JWT */
     private readonly tokens: Pick<TokenService, 'issue'>,
+    /** the asker's run's secrets, which the command gets (read by the replica that sends the exec to the target) */
+    private readonly secrets: Pick<RunSecrets, 'forRun'> | null = null,
     /** extra time beyond the command's own time-out before the asker gets a timed-out result */
     private readonly marginMs = 5_000,
   ) {
     this.stops.push(
-      on(bus, 'exec', (m) => this.runForOtherReplica(m)),
+      on(bus, 'exec', (m) => {
+        this.runForOtherReplica(m).catch(() => {
+          this.remote.delete(m.id);
+          this.sendBack(m.id, m.origin, errorResult(m.id, 'the server could not prepare the command', false));
+        });
+      }),
       on(bus, 'exec_result', (m) => this.resultFromOtherReplica(m)),
     );
   }
@@ -79,7 +88,7 @@ export class ExecRelay {
     const fail = (output: string, timedOut = false) => from.send(errorResult(message.request_id, output, timedOut));
     const workflow = await this.db.workflow.findUnique({
       where: { id: message.workflow_id },
-      select: { assigned_worker_id: true, project_id: true },
+      select: { assigned_worker_id: true, project_id: true, template: true },
     });
     if (!workflow || workflow.assigned_worker_id !== from.workerId) {
       fail(`refused: workflow ${message.workflow_id} is not assigned to this worker`);
@@ -112,7 +121,19 @@ export class ExecRelay {
       project_id: workflow.project_id,
       job_token: job.token,
     };
-    this.forward(exec, target, message.target_worker, fail);
+    // Values never travel over the cluster bus: a target on another replica gets them from that replica.
+    const secrets = target ? await this.secretsOf(message.workflow_id, workflow) : {};
+    this.forward({ ...exec, ...secrets }, target, message.target_worker, fail);
+  }
+
+  /** The asker's run's secrets for the exec's command (none: the field is left out). */
+  private async secretsOf(
+    workflowId: string,
+    workflow: { project_id: string; template: string | null },
+  ): Promise<{ secrets?: RunSecret[] }> {
+    if (!this.secrets) return {};
+    const values = await this.secrets.forRun({ id: workflowId, ...workflow });
+    return values.length ? { secrets: values } : {};
   }
 
   /** Why the target cannot be asked: not connected anywhere, or too long a command for another replica. */
@@ -159,7 +180,7 @@ export class ExecRelay {
     fail: (output: string) => void,
   ): void {
     if (!target) {
-      const { request_id: id, ...rest } = exec;
+      const { request_id: id, secrets: _local, ...rest } = exec;
       this.bus.publish({ type: 'exec', id, origin: this.bus.replicaId, target_worker: targetWorker, ...rest });
       return;
     }
@@ -228,11 +249,19 @@ export class ExecRelay {
     return row !== null;
   }
 
-  /** Another replica's worker asks for a worker connected here. */
-  private runForOtherReplica(message: ExecMessage): void {
+  /** Another replica's worker asks for a worker connected here: this replica reads the asker's run's secrets. */
+  private async runForOtherReplica(message: ExecMessage): Promise<void> {
     const target = this.registry.find(message.target_worker);
     if (!target) return;
     this.remote.set(message.id, { origin: message.origin, targetId: target.workerId, workflowId: message.workflow_id });
+    const workflow = await this.db.workflow.findUnique({
+      where: { id: message.workflow_id },
+      select: { template: true },
+    });
+    const secrets = await this.secretsOf(message.workflow_id, {
+      project_id: message.project_id,
+      template: workflow?.template ?? null,
+    });
     const sent = target.send({
       type: 'exec',
       request_id: message.id,
@@ -241,6 +270,7 @@ export class ExecRelay {
       ...(message.timeout_seconds !== undefined ? { timeout_seconds: message.timeout_seconds } : {}),
       project_id: message.project_id,
       job_token: message.job_token,
+      ...secrets,
     });
     if (!sent) this.workerGone(target.workerId);
   }

@@ -33,7 +33,7 @@ export class WorkerHub {
     private readonly deps: AppDeps,
     private readonly live: LiveServices,
   ) {
-    this.exec = new ExecRelay(live.registry, deps.db, live.bus, deps.tokens);
+    this.exec = new ExecRelay(live.registry, deps.db, live.bus, deps.tokens, deps.secrets.runs);
     this.logger = deps.logger.child({ component: 'worker-ws' });
     this.stopRevocations = deps.tokens.onRevoked((jti) => {
       for (const [connection, tokenId] of this.tokenIds)

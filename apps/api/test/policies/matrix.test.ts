@@ -37,6 +37,8 @@ interface World {
   linkToken: string;
   /** a trigger of the project, which started the world's workflow */
   trigger: string;
+  /** an instance secret of this world (the project has the secret WORLD_TOKEN) */
+  instanceSecret: string;
 }
 
 interface RouteCase {
@@ -253,6 +255,19 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 404 403', 'rotateTriggerSecret', (w) => `/triggers/${w.trigger}/rotate-secret`),
   row('401 404 200 200 200 404 404 403', 'listTriggerDeliveries', (w) => `/triggers/${w.trigger}/deliveries`),
   row('401 404 200 200 200 404 200 404', 'getWorkflowTrigger', (w) => `/workflows/${w.workflow}/trigger`),
+  // Secrets: members see a project's names, owners write them; instance secrets are the administrators'.
+  row('401 404 200 200 200 404 404 403', 'listSecrets', (w) => `/projects/${w.project}/secrets`),
+  row('401 404 200 200 200 404 404 403', 'listSecretEvents', (w) => `/projects/${w.project}/secrets/events`),
+  row('401 404 403 201 201 404 404 403', 'putSecret', (w) => `/projects/${w.project}/secrets/NEW_TOKEN`, {
+    body: { value: 'new-value' },
+  }),
+  row('401 404 403 204 204 404 404 403', 'deleteSecret', (w) => `/projects/${w.project}/secrets/WORLD_TOKEN`),
+  row('401 403 403 403 200 403 403 403', 'listInstanceSecrets', () => '/admin/secrets'),
+  row('401 403 403 403 200 403 403 403', 'listInstanceSecretEvents', () => '/admin/secrets/events'),
+  row('401 403 403 403 201 403 403 403', 'putInstanceSecret', (w) => `/admin/secrets/${w.instanceSecret}_NEW`, {
+    body: { value: 'new-value', visibility: 'all' },
+  }),
+  row('401 403 403 403 204 403 403 403', 'deleteInstanceSecret', (w) => `/admin/secrets/${w.instanceSecret}`),
   // Sign-in (dev provider): public; logout revokes whatever credential it is sent with.
   row('200 200 200 200 200 200 200 200', 'startLogin', () => '/svc/auth/login'),
   row('303 303 303 303 303 303 303 303', 'devLogin', () => '/svc/auth/dev-login', {
@@ -447,6 +462,15 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
           payload_sha256: '0',
         },
       });
+      // Sealed values are never read here: the rows only need to exist.
+      const sealed = { key_id: 'k', iv: 'aXY=', tag: 'dGFn', ciphertext: 'Yw==' };
+      await tx.secret.create({
+        data: { scope: 'project', project_id: project.id, owner_key: project.id, name: 'WORLD_TOKEN', ...sealed },
+      });
+      const instanceSecret = `WORLD_${project.id}`;
+      await tx.secret.create({
+        data: { scope: 'instance', owner_key: '', name: instanceSecret, visibility: 'all', ...sealed },
+      });
       const linkToken = `matrix-link-${project.id}`;
       await tx.pendingInvitation.create({
         data: {
@@ -469,6 +493,7 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         schedule: schedule.id,
         token: token.jti,
         trigger: trigger.id,
+        instanceSecret,
       };
     });
     const dir = join(server.dataDir, 'workspaces', world.project, world.workflow);

@@ -120,6 +120,8 @@ export async function dbState(db: Db): Promise<unknown> {
       select: { id: true, name: true, secret: true, format: true, enabled: true, events: true, deleted_at: true },
     }),
     db.triggerDelivery.count(),
+    db.secret.findMany({ ...byId, select: { id: true, name: true, ciphertext: true, visibility: true } }),
+    db.secretEvent.count(),
   ]);
 }
 

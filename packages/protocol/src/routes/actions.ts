@@ -19,7 +19,9 @@ export type ProjectAction =
   | 'schedule.read'
   | 'schedule.manage' // create, change, pause, resume, delete a schedule
   | 'mcp.read' // the project's MCP servers (members)
-  | 'mcp.manage'; // add, replace, delete them (owners)
+  | 'mcp.manage' // add, replace, delete them (owners)
+  | 'secret.read' // a project's secret names and their audit (members)
+  | 'secret.manage'; // create, replace, delete a project's secrets (owners)
 
 /** What a caller does outside any project. */
 export type GlobalAction =
@@ -35,7 +37,8 @@ export type GlobalAction =
   | 'token.api'
   | 'token.worker'
   | 'tokens.manage' // list and revoke one's own recorded api and worker tokens
-  | 'tokens.manage_any'; // everyone's
+  | 'tokens.manage_any' // everyone's
+  | 'secrets.instance'; // the instance's secrets and their audit (administrators)
 
 /**
  * The policy an operation is checked with: a rule's action, or `public` (no credential: the operation

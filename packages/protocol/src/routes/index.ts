@@ -9,6 +9,7 @@ import type { IdentifiedOperation } from './operation';
 import { PROJECT_OPERATIONS } from './projects';
 import { MCP_SERVER_OPERATIONS } from './mcp-servers';
 import { SCHEDULE_OPERATIONS } from './schedules';
+import { SECRET_OPERATIONS } from './secrets';
 import { TRIGGER_OPERATIONS } from './triggers';
 import { ROUTING_OPERATIONS } from './routing';
 import { WORKFLOW_OPERATIONS } from './workflows';
@@ -36,6 +37,7 @@ export const OPERATIONS = {
   ...TRIGGER_OPERATIONS,
   ...ROUTING_OPERATIONS,
   ...MCP_SERVER_OPERATIONS,
+  ...SECRET_OPERATIONS,
 };
 
 export type Operations = typeof OPERATIONS;

@@ -1,0 +1,169 @@
+import type { Logger } from 'pino';
+import { LRUCache } from 'lru-cache';
+import { classifyDbError, type Db } from '@svc/db';
+import type { RunSecret } from '@svc/protocol';
+import { SecretMasker } from '@svc/text';
+import { openSecret, SecretDecryptError } from './cipher';
+import type { SecretKeyring } from './keyring';
+import type { TemplateCatalog } from '../services/templates';
+
+/** What a run's secrets are chosen by. */
+export interface RunOfSecrets {
+  id: string;
+  project_id: string;
+  template: string | null;
+}
+
+export interface RunSecretsDeps {
+  db: Db;
+  keyring: SecretKeyring;
+  /** the `.svc-secrets` file of a run's template (instance secrets of visibility `templates`) */
+  templates: Pick<TemplateCatalog, 'secretNames'>;
+  logger: Logger;
+}
+
+/** How long a run's masker, and the knowledge that no secret exists at all, are trusted without a change heard. */
+const MASKER_TTL_MS = 30_000;
+
+type SecretRow = Awaited<ReturnType<RunSecrets['rowsFor']>>[number];
+
+interface MaskerEntry {
+  /** null: the run has no secret */
+  masker: SecretMasker | null;
+  values: string[];
+  /** a secret changed since: rebuilt on next use, still masking the values it held (a run may have them) */
+  stale: boolean;
+}
+
+/**
+ * The secrets of a run: chosen and decrypted when it is dispatched (or an `exec` runs for it), and
+ * each (run, secret) use recorded once. Also the run's masker for what the server itself stores and
+ * shows (defence in depth: the worker masks first): cached briefly, rebuilt after a change, and
+ * answered without any query while no secret exists.
+ */
+export class RunSecrets {
+  private readonly maskers = new LRUCache<string, MaskerEntry>({ max: 2_000, ttl: MASKER_TTL_MS });
+  private readonly loading = new Map<string, Promise<SecretMasker | null>>();
+  /** until when "no secret exists" holds (0: unknown) */
+  private noSecretsUntil = 0;
+  private generation = 0;
+
+  constructor(private readonly deps: RunSecretsDeps) {}
+
+  /** The values a run gets (a project secret shadows an instance one of its name); records their use. */
+  async forRun(run: RunOfSecrets): Promise<RunSecret[]> {
+    const rows = await this.rowsFor(run);
+    if (rows.length === 0) return [];
+    const secrets = this.decrypt(rows);
+    await this.recordUse(run, rows);
+    return secrets.map(({ name, value }) => ({ name, value }));
+  }
+
+  /**
+   * The masker of a run's texts: null when it has no secret. Synchronous when known (the ingest's hot
+   * path keeps the order of updates), a promise when it must be read.
+   */
+  maskerFor(workflowId: string): SecretMasker | null | Promise<SecretMasker | null> {
+    if (this.noSecretsUntil > Date.now()) return null;
+    const entry = this.maskers.get(workflowId);
+    if (entry && !entry.stale) return entry.masker;
+    let loading = this.loading.get(workflowId);
+    if (!loading) {
+      const generation = this.generation;
+      loading = this.loadMasker(workflowId, entry?.values ?? []).finally(() => {
+        if (this.loading.get(workflowId) === loading) this.loading.delete(workflowId);
+      });
+      if (generation === this.generation) this.loading.set(workflowId, loading);
+    }
+    return loading;
+  }
+
+  /** Secrets changed (here or on another replica): maskers are rebuilt on their next use. */
+  changed(): void {
+    this.generation += 1;
+    this.noSecretsUntil = 0;
+    this.loading.clear();
+    for (const entry of this.maskers.values()) entry.stale = true;
+  }
+
+  private async loadMasker(workflowId: string, previous: string[]): Promise<SecretMasker | null> {
+    const generation = this.generation;
+    if (previous.length === 0 && (await this.deps.db.secret.findFirst({ select: { id: true } })) === null) {
+      if (generation === this.generation) this.noSecretsUntil = Date.now() + MASKER_TTL_MS;
+      return null;
+    }
+    const run = await this.deps.db.workflow.findUnique({
+      where: { id: workflowId },
+      select: { id: true, project_id: true, template: true },
+    });
+    const values = run ? this.decrypt(await this.rowsFor(run)).map((secret) => secret.value) : [];
+    const all = [...new Set([...values, ...previous])];
+    const masker = all.length === 0 ? null : new SecretMasker(all);
+    if (generation === this.generation) this.maskers.set(workflowId, { masker, values: all, stale: false });
+    return masker;
+  }
+
+  /** The rows a run gets: its project's, and the instance's it may have, a project's shadowing by name. */
+  private async rowsFor(run: RunOfSecrets) {
+    const { db } = this.deps;
+    const rows = await db.secret.findMany({
+      where: { OR: [{ scope: 'project', owner_key: run.project_id }, { scope: 'instance' }] },
+      orderBy: { name: 'asc' },
+    });
+    const projectNames = new Set(rows.filter((row) => row.scope === 'project').map((row) => row.name));
+    const instance = rows.filter((row) => row.scope === 'instance' && !projectNames.has(row.name));
+    const templateNames = instance.some((row) => row.visibility === 'templates')
+      ? new Set(await this.templateSecretNames(run.template))
+      : new Set<string>();
+    return rows.filter(
+      (row) =>
+        row.scope === 'project' ||
+        (!projectNames.has(row.name) && (row.visibility === 'all' || templateNames.has(row.name))),
+    );
+  }
+
+  private async templateSecretNames(template: string | null): Promise<string[]> {
+    if (!template || !this.deps.templates.secretNames) return [];
+    try {
+      return await this.deps.templates.secretNames(template);
+    } catch (err) {
+      this.deps.logger.warn({ err, template }, 'the template secrets file could not be read');
+      return [];
+    }
+  }
+
+  /** Values of the rows; one that does not decrypt (its key gone, or tampered) is left out and logged by name. */
+  private decrypt(rows: SecretRow[]): { name: string; value: string }[] {
+    const values: { name: string; value: string }[] = [];
+    for (const row of rows) {
+      const ref = { scope: row.scope as 'project' | 'instance', projectId: row.project_id, name: row.name };
+      try {
+        values.push({ name: row.name, value: openSecret(this.deps.keyring, ref, row) });
+      } catch (error) {
+        if (!(error instanceof SecretDecryptError)) throw error;
+        this.deps.logger.error({ secret: row.name, scope: row.scope, project_id: row.project_id }, error.message);
+      }
+    }
+    return values;
+  }
+
+  /** One `used` event per (run, secret): the unique key makes a repeated dispatch record nothing. */
+  private async recordUse(run: RunOfSecrets, rows: SecretRow[]): Promise<void> {
+    const { db } = this.deps;
+    const recorded = await db.secretEvent.findMany({
+      where: { workflow_id: run.id },
+      select: { scope: true, name: true },
+    });
+    const seen = new Set(recorded.map((event) => `${event.scope}\0${event.name}`));
+    for (const row of rows) {
+      if (seen.has(`${row.scope}\0${row.name}`)) continue;
+      await db.secretEvent
+        .create({
+          data: { kind: 'used', scope: row.scope, project_id: run.project_id, name: row.name, workflow_id: run.id },
+        })
+        .catch((error: unknown) => {
+          if (classifyDbError(error) !== 'conflict') throw error;
+        });
+    }
+  }
+}
