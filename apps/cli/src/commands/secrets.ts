@@ -1,15 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { SecretNameSchema } from '@svc/protocol';
-import type { Context } from '../context';
-import { EXIT, usageError } from '../errors';
 import {
   SecretEventPageSchema,
   SecretInfoSchema,
   SecretListSchema,
+  SecretNameSchema,
   type SecretEvent,
   type SecretInfo,
-} from './wire-temp';
+  type SecretVisibility,
+} from '@svc/protocol';
+import type { Context } from '../context';
+import { EXIT, usageError } from '../errors';
 
 type Action = (ctx: Context, ...args: never[]) => Promise<number> | number;
 type Run = (action: Action) => (this: Command, ...args: unknown[]) => Promise<void>;
@@ -21,7 +22,7 @@ export interface SecretScopeFlags {
 
 export interface SecretSetFlags extends SecretScopeFlags {
   fromFile?: string;
-  visibility?: 'all' | 'templates';
+  visibility?: SecretVisibility;
 }
 
 /** The REST path of the secrets the flags name: the instance's or the project's (`-p`, SVC_PROJECT, config). */

@@ -3,11 +3,11 @@ import { Link } from 'react-router';
 import { ErrorNote, Loading } from '../../components/Feedback';
 import { inBackground } from '../../lib/background';
 import { formatTime } from '../../lib/format';
-import type { SecretScope } from './api';
-import type { SecretEvent } from './wire';
+import type { SecretsApi } from './api';
+import type { SecretEvent } from '@svc/protocol';
 
 /** The audit trail of a scope's secrets, latest first: who changed which, and which runs received it. */
-export function SecretEvents({ scope, projectId }: { scope: SecretScope; projectId?: string }) {
+export function SecretEvents({ scope, projectId }: { scope: SecretsApi; projectId?: string }) {
   return (
     <details className="secret-events">
       <summary>Secret events</summary>
@@ -17,7 +17,7 @@ export function SecretEvents({ scope, projectId }: { scope: SecretScope; project
 }
 
 /** Mounted only while the events are unfolded, so they are read when someone looks. */
-function EventList({ scope, projectId }: { scope: SecretScope; projectId?: string }) {
+function EventList({ scope, projectId }: { scope: SecretsApi; projectId?: string }) {
   const events = useInfiniteQuery({
     queryKey: [...scope.key, 'events'],
     queryFn: ({ pageParam }) => scope.events(pageParam),

@@ -2,8 +2,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorNote } from '../../components/Feedback';
 import { formatTime } from '../../lib/format';
-import type { SecretScope } from './api';
-import type { SecretInfo } from './wire';
+import type { SecretsApi } from './api';
+import type { SecretInfo } from '@svc/protocol';
 
 const VISIBILITY_TEXT = { all: 'every run', templates: 'runs of templates naming it' } as const;
 
@@ -13,7 +13,7 @@ export function SecretList({
   secrets,
   canManage,
 }: {
-  scope: SecretScope;
+  scope: SecretsApi;
   secrets: SecretInfo[];
   canManage: boolean;
 }) {
@@ -37,7 +37,7 @@ export function SecretList({
   );
 }
 
-function SecretRow({ scope, secret, canManage }: { scope: SecretScope; secret: SecretInfo; canManage: boolean }) {
+function SecretRow({ scope, secret, canManage }: { scope: SecretsApi; secret: SecretInfo; canManage: boolean }) {
   const queryClient = useQueryClient();
   const remove = useMutation({
     mutationFn: () => scope.remove(secret.name),

@@ -2,14 +2,14 @@ import { useId, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { SECRET_MAX_LENGTH, SECRET_MIN_LENGTH } from '@svc/protocol';
 import { ErrorNote } from '../../components/Feedback';
-import type { SecretScope } from './api';
-import type { SecretVisibility } from './wire';
+import type { SecretsApi } from './api';
+import type { SecretVisibility } from '@svc/protocol';
 
 /**
  * Sets a secret (a new name creates it, an existing one replaces its value). The value is typed into a
  * password field and cleared once saved: the page never shows it, and nothing can read it back.
  */
-export function SetSecretForm({ scope }: { scope: SecretScope }) {
+export function SetSecretForm({ scope }: { scope: SecretsApi }) {
   const id = useId();
   const queryClient = useQueryClient();
   const [name, setName] = useState('');

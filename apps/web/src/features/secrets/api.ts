@@ -1,14 +1,14 @@
-import type { Page } from '@svc/protocol';
-import { apiJson, apiVoid } from '../../lib/api';
-import { queryKeys } from '../../lib/query-keys';
 import {
   SecretEventPageSchema,
   SecretInfoSchema,
   SecretListSchema,
+  type Page,
   type SecretEvent,
   type SecretInfo,
   type SecretVisibility,
-} from './wire';
+} from '@svc/protocol';
+import { apiJson, apiVoid } from '../../lib/api';
+import { queryKeys } from '../../lib/query-keys';
 
 const enc = encodeURIComponent;
 
@@ -16,7 +16,7 @@ const enc = encodeURIComponent;
  * Where secrets live: one project's (owners write, members list) or the instance's (administrators).
  * The panels take one, so the project panel and the admin page share their list, form and events.
  */
-export interface SecretScope {
+export interface SecretsApi {
   /** prefix of every query of this scope; the list and the events sit under it */
   key: readonly unknown[];
   /** instance secrets carry a visibility (all runs, or only runs of templates naming them) */
@@ -28,7 +28,7 @@ export interface SecretScope {
   events(cursor: string | undefined): Promise<Page<SecretEvent>>;
 }
 
-function scopeAt(base: string, key: readonly unknown[], instance: boolean): SecretScope {
+function scopeAt(base: string, key: readonly unknown[], instance: boolean): SecretsApi {
   return {
     key,
     instance,
@@ -43,7 +43,7 @@ function scopeAt(base: string, key: readonly unknown[], instance: boolean): Secr
   };
 }
 
-export const projectSecrets = (projectId: string): SecretScope =>
+export const projectSecrets = (projectId: string): SecretsApi =>
   scopeAt(`/projects/${enc(projectId)}/secrets`, queryKeys.secrets(projectId), false);
 
-export const instanceSecrets: SecretScope = scopeAt('/admin/secrets', queryKeys.instanceSecrets, true);
+export const instanceSecrets: SecretsApi = scopeAt('/admin/secrets', queryKeys.instanceSecrets, true);
