@@ -157,7 +157,7 @@ describeInChromium('secrets and MCP servers on the project page (Chromium, real 
         .first(),
       'olive',
     );
-    await panel.getByText('Only the project’s owners add, replace or delete secrets.').waitFor();
+    await panel.getByText("Only the project's owners add, replace or delete secrets.").waitFor();
     expect(await page.getByRole('form', { name: 'Set a secret' }).count()).toBe(0);
     expect(await panel.getByRole('button', { name: /Delete/ }).count()).toBe(0);
     const mcp = page.getByRole('region', { name: 'MCP servers' });
