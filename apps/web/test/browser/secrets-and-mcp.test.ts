@@ -173,4 +173,20 @@ describeInChromium('secrets and MCP servers on the project page (Chromium, real 
     await panel.getByRole('button', { name: 'Delete secret', exact: true }).click();
     await panel.getByText('No secrets yet.').waitFor();
   });
+
+  it('lets an administrator set an instance secret for templates only on the admin page', async () => {
+    await browser.context.clearCookies();
+    await signIn(page, server.url, 'root'); // ADMIN_USERS=root in the test server
+    await page.goto(`${server.url}/admin/secrets`);
+    await page.getByRole('heading', { level: 1, name: 'Instance secrets' }).waitFor();
+    const form = await unfoldedForm(page, 'Set a secret');
+    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('ORG_TOKEN');
+    await form.getByLabel('Value').fill(FIRST_VALUE);
+    await form.getByRole('combobox', { name: 'Given to' }).selectOption('templates');
+    await form.getByRole('button', { name: 'Save secret' }).click();
+    const row = page.getByRole('row', { name: /ORG_TOKEN/ });
+    await expectText(row.getByRole('cell').first(), 'runs of templates naming it');
+    await auditPage(page, 'admin-instance-secrets');
+    expect(await page.content()).not.toContain(FIRST_VALUE);
+  });
 });
