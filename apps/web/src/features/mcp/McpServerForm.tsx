@@ -83,7 +83,7 @@ export function McpServerForm({
             />
           </label>
           <label>
-            Headers (one <code>Name: value</code> a line)
+            Headers, one “Name: value” a line
             <textarea
               name="mcp-headers"
               value={fields.headers}
@@ -97,7 +97,7 @@ export function McpServerForm({
       ) : (
         <>
           <label>
-            Command (the program, then each argument, one a line)
+            Command: the program, then each argument, one a line
             <textarea
               name="mcp-command"
               value={fields.command}
@@ -108,7 +108,7 @@ export function McpServerForm({
             />
           </label>
           <label>
-            Environment (one <code>NAME=value</code> a line)
+            Environment, one NAME=value a line
             <textarea
               name="mcp-env"
               value={fields.env}

@@ -8,6 +8,7 @@ import { queryKeys } from '../../lib/query-keys';
 import { deleteMcpServer, listMcpServers, putMcpServer } from './api';
 import { fieldsFromServer, withEnabled } from './mcp-form';
 import { McpServerForm } from './McpServerForm';
+import './mcp.css';
 
 /** A project's MCP servers: tools its runs' agent may call. Members see them; owners add, edit and delete. */
 export function McpServersPanel({ project, canManage }: { project: Project; canManage: boolean }) {
