@@ -78,6 +78,11 @@ export class RunSecrets {
     return loading;
   }
 
+  /** The masker of a run's texts, read when not known (the app's previews, diffs and report). */
+  async maskerOf(workflowId: string): Promise<SecretMasker | null> {
+    return this.maskerFor(workflowId);
+  }
+
   /** Secrets changed (here or on another replica): maskers are rebuilt on their next use. */
   changed(): void {
     this.generation += 1;

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import git from 'isomorphic-git';
@@ -15,7 +15,7 @@ async function commitWith(dir: string, files: Record<string, string>): Promise<s
   return git.commit({ fs, dir, message: 'template', author: { name: 't', email: 't@example.com' } });
 }
 
-describe('the .svc-requires file of a template branch', () => {
+describe('the .svc-requires and .svc-secrets files of a template branch', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'svc-template-requires-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,24 +28,16 @@ describe('the .svc-requires file of a template branch', () => {
     expect(await readRequires(dir, oid)).toEqual({ labels: ['gpu', 'linux', 'cuda'], refused: ['x'.repeat(101)] });
   });
 
-  it('is none without the file', async () => {
+  it('is none without the files', async () => {
     const oid = await commitWith(dir, { 'README.md': '# Plain\n' });
     expect(await readRequires(dir, oid)).toEqual({ labels: [], refused: [] });
+    expect(await readSecretNames(dir, oid)).toEqual([]);
   });
-});
 
-describe('the .svc-secrets file of a template branch', () => {
-  let dir: string;
-  beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'svc-template-secrets-'))));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('names instance secrets, leaving out what is not a secret name; none without the file', async () => {
+  it('names instance secrets in .svc-secrets, leaving out what is not a secret name', async () => {
     const oid = await commitWith(dir, {
       '.svc-secrets': '# deploy credentials\nDEPLOY_TOKEN, NPM_TOKEN\n9bad SVC_JWT\n',
     });
     expect(await readSecretNames(dir, oid)).toEqual(['DEPLOY_TOKEN', 'NPM_TOKEN']);
-    const other = path.join(dir, 'plain');
-    mkdirSync(other);
-    expect(await readSecretNames(other, await commitWith(other, { 'README.md': '# Plain\n' }))).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { extname } from 'node:path';
 import type { Request, Response } from 'express';
 import type { FileChangedEventData } from '@svc/protocol';
 import type { Workflow } from '@svc/db';
@@ -38,12 +39,15 @@ interface FilesCall {
 }
 
 /** A directory lists its entries (the root: `?path=`), a file is served. */
-async function read({ deps, req, res, area, path }: FilesCall): Promise<void> {
+async function read({ deps, req, res, workflow, area, path }: FilesCall): Promise<void> {
   if (path === '') return void res.json(await listPath(req, area, queryValue(req, 'path')));
   const target = await area.resolve(path);
   if (target.stat?.type === 'dir') return void res.json(await listPath(req, area, target.relative));
   const raw = 'raw' in (req.query as object);
-  return serveFile(req, res, area, target, { renderMarkdown: !raw && deps.markdown, rawMarkdown: raw });
+  // What the app shows (its `?raw` text preview, a markdown page) masks the run's secrets; a download does not.
+  const shown = raw || extname(target.relative).toLowerCase() === '.md';
+  const masker = shown ? await deps.secrets.runs.maskerOf(workflow.id) : null;
+  return serveFile(req, res, area, target, { renderMarkdown: !raw && deps.markdown, rawMarkdown: raw, masker });
 }
 
 async function write({ deps, req, res, workflow, area, path, trailingSlash }: FilesCall): Promise<void> {

@@ -1,6 +1,8 @@
 import { buffer } from 'node:stream/consumers';
 import type { Request, Response } from 'express';
+import type { SecretMasker } from '@svc/text';
 import type { RenderPool } from '../../http/render-pool';
+import { maskedText } from '../../secrets/mask-text';
 import { streamResponse } from '../../http/stream-response';
 import type { StorageArea, StorageTarget } from '../../services/storage';
 
@@ -59,14 +61,16 @@ export async function sendMarkdownPage(
   file: StorageTarget,
   title: string,
   markdown: MarkdownRendering,
+  /** the run's secrets, masked in the page */
+  masker: SecretMasker | null = null,
 ): Promise<void> {
   const size = file.stat?.size ?? 0;
   res.type('html');
   if (req.method === 'HEAD') return void res.end();
-  if (size > markdown.maxRenderedBytes) return streamAsText(req, res, area, file, title, markdown);
+  if (size > markdown.maxRenderedBytes) return streamAsText(req, res, area, file, title, markdown, masker);
   // Read no more than the size checked, even if the file grew since.
   const source = size === 0 ? Buffer.alloc(0) : await buffer(await area.read(file, { start: 0, end: size - 1 }));
-  const html = await markdown.pool.render(source);
+  const html = await markdown.pool.render(masker ? Buffer.from(masker.mask(source.toString('utf8'))) : source);
   res.send(markdownPage(title, html));
 }
 
@@ -77,12 +81,14 @@ async function streamAsText(
   file: StorageTarget,
   title: string,
   markdown: MarkdownRendering,
+  masker: SecretMasker | null,
 ): Promise<void> {
   const size = file.stat?.size ?? 0;
   const notice =
     `<p><strong>This file is ${mib(size)}, larger than the ${mib(markdown.maxRenderedBytes)} that are rendered; ` +
     'it is shown as plain text.</strong></p>\n<pre>';
-  const body = await area.read(file);
+  const read = await area.read(file);
+  const body = masker ? maskedText(read, masker) : read;
   async function* page() {
     yield Buffer.from(pageStart(title) + notice);
     for await (const chunk of body) yield escapeHtmlBytes(chunk);

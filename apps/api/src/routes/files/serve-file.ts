@@ -3,6 +3,8 @@ import type { Request, Response } from 'express';
 import { notFound } from '../../domain/errors';
 import { streamResponse } from '../../http/stream-response';
 import type { ByteRange, StorageArea, StorageTarget } from '../../services/storage';
+import type { SecretMasker } from '@svc/text';
+import { maskedText } from '../../secrets/mask-text';
 import { sendMarkdownPage, type MarkdownRendering } from './markdown-page';
 
 /**
@@ -69,14 +71,24 @@ export async function serveFile(
   res: Response,
   area: StorageArea,
   file: StorageTarget,
-  options: { renderMarkdown: MarkdownRendering | false; rawMarkdown: boolean },
+  options: {
+    renderMarkdown: MarkdownRendering | false;
+    rawMarkdown: boolean;
+    /** masks the run's secrets in a text shown in the app (a markdown page, a `?raw` preview); whole, no range */
+    masker?: SecretMasker | null;
+  },
 ): Promise<void> {
   if (file.stat?.type !== 'file') throw notFound('no such file');
   const { size, modifiedAt } = file.stat;
+  const masker = options.masker ?? null;
   res.set(USER_CONTENT_HEADERS);
   if (isMarkdown(file.relative) && options.renderMarkdown)
-    return sendMarkdownPage(req, res, area, file, basename(file.relative), options.renderMarkdown);
+    return sendMarkdownPage(req, res, area, file, basename(file.relative), options.renderMarkdown, masker);
   setContentType(res, file.relative, options.rawMarkdown);
+  if (masker) {
+    if (req.method === 'HEAD' || size === 0) return void res.end();
+    return streamResponse(req, res, maskedText(await area.read(file), masker), 'serving a masked file');
+  }
   res.set({ 'Accept-Ranges': 'bytes', ETag: etagOf(size, modifiedAt), 'Last-Modified': modifiedAt.toUTCString() });
   await sendContent(req, res, area, file, size);
 }

@@ -29,7 +29,8 @@ export function workflowDetailHandlers(deps: AppDeps): Handlers<'getLlmCall' | '
       truncated: detail.truncated,
       created_at: detail.created_at.toISOString(),
     };
-    res.json(body);
+    const masker = await deps.secrets.runs.maskerOf(workflow.id);
+    res.json(masker ? { ...body, messages: masker.maskJson(body.messages), reply: masker.maskJson(body.reply) } : body);
   };
 
   const listDiffs: OperationHandler<'listDiffs'> = async (req, res, input) => {
@@ -48,7 +49,17 @@ export function workflowDetailHandlers(deps: AppDeps): Handlers<'getLlmCall' | '
       truncated: row.truncated,
       created_at: row.created_at.toISOString(),
     }));
-    res.json(body);
+    // stored masked by the ingest; masked again here for a secret added since
+    const masker = await deps.secrets.runs.maskerOf(workflow.id);
+    res.json(
+      masker
+        ? body.map((diff) => ({
+            ...diff,
+            patch: masker.mask(diff.patch),
+            files: diff.files.map((file) => ({ ...file, path: masker.mask(file.path) })),
+          }))
+        : body,
+    );
   };
 
   return { getLlmCall, listDiffs };

@@ -8,6 +8,7 @@ import { authorizeWorkflow } from '../../policies/access';
 import { streamResponse } from '../../http/stream-response';
 import type { StorageArea, StorageTarget } from '../../services/storage';
 import { sendMarkdownPage } from '../files/markdown-page';
+import { maskedText } from '../../secrets/mask-text';
 
 export const REPORT_FILE = 'report.md';
 
@@ -35,11 +36,15 @@ export function reportHandlers(deps: AppDeps): Handlers<'getReport'> {
     const report = await resolveReport(area);
     if (report === null) throw notFound('the report does not exist yet');
     res.set({ 'Content-Security-Policy': 'sandbox', 'Cache-Control': 'no-store' });
-    if (format === 'html') return sendMarkdownPage(req, res, area, report, 'Report', deps.markdown);
+    const masker = await deps.secrets.runs.maskerOf(workflow.id);
+    if (format === 'html') return sendMarkdownPage(req, res, area, report, 'Report', deps.markdown, masker);
     const size = report.stat?.size ?? 0;
-    res.type('text/markdown; charset=utf-8').set('Content-Length', String(size));
+    res.type('text/markdown; charset=utf-8');
+    // masked, its length is not known before it is sent
+    if (!masker) res.set('Content-Length', String(size));
     if (req.method === 'HEAD' || size === 0) return void res.end();
-    await streamResponse(req, res, await area.read(report, { start: 0, end: size - 1 }), 'serving the report');
+    const body = await area.read(report, { start: 0, end: size - 1 });
+    await streamResponse(req, res, masker ? maskedText(body, masker) : body, 'serving the report');
   };
   return { getReport };
 }
