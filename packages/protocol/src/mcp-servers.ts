@@ -8,7 +8,10 @@ import { TimestampSchema } from './common';
  */
 export const McpServerNameSchema = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'an MCP server name is 1-32 lower-case letters, digits and -, not starting with -');
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,31}$/,
+    'an MCP server name is 1-32 lower-case letters, digits and -, not starting with -',
+  );
 
 /** `${{ secrets.NAME }}` inside a header or env value: the worker puts the run's secret there. */
 export const SECRET_REFERENCE = /\$\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]{0,127})\s*\}\}/g;

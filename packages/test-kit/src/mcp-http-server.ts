@@ -76,8 +76,8 @@ export async function startMcpHttpServer(header: { name: string; value: string }
     const server = mcpServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
-      void transport.close();
-      void server.close();
+      transport.close().catch(() => undefined);
+      server.close().catch(() => undefined);
     });
     await server.connect(transport);
     await transport.handleRequest(req, res);

@@ -97,7 +97,10 @@ async function mcpServersPart(
   action: DispatchAction,
 ): Promise<{ mcp_servers?: DispatchMessage['mcp_servers'] }> {
   if (action === 'cancel' || action === 'generate_title' || action === 'pause') return {};
-  const rows = await db.mcpServer.findMany({ where: { project_id: projectId, enabled: true }, orderBy: { name: 'asc' } });
+  const rows = await db.mcpServer.findMany({
+    where: { project_id: projectId, enabled: true },
+    orderBy: { name: 'asc' },
+  });
   return rows.length ? { mcp_servers: rows.map(mcpServerConfigOf) } : {};
 }
 

@@ -57,10 +57,11 @@ interface BodyRoute {
 
 /** The field kinds told by the schema's type alone. */
 const PLAIN_KINDS: [is: (schema: z.ZodType) => boolean, kind: Kind][] = [
-  [(schema) => schema instanceof z.ZodString, 'text'],
+  [(schema) => schema instanceof z.ZodString || schema instanceof z.ZodStringFormat, 'text'],
   [(schema) => schema instanceof z.ZodNumber, 'int'],
   [(schema) => schema instanceof z.ZodBoolean, 'bool'],
   [(schema) => schema instanceof z.ZodObject, 'object'],
+  [(schema) => schema instanceof z.ZodRecord, 'object'],
 ];
 
 /** The kind of a body field, from its zod schema (optional and nullable unwrapped). */

@@ -54,11 +54,17 @@ describe.each(TEST_PROVIDERS)('project MCP servers on %s', (provider) => {
     expect(seen.items[1]).toMatchObject(files);
     expect(seen.items[1]).not.toHaveProperty('url');
     expect((await put('docs', files, bob)).status).toBe(403);
-    expect((await server.request(`/svc/api/projects/${projectId}/mcp-servers/docs`, { method: 'DELETE', as: bob })).status).toBe(403);
+    expect(
+      (await server.request(`/svc/api/projects/${projectId}/mcp-servers/docs`, { method: 'DELETE', as: bob })).status,
+    ).toBe(403);
 
     // The dispatch of a run carries the enabled servers, the secret reference left for the worker.
     const created_run = await body<{ id: string }>(
-      await server.request(`/svc/api/projects/${projectId}/workflows`, { method: 'POST', as: alice, json: { requirement: 'r' } }),
+      await server.request(`/svc/api/projects/${projectId}/workflows`, {
+        method: 'POST',
+        as: alice,
+        json: { requirement: 'r' },
+      }),
     );
     const workflow = await server.deps.db.workflow.findUniqueOrThrow({ where: { id: created_run.id } });
     const dispatch = await buildDispatch(
@@ -69,9 +75,15 @@ describe.each(TEST_PROVIDERS)('project MCP servers on %s', (provider) => {
     expect(dispatch.mcp_servers?.map((s) => s.name)).toEqual(['docs', 'files']);
     expect(dispatch.mcp_servers?.[0]?.headers?.Authorization).toBe('Bearer ${{ secrets.DOCS_TOKEN }}');
 
-    const deleted = await server.request(`/svc/api/projects/${projectId}/mcp-servers/off`, { method: 'DELETE', as: alice });
+    const deleted = await server.request(`/svc/api/projects/${projectId}/mcp-servers/off`, {
+      method: 'DELETE',
+      as: alice,
+    });
     expect(deleted.status).toBe(204);
-    const again = await server.request(`/svc/api/projects/${projectId}/mcp-servers/off`, { method: 'DELETE', as: alice });
+    const again = await server.request(`/svc/api/projects/${projectId}/mcp-servers/off`, {
+      method: 'DELETE',
+      as: alice,
+    });
     expect(again.status).toBe(404);
     // Another project's servers are its own.
     expect((await list(alice, otherProject)).items).toEqual([]);
@@ -86,8 +98,16 @@ describe.each(TEST_PROVIDERS)('project MCP servers on %s', (provider) => {
     ['a stdio server without command', 'bad', { transport: 'stdio', env: { A: 'b' } }],
     ['a stdio server with an empty command', 'bad', { transport: 'stdio', command: [] }],
     ['a stdio server with a url', 'bad', { transport: 'stdio', command: ['x'], url: 'https://x.example' }],
-    ['a header with another ${{ }} expression', 'bad', { transport: 'http', url: 'https://x.example', headers: { A: '${{ env.HOME }}' } }],
-    ['a header naming a bad secret', 'bad', { transport: 'http', url: 'https://x.example', headers: { A: '${{ secrets.9X }}' } }],
+    [
+      'a header with another ${{ }} expression',
+      'bad',
+      { transport: 'http', url: 'https://x.example', headers: { A: '${{ env.HOME }}' } },
+    ],
+    [
+      'a header naming a bad secret',
+      'bad',
+      { transport: 'http', url: 'https://x.example', headers: { A: '${{ secrets.9X }}' } },
+    ],
     ['an env name that is no variable', 'bad', { transport: 'stdio', command: ['x'], env: { 'A-B': 'c' } }],
     ['an unknown key', 'bad', { transport: 'http', url: 'https://x.example', extra: 1 }],
   ])('refuses %s with the contract error and changes nothing', async (_what, name, json) => {

@@ -440,7 +440,12 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         },
       });
       await tx.mcpServer.create({
-        data: { project_id: project.id, name: 'docs', transport: 'http', config: { url: 'https://mcp.example.com/mcp' } },
+        data: {
+          project_id: project.id,
+          name: 'docs',
+          transport: 'http',
+          config: { url: 'https://mcp.example.com/mcp' },
+        },
       });
       const trigger = await tx.trigger.create({
         data: {

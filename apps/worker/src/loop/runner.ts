@@ -155,7 +155,10 @@ export class WorkflowRun implements RunContext {
     const info = this.mcp?.tools.find((tool) => tool.name === call.tool);
     if (!this.mcp || !info) return { text: `${call.tool} is no longer offered: the call did not run`, isError: true };
     const result = await this.mcp.call(info, call.args, this.signal);
-    return { text: truncateUtf8(result.text, this.deps.config.toolOutputMaxBytes, { marker: true }).text, isError: result.isError };
+    return {
+      text: truncateUtf8(result.text, this.deps.config.toolOutputMaxBytes, { marker: true }).text,
+      isError: result.isError,
+    };
   }
 
   /** Connects the run's MCP servers (the worker's and the project's); one that fails is logged and left out. */
@@ -196,7 +199,13 @@ export class WorkflowRun implements RunContext {
       ? await this.runApprovedCall(call)
       : { text: `not run: the user refused it (${answer})`, isError: true };
     const stepIndex = this.current.phase.kind === 'executing' ? this.current.phase.step : null;
-    this.log({ step_index: stepIndex, tool_name: call.tool, tool_input: call.args, output: outcome.text, is_error: outcome.isError });
+    this.log({
+      step_index: stepIndex,
+      tool_name: call.tool,
+      tool_input: call.args,
+      output: outcome.text,
+      is_error: outcome.isError,
+    });
     const memo = `The MCP call ${call.tool} ${JSON.stringify(call.args)} that waited for approval: ${outcome.text}`;
     this.apply(saveMemo(this.current, truncateUtf8(memo, 4000, { marker: true }).text));
   }

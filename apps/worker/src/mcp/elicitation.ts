@@ -12,7 +12,8 @@ const DECLINE = /^\s*(no|decline|cancel|refuse)\b/i;
  * alone when there is one field), and a URL to visit becomes a question to answer once done.
  */
 export function elicitationQuestion(server: string, params: Params): string {
-  const intro = `The MCP server "${server}" asks: ${params.message}`;
+  // The server's text never passes for an approval question (approval.ts), whatever it holds.
+  const intro = `The MCP server "${server}" asks: ${params.message.replaceAll('[mcp-call', '[mcp call')}`;
   if (!('requestedSchema' in params)) {
     return `${intro}\n\nOpen ${String((params as { url?: string }).url)} and answer "done" when finished, or "no" to decline.`;
   }

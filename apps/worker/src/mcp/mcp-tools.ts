@@ -33,10 +33,17 @@ export function mcpTools(session: McpSession, which: 'read-only' | 'all'): Tool[
           if (needsApproval(info)) {
             const call = { tool: info.name, args };
             const question = approvalQuestion(call, info.server.name, info.tool.name);
-            return { output: '(waiting for approval)', isError: false, effect: { kind: 'mcp_approval', question, call } };
+            return {
+              output: '(waiting for approval)',
+              isError: false,
+              effect: { kind: 'mcp_approval', question, call },
+            };
           }
           const result = await session.call(info, args, ctx.signal);
-          return { output: truncateUtf8(result.text, ctx.outputMaxBytes, { marker: true }).text, isError: result.isError };
+          return {
+            output: truncateUtf8(result.text, ctx.outputMaxBytes, { marker: true }).text,
+            isError: result.isError,
+          };
         },
       }),
     );

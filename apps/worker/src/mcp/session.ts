@@ -132,7 +132,11 @@ export class McpSession {
   }
 
   /** Calls a tool, bounded by the call time-out; the result as text for the agent. */
-  async call(info: McpToolInfo, args: Record<string, unknown>, signal: AbortSignal): Promise<{ text: string; isError: boolean }> {
+  async call(
+    info: McpToolInfo,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ text: string; isError: boolean }> {
     const client = await this.client(info.server);
     const bound = new AbortController();
     const timeoutSeconds = Math.round(this.options.callTimeoutMs / 1000);

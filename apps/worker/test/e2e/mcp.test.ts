@@ -15,7 +15,7 @@ const agent = scriptedAgent({
   planning: [
     { name: 'mcp__shop__lookup', arguments: { item: 'apples' } },
     { name: 'mcp__everything__echo', arguments: { message: 'hello from planning' } },
-    plan('Order apples', 'Ask who orders', 'Look around'),
+    plan('Order apples', 'Ask who orders', 'Look around', 'Order pears'),
   ],
   steps: {
     // a write of the project's server: waits for approval
@@ -25,7 +25,13 @@ const agent = scriptedAgent({
     3: [{ name: 'mcp__everything__get-env', arguments: {} }, advance('looked')],
   },
 });
-const handler: ScriptedHandler = (request) => agent(request);
+const RESTORED_MEMO = 'that waited for approval';
+/** Step 4 orders pears; once the approved call ran on a worker that restored the run, its memo says so. */
+const handler: ScriptedHandler = (request) => {
+  if (request.stepNumber !== 4 || !request.system.includes('# svc:execution')) return agent(request);
+  if (request.user.includes(RESTORED_MEMO) || request.turn > 0) return { tool_calls: [advance('pears ordered')] };
+  return { tool_calls: [{ name: 'mcp__shop__order', arguments: { item: 'pears', count: 2 } }] };
+};
 
 const toolNames = (request: RecordedRequest): string[] =>
   ((request.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
@@ -43,23 +49,22 @@ describe('MCP servers the agent uses (stdio in the sandbox, Streamable HTTP)', (
   let stack: Stack;
   let shop: McpHttpServer;
 
+  const workerConfig = {
+    sandbox_read_only_paths: [repoRoot()],
+    mcp_servers: [
+      {
+        name: 'everything',
+        transport: 'stdio',
+        command: [process.execPath, EVERYTHING, 'stdio'],
+        env: { SHOP_NOTE: 'set by the worker' },
+        allow_writes: true,
+      },
+    ],
+  };
+
   beforeAll(async () => {
     shop = await startMcpHttpServer(SHOP_KEY);
-    stack = await startStack({
-      handler,
-      workerConfig: {
-        sandbox_read_only_paths: [repoRoot()],
-        mcp_servers: [
-          {
-            name: 'everything',
-            transport: 'stdio',
-            command: [process.execPath, EVERYTHING, 'stdio'],
-            env: { SHOP_NOTE: 'set by the worker' },
-            allow_writes: true,
-          },
-        ],
-      },
-    });
+    stack = await startStack({ handler, workerConfig });
   }, E2E_TIMEOUT_MS);
   afterAll(async () => {
     await stack?.close();
@@ -70,9 +75,14 @@ describe('MCP servers the agent uses (stdio in the sandbox, Streamable HTTP)', (
     'offers read-only tools to planning, waits for approval of a write, turns an elicitation into a question',
     async () => {
       const { alice } = stack;
+      // The header's value is a project secret: the server stores the reference, the worker fills it in.
+      await alice.json(`/projects/${stack.projectId}/secrets/SHOP_KEY`, {
+        method: 'PUT',
+        json: { value: SHOP_KEY.value },
+      });
       await alice.json(`/projects/${stack.projectId}/mcp-servers/shop`, {
         method: 'PUT',
-        json: { transport: 'http', url: shop.url, headers: { [SHOP_KEY.name]: SHOP_KEY.value } },
+        json: { transport: 'http', url: shop.url, headers: { [SHOP_KEY.name]: '${{ secrets.SHOP_KEY }}' } },
       });
       const { id } = await alice.createWorkflow(stack.projectId, 'Order apples for the shop.');
 
@@ -86,7 +96,9 @@ describe('MCP servers the agent uses (stdio in the sandbox, Streamable HTTP)', (
       // Planning saw only the read-only tools; execution sees all of them.
       const requests = stack.llm.requests.filter((r) => toolNames(r).length > 0);
       const planningTools = toolNames(requests.find((r) => phaseOfRecorded(r) === 'planning')!);
-      expect(planningTools).toEqual(expect.arrayContaining(['mcp__shop__lookup', 'mcp__everything__echo', 'submit_plan']));
+      expect(planningTools).toEqual(
+        expect.arrayContaining(['mcp__shop__lookup', 'mcp__everything__echo', 'submit_plan']),
+      );
       expect(planningTools).not.toContain('mcp__shop__order');
       expect(planningTools).not.toContain('mcp__everything__trigger-elicitation-request');
       const executionTools = toolNames(requests.find((r) => phaseOfRecorded(r) === 'execution')!);
@@ -108,8 +120,23 @@ describe('MCP servers the agent uses (stdio in the sandbox, Streamable HTTP)', (
       expect(elicitation.question).toContain('The MCP server "everything" asks');
       expect(elicitation.question).toContain('- name (string, required)');
       await alice.json(`/workflows/${id}/answer`, { json: { answer: '{"name": "Ada Lovelace"}' } });
-      await stack.waitForStatus(id, 'completed');
+
+      // An approval outlives its worker: another worker, restoring the run, runs exactly the asked call.
+      const pears = await stack.waitForStatus(id, 'waiting_user');
+      expect(pears.question).toContain('"count": 2');
       expect(toolOutputs(stack).some((o) => o.includes('- Name: Ada Lovelace'))).toBe(true);
+      await stack.workers[0]!.stop('SIGTERM');
+      await stack.startWorker('e2e-worker-2', workerConfig);
+      await alice.json(`/workflows/${id}/answer`, { json: { answer: 'yes' } });
+      await stack.waitForStatus(id, 'completed');
+      expect(shop.calls.filter((c) => c.tool === 'order').map((c) => c.args)).toEqual([
+        { item: 'apples', count: 3 },
+        { item: 'pears', count: 2 },
+      ]);
+
+      // The secret reached the HTTP server's header, never the LLM.
+      expect(shop.refused).toBe(0);
+      expect(JSON.stringify(stack.llm.requests.map((r) => r.body))).not.toContain(SHOP_KEY.value);
 
       // The stdio server ran in the sandbox, with its configured environment and no job token.
       const env = JSON.parse(toolOutputs(stack).find((o) => o.includes('SHOP_NOTE'))!) as Record<string, string>;

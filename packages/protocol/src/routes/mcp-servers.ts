@@ -24,9 +24,9 @@ export const MCP_SERVER_OPERATIONS = defineOperations({
     params: projectAndServer,
     summary: "Create or replace one of a project's MCP servers",
     description:
-      'A `stdio` server is a `command` (argv) the worker starts inside the command sandbox, in the run\'s workspace, ' +
+      "A `stdio` server is a `command` (argv) the worker starts inside the command sandbox, in the run's workspace, " +
       'with `env`; an `http` server is a Streamable HTTP `url` called with `headers`. Env and header values may hold ' +
-      '`${{ secrets.NAME }}`, filled in by the worker from the run\'s secrets. Its tools reach the agent as ' +
+      "`${{ secrets.NAME }}`, filled in by the worker from the run's secrets. Its tools reach the agent as " +
       '`mcp__<name>__<tool>`; planning gets only the read-only ones, and a tool not marked read-only waits for a ' +
       "person's approval unless `allow_writes` is true. 201 when created, 200 when replaced.",
     body: jsonBody(McpServerSettingsSchema),
