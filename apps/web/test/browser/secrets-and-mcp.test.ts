@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { eventually } from '@svc/test-kit';
 import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { createProjectInUi, expectText, signIn, unfoldedForm } from '../support/pages';
@@ -22,6 +23,17 @@ function recordReceived(page: Page): () => Promise<string[]> {
   return () => Promise.all(pending);
 }
 
+/**
+ * The project page once every panel has loaded, so nothing above a panel still grows and moves the button a
+ * test is about to click (the budget panel appears only once read).
+ */
+async function projectPageSettled(page: Page): Promise<void> {
+  await page.getByRole('heading', { level: 2, name: 'Default run budget' }).waitFor();
+  await eventually(async () => (await page.getByText(/^Loading .+…$/).count()) === 0, {
+    what: 'the project page to load every panel',
+  });
+}
+
 // Issue 24: the project page's Secrets panel (names, who and when; values write-only) and MCP servers panel.
 describeInChromium('secrets and MCP servers on the project page (Chromium, real server)', () => {
   let server: TestServer;
@@ -39,6 +51,7 @@ describeInChromium('secrets and MCP servers on the project page (Chromium, real 
     await signIn(page, server.url, 'olive');
     olive = await server.login('olive');
     projectId = await createProjectInUi(page, 'Deploys');
+    await projectPageSettled(page);
   });
 
   afterAll(async () => {
@@ -169,6 +182,7 @@ describeInChromium('secrets and MCP servers on the project page (Chromium, real 
     await browser.context.clearCookies();
     await signIn(page, server.url, 'olive');
     await page.goto(`${server.url}/projects/${projectId}`);
+    await projectPageSettled(page);
     await panel.getByRole('button', { name: 'Delete secret DEPLOY_TOKEN' }).click();
     await panel.getByRole('button', { name: 'Delete secret', exact: true }).click();
     await panel.getByText('No secrets yet.').waitFor();
