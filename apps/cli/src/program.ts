@@ -33,6 +33,8 @@ import {
 } from './commands/workflows';
 import { registerScheduleCommands } from './commands/schedules';
 import { addTriggerCommands } from './commands/triggers';
+import { registerSecretCommands } from './commands/secrets';
+import { registerMcpCommands } from './commands/mcp';
 import { budgetOptions, budgetSetCommand, budgetShowCommand, type BudgetFlags } from './commands/budgets';
 import { addPauseCommands } from './commands/pause';
 import { projectSetCommand } from './commands/concurrency';
@@ -326,6 +328,8 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
 
   registerScheduleCommands(program, run, project);
   addTriggerCommands(program, run, project);
+  registerSecretCommands(program, run, project);
+  registerMcpCommands(program, run, project);
   program
     .command('admin')
     .description('administration')

@@ -27,4 +27,9 @@ export const queryKeys = {
   kbArticles: ['kb', 'articles'] as const,
   kbSearch: (q: string) => ['kb', 'search', q] as const,
   settings: ['settings'] as const,
+  /** prefix of a project's secrets: their list and their events */
+  secrets: (projectId: string) => ['projects', projectId, 'secrets'] as const,
+  /** prefix of the instance secrets (administrators): their list and their events */
+  instanceSecrets: ['admin', 'secrets'] as const,
+  mcpServers: (projectId: string) => ['projects', projectId, 'mcp-servers'] as const,
 };

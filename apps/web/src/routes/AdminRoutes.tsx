@@ -1,6 +1,7 @@
 import { Navigate } from 'react-router';
 import { TokensPage } from '../features/admin/TokensPage';
 import { WorkersPage } from '../features/admin/WorkersPage';
+import { InstanceSecretsPage } from '../features/secrets/InstanceSecretsPage';
 
 /** `/admin`: the workers page first. */
 export function AdminIndexRoute() {
@@ -15,4 +16,9 @@ export function WorkersRoute() {
 /** `/admin/tokens` */
 export function TokensRoute() {
   return <TokensPage />;
+}
+
+/** `/admin/secrets` (administrators) */
+export function InstanceSecretsRoute() {
+  return <InstanceSecretsPage />;
 }

@@ -12,8 +12,10 @@ import { CreateWorkflowForm } from '../features/workflows/CreateWorkflowForm';
 import { WorkflowList } from '../features/workflows/WorkflowList';
 import { SchedulesPanel } from '../features/schedules/SchedulesPanel';
 import { RunLimit } from '../features/concurrency/RunLimit';
+import { SecretsPanel } from '../features/secrets/SecretsPanel';
+import { McpServersPanel } from '../features/mcp/McpServersPanel';
 
-/** One project: start a workflow, its workflows (live), its schedules, its members. */
+/** One project: start a workflow, its workflows (live), its schedules, members, secrets and MCP servers. */
 export function ProjectRoute() {
   const { projectId = '' } = useParams();
   const projects = useProjects();
@@ -27,7 +29,7 @@ export function ProjectRoute() {
 
 function ProjectPage({ project }: { project: Project }) {
   const user = useCurrentUser();
-  const canDelete = project.role === 'owner' || user.is_admin;
+  const ownerOrAdmin = project.role === 'owner' || user.is_admin;
   return (
     <div className="project-page">
       <header className="page-head">
@@ -35,16 +37,18 @@ function ProjectPage({ project }: { project: Project }) {
           {/* focusable by script: focus lands here after deleting the previous project */}
           <h1 tabIndex={-1}>{project.name}</h1>
           {project.description && <p className="muted">{project.description}</p>}
-          <RunLimit project={project} canEdit={canDelete} />
+          <RunLimit project={project} canEdit={ownerOrAdmin} />
         </div>
-        {canDelete && <DeleteProjectButton project={project} />}
+        {ownerOrAdmin && <DeleteProjectButton project={project} />}
       </header>
       <CreateWorkflowForm projectId={project.id} />
       <WorkflowList projectId={project.id} />
       <SchedulesPanel projectId={project.id} />
       <TriggersPanel projectId={project.id} />
       <MembersPanel project={project} />
-      <ProjectBudget project={project} canManage={canDelete} />
+      <ProjectBudget project={project} canManage={ownerOrAdmin} />
+      <SecretsPanel project={project} canManage={ownerOrAdmin} />
+      <McpServersPanel project={project} canManage={ownerOrAdmin} />
     </div>
   );
 }

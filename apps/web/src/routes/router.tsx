@@ -7,7 +7,7 @@ import { KbRoute } from './KbRoute';
 import { SettingsRoute } from './SettingsRoute';
 import { NotFoundRoute } from './NotFoundRoute';
 import { InviteRoute } from './InviteRoute';
-import { AdminIndexRoute, TokensRoute, WorkersRoute } from './AdminRoutes';
+import { AdminIndexRoute, InstanceSecretsRoute, TokensRoute, WorkersRoute } from './AdminRoutes';
 
 export function createRouter() {
   return createBrowserRouter([
@@ -24,6 +24,7 @@ export function createRouter() {
         { path: 'admin', element: <AdminIndexRoute /> },
         { path: 'admin/workers', element: <WorkersRoute /> },
         { path: 'admin/tokens', element: <TokensRoute /> },
+        { path: 'admin/secrets', element: <InstanceSecretsRoute /> },
         { path: '*', element: <NotFoundRoute /> },
       ],
     },

@@ -1,11 +1,12 @@
 import { NavLink } from 'react-router';
 
-/** The admin pages' own navigation: workers and API tokens. */
+/** The admin pages' own navigation: workers, API tokens and instance secrets. */
 export function AdminTabs() {
   return (
     <nav aria-label="Admin" className="admin-tabs">
       <NavLink to="/admin/workers">Workers</NavLink>
       <NavLink to="/admin/tokens">API tokens</NavLink>
+      <NavLink to="/admin/secrets">Instance secrets</NavLink>
     </nav>
   );
 }
