@@ -27,3 +27,4 @@ export * from './ws-worker';
 export * from './routes';
 export { NAMED_SCHEMAS } from './openapi/schemas';
 export * from './openapi/document';
+export * from './mask-update';

@@ -1,7 +1,13 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { classifyDbError, classifySqliteError, type Db, type DbProvider } from '@svc/db';
-import type { CommandOutputMessage, UpdateMessage, WorkflowStatus, WsErrorInfo } from '@svc/protocol';
+import {
+  maskUpdate,
+  type CommandOutputMessage,
+  type UpdateMessage,
+  type WorkflowStatus,
+  type WsErrorInfo,
+} from '@svc/protocol';
 import type { EventStore, RawClient } from '../events';
 import { decide, type WorkflowEngine } from '../engine';
 import { workerReported } from '../engine/worker-updates';
@@ -16,7 +22,7 @@ import { WriteLane } from './write-lane';
 import { mayStoreForTitle } from '../engine/intents';
 import { classifyPgError, PgRawClient } from './raw-pg';
 import type { RunSecrets } from '../secrets/run-secrets';
-import { maskCommandOutput, maskUpdate } from '../secrets/mask-update';
+import { maskCommandOutput } from '../secrets/mask-update';
 
 /** What became of one update: acknowledge `stored` and `duplicate`; answer `refused` with the error. */
 export type IngestOutcome = { kind: 'stored' } | { kind: 'duplicate' } | { kind: 'refused'; error: WsErrorInfo };

@@ -18,12 +18,18 @@ export interface WorkspaceContent {
   base64: string | null;
 }
 
-type Deps = Pick<AppDeps, 'db' | 'storage'>;
+type Deps = Pick<AppDeps, 'db' | 'storage' | 'secrets'>;
 
 /** The workspace of a run the caller may read files of (REST `files.read`: 404 for others). */
-async function readableWorkspace(deps: Deps, principal: Principal, runId: string): Promise<StorageArea> {
+async function readableWorkspace(deps: Deps, principal: Principal, runId: string) {
   const { workflow } = await authorizeWorkflow(deps.db, principal, runId, 'files.read');
-  return deps.storage.workspace(workflow.project_id, workflow.id);
+  return { area: deps.storage.workspace(workflow.project_id, workflow.id), workflowId: workflow.id };
+}
+
+/** Text with the run's secrets masked, as the app's previews show it (docs/security.md). */
+async function maskedForRun(deps: Deps, workflowId: string, text: string): Promise<string> {
+  const masker = await deps.secrets.runs.maskerOf(workflowId);
+  return masker ? masker.mask(text) : text;
 }
 
 /** report.md of a run, as GET /workflows/{id}/report serves it (`workflow.read`). */
@@ -32,7 +38,7 @@ export async function readReport(deps: Deps, principal: Principal, runId: string
   const area = deps.storage.workspace(workflow.project_id, workflow.id);
   const report = await resolveReport(area);
   if (report === null) throw notFound('the report does not exist yet');
-  return (await readBytes(area, report)).toString('utf8');
+  return maskedForRun(deps, workflow.id, (await readBytes(area, report)).toString('utf8'));
 }
 
 /** One workspace file, as GET /workflows/{id}/files/{path} serves it (`files.read`). */
@@ -42,11 +48,12 @@ export async function readWorkspaceFile(
   runId: string,
   path: string,
 ): Promise<WorkspaceContent> {
-  const area = await readableWorkspace(deps, principal, runId);
+  const { area, workflowId } = await readableWorkspace(deps, principal, runId);
   const file = await area.resolve(path);
   if (file.stat?.type !== 'file') throw notFound('no such file');
   const bytes = await readBytes(area, file);
-  const text = textOf(bytes);
+  const unmasked = textOf(bytes);
+  const text = unmasked === null ? null : await maskedForRun(deps, workflowId, unmasked);
   return {
     path: file.relative,
     mimeType: mimeTypeOf(file.relative, text !== null),
@@ -63,7 +70,7 @@ export async function listWorkspace(
   path: string,
   recursive: boolean,
 ): Promise<FileEntry[]> {
-  const area = await readableWorkspace(deps, principal, runId);
+  const { area } = await readableWorkspace(deps, principal, runId);
   const dir = await area.resolve(path);
   return area.list(dir, { recursive, missingIsEmpty: dir.relative === '' });
 }

@@ -31,6 +31,8 @@ interface ToolCase {
 
 // Columns: owner, member, non-member, admin, api token of another project — as REST answers them (matrix.test.ts).
 const SEES = 'ok ok not_found ok not_found';
+/** A project secret the runs' files hold; MCP reads show it masked. */
+const SITE_KEY = 'site-key-4f9a2c';
 const TOOLS: ToolCase[] = [
   { tool: 'list_projects', args: () => ({}), expect: 'ok ok ok ok ok' },
   { tool: 'list_runs', args: (w) => ({ project_id: w.project, status: ['waiting_user'] }), expect: SEES },
@@ -107,8 +109,16 @@ describe('svc as an MCP server (/svc/mcp)', () => {
     });
     const dir = join(server.dataDir, 'workspaces', project.id, run.id);
     mkdirSync(join(dir, 'site'), { recursive: true });
-    writeFileSync(join(dir, 'report.md'), '# Report\n\nAll done.');
-    writeFileSync(join(dir, 'site', 'index.html'), '<h1>Hi</h1>');
+    // A project secret the run wrote out: resources mask it as the app's previews do.
+    await server.deps.secrets.store.put(
+      { scope: 'project', projectId: project.id },
+      'SITE_KEY',
+      SITE_KEY,
+      null,
+      users.owner.id,
+    );
+    writeFileSync(join(dir, 'report.md'), `# Report\n\nAll done. ${SITE_KEY}`);
+    writeFileSync(join(dir, 'site', 'index.html'), `<h1>Hi</h1><!-- ${Buffer.from(SITE_KEY).toString('base64')} -->`);
     writeFileSync(join(dir, 'logo.bin'), Buffer.from([0, 1, 2, 255]));
     return { project: project.id, run: run.id };
   }
@@ -200,8 +210,8 @@ describe('svc as an MCP server (/svc/mcp)', () => {
       return;
     }
     const [report, page, logo] = await Promise.all(uris.map((uri) => client.readResource({ uri })));
-    expect(report!.contents).toEqual([{ uri: uris[0], mimeType: 'text/markdown', text: '# Report\n\nAll done.' }]);
-    expect(page!.contents).toEqual([{ uri: uris[1], mimeType: 'text/html', text: '<h1>Hi</h1>' }]);
+    expect(report!.contents).toEqual([{ uri: uris[0], mimeType: 'text/markdown', text: '# Report\n\nAll done. ***' }]);
+    expect(page!.contents).toEqual([{ uri: uris[1], mimeType: 'text/html', text: '<h1>Hi</h1><!-- *** -->' }]);
     expect(logo!.contents).toEqual([
       { uri: uris[2], mimeType: 'application/octet-stream', blob: Buffer.from([0, 1, 2, 255]).toString('base64') },
     ]);

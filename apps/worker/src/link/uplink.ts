@@ -1,5 +1,6 @@
 import {
   DEFAULT_UPDATE_WINDOW,
+  maskUpdate,
   RETRYABLE_UPDATE_ERROR_CODES,
   type CommandOutputMessage,
   type ExecResultMessage,
@@ -82,8 +83,7 @@ export class Uplink implements ServerLink {
   sendUpdate(workflowId: string, rawUpdate: UpdateBody): void {
     // Masked once, before it is numbered and kept: a resend after a reconnect is the masked copy.
     const masker = this.maskerFor?.(workflowId);
-    const update =
-      masker && !masker.isEmpty ? ({ ...rawUpdate, data: masker.maskJson(rawUpdate.data) } as UpdateBody) : rawUpdate;
+    const update = maskUpdate(masker, rawUpdate);
     // Measured with the largest seq it could carry, so the numbered message fits too.
     const probe = { type: 'update', workflow_id: workflowId, seq: Number.MAX_SAFE_INTEGER, ...update } as UpdateMessage;
     const fitted = fitFrame(probe);
