@@ -3,7 +3,6 @@ import { defineOperations } from './operation';
 /** Where svc offers itself as an MCP server (Streamable HTTP, stateless: any replica serves any request). */
 export const MCP_PATH = '/svc/mcp';
 
-
 /** The Model Context Protocol endpoint (decision 0043). */
 export const MCP_OPERATIONS = defineOperations({
   postMcpMessage: {
