@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { LlmCallDetail, StepDiff } from '@svc/protocol';
+import { EventStream } from '@svc/test-kit';
 import { BrowserSocket } from '../support/e2e-browser';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
 import * as probe from '../support/secret-probe';
@@ -7,6 +10,8 @@ import * as probe from '../support/secret-probe';
 const BUILDER = 'e2e-builder';
 /** Run on the other worker: the server hands it the run's secrets with the exec. */
 const REMOTE_COMMAND = 'printf "remote=%s\\n" "$API_TOKEN"';
+/** The built `svc` command line (turbo builds it before these tests). */
+const SVC_CLI = path.resolve(__dirname, '../../../cli/dist/cli.js');
 
 /**
  * Issue 24 end to end: a project secret set through the API reaches a real sandboxed command of the
@@ -63,6 +68,30 @@ describe('a project secret in a run', () => {
         expect(diffs[0]?.patch).toContain('+token=***\n');
         const report = await alice.file(workflow.id, 'report.md');
         expect(report).toContain('The token *** was used.');
+
+        // The event stream (SSE) from the start, and `svc logs`: as a CI script would read the run.
+        const sse = await EventStream.open(
+          stack.api.url,
+          `/svc/api/workflows/${workflow.id}/events?since_seq=0`,
+          alice.cookie,
+        );
+        try {
+          await sse.next((e) => e.data.includes('remote=***'), "the other worker's masked output");
+          probe.expectNoSecret('the SSE events', JSON.stringify(sse.events));
+        } finally {
+          sse.close();
+        }
+        const { token } = await alice.json<{ token: string }>('/token', { method: 'POST', json: { scope: 'api' } });
+        const cli = await promisify(execFile)(process.execPath, [SVC_CLI, 'logs', workflow.id], {
+          env: {
+            ...process.env,
+            SVC_URL: stack.api.url,
+            SVC_TOKEN: token,
+            SVC_CONFIG: path.join(stack.dir, 'svc.json'),
+          },
+        });
+        expect(cli.stdout).toContain('remote=***');
+        probe.expectNoSecret("svc logs' output", cli.stdout + cli.stderr);
 
         probe.expectNoSecret('the live and stored events', JSON.stringify(browser.messages));
         probe.expectNoSecret('the stored log', JSON.stringify(log));
