@@ -64,13 +64,17 @@ const withoutSnapshot = (action: DispatchAction): action is 'start' | 'cancel' |
 
 const messageOf = (message: string | undefined) => (message === undefined ? {} : { message });
 
-/** The run's secrets, decrypted now, for a dispatch that runs it (none for a cancel or a title job). */
+/** A dispatch the worker runs the agent for: not a cancel, a title job or a pause of the run it holds. */
+const runsTheAgent = (action: DispatchAction) =>
+  action !== 'cancel' && action !== 'generate_title' && action !== 'pause';
+
+/** The run's secrets, decrypted now, for a dispatch that runs the agent. */
 async function secretsPart(
   secrets: Pick<RunSecrets, 'forRun'> | undefined,
   workflow: WorkflowForDispatch,
   action: DispatchAction,
 ): Promise<{ secrets?: RunSecret[] }> {
-  if (!secrets || action === 'cancel' || action === 'generate_title') return {};
+  if (!secrets || !runsTheAgent(action)) return {};
   const values = await secrets.forRun({
     id: workflow.id,
     project_id: workflow.project_id,
@@ -96,7 +100,7 @@ async function mcpServersPart(
   projectId: string,
   action: DispatchAction,
 ): Promise<{ mcp_servers?: DispatchMessage['mcp_servers'] }> {
-  if (action === 'cancel' || action === 'generate_title' || action === 'pause') return {};
+  if (!runsTheAgent(action)) return {};
   const rows = await db.mcpServer.findMany({
     where: { project_id: projectId, enabled: true },
     orderBy: { name: 'asc' },

@@ -123,16 +123,12 @@ export function runCommand(spec: CommandSpec): Promise<CommandResult> {
       if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
     });
 
-    const streams = {
-      stdout: maskedOutput(spec.masker, (chunk) => {
+    const masked = (stream: 'stdout' | 'stderr') =>
+      maskedOutput(spec.masker, (chunk) => {
         output.push(chunk);
-        spec.onOutput?.('stdout', chunk);
-      }),
-      stderr: maskedOutput(spec.masker, (chunk) => {
-        output.push(chunk);
-        spec.onOutput?.('stderr', chunk);
-      }),
-    };
+        spec.onOutput?.(stream, chunk);
+      });
+    const streams = { stdout: masked('stdout'), stderr: masked('stderr') };
 
     const finish = (startError?: string): void => {
       if (settled) return;
