@@ -115,12 +115,15 @@ describe.each(['bwrap', 'none'] as const)('Executor (sandbox: %s)', (mode) => {
   it('ends a command that ignores SIGTERM (bwrap: with its pid namespace; none: SIGKILL after the grace)', async () => {
     const { executor } = await makeExecutor({ mode });
     const seconds = uniqueSleep(30);
+    // Stopped once the trap is set (a time-out could fire before it on a loaded machine); same kill path.
+    const controller = new AbortController();
     const result = await executor.run({
       workflowId: 'wf7',
-      command: `trap "" TERM; sleep ${seconds} & wait; sleep 30`,
-      timeoutSeconds: 0.2,
+      command: `trap "" TERM; sleep ${seconds} & echo trapped; wait; sleep 30`,
+      signal: controller.signal,
+      onOutput: (_stream, chunk) => chunk.toString().includes('trapped') && controller.abort(),
     });
-    expect(result.timedOut).toBe(true);
+    expect(result.cancelled).toBe(true);
     expect(result.signal).toBe(mode === 'bwrap' ? 'SIGTERM' : 'SIGKILL');
     await eventually(() => hostPidsOf(['sleep', seconds]).length === 0, { what: 'the sleep to end' });
   });
