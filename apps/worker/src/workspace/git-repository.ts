@@ -105,6 +105,7 @@ export class RunRepository {
    * commit); a run whose workspace came back from the server keeps its files and only gets the history.
    */
   async prepare(fresh: boolean): Promise<Prepared> {
+    await mkdir(this.options.workspace, { recursive: true });
     const mirror = await withLock(this.mirrorDir, () => this.updateMirror());
     const branchExisted = await this.mirrorHas(`refs/heads/${this.repo.branch}`);
     if (!(await this.mirrorHas(`refs/heads/${this.repo.base_branch}`)))
