@@ -15,6 +15,7 @@ import {
 import { FileAnswers, LineAnswers, type AnswerSource } from '../answers';
 import type { Context } from '../context';
 import { concurrencyFields, type ConcurrencyFlags } from './concurrency';
+import { findRepository } from './repositories';
 import { EXIT, usageError } from '../errors';
 import { exitCodeOf, followWorkflow } from '../follow';
 import { EventPrinter, logEntryLines, summary } from '../render';
@@ -99,14 +100,24 @@ export async function follow(
 export async function runCommand(
   ctx: Context,
   requirementArg: string | undefined,
-  flags: FollowFlags & ConcurrencyFlags & { file?: string; template?: string; worker?: string; requires?: string },
+  flags: FollowFlags &
+    ConcurrencyFlags & {
+      file?: string;
+      template?: string;
+      worker?: string;
+      requires?: string;
+      repo?: string;
+      base?: string;
+    },
 ): Promise<number> {
   const concurrency = concurrencyFields(flags);
+  if (flags.base !== undefined && flags.repo === undefined) throw usageError('--base needs --repo');
   const requirement = await textFrom(ctx, 'requirement', requirementArg, flags.file);
   const budget = runBudget(runBudgetFlags(flags));
   const projectId = await ctx.projectId();
   // Checked before anything is created: a bad answer file must not leave a workflow behind.
   if (flags.follow && flags.answerFile && flags.answerFile !== '-') FileAnswers.load(flags.answerFile);
+  const repository = flags.repo === undefined ? undefined : await findRepository(ctx, flags.repo);
   const workflow = await ctx.client().request(`/projects/${encodeURIComponent(projectId)}/workflows`, WorkflowSchema, {
     method: 'POST',
     json: {
@@ -116,6 +127,7 @@ export async function runCommand(
       requires: labelList(flags.requires),
       budget,
       ...concurrency,
+      ...(repository ? { repository: { id: repository.id, ...(flags.base ? { base_branch: flags.base } : {}) } } : {}),
     },
   });
   if (!flags.follow) {
