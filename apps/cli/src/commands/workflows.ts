@@ -111,13 +111,12 @@ export async function runCommand(
     },
 ): Promise<number> {
   const concurrency = concurrencyFields(flags);
-  if (flags.base !== undefined && flags.repo === undefined) throw usageError('--base needs --repo');
   const requirement = await textFrom(ctx, 'requirement', requirementArg, flags.file);
   const budget = runBudget(runBudgetFlags(flags));
   const projectId = await ctx.projectId();
   // Checked before anything is created: a bad answer file must not leave a workflow behind.
   if (flags.follow && flags.answerFile && flags.answerFile !== '-') FileAnswers.load(flags.answerFile);
-  const repository = flags.repo === undefined ? undefined : await findRepository(ctx, flags.repo);
+  const repository = await repositoryOf(ctx, flags);
   const workflow = await ctx.client().request(`/projects/${encodeURIComponent(projectId)}/workflows`, WorkflowSchema, {
     method: 'POST',
     json: {
@@ -127,7 +126,7 @@ export async function runCommand(
       requires: labelList(flags.requires),
       budget,
       ...concurrency,
-      ...(repository ? { repository: { id: repository.id, ...(flags.base ? { base_branch: flags.base } : {}) } } : {}),
+      ...repository,
     },
   });
   if (!flags.follow) {
@@ -137,6 +136,19 @@ export async function runCommand(
   }
   ctx.note(`svc: workflow ${workflow.id}`);
   return follow(ctx, workflow.id, flags, { printReplay: true });
+}
+
+/** `--repo <name> [--base <branch>]` as the create request's `repository` (looked up by name in the project). */
+async function repositoryOf(
+  ctx: Context,
+  flags: { repo?: string; base?: string },
+): Promise<{ repository?: { id: string; base_branch?: string } }> {
+  if (flags.repo === undefined) {
+    if (flags.base !== undefined) throw usageError('--base needs --repo');
+    return {};
+  }
+  const { id } = await findRepository(ctx, flags.repo);
+  return { repository: { id, ...(flags.base ? { base_branch: flags.base } : {}) } };
 }
 
 /** `--requires gpu,linux` as a list (undefined when not given). */
