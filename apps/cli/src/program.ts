@@ -34,6 +34,7 @@ import {
 import { registerScheduleCommands } from './commands/schedules';
 import { addTriggerCommands } from './commands/triggers';
 import { registerSecretCommands } from './commands/secrets';
+import { registerRepositoryCommands } from './commands/repositories';
 import { registerMcpCommands } from './commands/mcp';
 import { budgetOptions, budgetSetCommand, budgetShowCommand, type BudgetFlags } from './commands/budgets';
 import { addPauseCommands } from './commands/pause';
@@ -178,7 +179,9 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
           '--concurrency-key <key>',
           "e.g. a branch: the project's runs with one key run one at a time, oldest first",
         )
-        .option('--cancel-in-progress', "cancel the key's older unfinished runs instead of waiting behind them"),
+        .option('--cancel-in-progress', "cancel the key's older unfinished runs instead of waiting behind them")
+        .option('--repo <name>', 'work in this project repository: clone, commit per step, push branch svc/<n>-<slug>')
+        .option('--base <branch>', "the repository's base branch (default: its default branch)"),
       'budget-',
     ),
   ).action(
@@ -329,6 +332,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
   registerScheduleCommands(program, run, project);
   addTriggerCommands(program, run, project);
   registerSecretCommands(program, run, project);
+  registerRepositoryCommands(program, run, project);
   registerMcpCommands(program, run, project);
   program
     .command('admin')

@@ -45,3 +45,10 @@ export {
 } from './load-balancer';
 export { connectMcp, outcomeOf, toolJson, type McpClient, type CallToolResult } from './mcp';
 export { startMcpHttpServer, type McpHttpServer, type McpCallRecord } from './mcp-http-server';
+export {
+  startGitHttpServer,
+  type GitHttpServer,
+  type GitHttpServerOptions,
+  type GitHttpRequest,
+  type GitRepoSeed,
+} from './git-http-server';

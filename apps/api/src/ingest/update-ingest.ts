@@ -4,6 +4,7 @@ import { classifyDbError, classifySqliteError, type Db, type DbProvider } from '
 import {
   maskUpdate,
   type CommandOutputMessage,
+  type RepositoryUpdateData,
   type UpdateMessage,
   type WorkflowStatus,
   type WsErrorInfo,
@@ -45,6 +46,12 @@ export interface UpdateIngestDeps {
   pgPool?: pg.Pool | null;
   /** after a commit that stored LLM calls of these runs (the server's budget check); rejections are logged */
   onLlmCalls?: (workflowIds: string[]) => Promise<void>;
+  /**
+   * push reports (`repository` updates) of a batch, recorded in workflow_repositories (decision 0046) just
+   * before the batch commits, so a run's `completed` status never commits before its push is recorded
+   * (the worker reports the push first). Idempotent: a batch retried writes the same values again.
+   */
+  onRepository?: (reports: { workflowId: string; data: RepositoryUpdateData }[]) => Promise<void>;
   /** each run's masker of its secret values: updates and live output are masked before they are stored or relayed */
   maskers?: Pick<RunSecrets, 'maskerFor'>;
 }
@@ -212,6 +219,8 @@ export class UpdateIngest {
       const error = planUpdate(plan, planned, item.workerId, item.update, now, superseded, context);
       outcomes.set(item, error ? { kind: 'refused', error } : { kind: 'stored' });
     }
+    // Before the batch commits: a `completed` status in this batch or a later one finds the push recorded.
+    await this.repositoryReports(fresh, outcomes);
     if (planned.workerUpdates.length > 0)
       await this.deps.engine.applyWorkerUpdates({
         runs: [...plans.values()],
@@ -299,6 +308,21 @@ export class UpdateIngest {
     if (ids.size === 0) return;
     onLlmCalls([...ids]).catch((err: unknown) =>
       this.deps.logger.error({ err, workflow_ids: [...ids] }, 'budget check after ingest failed'),
+    );
+  }
+
+  /** Records the stored push reports (failures are logged: the report's event is stored already). */
+  private async repositoryReports(fresh: Pending[], outcomes: Map<Pending, IngestOutcome>): Promise<void> {
+    const { onRepository } = this.deps;
+    if (!onRepository) return;
+    const reports = fresh.flatMap((item) =>
+      item.update.kind === 'repository' && outcomes.get(item)?.kind === 'stored'
+        ? [{ workflowId: item.update.workflow_id, data: item.update.data }]
+        : [],
+    );
+    if (reports.length === 0) return;
+    await onRepository(reports).catch((err: unknown) =>
+      this.deps.logger.error({ err, workflow_ids: reports.map((r) => r.workflowId) }, 'recording a push report failed'),
     );
   }
 
