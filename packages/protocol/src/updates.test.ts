@@ -2,12 +2,13 @@ import { parseWith } from './parse';
 import { UPDATE_DATA_SCHEMAS, UPDATE_KINDS, UpdateBodySchema, UpdateKindSchema } from './updates';
 
 describe('update kinds', () => {
-  it('lists the kinds of CONTRACT section 4 and CONTRACT-V2 (step_diff)', () => {
+  it('lists the kinds of CONTRACT section 4 and CONTRACT-V2 (step_diff), issue 25 (repository)', () => {
     expect([...UPDATE_KINDS].sort()).toEqual([
       'file_changed',
       'llm_call',
       'log_entry',
       'report',
+      'repository',
       'snapshot',
       'status',
       'step_diff',

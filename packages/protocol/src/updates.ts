@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BudgetCapSchema } from './rest/budgets';
+import { RepositoryUpdateDataSchema } from './rest/repositories';
 import { LlmCallPhaseSchema, PhaseSchema, StepIndexSchema, StepStatusSchema, WorkflowStatusSchema } from './common';
 
 /** One plan step as stored in a snapshot. */
@@ -135,6 +136,7 @@ export const UPDATE_DATA_SCHEMAS = {
   report: ReportUpdateDataSchema,
   file_changed: FileChangedUpdateDataSchema,
   step_diff: StepDiffUpdateDataSchema,
+  repository: RepositoryUpdateDataSchema,
 } as const;
 
 export const UPDATE_KINDS = Object.keys(UPDATE_DATA_SCHEMAS) as (keyof typeof UPDATE_DATA_SCHEMAS)[];
@@ -151,5 +153,6 @@ export const UpdateBodySchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('report'), data: ReportUpdateDataSchema }),
   z.object({ kind: z.literal('file_changed'), data: FileChangedUpdateDataSchema }),
   z.object({ kind: z.literal('step_diff'), data: StepDiffUpdateDataSchema }),
+  z.object({ kind: z.literal('repository'), data: RepositoryUpdateDataSchema }),
 ]);
 export type UpdateBody = z.infer<typeof UpdateBodySchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BudgetExceededEventDataSchema } from './rest/budgets';
+import { RepositoryPushedEventDataSchema } from './rest/repositories';
 import { IdSchema, StepStatusSchema, TimestampSchema, WorkflowStatusSchema } from './common';
 import { WsErrorInfoSchema } from './errors';
 import { ExecutionLogEntrySchema, LlmCallLogSchema } from './rest/logs';
@@ -132,6 +133,7 @@ export const BrowserEventSchema = z.discriminatedUnion('type', [
   event('workflow_routing', WorkflowRoutingEventDataSchema),
   event('log_entry', ExecutionLogEntrySchema),
   event('file_changed', FileChangedEventDataSchema),
+  event('repository_pushed', RepositoryPushedEventDataSchema),
   event('worker_status', WorkerSchema),
   event('project_changed', ProjectChangedEventDataSchema),
 ]);

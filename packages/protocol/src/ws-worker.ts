@@ -3,6 +3,7 @@ import { DispatchBudgetSchema } from './rest/budgets';
 import { IdSchema, StepIndexSchema, TimestampSchema } from './common';
 import { RunSecretsSchema } from './secrets';
 import { McpServerConfigSchema } from './mcp-servers';
+import { DispatchRepositorySchema } from './rest/repositories';
 import { WsErrorInfoSchema, type ErrorCode } from './errors';
 import { SnapshotDataSchema, UPDATE_DATA_SCHEMAS, type UpdateKind } from './updates';
 
@@ -74,6 +75,7 @@ export const UpdateMessageSchema = z.discriminatedUnion('kind', [
   updateMessageOption('report'),
   updateMessageOption('file_changed'),
   updateMessageOption('step_diff'),
+  updateMessageOption('repository'),
 ]);
 export type UpdateMessage = z.infer<typeof UpdateMessageSchema>;
 
@@ -212,6 +214,8 @@ export const DispatchMessageSchema = z
     secrets: RunSecretsSchema.optional(),
     /** the project's enabled MCP servers; `${{ secrets.NAME }}` in them stays a reference the worker fills from `secrets` */
     mcp_servers: z.array(McpServerConfigSchema).max(100).optional(),
+    /** the git repository the run works in (issue 25): cloned, committed per step and pushed by the worker itself */
+    repository: DispatchRepositorySchema.optional(),
   })
   .refine((d) => (d.action !== 'feedback' && d.action !== 'answer') || d.message !== undefined, {
     path: ['message'],

@@ -239,7 +239,34 @@ const PLANNERS: Planners = {
     return {};
   },
   file_changed: ({ update }) => ({ derived: [{ type: 'file_changed', data: update.data }] }),
+  repository: planRepository,
 };
+
+/**
+ * A push report (decision 0046): the event says whether the branch was pushed; the diff is stored in
+ * workflow_repositories after the commit (UpdateIngest's `onRepository`) and served by
+ * GET /workflows/{id}/repository/diff, so neither event carries it.
+ */
+function planRepository({ update }: UpdateContext<'repository'>): Planned {
+  const { diff: _diff, ...rest } = update.data;
+  const data = update.data;
+  return {
+    echoed: rest,
+    derived: [
+      {
+        type: 'repository_pushed',
+        data: {
+          branch: data.branch,
+          base_branch: data.base_branch,
+          head_sha: data.head_sha,
+          pushed: data.pushed,
+          error: data.error ?? null,
+          commits: data.commits ?? null,
+        },
+      },
+    ],
+  };
+}
 
 function withoutDetail<T extends { detail?: unknown }>(data: T): Omit<T, 'detail'> {
   const copy = { ...data };

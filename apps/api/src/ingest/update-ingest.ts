@@ -4,6 +4,7 @@ import { classifyDbError, classifySqliteError, type Db, type DbProvider } from '
 import {
   maskUpdate,
   type CommandOutputMessage,
+  type RepositoryUpdateData,
   type UpdateMessage,
   type WorkflowStatus,
   type WsErrorInfo,
@@ -45,6 +46,11 @@ export interface UpdateIngestDeps {
   pgPool?: pg.Pool | null;
   /** after a commit that stored LLM calls of these runs (the server's budget check); rejections are logged */
   onLlmCalls?: (workflowIds: string[]) => Promise<void>;
+  /**
+   * after a commit that stored push reports (`repository` updates), before they are acknowledged: records
+   * them in workflow_repositories (decision 0046). A worker that waits for the ack knows the row is written.
+   */
+  onRepository?: (reports: { workflowId: string; data: RepositoryUpdateData }[]) => Promise<void>;
   /** each run's masker of its secret values: updates and live output are masked before they are stored or relayed */
   maskers?: Pick<RunSecrets, 'maskerFor'>;
 }
@@ -221,6 +227,7 @@ export class UpdateIngest {
       });
     this.afterCommit(plans);
     this.llmCallsStored(fresh, outcomes);
+    await this.repositoryReports(fresh, outcomes);
     for (const item of batch) item.resolve(outcomes.get(item)!);
   }
 
@@ -299,6 +306,21 @@ export class UpdateIngest {
     if (ids.size === 0) return;
     onLlmCalls([...ids]).catch((err: unknown) =>
       this.deps.logger.error({ err, workflow_ids: [...ids] }, 'budget check after ingest failed'),
+    );
+  }
+
+  /** Records the stored push reports (failures are logged: the report's event is stored already). */
+  private async repositoryReports(fresh: Pending[], outcomes: Map<Pending, IngestOutcome>): Promise<void> {
+    const { onRepository } = this.deps;
+    if (!onRepository) return;
+    const reports = fresh.flatMap((item) =>
+      item.update.kind === 'repository' && outcomes.get(item)?.kind === 'stored'
+        ? [{ workflowId: item.update.workflow_id, data: item.update.data }]
+        : [],
+    );
+    if (reports.length === 0) return;
+    await onRepository(reports).catch((err: unknown) =>
+      this.deps.logger.error({ err, workflow_ids: reports.map((r) => r.workflowId) }, 'recording a push report failed'),
     );
   }
 

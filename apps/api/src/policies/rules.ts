@@ -31,6 +31,7 @@ const MEMBER_ACTIONS = new Set<ProjectAction>([
   'schedule.manage',
   'mcp.read',
   'secret.read',
+  'repository.read',
 ]);
 const OWNER_ONLY = new Set<ProjectAction>([
   'project.delete',
@@ -38,6 +39,7 @@ const OWNER_ONLY = new Set<ProjectAction>([
   'project.budget',
   'mcp.manage',
   'secret.manage',
+  'repository.manage',
 ]);
 /** What a worker does to a workflow dispatched to it (apps/worker/src/api/server-api.ts); nothing project-wide. */
 const WORKER_ACTIONS = new Set<ProjectAction>([

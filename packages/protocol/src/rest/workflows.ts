@@ -1,3 +1,4 @@
+import { WorkflowRepositoryRequestSchema } from './repositories';
 import { z } from 'zod';
 import { BudgetSchema } from './budgets';
 import {
@@ -131,6 +132,8 @@ export const CreateWorkflowRequestSchema = z
     concurrency_mode: ConcurrencyModeSchema.optional(),
     /** worker labels the run requires (added to its template's); only a worker with all of them takes it */
     requires: RequiredLabelsSchema.optional(),
+    /** the project's git repository the run works in (cloned, committed per step, pushed); decision 0046 */
+    repository: WorkflowRepositoryRequestSchema.optional(),
   })
   .strict()
   .refine((b) => b.concurrency_mode === undefined || b.concurrency_key !== undefined, {

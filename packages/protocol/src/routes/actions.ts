@@ -21,7 +21,9 @@ export type ProjectAction =
   | 'mcp.read' // the project's MCP servers (members)
   | 'mcp.manage' // add, replace, delete them (owners)
   | 'secret.read' // a project's secret names and their audit (members)
-  | 'secret.manage'; // create, replace, delete a project's secrets (owners)
+  | 'secret.manage' // create, replace, delete a project's secrets (owners)
+  | 'repository.read' // the project's git repositories (members)
+  | 'repository.manage'; // connect, change, disconnect them (owners)
 
 /** What a caller does outside any project. */
 export type GlobalAction =

@@ -11,6 +11,7 @@ import { PROJECT_OPERATIONS } from './projects';
 import { MCP_SERVER_OPERATIONS } from './mcp-servers';
 import { SCHEDULE_OPERATIONS } from './schedules';
 import { SECRET_OPERATIONS } from './secrets';
+import { REPOSITORY_OPERATIONS } from './repositories';
 import { TRIGGER_OPERATIONS } from './triggers';
 import { ROUTING_OPERATIONS } from './routing';
 import { WORKFLOW_OPERATIONS } from './workflows';
@@ -40,6 +41,7 @@ export const OPERATIONS = {
   ...ROUTING_OPERATIONS,
   ...MCP_SERVER_OPERATIONS,
   ...SECRET_OPERATIONS,
+  ...REPOSITORY_OPERATIONS,
   ...MCP_OPERATIONS,
 };
 
