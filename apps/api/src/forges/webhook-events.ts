@@ -41,6 +41,11 @@ export function commandIn(body: string, command: string | null): string | null {
 
 const fromService = (body: string, sender: Json) => body.includes(SVC_COMMENT_MARKER) || str(sender.type) === 'Bot';
 
+/** GitHub: who may steer a run by a comment (anyone may comment on a public repository). */
+export const TRUSTED_ASSOCIATIONS = ['OWNER', 'MEMBER', 'COLLABORATOR'];
+const untrusted = (item: Json) => !TRUSTED_ASSOCIATIONS.includes(str(item.author_association));
+const UNTRUSTED = 'the author is not an owner, member or collaborator of the repository';
+
 function githubIntent(event: string, payload: Json, triggers: Triggers): ForgeIntent {
   const action = str(payload.action);
   const sender = obj(payload.sender);
@@ -57,6 +62,7 @@ function githubIntent(event: string, payload: Json, triggers: Triggers): ForgeIn
     const issue = obj(payload.issue);
     const body = str(comment.body);
     if (fromService(body, sender)) return ignore('a comment of the service (or a bot)');
+    if (untrusted(comment)) return ignore(UNTRUSTED);
     if (issue.pull_request)
       return { kind: 'comment_on_pull', pullNumber: num(issue.number) ?? 0, author: str(obj(comment.user).login), body, where: null };
     const instruction = commandIn(body, triggers.command);
@@ -68,6 +74,7 @@ function githubIntent(event: string, payload: Json, triggers: Triggers): ForgeIn
     const comment = obj(payload.comment);
     const body = str(comment.body);
     if (fromService(body, sender)) return ignore('a comment of the service (or a bot)');
+    if (untrusted(comment)) return ignore(UNTRUSTED);
     const line = num(comment.line) ?? num(comment.original_line);
     return {
       kind: 'comment_on_pull',
@@ -82,6 +89,7 @@ function githubIntent(event: string, payload: Json, triggers: Triggers): ForgeIn
     const body = str(review.body);
     if (action !== 'submitted' || body.trim() === '') return ignore('a review without a body is not feedback');
     if (fromService(body, sender)) return ignore('a review of the service (or a bot)');
+    if (untrusted(review)) return ignore(UNTRUSTED);
     return {
       kind: 'comment_on_pull',
       pullNumber: num(obj(payload.pull_request).number) ?? 0,
