@@ -45,3 +45,13 @@ export {
 } from './load-balancer';
 export { connectMcp, outcomeOf, toolJson, type McpClient, type CallToolResult } from './mcp';
 export { startMcpHttpServer, type McpHttpServer, type McpCallRecord } from './mcp-http-server';
+export {
+  startStandInForge,
+  type StandInForge,
+  type StandInForgeKind,
+  type StandInPull,
+  type StandInStatus,
+  type StandInComment,
+  type StandInIssue,
+  type StandInRequest,
+} from './forge-standin';
