@@ -106,7 +106,7 @@ export async function buildRuntime(
   const forgeSync = new ForgeSync({
     db: dbHandle.db,
     events,
-    keyring: secretsKeyring,
+    repositorySecrets: secrets.repositories,
     storage,
     runSecrets: secrets.runs,
     logger: logger.child({ component: 'forges' }),

@@ -21,6 +21,7 @@ import { BackgroundWork } from './lib/background-work';
 import type { Storage } from './services/storage';
 import type { TemplateCatalog } from './services/templates';
 import type { RunSecrets } from './secrets/run-secrets';
+import { recordPushReports } from './repositories/push-reports';
 import { TimerScheduler } from './timers/scheduler';
 import { ScheduleRunner } from './schedules/runner';
 import { isUnfinished, RunBudgets, WorkflowLifecycle, type Steering } from './workflows';
@@ -104,6 +105,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     snapshots: new SnapshotCache(db, snapshotCache()),
     pgPool: deps.pgPool,
     onLlmCalls: (ids) => budgets.checkIngested(ids),
+    onRepository: (reports) => recordPushReports(db, reports),
     maskers: deps.secrets,
   });
   // After-commit effects of every change of a run: browsers, and the row caches of every replica.

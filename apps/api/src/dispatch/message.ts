@@ -1,5 +1,5 @@
 import type { Db, Workflow } from '@svc/db';
-import type { DispatchAction, DispatchMessage, RunSecret } from '@svc/protocol';
+import type { DispatchAction, DispatchMessage, DispatchRepository, RunSecret } from '@svc/protocol';
 import { snapshotData } from '../wire/workflow';
 import type { WorkerSession } from './worker-session';
 import { ensureAppKey, type AppLinks } from '../apps/app-link';
@@ -30,7 +30,11 @@ export const DISPATCH_SELECT = {
  * (or promised to a title worker), so the worker numbers its updates after it.
  */
 export async function buildDispatch(
-  { db, appLinks, secrets }: { db: Db; appLinks: AppLinks; secrets?: Pick<RunSecrets, 'forRun'> },
+  {
+    db,
+    appLinks,
+    secrets,
+  }: { db: Db; appLinks: AppLinks; secrets?: Pick<RunSecrets, 'forRun'> & Partial<Pick<RunSecrets, 'repositoryFor'>> },
   workflow: WorkflowForDispatch,
   action: DispatchAction,
   options: { message?: string; reservedSeq?: number } = {},
@@ -47,6 +51,7 @@ export async function buildDispatch(
     ...(await budgetPart(db, workflow.id, action)),
     ...(await mcpServersPart(db, workflow.project_id, action)),
     ...(await secretsPart(secrets, workflow, action)),
+    ...(await repositoryPart(secrets, workflow, action)),
   };
   if (withoutSnapshot(action)) return { ...base, action };
   // A pause goes to the run the worker holds: its `message` says whether to interrupt the running command.
@@ -81,6 +86,17 @@ async function secretsPart(
     template: workflow.template,
   });
   return values.length ? { secrets: values } : {};
+}
+
+/** The run's repository with its credential (decision 0046), for a dispatch that runs the agent. */
+async function repositoryPart(
+  secrets: Partial<Pick<RunSecrets, 'repositoryFor'>> | undefined,
+  workflow: WorkflowForDispatch,
+  action: DispatchAction,
+): Promise<{ repository?: DispatchRepository }> {
+  if (!secrets?.repositoryFor || !runsTheAgent(action)) return {};
+  const repository = await secrets.repositoryFor(workflow);
+  return repository ? { repository } : {};
 }
 
 /** The run's budget and spend so far, for a dispatch that runs it. */

@@ -4,13 +4,12 @@ import type { PullRequestOpenedEventData } from '@svc/protocol';
 import type { EventStore } from '../events';
 import type { WorkflowEngine } from '../engine';
 import type { RunSecrets } from '../secrets/run-secrets';
-import type { SecretKeyring } from '../secrets/keyring';
+import type { RepositorySecrets } from '../secrets/repository-secrets';
 import type { Storage } from '../services/storage';
 import { resolveReport, REPORT_FILE } from '../routes/workflows/report';
 import { isUnfinished } from '../workflows/status';
 import { ForgeActions } from './actions';
 import { forgeClient } from './index';
-import { RepositorySecrets } from './repository-secrets';
 import { repositoryPath, type ForgeClient, type ForgeTarget } from './types';
 import { SVC_COMMENT_MARKER } from './webhook-events';
 
@@ -23,7 +22,8 @@ export const STATUS_CONTEXT = 'svc';
 export interface ForgeSyncDeps {
   db: Db;
   events: EventStore;
-  keyring: SecretKeyring;
+  /** the repositories' credentials (scope `repository`) */
+  repositorySecrets: RepositorySecrets;
   storage: Storage;
   runSecrets: RunSecrets;
   logger: Logger;
@@ -45,7 +45,6 @@ export interface ForgeSyncDeps {
  */
 export class ForgeSync {
   private readonly actions: ForgeActions;
-  private readonly secrets: RepositorySecrets;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
@@ -54,7 +53,6 @@ export class ForgeSync {
 
   constructor(private readonly deps: ForgeSyncDeps) {
     this.actions = new ForgeActions(deps.db);
-    this.secrets = new RepositorySecrets({ db: deps.db, keyring: deps.keyring });
   }
 
   start(engine: Pick<WorkflowEngine, 'bus'>): void {
@@ -120,7 +118,7 @@ export class ForgeSync {
     if (!workflow || workflow.deleted_at) return;
     const repo = link.repository;
     if (repo.credential_kind !== 'token') return; // an SSH deploy key cannot call the forge's API
-    const token = await this.secrets.read(repo.id, 'credential');
+    const token = await this.deps.repositorySecrets.read(repo.id, 'credential');
     if (!token) return;
     const client = (this.deps.clientFor ?? forgeClient)({
       forge: repo.forge as ForgeTarget['forge'],

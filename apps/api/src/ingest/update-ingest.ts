@@ -47,8 +47,9 @@ export interface UpdateIngestDeps {
   /** after a commit that stored LLM calls of these runs (the server's budget check); rejections are logged */
   onLlmCalls?: (workflowIds: string[]) => Promise<void>;
   /**
-   * after a commit that stored push reports (`repository` updates), before they are acknowledged: records
-   * them in workflow_repositories (decision 0046). A worker that waits for the ack knows the row is written.
+   * push reports (`repository` updates) of a batch, recorded in workflow_repositories (decision 0046) just
+   * before the batch commits, so a run's `completed` status never commits before its push is recorded
+   * (the worker reports the push first). Idempotent: a batch retried writes the same values again.
    */
   onRepository?: (reports: { workflowId: string; data: RepositoryUpdateData }[]) => Promise<void>;
   /** each run's masker of its secret values: updates and live output are masked before they are stored or relayed */
@@ -218,6 +219,8 @@ export class UpdateIngest {
       const error = planUpdate(plan, planned, item.workerId, item.update, now, superseded, context);
       outcomes.set(item, error ? { kind: 'refused', error } : { kind: 'stored' });
     }
+    // Before the batch commits: a `completed` status in this batch or a later one finds the push recorded.
+    await this.repositoryReports(fresh, outcomes);
     if (planned.workerUpdates.length > 0)
       await this.deps.engine.applyWorkerUpdates({
         runs: [...plans.values()],
@@ -227,7 +230,6 @@ export class UpdateIngest {
       });
     this.afterCommit(plans);
     this.llmCallsStored(fresh, outcomes);
-    await this.repositoryReports(fresh, outcomes);
     for (const item of batch) item.resolve(outcomes.get(item)!);
   }
 

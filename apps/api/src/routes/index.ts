@@ -37,6 +37,7 @@ import { openApiHandlers } from './openapi/router';
 import { hookHandlers } from './triggers/hook';
 import { triggerHandlers } from './triggers/router';
 import { secretHandlers } from './secrets/router';
+import { repositoryHandlers } from './repositories/router';
 import { forgeHandlers } from './forge/router';
 
 /**
@@ -83,6 +84,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...triggerHandlers(deps),
       ...mcpServerHandlers(deps),
       ...secretHandlers(deps),
+      ...repositoryHandlers(deps),
       ...forgeHandlers(deps),
     },
     { authenticate, direct },

@@ -3,9 +3,12 @@ import type { SecretKeyring } from './keyring';
 
 /** Which row a value belongs to: bound into the ciphertext, so a value cannot be moved to another row. */
 export interface SecretRef {
-  scope: 'project' | 'instance';
+  /** `repository`: a repository's credential or webhook secret (decision 0046), bound to its id too */
+  scope: 'project' | 'instance' | 'repository';
   projectId: string | null;
   name: string;
+  /** the row's owner_key; bound into the ciphertext for scope `repository` (the repository id) */
+  ownerKey?: string;
 }
 
 /** The stored form of a value (columns of `secrets`), base64. */
@@ -19,7 +22,16 @@ export interface SealedValue {
 export class SecretDecryptError extends Error {}
 
 const additionalData = (ref: SecretRef) =>
-  Buffer.from(['svc-secret-v1', ref.scope, ref.projectId ?? '', ref.name].join('\0'), 'utf8');
+  Buffer.from(
+    [
+      'svc-secret-v1',
+      ref.scope,
+      ref.projectId ?? '',
+      ref.name,
+      ...(ref.scope === 'repository' ? [ref.ownerKey ?? ''] : []),
+    ].join('\0'),
+    'utf8',
+  );
 
 /** AES-256-GCM with the keyring's primary key, a fresh 96-bit IV and the row as additional data. */
 export function sealSecret(keyring: SecretKeyring, ref: SecretRef, value: string): SealedValue {

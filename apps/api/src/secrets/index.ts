@@ -5,17 +5,19 @@ import type { TemplateCatalog } from '../services/templates';
 import type { SecretKeyring } from './keyring';
 import { RunSecrets } from './run-secrets';
 import { SecretStore } from './store';
+import { RepositorySecrets } from './repository-secrets';
 
 export { RunSecrets, type RunOfSecrets } from './run-secrets';
 export { SecretStore, type SecretOwner } from './store';
+export { RepositorySecrets, type RepositorySecretName } from './repository-secrets';
 
 export interface Secrets {
   /** management: names, writes, deletes, the audit */
   store: SecretStore;
   /** what runs get, and the maskers of their texts */
   runs: RunSecrets;
-  /** the keys (SECRETS_KEY_FILE): what seals and opens values the store does not manage (repositories) */
-  keyring: SecretKeyring;
+  /** repositories' credentials and webhook secrets (scope `repository`, decision 0046) */
+  repositories: RepositorySecrets;
   /** stops listening to the other replicas */
   close(): void;
 }
@@ -41,6 +43,14 @@ export function createSecrets(deps: {
       deps.bus.publish({ type: 'secrets' });
     },
   });
+  const repositories = new RepositorySecrets({
+    db: deps.db,
+    keyring,
+    changed: () => {
+      runs.changed();
+      deps.bus.publish({ type: 'secrets' });
+    },
+  });
   const stop = on(deps.bus, 'secrets', () => runs.changed());
-  return { store, runs, keyring, close: stop };
+  return { store, runs, repositories, close: stop };
 }

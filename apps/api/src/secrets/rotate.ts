@@ -7,10 +7,11 @@ export interface RotationResult {
   reencrypted: number;
 }
 
-const refOf = (row: { scope: string; project_id: string | null; name: string }): SecretRef => ({
+const refOf = (row: { scope: string; project_id: string | null; name: string; owner_key: string }): SecretRef => ({
   scope: row.scope as SecretRef['scope'],
   projectId: row.project_id,
   name: row.name,
+  ownerKey: row.owner_key,
 });
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { LRUCache } from 'lru-cache';
 import { classifyDbError, type Db } from '@svc/db';
-import type { RunSecret } from '@svc/protocol';
+import type { DispatchRepository, RunSecret } from '@svc/protocol';
 import { SecretMasker } from '@svc/text';
 import { openSecret, SecretDecryptError } from './cipher';
 import type { SecretKeyring } from './keyring';
@@ -20,6 +20,18 @@ export interface RunSecretsDeps {
   /** the `.svc-secrets` file of a run's template (instance secrets of visibility `templates`) */
   templates: Pick<TemplateCatalog, 'secretNames'>;
   logger: Logger;
+}
+
+/** The author and committer of a run's commits (the requester is their co-author). */
+export const SERVICE_AUTHOR = { name: 'svc', email: 'svc@users.noreply.svc' };
+
+/** A credential and the forms git sends it in (an SSH key's lines are masked one by one too). */
+export function credentialForms(value: string): string[] {
+  const lines = value
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length >= 16 && !line.startsWith('-----'));
+  return [value, Buffer.from(`x-access-token:${value}`).toString('base64'), ...lines];
 }
 
 /** How long a run's masker, and the knowledge that no secret exists at all, are trusted without a change heard. */
@@ -102,10 +114,69 @@ export class RunSecrets {
       select: { id: true, project_id: true, template: true },
     });
     const values = run ? this.decrypt(await this.rowsFor(run)).map((secret) => secret.value) : [];
+    const credential = run ? await this.repositoryCredential(run.id) : null;
+    if (credential) values.push(...credentialForms(credential.value));
     const all = [...new Set([...values, ...previous])];
     const masker = all.length === 0 ? null : new SecretMasker(all);
     if (generation === this.generation) this.maskers.set(workflowId, { masker, values: all, stale: false });
     return masker;
+  }
+
+  /**
+   * The run's repository for its dispatch (decision 0046): where to clone from and push to, its branch,
+   * the credential (decrypted now; it joins the run's masker), the service as author and the requester
+   * as co-author. Undefined when the run works in no repository or the repository is gone.
+   */
+  async repositoryFor(run: Pick<RunOfSecrets, 'id'>): Promise<DispatchRepository | undefined> {
+    const { db } = this.deps;
+    const link = await db.workflowRepository.findUnique({
+      where: { workflow_id: run.id },
+      include: { repository: true },
+    });
+    if (!link || link.repository.deleted_at) return undefined;
+    const credential = await this.repositoryCredential(run.id);
+    if (!credential) {
+      this.deps.logger.error({ repository_id: link.repository_id }, 'the repository credential does not decrypt');
+      return undefined;
+    }
+    const workflow = await db.workflow.findUnique({ where: { id: run.id }, select: { created_by: true } });
+    const requester = workflow ? await db.user.findUnique({ where: { id: workflow.created_by } }) : null;
+    return {
+      url: link.repository.url,
+      base_branch: link.base_branch,
+      branch: link.branch,
+      credential: { kind: link.repository.credential_kind as 'token' | 'ssh_key', value: credential.value },
+      author: SERVICE_AUTHOR,
+      ...(requester
+        ? {
+            co_author: {
+              name: requester.name || requester.login,
+              email: requester.email || `${requester.login}@users.noreply.svc`,
+            },
+          }
+        : {}),
+    };
+  }
+
+  /** The credential of the run's repository, decrypted; null without one. */
+  private async repositoryCredential(workflowId: string): Promise<{ value: string } | null> {
+    const { db } = this.deps;
+    const link = await db.workflowRepository.findUnique({
+      where: { workflow_id: workflowId },
+      select: { repository_id: true },
+    });
+    if (!link) return null;
+    const row = await db.secret.findUnique({
+      where: { scope_owner_key_name: { scope: 'repository', owner_key: link.repository_id, name: 'credential' } },
+    });
+    if (!row?.project_id) return null;
+    try {
+      const ref = { scope: 'repository' as const, projectId: row.project_id, name: row.name, ownerKey: row.owner_key };
+      return { value: openSecret(this.deps.keyring, ref, row) };
+    } catch (error) {
+      if (!(error instanceof SecretDecryptError)) throw error;
+      return null;
+    }
   }
 
   /** The rows a run gets: its project's, and the instance's it may have, a project's shadowing by name. */

@@ -16,6 +16,18 @@ import { placeholderTitle } from './title';
 import type { RunBudgets } from './budgets';
 import { budgetText } from './spend';
 
+/** A run's branch: `svc/<run number>-<slug of its requirement>` (decision 0046). */
+export function runBranch(number: number, requirement: string): string {
+  const slug = requirement
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return `svc/${number}-${slug || 'run'}`;
+}
+
 /** What a create request got: the new workflow, or the one an earlier request with its idempotency key made. */
 export interface Created {
   workflow: Workflow;
@@ -75,11 +87,21 @@ export class WorkflowLifecycle {
       ...(await this.newWorkflowData(project, actor, body, key)),
       schedule_id: options.scheduleId ?? null,
     };
+    const repository = await this.checkRepository(project.id, body.repository);
     const inserted = await this.insertNumbered(project.id, key, data, (revision) =>
       actionEvent('created', actor, revision),
     );
     if (!inserted.created) return inserted;
     const { workflow, stored } = inserted;
+    if (repository)
+      await this.deps.db.workflowRepository.create({
+        data: {
+          workflow_id: workflow.id,
+          repository_id: repository.id,
+          base_branch: repository.baseBranch,
+          branch: runBranch(workflow.number, workflow.requirement),
+        },
+      });
     await this.fillWorkspace(workflow, body.template);
     // Announced only now: until its workspace is ready, nobody is told of the workflow.
     this.deps.events.publish(stored);
@@ -181,6 +203,8 @@ export class WorkflowLifecycle {
     if (marked.count === 0) throw notFound('project not found');
     // Its secrets go at once (the row stays for the archive; the foreign key deletes the rest with it).
     await db.secret.deleteMany({ where: { project_id: project.id } });
+    // Its repositories' credentials went with them; the repositories themselves are marked deleted.
+    await db.repository.updateMany({ where: { project_id: project.id, deleted_at: null }, data: { deleted_at: at } });
     try {
       await storage.archiveProject(project.id, at);
     } catch (err) {
@@ -290,6 +314,20 @@ export class WorkflowLifecycle {
     if (!satisfies(labelsOf(worker.labels), requires))
       throw invalidInput(`body.worker_id: that worker does not have the labels ${requires.join(', ')}`);
     return worker.id;
+  }
+
+  /** The run's repository (decision 0046): a live one of the same project; the base branch defaults to its default. */
+  private async checkRepository(
+    projectId: string,
+    wanted: CreateWorkflowRequest['repository'],
+  ): Promise<{ id: string; baseBranch: string } | null> {
+    if (wanted === undefined) return null;
+    const repository = await this.deps.db.repository.findFirst({
+      where: { id: wanted.id, project_id: projectId, deleted_at: null },
+      select: { id: true, default_branch: true },
+    });
+    if (!repository) throw invalidInput('body.repository.id: no repository with that id in this project');
+    return { id: repository.id, baseBranch: wanted.base_branch ?? repository.default_branch };
   }
 
   /** Only a live workflow of the same project: another project's id is as unknown as a made-up one. */

@@ -1,4 +1,4 @@
-import type { DispatchBudget, McpServerConfig } from '@svc/protocol';
+import type { DispatchBudget, DispatchRepository, McpServerConfig } from '@svc/protocol';
 import type { ServerApi } from '../api/server-api';
 import type { WorkerConfig } from '../config';
 import type { Executor } from '../executor/executor';
@@ -51,4 +51,6 @@ export interface Job {
   secrets?: RunSecrets;
   /** the run's MCP servers: the worker's and the project's (a project server replaces one of the same name) */
   mcpServers?: McpServerConfig[];
+  /** the git repository the run works in (decision 0046): cloned, committed per step and pushed by the worker */
+  repository?: DispatchRepository;
 }

@@ -42,12 +42,14 @@ export async function runStep(run: RunContext, note?: string): Promise<StepOutco
         case 'advance_step': {
           await run.syncWorkspace();
           const after = before ? await capture(run) : null;
-          return attempt(() => {
+          const outcome = attempt(() => {
             run.apply(advanceStep(run.state, effect.summary));
             if (before && after)
               run.updates.stepDiff(computeStepDiff(index, before, after, run.deps.config.stepDiffMaxBytes));
             return { stop: true };
           });
+          if (outcome.stop) await run.commitStep(index);
+          return outcome;
         }
         case 'set_timer':
           return { stop: true };

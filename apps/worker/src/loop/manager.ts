@@ -205,7 +205,18 @@ export class WorkflowManager implements LinkHandlers {
     this.deps.link.beginWorkflow(id, message.last_seq);
     // Held from before the first update (the title's too) until the run has ended here.
     const secrets = new RunSecrets(message.secrets);
-    const release = this.deps.secrets.hold(id, secrets);
+    const releaseSecrets = this.deps.secrets.hold(id, secrets);
+    // The repository credential is masked in all the run sends, but is no command's environment variable.
+    const releaseCredential = message.repository
+      ? this.deps.secrets.hold(
+          id,
+          new RunSecrets([{ name: 'repository credential', value: message.repository.credential.value }]),
+        )
+      : () => undefined;
+    const release = () => {
+      releaseSecrets();
+      releaseCredential();
+    };
     if (message.action === 'start') this.generateTitle(message);
     const run = new WorkflowRun(this.deps, {
       workflowId: id,
@@ -215,6 +226,7 @@ export class WorkflowManager implements LinkHandlers {
       ...(message.budget ? { budget: message.budget } : {}),
       secrets,
       mcpServers: serversOfRun(this.deps.config.mcpServers, message.mcp_servers ?? []),
+      ...(message.repository ? { repository: message.repository } : {}),
     });
     this.runs.set(id, run);
     const done = run

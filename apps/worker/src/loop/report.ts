@@ -63,7 +63,7 @@ function fallbackReport(requirement: string, steps: readonly Step[], memo: reado
  * URL, writes report.md into the workspace, uploads it and sends the `report` update. If the LLM
  * fails, a plain report built from the plan is used: the work is done and must not be lost.
  */
-export async function writeReport(run: RunContext): Promise<void> {
+export async function writeReport(run: RunContext, appendix?: string): Promise<void> {
   const { deps, job, state } = run;
   const expectedUrl = defaultAppUrl(deps.config, job.workflowId, job.appUrl);
   const files = [...(await deps.workspace.snapshot(job.workflowId)).keys()].filter((f) => f !== REPORT_PATH).sort();
@@ -92,7 +92,8 @@ export async function writeReport(run: RunContext): Promise<void> {
     text = fallbackReport(job.requirement, state.steps, state.memo);
   }
   // The LLM never saw a value, but report.md is a file the app shows: masked like everything sent.
-  const report = ensureAppUrl(job.secrets?.mask(text) ?? text, expectedUrl);
+  const withAppendix = appendix ? `${text.trimEnd()}\n\n${appendix.trim()}\n` : text;
+  const report = ensureAppUrl(job.secrets?.mask(withAppendix) ?? withAppendix, expectedUrl);
   // report.md is the worker's own: a symlink a command put there is replaced, never written through.
   await writeWorkspaceFile(deps.workspace.dir(job.workflowId), REPORT_PATH, `${report.text.trimEnd()}\n`, (link) =>
     deps.logger.warn(

@@ -30,4 +30,6 @@ export interface RunContext {
   /** Runs an MCP call a person approved, bounded in time and output. */
   runApprovedCall(call: PendingCall): Promise<{ text: string; isError: boolean }>;
   log(entry: LogEntryUpdateData): void;
+  /** A step is done: its changes become a commit of the run's repository titled as the step (when it has one). */
+  commitStep(stepIndex: number): Promise<void>;
 }

@@ -34,6 +34,8 @@ import { PauseGate } from './pause-gate';
 import type { RunContext } from './run-context';
 import { createToolContext } from './tool-context';
 import { WorkflowUpdates } from './updates';
+import { RunRepository } from '../workspace/git-repository';
+import { REPORT_PATH } from './report';
 
 export interface RunRequest {
   action: 'start' | 'resume' | 'feedback' | 'answer';
@@ -62,6 +64,8 @@ export class WorkflowRun implements RunContext {
   private readonly budget: BudgetMeter;
   private readonly pause = new PauseGate();
   private mcp: McpSession | undefined;
+  private repository: RunRepository | undefined;
+  private pushed = false;
 
   constructor(
     readonly deps: LoopDeps,
@@ -187,6 +191,115 @@ export class WorkflowRun implements RunContext {
   }
 
   /**
+   * Clones the run's repository into its workspace through this worker's mirror cache, on the run's
+   * branch (decision 0046). A clone that fails (bad credentials, a missing base branch) is reported
+   * (a `repository` update and a log entry) and fails the run.
+   */
+  private async openRepository(request: RunRequest): Promise<void> {
+    const repository = this.job.repository;
+    if (!repository) return;
+    this.repository = new RunRepository({
+      workflowId: this.job.workflowId,
+      workspace: this.deps.workspace.dir(this.job.workflowId),
+      cacheRoot: this.deps.workspace.gitCacheDir(),
+      repository,
+      exclude: [REPORT_PATH],
+      signal: this.signal,
+    });
+    const fresh = this.current.steps.length === 0 && request.snapshot === undefined && request.state === undefined;
+    try {
+      const prepared = await this.repository.prepare(fresh);
+      this.gitLog(
+        null,
+        `${prepared.branchExisted ? 'continued' : 'created'} branch ${repository.branch} from ${
+          prepared.branchExisted ? repository.branch : repository.base_branch
+        } at ${prepared.head.slice(0, 12)} (mirror ${prepared.mirror})`,
+        false,
+      );
+    } catch (err) {
+      if (err instanceof AbortedError || this.signal.aborted) throw err;
+      const reason = `the repository could not be cloned: ${errorMessage(err)}`;
+      this.gitLog(null, reason, true);
+      this.updates.repository({
+        branch: repository.branch,
+        base_branch: repository.base_branch,
+        head_sha: null,
+        pushed: false,
+        error: reason,
+      });
+      this.repository = undefined;
+      throw new Error(reason);
+    }
+  }
+
+  async commitStep(stepIndex: number): Promise<void> {
+    if (!this.repository) return;
+    const title = this.current.steps[stepIndex]?.title ?? `step ${stepIndex + 1}`;
+    try {
+      const sha = await this.repository.commitStep(title);
+      this.gitLog(
+        stepIndex,
+        sha ? `committed ${sha.slice(0, 12)} ${JSON.stringify(title)}` : 'nothing to commit',
+        false,
+      );
+    } catch (err) {
+      if (this.signal.aborted) throw err;
+      this.gitLog(stepIndex, `the step's commit failed: ${errorMessage(err)}`, true);
+    }
+  }
+
+  /**
+   * Commits what is left, pushes the branch and reports it (`repository` update, before `completed`);
+   * a rejected push is reported, never thrown. Returns the report's repository section.
+   */
+  private async pushRepository(): Promise<string | undefined> {
+    const repository = this.repository;
+    if (!repository) return undefined;
+    await repository.commitStep('svc: final changes').catch((err: unknown) => {
+      this.gitLog(null, `the final commit failed: ${errorMessage(err)}`, true);
+    });
+    const report = await repository.push();
+    this.pushed = report.pushed;
+    this.updates.repository(report);
+    this.gitLog(
+      null,
+      report.pushed
+        ? `pushed ${repository.branch} at ${report.head_sha?.slice(0, 12) ?? '?'}`
+        : `the push of ${repository.branch} was rejected: ${report.error ?? ''}`,
+      !report.pushed,
+    );
+    const commits = `${report.commits ?? 0} commit${report.commits === 1 ? '' : 's'}`;
+    return [
+      '## Repository',
+      '',
+      report.pushed
+        ? `Branch \`${repository.branch}\` (base \`${repository.baseBranch}\`) was pushed with ${commits}; head \`${report.head_sha ?? ''}\`.`
+        : `Branch \`${repository.branch}\` (base \`${repository.baseBranch}\`) was NOT pushed: ${report.error ?? 'the push failed'}. Its ${commits} stay with the worker; feedback on this run pushes them again.`,
+    ].join('\n');
+  }
+
+  /**
+   * A run that ended with its branch pushed (or cancelled) drops its git directory: a later revision
+   * fetches its pushed branch again. A failed push or run keeps it, so a revision here pushes its commits.
+   */
+  private async finished(end: RunEnd): Promise<RunEnd> {
+    if (this.repository && ((end === 'completed' && this.pushed) || end === 'cancelled'))
+      await this.repository
+        .dispose()
+        .catch((err: unknown) =>
+          this.deps.logger.warn(
+            { workflowId: this.job.workflowId, error: errorMessage(err) },
+            'git directory not removed',
+          ),
+        );
+    return end;
+  }
+
+  private gitLog(stepIndex: number | null, output: string, isError: boolean): void {
+    this.log({ step_index: stepIndex, tool_name: 'git', tool_input: {}, output, is_error: isError });
+  }
+
+  /**
    * The answer to a question this run restored from a snapshot. When it was an MCP call's approval,
    * a yes runs exactly that call now; its result (or the refusal) is kept as a memo and logged, since
    * the step goes on in a fresh context.
@@ -272,11 +385,12 @@ export class WorkflowRun implements RunContext {
     try {
       this.baseline = await this.deps.workspace.pull(this.job.workflowId, this.signal);
       this.current = restoredState(request);
+      await this.openRepository(request);
       await this.openMcp();
       const note = await this.take(request);
-      return await this.drive(request.template, note);
+      return await this.finished(await this.drive(request.template, note));
     } catch (err) {
-      return this.ended(err);
+      return this.finished(await this.ended(err));
     } finally {
       await this.mcp?.close();
     }
@@ -315,7 +429,8 @@ export class WorkflowRun implements RunContext {
         return 'paused';
       }
     }
-    await writeReport(this);
+    const appendix = await this.pushRepository();
+    await writeReport(this, appendix);
     this.updates.status('completed');
     return 'completed';
   }

@@ -2,6 +2,7 @@ import { toSnapshot, type AgentState } from '@svc/agent-core';
 import type {
   FileChangedUpdateData,
   LogEntryUpdateData,
+  RepositoryUpdateData,
   StatusUpdateData,
   StepDiffUpdateData,
   WorkflowStatus,
@@ -33,6 +34,11 @@ export class WorkflowUpdates {
 
   stepDiff(data: StepDiffUpdateData): void {
     this.link.sendUpdate(this.workflowId, { kind: 'step_diff', data });
+  }
+
+  /** The run's branch after its push (or the push's failure), with its diff against the base (decision 0046). */
+  repository(data: RepositoryUpdateData): void {
+    this.link.sendUpdate(this.workflowId, { kind: 'repository', data });
   }
 
   title(title: string): void {

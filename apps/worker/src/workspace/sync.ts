@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { FileChangedUpdateData } from '@svc/protocol';
 import type { ServerApi } from '../api/server-api';
+import { join } from 'node:path';
 import { workflowDir, workspacePathParts } from './paths';
 import {
   blobOf,
@@ -81,6 +82,14 @@ export class WorkspaceSync {
 
   dir(workflowId: string): string {
     return workflowDir(this.workspaceRoot, workflowId);
+  }
+
+  /**
+   * The worker's git cache (repository mirrors and runs' git directories, decision 0046): under the
+   * workspace root, which a sandboxed command never sees, and named so no workflow id is it.
+   */
+  gitCacheDir(): string {
+    return join(this.workspaceRoot, '.svc-git');
   }
 
   /**

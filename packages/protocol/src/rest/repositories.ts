@@ -104,6 +104,8 @@ export const RepositorySchema = z.object({
   trigger_command: z.string().nullable(),
   /** the forge webhook endpoint of this repository (forge side) */
   webhook_url: z.string(),
+  /** only in the answer to a create that generated it: the secret to enter in the forge's webhook settings */
+  webhook_secret: z.string().optional(),
   created_by: IdSchema,
   created_at: TimestampSchema,
   updated_at: TimestampSchema,

@@ -8,7 +8,7 @@ import { authorizeProject } from '../../policies/access';
 import { checkDeclaredLength, lingerOnUnreadBody } from '../files/request-body';
 import { MAX_HOOK_BODY_BYTES, readCappedBody } from '../triggers/hook';
 import { ForgeDeliveries } from '../../forges/deliveries';
-import { newWebhookSecret, RepositorySecrets } from '../../forges/repository-secrets';
+import { newWebhookSecret } from '../../forges/repository-secrets';
 import { verifyForgeDelivery } from '../../forges/webhook-signature';
 import type { ForgeKind } from '../../forges/types';
 
@@ -34,7 +34,7 @@ export const forgeWebhookUrl = (publicUrl: string, repositoryId: string) =>
  * `POST /repositories/{id}/rotate-webhook-secret`: a new secret, answered this once (owners).
  */
 export function forgeHandlers(deps: AppDeps): Handlers<'receiveForgeHook' | 'rotateRepositoryWebhookSecret'> {
-  const secrets = new RepositorySecrets({ db: deps.db, keyring: deps.secrets.keyring });
+  const secrets = deps.secrets.repositories;
   const deliveries = new ForgeDeliveries({
     db: deps.db,
     workflows: deps.workflows,
@@ -60,7 +60,13 @@ export function forgeHandlers(deps: AppDeps): Handlers<'receiveForgeHook' | 'rot
     if (!repository) throw notFound('repository not found');
     await authorizeProject(deps.db, principal, repository.project_id, 'repository.manage');
     const secret = newWebhookSecret();
-    await secrets.write(repository.id, 'webhook_secret', secret, actorOf(principal).id);
+    await secrets.put(
+      deps.db,
+      { projectId: repository.project_id, repositoryId: repository.id, actorId: actorOf(principal).id },
+      'webhook_secret',
+      secret,
+    );
+    secrets.changed();
     res.set('Cache-Control', 'no-store');
     res.json({
       repository_id: repository.id,
