@@ -110,7 +110,7 @@ export async function buildRuntime(
     storage,
     runSecrets: secrets.runs,
     logger: logger.child({ component: 'forges' }),
-    publicUrl: config.publicUrl,
+    publicUrl: () => config.publicUrl,
     sweepMs: config.forges.sweepSeconds * 1000,
   });
   const deps: AppDeps = {

@@ -28,7 +28,7 @@ export interface ForgeSyncDeps {
   runSecrets: RunSecrets;
   logger: Logger;
   /** PUBLIC_URL: the run's page is linked from the forge */
-  publicUrl: string;
+  publicUrl: () => string;
   /** how often every replica looks for work missed (a crash, a forge that was down) */
   sweepMs: number;
   /** tests and self-hosted set-ups may swap the client (default: the forge's client library) */
@@ -126,7 +126,7 @@ export class ForgeSync {
       path: repositoryPath(repo.url),
       token,
     });
-    const runUrl = `${this.deps.publicUrl}/projects/${workflow.project_id}/workflows/${workflow.id}`;
+    const runUrl = `${this.deps.publicUrl()}/projects/${workflow.project_id}/workflows/${workflow.id}`;
     const label = `svc run #${workflow.number}`;
     const once = (kind: string, run: () => Promise<void>) => this.actions.once(workflow.id, kind, run);
 

@@ -11,6 +11,7 @@ import { ForgeDeliveries } from '../../forges/deliveries';
 import { newWebhookSecret } from '../../forges/repository-secrets';
 import { verifyForgeDelivery } from '../../forges/webhook-signature';
 import type { ForgeKind } from '../../forges/types';
+import { forgeWebhookUrl } from '../../wire/repository';
 
 /** A repository of a live project; anything else answers like an unknown id. */
 async function liveRepository(db: Db, id: string) {
@@ -22,9 +23,6 @@ async function liveRepository(db: Db, id: string) {
   if (!project) throw notFound('repository not found');
   return repository;
 }
-
-export const forgeWebhookUrl = (publicUrl: string, repositoryId: string) =>
-  `${publicUrl}/svc/api/hooks/forge/${repositoryId}`;
 
 /**
  * `POST /hooks/forge/{id}`: a forge's delivery (no session: the forge's signature or token is the
