@@ -101,7 +101,8 @@ interface GithubSpec {
   components: { schemas: Json; responses: Json; examples: Record<string, { value: unknown }>; parameters: Json };
 }
 
-let githubCache: { spec: GithubSpec; ajv: Ajv; routes: { method: string; path: string; regex: RegExp }[] } | null = null;
+let githubCache: { spec: GithubSpec; ajv: Ajv; routes: { method: string; path: string; regex: RegExp }[] } | null =
+  null;
 
 function github() {
   if (githubCache) return githubCache;
@@ -141,7 +142,8 @@ function openApiNullable(node: unknown): void {
   }
 }
 
-const rebased = (schema: unknown): Json => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"gh#/components/')) as Json;
+const rebased = (schema: unknown): Json =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"gh#/components/')) as Json;
 const compiled = new Map<string, ValidateFunction>();
 function validatorOf(key: string, schema: unknown): ValidateFunction {
   let validate = compiled.get(key);
@@ -164,10 +166,19 @@ function resolveRef<T>(spec: GithubSpec, value: T): T {
 const errorsOf = (validate: ValidateFunction) =>
   (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`).join('; ');
 
-function githubCheckRequest(method: string, path: string, query: URLSearchParams, body: unknown): { operation: string | null; problems: string[] } {
+function githubCheckRequest(
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: unknown,
+): { operation: string | null; problems: string[] } {
   const { spec, routes } = github();
   const route = routes.find((candidate) => candidate.method === method && candidate.regex.test(path));
-  if (!route) return { operation: null, problems: [`${method.toUpperCase()} ${path}: no such operation in GitHub's OpenAPI description`] };
+  if (!route)
+    return {
+      operation: null,
+      problems: [`${method.toUpperCase()} ${path}: no such operation in GitHub's OpenAPI description`],
+    };
   const operation = spec.paths[route.path]![route.method]!;
   const problems: string[] = [];
   const values = route.regex.exec(path)!.slice(1).map(decodeURIComponent);
@@ -209,7 +220,9 @@ function githubCheckResponse(method: string, path: string, answer: Answer): stri
   if (!schema) return [];
   openApiNullable(schema);
   const validate = validatorOf(`response ${route.method} ${route.path} ${answer.status}`, schema);
-  return validate(answer.body) ? [] : [`answer ${answer.status} of ${method.toUpperCase()} ${route.path}: ${errorsOf(validate)}`];
+  return validate(answer.body)
+    ? []
+    : [`answer ${answer.status} of ${method.toUpperCase()} ${route.path}: ${errorsOf(validate)}`];
 }
 
 const example = (name: string): Json => structuredClone(github().spec.components.examples[name]!.value) as Json;
@@ -264,8 +277,16 @@ const GITEA_SCHEMAS = {
       html_url: { type: 'string', format: 'uri' },
       state: { type: 'string', enum: ['open', 'closed'] },
       merged: { type: 'boolean' },
-      head: { type: 'object', required: ['ref', 'sha'], properties: { ref: { type: 'string' }, sha: { type: 'string' } } },
-      base: { type: 'object', required: ['ref', 'sha'], properties: { ref: { type: 'string' }, sha: { type: 'string' } } },
+      head: {
+        type: 'object',
+        required: ['ref', 'sha'],
+        properties: { ref: { type: 'string' }, sha: { type: 'string' } },
+      },
+      base: {
+        type: 'object',
+        required: ['ref', 'sha'],
+        properties: { ref: { type: 'string' }, sha: { type: 'string' } },
+      },
     },
   }),
 };
@@ -380,7 +401,11 @@ export async function startStandInForge(
       value.number = found.number;
       value.title = found.title;
       value.body = found.body;
-      value.labels = found.labels.map((name, index) => ({ ...(example('issue').labels as Json[])[0], id: index + 1, name }));
+      value.labels = found.labels.map((name, index) => ({
+        ...(example('issue').labels as Json[])[0],
+        id: index + 1,
+        name,
+      }));
       return { status: 200, body: value };
     }
     return { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com' } };
@@ -438,7 +463,10 @@ export async function startStandInForge(
         description: String(body.description ?? ''),
         target_url: String(body.target_url ?? ''),
       });
-      return { status: 201, body: { id: statuses.length, status: body.state, context: body.context, target_url: body.target_url } };
+      return {
+        status: 201,
+        body: { id: statuses.length, status: body.state, context: body.context, target_url: body.target_url },
+      };
     }
     const comment = new RegExp(`^${base}/issues/(\\d+)/comments$`).exec(path);
     if (method === 'post' && comment) {
@@ -462,7 +490,9 @@ export async function startStandInForge(
         },
       };
     }
-    violations.push(`Gitea: ${method.toUpperCase()} ${path} is not an operation of the stand-in (not in Gitea's swagger as used)`);
+    violations.push(
+      `Gitea: ${method.toUpperCase()} ${path} is not an operation of the stand-in (not in Gitea's swagger as used)`,
+    );
     return { status: 404, body: { message: 'not found' } };
   }
 
@@ -483,7 +513,8 @@ export async function startStandInForge(
     const project = `/api/v4/projects/${encodeURIComponent(`${owner}/${repo}`)}`;
     const need = (names: string[]) => {
       for (const name of names)
-        if (body[name] === undefined || body[name] === '') violations.push(`GitLab ${path}: parameter ${name} is required`);
+        if (body[name] === undefined || body[name] === '')
+          violations.push(`GitLab ${path}: parameter ${name} is required`);
     };
     if (!path.startsWith(project)) {
       violations.push(`GitLab: ${method.toUpperCase()} ${path} is not under the project's path`);
@@ -513,7 +544,8 @@ export async function startStandInForge(
     const status = /^\/statuses\/([0-9a-f]{4,64})$/.exec(rest);
     if (method === 'post' && status) {
       need(['state']);
-      if (!GITLAB_STATES.includes(String(body.state))) violations.push(`GitLab statuses: state ${String(body.state)} is not one of ${GITLAB_STATES.join(', ')}`);
+      if (!GITLAB_STATES.includes(String(body.state)))
+        violations.push(`GitLab statuses: state ${String(body.state)} is not one of ${GITLAB_STATES.join(', ')}`);
       statuses.push({
         sha: status[1]!,
         state: String(body.state),
@@ -526,7 +558,11 @@ export async function startStandInForge(
     const note = /^\/(issues|merge_requests)\/(\d+)\/notes$/.exec(rest);
     if (method === 'post' && note) {
       need(['body']);
-      comments.push({ number: Number(note[2]), body: String(body.body), on: note[1] === 'issues' ? 'issue' : 'merge_request' });
+      comments.push({
+        number: Number(note[2]),
+        body: String(body.body),
+        on: note[1] === 'issues' ? 'issue' : 'merge_request',
+      });
       return { status: 201, body: { id: comments.length, body: body.body } };
     }
     const issue = /^\/issues\/(\d+)$/.exec(rest);
@@ -535,7 +571,14 @@ export async function startStandInForge(
       if (!found) return { status: 404, body: { message: '404 Not found' } };
       return {
         status: 200,
-        body: { id: found.number, iid: found.number, title: found.title, description: found.body, web_url: webUrl('-/issues', found.number), labels: found.labels },
+        body: {
+          id: found.number,
+          iid: found.number,
+          title: found.title,
+          description: found.body,
+          web_url: webUrl('-/issues', found.number),
+          labels: found.labels,
+        },
       };
     }
     violations.push(`GitLab: ${method.toUpperCase()} ${path} is not an endpoint the stand-in knows`);
@@ -559,7 +602,8 @@ export async function startStandInForge(
         } catch {
           violations.push(`${method} ${url.pathname}: the body is not JSON`);
         }
-      } else if (type.includes('application/x-www-form-urlencoded')) body = Object.fromEntries(new URLSearchParams(raw));
+      } else if (type.includes('application/x-www-form-urlencoded'))
+        body = Object.fromEntries(new URLSearchParams(raw));
       else violations.push(`${method} ${url.pathname}: unexpected content type ${type}`);
     }
     const isAuthorized = authorized(req);
@@ -575,18 +619,30 @@ export async function startStandInForge(
       answer = checked.problems.length
         ? { status: 422, body: { message: 'Validation Failed', documentation_url: 'https://docs.github.com' } }
         : githubRoute(method, url.pathname, url.searchParams, (body ?? {}) as Json);
-      if (checked.operation) violations.push(...githubCheckResponse(method, url.pathname, answer).map((problem) => `GitHub ${problem}`));
+      if (checked.operation)
+        violations.push(...githubCheckResponse(method, url.pathname, answer).map((problem) => `GitHub ${problem}`));
     } else if (kind === 'gitea') {
       operation = `${method.toUpperCase()} ${url.pathname}`;
       answer = giteaRoute(method, url.pathname, (body ?? {}) as Json);
-      if (answer.status < 300 && method === 'post' && url.pathname.endsWith('/pulls') && !GITEA_SCHEMAS.PullRequest(answer.body))
+      if (
+        answer.status < 300 &&
+        method === 'post' &&
+        url.pathname.endsWith('/pulls') &&
+        !GITEA_SCHEMAS.PullRequest(answer.body)
+      )
         violations.push(`Gitea PullRequest answer: ${errorsOf(GITEA_SCHEMAS.PullRequest)}`);
     } else {
       operation = `${method.toUpperCase()} ${url.pathname}`;
       const params = { ...Object.fromEntries(url.searchParams), ...((body ?? {}) as Json) };
       answer = gitlabRoute(method, url.pathname, url.searchParams, params);
     }
-    const entry: StandInRequest = { method: method.toUpperCase(), path: url.pathname, operation, status: answer.status, authorized: isAuthorized };
+    const entry: StandInRequest = {
+      method: method.toUpperCase(),
+      path: url.pathname,
+      operation,
+      status: answer.status,
+      authorized: isAuthorized,
+    };
     requests.push(entry);
     res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8' });
     res.end(JSON.stringify(answer.body));

@@ -42,7 +42,10 @@ export class ForgeActions {
     const attempts = row.attempts + 1;
     try {
       await run();
-      await db.forgeAction.update({ where: { id: row.id }, data: { state: 'done', lease_until: null, last_error: null } });
+      await db.forgeAction.update({
+        where: { id: row.id },
+        data: { state: 'done', lease_until: null, last_error: null },
+      });
       return 'done';
     } catch (error) {
       const gaveUp = attempts >= MAX_ACTION_ATTEMPTS;

@@ -57,7 +57,8 @@ export class ForgeDeliveries {
       label: repository.trigger_label,
       command: repository.trigger_command,
     });
-    if (intent.kind === 'ignore') return { status: 200, result: result(verified, 'ignored', null, { reason: intent.reason }) };
+    if (intent.kind === 'ignore')
+      return { status: 200, result: result(verified, 'ignored', null, { reason: intent.reason }) };
     if (intent.kind === 'start') return this.start(repository, verified, digest, intent);
     return this.feedback(repository, verified, digest, intent);
   }
@@ -109,11 +110,12 @@ export class ForgeDeliveries {
       where: { repository_id: repository.id, pr_number: intent.pullNumber },
       orderBy: { created_at: 'desc' },
     });
-    const workflow = link
-      ? await db.workflow.findFirst({ where: { id: link.workflow_id, deleted_at: null } })
-      : null;
+    const workflow = link ? await db.workflow.findFirst({ where: { id: link.workflow_id, deleted_at: null } }) : null;
     if (!workflow)
-      return { status: 200, result: result(verified, 'ignored', null, { reason: 'not a pull request the service opened' }) };
+      return {
+        status: 200,
+        result: result(verified, 'ignored', null, { reason: 'not a pull request the service opened' }),
+      };
     const actor = await db.user.findUnique({
       where: { id: repository.created_by },
       select: { id: true, login: true, name: true },
@@ -128,7 +130,9 @@ export class ForgeDeliveries {
       if (error instanceof DomainError && error.code === 'conflict')
         return {
           status: 200,
-          result: result(verified, 'ignored', workflow.id, { reason: `the run takes no feedback now (${workflow.status})` }),
+          result: result(verified, 'ignored', workflow.id, {
+            reason: `the run takes no feedback now (${workflow.status})`,
+          }),
         };
       throw error;
     }

@@ -46,7 +46,13 @@ export class GithubForge implements ForgeClient {
 
   async findPullRequest(head: string, base: string): Promise<PullRequestRef | null> {
     const pulls = await call('listing pull requests', () =>
-      this.octokit.pulls.list({ owner: this.owner, repo: this.repo, head: `${this.owner}:${head}`, base, state: 'all' }),
+      this.octokit.pulls.list({
+        owner: this.owner,
+        repo: this.repo,
+        head: `${this.owner}:${head}`,
+        base,
+        state: 'all',
+      }),
     );
     const found = pulls.find((pull) => pull.head.ref === head);
     return found ? pullRef(found) : null;

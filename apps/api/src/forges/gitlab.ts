@@ -88,7 +88,9 @@ export class GitlabForge implements ForgeClient {
       title: issue.title,
       body: issue.description ?? '',
       url: issue.web_url,
-      labels: issue.labels.map((label) => (typeof label === 'string' ? label : String((label as { name?: string }).name ?? ''))),
+      labels: issue.labels.map((label) =>
+        typeof label === 'string' ? label : String((label as { name?: string }).name ?? ''),
+      ),
     };
   }
 }

@@ -18,7 +18,6 @@ export const MAX_PR_BODY_CHARS = 60_000;
 /** The commit status's context (GitHub), name (GitLab). */
 export const STATUS_CONTEXT = 'svc';
 
-
 export interface ForgeSyncDeps {
   db: Db;
   events: EventStore;
@@ -109,7 +108,10 @@ export class ForgeSync {
 
   private async process(workflowId: string): Promise<void> {
     const { db } = this.deps;
-    const link = await db.workflowRepository.findUnique({ where: { workflow_id: workflowId }, include: { repository: true } });
+    const link = await db.workflowRepository.findUnique({
+      where: { workflow_id: workflowId },
+      include: { repository: true },
+    });
     if (!link || link.repository.deleted_at) return;
     const workflow = await db.workflow.findUnique({
       where: { id: workflowId },
@@ -162,9 +164,13 @@ export class ForgeSync {
     const number = fresh?.pr_number;
     if (!number) return;
     await once(`comment:pr:${number}`, () =>
-      client.postComment(number, `${SVC_COMMENT_MARKER}\nOpened by [${label}](${runUrl}). Review comments here revise the run.`, {
-        onMergeRequest: true,
-      }),
+      client.postComment(
+        number,
+        `${SVC_COMMENT_MARKER}\nOpened by [${label}](${runUrl}). Review comments here revise the run.`,
+        {
+          onMergeRequest: true,
+        },
+      ),
     );
     if (link.issue_number !== null && fresh.pr_url)
       await once(`comment:issue-pr:${number}`, () =>
@@ -214,6 +220,11 @@ export class ForgeSync {
 const status = (state: 'pending' | 'success' | 'failure', label: string, targetUrl: string) => ({
   state,
   context: STATUS_CONTEXT,
-  description: state === 'pending' ? `${label} is running` : state === 'success' ? `${label} completed` : `${label} did not complete`,
+  description:
+    state === 'pending'
+      ? `${label} is running`
+      : state === 'success'
+        ? `${label} completed`
+        : `${label} did not complete`,
   targetUrl,
 });

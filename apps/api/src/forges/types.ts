@@ -82,7 +82,10 @@ export function repositoryPath(url: string): string {
     }
     path = decodeURIComponent(parsed.pathname);
   }
-  path = path.replace(/^\/+/, '').replace(/\/+$/, '').replace(/\.git$/, '');
+  path = path
+    .replace(/^\/+/, '')
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
   if (!/^[^/\s]+(\/[^/\s]+)+$/.test(path)) throw new ForgeError('a clone URL needs an owner and a name', undefined);
   return path;
 }

@@ -64,7 +64,13 @@ function githubIntent(event: string, payload: Json, triggers: Triggers): ForgeIn
     if (fromService(body, sender)) return ignore('a comment of the service (or a bot)');
     if (untrusted(comment)) return ignore(UNTRUSTED);
     if (issue.pull_request)
-      return { kind: 'comment_on_pull', pullNumber: num(issue.number) ?? 0, author: str(obj(comment.user).login), body, where: null };
+      return {
+        kind: 'comment_on_pull',
+        pullNumber: num(issue.number) ?? 0,
+        author: str(obj(comment.user).login),
+        body,
+        where: null,
+      };
     const instruction = commandIn(body, triggers.command);
     if (instruction === null) return ignore("the comment does not start with the repository's trigger command");
     return { kind: 'start', via: 'command', instruction, issue: issueText(issue) };
@@ -125,7 +131,13 @@ function giteaIntent(event: string, payload: Json, triggers: Triggers): ForgeInt
     const body = str(comment.body);
     if (fromService(body, sender)) return ignore('a comment of the service (or a bot)');
     if (payload.is_pull === true || issue.pull_request || event === 'pull_request_comment')
-      return { kind: 'comment_on_pull', pullNumber: num(issue.number) ?? 0, author: str(obj(comment.user).login), body, where: null };
+      return {
+        kind: 'comment_on_pull',
+        pullNumber: num(issue.number) ?? 0,
+        author: str(obj(comment.user).login),
+        body,
+        where: null,
+      };
     const instruction = commandIn(body, triggers.command);
     if (instruction === null) return ignore("the comment does not start with the repository's trigger command");
     return { kind: 'start', via: 'command', instruction, issue: issueText(issue) };
@@ -159,7 +171,12 @@ function gitlabIntent(event: string, payload: Json, triggers: Triggers): ForgeIn
       kind: 'start',
       via: 'label',
       instruction: '',
-      issue: { number: num(attributes.iid) ?? 0, title: str(attributes.title), body: str(attributes.description), url: str(attributes.url) },
+      issue: {
+        number: num(attributes.iid) ?? 0,
+        title: str(attributes.title),
+        body: str(attributes.description),
+        url: str(attributes.url),
+      },
     };
   }
   if (event === 'Note Hook') {
@@ -172,7 +189,9 @@ function gitlabIntent(event: string, payload: Json, triggers: Triggers): ForgeIn
         pullNumber: num(obj(payload.merge_request).iid) ?? 0,
         author: str(user.username),
         body,
-        where: str(position.new_path) ? `${str(position.new_path)}${num(position.new_line) ? `:${num(position.new_line)}` : ''}` : null,
+        where: str(position.new_path)
+          ? `${str(position.new_path)}${num(position.new_line) ? `:${num(position.new_line)}` : ''}`
+          : null,
       };
     if (str(attributes.noteable_type) !== 'Issue') return ignore('a comment on neither an issue nor a merge request');
     const instruction = commandIn(body, triggers.command);
@@ -182,7 +201,12 @@ function gitlabIntent(event: string, payload: Json, triggers: Triggers): ForgeIn
       kind: 'start',
       via: 'command',
       instruction,
-      issue: { number: num(issue.iid) ?? 0, title: str(issue.title), body: str(issue.description), url: str(issue.url) },
+      issue: {
+        number: num(issue.iid) ?? 0,
+        title: str(issue.title),
+        body: str(issue.description),
+        url: str(issue.url),
+      },
     };
   }
   return ignore(`the event ${event} is not one the service acts on`);

@@ -101,7 +101,11 @@ export function signForgeDelivery(
   const hex = createHmac('sha256', secret).update(body).digest('hex');
   switch (forge) {
     case 'github':
-      return { 'X-Hub-Signature-256': `sha256=${hex}`, 'X-GitHub-Delivery': delivery.id, 'X-GitHub-Event': delivery.event };
+      return {
+        'X-Hub-Signature-256': `sha256=${hex}`,
+        'X-GitHub-Delivery': delivery.id,
+        'X-GitHub-Event': delivery.event,
+      };
     case 'gitea':
       return { 'X-Gitea-Signature': hex, 'X-Gitea-Delivery': delivery.id, 'X-Gitea-Event': delivery.event };
     case 'gitlab':

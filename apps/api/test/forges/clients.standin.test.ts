@@ -13,7 +13,12 @@ describe.each<StandInForgeKind>(['github', 'gitea', 'gitlab'])('forge client aga
     forge = await startStandInForge(kind, {
       issues: [{ number: 7, title: 'Add a footer', body: 'The page needs a footer.', labels: ['svc'] }],
     });
-    client = forgeClient({ forge: kind, apiBaseUrl: forge.apiBaseUrl, path: repositoryPath(forge.cloneUrl), token: forge.token });
+    client = forgeClient({
+      forge: kind,
+      apiBaseUrl: forge.apiBaseUrl,
+      path: repositoryPath(forge.cloneUrl),
+      token: forge.token,
+    });
   });
   afterAll(() => forge.close());
   afterEach(() => {
@@ -23,26 +28,56 @@ describe.each<StandInForgeKind>(['github', 'gitea', 'gitlab'])('forge client aga
 
   it('stand-in: finds no pull request, opens one, then finds it instead of opening a second', async () => {
     expect(await client.findPullRequest('svc/1-footer', 'main')).toBeNull();
-    const opened = await client.openPullRequest({ head: 'svc/1-footer', base: 'main', title: 'Add a footer', body: '# Report' });
+    const opened = await client.openPullRequest({
+      head: 'svc/1-footer',
+      base: 'main',
+      title: 'Add a footer',
+      body: '# Report',
+    });
     expect(opened).toMatchObject({ head: 'svc/1-footer', base: 'main', state: 'open' });
     expect(opened.url).toMatch(/^http/);
-    expect(await client.findPullRequest('svc/1-footer', 'main')).toMatchObject({ number: opened.number, url: opened.url });
+    expect(await client.findPullRequest('svc/1-footer', 'main')).toMatchObject({
+      number: opened.number,
+      url: opened.url,
+    });
     expect(forge.pulls).toHaveLength(1);
     expect(forge.pulls[0]).toMatchObject({ title: 'Add a footer', body: '# Report' });
   });
 
   it('stand-in: posts commit statuses and comments, reads an issue', async () => {
     const sha = 'a'.repeat(40);
-    await client.postStatus(sha, { state: 'pending', context: 'svc', description: 'running', targetUrl: 'http://svc.test/run' });
-    await client.postStatus(sha, { state: 'failure', context: 'svc', description: 'failed', targetUrl: 'http://svc.test/run' });
-    expect(forge.statuses.map((status) => status.state)).toEqual(kind === 'gitlab' ? ['pending', 'failed'] : ['pending', 'failure']);
+    await client.postStatus(sha, {
+      state: 'pending',
+      context: 'svc',
+      description: 'running',
+      targetUrl: 'http://svc.test/run',
+    });
+    await client.postStatus(sha, {
+      state: 'failure',
+      context: 'svc',
+      description: 'failed',
+      targetUrl: 'http://svc.test/run',
+    });
+    expect(forge.statuses.map((status) => status.state)).toEqual(
+      kind === 'gitlab' ? ['pending', 'failed'] : ['pending', 'failure'],
+    );
     await client.postComment(7, 'a comment', { onMergeRequest: false });
     expect(forge.comments).toEqual([{ number: 7, body: 'a comment', on: 'issue' }]);
-    expect(await client.getIssue(7)).toMatchObject({ number: 7, title: 'Add a footer', body: 'The page needs a footer.', labels: ['svc'] });
+    expect(await client.getIssue(7)).toMatchObject({
+      number: 7,
+      title: 'Add a footer',
+      body: 'The page needs a footer.',
+      labels: ['svc'],
+    });
   });
 
   it('stand-in: a wrong token is refused and reported as a forge error without the token', async () => {
-    const wrong = forgeClient({ forge: kind, apiBaseUrl: forge.apiBaseUrl, path: repositoryPath(forge.cloneUrl), token: 'not-the-token-xyz' });
+    const wrong = forgeClient({
+      forge: kind,
+      apiBaseUrl: forge.apiBaseUrl,
+      path: repositoryPath(forge.cloneUrl),
+      token: 'not-the-token-xyz',
+    });
     const error = await wrong.getIssue(7).then(
       () => null,
       (caught: unknown) => caught as Error,

@@ -7,7 +7,9 @@ import type { ForgeKind } from '../../src/forges';
 
 /** A real example payload of `@octokit/webhooks-examples`. */
 function example(event: string, action: string): Record<string, any> {
-  const found = examples.find((e) => e.name === event)?.examples.find((x) => (x as { action?: string }).action === action);
+  const found = examples
+    .find((e) => e.name === event)
+    ?.examples.find((x) => (x as { action?: string }).action === action);
   if (!found) throw new Error(`no example for ${event}.${action}`);
   return structuredClone(found) as Record<string, any>;
 }
@@ -77,11 +79,15 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
     await server.deps.forgeSync!.nudge(workflowId);
   };
 
-  it("stand-in GitHub: a labelled issue (the real issues.labeled example) starts a run; it completes; one PR, status and comment; the review comment revises it", async () => {
+  it('stand-in GitHub: a labelled issue (the real issues.labeled example) starts a run; it completes; one PR, status and comment; the review comment revises it', async () => {
     const { forge, project, repository, secret } = await connect('github');
     const payload = example('issues', 'labeled');
     const raw = JSON.stringify(payload);
-    const res = await deliver(repository.id, raw, signForgeDelivery('github', secret, raw, { id: 'gh-1', event: 'issues' }));
+    const res = await deliver(
+      repository.id,
+      raw,
+      signForgeDelivery('github', secret, raw, { id: 'gh-1', event: 'issues' }),
+    );
     expect(res.status).toBe(201);
     const started = await body(res);
     expect(started).toMatchObject({ delivery_id: 'gh-1', event: 'issues', outcome: 'started', replayed: false });
@@ -92,7 +98,11 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
     await forge.waitFor(() => forge.comments.some((c) => c.number === 1 && c.body.includes('Started')));
 
     // the same delivery again: what it did, nothing new
-    const again = await deliver(repository.id, raw, signForgeDelivery('github', secret, raw, { id: 'gh-1', event: 'issues' }));
+    const again = await deliver(
+      repository.id,
+      raw,
+      signForgeDelivery('github', secret, raw, { id: 'gh-1', event: 'issues' }),
+    );
     expect(again.status).toBe(200);
     expect(await body(again)).toEqual({ ...started, replayed: true });
     expect(await counts(project.id, repository.id)).toEqual({ workflows: 1, deliveries: 1 });
@@ -104,10 +114,16 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
     expect(pull.body).toContain(`/workflows/${started.workflow_id}`);
     const after = await body(await server.request(`/svc/api/workflows/${started.workflow_id}/repository`, { as: ann }));
     expect(after).toMatchObject({ pr_number: pull.number, pr_url: pull.url, pr_state: 'open' });
-    expect(forge.statuses).toEqual([expect.objectContaining({ sha: 'c'.repeat(40), state: 'success', context: 'svc' })]);
+    expect(forge.statuses).toEqual([
+      expect.objectContaining({ sha: 'c'.repeat(40), state: 'success', context: 'svc' }),
+    ]);
     expect(forge.comments.filter((c) => c.number === pull.number)).toHaveLength(1);
-    const events = await server.deps.db.event.findMany({ where: { workflow_id: started.workflow_id, type: 'pull_request_opened' } });
-    expect(events.map((e) => e.data)).toEqual([{ url: pull.url, number: pull.number, branch: link.branch, base: link.base_branch }]);
+    const events = await server.deps.db.event.findMany({
+      where: { workflow_id: started.workflow_id, type: 'pull_request_opened' },
+    });
+    expect(events.map((e) => e.data)).toEqual([
+      { url: pull.url, number: pull.number, branch: link.branch, base: link.base_branch },
+    ]);
 
     // a second pass (another replica, a restart, the sweep) opens nothing again
     await server.deps.forgeSync!.nudge(started.workflow_id);
@@ -128,7 +144,9 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
     expect(await body(fed)).toMatchObject({ outcome: 'feedback', workflow_id: started.workflow_id });
     const revised = await body(await server.request(`/svc/api/workflows/${started.workflow_id}`, { as: ann }));
     expect(revised.status).toBe('pending');
-    const action = await server.deps.db.event.findMany({ where: { workflow_id: started.workflow_id, type: 'workflow_action' } });
+    const action = await server.deps.db.event.findMany({
+      where: { workflow_id: started.workflow_id, type: 'workflow_action' },
+    });
     expect(JSON.stringify(action.map((e) => e.data))).toContain('README.md');
     // the revised run's known head gets a pending status
     await server.deps.forgeSync!.nudge(started.workflow_id);
@@ -140,7 +158,11 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
     const payload = example('issue_comment', 'created');
     payload.comment.body = '/svc please also update the docs';
     const raw = JSON.stringify(payload);
-    const res = await deliver(repository.id, raw, signForgeDelivery('github', secret, raw, { id: 'c-1', event: 'issue_comment' }));
+    const res = await deliver(
+      repository.id,
+      raw,
+      signForgeDelivery('github', secret, raw, { id: 'c-1', event: 'issue_comment' }),
+    );
     expect(res.status).toBe(201);
     const run = await body(await server.request(`/svc/api/workflows/${(await body(res)).workflow_id}`, { as: ann }));
     expect(run.requirement).toContain('please also update the docs');
@@ -153,7 +175,11 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
       other.comment.body = '/svc do it';
       change(other);
       const otherRaw = JSON.stringify(other);
-      const ignored = await deliver(repository.id, otherRaw, signForgeDelivery('github', secret, otherRaw, { id, event: 'issue_comment' }));
+      const ignored = await deliver(
+        repository.id,
+        otherRaw,
+        signForgeDelivery('github', secret, otherRaw, { id, event: 'issue_comment' }),
+      );
       expect(ignored.status).toBe(200);
       expect(await body(ignored)).toMatchObject({ outcome: 'ignored', workflow_id: null });
     }
@@ -168,11 +194,19 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
         kind === 'gitlab'
           ? {
               object_kind: 'issue',
-              object_attributes: { iid: 3, title: 'Broken footer', description: 'Fix it', url: 'https://gitlab.test/i/3' },
+              object_attributes: {
+                iid: 3,
+                title: 'Broken footer',
+                description: 'Fix it',
+                url: 'https://gitlab.test/i/3',
+              },
               changes: { labels: { previous: [], current: [{ title: 'bug' }] } },
             }
           : kind === 'gitea'
-            ? { action: 'label_updated', issue: { number: 3, title: 'Broken footer', body: 'Fix it', labels: [{ name: 'bug' }] } }
+            ? {
+                action: 'label_updated',
+                issue: { number: 3, title: 'Broken footer', body: 'Fix it', labels: [{ name: 'bug' }] },
+              }
             : example('issues', 'labeled');
       const event = kind === 'gitlab' ? 'Issue Hook' : 'issues';
       const raw = JSON.stringify(payload);
@@ -207,18 +241,38 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
 
   it('rotating the webhook secret answers the new one once; the old one stops verifying; members cannot rotate', async () => {
     const { project, repository, secret } = await connect('gitea');
-    const rotated = await server.request(`/svc/api/repositories/${repository.id}/rotate-webhook-secret`, { method: 'POST', as: ann });
+    const rotated = await server.request(`/svc/api/repositories/${repository.id}/rotate-webhook-secret`, {
+      method: 'POST',
+      as: ann,
+    });
     expect(rotated.status).toBe(200);
     const answer = await body(rotated);
     expect(answer.webhook_url).toBe(`${server.url}/svc/api/hooks/forge/${repository.id}`);
     expect(answer.webhook_secret).not.toBe(secret);
     const shown = await body(await server.request(`/svc/api/repositories/${repository.id}`, { as: ann }));
     expect(JSON.stringify(shown)).not.toContain(answer.webhook_secret);
-    const raw = JSON.stringify({ action: 'label_updated', issue: { number: 4, title: 't', body: 'b', labels: [{ name: 'bug' }] } });
-    expect((await deliver(repository.id, raw, signForgeDelivery('gitea', secret, raw, { id: 'r-1', event: 'issues' }))).status).toBe(401);
-    expect((await deliver(repository.id, raw, signForgeDelivery('gitea', answer.webhook_secret, raw, { id: 'r-1', event: 'issues' }))).status).toBe(201);
+    const raw = JSON.stringify({
+      action: 'label_updated',
+      issue: { number: 4, title: 't', body: 'b', labels: [{ name: 'bug' }] },
+    });
+    expect(
+      (await deliver(repository.id, raw, signForgeDelivery('gitea', secret, raw, { id: 'r-1', event: 'issues' })))
+        .status,
+    ).toBe(401);
+    expect(
+      (
+        await deliver(
+          repository.id,
+          raw,
+          signForgeDelivery('gitea', answer.webhook_secret, raw, { id: 'r-1', event: 'issues' }),
+        )
+      ).status,
+    ).toBe(201);
     const bob = await server.login('bob');
-    const other = await server.request(`/svc/api/repositories/${repository.id}/rotate-webhook-secret`, { method: 'POST', as: bob });
+    const other = await server.request(`/svc/api/repositories/${repository.id}/rotate-webhook-secret`, {
+      method: 'POST',
+      as: bob,
+    });
     expect(other.status).toBe(404);
     expect(project.id).toBeTruthy();
   });

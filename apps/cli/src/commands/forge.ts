@@ -14,7 +14,9 @@ export async function forgeRotateSecret(ctx: Context, repositoryId: string): Pro
     });
   ctx.result(rotated, () => `url     ${rotated.webhook_url}\nsecret  ${rotated.webhook_secret}`);
   if (!ctx.json)
-    ctx.note("svc: set both in the forge's webhook settings; the secret is shown this once, the old one no longer verifies");
+    ctx.note(
+      "svc: set both in the forge's webhook settings; the secret is shown this once, the old one no longer verifies",
+    );
   return EXIT.ok;
 }
 

@@ -12,9 +12,10 @@ export const FORGE_OPERATIONS = defineOperations({
     auth: 'public',
     action: 'public',
     params: repositoryId,
-    summary: "A forge's webhook delivery for a repository: an issue label or command starts a run, a review comment revises one",
+    summary:
+      "A forge's webhook delivery for a repository: an issue label or command starts a run, a review comment revises one",
     description:
-      'No session: verified as each forge does, with the repository\'s webhook secret. GitHub: ' +
+      "No session: verified as each forge does, with the repository's webhook secret. GitHub: " +
       '`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>`, `X-GitHub-Delivery`, `X-GitHub-Event`. ' +
       'Gitea/Forgejo: `X-Gitea-Signature: <hex HMAC-SHA256 of the body>`, `X-Gitea-Delivery`, `X-Gitea-Event`. ' +
       'GitLab: `X-Gitlab-Token: <the secret>` (compared in constant time), `X-Gitlab-Event-UUID`, `X-Gitlab-Event`. ' +

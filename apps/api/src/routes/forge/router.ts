@@ -19,7 +19,10 @@ async function liveRepository(db: Db, id: string) {
     where: { id, deleted_at: null },
   });
   if (!repository) throw notFound('repository not found');
-  const project = await db.project.findFirst({ where: { id: repository.project_id, deleted_at: null }, select: { id: true } });
+  const project = await db.project.findFirst({
+    where: { id: repository.project_id, deleted_at: null },
+    select: { id: true },
+  });
   if (!project) throw notFound('repository not found');
   return repository;
 }

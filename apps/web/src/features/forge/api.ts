@@ -11,4 +11,6 @@ export const getWorkflowRepository = (workflowId: string) =>
 
 /** The answer carries the new webhook secret: shown once, never fetched again. */
 export const rotateWebhookSecret = (repositoryId: string) =>
-  apiJson(`/repositories/${enc(repositoryId)}/rotate-webhook-secret`, RepositoryWebhookSecretSchema, { method: 'POST' });
+  apiJson(`/repositories/${enc(repositoryId)}/rotate-webhook-secret`, RepositoryWebhookSecretSchema, {
+    method: 'POST',
+  });
