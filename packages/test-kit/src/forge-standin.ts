@@ -166,6 +166,47 @@ function resolveRef<T>(spec: GithubSpec, value: T): T {
 const errorsOf = (validate: ValidateFunction) =>
   (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`).join('; ');
 
+type GithubRoute = { method: string; path: string; regex: RegExp };
+
+/** A path parameter's value (by its place in the template) or a query parameter's. */
+function parameterValue(
+  route: GithubRoute,
+  parameter: { name: string; in: string },
+  path: string,
+  query: URLSearchParams,
+) {
+  if (parameter.in === 'query') return query.get(parameter.name) ?? undefined;
+  const names = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+  const values = route.regex.exec(path)!.slice(1).map(decodeURIComponent);
+  return values[names.indexOf(parameter.name)];
+}
+
+/** The value of one documented path or query parameter, checked against its schema. */
+function githubParameterProblem(
+  route: GithubRoute,
+  raw: NonNullable<OpenApiOperation['parameters']>[number],
+  path: string,
+  query: URLSearchParams,
+): string | null {
+  const { spec } = github();
+  const parameter = resolveRef(spec, raw);
+  if (parameter.in !== 'path' && parameter.in !== 'query') return null;
+  const value = parameterValue(route, parameter, path, query);
+  if (value === undefined) return parameter.required ? `${parameter.in} parameter ${parameter.name} is required` : null;
+  const schema = (parameter.schema ?? {}) as { type?: string };
+  const typed = schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
+  const validate = validatorOf(`param ${route.method} ${route.path} ${parameter.name}`, schema);
+  return validate(typed) ? null : `${parameter.in} parameter ${parameter.name}: ${errorsOf(validate)}`;
+}
+
+function githubBodyProblem(route: GithubRoute, operation: OpenApiOperation, body: unknown): string | null {
+  const requestSchema = operation.requestBody?.content['application/json']?.schema;
+  if (!requestSchema) return body === undefined ? null : 'a body for an operation that takes none';
+  openApiNullable(requestSchema);
+  const validate = validatorOf(`body ${route.method} ${route.path}`, requestSchema);
+  return validate(body) ? null : `request body: ${errorsOf(validate)}`;
+}
+
 function githubCheckRequest(
   method: string,
   path: string,
@@ -180,34 +221,16 @@ function githubCheckRequest(
       problems: [`${method.toUpperCase()} ${path}: no such operation in GitHub's OpenAPI description`],
     };
   const operation = spec.paths[route.path]![route.method]!;
-  const problems: string[] = [];
-  const values = route.regex.exec(path)!.slice(1).map(decodeURIComponent);
-  const names = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
-  for (const raw of operation.parameters ?? []) {
-    const parameter = resolveRef(spec, raw);
-    let value: unknown;
-    if (parameter.in === 'path') value = values[names.indexOf(parameter.name)];
-    else if (parameter.in === 'query') value = query.get(parameter.name) ?? undefined;
-    else continue;
-    if (value === undefined) {
-      if (parameter.required) problems.push(`${parameter.in} parameter ${parameter.name} is required`);
-      continue;
-    }
-    const schema = parameter.schema as { type?: string } | undefined;
-    const typed = schema?.type === 'integer' || schema?.type === 'number' ? Number(value) : value;
-    const validate = validatorOf(`param ${route.method} ${route.path} ${parameter.name}`, schema ?? {});
-    if (!validate(typed)) problems.push(`${parameter.in} parameter ${parameter.name}: ${errorsOf(validate)}`);
-  }
+  const parameters = operation.parameters ?? [];
+  const problems = parameters.map((raw) => githubParameterProblem(route, raw, path, query));
+  const known = new Set(parameters.map((raw) => resolveRef(spec, raw).name));
   for (const name of query.keys())
-    if (!(operation.parameters ?? []).some((raw) => resolveRef(spec, raw).name === name))
-      problems.push(`query parameter ${name} is not in the operation`);
-  const requestSchema = operation.requestBody?.content['application/json']?.schema;
-  if (requestSchema) openApiNullable(requestSchema);
-  if (requestSchema) {
-    const validate = validatorOf(`body ${route.method} ${route.path}`, requestSchema);
-    if (!validate(body)) problems.push(`request body: ${errorsOf(validate)}`);
-  } else if (body !== undefined) problems.push('a body for an operation that takes none');
-  return { operation: `${route.method.toUpperCase()} ${route.path}`, problems };
+    if (!known.has(name)) problems.push(`query parameter ${name} is not in the operation`);
+  problems.push(githubBodyProblem(route, operation, body));
+  return {
+    operation: `${route.method.toUpperCase()} ${route.path}`,
+    problems: problems.filter((p): p is string => p !== null),
+  };
 }
 
 function githubCheckResponse(method: string, path: string, answer: Answer): string[] {
@@ -335,80 +358,141 @@ export async function startStandInForge(
     return value;
   }
 
+  /** A route of a stand-in: method, path pattern (matched against the path after the repository's base) and answer. */
+  type Route = {
+    method: string;
+    path: RegExp;
+    answer: (match: RegExpExecArray, body: Json, query: URLSearchParams) => Answer;
+  };
+  const route = (routes: Route[], method: string, path: string, body: Json, query: URLSearchParams): Answer | null => {
+    for (const candidate of routes) {
+      const match = candidate.method === method ? candidate.path.exec(path) : null;
+      if (match) return candidate.answer(match, body, query);
+    }
+    return null;
+  };
+  const githubNotFound: Answer = {
+    status: 404,
+    body: { message: 'Not Found', documentation_url: 'https://docs.github.com' },
+  };
+  const openPull = (
+    head: string,
+    baseBranch: string,
+    title: string,
+    text: string,
+    urlPath: string,
+  ): StandInPull | null => {
+    if (pulls.some((other) => other.head === head && other.state === 'open')) return null;
+    const pull: StandInPull = {
+      number: ++nextNumber,
+      head,
+      base: baseBranch,
+      title,
+      body: text,
+      state: 'open',
+      url: webUrl(urlPath, nextNumber),
+    };
+    pulls.push(pull);
+    return pull;
+  };
+  const recordStatus = (sha: string, body: Json, context: unknown) =>
+    statuses.push({
+      sha,
+      state: String(body.state),
+      context: String(context ?? 'default'),
+      description: String(body.description ?? ''),
+      target_url: String(body.target_url ?? ''),
+    });
+
+  function githubListItem(pull: StandInPull): Json {
+    const item = (github().spec.components.examples['pull-request-simple-items']!.value as Json[])[0]!;
+    const copy = structuredClone(item);
+    Object.assign(copy, {
+      number: pull.number,
+      html_url: pull.url,
+      state: pull.state,
+      merged_at: null,
+      requested_teams: [],
+    });
+    (copy.head as Json).ref = pull.head;
+    (copy.base as Json).ref = pull.base;
+    return copy;
+  }
+
+  const GITHUB_ROUTES: Route[] = [
+    {
+      method: 'post',
+      path: /^\/pulls$/,
+      answer: (_match, body) => {
+        const pull = openPull(
+          String(body.head),
+          String(body.base),
+          String(body.title ?? ''),
+          String(body.body ?? ''),
+          'pull',
+        );
+        if (!pull)
+          return { status: 422, body: { message: 'Validation Failed', documentation_url: 'https://docs.github.com' } };
+        return { status: 201, body: githubPull(pull) };
+      },
+    },
+    {
+      method: 'get',
+      path: /^\/pulls$/,
+      answer: (_match, _body, query) => {
+        const head = query.get('head')?.split(':').pop();
+        return {
+          status: 200,
+          body: pulls.filter((pull) => head === undefined || pull.head === head).map(githubListItem),
+        };
+      },
+    },
+    {
+      method: 'post',
+      path: /^\/statuses\/([0-9a-f]{4,64})$/,
+      answer: (match, body) => {
+        recordStatus(match[1]!, body, body.context);
+        const value = example('status');
+        Object.assign(value, {
+          state: body.state,
+          context: body.context ?? 'default',
+          description: body.description ?? null,
+          target_url: body.target_url ?? null,
+        });
+        return { status: 201, body: value };
+      },
+    },
+    {
+      method: 'post',
+      path: /^\/issues\/(\d+)\/comments$/,
+      answer: (match, body) => {
+        comments.push({ number: Number(match[1]), body: String(body.body), on: 'issue' });
+        return { status: 201, body: { ...example('issue-comment'), body: body.body } };
+      },
+    },
+    {
+      method: 'get',
+      path: /^\/issues\/(\d+)$/,
+      answer: (match) => {
+        const found = issues.get(Number(match[1]));
+        if (!found) return githubNotFound;
+        const value = example('issue');
+        const label = (value.labels as Json[])[0];
+        Object.assign(value, {
+          number: found.number,
+          title: found.title,
+          body: found.body,
+          labels: found.labels.map((name, index) => ({ ...label, id: index + 1, name })),
+        });
+        return { status: 200, body: value };
+      },
+    },
+  ];
+
   function githubRoute(method: string, path: string, query: URLSearchParams, body: Json): Answer {
     const base = `/repos/${owner}/${repo}`;
-    if (method === 'post' && path === `${base}/pulls`) {
-      const pull: StandInPull = {
-        number: ++nextNumber,
-        head: String(body.head),
-        base: String(body.base),
-        title: String(body.title ?? ''),
-        body: String(body.body ?? ''),
-        state: 'open',
-        url: webUrl('pull', nextNumber),
-      };
-      if (pulls.some((other) => other.head === pull.head && other.state === 'open'))
-        return { status: 422, body: { message: 'Validation Failed', documentation_url: 'https://docs.github.com' } };
-      pulls.push(pull);
-      return { status: 201, body: githubPull(pull) };
-    }
-    if (method === 'get' && path === `${base}/pulls`) {
-      const head = query.get('head')?.split(':').pop();
-      const item = (github().spec.components.examples['pull-request-simple-items']!.value as Json[])[0]!;
-      const items = pulls
-        .filter((pull) => head === undefined || pull.head === head)
-        .map((pull) => {
-          const copy = structuredClone(item);
-          copy.number = pull.number;
-          copy.html_url = pull.url;
-          copy.state = pull.state;
-          copy.merged_at = null;
-          copy.requested_teams = [];
-          (copy.head as Json).ref = pull.head;
-          (copy.base as Json).ref = pull.base;
-          return copy;
-        });
-      return { status: 200, body: items };
-    }
-    const status = new RegExp(`^${base}/statuses/([0-9a-f]{4,64})$`).exec(path);
-    if (method === 'post' && status) {
-      statuses.push({
-        sha: status[1]!,
-        state: String(body.state),
-        context: String(body.context ?? 'default'),
-        description: String(body.description ?? ''),
-        target_url: String(body.target_url ?? ''),
-      });
-      const value = example('status');
-      value.state = body.state;
-      value.context = body.context ?? 'default';
-      value.description = body.description ?? null;
-      value.target_url = body.target_url ?? null;
-      return { status: 201, body: value };
-    }
-    const comment = new RegExp(`^${base}/issues/(\\d+)/comments$`).exec(path);
-    if (method === 'post' && comment) {
-      comments.push({ number: Number(comment[1]), body: String(body.body), on: 'issue' });
-      const value = example('issue-comment');
-      value.body = body.body;
-      return { status: 201, body: value };
-    }
-    const issue = new RegExp(`^${base}/issues/(\\d+)$`).exec(path);
-    if (method === 'get' && issue) {
-      const found = issues.get(Number(issue[1]));
-      if (!found) return { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com' } };
-      const value = example('issue');
-      value.number = found.number;
-      value.title = found.title;
-      value.body = found.body;
-      value.labels = found.labels.map((name, index) => ({
-        ...(example('issue').labels as Json[])[0],
-        id: index + 1,
-        name,
-      }));
-      return { status: 200, body: value };
-    }
-    return { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com' } };
+    if (!path.startsWith(`${base}/`)) return githubNotFound;
+    return route(GITHUB_ROUTES, method, path.slice(base.length), body, query) ?? githubNotFound;
   }
 
   function giteaPull(pull: StandInPull): Json {
@@ -426,74 +510,91 @@ export async function startStandInForge(
     };
   }
 
+  const giteaCheck = (schema: ValidateFunction, name: string, body: Json) => {
+    if (!schema(body)) violations.push(`Gitea ${name}: ${errorsOf(schema)}`);
+  };
+  const giteaNotFound: Answer = { status: 404, body: { message: 'not found' } };
+  const GITEA_ROUTES: Route[] = [
+    {
+      method: 'post',
+      path: /^\/pulls$/,
+      answer: (_match, body) => {
+        giteaCheck(GITEA_SCHEMAS.CreatePullRequestOption, 'CreatePullRequestOption', body);
+        const pull = openPull(
+          String(body.head),
+          String(body.base),
+          String(body.title ?? ''),
+          String(body.body ?? ''),
+          'pulls',
+        );
+        return pull
+          ? { status: 201, body: giteaPull(pull) }
+          : { status: 409, body: { message: 'pull request already exists' } };
+      },
+    },
+    {
+      // Gitea's route is /pulls/{base}/* : the head may hold slashes
+      method: 'get',
+      path: /^\/pulls\/([^/]+)\/(.+)$/,
+      answer: (match) => {
+        const [b, h] = [decodeURIComponent(match[1]!), decodeURIComponent(match[2]!)];
+        const found = pulls.find((pull) => pull.base === b && pull.head === h);
+        return found ? { status: 200, body: giteaPull(found) } : giteaNotFound;
+      },
+    },
+    {
+      method: 'post',
+      path: /^\/statuses\/([0-9a-f]{4,64})$/,
+      answer: (match, body) => {
+        giteaCheck(GITEA_SCHEMAS.CreateStatusOption, 'CreateStatusOption', body);
+        recordStatus(match[1]!, body, body.context);
+        return {
+          status: 201,
+          body: { id: statuses.length, status: body.state, context: body.context, target_url: body.target_url },
+        };
+      },
+    },
+    {
+      method: 'post',
+      path: /^\/issues\/(\d+)\/comments$/,
+      answer: (match, body) => {
+        giteaCheck(GITEA_SCHEMAS.CreateIssueCommentOption, 'CreateIssueCommentOption', body);
+        comments.push({ number: Number(match[1]), body: String(body.body), on: 'issue' });
+        return { status: 201, body: { id: comments.length, body: body.body } };
+      },
+    },
+    {
+      method: 'get',
+      path: /^\/issues\/(\d+)$/,
+      answer: (match) => {
+        const found = issues.get(Number(match[1]));
+        if (!found) return giteaNotFound;
+        const labels = found.labels.map((name, id) => ({ id, name }));
+        return {
+          status: 200,
+          body: {
+            id: found.number,
+            number: found.number,
+            title: found.title,
+            body: found.body,
+            html_url: webUrl('issues', found.number),
+            labels,
+          },
+        };
+      },
+    },
+  ];
+
   function giteaRoute(method: string, path: string, body: Json): Answer {
     const base = `/api/v1/repos/${owner}/${repo}`;
-    const check = (schema: ValidateFunction, name: string) => {
-      if (!schema(body)) violations.push(`Gitea ${name}: ${errorsOf(schema)}`);
-    };
-    if (method === 'post' && path === `${base}/pulls`) {
-      check(GITEA_SCHEMAS.CreatePullRequestOption, 'CreatePullRequestOption');
-      if (pulls.some((other) => other.head === body.head && other.state === 'open'))
-        return { status: 409, body: { message: 'pull request already exists' } };
-      const pull: StandInPull = {
-        number: ++nextNumber,
-        head: String(body.head),
-        base: String(body.base),
-        title: String(body.title ?? ''),
-        body: String(body.body ?? ''),
-        state: 'open',
-        url: webUrl('pulls', nextNumber),
-      };
-      pulls.push(pull);
-      return { status: 201, body: giteaPull(pull) };
-    }
-    const byBaseHead = new RegExp(`^${base}/pulls/([^/]+)/(.+)$`).exec(path); // Gitea's route: /pulls/{base}/*
-    if (method === 'get' && byBaseHead) {
-      const [b, h] = [decodeURIComponent(byBaseHead[1]!), decodeURIComponent(byBaseHead[2]!)];
-      const found = pulls.find((pull) => pull.base === b && pull.head === h);
-      return found ? { status: 200, body: giteaPull(found) } : { status: 404, body: { message: 'not found' } };
-    }
-    const status = new RegExp(`^${base}/statuses/([0-9a-f]{4,64})$`).exec(path);
-    if (method === 'post' && status) {
-      check(GITEA_SCHEMAS.CreateStatusOption, 'CreateStatusOption');
-      statuses.push({
-        sha: status[1]!,
-        state: String(body.state),
-        context: String(body.context ?? ''),
-        description: String(body.description ?? ''),
-        target_url: String(body.target_url ?? ''),
-      });
-      return {
-        status: 201,
-        body: { id: statuses.length, status: body.state, context: body.context, target_url: body.target_url },
-      };
-    }
-    const comment = new RegExp(`^${base}/issues/(\\d+)/comments$`).exec(path);
-    if (method === 'post' && comment) {
-      check(GITEA_SCHEMAS.CreateIssueCommentOption, 'CreateIssueCommentOption');
-      comments.push({ number: Number(comment[1]), body: String(body.body), on: 'issue' });
-      return { status: 201, body: { id: comments.length, body: body.body } };
-    }
-    const issue = new RegExp(`^${base}/issues/(\\d+)$`).exec(path);
-    if (method === 'get' && issue) {
-      const found = issues.get(Number(issue[1]));
-      if (!found) return { status: 404, body: { message: 'not found' } };
-      return {
-        status: 200,
-        body: {
-          id: found.number,
-          number: found.number,
-          title: found.title,
-          body: found.body,
-          html_url: webUrl('issues', found.number),
-          labels: found.labels.map((name, id) => ({ id, name })),
-        },
-      };
-    }
+    const answer = path.startsWith(`${base}/`)
+      ? route(GITEA_ROUTES, method, path.slice(base.length), body, new URLSearchParams())
+      : null;
+    if (answer) return answer;
     violations.push(
       `Gitea: ${method.toUpperCase()} ${path} is not an operation of the stand-in (not in Gitea's swagger as used)`,
     );
-    return { status: 404, body: { message: 'not found' } };
+    return giteaNotFound;
   }
 
   function gitlabMr(pull: StandInPull): Json {
@@ -509,133 +610,156 @@ export async function startStandInForge(
     };
   }
 
+  const gitlabNeed = (path: string, body: Json, names: string[]) => {
+    for (const name of names)
+      if (body[name] === undefined || body[name] === '')
+        violations.push(`GitLab ${path}: parameter ${name} is required`);
+  };
+  const gitlabNotFound: Answer = { status: 404, body: { message: '404 Not found' } };
+  const GITLAB_ROUTES: Route[] = [
+    {
+      method: 'post',
+      path: /^\/merge_requests$/,
+      answer: (match, body) => {
+        gitlabNeed(match[0], body, ['source_branch', 'target_branch', 'title']);
+        const pull = openPull(
+          String(body.source_branch),
+          String(body.target_branch),
+          String(body.title),
+          String(body.description ?? ''),
+          '-/merge_requests',
+        );
+        if (!pull)
+          return {
+            status: 409,
+            body: { message: ['Another open merge request already exists for this source branch'] },
+          };
+        return { status: 201, body: gitlabMr(pull) };
+      },
+    },
+    {
+      method: 'get',
+      path: /^\/merge_requests$/,
+      answer: (_match, _body, query) => {
+        const source = query.get('source_branch');
+        return { status: 200, body: pulls.filter((pull) => !source || pull.head === source).map(gitlabMr) };
+      },
+    },
+    {
+      method: 'post',
+      path: /^\/statuses\/([0-9a-f]{4,64})$/,
+      answer: (match, body) => {
+        gitlabNeed(match[0], body, ['state']);
+        if (!GITLAB_STATES.includes(String(body.state)))
+          violations.push(`GitLab statuses: state ${String(body.state)} is not one of ${GITLAB_STATES.join(', ')}`);
+        recordStatus(match[1]!, body, body.name ?? body.context);
+        return { status: 201, body: { id: statuses.length, sha: match[1], status: body.state, name: body.name } };
+      },
+    },
+    {
+      method: 'post',
+      path: /^\/(issues|merge_requests)\/(\d+)\/notes$/,
+      answer: (match, body) => {
+        gitlabNeed(match[0], body, ['body']);
+        comments.push({
+          number: Number(match[2]),
+          body: String(body.body),
+          on: match[1] === 'issues' ? 'issue' : 'merge_request',
+        });
+        return { status: 201, body: { id: comments.length, body: body.body } };
+      },
+    },
+    {
+      method: 'get',
+      path: /^\/issues\/(\d+)$/,
+      answer: (match) => {
+        const found = issues.get(Number(match[1]));
+        if (!found) return gitlabNotFound;
+        return {
+          status: 200,
+          body: {
+            id: found.number,
+            iid: found.number,
+            title: found.title,
+            description: found.body,
+            web_url: webUrl('-/issues', found.number),
+            labels: found.labels,
+          },
+        };
+      },
+    },
+  ];
+
   function gitlabRoute(method: string, path: string, query: URLSearchParams, body: Json): Answer {
     const project = `/api/v4/projects/${encodeURIComponent(`${owner}/${repo}`)}`;
-    const need = (names: string[]) => {
-      for (const name of names)
-        if (body[name] === undefined || body[name] === '')
-          violations.push(`GitLab ${path}: parameter ${name} is required`);
-    };
-    if (!path.startsWith(project)) {
-      violations.push(`GitLab: ${method.toUpperCase()} ${path} is not under the project's path`);
-      return { status: 404, body: { message: '404 Project Not Found' } };
-    }
-    const rest = path.slice(project.length);
-    if (method === 'post' && rest === '/merge_requests') {
-      need(['source_branch', 'target_branch', 'title']);
-      if (pulls.some((other) => other.head === body.source_branch && other.state === 'open'))
-        return { status: 409, body: { message: ['Another open merge request already exists for this source branch'] } };
-      const pull: StandInPull = {
-        number: ++nextNumber,
-        head: String(body.source_branch),
-        base: String(body.target_branch),
-        title: String(body.title),
-        body: String(body.description ?? ''),
-        state: 'open',
-        url: webUrl('-/merge_requests', nextNumber),
-      };
-      pulls.push(pull);
-      return { status: 201, body: gitlabMr(pull) };
-    }
-    if (method === 'get' && rest === '/merge_requests') {
-      const source = query.get('source_branch');
-      return { status: 200, body: pulls.filter((pull) => !source || pull.head === source).map(gitlabMr) };
-    }
-    const status = /^\/statuses\/([0-9a-f]{4,64})$/.exec(rest);
-    if (method === 'post' && status) {
-      need(['state']);
-      if (!GITLAB_STATES.includes(String(body.state)))
-        violations.push(`GitLab statuses: state ${String(body.state)} is not one of ${GITLAB_STATES.join(', ')}`);
-      statuses.push({
-        sha: status[1]!,
-        state: String(body.state),
-        context: String(body.name ?? body.context ?? 'default'),
-        description: String(body.description ?? ''),
-        target_url: String(body.target_url ?? ''),
-      });
-      return { status: 201, body: { id: statuses.length, sha: status[1], status: body.state, name: body.name } };
-    }
-    const note = /^\/(issues|merge_requests)\/(\d+)\/notes$/.exec(rest);
-    if (method === 'post' && note) {
-      need(['body']);
-      comments.push({
-        number: Number(note[2]),
-        body: String(body.body),
-        on: note[1] === 'issues' ? 'issue' : 'merge_request',
-      });
-      return { status: 201, body: { id: comments.length, body: body.body } };
-    }
-    const issue = /^\/issues\/(\d+)$/.exec(rest);
-    if (method === 'get' && issue) {
-      const found = issues.get(Number(issue[1]));
-      if (!found) return { status: 404, body: { message: '404 Not found' } };
-      return {
-        status: 200,
-        body: {
-          id: found.number,
-          iid: found.number,
-          title: found.title,
-          description: found.body,
-          web_url: webUrl('-/issues', found.number),
-          labels: found.labels,
-        },
-      };
-    }
+    const answer = path.startsWith(`${project}/`)
+      ? route(GITLAB_ROUTES, method, path.slice(project.length), body, query)
+      : null;
+    if (answer) return answer;
     violations.push(`GitLab: ${method.toUpperCase()} ${path} is not an endpoint the stand-in knows`);
-    return { status: 404, body: { message: '404 Not found' } };
+    return gitlabNotFound;
+  }
+
+  /** The request's body: JSON or a form (GitLab's client may send either), recorded when it is neither. */
+  function bodyOf(raw: string, type: string, where: string): unknown {
+    if (raw === '') return undefined;
+    if (type.includes('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(raw));
+    if (!type.includes('application/json')) {
+      violations.push(`${where}: unexpected content type ${type}`);
+      return undefined;
+    }
+    try {
+      return JSON.parse(raw);
+    } catch {
+      violations.push(`${where}: the body is not JSON`);
+      return undefined;
+    }
+  }
+
+  /** GitHub: the request checked against the description, answered, and the answer checked too. */
+  function answerGithub(method: string, url: URL, body: unknown): { operation: string | null; answer: Answer } {
+    const checked = githubCheckRequest(method, url.pathname, url.searchParams, body);
+    violations.push(...checked.problems.map((problem) => `GitHub ${checked.operation ?? url.pathname}: ${problem}`));
+    const answer = checked.problems.length
+      ? { status: 422, body: { message: 'Validation Failed', documentation_url: 'https://docs.github.com' } }
+      : githubRoute(method, url.pathname, url.searchParams, (body ?? {}) as Json);
+    if (checked.operation)
+      violations.push(...githubCheckResponse(method, url.pathname, answer).map((p) => `GitHub ${p}`));
+    return { operation: checked.operation, answer };
+  }
+
+  function answerOthers(method: string, url: URL, body: unknown): Answer {
+    if (kind === 'gitea') {
+      const answer = giteaRoute(method, url.pathname, (body ?? {}) as Json);
+      const opened = answer.status < 300 && method === 'post' && url.pathname.endsWith('/pulls');
+      if (opened && !GITEA_SCHEMAS.PullRequest(answer.body))
+        violations.push(`Gitea PullRequest answer: ${errorsOf(GITEA_SCHEMAS.PullRequest)}`);
+      return answer;
+    }
+    const params = { ...Object.fromEntries(url.searchParams), ...((body ?? {}) as Json) };
+    return gitlabRoute(method, url.pathname, url.searchParams, params);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', 'http://standin');
     // GitHub Enterprise's form: the API under /api/v3 (the client's `baseUrl`)
     if (kind === 'github') url.pathname = url.pathname.replace(/^\/api\/v3(?=\/)/, '');
     const method = (req.method ?? 'GET').toLowerCase();
-    let body: unknown;
-    if (raw !== '') {
-      const type = req.headers['content-type'] ?? '';
-      if (type.includes('application/json')) {
-        try {
-          body = JSON.parse(raw);
-        } catch {
-          violations.push(`${method} ${url.pathname}: the body is not JSON`);
-        }
-      } else if (type.includes('application/x-www-form-urlencoded'))
-        body = Object.fromEntries(new URLSearchParams(raw));
-      else violations.push(`${method} ${url.pathname}: unexpected content type ${type}`);
-    }
+    const body = bodyOf(
+      Buffer.concat(chunks).toString('utf8'),
+      req.headers['content-type'] ?? '',
+      `${method} ${url.pathname}`,
+    );
     const isAuthorized = authorized(req);
     let answer: Answer;
-    let operation: string | null = null;
+    let operation: string | null = `${method.toUpperCase()} ${url.pathname}`;
     if (!isAuthorized) {
-      violations.push(`${method.toUpperCase()} ${url.pathname}: no valid token`);
+      violations.push(`${operation}: no valid token`);
       answer = { status: 401, body: { message: 'Bad credentials' } };
-    } else if (kind === 'github') {
-      const checked = githubCheckRequest(method, url.pathname, url.searchParams, body);
-      operation = checked.operation;
-      violations.push(...checked.problems.map((problem) => `GitHub ${operation ?? url.pathname}: ${problem}`));
-      answer = checked.problems.length
-        ? { status: 422, body: { message: 'Validation Failed', documentation_url: 'https://docs.github.com' } }
-        : githubRoute(method, url.pathname, url.searchParams, (body ?? {}) as Json);
-      if (checked.operation)
-        violations.push(...githubCheckResponse(method, url.pathname, answer).map((problem) => `GitHub ${problem}`));
-    } else if (kind === 'gitea') {
-      operation = `${method.toUpperCase()} ${url.pathname}`;
-      answer = giteaRoute(method, url.pathname, (body ?? {}) as Json);
-      if (
-        answer.status < 300 &&
-        method === 'post' &&
-        url.pathname.endsWith('/pulls') &&
-        !GITEA_SCHEMAS.PullRequest(answer.body)
-      )
-        violations.push(`Gitea PullRequest answer: ${errorsOf(GITEA_SCHEMAS.PullRequest)}`);
-    } else {
-      operation = `${method.toUpperCase()} ${url.pathname}`;
-      const params = { ...Object.fromEntries(url.searchParams), ...((body ?? {}) as Json) };
-      answer = gitlabRoute(method, url.pathname, url.searchParams, params);
-    }
+    } else if (kind === 'github') ({ operation, answer } = answerGithub(method, url, body));
+    else answer = answerOthers(method, url, body);
     const entry: StandInRequest = {
       method: method.toUpperCase(),
       path: url.pathname,

@@ -20,46 +20,58 @@ export class ForgeActions {
   ) {}
 
   async once(workflowId: string, kind: string, run: () => Promise<void>): Promise<ActionOutcome> {
-    const { db } = this;
-    const where = { workflow_id_kind: { workflow_id: workflowId, kind } };
-    let row = await db.forgeAction.findUnique({ where });
-    if (!row) {
-      try {
-        row = await db.forgeAction.create({ data: { workflow_id: workflowId, kind } });
-      } catch (error) {
-        if (classifyDbError(error) !== 'conflict') throw error;
-        row = await db.forgeAction.findUnique({ where });
-        if (!row) return 'busy';
-      }
-    }
+    const row = await this.rowOf(workflowId, kind);
+    if (!row) return 'busy';
     if (row.state !== 'pending') return row.state as ActionOutcome;
-    const now = new Date(this.now());
-    const claimed = await db.forgeAction.updateMany({
-      where: { id: row.id, state: 'pending', OR: [{ lease_until: null }, { lease_until: { lt: now } }] },
-      data: { lease_until: new Date(now.getTime() + ACTION_LEASE_MS), attempts: { increment: 1 } },
-    });
-    if (claimed.count === 0) return 'busy';
-    const attempts = row.attempts + 1;
+    if (!(await this.claim(row.id))) return 'busy';
     try {
       await run();
-      await db.forgeAction.update({
-        where: { id: row.id },
-        data: { state: 'done', lease_until: null, last_error: null },
-      });
-      return 'done';
     } catch (error) {
-      const gaveUp = attempts >= MAX_ACTION_ATTEMPTS;
-      const backoff = Math.min(2 ** attempts * 1000, 15 * 60_000);
-      await db.forgeAction.update({
-        where: { id: row.id },
-        data: {
-          state: gaveUp ? 'failed' : 'pending',
-          lease_until: gaveUp ? null : new Date(this.now() + backoff),
-          last_error: error instanceof Error ? error.message.slice(0, 1000) : 'failed',
-        },
-      });
-      return gaveUp ? 'failed' : 'retry';
+      return this.failed(row.id, row.attempts + 1, error);
     }
+    await this.db.forgeAction.update({
+      where: { id: row.id },
+      data: { state: 'done', lease_until: null, last_error: null },
+    });
+    return 'done';
+  }
+
+  /** The action's row, made now when it is new (a concurrent maker's row when both tried). */
+  private async rowOf(workflowId: string, kind: string) {
+    const where = { workflow_id_kind: { workflow_id: workflowId, kind } };
+    const row = await this.db.forgeAction.findUnique({ where });
+    if (row) return row;
+    try {
+      return await this.db.forgeAction.create({ data: { workflow_id: workflowId, kind } });
+    } catch (error) {
+      if (classifyDbError(error) !== 'conflict') throw error;
+      return this.db.forgeAction.findUnique({ where });
+    }
+  }
+
+  /** Takes the lease when nobody holds it (or it expired): one replica at a time. */
+  private async claim(id: string): Promise<boolean> {
+    const now = new Date(this.now());
+    const claimed = await this.db.forgeAction.updateMany({
+      where: { id, state: 'pending', OR: [{ lease_until: null }, { lease_until: { lt: now } }] },
+      data: { lease_until: new Date(now.getTime() + ACTION_LEASE_MS), attempts: { increment: 1 } },
+    });
+    return claimed.count === 1;
+  }
+
+  /** Backs off (2^attempts s, at most 15 min) or, after MAX_ACTION_ATTEMPTS, gives up; keeps the error. */
+  private async failed(id: string, attempts: number, error: unknown): Promise<ActionOutcome> {
+    const gaveUp = attempts >= MAX_ACTION_ATTEMPTS;
+    const backoff = Math.min(2 ** attempts * 1000, 15 * 60_000);
+    await this.db.forgeAction.update({
+      where: { id },
+      data: {
+        state: gaveUp ? 'failed' : 'pending',
+        lease_until: gaveUp ? null : new Date(this.now() + backoff),
+        last_error: error instanceof Error ? error.message.slice(0, 1000) : 'failed',
+      },
+    });
+    return gaveUp ? 'failed' : 'retry';
   }
 
   /** Runs whose actions wait for a retry whose time has come (the sweep). */

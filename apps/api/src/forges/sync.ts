@@ -56,7 +56,7 @@ export class ForgeSync {
 
   start(engine: Pick<WorkflowEngine, 'bus'>): void {
     this.stopListening = engine.bus.on('transitioned', ({ workflow, status }) => {
-      if (status !== null) this.nudge(workflow.id);
+      if (status !== null) this.kick(workflow.id);
     });
     const tick = () => {
       this.timer = setTimeout(() => {
@@ -89,10 +89,15 @@ export class ForgeSync {
       .catch((err: unknown) => this.deps.logger.warn({ err, workflow_id: workflowId }, 'forge sync failed'))
       .finally(() => {
         this.inFlight.delete(workflowId);
-        if (this.again.delete(workflowId) && !this.closed) void this.nudge(workflowId);
+        if (this.again.delete(workflowId) && !this.closed) this.kick(workflowId);
       });
     this.inFlight.set(workflowId, pass);
     return pass;
+  }
+
+  /** A nudge nobody waits for (it never rejects: a pass logs its own failure). */
+  kick(workflowId: string): void {
+    this.nudge(workflowId).catch(() => undefined);
   }
 
   /** Completed runs with a pushed branch and no pull request yet, and actions due for a retry. */
@@ -107,21 +112,43 @@ export class ForgeSync {
   }
 
   private async process(workflowId: string): Promise<void> {
+    const run = await this.runOf(workflowId);
+    if (!run) return;
+    const { link, workflow, client, runUrl, label } = run;
+    const once = (kind: string, act: () => Promise<void>) => this.actions.once(workflow.id, kind, act);
+    if (link.issue_number !== null)
+      await once('comment:issue-started', () =>
+        client.postComment(link.issue_number!, `${SVC_COMMENT_MARKER}\nStarted [${label}](${runUrl}) for this issue.`),
+      );
+    const head = link.head_sha;
+    if (!head) return;
+    if (isUnfinished(workflow.status)) {
+      await once(`status:${head}:pending`, () => client.postStatus(head, status('pending', label, runUrl)));
+      return;
+    }
+    if (workflow.status !== 'completed') {
+      await once(`status:${head}:failure`, () => client.postStatus(head, status('failure', label, runUrl)));
+      return;
+    }
+    if (link.pushed_at) await this.completed(run, head);
+  }
+
+  /** The run, its repository link and a client of its forge; null when there is nothing to do on a forge. */
+  private async runOf(workflowId: string) {
     const { db } = this.deps;
     const link = await db.workflowRepository.findUnique({
       where: { workflow_id: workflowId },
       include: { repository: true },
     });
-    if (!link || link.repository.deleted_at) return;
-    const workflow = await db.workflow.findUnique({
-      where: { id: workflowId },
-      select: { id: true, project_id: true, number: true, title: true, status: true, deleted_at: true },
+    if (!link || link.repository.deleted_at || link.repository.credential_kind !== 'token') return null;
+    const workflow = await db.workflow.findFirst({
+      where: { id: workflowId, deleted_at: null },
+      select: { id: true, project_id: true, number: true, title: true, status: true },
     });
-    if (!workflow || workflow.deleted_at) return;
+    // an SSH deploy key cannot call the forge's API: such runs get their branch pushed, no PR
+    const token = workflow ? await this.deps.repositorySecrets.read(link.repository.id, 'credential') : null;
+    if (!workflow || !token) return null;
     const repo = link.repository;
-    if (repo.credential_kind !== 'token') return; // an SSH deploy key cannot call the forge's API
-    const token = await this.deps.repositorySecrets.read(repo.id, 'credential');
-    if (!token) return;
     const client = (this.deps.clientFor ?? forgeClient)({
       forge: repo.forge as ForgeTarget['forge'],
       apiBaseUrl: repo.api_base_url,
@@ -129,24 +156,13 @@ export class ForgeSync {
       token,
     });
     const runUrl = `${this.deps.publicUrl()}/projects/${workflow.project_id}/workflows/${workflow.id}`;
-    const label = `svc run #${workflow.number}`;
-    const once = (kind: string, run: () => Promise<void>) => this.actions.once(workflow.id, kind, run);
+    return { link, workflow, client, runUrl, label: `svc run #${workflow.number}` };
+  }
 
-    if (link.issue_number !== null)
-      await once('comment:issue-started', () =>
-        client.postComment(link.issue_number!, `${SVC_COMMENT_MARKER}\nStarted [${label}](${runUrl}) for this issue.`),
-      );
-
-    const head = link.head_sha;
-    if (isUnfinished(workflow.status)) {
-      if (head) await once(`status:${head}:pending`, () => client.postStatus(head, status('pending', label, runUrl)));
-      return;
-    }
-    if (workflow.status !== 'completed') {
-      if (head) await once(`status:${head}:failure`, () => client.postStatus(head, status('failure', label, runUrl)));
-      return;
-    }
-    if (!link.pushed_at || !head) return;
+  /** A completed pushed run: its PR (found first, else opened), a success status, a comment on the PR and issue. */
+  private async completed(run: NonNullable<Awaited<ReturnType<ForgeSync['runOf']>>>, head: string): Promise<void> {
+    const { link, workflow, client, runUrl, label } = run;
+    const once = (kind: string, act: () => Promise<void>) => this.actions.once(workflow.id, kind, act);
     const opened = await once('pr', async () => {
       const pr =
         (await client.findPullRequest(link.branch, link.base_branch)) ??
@@ -160,16 +176,14 @@ export class ForgeSync {
     });
     if (opened !== 'done') return;
     await once(`status:${head}:success`, () => client.postStatus(head, status('success', label, runUrl)));
-    const fresh = await db.workflowRepository.findUnique({ where: { workflow_id: workflowId } });
+    const fresh = await this.deps.db.workflowRepository.findUnique({ where: { workflow_id: workflow.id } });
     const number = fresh?.pr_number;
     if (!number) return;
     await once(`comment:pr:${number}`, () =>
       client.postComment(
         number,
         `${SVC_COMMENT_MARKER}\nOpened by [${label}](${runUrl}). Review comments here revise the run.`,
-        {
-          onMergeRequest: true,
-        },
+        { onMergeRequest: true },
       ),
     );
     if (link.issue_number !== null && fresh.pr_url)

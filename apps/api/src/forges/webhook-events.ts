@@ -46,66 +46,7 @@ export const TRUSTED_ASSOCIATIONS = ['OWNER', 'MEMBER', 'COLLABORATOR'];
 const untrusted = (item: Json) => !TRUSTED_ASSOCIATIONS.includes(str(item.author_association));
 const UNTRUSTED = 'the author is not an owner, member or collaborator of the repository';
 
-function githubIntent(event: string, payload: Json, triggers: Triggers): ForgeIntent {
-  const action = str(payload.action);
-  const sender = obj(payload.sender);
-  if (event === 'issues') {
-    const issue = obj(payload.issue);
-    if (action !== 'labeled') return ignore(`issues.${action} is not a trigger`);
-    if (!triggers.label || str(obj(payload.label).name) !== triggers.label)
-      return ignore("the label is not the repository's trigger label");
-    return { kind: 'start', via: 'label', instruction: '', issue: issueText(issue) };
-  }
-  if (event === 'issue_comment') {
-    if (action !== 'created') return ignore(`issue_comment.${action} is not a trigger`);
-    const comment = obj(payload.comment);
-    const issue = obj(payload.issue);
-    const body = str(comment.body);
-    if (fromService(body, sender)) return ignore('a comment of the service (or a bot)');
-    if (untrusted(comment)) return ignore(UNTRUSTED);
-    if (issue.pull_request)
-      return {
-        kind: 'comment_on_pull',
-        pullNumber: num(issue.number) ?? 0,
-        author: str(obj(comment.user).login),
-        body,
-        where: null,
-      };
-    const instruction = commandIn(body, triggers.command);
-    if (instruction === null) return ignore("the comment does not start with the repository's trigger command");
-    return { kind: 'start', via: 'command', instruction, issue: issueText(issue) };
-  }
-  if (event === 'pull_request_review_comment') {
-    if (action !== 'created') return ignore(`pull_request_review_comment.${action} is not feedback`);
-    const comment = obj(payload.comment);
-    const body = str(comment.body);
-    if (fromService(body, sender)) return ignore('a comment of the service (or a bot)');
-    if (untrusted(comment)) return ignore(UNTRUSTED);
-    const line = num(comment.line) ?? num(comment.original_line);
-    return {
-      kind: 'comment_on_pull',
-      pullNumber: num(obj(payload.pull_request).number) ?? 0,
-      author: str(obj(comment.user).login),
-      body,
-      where: str(comment.path) ? `${str(comment.path)}${line ? `:${line}` : ''}` : null,
-    };
-  }
-  if (event === 'pull_request_review') {
-    const review = obj(payload.review);
-    const body = str(review.body);
-    if (action !== 'submitted' || body.trim() === '') return ignore('a review without a body is not feedback');
-    if (fromService(body, sender)) return ignore('a review of the service (or a bot)');
-    if (untrusted(review)) return ignore(UNTRUSTED);
-    return {
-      kind: 'comment_on_pull',
-      pullNumber: num(obj(payload.pull_request).number) ?? 0,
-      author: str(obj(review.user).login),
-      body,
-      where: null,
-    };
-  }
-  return ignore(`the event ${event} is not one the service acts on`);
-}
+type Handler = (payload: Json, triggers: Triggers) => ForgeIntent;
 
 const issueText = (issue: Json): ForgeIssueText => ({
   number: num(issue.number) ?? 0,
@@ -114,110 +55,163 @@ const issueText = (issue: Json): ForgeIssueText => ({
   url: str(issue.html_url),
 });
 
-function giteaIntent(event: string, payload: Json, triggers: Triggers): ForgeIntent {
-  const action = str(payload.action);
-  const sender = obj(payload.sender);
-  const issue = obj(payload.issue);
-  if (event === 'issues') {
-    if (action !== 'label_updated' && action !== 'labeled') return ignore(`issues.${action} is not a trigger`);
-    const labels = Array.isArray(issue.labels) ? issue.labels.map((label) => str(obj(label).name)) : [];
-    if (!triggers.label || !labels.includes(triggers.label))
-      return ignore("the issue does not carry the repository's trigger label");
-    return { kind: 'start', via: 'label', instruction: '', issue: issueText(issue) };
-  }
-  if (event === 'issue_comment' || event === 'pull_request_comment') {
-    if (action !== 'created') return ignore(`${event}.${action} is not a trigger`);
+const lineOf = (comment: Json) => num(comment.line) ?? num(comment.original_line);
+const placeOf = (path: string, line: number | null) => (path ? `${path}${line ? `:${line}` : ''}` : null);
+
+/** A comment on an issue: a command starts a run; on a pull request: feedback (whatever it says). */
+function issueComment(body: string, issue: Json, onPull: boolean, author: string, triggers: Triggers): ForgeIntent {
+  if (onPull) return { kind: 'comment_on_pull', pullNumber: num(issue.number) ?? 0, author, body, where: null };
+  const instruction = commandIn(body, triggers.command);
+  if (instruction === null) return ignore("the comment does not start with the repository's trigger command");
+  return { kind: 'start', via: 'command', instruction, issue: issueText(issue) };
+}
+
+/** Why a GitHub comment or review is not read: the service's own, a bot's, or an untrusted author's. */
+function githubRefusal(body: string, payload: Json, item: Json): string | null {
+  if (fromService(body, obj(payload.sender))) return 'a comment of the service (or a bot)';
+  if (untrusted(item)) return UNTRUSTED;
+  return null;
+}
+
+const GITHUB: Record<string, Handler> = {
+  issues: (payload, triggers) => {
+    if (str(payload.action) !== 'labeled') return ignore(`issues.${str(payload.action)} is not a trigger`);
+    if (!triggers.label || str(obj(payload.label).name) !== triggers.label)
+      return ignore("the label is not the repository's trigger label");
+    return { kind: 'start', via: 'label', instruction: '', issue: issueText(obj(payload.issue)) };
+  },
+  issue_comment: (payload, triggers) => {
+    if (str(payload.action) !== 'created') return ignore(`issue_comment.${str(payload.action)} is not a trigger`);
+    const comment = obj(payload.comment);
+    const issue = obj(payload.issue);
+    const body = str(comment.body);
+    const refusal = githubRefusal(body, payload, comment);
+    if (refusal) return ignore(refusal);
+    return issueComment(body, issue, Boolean(issue.pull_request), str(obj(comment.user).login), triggers);
+  },
+  pull_request_review_comment: (payload) => {
+    if (str(payload.action) !== 'created')
+      return ignore(`pull_request_review_comment.${str(payload.action)} is not feedback`);
     const comment = obj(payload.comment);
     const body = str(comment.body);
-    if (fromService(body, sender)) return ignore('a comment of the service (or a bot)');
-    if (payload.is_pull === true || issue.pull_request || event === 'pull_request_comment')
-      return {
-        kind: 'comment_on_pull',
-        pullNumber: num(issue.number) ?? 0,
-        author: str(obj(comment.user).login),
-        body,
-        where: null,
-      };
-    const instruction = commandIn(body, triggers.command);
-    if (instruction === null) return ignore("the comment does not start with the repository's trigger command");
-    return { kind: 'start', via: 'command', instruction, issue: issueText(issue) };
-  }
-  if (event === 'pull_request_review_comment' || event === 'pull_request_review') {
-    const review = obj(payload.review);
-    const body = str(review.content) || str(obj(payload.comment).body);
-    if (body.trim() === '') return ignore('a review without a body is not feedback');
-    if (fromService(body, sender)) return ignore('a review of the service (or a bot)');
+    const refusal = githubRefusal(body, payload, comment);
+    if (refusal) return ignore(refusal);
     return {
       kind: 'comment_on_pull',
       pullNumber: num(obj(payload.pull_request).number) ?? 0,
-      author: str(sender.login),
+      author: str(obj(comment.user).login),
+      body,
+      where: placeOf(str(comment.path), lineOf(comment)),
+    };
+  },
+  pull_request_review: (payload) => {
+    const review = obj(payload.review);
+    const body = str(review.body);
+    if (str(payload.action) !== 'submitted' || body.trim() === '')
+      return ignore('a review without a body is not feedback');
+    const refusal = githubRefusal(body, payload, review);
+    if (refusal) return ignore(refusal);
+    return {
+      kind: 'comment_on_pull',
+      pullNumber: num(obj(payload.pull_request).number) ?? 0,
+      author: str(obj(review.user).login),
       body,
       where: null,
     };
-  }
-  return ignore(`the event ${event} is not one the service acts on`);
+  },
+};
+
+const giteaLabels = (issue: Json) =>
+  Array.isArray(issue.labels) ? issue.labels.map((label) => str(obj(label).name)) : [];
+
+function giteaComment(event: string): Handler {
+  return (payload, triggers) => {
+    if (str(payload.action) !== 'created') return ignore(`${event}.${str(payload.action)} is not a trigger`);
+    const comment = obj(payload.comment);
+    const issue = obj(payload.issue);
+    const body = str(comment.body);
+    if (fromService(body, obj(payload.sender))) return ignore('a comment of the service (or a bot)');
+    const onPull = payload.is_pull === true || Boolean(issue.pull_request) || event === 'pull_request_comment';
+    return issueComment(body, issue, onPull, str(obj(comment.user).login), triggers);
+  };
 }
 
-function gitlabIntent(event: string, payload: Json, triggers: Triggers): ForgeIntent {
-  const attributes = obj(payload.object_attributes);
-  const user = obj(payload.user);
-  if (event === 'Issue Hook') {
+const giteaReview: Handler = (payload) => {
+  const body = str(obj(payload.review).content) || str(obj(payload.comment).body);
+  if (body.trim() === '') return ignore('a review without a body is not feedback');
+  if (fromService(body, obj(payload.sender))) return ignore('a review of the service (or a bot)');
+  return {
+    kind: 'comment_on_pull',
+    pullNumber: num(obj(payload.pull_request).number) ?? 0,
+    author: str(obj(payload.sender).login),
+    body,
+    where: null,
+  };
+};
+
+const GITEA: Record<string, Handler> = {
+  issues: (payload, triggers) => {
+    const action = str(payload.action);
+    if (action !== 'label_updated' && action !== 'labeled') return ignore(`issues.${action} is not a trigger`);
+    const issue = obj(payload.issue);
+    if (!triggers.label || !giteaLabels(issue).includes(triggers.label))
+      return ignore("the issue does not carry the repository's trigger label");
+    return { kind: 'start', via: 'label', instruction: '', issue: issueText(issue) };
+  },
+  issue_comment: giteaComment('issue_comment'),
+  pull_request_comment: giteaComment('pull_request_comment'),
+  pull_request_review_comment: giteaReview,
+  pull_request_review: giteaReview,
+};
+
+const gitlabLabelTitles = (list: unknown) => (Array.isArray(list) ? list.map((label) => str(obj(label).title)) : []);
+
+const gitlabIssue = (issue: Json): ForgeIssueText => ({
+  number: num(issue.iid) ?? 0,
+  title: str(issue.title),
+  body: str(issue.description),
+  url: str(issue.url),
+});
+
+function gitlabNoteOnMergeRequest(payload: Json, body: string): ForgeIntent {
+  const position = obj(obj(payload.object_attributes).position);
+  return {
+    kind: 'comment_on_pull',
+    pullNumber: num(obj(payload.merge_request).iid) ?? 0,
+    author: str(obj(payload.user).username),
+    body,
+    where: placeOf(str(position.new_path), num(position.new_line)),
+  };
+}
+
+const GITLAB: Record<string, Handler> = {
+  'Issue Hook': (payload, triggers) => {
     const labels = obj(obj(payload.changes).labels);
-    const names = (list: unknown) => (Array.isArray(list) ? list.map((label) => str(obj(label).title)) : []);
-    const added = names(labels.current).filter((name) => !names(labels.previous).includes(name));
+    const before = gitlabLabelTitles(labels.previous);
+    const added = gitlabLabelTitles(labels.current).filter((name) => !before.includes(name));
     if (!triggers.label || !added.includes(triggers.label))
       return ignore("the repository's trigger label was not added");
-    return {
-      kind: 'start',
-      via: 'label',
-      instruction: '',
-      issue: {
-        number: num(attributes.iid) ?? 0,
-        title: str(attributes.title),
-        body: str(attributes.description),
-        url: str(attributes.url),
-      },
-    };
-  }
-  if (event === 'Note Hook') {
+    return { kind: 'start', via: 'label', instruction: '', issue: gitlabIssue(obj(payload.object_attributes)) };
+  },
+  'Note Hook': (payload, triggers) => {
+    const attributes = obj(payload.object_attributes);
     const body = str(attributes.note);
-    if (body.includes(SVC_COMMENT_MARKER) || str(user.username) === '') return ignore('a comment of the service');
-    const position = obj(attributes.position);
-    if (str(attributes.noteable_type) === 'MergeRequest')
-      return {
-        kind: 'comment_on_pull',
-        pullNumber: num(obj(payload.merge_request).iid) ?? 0,
-        author: str(user.username),
-        body,
-        where: str(position.new_path)
-          ? `${str(position.new_path)}${num(position.new_line) ? `:${num(position.new_line)}` : ''}`
-          : null,
-      };
-    if (str(attributes.noteable_type) !== 'Issue') return ignore('a comment on neither an issue nor a merge request');
+    if (body.includes(SVC_COMMENT_MARKER)) return ignore('a comment of the service');
+    const on = str(attributes.noteable_type);
+    if (on === 'MergeRequest') return gitlabNoteOnMergeRequest(payload, body);
+    if (on !== 'Issue') return ignore('a comment on neither an issue nor a merge request');
     const instruction = commandIn(body, triggers.command);
     if (instruction === null) return ignore("the comment does not start with the repository's trigger command");
-    const issue = obj(payload.issue);
-    return {
-      kind: 'start',
-      via: 'command',
-      instruction,
-      issue: {
-        number: num(issue.iid) ?? 0,
-        title: str(issue.title),
-        body: str(issue.description),
-        url: str(issue.url),
-      },
-    };
-  }
-  return ignore(`the event ${event} is not one the service acts on`);
-}
+    return { kind: 'start', via: 'command', instruction, issue: gitlabIssue(obj(payload.issue)) };
+  },
+};
+
+const HANDLERS: Record<ForgeKind, Record<string, Handler>> = { github: GITHUB, gitea: GITEA, gitlab: GITLAB };
 
 /** What a verified delivery asks for. */
 export function intentOf(forge: ForgeKind, event: string, payload: unknown, triggers: Triggers): ForgeIntent {
-  const json = obj(payload);
-  if (forge === 'github') return githubIntent(event, json, triggers);
-  if (forge === 'gitea') return giteaIntent(event, json, triggers);
-  return gitlabIntent(event, json, triggers);
+  const handler = Object.hasOwn(HANDLERS[forge], event) ? HANDLERS[forge][event] : undefined;
+  return handler ? handler(obj(payload), triggers) : ignore(`the event ${event} is not one the service acts on`);
 }
 
 /** The requirement of a run an issue starts: its title and text, the instruction after the command, its link. */

@@ -42,6 +42,42 @@ function required(headers: IncomingHttpHeaders, header: string, check: RegExp, m
   return value;
 }
 
+const first = (headers: IncomingHttpHeaders, ...names: string[]) =>
+  names.map((name) => single(headers, name)).find((value) => value !== undefined);
+
+/** GitHub: `X-Hub-Signature-256: sha256=<hex HMAC>`. */
+function verifyGithub(secret: string, headers: IncomingHttpHeaders, body: Buffer): VerifiedForgeDelivery {
+  const header = /^sha256=([0-9a-f]{64})$/i.exec(single(headers, 'x-hub-signature-256')?.trim() ?? '');
+  if (!hexMatches(header?.[1], hmac(secret, body))) throw refused('X-Hub-Signature-256');
+  return {
+    deliveryId: required(headers, 'X-GitHub-Delivery', DELIVERY_ID, MAX_DELIVERY_ID_CHARS),
+    event: required(headers, 'X-GitHub-Event', EVENT_NAME, 64),
+  };
+}
+
+/** Gitea: `X-Gitea-Signature: <hex HMAC>` (Forgejo sends the same as `X-Forgejo-*` too). */
+function verifyGitea(secret: string, headers: IncomingHttpHeaders, body: Buffer): VerifiedForgeDelivery {
+  const given = first(headers, 'x-gitea-signature', 'x-forgejo-signature')?.trim();
+  if (!hexMatches(given, hmac(secret, body))) throw refused('X-Gitea-Signature');
+  const named = {
+    'x-gitea-delivery': first(headers, 'x-gitea-delivery', 'x-forgejo-delivery'),
+    'x-gitea-event': first(headers, 'x-gitea-event', 'x-forgejo-event'),
+  };
+  return {
+    deliveryId: required(named, 'X-Gitea-Delivery', DELIVERY_ID, MAX_DELIVERY_ID_CHARS),
+    event: required(named, 'X-Gitea-Event', EVENT_NAME, 64),
+  };
+}
+
+/** GitLab: `X-Gitlab-Token: <the secret>` (GitLab signs nothing). */
+function verifyGitlab(secret: string, headers: IncomingHttpHeaders): VerifiedForgeDelivery {
+  if (!tokenMatches(single(headers, 'x-gitlab-token'), secret)) throw refused('X-Gitlab-Token');
+  return {
+    deliveryId: required(headers, 'X-Gitlab-Event-UUID', DELIVERY_ID, MAX_DELIVERY_ID_CHARS),
+    event: required(headers, 'X-Gitlab-Event', EVENT_NAME, 64),
+  };
+}
+
 /**
  * Checks a delivery as its forge signs it, over the exact body bytes: GitHub `X-Hub-Signature-256:
  * sha256=<hex HMAC>`, Gitea/Forgejo `X-Gitea-Signature: <hex HMAC>` (Forgejo also sends
@@ -54,41 +90,9 @@ export function verifyForgeDelivery(
   headers: IncomingHttpHeaders,
   body: Buffer,
 ): VerifiedForgeDelivery {
-  switch (forge) {
-    case 'github': {
-      const header = /^sha256=([0-9a-f]{64})$/i.exec(single(headers, 'x-hub-signature-256')?.trim() ?? '');
-      if (!hexMatches(header?.[1], hmac(secret, body))) throw refused('X-Hub-Signature-256');
-      return {
-        deliveryId: required(headers, 'X-GitHub-Delivery', DELIVERY_ID, MAX_DELIVERY_ID_CHARS),
-        event: required(headers, 'X-GitHub-Event', EVENT_NAME, 64),
-      };
-    }
-    case 'gitea': {
-      const given = (single(headers, 'x-gitea-signature') ?? single(headers, 'x-forgejo-signature'))?.trim();
-      if (!hexMatches(given, hmac(secret, body))) throw refused('X-Gitea-Signature');
-      return {
-        deliveryId: required(
-          { 'x-gitea-delivery': single(headers, 'x-gitea-delivery') ?? single(headers, 'x-forgejo-delivery') },
-          'X-Gitea-Delivery',
-          DELIVERY_ID,
-          MAX_DELIVERY_ID_CHARS,
-        ),
-        event: required(
-          { 'x-gitea-event': single(headers, 'x-gitea-event') ?? single(headers, 'x-forgejo-event') },
-          'X-Gitea-Event',
-          EVENT_NAME,
-          64,
-        ),
-      };
-    }
-    case 'gitlab': {
-      if (!tokenMatches(single(headers, 'x-gitlab-token'), secret)) throw refused('X-Gitlab-Token');
-      return {
-        deliveryId: required(headers, 'X-Gitlab-Event-UUID', DELIVERY_ID, MAX_DELIVERY_ID_CHARS),
-        event: required(headers, 'X-Gitlab-Event', EVENT_NAME, 64),
-      };
-    }
-  }
+  if (forge === 'github') return verifyGithub(secret, headers, body);
+  if (forge === 'gitea') return verifyGitea(secret, headers, body);
+  return verifyGitlab(secret, headers);
 }
 
 /** The headers a forge would send with `body` (tests, the README's examples). */

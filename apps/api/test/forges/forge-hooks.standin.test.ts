@@ -5,13 +5,21 @@ import { body, createProject, recordingSteering } from '../support/fixtures';
 import { signForgeDelivery } from '../../src/forges/webhook-signature';
 import type { ForgeKind } from '../../src/forges';
 
+/** The fields of the examples these tests change. */
+interface ExamplePayload {
+  comment: { body: string; author_association: string };
+  sender: { type: string };
+  pull_request: { number: number };
+  [field: string]: unknown;
+}
+
 /** A real example payload of `@octokit/webhooks-examples`. */
-function example(event: string, action: string): Record<string, any> {
+function example(event: string, action: string): ExamplePayload {
   const found = examples
     .find((e) => e.name === event)
     ?.examples.find((x) => (x as { action?: string }).action === action);
   if (!found) throw new Error(`no example for ${event}.${action}`);
-  return structuredClone(found) as Record<string, any>;
+  return structuredClone(found) as unknown as ExamplePayload;
 }
 
 // Issue 25, forge side (decision 0047): forge webhooks, signed as each forge signs them, start runs and
@@ -167,9 +175,9 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
     const run = await body(await server.request(`/svc/api/workflows/${(await body(res)).workflow_id}`, { as: ann }));
     expect(run.requirement).toContain('please also update the docs');
     for (const [id, change] of [
-      ['c-2', (p: any) => (p.comment.author_association = 'NONE')],
-      ['c-3', (p: any) => (p.sender.type = 'Bot')],
-      ['c-4', (p: any) => (p.comment.body = '/svcx do it')],
+      ['c-2', (p: ExamplePayload) => (p.comment.author_association = 'NONE')],
+      ['c-3', (p: ExamplePayload) => (p.sender.type = 'Bot')],
+      ['c-4', (p: ExamplePayload) => (p.comment.body = '/svcx do it')],
     ] as const) {
       const other = example('issue_comment', 'created');
       other.comment.body = '/svc do it';
