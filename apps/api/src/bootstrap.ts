@@ -23,6 +23,7 @@ import { StreamSlots } from './http/stream-slots';
 import { RenderPool } from './http/render-pool';
 import { createSecrets } from './secrets';
 import { SecretKeyring } from './secrets/keyring';
+import { ForgeSync } from './forges/sync';
 
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
 
@@ -101,6 +102,17 @@ export async function buildRuntime(
     (removed) => removed && logger.info({ removed }, 'removed stale upload temp files'),
     (error: unknown) => logger.warn({ err: error }, 'sweeping upload temp files failed'),
   );
+  // The forge side of runs with a repository (decision 0047): PRs, statuses, comments.
+  const forgeSync = new ForgeSync({
+    db: dbHandle.db,
+    events,
+    repositorySecrets: secrets.repositories,
+    storage,
+    runSecrets: secrets.runs,
+    logger: logger.child({ component: 'forges' }),
+    publicUrl: () => config.publicUrl,
+    sweepMs: config.forges.sweepSeconds * 1000,
+  });
   const deps: AppDeps = {
     config,
     db: dbHandle.db,
@@ -119,14 +131,17 @@ export async function buildRuntime(
     streams: new StreamSlots(config.streams),
     markdown: { maxRenderedBytes: config.markdown.maxRenderedBytes, pool: new RenderPool(config.markdown) },
     version: VERSION,
+    forgeSync,
   };
   live.start();
+  forgeSync.start(live.engine);
   return {
     deps,
     dbHandle,
     live,
     bus,
     close: async () => {
+      await forgeSync.close();
       await live.close();
       secrets.close();
       await bus.close();

@@ -37,6 +37,8 @@ export interface Config {
   jwt: { privateKeyPath: string | null; issuer: string; audience: string; sessionTtlSeconds: number };
   /** the keyring file secrets are encrypted with (apps/api/src/secrets/keyring.ts) */
   secrets: { keyFile: string };
+  /** the forge side of repositories (decision 0047) */
+  forges: { sweepSeconds: number };
   /** `s3` null: workspaces and object storage on the local disk under dataDir */
   storage: { maxUploadBytes: number; backend: Env['STORAGE_BACKEND']; s3: S3Settings | null };
   templates: { repoUrl: string | null; localPath: string };
@@ -151,6 +153,7 @@ export function buildConfig(env: Env): Config {
       sessionTtlSeconds: env.SESSION_TTL_SECONDS,
     },
     secrets: { keyFile: secretsKeyFile(env, dataDir) },
+    forges: { sweepSeconds: env.FORGE_SWEEP_SECONDS },
     storage: storageConfig(env),
     templates: templatesConfig(env, dataDir),
     kbEmbeddings: kbEmbeddingsConfig(env),

@@ -13,6 +13,7 @@ import type { PageCache } from './reads/page-cache';
 import type { StreamSlots } from './http/stream-slots';
 import type { MarkdownRendering } from './routes/files/markdown-page';
 import type { Secrets } from './secrets';
+import type { ForgeSync } from './forges/sync';
 
 /** Everything the app needs, built once in main.ts (or by a test) and passed to createApp. */
 export interface AppDeps {
@@ -41,4 +42,6 @@ export interface AppDeps {
   /** `.md` pages: the render threads and the size above which a file is shown as text */
   markdown: MarkdownRendering;
   version: string;
+  /** pull requests, statuses and comments on the repositories' forges (absent in some unit tests) */
+  forgeSync?: ForgeSync;
 }

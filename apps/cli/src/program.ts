@@ -33,6 +33,7 @@ import {
 } from './commands/workflows';
 import { registerScheduleCommands } from './commands/schedules';
 import { addTriggerCommands } from './commands/triggers';
+import { addForgeCommands } from './commands/forge';
 import { registerSecretCommands } from './commands/secrets';
 import { registerRepositoryCommands } from './commands/repositories';
 import { registerMcpCommands } from './commands/mcp';
@@ -331,6 +332,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
 
   registerScheduleCommands(program, run, project);
   addTriggerCommands(program, run, project);
+  addForgeCommands(program, run);
   registerSecretCommands(program, run, project);
   registerRepositoryCommands(program, run, project);
   registerMcpCommands(program, run, project);

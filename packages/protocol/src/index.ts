@@ -23,6 +23,7 @@ export * from './rest/events';
 export * from './rest/triggers';
 export * from './rest/secrets';
 export * from './rest/repositories';
+export * from './rest/forge';
 export * from './ws-browser';
 export * from './ws-worker';
 export * from './routes';

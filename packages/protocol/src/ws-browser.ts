@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BudgetExceededEventDataSchema } from './rest/budgets';
 import { RepositoryPushedEventDataSchema } from './rest/repositories';
+import { PullRequestOpenedEventDataSchema } from './rest/forge';
 import { IdSchema, StepStatusSchema, TimestampSchema, WorkflowStatusSchema } from './common';
 import { WsErrorInfoSchema } from './errors';
 import { ExecutionLogEntrySchema, LlmCallLogSchema } from './rest/logs';
@@ -134,6 +135,7 @@ export const BrowserEventSchema = z.discriminatedUnion('type', [
   event('log_entry', ExecutionLogEntrySchema),
   event('file_changed', FileChangedEventDataSchema),
   event('repository_pushed', RepositoryPushedEventDataSchema),
+  event('pull_request_opened', PullRequestOpenedEventDataSchema),
   event('worker_status', WorkerSchema),
   event('project_changed', ProjectChangedEventDataSchema),
 ]);

@@ -52,3 +52,13 @@ export {
   type GitHttpRequest,
   type GitRepoSeed,
 } from './git-http-server';
+export {
+  startStandInForge,
+  type StandInForge,
+  type StandInForgeKind,
+  type StandInPull,
+  type StandInStatus,
+  type StandInComment,
+  type StandInIssue,
+  type StandInRequest,
+} from './forge-standin';

@@ -38,6 +38,7 @@ import { hookHandlers } from './triggers/hook';
 import { triggerHandlers } from './triggers/router';
 import { secretHandlers } from './secrets/router';
 import { repositoryHandlers } from './repositories/router';
+import { forgeHandlers } from './forge/router';
 
 /**
  * Every operation under /svc/api, mounted from the protocol's operations table: each resource gives its
@@ -84,6 +85,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...mcpServerHandlers(deps),
       ...secretHandlers(deps),
       ...repositoryHandlers(deps),
+      ...forgeHandlers(deps),
     },
     { authenticate, direct },
   );

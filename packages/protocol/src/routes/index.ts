@@ -12,6 +12,7 @@ import { MCP_SERVER_OPERATIONS } from './mcp-servers';
 import { SCHEDULE_OPERATIONS } from './schedules';
 import { SECRET_OPERATIONS } from './secrets';
 import { REPOSITORY_OPERATIONS } from './repositories';
+import { FORGE_OPERATIONS } from './forge';
 import { TRIGGER_OPERATIONS } from './triggers';
 import { ROUTING_OPERATIONS } from './routing';
 import { WORKFLOW_OPERATIONS } from './workflows';
@@ -42,6 +43,7 @@ export const OPERATIONS = {
   ...MCP_SERVER_OPERATIONS,
   ...SECRET_OPERATIONS,
   ...REPOSITORY_OPERATIONS,
+  ...FORGE_OPERATIONS,
   ...MCP_OPERATIONS,
 };
 

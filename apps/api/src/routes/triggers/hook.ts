@@ -13,7 +13,7 @@ import { verifyDelivery } from '../../triggers/signature';
 export const MAX_HOOK_BODY_BYTES = 1024 * 1024;
 
 /** The body's bytes, refused with 413 as soon as it passes the cap (the rest is never buffered). */
-function readCappedBody(req: Request, maxBytes: number): Promise<Buffer> {
+export function readCappedBody(req: Request, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

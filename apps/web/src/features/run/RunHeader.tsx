@@ -10,6 +10,7 @@ import { Cost } from './RunCost';
 import { elapsedMs, formatClock, formatElapsed } from './time';
 import { useNow } from '../../lib/use-now';
 import { POLL_MS } from './poll';
+import { PullRequestLink } from '../forge/PullRequestLink';
 
 interface Props {
   workflow: Workflow;
@@ -37,6 +38,7 @@ export function RunHeader({ workflow, progress, following, usage, titleRef }: Pr
         {progress}
       </p>
       <RunFacts workflow={workflow} usage={usage} />
+      <PullRequestLink workflowId={workflow.id} showBranch />
       <div className="run-actions">
         <PauseControls workflow={workflow} />
         <WorkflowActions workflow={workflow} />

@@ -1,0 +1,80 @@
+import { giteaApi, type PullRequest } from 'gitea-js';
+import { ForgeError, splitPath, type ForgeClient, type ForgeTarget, type PullRequestRef } from './types';
+
+const pullRef = (pull: PullRequest): PullRequestRef => ({
+  number: pull.number ?? 0,
+  url: pull.html_url ?? '',
+  state: pull.merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed',
+  head: pull.head?.ref ?? '',
+  base: pull.base?.ref ?? '',
+});
+
+async function call<T>(what: string, run: () => Promise<{ data: T }>): Promise<T> {
+  try {
+    return (await run()).data;
+  } catch (error) {
+    // gitea-js rejects with the failed Response itself.
+    const status = (error as { status?: number }).status;
+    throw new ForgeError(`Gitea ${what} failed${status ? ` (HTTP ${status})` : ''}`, status);
+  }
+}
+
+/** Gitea and Forgejo (`apiBaseUrl` = the instance's root URL; the client adds `/api/v1`) through `gitea-js`. */
+export class GiteaForge implements ForgeClient {
+  readonly kind = 'gitea' as const;
+  private readonly api: ReturnType<typeof giteaApi>;
+  private readonly owner: string;
+  private readonly repo: string;
+
+  constructor(target: ForgeTarget) {
+    this.api = giteaApi(target.apiBaseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, ''), {
+      token: target.token,
+      customFetch: (...args) => fetch(...args),
+    });
+    ({ owner: this.owner, repo: this.repo } = splitPath(target.path));
+  }
+
+  async findPullRequest(head: string, base: string): Promise<PullRequestRef | null> {
+    try {
+      const pull = await this.api.repos.repoGetPullRequestByBaseHead(this.owner, this.repo, base, head);
+      return pullRef(pull.data);
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) return null;
+      const status = (error as { status?: number }).status;
+      throw new ForgeError(`Gitea finding a pull request failed${status ? ` (HTTP ${status})` : ''}`, status);
+    }
+  }
+
+  async openPullRequest(input: { head: string; base: string; title: string; body: string }): Promise<PullRequestRef> {
+    const pull = await call('opening a pull request', () =>
+      this.api.repos.repoCreatePullRequest(this.owner, this.repo, input),
+    );
+    return pullRef(pull);
+  }
+
+  async postStatus(sha: string, status: Parameters<ForgeClient['postStatus']>[1]): Promise<void> {
+    await call('posting a commit status', () =>
+      this.api.repos.repoCreateStatus(this.owner, this.repo, sha, {
+        state: status.state,
+        context: status.context,
+        description: status.description,
+        target_url: status.targetUrl,
+      }),
+    );
+  }
+
+  async postComment(number: number, body: string): Promise<void> {
+    await call('posting a comment', () => this.api.repos.issueCreateComment(this.owner, this.repo, number, { body }));
+  }
+
+  async getIssue(number: number) {
+    const issue = await call('reading an issue', () => this.api.repos.issueGetIssue(this.owner, this.repo, number));
+    return {
+      number: issue.number ?? number,
+      title: issue.title ?? '',
+      body: issue.body ?? '',
+      url: issue.html_url ?? '',
+      labels: (issue.labels ?? []).map((label) => label.name ?? '').filter(Boolean),
+    };
+  }
+}
