@@ -129,6 +129,7 @@ export async function buildRuntime(
     templates,
     storage,
     secrets,
+    webhooks: live.webhooks,
     streams: new StreamSlots(config.streams),
     markdown: { maxRenderedBytes: config.markdown.maxRenderedBytes, pool: new RenderPool(config.markdown) },
     version: VERSION,

@@ -45,3 +45,9 @@ export {
 } from './load-balancer';
 export { connectMcp, outcomeOf, toolJson, type McpClient, type CallToolResult } from './mcp';
 export { startMcpHttpServer, type McpHttpServer, type McpCallRecord } from './mcp-http-server';
+export {
+  startWebhookReceiver,
+  type WebhookReceiver,
+  type ReceivedDelivery,
+  type ReceiverPlan,
+} from './webhook-receiver';

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { classifyDbError, type Db, type WebhookDelivery } from '@svc/db';
+import { classifyDbError, type Db, type Prisma, type Webhook, type WebhookDelivery } from '@svc/db';
 import { backoffMs, Poller, type OutboxEvent } from '../outbox';
 import type { SecretKeyring } from '../secrets/keyring';
-import { webhookSecret } from './secret';
+import { putWebhookSecret, webhookSecret } from './secret';
+import { targetProblem } from './targets';
 import { sendDelivery, type SendResult } from './sender';
 
 export interface WebhookSettings {
@@ -74,6 +75,16 @@ export class WebhookService {
 
   kick(): void {
     this.poller.kick();
+  }
+
+  /** Stores (or replaces) a webhook's secret in the caller's transaction. */
+  storeSecret(tx: Prisma.TransactionClient, hook: { id: string; project_id: string }, value: string, actorId: string) {
+    return putWebhookSecret(tx, this.deps.keyring, hook, value, actorId);
+  }
+
+  /** Whether (and why not) a URL may be a target under this server's settings. */
+  targetProblem(url: string): string | null {
+    return targetProblem(url, this.deps.settings.allowPrivateTargets);
   }
 
   /** The outbox consumer: one delivery per subscribed webhook of the event's project (idempotent). */
@@ -178,41 +189,14 @@ export class WebhookService {
 
   /** One attempt of a delivery this replica holds: send, log, then delivered, retried later or failed. */
   private async attempt(id: string): Promise<void> {
-    const { db, keyring, settings, logger } = this.deps;
+    const { db, settings, logger } = this.deps;
     const delivery = await db.webhookDelivery.findUnique({ where: { id } });
     if (!delivery || delivery.locked_by !== this.holder) return;
     const hook = await db.webhook.findUnique({ where: { id: delivery.webhook_id } });
-    let result: SendResult;
-    if (!hook || hook.deleted_at) {
-      result = { statusCode: null, durationMs: 0, responseExcerpt: '', error: 'the webhook was deleted' };
-    } else {
-      const secret = await webhookSecret(db, keyring, hook).catch((err: unknown) => {
-        logger.error({ err, webhook_id: hook.id }, 'webhook secret does not open');
-        return null;
-      });
-      result =
-        secret === null
-          ? { statusCode: null, durationMs: 0, responseExcerpt: '', error: 'the webhook secret is missing' }
-          : await sendDelivery(
-              {
-                url: hook.url,
-                secret,
-                webhookId: hook.id,
-                deliveryId: delivery.id,
-                event: delivery.event_type,
-                body: delivery.payload,
-                userAgent: this.deps.userAgent ?? 'svc-webhooks',
-              },
-              { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateTargets },
-            );
-    }
-    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-    const now = new Date();
-    const retryAt = new Date(
-      now.getTime() + backoffMs(delivery.attempts, settings.retryBaseMs, settings.retryMaxMs ?? 3_600_000),
-    );
     const gone = !hook || hook.deleted_at !== null;
-    const state = ok ? 'delivered' : gone || retryAt > delivery.expires_at ? 'failed' : 'pending';
+    const result = gone ? refusedResult('the webhook was deleted') : await this.send(hook, delivery);
+    const now = new Date();
+    const { ok, state, retryAt } = outcomeOf(result, delivery, gone, settings, now);
     await db.$transaction([
       db.webhookAttempt.create({
         data: {
@@ -245,4 +229,37 @@ export class WebhookService {
       'webhook delivery attempt',
     );
   }
+
+  private async send(hook: Webhook, delivery: WebhookDelivery): Promise<SendResult> {
+    const { db, keyring, settings, logger } = this.deps;
+    const secret = await webhookSecret(db, keyring, hook).catch((err: unknown) => {
+      logger.error({ err, webhook_id: hook.id }, 'webhook secret does not open');
+      return null;
+    });
+    if (secret === null) return refusedResult('the webhook secret is missing');
+    return sendDelivery(
+      {
+        url: hook.url,
+        secret,
+        webhookId: hook.id,
+        deliveryId: delivery.id,
+        event: delivery.event_type,
+        body: delivery.payload,
+        userAgent: this.deps.userAgent ?? 'svc-webhooks',
+      },
+      { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateTargets },
+    );
+  }
 }
+
+/** After an attempt: delivered (2xx), pending again (retry at backoff) or failed (past its window, or no webhook). */
+function outcomeOf(result: SendResult, delivery: WebhookDelivery, gone: boolean, settings: WebhookSettings, now: Date) {
+  const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+  const retryAt = new Date(
+    now.getTime() + backoffMs(delivery.attempts, settings.retryBaseMs, settings.retryMaxMs ?? 3_600_000),
+  );
+  const state = ok ? 'delivered' : gone || retryAt > delivery.expires_at ? 'failed' : 'pending';
+  return { ok, state, retryAt };
+}
+
+const refusedResult = (error: string): SendResult => ({ statusCode: null, durationMs: 0, responseExcerpt: '', error });

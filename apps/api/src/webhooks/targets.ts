@@ -38,11 +38,21 @@ export function isInternalAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return INTERNAL.check(address, 'ipv4');
   if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return INTERNAL.check(mapped[1]!, 'ipv4');
+    const mapped = mappedIpv4(address);
+    if (mapped) return INTERNAL.check(mapped, 'ipv4');
     return INTERNAL.check(address, 'ipv6');
   }
   return true;
+}
+
+/** The IPv4 address of an IPv4-mapped IPv6 address (`::ffff:1.2.3.4` or `::ffff:102:304`), else null. */
+function mappedIpv4(address: string): string | null {
+  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (dotted) return dotted[1]!;
+  const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return null;
+  const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }
 
 export class TargetRefused extends Error {}
@@ -59,12 +69,13 @@ export function targetProblem(raw: string, allowPrivate: boolean): string | null
   if (url.username || url.password)
     return 'url: credentials in the URL are not accepted (sign with the secret instead)';
   if (raw.length > 2000) return 'url: at most 2000 characters';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate) {
-    if (isIP(host) && isInternalAddress(host))
-      return 'url: internal addresses (loopback, private, link-local) are refused';
-    if (/^(localhost|.*\.localhost|.*\.local|.*\.internal)$/i.test(host)) return 'url: internal host names are refused';
-  }
+  return allowPrivate ? null : internalHostProblem(url.hostname.replace(/^\[|\]$/g, ''));
+}
+
+function internalHostProblem(host: string): string | null {
+  if (isIP(host) && isInternalAddress(host))
+    return 'url: internal addresses (loopback, private, link-local) are refused';
+  if (/^(localhost|.*\.localhost|.*\.local|.*\.internal)$/i.test(host)) return 'url: internal host names are refused';
   return null;
 }
 

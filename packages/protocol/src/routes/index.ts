@@ -12,6 +12,7 @@ import { MCP_SERVER_OPERATIONS } from './mcp-servers';
 import { SCHEDULE_OPERATIONS } from './schedules';
 import { SECRET_OPERATIONS } from './secrets';
 import { TRIGGER_OPERATIONS } from './triggers';
+import { WEBHOOK_OPERATIONS } from './webhooks';
 import { ROUTING_OPERATIONS } from './routing';
 import { WORKFLOW_OPERATIONS } from './workflows';
 
@@ -41,6 +42,7 @@ export const OPERATIONS = {
   ...MCP_SERVER_OPERATIONS,
   ...SECRET_OPERATIONS,
   ...MCP_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
 };
 
 export type Operations = typeof OPERATIONS;
