@@ -34,6 +34,7 @@ import {
 import { registerScheduleCommands } from './commands/schedules';
 import { addTriggerCommands } from './commands/triggers';
 import { addForgeCommands } from './commands/forge';
+import { addWebhookCommands } from './commands/webhooks';
 import { registerSecretCommands } from './commands/secrets';
 import { registerRepositoryCommands } from './commands/repositories';
 import { registerMcpCommands } from './commands/mcp';
@@ -333,6 +334,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
   registerScheduleCommands(program, run, project);
   addTriggerCommands(program, run, project);
   addForgeCommands(program, run);
+  addWebhookCommands(program, run, project);
   registerSecretCommands(program, run, project);
   registerRepositoryCommands(program, run, project);
   registerMcpCommands(program, run, project);

@@ -62,3 +62,8 @@ export {
   type StandInIssue,
   type StandInRequest,
 } from './forge-standin';
+  startWebhookReceiver,
+  type WebhookReceiver,
+  type ReceivedDelivery,
+  type ReceiverPlan,
+} from './webhook-receiver';

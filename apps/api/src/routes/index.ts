@@ -36,6 +36,7 @@ import { eventHandlers } from './events/router';
 import { openApiHandlers } from './openapi/router';
 import { hookHandlers } from './triggers/hook';
 import { triggerHandlers } from './triggers/router';
+import { webhookHandlers } from './webhooks/router';
 import { secretHandlers } from './secrets/router';
 import { repositoryHandlers } from './repositories/router';
 import { forgeHandlers } from './forge/router';
@@ -86,6 +87,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...secretHandlers(deps),
       ...repositoryHandlers(deps),
       ...forgeHandlers(deps),
+      ...webhookHandlers(deps),
     },
     { authenticate, direct },
   );

@@ -3,8 +3,9 @@ import type { SecretKeyring } from './keyring';
 
 /** Which row a value belongs to: bound into the ciphertext, so a value cannot be moved to another row. */
 export interface SecretRef {
-  /** `repository`: a repository's credential or webhook secret (decision 0046), bound to its id too */
-  scope: 'project' | 'instance' | 'repository';
+  /** `repository`: a repository's credential or webhook secret (decision 0046), bound to its id too;
+   * `webhook`: an outbound webhook's signing secret (decision 0044), named by the webhook's id */
+  scope: 'project' | 'instance' | 'repository' | 'webhook';
   projectId: string | null;
   name: string;
   /** the row's owner_key; bound into the ciphertext for scope `repository` (the repository id) */

@@ -14,6 +14,7 @@ import { SECRET_OPERATIONS } from './secrets';
 import { REPOSITORY_OPERATIONS } from './repositories';
 import { FORGE_OPERATIONS } from './forge';
 import { TRIGGER_OPERATIONS } from './triggers';
+import { WEBHOOK_OPERATIONS } from './webhooks';
 import { ROUTING_OPERATIONS } from './routing';
 import { WORKFLOW_OPERATIONS } from './workflows';
 
@@ -45,6 +46,7 @@ export const OPERATIONS = {
   ...REPOSITORY_OPERATIONS,
   ...FORGE_OPERATIONS,
   ...MCP_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
 };
 
 export type Operations = typeof OPERATIONS;
