@@ -23,6 +23,7 @@ import { StreamSlots } from './http/stream-slots';
 import { RenderPool } from './http/render-pool';
 import { createSecrets } from './secrets';
 import { SecretKeyring } from './secrets/keyring';
+import { createNotifications } from './notifications';
 
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
 
@@ -101,6 +102,7 @@ export async function buildRuntime(
     (removed) => removed && logger.info({ removed }, 'removed stale upload temp files'),
     (error: unknown) => logger.warn({ err: error }, 'sweeping upload temp files failed'),
   );
+  const notifications = createNotifications({ db: dbHandle.db, keyring: secretsKeyring, config, logger });
   const deps: AppDeps = {
     config,
     db: dbHandle.db,
@@ -119,6 +121,7 @@ export async function buildRuntime(
     streams: new StreamSlots(config.streams),
     markdown: { maxRenderedBytes: config.markdown.maxRenderedBytes, pool: new RenderPool(config.markdown) },
     version: VERSION,
+    notifications,
   };
   live.start();
   return {
@@ -129,6 +132,7 @@ export async function buildRuntime(
     close: async () => {
       await live.close();
       secrets.close();
+      notifications.close();
       await bus.close();
       await gitTemplates?.idle();
       await dbHandle.close();

@@ -16,6 +16,14 @@ export interface OAuthProviderConfig {
   pkce: boolean;
 }
 
+export interface NotificationSettings {
+  /** SMTP_URL; null: e-mail is off */
+  smtpUrl: string | null;
+  mailFrom: string;
+  throttlePerRunHour: number;
+  answerLinkTtlMs: number;
+}
+
 export interface Config {
   env: Env['NODE_ENV'];
   host: string;
@@ -56,6 +64,8 @@ export interface Config {
   markdown: MarkdownLimits;
   /** server processes on this host (apps/api/src/cluster/primary.ts); more than 1 only on PostgreSQL */
   processes: number;
+  /** e-mail and chat notifications (decision 0045) */
+  notifications: NotificationSettings;
 }
 
 /** Express `trust proxy` value: which hops' X-Forwarded-* headers count. */
@@ -178,6 +188,12 @@ export function buildConfig(env: Env): Config {
       queue: env.MARKDOWN_RENDER_QUEUE,
     },
     processes: processCount(env.API_PROCESSES, databaseUrl),
+    notifications: {
+      smtpUrl: env.SMTP_URL ?? null,
+      mailFrom: env.MAIL_FROM,
+      throttlePerRunHour: env.NOTIFY_THROTTLE_PER_RUN_HOUR,
+      answerLinkTtlMs: Math.round(env.ANSWER_LINK_TTL_HOURS * 3600_000),
+    },
   };
 }
 

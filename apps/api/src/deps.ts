@@ -13,6 +13,7 @@ import type { PageCache } from './reads/page-cache';
 import type { StreamSlots } from './http/stream-slots';
 import type { MarkdownRendering } from './routes/files/markdown-page';
 import type { Secrets } from './secrets';
+import type { Notifications } from './notifications';
 
 /** Everything the app needs, built once in main.ts (or by a test) and passed to createApp. */
 export interface AppDeps {
@@ -41,4 +42,6 @@ export interface AppDeps {
   /** `.md` pages: the render threads and the size above which a file is shown as text */
   markdown: MarkdownRendering;
   version: string;
+  /** e-mail and chat notifications, their preferences and answer links (decision 0045) */
+  notifications: Notifications;
 }

@@ -22,6 +22,7 @@ export * from './rest/health';
 export * from './rest/events';
 export * from './rest/triggers';
 export * from './rest/secrets';
+export * from './rest/notifications';
 export * from './ws-browser';
 export * from './ws-worker';
 export * from './routes';

@@ -37,6 +37,7 @@ import { openApiHandlers } from './openapi/router';
 import { hookHandlers } from './triggers/hook';
 import { triggerHandlers } from './triggers/router';
 import { secretHandlers } from './secrets/router';
+import { notificationHandlers } from './notifications/router';
 
 /**
  * Every operation under /svc/api, mounted from the protocol's operations table: each resource gives its
@@ -82,6 +83,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...triggerHandlers(deps),
       ...mcpServerHandlers(deps),
       ...secretHandlers(deps),
+      ...notificationHandlers(deps),
     },
     { authenticate, direct },
   );

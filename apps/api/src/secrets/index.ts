@@ -14,6 +14,8 @@ export interface Secrets {
   store: SecretStore;
   /** what runs get, and the maskers of their texts */
   runs: RunSecrets;
+  /** the keyring itself, for values kept in `secrets` under scopes of their own (notifications) */
+  keyring: SecretKeyring;
   /** stops listening to the other replicas */
   close(): void;
 }
@@ -40,5 +42,5 @@ export function createSecrets(deps: {
     },
   });
   const stop = on(deps.bus, 'secrets', () => runs.changed());
-  return { store, runs, close: stop };
+  return { store, runs, keyring, close: stop };
 }

@@ -11,6 +11,7 @@ import { PROJECT_OPERATIONS } from './projects';
 import { MCP_SERVER_OPERATIONS } from './mcp-servers';
 import { SCHEDULE_OPERATIONS } from './schedules';
 import { SECRET_OPERATIONS } from './secrets';
+import { NOTIFICATION_OPERATIONS } from './notifications';
 import { TRIGGER_OPERATIONS } from './triggers';
 import { ROUTING_OPERATIONS } from './routing';
 import { WORKFLOW_OPERATIONS } from './workflows';
@@ -19,6 +20,7 @@ export type { GlobalAction, PolicyAction, ProjectAction } from './actions';
 export type { BodyDoc, HttpMethod, IdentifiedOperation, Operation, PathParams, ResponseDoc } from './operation';
 export { EventStreamFrameSchema } from './streams';
 export { MCP_PATH } from './mcp';
+export { ANSWER_LINK_PATH } from './notifications';
 
 /**
  * Every operation of the API under `/svc/api`, `/svc/auth`, `/svc/apps` and `/svc/mcp`, by operation id, in the order of
@@ -40,6 +42,7 @@ export const OPERATIONS = {
   ...ROUTING_OPERATIONS,
   ...MCP_SERVER_OPERATIONS,
   ...SECRET_OPERATIONS,
+  ...NOTIFICATION_OPERATIONS,
   ...MCP_OPERATIONS,
 };
 
