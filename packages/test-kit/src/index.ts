@@ -45,3 +45,5 @@ export {
 } from './load-balancer';
 export { connectMcp, outcomeOf, toolJson, type McpClient, type CallToolResult } from './mcp';
 export { startMcpHttpServer, type McpHttpServer, type McpCallRecord } from './mcp-http-server';
+export { startSmtpServer, parseMail, type SmtpServer, type ReceivedMail } from './smtp-server';
+export { startChatReceiver, type ChatReceiver, type ChatRequest } from './chat-receiver';
