@@ -23,7 +23,8 @@ import { StreamSlots } from './http/stream-slots';
 import { RenderPool } from './http/render-pool';
 import { createSecrets } from './secrets';
 import { SecretKeyring } from './secrets/keyring';
-import { createNotifications } from './notifications';
+import { Outbox } from './outbox';
+import { createNotifications, NOTIFICATIONS_CONSUMER } from './notifications';
 
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
 
@@ -68,11 +69,21 @@ export async function buildRuntime(
   const fanout: EventFanout = bus.shared
     ? new ClusterFanout(bus, (ref, after, limit) => eventsSince(dbHandle.db, ref, after, limit), logger)
     : new LocalFanout();
+  // The outbox's rows commit with the events that cause them; its consumers register in createLiveServices.
+  const outbox = new Outbox({
+    db: dbHandle.db,
+    provider: dbHandle.provider,
+    logger,
+    replicaId: config.replicaId,
+    publicUrl: () => config.publicUrl,
+    settings: config.outbox,
+  });
   const events = new EventStore({
     db: dbHandle.db,
     provider: dbHandle.provider,
     fanout,
     sqliteWriter: dbHandle.sqliteWriter,
+    outbox,
   });
   // Clones or fetches in the background: start-up never waits for the template repository.
   const gitTemplates = options.templates
@@ -96,6 +107,8 @@ export async function buildRuntime(
     bus,
     secrets: secrets.runs,
     steering: options.steering,
+    outbox,
+    keyring: secretsKeyring,
   });
   // Also in the background: upload temp files left by a crash are removed once they are stale.
   void storage.sweepStaleUploads().then(
@@ -103,6 +116,8 @@ export async function buildRuntime(
     (error: unknown) => logger.warn({ err: error }, 'sweeping upload temp files failed'),
   );
   const notifications = createNotifications({ db: dbHandle.db, keyring: secretsKeyring, config, logger });
+  // Before live.start() starts the outbox: e-mail and chat notifications of run events (decision 0045).
+  outbox.register(NOTIFICATIONS_CONSUMER, (event) => notifications.notifier.handle(event));
   const deps: AppDeps = {
     config,
     db: dbHandle.db,
@@ -118,6 +133,7 @@ export async function buildRuntime(
     templates,
     storage,
     secrets,
+    webhooks: live.webhooks,
     streams: new StreamSlots(config.streams),
     markdown: { maxRenderedBytes: config.markdown.maxRenderedBytes, pool: new RenderPool(config.markdown) },
     version: VERSION,

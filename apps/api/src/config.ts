@@ -64,6 +64,10 @@ export interface Config {
   markdown: MarkdownLimits;
   /** server processes on this host (apps/api/src/cluster/primary.ts); more than 1 only on PostgreSQL */
   processes: number;
+  /** the outbox of public run events (apps/api/src/outbox) */
+  outbox: { pollMs: number; leaseSeconds: number; retryBaseMs: number };
+  /** outbound webhooks (apps/api/src/webhooks) */
+  webhooks: { retryBaseMs: number; retryHours: number; timeoutMs: number; allowPrivateTargets: boolean };
   /** e-mail and chat notifications (decision 0045) */
   notifications: NotificationSettings;
 }
@@ -188,6 +192,17 @@ export function buildConfig(env: Env): Config {
       queue: env.MARKDOWN_RENDER_QUEUE,
     },
     processes: processCount(env.API_PROCESSES, databaseUrl),
+    outbox: {
+      pollMs: env.OUTBOX_POLL_MS,
+      leaseSeconds: env.OUTBOX_LEASE_SECONDS,
+      retryBaseMs: env.OUTBOX_RETRY_BASE_MS,
+    },
+    webhooks: {
+      retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
+      retryHours: env.WEBHOOK_RETRY_HOURS,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    },
     notifications: {
       smtpUrl: env.SMTP_URL ?? null,
       mailFrom: env.MAIL_FROM,

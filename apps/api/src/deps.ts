@@ -13,6 +13,7 @@ import type { PageCache } from './reads/page-cache';
 import type { StreamSlots } from './http/stream-slots';
 import type { MarkdownRendering } from './routes/files/markdown-page';
 import type { Secrets } from './secrets';
+import type { WebhookService } from './webhooks';
 import type { Notifications } from './notifications';
 
 /** Everything the app needs, built once in main.ts (or by a test) and passed to createApp. */
@@ -37,6 +38,8 @@ export interface AppDeps {
   storage: Storage;
   /** project and instance secrets: management, what runs get, the maskers of their texts */
   secrets: Secrets;
+  /** outbound webhooks: management helpers and the delivery runner (issue 25) */
+  webhooks: WebhookService;
   /** open event streams (SSE and browser sockets) of this process, per caller and in all */
   streams: StreamSlots;
   /** `.md` pages: the render threads and the size above which a file is shown as text */

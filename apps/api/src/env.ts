@@ -118,6 +118,25 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^(auto|[1-9]\d{0,2})$/, 'must be a count from 1 to 999 or auto')
     .default('1'),
+  // ---- issue 25: the outbox and outbound webhooks ----
+  /** how often each replica looks for outbox work another replica wrote (its own writes wake it at once) */
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** how long a replica holds an outbox event or a webhook delivery it took (a killed replica's work waits this long) */
+  OUTBOX_LEASE_SECONDS: z.coerce.number().min(0.1).max(3600).default(60),
+  /** first retry delay of a failed outbox consumer; it doubles per attempt, at most 10 minutes */
+  OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),
+  /** first retry delay of a failed webhook delivery; it doubles per attempt, at most 1 hour, for WEBHOOK_RETRY_HOURS */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
+  /** how long a webhook delivery is retried before it is given up */
+  WEBHOOK_RETRY_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 7)
+    .default(24),
+  /** time-out of one webhook request (connect, answer and body) */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** allow webhook targets on loopback, private, link-local and other internal addresses (tests, one-host setups) */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -21,6 +21,9 @@ import { BackgroundWork } from './lib/background-work';
 import type { Storage } from './services/storage';
 import type { TemplateCatalog } from './services/templates';
 import type { RunSecrets } from './secrets/run-secrets';
+import type { SecretKeyring } from './secrets/keyring';
+import type { Outbox } from './outbox';
+import { WebhookService } from './webhooks';
 import { TimerScheduler } from './timers/scheduler';
 import { ScheduleRunner } from './schedules/runner';
 import { isUnfinished, RunBudgets, WorkflowLifecycle, type Steering } from './workflows';
@@ -43,6 +46,10 @@ export interface LiveServices {
   config: Config;
   /** prunes LLM call details past `llm_detail_retention_days` */
   detailRetention: LlmDetailRetention;
+  /** the durable outbox of public run events; consumers register here before start() (issue 25) */
+  outbox: Outbox;
+  /** outbound webhooks: the outbox consumer `webhooks` and the delivery runner */
+  webhooks: WebhookService;
   /** Starts the timer scheduler, the schedule runner and the worker liveness sweep. */
   start(): void;
   /** Stops them and waits for updates in flight to be stored. */
@@ -67,6 +74,10 @@ export interface LiveServicesDeps {
   steering?: Steering;
   /** what each dispatch carries, and the maskers of the runs' updates */
   secrets: RunSecrets;
+  /** the outbox the event store writes to (bootstrap builds it before the event store) */
+  outbox: Outbox;
+  /** the secrets' keyring (webhook signing secrets are sealed with it) */
+  keyring: SecretKeyring;
 }
 
 /** Builds the live services in dependency order; every dependency is passed to a constructor. */
@@ -140,6 +151,15 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   });
 
   const detailRetention = new LlmDetailRetention(db, logger);
+  const { outbox } = deps;
+  const webhooks = new WebhookService({
+    db,
+    keyring: deps.keyring,
+    logger: deps.logger.child({ component: 'webhooks' }),
+    replicaId: bus.replicaId,
+    settings: { ...config.webhooks, pollMs: config.outbox.pollMs, leaseSeconds: config.outbox.leaseSeconds },
+  });
+  outbox.register('webhooks', (event) => webhooks.enqueue(event));
   let closing = false;
 
   return {
@@ -154,7 +174,11 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     bus,
     config,
     detailRetention,
+    outbox,
+    webhooks,
     start() {
+      outbox.start();
+      webhooks.start();
       timers.start();
       schedules.start();
       liveness.start();
@@ -170,6 +194,8 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     async close() {
       closing = true;
       for (const stop of stopEffects) stop();
+      await outbox.stop();
+      await webhooks.stop();
       await detailRetention.stop();
       await liveness.stop();
       await timers.stop();

@@ -21,6 +21,7 @@ export * from './rest/files';
 export * from './rest/health';
 export * from './rest/events';
 export * from './rest/triggers';
+export * from './rest/webhooks';
 export * from './rest/secrets';
 export * from './rest/notifications';
 export * from './ws-browser';

@@ -45,5 +45,11 @@ export {
 } from './load-balancer';
 export { connectMcp, outcomeOf, toolJson, type McpClient, type CallToolResult } from './mcp';
 export { startMcpHttpServer, type McpHttpServer, type McpCallRecord } from './mcp-http-server';
+export {
+  startWebhookReceiver,
+  type WebhookReceiver,
+  type ReceivedDelivery,
+  type ReceiverPlan,
+} from './webhook-receiver';
 export { startSmtpServer, parseMail, type SmtpServer, type ReceivedMail } from './smtp-server';
 export { startChatReceiver, type ChatReceiver, type ChatRequest } from './chat-receiver';

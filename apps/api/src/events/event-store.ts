@@ -26,6 +26,14 @@ export interface EventStoreDeps {
   fanout: EventFanout;
   /** SQLite: what a batch outside a caller's transaction is written through (DbHandle.sqliteWriter) */
   sqliteWriter: SqliteWriter | null;
+  /** the outbox of public run events: its rows commit with the events that cause them (issue 25) */
+  outbox?: OutboxRows;
+}
+
+/** What the event store needs of the outbox (apps/api/src/outbox). */
+export interface OutboxRows {
+  rowsFor(groups: readonly EventGroup[], at: Date): TableRows[];
+  committed(stored: readonly StoredEvent[]): void;
 }
 
 /**
@@ -63,6 +71,7 @@ export class EventStore {
     const stored = options.interactive
       ? await db.$transaction(async (tx) => this.write(tx, await prepare(tx), true))
       : await this.write(options.client ?? db, await prepare(null), false);
+    this.deps.outbox?.committed(stored);
     if (options.publish !== false) this.publish(stored);
     return stored;
   }
@@ -128,7 +137,8 @@ export class EventStore {
       .filter(({ event }) => !event.derived)
       .map(({ event, ...at }) => ({ ...at, type: event.type, data: event.stored ?? event.data }));
     const counters = groups.map((g) => ({ id: g.workflow.id, n: g.events.length, max_seq: g.maxUpdateSeq ?? 0 }));
-    const last = await this.sql.write(client, counters, batch.tables ?? [], rows, at, inTransaction);
+    const tables = [...(batch.tables ?? []), ...(this.deps.outbox?.rowsFor(groups, at) ?? [])];
+    const last = await this.sql.write(client, counters, tables, rows, at, inTransaction);
     const projectOf = new Map(groups.map((g) => [g.workflow.id, g.workflow.project_id]));
     return all.map(({ workflow_id, n, ord, event }) =>
       toStoredEvent(

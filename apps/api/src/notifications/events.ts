@@ -1,17 +1,9 @@
 import type { NotificationEvent } from '@svc/protocol';
 
-/**
- * The outbox's event as the notifications consumer reads it (apps/api/src/outbox, RULES interface):
- * structurally the outbox's `OutboxEvent`, so the consumer does not depend on more than these fields.
- */
-export interface RunOutboxEvent {
-  id: string;
-  type: string;
-  project_id: string;
-  workflow_id: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
+import type { OutboxEvent } from '../outbox';
+
+/** The outbox's event (apps/api/src/outbox) as the `notifications` consumer gets it. */
+export type RunOutboxEvent = OutboxEvent;
 
 const KIND_BY_TYPE: Record<string, NotificationEvent> = {
   'run.waiting_for_input': 'waiting_for_input',

@@ -144,7 +144,9 @@ export class Notifier {
       number: workflow.number,
       title: fresh.title,
       runUrl: this.runUrl(workflow),
-      question: question?.question ?? (kind === 'budget_reached' ? stringOf(event.data.question) : null),
+      question:
+        question?.question ??
+        (kind === 'budget_reached' ? (stringOf(event.data.question) ?? stringOf(event.data.message)) : null),
       error: kind === 'failed' ? (fresh.error ?? stringOf(event.data.error)) : null,
       reportUrl: kind === 'completed' ? stringOf(event.data.report_url) : null,
     };

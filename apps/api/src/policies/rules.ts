@@ -26,6 +26,7 @@ const MEMBER_ACTIONS = new Set<ProjectAction>([
   'storage.read',
   'storage.write',
   'trigger.manage',
+  'webhook.manage',
   'token.job',
   'schedule.read',
   'schedule.manage',

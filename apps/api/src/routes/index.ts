@@ -36,6 +36,7 @@ import { eventHandlers } from './events/router';
 import { openApiHandlers } from './openapi/router';
 import { hookHandlers } from './triggers/hook';
 import { triggerHandlers } from './triggers/router';
+import { webhookHandlers } from './webhooks/router';
 import { secretHandlers } from './secrets/router';
 import { notificationHandlers } from './notifications/router';
 
@@ -83,6 +84,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...triggerHandlers(deps),
       ...mcpServerHandlers(deps),
       ...secretHandlers(deps),
+      ...webhookHandlers(deps),
       ...notificationHandlers(deps),
     },
     { authenticate, direct },

@@ -3,7 +3,7 @@ import type { SecretKeyring } from './keyring';
 
 /** Which row a value belongs to: bound into the ciphertext, so a value cannot be moved to another row. */
 export interface SecretRef {
-  scope: 'project' | 'instance';
+  scope: 'project' | 'instance' | 'webhook';
   projectId: string | null;
   name: string;
 }

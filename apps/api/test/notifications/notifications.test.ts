@@ -74,7 +74,7 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
   }
 
   /** The outbox's event of this kind for the run (what the outbox hands the `notifications` consumer). */
-  const outboxEvent = (type: string, workflowId: string, data: Record<string, unknown> = {}): RunOutboxEvent => ({
+  const outboxEvent = (type: RunOutboxEvent['type'], workflowId: string, data: Record<string, unknown> = {}): RunOutboxEvent => ({
     id: `evt-${provider}-${++eventCount}`,
     type,
     project_id: projectId,

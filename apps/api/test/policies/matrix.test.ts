@@ -39,6 +39,9 @@ interface World {
   trigger: string;
   /** an instance secret of this world (the project has the secret WORLD_TOKEN) */
   instanceSecret: string;
+  /** an outbound webhook of the project, and one of its deliveries */
+  webhook: string;
+  webhookDelivery: string;
 }
 
 interface RouteCase {
@@ -257,6 +260,22 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 404 403', 'rotateTriggerSecret', (w) => `/triggers/${w.trigger}/rotate-secret`),
   row('401 404 200 200 200 404 404 403', 'listTriggerDeliveries', (w) => `/triggers/${w.trigger}/deliveries`),
   row('401 404 200 200 200 404 200 404', 'getWorkflowTrigger', (w) => `/workflows/${w.workflow}/trigger`),
+  // Outbound webhooks (issue 25): members manage them and their delivery log.
+  row('401 404 200 200 200 404 404 403', 'listWebhooks', (w) => `/projects/${w.project}/webhooks`),
+  row('401 404 201 201 201 404 404 403', 'createWebhook', (w) => `/projects/${w.project}/webhooks`, {
+    body: { url: 'https://hooks.example.com/new' },
+  }),
+  row('401 404 200 200 200 404 404 403', 'getWebhook', (w) => `/webhooks/${w.webhook}`),
+  row('401 404 200 200 200 404 404 403', 'updateWebhook', (w) => `/webhooks/${w.webhook}`, {
+    body: { description: 'R' },
+  }),
+  row('401 404 204 204 204 404 404 403', 'deleteWebhook', (w) => `/webhooks/${w.webhook}`),
+  row('401 404 200 200 200 404 404 403', 'listWebhookDeliveries', (w) => `/webhooks/${w.webhook}/deliveries`),
+  row(
+    '401 404 202 202 202 404 404 403',
+    'redeliverWebhookDelivery',
+    (w) => `/webhooks/${w.webhook}/deliveries/${w.webhookDelivery}/redeliver`,
+  ),
   // Secrets: members see a project's names, owners write them; instance secrets are the administrators'.
   row('401 404 200 200 200 404 404 403', 'listSecrets', (w) => `/projects/${w.project}/secrets`),
   row('401 404 200 200 200 404 404 403', 'listSecretEvents', (w) => `/projects/${w.project}/secrets/events`),
@@ -481,6 +500,23 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
       await tx.secret.create({
         data: { scope: 'project', project_id: project.id, owner_key: project.id, name: 'WORLD_TOKEN', ...sealed },
       });
+      const webhook = await tx.webhook.create({
+        data: { project_id: project.id, url: 'https://hooks.example.com/x', events: '[]', created_by: users.owner.id },
+      });
+      await tx.secret.create({
+        data: { scope: 'webhook', project_id: project.id, owner_key: webhook.id, name: webhook.id, ...sealed },
+      });
+      const webhookDelivery = await tx.webhookDelivery.create({
+        data: {
+          webhook_id: webhook.id,
+          event_id: `e-${webhook.id}`,
+          event_type: 'run.created',
+          payload: '{}',
+          state: 'failed',
+          next_attempt_at: new Date(),
+          expires_at: new Date(),
+        },
+      });
       const instanceSecret = `WORLD_${project.id}`;
       await tx.secret.create({
         data: { scope: 'instance', owner_key: '', name: instanceSecret, visibility: 'all', ...sealed },
@@ -508,6 +544,8 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         token: token.jti,
         trigger: trigger.id,
         instanceSecret,
+        webhook: webhook.id,
+        webhookDelivery: webhookDelivery.id,
       };
     });
     const dir = join(server.dataDir, 'workspaces', world.project, world.workflow);

@@ -4,6 +4,7 @@ import type { AuthProviderKind } from '../rest/auth';
 import { servedOperations } from '../routes';
 import type { IdentifiedOperation, ResponseDoc } from '../routes/operation';
 import { NAMED_SCHEMAS } from './schemas';
+import { WEBHOOK_EVENT_DOCS, WEBHOOK_HEADERS, WebhookEventTypeSchema, WebhookPayloadSchema } from '../rest/webhooks';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -63,6 +64,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
     paths,
+    webhooks: webhooksSection(),
     components: {
       schemas,
       securitySchemes: {
@@ -244,4 +246,41 @@ export function documentedOperations(document: Json): string[] {
     for (const method of Object.keys(ops)) found.push(`${method.toUpperCase()} ${path}`);
   }
   return found.sort();
+}
+
+/**
+ * The outbound webhooks' deliveries (OpenAPI 3.1 `webhooks`): one POST per event type, its JSON body
+ * (`type` fixed to that event) and the signature headers. Answer 2xx to acknowledge; anything else is
+ * retried with exponential backoff for 24 hours.
+ */
+function webhooksSection(): Json {
+  const out: Json = {};
+  for (const type of WebhookEventTypeSchema.options) {
+    const body = clean(
+      z.toJSONSchema(WebhookPayloadSchema.extend({ type: z.literal(type) }), {
+        target: 'draft-2020-12',
+        io: 'output',
+        unrepresentable: 'any',
+      }),
+    );
+    out[type] = {
+      post: {
+        operationId: `webhook_${type.replace(/\./g, '_')}`,
+        tags: ['webhooks'],
+        summary: WEBHOOK_EVENT_DOCS[type],
+        parameters: Object.entries(WEBHOOK_HEADERS).map(([name, description]) => ({
+          name,
+          in: 'header',
+          required: true,
+          description,
+          schema: { type: 'string' },
+        })),
+        requestBody: { required: true, content: { 'application/json': { schema: body } } },
+        responses: {
+          '2XX': { description: 'received (any 2xx); other answers and errors are retried with backoff' },
+        },
+      },
+    };
+  }
+  return out;
 }

@@ -9,6 +9,16 @@ import {
   TokenResponseSchema,
   UserSchema,
 } from '../rest/auth';
+import {
+  CreateWebhookRequestSchema,
+  UpdatedWebhookSchema,
+  UpdateWebhookRequestSchema,
+  WebhookDeliveryListSchema,
+  WebhookDeliverySchema,
+  WebhookListSchema,
+  WebhookSchema,
+  WebhookWithSecretSchema,
+} from '../rest/webhooks';
 import { ApiTokenListSchema } from '../rest/tokens';
 import { StreamControlSchema } from '../rest/events';
 import { FileListSchema, FileWrittenSchema } from '../rest/files';
@@ -117,4 +127,12 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   Event: BrowserEventSchema,
   StreamControl: StreamControlSchema,
   EventStreamFrame: EventStreamFrameSchema,
+  Webhook: WebhookSchema,
+  WebhookList: WebhookListSchema,
+  WebhookWithSecret: WebhookWithSecretSchema,
+  UpdatedWebhook: UpdatedWebhookSchema,
+  CreateWebhookRequest: CreateWebhookRequestSchema,
+  UpdateWebhookRequest: UpdateWebhookRequestSchema,
+  WebhookDelivery: WebhookDeliverySchema,
+  WebhookDeliveryList: WebhookDeliveryListSchema,
 };

@@ -16,6 +16,7 @@ export type ProjectAction =
   | 'storage.write'
   | 'token.job'
   | 'trigger.manage' // inbound triggers: list, create, change, rotate, delete, deliveries
+  | 'webhook.manage' // outbound webhooks: list, create, change, rotate, delete, deliveries, redeliver (members)
   | 'schedule.read'
   | 'schedule.manage' // create, change, pause, resume, delete a schedule
   | 'mcp.read' // the project's MCP servers (members)

@@ -13,6 +13,7 @@ import { SCHEDULE_OPERATIONS } from './schedules';
 import { SECRET_OPERATIONS } from './secrets';
 import { NOTIFICATION_OPERATIONS } from './notifications';
 import { TRIGGER_OPERATIONS } from './triggers';
+import { WEBHOOK_OPERATIONS } from './webhooks';
 import { ROUTING_OPERATIONS } from './routing';
 import { WORKFLOW_OPERATIONS } from './workflows';
 
@@ -44,6 +45,7 @@ export const OPERATIONS = {
   ...SECRET_OPERATIONS,
   ...NOTIFICATION_OPERATIONS,
   ...MCP_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
 };
 
 export type Operations = typeof OPERATIONS;

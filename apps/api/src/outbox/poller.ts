@@ -1,0 +1,64 @@
+/**
+ * Runs `pass` again and again: at once after `kick()`, else after `pollMs` (or earlier when `pass` names
+ * the next due moment). One pass at a time; `stop()` waits for the pass in flight.
+ */
+export class Poller {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    /** returns when the next work is due (null: nothing known; poll) */
+    private readonly pass: () => Promise<Date | null>,
+    private readonly pollMs: number,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.kick();
+  }
+
+  /** Work may be waiting: run a pass now (or right after the one in flight). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.running = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    let next: Date | null = null;
+    try {
+      next = await this.pass();
+    } catch (err) {
+      this.onError(err);
+    }
+    this.running = null;
+    if (this.stopped) return;
+    if (this.again) {
+      this.again = false;
+      this.kick();
+      return;
+    }
+    const wait = next ? Math.max(0, Math.min(this.pollMs, next.getTime() - Date.now())) : this.pollMs;
+    this.timer = setTimeout(() => this.kick(), wait);
+    this.timer.unref();
+  }
+}
+
+/** Exponential backoff: `base` × 2^(attempt-1), at most `max` (attempt counts from 1). */
+export const backoffMs = (attempt: number, base: number, max: number) =>
+  Math.min(max, base * 2 ** Math.min(Math.max(0, attempt - 1), 40));

@@ -1,0 +1,109 @@
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { signDelivery } from '../triggers/signature';
+import { guardedLookup, isInternalAddress } from './targets';
+
+/** The most of a response body kept in the delivery log. */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+export interface SendRequest {
+  url: string;
+  secret: string;
+  webhookId: string;
+  deliveryId: string;
+  event: string;
+  body: string;
+  userAgent: string;
+}
+
+export interface SendResult {
+  /** null when no response came */
+  statusCode: number | null;
+  durationMs: number;
+  responseExcerpt: string;
+  error: string | null;
+}
+
+/** The headers of one delivery: ids, the event, and `X-Svc-Signature` over "<timestamp>.<body>". */
+export function deliveryHeaders(request: SendRequest, timestamp: number): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': request.userAgent,
+    'X-Svc-Webhook-Id': request.webhookId,
+    'X-Svc-Delivery': request.deliveryId,
+    'X-Svc-Event': request.event,
+    ...(signDelivery('timestamped', request.secret, request.body, timestamp) as unknown as Record<string, string>),
+  };
+}
+
+/**
+ * POSTs one delivery: no redirects followed, internal addresses refused at connect time (unless allowed),
+ * the whole exchange bounded by `timeoutMs`, at most RESPONSE_EXCERPT_BYTES of the answer kept.
+ */
+export function sendDelivery(
+  request: SendRequest,
+  options: { timeoutMs: number; allowPrivate: boolean },
+): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (result: Omit<SendResult, 'durationMs'>) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve({ ...result, durationMs: elapsed() });
+    };
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return finish({ statusCode: null, responseExcerpt: '', error: 'the URL does not parse' });
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (!options.allowPrivate && isIP(host) && isInternalAddress(host))
+      return finish({ statusCode: null, responseExcerpt: '', error: `refused: ${host} is an internal address` });
+    const body = Buffer.from(request.body, 'utf8');
+    const headers = {
+      ...deliveryHeaders(request, Math.floor(Date.now() / 1000)),
+      'Content-Length': String(body.length),
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    const req = client.request(url, {
+      method: 'POST',
+      headers,
+      lookup: guardedLookup(options.allowPrivate) as never,
+      agent: false,
+    });
+    const timer = setTimeout(() => {
+      req.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+    req.on('error', (err) => finish({ statusCode: null, responseExcerpt: '', error: err.message }));
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (kept < RESPONSE_EXCERPT_BYTES) {
+          chunks.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - kept));
+          kept += Math.min(chunk.length, RESPONSE_EXCERPT_BYTES - kept);
+        }
+      });
+      res.on('end', () =>
+        finish({
+          statusCode: res.statusCode ?? null,
+          responseExcerpt: Buffer.concat(chunks).toString('utf8'),
+          error: null,
+        }),
+      );
+      res.on('error', (err) =>
+        finish({
+          statusCode: res.statusCode ?? null,
+          responseExcerpt: Buffer.concat(chunks).toString('utf8'),
+          error: err.message,
+        }),
+      );
+    });
+    req.end(body);
+  });
+}
