@@ -17,7 +17,7 @@ export interface NotifierDeps {
   preferences: NotificationPreferenceStore;
   mailer: Mailer;
   links: AnswerLinks;
-  config: Pick<Config, 'publicUrl' | 'webAppUrl' | 'notifications'>;
+  config: Pick<Config, 'publicUrl' | 'webAppUrl' | 'notifications' | 'webhooks'>;
   logger: Logger;
   now?: () => Date;
 }
@@ -153,7 +153,7 @@ export class Notifier {
     if (channel === 'email') return this.mail(notice, member.user, prefs, fresh, question);
     const url = await this.deps.preferences.chatUrl(prefs.userId);
     if (!url) return { status: 'skipped', why: 'no chat webhook URL' };
-    await postChat(url, chatPayload(prefs.chat.format, chatOf(notice)));
+    await postChat(url, chatPayload(prefs.chat.format, chatOf(notice)), this.chatOptions());
     return { status: 'sent' };
   }
 
@@ -177,6 +177,11 @@ export class Notifier {
     return { status: 'sent' };
   }
 
+  private chatOptions() {
+    const { allowPrivateTargets, timeoutMs } = this.deps.config.webhooks;
+    return { allowPrivate: allowPrivateTargets, timeoutMs };
+  }
+
   /** Sent messages of this person, run and channel in the last hour, at or above the limit. */
   private async throttled(userId: string, workflowId: string, channel: NotificationChannel, rowId: string) {
     const since = new Date(this.now().getTime() - HOUR_MS);
@@ -198,7 +203,12 @@ export function wants(prefs: StoredPreferences, channel: NotificationChannel, ki
 
 /** The test message of `POST /me/notifications/test`. */
 export async function sendTestNotification(
-  deps: { preferences: NotificationPreferenceStore; mailer: Mailer; publicUrl: string },
+  deps: {
+    preferences: NotificationPreferenceStore;
+    mailer: Mailer;
+    publicUrl: string;
+    chat: { allowPrivate: boolean; timeoutMs: number };
+  },
   user: User,
   channel: NotificationChannel,
 ): Promise<{ to: string }> {
@@ -221,7 +231,7 @@ export async function sendTestNotification(
   }
   const url = await deps.preferences.chatUrl(user.id);
   if (!url) throw new TestNotSent('conflict', 'no chat webhook URL: set one in the preferences (chat.url)');
-  await postChat(url, chatPayload(prefs.chat.format, notice)).catch((error: unknown) => {
+  await postChat(url, chatPayload(prefs.chat.format, notice), deps.chat).catch((error: unknown) => {
     throw new TestNotSent('unavailable', (error as Error).message);
   });
   return { to: new URL(url).host };

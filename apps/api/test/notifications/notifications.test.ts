@@ -42,6 +42,8 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
       SMTP_URL: smtp.url,
       MAIL_FROM: 'svc <svc@example.test>',
       NOTIFY_THROTTLE_PER_RUN_HOUR: '2',
+      // the receivers listen on loopback, which chat webhooks (like outbound webhooks) refuse by default
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     });
     token = await workerToken(server);
     alice = await server.login('alice');

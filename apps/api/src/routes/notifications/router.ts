@@ -5,6 +5,7 @@ import type { Handlers, OperationHandler } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
 import { DomainError, forbidden, invalidInput } from '../../domain/errors';
 import { presentPreferences, sendTestNotification, TestNotSent } from '../../notifications';
+import { targetProblem } from '../../webhooks/targets';
 
 /** Personal settings belong to a person's own credential: a session or an api token not narrowed to a project. */
 function personOf(req: Request): User {
@@ -45,6 +46,8 @@ export function notificationHandlers(
       const unknown = body.projects.find((id) => !ids.has(id));
       if (unknown !== undefined) throw invalidInput(`body.projects: no project ${JSON.stringify(unknown)} of yours`);
     }
+    const problem = body.chat?.url ? targetProblem(body.chat.url, config.webhooks.allowPrivateTargets) : null;
+    if (problem) throw invalidInput(`body.chat.${problem}`);
     await notifications.preferences.write(user.id, body);
     res.json(await present(user));
   };
@@ -54,7 +57,12 @@ export function notificationHandlers(
     const { channel } = input.body();
     try {
       const { to } = await sendTestNotification(
-        { preferences: notifications.preferences, mailer: notifications.mailer, publicUrl: config.publicUrl },
+        {
+          preferences: notifications.preferences,
+          mailer: notifications.mailer,
+          publicUrl: config.publicUrl,
+          chat: { allowPrivate: config.webhooks.allowPrivateTargets, timeoutMs: config.webhooks.timeoutMs },
+        },
         user,
         channel,
       );
