@@ -112,7 +112,11 @@ export const EnvSchema = z.object({
   /** messages per person, run and channel in a rolling hour; past it they are dropped (final outcomes pass) */
   NOTIFY_THROTTLE_PER_RUN_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
   /** how long a waiting-for-input mail's answer link works */
-  ANSWER_LINK_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 30).default(72),
+  ANSWER_LINK_TTL_HOURS: z.coerce
+    .number()
+    .min(0.01)
+    .max(24 * 30)
+    .default(72),
   /** server processes on this host (node:cluster, one shared port): a count or `auto` (one per core) */
   API_PROCESSES: z
     .string()

@@ -35,7 +35,9 @@ const server = new SMTPServer({
   },
 });
 server.on('error', (err) => process.stderr.write(`smtp-server error: ${err.message}\n`));
-server.listen(Number(process.env.SMTP_PORT || 0), '127.0.0.1', () => say({ type: 'listening', port: server.server.address().port }));
+server.listen(Number(process.env.SMTP_PORT || 0), '127.0.0.1', () =>
+  say({ type: 'listening', port: server.server.address().port }),
+);
 const stop = () => server.close(() => process.exit(0));
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

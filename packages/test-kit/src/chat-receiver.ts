@@ -48,7 +48,14 @@ export async function startChatReceiver(): Promise<ChatReceiver> {
         failures = { ...failures, count: failures.count - 1 };
         status = failures.status;
       }
-      const request: ChatRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json, status };
+      const request: ChatRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        json,
+        status,
+      };
       requests.push(request);
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'failing on purpose');
       for (const waiter of [...waiting])

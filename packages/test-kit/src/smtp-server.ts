@@ -90,7 +90,9 @@ function listenLines(child: ManagedProcess, onLine: (line: string) => void): () 
 
 const decodeQuotedPrintable = (text: string) =>
   Buffer.from(
-    text.replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    text
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
     'latin1',
   ).toString('utf8');
 

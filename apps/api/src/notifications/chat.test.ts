@@ -39,9 +39,9 @@ describe('postChat', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     try {
       await expect(postChat(url, { text: 'x' }, { allowPrivate: false })).rejects.toThrow('internal addresses');
-      await expect(postChat(url.replace('127.0.0.1', 'localhost'), { text: 'x' }, { allowPrivate: false })).rejects.toThrow(
-        'internal host names',
-      );
+      await expect(
+        postChat(url.replace('127.0.0.1', 'localhost'), { text: 'x' }, { allowPrivate: false }),
+      ).rejects.toThrow('internal host names');
       expect(bodies).toEqual([]);
       await postChat(url, { text: 'hello' }, { allowPrivate: true });
       expect(bodies).toEqual(['{"text":"hello"}']);

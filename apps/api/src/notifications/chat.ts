@@ -19,7 +19,10 @@ export function chatPayload(format: ChatFormat, message: ChatMessage): Record<st
       return {
         text: `${message.title}\n${message.text}\n<${message.url}|Open the run>`,
         blocks: [
-          { type: 'section', text: { type: 'mrkdwn', text: `*${escapeSlack(message.title)}*\n${escapeSlack(message.text)}` } },
+          {
+            type: 'section',
+            text: { type: 'mrkdwn', text: `*${escapeSlack(message.title)}*\n${escapeSlack(message.text)}` },
+          },
           { type: 'section', text: { type: 'mrkdwn', text: `<${message.url}|Open the run>` } },
         ],
       };
@@ -31,9 +34,7 @@ export function chatPayload(format: ChatFormat, message: ChatMessage): Record<st
         summary: message.title,
         title: message.title,
         text: message.text,
-        potentialAction: [
-          { '@type': 'OpenUri', name: 'Open the run', targets: [{ os: 'default', uri: message.url }] },
-        ],
+        potentialAction: [{ '@type': 'OpenUri', name: 'Open the run', targets: [{ os: 'default', uri: message.url }] }],
       };
     case 'discord':
       return {

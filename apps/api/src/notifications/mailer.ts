@@ -28,9 +28,7 @@ export function smtpMailer(smtpUrl: string | null, from: string): Mailer {
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
     secure: url.protocol === 'smtps:',
-    auth: url.username
-      ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }
-      : undefined,
+    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
     connectionTimeout: 15_000,
     greetingTimeout: 15_000,
     socketTimeout: 30_000,

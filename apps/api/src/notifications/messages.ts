@@ -40,7 +40,12 @@ function details(notice: RunNotice): string[] {
 }
 
 export const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 
 export function mailOf(notice: RunNotice, to: string): MailMessage {
   const subject = `[svc] ${headlineOf(notice)}`.replace(/[\r\n]+/g, ' ');

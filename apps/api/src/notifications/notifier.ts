@@ -60,9 +60,15 @@ export class Notifier {
       include: { project: { select: { name: true } } },
     });
     if (!workflow) return;
-    const members = await db.projectMember.findMany({ where: { project_id: workflow.project_id }, select: { user_id: true } });
+    const members = await db.projectMember.findMany({
+      where: { project_id: workflow.project_id },
+      select: { user_id: true },
+    });
     const wanted = (await this.deps.preferences.readMany(members.map((m) => m.user_id))).flatMap((prefs) =>
-      CHANNELS.filter((channel) => wants(prefs, channel, kind, workflow.project_id)).map((channel) => ({ prefs, channel })),
+      CHANNELS.filter((channel) => wants(prefs, channel, kind, workflow.project_id)).map((channel) => ({
+        prefs,
+        channel,
+      })),
     );
     if (wanted.length === 0) return;
     const failures: string[] = [];
@@ -135,7 +141,8 @@ export class Notifier {
     const fresh = await db.workflow.findFirst({ where: { id: workflow.id, deleted_at: null } });
     if (!fresh) return { status: 'skipped', why: 'the run is gone' };
     const question = kind === 'waiting_for_input' ? await openQuestionOf(db, fresh) : null;
-    if (kind === 'waiting_for_input' && !question) return { status: 'skipped', why: 'the question was answered meanwhile' };
+    if (kind === 'waiting_for_input' && !question)
+      return { status: 'skipped', why: 'the question was answered meanwhile' };
     if (!isFinalKind(kind) && (await this.throttled(prefs.userId, workflow.id, channel, rowId)))
       return { status: 'throttled', why: `more than ${this.deps.config.notifications.throttlePerRunHour} in an hour` };
     const notice: RunNotice = {
@@ -186,7 +193,14 @@ export class Notifier {
   private async throttled(userId: string, workflowId: string, channel: NotificationChannel, rowId: string) {
     const since = new Date(this.now().getTime() - HOUR_MS);
     const sent = await this.deps.db.notificationDelivery.count({
-      where: { user_id: userId, workflow_id: workflowId, channel, status: 'sent', created_at: { gte: since }, id: { not: rowId } },
+      where: {
+        user_id: userId,
+        workflow_id: workflowId,
+        channel,
+        status: 'sent',
+        created_at: { gte: since },
+        id: { not: rowId },
+      },
     });
     return sent >= this.deps.config.notifications.throttlePerRunHour;
   }
@@ -195,7 +209,12 @@ export class Notifier {
 const stringOf = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
 
 /** Whether these preferences ask for this event on this channel for this project. */
-export function wants(prefs: StoredPreferences, channel: NotificationChannel, kind: NotificationEvent, projectId: string) {
+export function wants(
+  prefs: StoredPreferences,
+  channel: NotificationChannel,
+  kind: NotificationEvent,
+  projectId: string,
+) {
   const settings = channel === 'email' ? prefs.email : prefs.chat;
   if (!settings.enabled || !settings.events.includes(kind)) return false;
   return prefs.projects === null || prefs.projects.includes(projectId);
@@ -221,9 +240,15 @@ export async function sendTestNotification(
   if (channel === 'email') {
     const to = prefs.email.address ?? user.email;
     if (!to) throw new TestNotSent('conflict', 'no e-mail address: set one in the preferences (email.address)');
-    if (!deps.mailer.available) throw new TestNotSent('unavailable', 'e-mail is not configured on this server (SMTP_URL)');
+    if (!deps.mailer.available)
+      throw new TestNotSent('unavailable', 'e-mail is not configured on this server (SMTP_URL)');
     await deps.mailer
-      .send({ to, subject: `[svc] ${notice.title}`, text: `${notice.text}\n\n${notice.url}`, html: `<p>${notice.text}</p>` })
+      .send({
+        to,
+        subject: `[svc] ${notice.title}`,
+        text: `${notice.text}\n\n${notice.url}`,
+        html: `<p>${notice.text}</p>`,
+      })
       .catch((error: unknown) => {
         throw new TestNotSent('unavailable', `the mail server refused the message: ${(error as Error).message}`);
       });

@@ -101,7 +101,7 @@ export class NotificationPreferenceStore {
         format: body.chat?.format ?? current.chat.format,
         events: eventList(body.chat?.events ?? current.chat.events),
       },
-      projects: body.projects !== undefined ? (body.projects && [...new Set(body.projects)]) : current.projects,
+      projects: body.projects !== undefined ? body.projects && [...new Set(body.projects)] : current.projects,
     };
     const columns = {
       email_enabled: next.email.enabled,

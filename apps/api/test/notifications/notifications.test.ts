@@ -61,8 +61,7 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     await chat?.close();
   });
 
-  const prefs = (as: string, json: unknown) =>
-    server.request('/svc/api/me/notifications', { method: 'PUT', as, json });
+  const prefs = (as: string, json: unknown) => server.request('/svc/api/me/notifications', { method: 'PUT', as, json });
   const userId = async (login: string) => (await server.deps.db.user.findUniqueOrThrow({ where: { login } })).id;
 
   /** A run a real worker socket took up and moved to `waiting_user` with `question`. */
@@ -77,7 +76,11 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
   }
 
   /** The outbox's event of this kind for the run (what the outbox hands the `notifications` consumer). */
-  const outboxEvent = (type: RunOutboxEvent['type'], workflowId: string, data: Record<string, unknown> = {}): RunOutboxEvent => ({
+  const outboxEvent = (
+    type: RunOutboxEvent['type'],
+    workflowId: string,
+    data: Record<string, unknown> = {},
+  ): RunOutboxEvent => ({
     id: `evt-${provider}-${++eventCount}`,
     type,
     project_id: projectId,
@@ -138,7 +141,11 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
 
     // a project-narrowed api token cannot touch personal settings
     const narrowed = await body(
-      await server.request('/svc/api/token', { method: 'POST', as: alice, json: { scope: 'api', project_id: projectId } }),
+      await server.request('/svc/api/token', {
+        method: 'POST',
+        as: alice,
+        json: { scope: 'api', project_id: projectId },
+      }),
     );
     expect((await server.request('/svc/api/me/notifications', { as: narrowed.token })).status).toBe(403);
     expect((await server.request('/svc/api/me/notifications')).status).toBe(401);
@@ -150,7 +157,11 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
       chat: { enabled: true, format: 'slack', url: `${chat.url}/bob-test` },
     });
     const mailed = smtp.nextMail((m) => m.to.includes('bob@example.test') && /test notification/.test(m.subject));
-    const res = await server.request('/svc/api/me/notifications/test', { method: 'POST', as: bob, json: { channel: 'email' } });
+    const res = await server.request('/svc/api/me/notifications/test', {
+      method: 'POST',
+      as: bob,
+      json: { channel: 'email' },
+    });
     expect(res.status).toBe(200);
     expect(await body(res)).toEqual({ channel: 'email', to: 'bob@example.test', delivered: true });
     const mail = await mailed;
@@ -158,12 +169,20 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     expect(mail.text).toContain('bob');
 
     const posted = chat.nextRequest((r) => r.path === '/bob-test');
-    const sent = await server.request('/svc/api/me/notifications/test', { method: 'POST', as: bob, json: { channel: 'chat' } });
+    const sent = await server.request('/svc/api/me/notifications/test', {
+      method: 'POST',
+      as: bob,
+      json: { channel: 'chat' },
+    });
     expect(await body(sent)).toEqual({ channel: 'chat', to: new URL(chat.url).host, delivered: true });
     expect((await posted).json).toMatchObject({ text: expect.stringContaining('svc test notification') });
 
     chat.failNext(1, 500);
-    const failed = await server.request('/svc/api/me/notifications/test', { method: 'POST', as: bob, json: { channel: 'chat' } });
+    const failed = await server.request('/svc/api/me/notifications/test', {
+      method: 'POST',
+      as: bob,
+      json: { channel: 'chat' },
+    });
     expect(failed.status).toBe(503);
     expect((await body(failed)).error).toMatchObject({ code: 'unavailable', message: 'the chat webhook answered 500' });
     await prefs(bob, { email: { enabled: false }, chat: { enabled: false, url: null } });
@@ -234,15 +253,21 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ answer, question_seq: seq }).toString(),
     });
-    const seqOf = async (link: string) => /name="question_seq" value="(\d+)"/.exec(await (await fetch(link)).text())![1]!;
+    const seqOf = async (link: string) =>
+      /name="question_seq" value="(\d+)"/.exec(await (await fetch(link)).text())![1]!;
 
     // answered through the REST endpoint first: the link's question is closed
     const first = await waitingRun('Blue or green?');
     const closed = await linkFor(first.id, 'bob@example.test');
     const closedSeq = await seqOf(closed);
     expect(
-      (await server.request(`/svc/api/workflows/${first.id}/answer`, { method: 'POST', as: alice, json: { answer: 'blue' } }))
-        .status,
+      (
+        await server.request(`/svc/api/workflows/${first.id}/answer`, {
+          method: 'POST',
+          as: alice,
+          json: { answer: 'blue' },
+        })
+      ).status,
     ).toBe(200);
     const refused = await fetch(closed, form('green', closedSeq));
     expect(refused.status).toBe(410);
@@ -252,7 +277,10 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     const second = await waitingRun('Tabs or spaces?');
     const expired = await linkFor(second.id, 'bob@example.test');
     const expiredSeq = await seqOf(expired);
-    await server.deps.db.answerLink.updateMany({ where: { workflow_id: second.id }, data: { expires_at: new Date(0) } });
+    await server.deps.db.answerLink.updateMany({
+      where: { workflow_id: second.id },
+      data: { expires_at: new Date(0) },
+    });
     const late = await fetch(expired, form('tabs', expiredSeq));
     expect(late.status).toBe(410);
     expect(await late.text()).toContain('expired');
@@ -267,8 +295,12 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     const bobs = await linkFor(fourth.id, 'bob@example.test');
     const bobsSeq = await seqOf(bobs);
     expect(
-      (await server.request(`/svc/api/projects/${projectId}/members/${await userId('bob')}`, { method: 'DELETE', as: alice }))
-        .status,
+      (
+        await server.request(`/svc/api/projects/${projectId}/members/${await userId('bob')}`, {
+          method: 'DELETE',
+          as: alice,
+        })
+      ).status,
     ).toBe(204);
     const removed = await fetch(bobs, form('yes', bobsSeq));
     expect(removed.status).toBe(403);
@@ -276,7 +308,9 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     // and hears nothing more: membership is checked again at send time
     const after = outboxEvent('run.waiting_for_input', fourth.id);
     await deliver(after);
-    expect(await server.deps.db.notificationDelivery.count({ where: { event_id: after.id, user_id: await userId('bob') } })).toBe(0);
+    expect(
+      await server.deps.db.notificationDelivery.count({ where: { event_id: after.id, user_id: await userId('bob') } }),
+    ).toBe(0);
     await addMember(server, alice, projectId, 'bob');
     await prefs(bob, { email: { enabled: false } });
   });
@@ -308,7 +342,10 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     await prefs(alice, { chat: { format: 'discord', url: `${chat.url}/discord` } });
     const discord = chat.nextRequest((r) => r.path === '/discord');
     await deliver(outboxEvent('run.completed', id));
-    expect((await discord).json).toMatchObject({ content: expect.stringContaining('completed'), allowed_mentions: { parse: [] } });
+    expect((await discord).json).toMatchObject({
+      content: expect.stringContaining('completed'),
+      allowed_mentions: { parse: [] },
+    });
     await prefs(alice, { chat: { enabled: false, url: null } });
   });
 

@@ -61,7 +61,10 @@ export const NOTIFICATION_OPERATIONS = defineOperations({
       'or one whose question was answered or replaced, gets a page saying so (410; 404 for an unknown one).',
     responses: {
       200: { description: 'the page', contentType: 'text/html' },
-      410: { description: 'the link was used, expired or its question is no longer open (a page)', contentType: 'text/html' },
+      410: {
+        description: 'the link was used, expired or its question is no longer open (a page)',
+        contentType: 'text/html',
+      },
     },
   },
   postAnswerPage: {
@@ -79,7 +82,10 @@ export const NOTIFICATION_OPERATIONS = defineOperations({
     body: { contentTypes: ['application/x-www-form-urlencoded'], required: true, description: 'answer, question_seq' },
     responses: {
       200: { description: 'the page confirming the answer', contentType: 'text/html' },
-      410: { description: 'the link was used, expired or its question is no longer open (a page)', contentType: 'text/html' },
+      410: {
+        description: 'the link was used, expired or its question is no longer open (a page)',
+        contentType: 'text/html',
+      },
     },
     errors: [400, 403],
   },

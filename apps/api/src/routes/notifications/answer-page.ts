@@ -88,8 +88,7 @@ export function answerPageHandlers(deps: AppDeps): Handlers<'getAnswerPage' | 'p
       where: { project_id: workflow.project_id, user_id: link.user_id, project: { deleted_at: null } },
       include: { user: true },
     });
-    if (!member)
-      return sendPage(res, 403, 'Answer link', '<p>You are no longer a member of this run’s project.</p>');
+    if (!member) return sendPage(res, 403, 'Answer link', '<p>You are no longer a member of this run’s project.</p>');
     if (!(await notifications.links.take(link))) return refuse(res, 'used', workflow);
     try {
       // the same use case as POST /workflows/{id}/answer: the engine applies it, the worker is steered
@@ -105,10 +104,16 @@ export function answerPageHandlers(deps: AppDeps): Handlers<'getAnswerPage' | 'p
   return { getAnswerPage, postAnswerPage };
 }
 
-const runOf = (link: { workflow_id: string; project_id: string }) => ({ id: link.workflow_id, project_id: link.project_id });
+const runOf = (link: { workflow_id: string; project_id: string }) => ({
+  id: link.workflow_id,
+  project_id: link.project_id,
+});
 
 /** The url-encoded form's two fields (a JSON body is read the same way). */
 function formOf(req: Request): { answer: unknown; question_seq: string } {
   const body = (req.body ?? {}) as Record<string, unknown>;
-  return { answer: body.answer, question_seq: typeof body.question_seq === 'string' ? body.question_seq : String(body.question_seq) };
+  return {
+    answer: body.answer,
+    question_seq: typeof body.question_seq === 'string' ? body.question_seq : String(body.question_seq),
+  };
 }
