@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { MCP_PATH } from '@svc/protocol';
+import { ANSWER_LINK_PATH, MCP_PATH } from '@svc/protocol';
 import type { AppDeps } from './deps';
 import { authenticator } from './auth/authenticate';
 import { errorHandler, routeNotFound } from './http/errors';
@@ -16,6 +16,7 @@ import { mountOperations } from './http/mount';
 import { DirectGets } from './http/direct-gets';
 import { serveWebApp } from './web-app';
 import { mcpHandlers } from './mcp/endpoint';
+import { answerPageHandlers } from './routes/notifications/answer-page';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -52,6 +53,10 @@ export function createApp(deps: AppDeps): Express {
   const mcp = express.Router();
   mountOperations(mcp, MCP_PATH, mcpHandlers(deps), { authenticate });
   app.use(MCP_PATH, mcp);
+  // The answer links of notification mails: public pages, the token is the credential (decision 0045).
+  const answers = express.Router();
+  mountOperations(answers, ANSWER_LINK_PATH, answerPageHandlers(deps));
+  app.use(ANSWER_LINK_PATH, answers);
   app.use('/svc', routeNotFound);
 
   serveWebApp(app, deps.config.webDistDir);

@@ -25,6 +25,7 @@ import { createSecrets } from './secrets';
 import { SecretKeyring } from './secrets/keyring';
 import { ForgeSync } from './forges/sync';
 import { Outbox } from './outbox';
+import { createNotifications, NOTIFICATIONS_CONSUMER } from './notifications';
 
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
 
@@ -126,6 +127,9 @@ export async function buildRuntime(
     publicUrl: () => config.publicUrl,
     sweepMs: config.forges.sweepSeconds * 1000,
   });
+  const notifications = createNotifications({ db: dbHandle.db, keyring: secretsKeyring, config, logger });
+  // Before live.start() starts the outbox: e-mail and chat notifications of run events (decision 0045).
+  outbox.register(NOTIFICATIONS_CONSUMER, (event) => notifications.notifier.handle(event));
   const deps: AppDeps = {
     config,
     db: dbHandle.db,
@@ -146,6 +150,7 @@ export async function buildRuntime(
     markdown: { maxRenderedBytes: config.markdown.maxRenderedBytes, pool: new RenderPool(config.markdown) },
     version: VERSION,
     forgeSync,
+    notifications,
   };
   live.start();
   forgeSync.start(live.engine);
@@ -158,6 +163,7 @@ export async function buildRuntime(
       await forgeSync.close();
       await live.close();
       secrets.close();
+      notifications.close();
       await bus.close();
       await gitTemplates?.idle();
       await dbHandle.close();

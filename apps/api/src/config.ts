@@ -16,6 +16,14 @@ export interface OAuthProviderConfig {
   pkce: boolean;
 }
 
+export interface NotificationSettings {
+  /** SMTP_URL; null: e-mail is off */
+  smtpUrl: string | null;
+  mailFrom: string;
+  throttlePerRunHour: number;
+  answerLinkTtlMs: number;
+}
+
 export interface Config {
   env: Env['NODE_ENV'];
   host: string;
@@ -62,6 +70,8 @@ export interface Config {
   outbox: { pollMs: number; leaseSeconds: number; retryBaseMs: number };
   /** outbound webhooks (apps/api/src/webhooks) */
   webhooks: { retryBaseMs: number; retryHours: number; timeoutMs: number; allowPrivateTargets: boolean };
+  /** e-mail and chat notifications (decision 0045) */
+  notifications: NotificationSettings;
 }
 
 /** Express `trust proxy` value: which hops' X-Forwarded-* headers count. */
@@ -195,6 +205,12 @@ export function buildConfig(env: Env): Config {
       retryHours: env.WEBHOOK_RETRY_HOURS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    },
+    notifications: {
+      smtpUrl: env.SMTP_URL ?? null,
+      mailFrom: env.MAIL_FROM,
+      throttlePerRunHour: env.NOTIFY_THROTTLE_PER_RUN_HOUR,
+      answerLinkTtlMs: Math.round(env.ANSWER_LINK_TTL_HOURS * 3600_000),
     },
   };
 }

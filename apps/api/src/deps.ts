@@ -15,6 +15,7 @@ import type { MarkdownRendering } from './routes/files/markdown-page';
 import type { Secrets } from './secrets';
 import type { ForgeSync } from './forges/sync';
 import type { WebhookService } from './webhooks';
+import type { Notifications } from './notifications';
 
 /** Everything the app needs, built once in main.ts (or by a test) and passed to createApp. */
 export interface AppDeps {
@@ -47,4 +48,6 @@ export interface AppDeps {
   version: string;
   /** pull requests, statuses and comments on the repositories' forges (absent in some unit tests) */
   forgeSync?: ForgeSync;
+  /** e-mail and chat notifications, their preferences and answer links (decision 0045) */
+  notifications: Notifications;
 }

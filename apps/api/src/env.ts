@@ -104,6 +104,21 @@ export const EnvSchema = z.object({
   WS_WORKER_MESSAGE_BURST: z.coerce.number().int().min(1).default(10_000),
   /** heartbeat comment on Server-Sent Events streams (fractions allowed, for tests) */
   SSE_HEARTBEAT_SECONDS: z.coerce.number().min(0.01).max(3600).default(15),
+  /** the mail server notifications are sent through: `smtp://user:pass@host:587` or `smtps://…:465` (unset: no e-mail) */
+  SMTP_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  ),
+  /** the From of notification mails */
+  MAIL_FROM: z.string().min(3).default('svc <svc@localhost>'),
+  /** messages per person, run and channel in a rolling hour; past it they are dropped (final outcomes pass) */
+  NOTIFY_THROTTLE_PER_RUN_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
+  /** how long a waiting-for-input mail's answer link works */
+  ANSWER_LINK_TTL_HOURS: z.coerce
+    .number()
+    .min(0.01)
+    .max(24 * 30)
+    .default(72),
   /** server processes on this host (node:cluster, one shared port): a count or `auto` (one per core) */
   API_PROCESSES: z
     .string()

@@ -39,6 +39,13 @@ import { registerSecretCommands } from './commands/secrets';
 import { registerRepositoryCommands } from './commands/repositories';
 import { registerMcpCommands } from './commands/mcp';
 import { budgetOptions, budgetSetCommand, budgetShowCommand, type BudgetFlags } from './commands/budgets';
+import {
+  notifyOptions,
+  notifySetCommand,
+  notifyShowCommand,
+  notifyTestCommand,
+  type NotifyFlags,
+} from './commands/notify';
 import { addPauseCommands } from './commands/pause';
 import { projectSetCommand } from './commands/concurrency';
 import { adminQueueCommand } from './commands/admin';
@@ -191,6 +198,20 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
       runCommand(ctx, requirement, flags),
     ),
   );
+
+  const notify = program.command('notify').description('your notifications: e-mail and chat webhooks (decision 0045)');
+  notify
+    .command('show')
+    .description('your notification settings (the chat webhook URL is never shown)')
+    .action(run((ctx) => notifyShowCommand(ctx)));
+  notifyOptions(
+    notify.command('set').description('change your notification settings (options left out keep their value)'),
+  ).action(run((ctx, flags: NotifyFlags) => notifySetCommand(ctx, flags)));
+  notify
+    .command('test')
+    .description('send yourself a test message now')
+    .argument('<channel>', 'email or chat')
+    .action(run((ctx, channel: string) => notifyTestCommand(ctx, channel)));
 
   const budget = program.command('budget').description("a run's budget: spend against its caps");
   budget

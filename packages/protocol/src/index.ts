@@ -25,6 +25,7 @@ export * from './rest/webhooks';
 export * from './rest/secrets';
 export * from './rest/repositories';
 export * from './rest/forge';
+export * from './rest/notifications';
 export * from './ws-browser';
 export * from './ws-worker';
 export * from './routes';

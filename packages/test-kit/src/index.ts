@@ -67,3 +67,5 @@ export {
   type ReceivedDelivery,
   type ReceiverPlan,
 } from './webhook-receiver';
+export { startSmtpServer, parseMail, type SmtpServer, type ReceivedMail } from './smtp-server';
+export { startChatReceiver, type ChatReceiver, type ChatRequest } from './chat-receiver';

@@ -15,6 +15,8 @@ const UNDER_SVC = /^\/svc(?:[/?#]|$)/i;
 const EXTRA_BODY_TYPES: { path: RegExp; types: string[] }[] = [
   // the dev sign-in form of GET /svc/auth/login posts a plain HTML form
   { path: /^\/svc\/auth\/dev-login(?:[?#]|$)/i, types: ['application/x-www-form-urlencoded'] },
+  // the answer page of a notification mail's link posts a plain HTML form (decision 0045)
+  { path: /^\/svc\/answer\/[^/?#]+(?:[?#]|$)/i, types: ['application/x-www-form-urlencoded'] },
   // the whole-KB text of PUT /svc/api/kb
   { path: /^\/svc\/api\/kb(?:[?#]|$)/i, types: ['text/plain', 'text/markdown'] },
 ];

@@ -40,6 +40,7 @@ import { webhookHandlers } from './webhooks/router';
 import { secretHandlers } from './secrets/router';
 import { repositoryHandlers } from './repositories/router';
 import { forgeHandlers } from './forge/router';
+import { notificationHandlers } from './notifications/router';
 
 /**
  * Every operation under /svc/api, mounted from the protocol's operations table: each resource gives its
@@ -88,6 +89,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...repositoryHandlers(deps),
       ...forgeHandlers(deps),
       ...webhookHandlers(deps),
+      ...notificationHandlers(deps),
     },
     { authenticate, direct },
   );

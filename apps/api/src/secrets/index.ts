@@ -18,6 +18,8 @@ export interface Secrets {
   runs: RunSecrets;
   /** repositories' credentials and webhook secrets (scope `repository`, decision 0046) */
   repositories: RepositorySecrets;
+  /** the keyring itself, for values kept in `secrets` under scopes of their own (notifications) */
+  keyring: SecretKeyring;
   /** stops listening to the other replicas */
   close(): void;
 }
@@ -52,5 +54,5 @@ export function createSecrets(deps: {
     },
   });
   const stop = on(deps.bus, 'secrets', () => runs.changed());
-  return { store, runs, repositories, close: stop };
+  return { store, runs, repositories, keyring, close: stop };
 }

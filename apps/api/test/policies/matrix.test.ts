@@ -289,6 +289,19 @@ const ROUTES: RouteCase[] = [
     body: { value: 'new-value', visibility: 'all' },
   }),
   row('401 403 403 403 204 403 403 403', 'deleteInstanceSecret', (w) => `/admin/secrets/${w.instanceSecret}`),
+  // Notifications (decision 0045): a person's own settings (a project-narrowed token is refused); the answer
+  // page's token is its only credential (an unknown one is 404 for everyone).
+  row('401 200 200 200 200 403 403 403', 'getMyNotifications', () => '/me/notifications'),
+  row('401 200 200 200 200 403 403 403', 'putMyNotifications', () => '/me/notifications', {
+    body: { email: { enabled: true, events: ['failed'] } },
+  }),
+  row('401 409 409 409 409 403 403 403', 'testMyNotifications', () => '/me/notifications/test', {
+    body: { channel: 'chat' },
+  }),
+  row('404 404 404 404 404 404 404 404', 'getAnswerPage', () => `/svc/answer/${'A'.repeat(43)}`),
+  row('404 404 404 404 404 404 404 404', 'postAnswerPage', () => `/svc/answer/${'A'.repeat(43)}`, {
+    body: { answer: 'yes', question_seq: '1' },
+  }),
   // MCP (decision 0043): a person's bearer token; each tool is authorized like its REST route (mcp/mcp-endpoint.test.ts).
   row('401 200 200 200 200 200 403 403', 'postMcpMessage', () => '/svc/mcp', {
     body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },

@@ -6,6 +6,7 @@ import { useCurrentUser } from '../features/auth/user-context';
 import { getSettings, getSettingsSchema, settingsSchemaKey } from '../features/settings/api';
 import { SettingCard } from '../features/settings/SettingCard';
 import '../features/settings/settings.css';
+import { NotificationSettings } from '../features/notifications/NotificationSettings';
 
 /** Every setting the service reads, documented, as a form (administrators) or read-only (everyone else). */
 export function SettingsRoute() {
@@ -18,6 +19,7 @@ export function SettingsRoute() {
       <header className="page-head">
         <h1>Settings</h1>
       </header>
+      <NotificationSettings />
       {!user.is_admin && <p className="muted">Only administrators change settings; this is what is in effect.</p>}
       {(schema.isPending || settings.isPending) && <Loading what="settings" />}
       <ErrorNote error={schema.error ?? settings.error} />

@@ -13,6 +13,7 @@ import { SCHEDULE_OPERATIONS } from './schedules';
 import { SECRET_OPERATIONS } from './secrets';
 import { REPOSITORY_OPERATIONS } from './repositories';
 import { FORGE_OPERATIONS } from './forge';
+import { NOTIFICATION_OPERATIONS } from './notifications';
 import { TRIGGER_OPERATIONS } from './triggers';
 import { WEBHOOK_OPERATIONS } from './webhooks';
 import { ROUTING_OPERATIONS } from './routing';
@@ -22,6 +23,7 @@ export type { GlobalAction, PolicyAction, ProjectAction } from './actions';
 export type { BodyDoc, HttpMethod, IdentifiedOperation, Operation, PathParams, ResponseDoc } from './operation';
 export { EventStreamFrameSchema } from './streams';
 export { MCP_PATH } from './mcp';
+export { ANSWER_LINK_PATH } from './notifications';
 
 /**
  * Every operation of the API under `/svc/api`, `/svc/auth`, `/svc/apps` and `/svc/mcp`, by operation id, in the order of
@@ -45,6 +47,7 @@ export const OPERATIONS = {
   ...SECRET_OPERATIONS,
   ...REPOSITORY_OPERATIONS,
   ...FORGE_OPERATIONS,
+  ...NOTIFICATION_OPERATIONS,
   ...MCP_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
 };

@@ -1,0 +1,166 @@
+import type { Db, NotificationPreference } from '@svc/db';
+import {
+  ChatFormatSchema,
+  NotificationEventSchema,
+  type ChatFormat,
+  type NotificationEvent,
+  type NotificationPreferences,
+  type PutNotificationPreferencesRequest,
+} from '@svc/protocol';
+import { z } from 'zod';
+import { openSecret, sealSecret, type SecretRef } from '../secrets/cipher';
+import type { SecretKeyring } from '../secrets/keyring';
+
+/**
+ * The chat webhook URL is a credential (a Slack incoming-webhook URL lets anyone post): it is kept in the
+ * `secrets` table under its own scope, which neither the runs nor the secrets' routes read, and key
+ * rotation re-encrypts it with the rest.
+ */
+const CHAT_SCOPE = 'notification';
+const CHAT_NAME = 'CHAT_WEBHOOK_URL';
+// The cipher binds (scope, project, name) into the ciphertext as key rotation (secrets/rotate.ts) rebuilds
+// them from the row: project_id is null here, the person is the row's owner_key. This scope is not one
+// of the runs' two.
+const CHAT_REF: SecretRef = { scope: CHAT_SCOPE as SecretRef['scope'], projectId: null, name: CHAT_NAME };
+const chatWhere = (userId: string) => ({
+  scope_owner_key_name: { scope: CHAT_SCOPE, owner_key: userId, name: CHAT_NAME },
+});
+
+const EventsJson = z.array(NotificationEventSchema).catch([]);
+const ProjectsJson = z.array(z.string()).nullable().catch(null);
+
+/** A person's preferences as the notifier reads them. */
+export interface StoredPreferences {
+  userId: string;
+  email: { enabled: boolean; address: string | null; events: NotificationEvent[] };
+  chat: { enabled: boolean; format: ChatFormat; events: NotificationEvent[] };
+  projects: string[] | null;
+}
+
+export function parsePreferences(row: NotificationPreference): StoredPreferences {
+  return {
+    userId: row.user_id,
+    email: {
+      enabled: row.email_enabled,
+      address: row.email_address,
+      events: EventsJson.parse(JSON.parse(row.email_events)),
+    },
+    chat: {
+      enabled: row.chat_enabled,
+      format: ChatFormatSchema.catch('slack').parse(row.chat_format),
+      events: EventsJson.parse(JSON.parse(row.chat_events)),
+    },
+    projects: row.projects === null ? null : ProjectsJson.parse(JSON.parse(row.projects)),
+  };
+}
+
+const DEFAULTS = (userId: string): StoredPreferences => ({
+  userId,
+  email: { enabled: false, address: null, events: [] },
+  chat: { enabled: false, format: 'slack', events: [] },
+  projects: null,
+});
+
+/** Sorted and without repeats, in the protocol's order. */
+const eventList = (events: readonly NotificationEvent[]) =>
+  NotificationEventSchema.options.filter((e) => events.includes(e));
+
+export class NotificationPreferenceStore {
+  constructor(private readonly deps: { db: Db; keyring: SecretKeyring }) {}
+
+  async read(userId: string): Promise<StoredPreferences> {
+    const row = await this.deps.db.notificationPreference.findUnique({ where: { user_id: userId } });
+    return row ? parsePreferences(row) : DEFAULTS(userId);
+  }
+
+  /** The preferences of these people (those who have none are left out: nothing is enabled for them). */
+  async readMany(userIds: readonly string[]): Promise<StoredPreferences[]> {
+    if (userIds.length === 0) return [];
+    const rows = await this.deps.db.notificationPreference.findMany({ where: { user_id: { in: [...userIds] } } });
+    return rows.map(parsePreferences);
+  }
+
+  /** The stored chat webhook URL, decrypted; null when there is none. */
+  async chatUrl(userId: string): Promise<string | null> {
+    const row = await this.deps.db.secret.findUnique({ where: chatWhere(userId) });
+    return row ? openSecret(this.deps.keyring, CHAT_REF, row) : null;
+  }
+
+  /** Applies a PUT: fields left out keep their value; `chat.url: null` removes the URL. */
+  async write(userId: string, body: PutNotificationPreferencesRequest): Promise<void> {
+    const current = await this.read(userId);
+    const next: StoredPreferences = {
+      userId,
+      email: {
+        enabled: body.email?.enabled ?? current.email.enabled,
+        address: body.email?.address !== undefined ? body.email.address : current.email.address,
+        events: eventList(body.email?.events ?? current.email.events),
+      },
+      chat: {
+        enabled: body.chat?.enabled ?? current.chat.enabled,
+        format: body.chat?.format ?? current.chat.format,
+        events: eventList(body.chat?.events ?? current.chat.events),
+      },
+      projects: body.projects !== undefined ? body.projects && [...new Set(body.projects)] : current.projects,
+    };
+    const columns = {
+      email_enabled: next.email.enabled,
+      email_address: next.email.address,
+      email_events: JSON.stringify(next.email.events),
+      chat_enabled: next.chat.enabled,
+      chat_format: next.chat.format,
+      chat_events: JSON.stringify(next.chat.events),
+      projects: next.projects === null ? null : JSON.stringify(next.projects),
+    };
+    const url = body.chat?.url;
+    await this.deps.db.$transaction(async (tx) => {
+      await tx.notificationPreference.upsert({
+        where: { user_id: userId },
+        create: { user_id: userId, ...columns },
+        update: columns,
+      });
+      if (url === null) await tx.secret.deleteMany({ where: { scope: CHAT_SCOPE, owner_key: userId } });
+      else if (url !== undefined) {
+        const sealed = sealSecret(this.deps.keyring, CHAT_REF, url);
+        await tx.secret.upsert({
+          where: chatWhere(userId),
+          create: { scope: CHAT_SCOPE, project_id: null, owner_key: userId, name: CHAT_NAME, ...sealed },
+          update: sealed,
+        });
+      }
+    });
+  }
+}
+
+/** The wire form: never the chat URL itself, only whether one is set and its host. */
+export function presentPreferences(
+  prefs: StoredPreferences,
+  extra: { accountEmail: string | null; chatUrl: string | null; emailAvailable: boolean; throttle: number },
+): NotificationPreferences {
+  let host: string | null = null;
+  if (extra.chatUrl) {
+    try {
+      host = new URL(extra.chatUrl).host;
+    } catch {
+      host = null;
+    }
+  }
+  return {
+    email: {
+      enabled: prefs.email.enabled,
+      address: prefs.email.address,
+      effective_address: prefs.email.address ?? extra.accountEmail,
+      events: prefs.email.events,
+      available: extra.emailAvailable,
+    },
+    chat: {
+      enabled: prefs.chat.enabled,
+      format: prefs.chat.format,
+      url_set: extra.chatUrl !== null,
+      url_host: host,
+      events: prefs.chat.events,
+    },
+    projects: prefs.projects,
+    throttle_per_run_hour: extra.throttle,
+  };
+}
