@@ -62,6 +62,7 @@ export {
   type StandInIssue,
   type StandInRequest,
 } from './forge-standin';
+export {
   startWebhookReceiver,
   type WebhookReceiver,
   type ReceivedDelivery,
