@@ -11,6 +11,7 @@ ensure_postgres
 ensure_chromium
 ensure_bubblewrap
 ensure_haproxy
+ensure_git_server
 rm -rf apps/*/.test-results packages/*/.test-results
 status=0
 log "checking formatting (prettier)"

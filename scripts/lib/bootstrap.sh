@@ -73,3 +73,11 @@ ensure_wrk() {
   log "installing wrk (Debian package)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
 }
+
+# lighttpd (with git, whose `git http-backend` it runs as CGI) and fcgiwrap: the real git smart-HTTP server
+# with authentication and branch protection of the repository tests (packages/test-kit/src/git-http-server.ts).
+ensure_git_server() {
+  if [ -x /usr/sbin/lighttpd ] && command -v git >/dev/null 2>&1 && [ -x "$(git --exec-path 2>/dev/null)/git-http-backend" ]; then return; fi
+  log "installing lighttpd, fcgiwrap and git (Debian packages)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lighttpd fcgiwrap git >/dev/null
+}

@@ -35,6 +35,7 @@ import { registerScheduleCommands } from './commands/schedules';
 import { addTriggerCommands } from './commands/triggers';
 import { addForgeCommands } from './commands/forge';
 import { registerSecretCommands } from './commands/secrets';
+import { registerRepositoryCommands } from './commands/repositories';
 import { registerMcpCommands } from './commands/mcp';
 import { budgetOptions, budgetSetCommand, budgetShowCommand, type BudgetFlags } from './commands/budgets';
 import { addPauseCommands } from './commands/pause';
@@ -179,7 +180,9 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
           '--concurrency-key <key>',
           "e.g. a branch: the project's runs with one key run one at a time, oldest first",
         )
-        .option('--cancel-in-progress', "cancel the key's older unfinished runs instead of waiting behind them"),
+        .option('--cancel-in-progress', "cancel the key's older unfinished runs instead of waiting behind them")
+        .option('--repo <name>', 'work in this project repository: clone, commit per step, push branch svc/<n>-<slug>')
+        .option('--base <branch>', "the repository's base branch (default: its default branch)"),
       'budget-',
     ),
   ).action(
@@ -331,6 +334,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
   addTriggerCommands(program, run, project);
   addForgeCommands(program, run);
   registerSecretCommands(program, run, project);
+  registerRepositoryCommands(program, run, project);
   registerMcpCommands(program, run, project);
   program
     .command('admin')

@@ -5,6 +5,7 @@ import type {
   PlanStepStatusEventData,
   Workflow,
   WorkflowStatusEventData,
+  RepositoryPushedEventData,
 } from '@svc/protocol';
 
 /**
@@ -98,16 +99,26 @@ function otherLines(event: BrowserEvent, verbose: boolean): string[] {
     case 'workflow_title':
       return [`title: ${event.data.title}`];
     case 'workflow_routing':
-      return [
-        event.data.waiting_reason ? `waiting: ${event.data.waiting_reason}` : 'waiting: a matching worker is online',
-      ];
+      return [routingLine(event.data.waiting_reason)];
     case 'llm_call':
       return verbose ? [llmCallLine(event.data)] : [];
+    case 'repository_pushed':
+      return [pushLine(event.data)];
     case 'file_changed':
       return verbose ? [`    file ${event.data.deleted ? 'deleted' : 'changed'}: ${event.data.path}`] : [];
     default:
       return [];
   }
+}
+
+const routingLine = (reason: string | null | undefined) =>
+  reason ? `waiting: ${reason}` : 'waiting: a matching worker is online';
+
+/** A run's push report (decision 0046): the branch pushed, or why not. */
+function pushLine({ pushed, branch, head_sha, error }: RepositoryPushedEventData): string {
+  return pushed
+    ? `pushed ${branch} (${head_sha?.slice(0, 12) ?? '?'})`
+    : `push of ${branch} failed: ${error ?? 'unknown'}`;
 }
 
 function statusLine({ status, question, error }: WorkflowStatusEventData): string {

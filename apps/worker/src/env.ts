@@ -13,3 +13,8 @@ export function readWorkerEnv(): WorkerEnv {
   const vars = Object.freeze({ ...process.env });
   return { configPath: vars.SVC_WORKER_CONFIG || undefined, vars };
 }
+
+/** The PATH the worker's own git runs with (decision 0046): the worker's, never a run's. */
+export function workerPath(): string {
+  return process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin';
+}

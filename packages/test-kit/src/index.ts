@@ -46,6 +46,13 @@ export {
 export { connectMcp, outcomeOf, toolJson, type McpClient, type CallToolResult } from './mcp';
 export { startMcpHttpServer, type McpHttpServer, type McpCallRecord } from './mcp-http-server';
 export {
+  startGitHttpServer,
+  type GitHttpServer,
+  type GitHttpServerOptions,
+  type GitHttpRequest,
+  type GitRepoSeed,
+} from './git-http-server';
+export {
   startStandInForge,
   type StandInForge,
   type StandInForgeKind,

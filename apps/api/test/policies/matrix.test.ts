@@ -39,6 +39,8 @@ interface World {
   trigger: string;
   /** an instance secret of this world (the project has the secret WORLD_TOKEN) */
   instanceSecret: string;
+  /** a repository of the project, which the world's workflow works in */
+  repository: string;
 }
 
 interface RouteCase {
@@ -257,6 +259,27 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 404 403', 'rotateTriggerSecret', (w) => `/triggers/${w.trigger}/rotate-secret`),
   row('401 404 200 200 200 404 404 403', 'listTriggerDeliveries', (w) => `/triggers/${w.trigger}/deliveries`),
   row('401 404 200 200 200 404 200 404', 'getWorkflowTrigger', (w) => `/workflows/${w.workflow}/trigger`),
+  // Repositories: members see a project's, owners connect, change and delete them; a run's record is the run's.
+  row('401 404 200 200 200 404 404 403', 'listRepositories', (w) => `/projects/${w.project}/repositories`),
+  row('401 404 403 201 201 404 404 403', 'createRepository', (w) => `/projects/${w.project}/repositories`, {
+    body: {
+      name: 'new-one',
+      url: 'https://git.example.com/a/b.git',
+      forge: 'gitea',
+      credential: { kind: 'token', value: 'token-12345678' },
+    },
+  }),
+  row('401 404 200 200 200 404 404 403', 'getRepository', (w) => `/repositories/${w.repository}`),
+  row('401 404 403 200 200 404 404 403', 'updateRepository', (w) => `/repositories/${w.repository}`, {
+    body: { default_branch: 'develop' },
+  }),
+  row('401 404 403 204 204 404 404 403', 'deleteRepository', (w) => `/repositories/${w.repository}`),
+  row('401 404 200 200 200 404 200 404', 'getWorkflowRepository', (w) => `/workflows/${w.workflow}/repository`),
+  row(
+    '401 404 200 200 200 404 200 404',
+    'getWorkflowRepositoryDiff',
+    (w) => `/workflows/${w.workflow}/repository/diff`,
+  ),
   // Secrets: members see a project's names, owners write them; instance secrets are the administrators'.
   row('401 404 200 200 200 404 404 403', 'listSecrets', (w) => `/projects/${w.project}/secrets`),
   row('401 404 200 200 200 404 404 403', 'listSecretEvents', (w) => `/projects/${w.project}/secrets/events`),
@@ -485,6 +508,20 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
       await tx.secret.create({
         data: { scope: 'instance', owner_key: '', name: instanceSecret, visibility: 'all', ...sealed },
       });
+      const repository = await tx.repository.create({
+        data: {
+          project_id: project.id,
+          name: 'site',
+          url: 'https://git.example.com/a/site.git',
+          forge: 'gitea',
+          api_base_url: 'https://git.example.com/api/v1',
+          credential_kind: 'token',
+          created_by: users.owner.id,
+        },
+      });
+      await tx.workflowRepository.create({
+        data: { workflow_id: workflow.id, repository_id: repository.id, base_branch: 'main', branch: 'svc/1-x' },
+      });
       const linkToken = `matrix-link-${project.id}`;
       await tx.pendingInvitation.create({
         data: {
@@ -508,6 +545,7 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         token: token.jti,
         trigger: trigger.id,
         instanceSecret,
+        repository: repository.id,
       };
     });
     const dir = join(server.dataDir, 'workspaces', world.project, world.workflow);

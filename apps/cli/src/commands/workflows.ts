@@ -15,6 +15,7 @@ import {
 import { FileAnswers, LineAnswers, type AnswerSource } from '../answers';
 import type { Context } from '../context';
 import { concurrencyFields, type ConcurrencyFlags } from './concurrency';
+import { findRepository } from './repositories';
 import { EXIT, usageError } from '../errors';
 import { exitCodeOf, followWorkflow } from '../follow';
 import { EventPrinter, logEntryLines, summary } from '../render';
@@ -99,7 +100,15 @@ export async function follow(
 export async function runCommand(
   ctx: Context,
   requirementArg: string | undefined,
-  flags: FollowFlags & ConcurrencyFlags & { file?: string; template?: string; worker?: string; requires?: string },
+  flags: FollowFlags &
+    ConcurrencyFlags & {
+      file?: string;
+      template?: string;
+      worker?: string;
+      requires?: string;
+      repo?: string;
+      base?: string;
+    },
 ): Promise<number> {
   const concurrency = concurrencyFields(flags);
   const requirement = await textFrom(ctx, 'requirement', requirementArg, flags.file);
@@ -107,6 +116,7 @@ export async function runCommand(
   const projectId = await ctx.projectId();
   // Checked before anything is created: a bad answer file must not leave a workflow behind.
   if (flags.follow && flags.answerFile && flags.answerFile !== '-') FileAnswers.load(flags.answerFile);
+  const repository = await repositoryOf(ctx, flags);
   const workflow = await ctx.client().request(`/projects/${encodeURIComponent(projectId)}/workflows`, WorkflowSchema, {
     method: 'POST',
     json: {
@@ -116,6 +126,7 @@ export async function runCommand(
       requires: labelList(flags.requires),
       budget,
       ...concurrency,
+      ...repository,
     },
   });
   if (!flags.follow) {
@@ -125,6 +136,19 @@ export async function runCommand(
   }
   ctx.note(`svc: workflow ${workflow.id}`);
   return follow(ctx, workflow.id, flags, { printReplay: true });
+}
+
+/** `--repo <name> [--base <branch>]` as the create request's `repository` (looked up by name in the project). */
+async function repositoryOf(
+  ctx: Context,
+  flags: { repo?: string; base?: string },
+): Promise<{ repository?: { id: string; base_branch?: string } }> {
+  if (flags.repo === undefined) {
+    if (flags.base !== undefined) throw usageError('--base needs --repo');
+    return {};
+  }
+  const { id } = await findRepository(ctx, flags.repo);
+  return { repository: { id, ...(flags.base ? { base_branch: flags.base } : {}) } };
 }
 
 /** `--requires gpu,linux` as a list (undefined when not given). */

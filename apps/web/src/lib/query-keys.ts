@@ -32,4 +32,7 @@ export const queryKeys = {
   /** prefix of the instance secrets (administrators): their list and their events */
   instanceSecrets: ['admin', 'secrets'] as const,
   mcpServers: (projectId: string) => ['projects', projectId, 'mcp-servers'] as const,
+  repositories: (projectId: string) => ['projects', projectId, 'repositories'] as const,
+  workflowRepository: (workflowId: string) => ['workflow', workflowId, 'repository'] as const,
+  workflowRepositoryDiff: (workflowId: string) => ['workflow', workflowId, 'repository', 'diff'] as const,
 };

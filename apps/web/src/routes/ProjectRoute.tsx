@@ -14,8 +14,9 @@ import { SchedulesPanel } from '../features/schedules/SchedulesPanel';
 import { RunLimit } from '../features/concurrency/RunLimit';
 import { SecretsPanel } from '../features/secrets/SecretsPanel';
 import { McpServersPanel } from '../features/mcp/McpServersPanel';
+import { RepositoriesPanel } from '../features/repositories/RepositoriesPanel';
 
-/** One project: start a workflow, its workflows (live), its schedules, members, secrets and MCP servers. */
+/** One project: start a workflow, its workflows (live), its schedules, members, secrets, MCP servers and repositories. */
 export function ProjectRoute() {
   const { projectId = '' } = useParams();
   const projects = useProjects();
@@ -49,6 +50,7 @@ function ProjectPage({ project }: { project: Project }) {
       <ProjectBudget project={project} canManage={ownerOrAdmin} />
       <SecretsPanel project={project} canManage={ownerOrAdmin} />
       <McpServersPanel project={project} canManage={ownerOrAdmin} />
+      <RepositoriesPanel project={project} canManage={ownerOrAdmin} />
     </div>
   );
 }

@@ -268,14 +268,7 @@ export class WorkflowRun implements RunContext {
         : `the push of ${repository.branch} was rejected: ${report.error ?? ''}`,
       !report.pushed,
     );
-    const commits = `${report.commits ?? 0} commit${report.commits === 1 ? '' : 's'}`;
-    return [
-      '## Repository',
-      '',
-      report.pushed
-        ? `Branch \`${repository.branch}\` (base \`${repository.baseBranch}\`) was pushed with ${commits}; head \`${report.head_sha ?? ''}\`.`
-        : `Branch \`${repository.branch}\` (base \`${repository.baseBranch}\`) was NOT pushed: ${report.error ?? 'the push failed'}. Its ${commits} stay with the worker; feedback on this run pushes them again.`,
-    ].join('\n');
+    return repositorySection(repository, report);
   }
 
   /**
@@ -461,4 +454,21 @@ export class WorkflowRun implements RunContext {
 function restoredState(request: RunRequest): AgentState {
   if (request.state !== undefined) return request.state;
   return request.snapshot ? fromSnapshot(request.snapshot) : initialState();
+}
+
+/** The report's repository section: the branch, and whether it was pushed (or why not). */
+function repositorySection(
+  repository: RunRepository,
+  report: { pushed: boolean; head_sha: string | null; commits?: number; error?: string | null },
+): string {
+  const count = report.commits ?? 0;
+  const commits = `${count} commit${count === 1 ? '' : 's'}`;
+  const branch = `Branch \`${repository.branch}\` (base \`${repository.baseBranch}\`)`;
+  return [
+    '## Repository',
+    '',
+    report.pushed
+      ? `${branch} was pushed with ${commits}; head \`${report.head_sha ?? ''}\`.`
+      : `${branch} was NOT pushed: ${report.error ?? 'the push failed'}. Its ${commits} stay with the worker; feedback on this run pushes them again.`,
+  ].join('\n');
 }

@@ -4,6 +4,7 @@ import { access, appendFile, chmod, mkdir, rename, rm, writeFile } from 'node:fs
 import { join } from 'node:path';
 import { REPOSITORY_DIFF_MAX_BYTES, type DispatchRepository, type RepositoryUpdateData } from '@svc/protocol';
 import { truncateUtf8 } from '@svc/text';
+import { workerPath } from '../env';
 
 /**
  * A run's git repository (decision 0046), worked by the worker process itself with the system `git`:
@@ -105,6 +106,7 @@ export class RunRepository {
    * commit); a run whose workspace came back from the server keeps its files and only gets the history.
    */
   async prepare(fresh: boolean): Promise<Prepared> {
+    await mkdir(this.options.workspace, { recursive: true });
     const mirror = await withLock(this.mirrorDir, () => this.updateMirror());
     const branchExisted = await this.mirrorHas(`refs/heads/${this.repo.branch}`);
     if (!(await this.mirrorHas(`refs/heads/${this.repo.base_branch}`)))
@@ -241,7 +243,7 @@ export class RunRepository {
     const home = join(this.options.cacheRoot, 'home');
     await mkdir(home, { recursive: true });
     const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      PATH: workerPath(),
       HOME: home,
       LC_ALL: 'C',
       GIT_CONFIG_NOSYSTEM: '1',

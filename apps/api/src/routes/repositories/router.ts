@@ -29,6 +29,13 @@ async function nameTaken(tx: Prisma.TransactionClient, projectId: string, name: 
   if (other) throw conflict('the project has a repository with that name');
 }
 
+/** The columns a PATCH changes: the fields it names (the credential's kind with a new credential). */
+function patchColumns(patch: UpdateRepositoryRequest): Prisma.RepositoryUpdateInput {
+  const { credential, webhook_secret: _secret, ...columns } = patch;
+  const defined = Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined));
+  return { ...defined, ...(credential ? { credential_kind: credential.kind } : {}) };
+}
+
 /**
  * A project's git repositories (decision 0046): members list and read them, owners connect, change and
  * disconnect them. The credential and webhook secret go in through here and never come out.
@@ -102,16 +109,7 @@ export function repositoryHandlers(
       if (patch.name !== undefined) await nameTaken(tx, repository.project_id, patch.name, repository.id);
       const updated = await tx.repository.update({
         where: { id: repository.id },
-        data: {
-          ...(patch.name !== undefined ? { name: patch.name } : {}),
-          ...(patch.url !== undefined ? { url: patch.url } : {}),
-          ...(patch.forge !== undefined ? { forge: patch.forge } : {}),
-          ...(patch.api_base_url !== undefined ? { api_base_url: patch.api_base_url } : {}),
-          ...(patch.default_branch !== undefined ? { default_branch: patch.default_branch } : {}),
-          ...(patch.credential !== undefined ? { credential_kind: patch.credential.kind } : {}),
-          ...(patch.trigger_label !== undefined ? { trigger_label: patch.trigger_label } : {}),
-          ...(patch.trigger_command !== undefined ? { trigger_command: patch.trigger_command } : {}),
-        },
+        data: patchColumns(patch),
       });
       const target = { projectId: repository.project_id, repositoryId: repository.id, actorId };
       if (patch.credential) await secrets.put(tx, target, 'credential', patch.credential.value);

@@ -11,6 +11,8 @@ import { DiffView } from './DiffView';
 import { FilePreview } from './FilePreview';
 import { UploadForm } from './UploadForm';
 import './files.css';
+import { BranchDiff } from '../repositories/BranchDiff';
+import { workflowRepository } from '../repositories/api';
 
 /** Breadcrumb parts of a workspace path: [['', 'workspace'], ['src', 'src'], ['src/app', 'app']]. */
 export function pathCrumbs(path: string): [path: string, name: string][] {
@@ -132,7 +134,13 @@ function Workspace({ workflowId }: { workflowId: string }) {
  * as one archive.
  */
 export function FilesBrowser({ workflowId }: { workflowId: string }) {
-  const [view, setView] = useState<'workspace' | 'changes'>('workspace');
+  const [view, setView] = useState<'workspace' | 'changes' | 'branch'>('workspace');
+  // A run in a repository also shows its branch's diff against the base (404: it has none).
+  const repository = useQuery({
+    queryKey: queryKeys.workflowRepository(workflowId),
+    queryFn: () => workflowRepository(workflowId),
+    retry: false,
+  });
   return (
     <div className="files">
       <div className="files-toolbar">
@@ -143,12 +151,19 @@ export function FilesBrowser({ workflowId }: { workflowId: string }) {
           <button type="button" aria-pressed={view === 'changes'} onClick={() => setView('changes')}>
             Changes by step
           </button>
+          {repository.isSuccess && (
+            <button type="button" aria-pressed={view === 'branch'} onClick={() => setView('branch')}>
+              Branch diff
+            </button>
+          )}
         </div>
         <a className="files-archive" href={archiveUrl(workflowId)} download>
           Download the workspace (.tar.gz)
         </a>
       </div>
-      {view === 'workspace' ? <Workspace workflowId={workflowId} /> : <DiffView workflowId={workflowId} />}
+      {view === 'workspace' && <Workspace workflowId={workflowId} />}
+      {view === 'changes' && <DiffView workflowId={workflowId} />}
+      {view === 'branch' && <BranchDiff workflowId={workflowId} />}
     </div>
   );
 }

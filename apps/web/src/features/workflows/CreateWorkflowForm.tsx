@@ -9,6 +9,12 @@ import { getRun, newIdempotencyKey, startRun } from './api';
 import { RunOptions } from './RunOptions';
 import { NO_QUEUE_CHOICE, QueueOptions, queueFields, type QueueChoice } from './QueueOptions';
 import { inBackground } from '../../lib/background';
+import {
+  NO_REPOSITORY,
+  RepositoryChoice,
+  repositoryField,
+  type RepositoryChoiceValue,
+} from '../repositories/RepositoryChoice';
 
 export const RERUN_PARAM = 'rerun';
 
@@ -25,6 +31,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
   const [template, setTemplate] = useState('');
   const [queue, setQueue] = useState<QueueChoice>(NO_QUEUE_CHOICE);
   const [labels, setLabels] = useState('');
+  const [repository, setRepository] = useState<RepositoryChoiceValue>(NO_REPOSITORY);
   const [rerunOf, setRerunOf] = useState<Workflow | null>(null);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   // One key per submission of this form's content: sending the same content again (a double click,
@@ -52,6 +59,7 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
       ...(rerunOf ? { rerun_of: rerunOf.id } : {}),
       ...queueFields(queue),
       ...requiresOf(labels),
+      ...repositoryField(repository),
     };
     create.start(body, idempotencyKey.current);
   };
@@ -105,6 +113,15 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
           choice={queue}
           onChange={(next) => {
             setQueue(next);
+            edited();
+          }}
+        />
+        <RepositoryChoice
+          id={id}
+          projectId={projectId}
+          value={repository}
+          onChange={(next) => {
+            setRepository(next);
             edited();
           }}
         />
