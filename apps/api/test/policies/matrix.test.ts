@@ -299,6 +299,16 @@ const ROUTES: RouteCase[] = [
     'getWorkflowRepositoryDiff',
     (w) => `/workflows/${w.workflow}/repository/diff`,
   ),
+  // Forge side: a forge delivery's signature is its credential (an unknown repository is 404 for all);
+  // owners rotate the webhook secret.
+  row('404 404 404 404 404 404 404 404', 'receiveForgeHook', () => '/hooks/forge/no-such-repository', {
+    body: { zen: 'x' },
+  }),
+  row(
+    '401 404 403 200 200 404 404 403',
+    'rotateRepositoryWebhookSecret',
+    (w) => `/repositories/${w.repository}/rotate-webhook-secret`,
+  ),
   // Secrets: members see a project's names, owners write them; instance secrets are the administrators'.
   row('401 404 200 200 200 404 404 403', 'listSecrets', (w) => `/projects/${w.project}/secrets`),
   row('401 404 200 200 200 404 404 403', 'listSecretEvents', (w) => `/projects/${w.project}/secrets/events`),
