@@ -33,6 +33,7 @@ import {
 } from './commands/workflows';
 import { registerScheduleCommands } from './commands/schedules';
 import { addTriggerCommands } from './commands/triggers';
+import { addWebhookCommands } from './commands/webhooks';
 import { registerSecretCommands } from './commands/secrets';
 import { registerMcpCommands } from './commands/mcp';
 import { budgetOptions, budgetSetCommand, budgetShowCommand, type BudgetFlags } from './commands/budgets';
@@ -349,6 +350,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
 
   registerScheduleCommands(program, run, project);
   addTriggerCommands(program, run, project);
+  addWebhookCommands(program, run, project);
   registerSecretCommands(program, run, project);
   registerMcpCommands(program, run, project);
   program

@@ -4,7 +4,7 @@ import { encodeParameter, type Db, type DbProvider } from '@svc/db';
 import type { TableRows } from '../events/event-sql';
 import type { NewEvent, StoredEvent, WorkflowRef } from '../events/types';
 import { outboxEventOf } from './map';
-import { backoffMs, Poller } from './poller';
+import { backoffMs, keepLeased, Poller } from './poller';
 import type { OutboxEvent, OutboxEventType, OutboxHandler } from './types';
 
 export interface OutboxSettings {
@@ -185,6 +185,15 @@ export class Outbox {
   private async handleClaimed(consumer: string, handle: OutboxHandler, eventId: string): Promise<void> {
     const { db, settings } = this.deps;
     const mine = { consumer, event_id: eventId, locked_by: this.holder };
+    const stopRenewing = keepLeased(
+      settings.leaseSeconds,
+      () =>
+        db.outboxClaim.updateMany({
+          where: mine,
+          data: { locked_until: new Date(Date.now() + settings.leaseSeconds * 1000) },
+        }),
+      (err) => this.logger.warn({ err }, 'outbox lease renewal failed'),
+    );
     try {
       const event = await this.load(eventId);
       if (event) await handle(event);
@@ -212,6 +221,8 @@ export class Outbox {
           updated_at: new Date(),
         },
       });
+    } finally {
+      stopRenewing();
     }
   }
 

@@ -62,3 +62,13 @@ export class Poller {
 /** Exponential backoff: `base` × 2^(attempt-1), at most `max` (attempt counts from 1). */
 export const backoffMs = (attempt: number, base: number, max: number) =>
   Math.min(max, base * 2 ** Math.min(Math.max(0, attempt - 1), 40));
+
+/**
+ * Renews a lease while its work runs: `renew` every third of the lease, so a slow handler or a slow
+ * receiver keeps its claim, and a killed replica's claim runs out one lease after its last renewal.
+ */
+export function keepLeased(leaseSeconds: number, renew: () => Promise<unknown>, onError: (err: unknown) => void) {
+  const timer = setInterval(() => void renew().catch(onError), Math.max(50, (leaseSeconds * 1000) / 3));
+  timer.unref();
+  return () => clearInterval(timer);
+}

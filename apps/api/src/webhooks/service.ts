@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { classifyDbError, type Db, type Prisma, type Webhook, type WebhookDelivery } from '@svc/db';
-import { backoffMs, Poller, type OutboxEvent } from '../outbox';
+import { backoffMs, keepLeased, Poller, type OutboxEvent } from '../outbox';
 import type { SecretKeyring } from '../secrets/keyring';
 import { putWebhookSecret, webhookSecret } from './secret';
 import { targetProblem } from './targets';
@@ -27,6 +27,9 @@ export interface WebhookServiceDeps {
   settings: WebhookSettings;
   userAgent?: string;
 }
+
+/** Requests one replica has open at once. */
+const MAX_IN_FLIGHT = 16;
 
 /** The JSON body of a delivery: the outbox event as it is documented in the OpenAPI `webhooks`. */
 export const payloadOf = (event: OutboxEvent) =>
@@ -55,6 +58,7 @@ export const subscribes = (events: string, type: string) => {
 export class WebhookService {
   private readonly poller: Poller;
   private readonly holder: string;
+  private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: WebhookServiceDeps) {
     this.holder = `${deps.replicaId}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -69,8 +73,34 @@ export class WebhookService {
     this.poller.start();
   }
 
-  stop(): Promise<void> {
-    return this.poller.stop();
+  async stop(): Promise<void> {
+    await this.poller.stop();
+    await Promise.all(this.inFlight.values());
+  }
+
+  /**
+   * Runs one attempt without holding up the pass (a slow receiver delays nobody else), its lease renewed
+   * while the request runs, however long the receiver takes.
+   */
+  private begin(id: string): void {
+    const { db, settings, logger } = this.deps;
+    const stopRenewing = keepLeased(
+      settings.leaseSeconds,
+      () =>
+        db.webhookDelivery.updateMany({
+          where: { id, locked_by: this.holder },
+          data: { locked_until: new Date(Date.now() + settings.leaseSeconds * 1000) },
+        }),
+      (err) => logger.warn({ err }, 'webhook lease renewal failed'),
+    );
+    const work = this.attempt(id)
+      .catch((err: unknown) => logger.error({ err, delivery_id: id }, 'webhook delivery attempt failed'))
+      .finally(() => {
+        stopRenewing();
+        this.inFlight.delete(id);
+        this.kick();
+      });
+    this.inFlight.set(id, work);
   }
 
   kick(): void {
@@ -159,18 +189,21 @@ export class WebhookService {
   private async passOnce(): Promise<boolean> {
     const { db, settings } = this.deps;
     const now = new Date();
+    const room = MAX_IN_FLIGHT - this.inFlight.size;
+    if (room <= 0) return false;
     const due = await db.webhookDelivery.findMany({
       where: {
+        id: { notIn: [...this.inFlight.keys()] },
         state: 'pending',
         next_attempt_at: { lte: now },
         OR: [{ locked_until: null }, { locked_until: { lt: now } }],
       },
       orderBy: { next_attempt_at: 'asc' },
-      take: 20,
+      take: room,
       select: { id: true, locked_until: true },
     });
     if (due.length === 0) return false;
-    const claimed: string[] = [];
+    let started = 0;
     for (const row of due) {
       const { count } = await db.webhookDelivery.updateMany({
         where: { id: row.id, state: 'pending', locked_until: row.locked_until },
@@ -181,9 +214,13 @@ export class WebhookService {
           updated_at: new Date(),
         },
       });
-      if (count === 1) claimed.push(row.id);
+      if (count === 1) {
+        this.begin(row.id);
+        started++;
+      }
     }
-    await Promise.all(claimed.map((id) => this.attempt(id)));
+    // Nothing taken (others were faster): the pass ends; the next one comes with a kick or the poll.
+    if (started === 0) return false;
     return true;
   }
 

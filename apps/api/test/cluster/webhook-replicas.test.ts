@@ -36,12 +36,10 @@ describe('webhooks across replicas', () => {
         held = true;
         return 'hold';
       });
-      const hook = await cluster
-        .aliceOn(a)
-        .json<{
-          id: string;
-          secret: string;
-        }>(`/projects/${cluster.projectId}/webhooks`, { json: { url: receiver.url, events: ['run.created'] } });
+      const hook = await cluster.aliceOn(a).json<{
+        id: string;
+        secret: string;
+      }>(`/projects/${cluster.projectId}/webhooks`, { json: { url: receiver.url, events: ['run.created'] } });
       receiver.secret = hook.secret;
 
       const first = await createWorkflow(cluster.aliceOn(a), cluster.projectId, 'held');

@@ -45,6 +45,7 @@ interface World {
   article: string;
   schedule: string;
   trigger: string;
+  webhook: string;
 }
 
 /** An operation of the protocol's table that takes a JSON object body, with the fields of its schema. */
@@ -73,7 +74,7 @@ function fieldOf(op: IdentifiedOperation, name: string, schema: z.ZodType, nulla
   const plain = PLAIN_KINDS.find(([is]) => is(schema));
   if (plain) return { kind: plain[1] };
   if (schema instanceof z.ZodEnum) return { kind: 'enum', values: schema.options.map(String) };
-  if (schema instanceof z.ZodArray && fieldOf(op, name, schema.element as z.ZodType).kind === 'text')
+  if (schema instanceof z.ZodArray && ['text', 'enum'].includes(fieldOf(op, name, schema.element as z.ZodType).kind))
     return { kind: 'list' };
   throw new Error(`json-body fuzz: ${op.id}.${name} is a ${def.type}; teach fieldOf to fuzz it`);
 }
@@ -107,6 +108,7 @@ const VALID: Partial<Record<OperationId, (w: World) => Record<string, unknown>>>
   replaceKb: () => ({ text: '# T\n\nx' }),
   createTimer: () => ({ seconds: 86_400, reason: 'later' }),
   createSchedule: () => ({ name: 'S', cron: '0 9 * * *', requirement: 'r' }),
+  createWebhook: () => ({ url: 'https://hooks.example.com/fuzz' }),
   putMcpServer: () => ({ transport: 'http', url: 'https://mcp.example.com/mcp' }),
   putSetting: () => ({ value: 'dark' }),
   createToken: (w) => ({ scope: 'job', workflow_id: w.workflow, ttl_seconds: 600 }),
@@ -132,6 +134,7 @@ const ID_BY_PREFIX: [prefix: string, id: (op: IdentifiedOperation, w: World) => 
   ['/svc/api/schedules/', (_op, w) => w.schedule],
   ['/svc/api/workflows/', (op, w) => (op.id === 'answerWorkflow' ? w.waiting : w.workflow)],
   ['/svc/api/triggers/', (_op, w) => w.trigger],
+  ['/svc/api/webhooks/', (_op, w) => w.webhook],
 ];
 
 /** The operation's path with the world's ids; a new kind of path parameter must be named here. */
@@ -463,7 +466,11 @@ describe.each(TEST_PROVIDERS)('JSON bodies under fuzzing on %s', (provider) => {
         created_by: root.id,
       },
     });
+    const webhook = await db.webhook.create({
+      data: { project_id: project.id, url: 'https://hooks.example.com/x', events: '[]', created_by: root.id },
+    });
     world = {
+      webhook: webhook.id,
       project: project.id,
       workflow: workflow.id,
       waiting: waiting.id,

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '@svc/test-kit';
 import type { Webhook, WebhookDelivery, WebhookWithSecret } from '@svc/protocol';
 import { verifyDelivery } from '../../src/triggers/signature';
@@ -66,7 +67,7 @@ describe.each(TEST_PROVIDERS)('outbound webhooks on %s', (provider) => {
     // The inbound triggers' own verifier accepts it too (the same signature form).
     const headers = {
       'x-svc-timestamp': String(got.timestamp),
-      'x-svc-signature': `sha256=${require('node:crypto').createHmac('sha256', hook.secret).update(`${got.timestamp}.${got.body}`).digest('hex')}`,
+      'x-svc-signature': `sha256=${createHmac('sha256', hook.secret).update(`${got.timestamp}.${got.body}`).digest('hex')}`,
       'x-svc-delivery': got.deliveryId,
       'x-svc-event': got.event,
     };

@@ -67,7 +67,7 @@ export function describeResult(args: string[], result: CliResult): string {
   return `svc ${args.join(' ')} -> ${result.code}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`;
 }
 
-export async function startStack(handler: ScriptedHandler): Promise<CliStack> {
+export async function startStack(handler: ScriptedHandler, env: Record<string, string> = {}): Promise<CliStack> {
   assertCliBuilt();
   statSync(WORKER_CLI);
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'svc-cli-e2e-')));
@@ -82,7 +82,7 @@ export async function startStack(handler: ScriptedHandler): Promise<CliStack> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    api = await startApiProcess({ env: { LOG_LEVEL: 'warn', SSE_HEARTBEAT_SECONDS: '1' } });
+    api = await startApiProcess({ env: { LOG_LEVEL: 'warn', SSE_HEARTBEAT_SECONDS: '1', ...env } });
     const url = api.url;
     const config = path.join(dir, 'alice.json');
     const cliOptions = (options: Partial<CliOptions> = {}): CliOptions => ({

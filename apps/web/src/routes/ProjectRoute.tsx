@@ -7,6 +7,7 @@ import { useProjects } from '../features/projects/hooks';
 import { DeleteProjectButton } from '../features/projects/DeleteProjectButton';
 import { MembersPanel } from '../features/projects/MembersPanel';
 import { TriggersPanel } from '../features/triggers/TriggersPanel';
+import { WebhooksPanel } from '../features/webhooks/WebhooksPanel';
 import { ProjectBudget } from '../features/budget/ProjectBudget';
 import { CreateWorkflowForm } from '../features/workflows/CreateWorkflowForm';
 import { WorkflowList } from '../features/workflows/WorkflowList';
@@ -45,6 +46,7 @@ function ProjectPage({ project }: { project: Project }) {
       <WorkflowList projectId={project.id} />
       <SchedulesPanel projectId={project.id} />
       <TriggersPanel projectId={project.id} />
+      <WebhooksPanel projectId={project.id} />
       <MembersPanel project={project} />
       <ProjectBudget project={project} canManage={ownerOrAdmin} />
       <SecretsPanel project={project} canManage={ownerOrAdmin} />
