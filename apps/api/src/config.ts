@@ -206,14 +206,17 @@ export function buildConfig(env: Env): Config {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     },
-    notifications: {
-      smtpUrl: env.SMTP_URL ?? null,
-      mailFrom: env.MAIL_FROM,
-      throttlePerRunHour: env.NOTIFY_THROTTLE_PER_RUN_HOUR,
-      answerLinkTtlMs: Math.round(env.ANSWER_LINK_TTL_HOURS * 3600_000),
-    },
+    notifications: notificationsConfig(env),
   };
 }
+
+/** E-mail and chat notifications (decision 0045); no SMTP_URL: no e-mail. */
+const notificationsConfig = (env: Env): NotificationSettings => ({
+  smtpUrl: env.SMTP_URL ?? null,
+  mailFrom: env.MAIL_FROM,
+  throttlePerRunHour: env.NOTIFY_THROTTLE_PER_RUN_HOUR,
+  answerLinkTtlMs: Math.round(env.ANSWER_LINK_TTL_HOURS * 3600_000),
+});
 
 /** SECRETS_KEY_FILE, or the keyring generated under the data directory. */
 const secretsKeyFile = (env: Env, dataDir: string) =>

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { classifyDbError, type Db, type User, type Workflow } from '@svc/db';
 import type { NotificationChannel, NotificationEvent } from '@svc/protocol';
 import type { Config } from '../config';
-import { AnswerLinks, openQuestionOf } from './answer-links';
+import { AnswerLinks, openQuestionOf, type OpenQuestion } from './answer-links';
 import { chatPayload, postChat } from './chat';
 import { isFinalKind, notificationKindOf, type RunOutboxEvent } from './events';
 import type { Mailer } from './mailer';
@@ -131,10 +131,28 @@ export class Notifier {
     rowId: string,
     event: RunOutboxEvent,
   ): Promise<{ status: Outcome; why?: string }> {
+    const ready = await this.stillWanted(kind, workflow, prefs.userId, channel, rowId);
+    if ('status' in ready) return ready;
+    const notice = this.noticeOf(kind, workflow, ready.fresh, ready.question, event);
+    if (channel === 'email') return this.mail(notice, ready.user, prefs, ready.fresh, ready.question);
+    const url = await this.deps.preferences.chatUrl(prefs.userId);
+    if (!url) return { status: 'skipped', why: 'no chat webhook URL' };
+    await postChat(url, chatPayload(prefs.chat.format, chatOf(notice)), this.chatOptions());
+    return { status: 'sent' };
+  }
+
+  /** Checks made right before sending: still a member, the run still there, its question still open, the throttle. */
+  private async stillWanted(
+    kind: NotificationEvent,
+    workflow: Workflow,
+    userId: string,
+    channel: NotificationChannel,
+    rowId: string,
+  ): Promise<{ status: Outcome; why: string } | { user: User; fresh: Workflow; question: OpenQuestion | null }> {
     const { db } = this.deps;
     // Membership now, not when the event was written: a person removed meanwhile hears nothing.
     const member = await db.projectMember.findUnique({
-      where: { project_id_user_id: { project_id: workflow.project_id, user_id: prefs.userId } },
+      where: { project_id_user_id: { project_id: workflow.project_id, user_id: userId } },
       include: { user: true },
     });
     if (!member) return { status: 'skipped', why: 'no longer a member of the project' };
@@ -143,25 +161,29 @@ export class Notifier {
     const question = kind === 'waiting_for_input' ? await openQuestionOf(db, fresh) : null;
     if (kind === 'waiting_for_input' && !question)
       return { status: 'skipped', why: 'the question was answered meanwhile' };
-    if (!isFinalKind(kind) && (await this.throttled(prefs.userId, workflow.id, channel, rowId)))
+    if (!isFinalKind(kind) && (await this.throttled(userId, workflow.id, channel, rowId)))
       return { status: 'throttled', why: `more than ${this.deps.config.notifications.throttlePerRunHour} in an hour` };
-    const notice: RunNotice = {
+    return { user: member.user, fresh, question };
+  }
+
+  private noticeOf(
+    kind: NotificationEvent,
+    workflow: Workflow & { project: { name: string } },
+    fresh: Workflow,
+    question: OpenQuestion | null,
+    event: RunOutboxEvent,
+  ): RunNotice {
+    const budgetText = stringOf(event.data.question) ?? stringOf(event.data.message);
+    return {
       kind,
       projectName: workflow.project.name,
       number: workflow.number,
       title: fresh.title,
       runUrl: this.runUrl(workflow),
-      question:
-        question?.question ??
-        (kind === 'budget_reached' ? (stringOf(event.data.question) ?? stringOf(event.data.message)) : null),
+      question: question?.question ?? (kind === 'budget_reached' ? budgetText : null),
       error: kind === 'failed' ? (fresh.error ?? stringOf(event.data.error)) : null,
       reportUrl: kind === 'completed' ? stringOf(event.data.report_url) : null,
     };
-    if (channel === 'email') return this.mail(notice, member.user, prefs, fresh, question);
-    const url = await this.deps.preferences.chatUrl(prefs.userId);
-    if (!url) return { status: 'skipped', why: 'no chat webhook URL' };
-    await postChat(url, chatPayload(prefs.chat.format, chatOf(notice)), this.chatOptions());
-    return { status: 'sent' };
   }
 
   private async mail(

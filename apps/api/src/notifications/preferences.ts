@@ -61,6 +61,35 @@ const DEFAULTS = (userId: string): StoredPreferences => ({
   projects: null,
 });
 
+type EmailPut = NonNullable<PutNotificationPreferencesRequest['email']>;
+type ChatPut = NonNullable<PutNotificationPreferencesRequest['chat']>;
+
+const mergedEmail = (current: StoredPreferences['email'], put: EmailPut): StoredPreferences['email'] => ({
+  enabled: put.enabled ?? current.enabled,
+  address: put.address !== undefined ? put.address : current.address,
+  events: eventList(put.events ?? current.events),
+});
+
+const mergedChat = (current: StoredPreferences['chat'], put: ChatPut): StoredPreferences['chat'] => ({
+  enabled: put.enabled ?? current.enabled,
+  format: put.format ?? current.format,
+  events: eventList(put.events ?? current.events),
+});
+
+/** A PUT over the stored preferences: fields left out keep their value. */
+function merged(
+  userId: string,
+  current: StoredPreferences,
+  body: PutNotificationPreferencesRequest,
+): StoredPreferences {
+  return {
+    userId,
+    email: mergedEmail(current.email, body.email ?? {}),
+    chat: mergedChat(current.chat, body.chat ?? {}),
+    projects: body.projects === undefined ? current.projects : body.projects && [...new Set(body.projects)],
+  };
+}
+
 /** Sorted and without repeats, in the protocol's order. */
 const eventList = (events: readonly NotificationEvent[]) =>
   NotificationEventSchema.options.filter((e) => events.includes(e));
@@ -88,21 +117,7 @@ export class NotificationPreferenceStore {
 
   /** Applies a PUT: fields left out keep their value; `chat.url: null` removes the URL. */
   async write(userId: string, body: PutNotificationPreferencesRequest): Promise<void> {
-    const current = await this.read(userId);
-    const next: StoredPreferences = {
-      userId,
-      email: {
-        enabled: body.email?.enabled ?? current.email.enabled,
-        address: body.email?.address !== undefined ? body.email.address : current.email.address,
-        events: eventList(body.email?.events ?? current.email.events),
-      },
-      chat: {
-        enabled: body.chat?.enabled ?? current.chat.enabled,
-        format: body.chat?.format ?? current.chat.format,
-        events: eventList(body.chat?.events ?? current.chat.events),
-      },
-      projects: body.projects !== undefined ? body.projects && [...new Set(body.projects)] : current.projects,
-    };
+    const next = merged(userId, await this.read(userId), body);
     const columns = {
       email_enabled: next.email.enabled,
       email_address: next.email.address,

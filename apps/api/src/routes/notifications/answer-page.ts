@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { AnswerRequestSchema } from '@svc/protocol';
+import type { User, Workflow } from '@svc/db';
 import type { AppDeps } from '../../deps';
 import type { Handlers, OperationHandler } from '../../http/mount';
 import { DomainError } from '../../domain/errors';
@@ -54,6 +55,23 @@ export function answerPageHandlers(deps: AppDeps): Handlers<'getAnswerPage' | 'p
   const runLink = (workflow: { id: string; project_id: string }) =>
     `<p><a href="${escapeHtml(notifications.notifier.runUrl(workflow))}">Open the run</a></p>`;
 
+  // membership now: a person removed from the project cannot answer through an old mail
+  const memberOf = (projectId: string, userId: string) =>
+    db.projectMember.findFirst({
+      where: { project_id: projectId, user_id: userId, project: { deleted_at: null } },
+      include: { user: true },
+    });
+  const answerAs = async (workflow: Workflow, user: User, answer: string): Promise<boolean> => {
+    try {
+      // the same use case as POST /workflows/{id}/answer: the engine applies it, the worker is steered
+      await deps.workflows.answer(workflow, user, answer);
+      return true;
+    } catch (error) {
+      if (error instanceof DomainError && (error.code === 'conflict' || error.code === 'not_found')) return false;
+      throw error;
+    }
+  };
+
   /** Showing the page does not use the link: mail scanners and previews open links. */
   const getAnswerPage: OperationHandler<'getAnswerPage'> = async (_req, res, input) => {
     const state = await notifications.links.inspect(input.params.token);
@@ -83,21 +101,10 @@ export function answerPageHandlers(deps: AppDeps): Handlers<'getAnswerPage' | 'p
     const parsed = AnswerRequestSchema.safeParse({ answer: form.answer });
     if (!parsed.success)
       return sendPage(res, 400, 'Answer link', '<p>The answer is empty or too long. Go back and try again.</p>');
-    // membership now: a person removed from the project cannot answer through an old mail
-    const member = await db.projectMember.findFirst({
-      where: { project_id: workflow.project_id, user_id: link.user_id, project: { deleted_at: null } },
-      include: { user: true },
-    });
+    const member = await memberOf(workflow.project_id, link.user_id);
     if (!member) return sendPage(res, 403, 'Answer link', '<p>You are no longer a member of this run’s project.</p>');
     if (!(await notifications.links.take(link))) return refuse(res, 'used', workflow);
-    try {
-      // the same use case as POST /workflows/{id}/answer: the engine applies it, the worker is steered
-      await deps.workflows.answer(workflow, member.user, parsed.data.answer);
-    } catch (error) {
-      if (error instanceof DomainError && (error.code === 'conflict' || error.code === 'not_found'))
-        return refuse(res, 'question_closed', workflow);
-      throw error;
-    }
+    if (!(await answerAs(workflow, member.user, parsed.data.answer))) return refuse(res, 'question_closed', workflow);
     sendPage(res, 200, 'Answer sent', `<p>Your answer was sent to run #${workflow.number}.</p>${runLink(workflow)}`);
   };
 
