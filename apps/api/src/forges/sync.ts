@@ -192,20 +192,30 @@ export class ForgeSync {
       );
   }
 
-  /** Stores the PR once (the first writer wins) and appends `pull_request_opened` with it, in that order. */
+  /**
+   * Stores the PR once (the first writer wins) and appends `pull_request_opened` in the same transaction,
+   * so the event (and the outbox's `run.pull_request_opened`) exists exactly when the PR is recorded.
+   */
   private async recordPullRequest(
     workflow: { id: string; project_id: string },
     branch: string,
     base: string,
     pr: { number: number; url: string; state: string },
   ): Promise<void> {
-    const written = await this.deps.db.workflowRepository.updateMany({
-      where: { workflow_id: workflow.id, pr_number: null },
-      data: { pr_number: pr.number, pr_url: pr.url, pr_state: pr.state },
-    });
-    if (written.count === 0) return;
     const data: PullRequestOpenedEventData = { url: pr.url, number: pr.number, branch, base };
-    await this.deps.events.append(workflow, [{ type: 'pull_request_opened', data }]);
+    let written = false;
+    await this.deps.events.appendWith(
+      async (tx) => {
+        const { count } = await tx!.workflowRepository.updateMany({
+          where: { workflow_id: workflow.id, pr_number: null },
+          data: { pr_number: pr.number, pr_url: pr.url, pr_state: pr.state },
+        });
+        written = count === 1;
+        return { groups: written ? [{ workflow, events: [{ type: 'pull_request_opened', data }] }] : [] };
+      },
+      { interactive: true },
+    );
+    if (!written) return;
     this.deps.events.publishProject(workflow.project_id, { change: 'workflow_updated', workflow_id: workflow.id });
   }
 

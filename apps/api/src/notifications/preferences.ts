@@ -18,10 +18,14 @@ import type { SecretKeyring } from '../secrets/keyring';
  */
 const CHAT_SCOPE = 'notification';
 const CHAT_NAME = 'CHAT_WEBHOOK_URL';
-// The cipher binds (scope, project, name) into the ciphertext as key rotation (secrets/rotate.ts) rebuilds
-// them from the row: project_id is null here, the person is the row's owner_key. This scope is not one
-// of the runs' two.
-const CHAT_REF: SecretRef = { scope: CHAT_SCOPE as SecretRef['scope'], projectId: null, name: CHAT_NAME };
+// The cipher binds (scope, name, the person: the row's owner_key) into the ciphertext, as key rotation
+// (secrets/rotate.ts) rebuilds them from the row. This scope is not one of the runs' two.
+const chatRef = (userId: string): SecretRef => ({
+  scope: CHAT_SCOPE,
+  projectId: null,
+  name: CHAT_NAME,
+  ownerKey: userId,
+});
 const chatWhere = (userId: string) => ({
   scope_owner_key_name: { scope: CHAT_SCOPE, owner_key: userId, name: CHAT_NAME },
 });
@@ -112,7 +116,7 @@ export class NotificationPreferenceStore {
   /** The stored chat webhook URL, decrypted; null when there is none. */
   async chatUrl(userId: string): Promise<string | null> {
     const row = await this.deps.db.secret.findUnique({ where: chatWhere(userId) });
-    return row ? openSecret(this.deps.keyring, CHAT_REF, row) : null;
+    return row ? openSecret(this.deps.keyring, chatRef(userId), row) : null;
   }
 
   /** Applies a PUT: fields left out keep their value; `chat.url: null` removes the URL. */
@@ -136,7 +140,7 @@ export class NotificationPreferenceStore {
       });
       if (url === null) await tx.secret.deleteMany({ where: { scope: CHAT_SCOPE, owner_key: userId } });
       else if (url !== undefined) {
-        const sealed = sealSecret(this.deps.keyring, CHAT_REF, url);
+        const sealed = sealSecret(this.deps.keyring, chatRef(userId), url);
         await tx.secret.upsert({
           where: chatWhere(userId),
           create: { scope: CHAT_SCOPE, project_id: null, owner_key: userId, name: CHAT_NAME, ...sealed },

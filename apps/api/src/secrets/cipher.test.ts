@@ -90,4 +90,33 @@ describe('key rotation', () => {
     const rotated = await db.secret.findFirstOrThrow({ where: { name: 'SHARED' } });
     expect(openSecret(replica, instanceRef, rotated)).toBe('shared-value');
   });
+  it('keeps the values of the other scopes (repository, webhook, notification) readable, each bound to its owner', async () => {
+    const { db } = testDb.handle;
+    const keyring = SecretKeyring.open(keyPath());
+    const refs: [SecretRef, string][] = [
+      [{ scope: 'repository', projectId: null, name: 'credential', ownerKey: 'repo-1' }, 'repo-1'],
+      [{ scope: 'webhook', projectId: null, name: 'hook-1' }, 'hook-1'],
+      [{ scope: 'notification', projectId: null, name: 'CHAT_WEBHOOK_URL', ownerKey: 'user-1' }, 'user-1'],
+    ];
+    for (const [ref, owner] of refs)
+      await db.secret.create({
+        data: {
+          scope: ref.scope,
+          project_id: ref.projectId,
+          owner_key: owner,
+          name: ref.name,
+          ...sealSecret(keyring, ref, `value-of-${owner}`),
+        },
+      });
+    expect((await rotateSecretsKey(db, keyring)).reencrypted).toBe(3);
+    for (const [ref, owner] of refs) {
+      const row = await db.secret.findFirstOrThrow({ where: { scope: ref.scope, owner_key: owner } });
+      expect(openSecret(keyring, ref, row)).toBe(`value-of-${owner}`);
+    }
+    // Another person's (or repository's) ref does not open the value: it cannot be moved between owners.
+    const chat = await db.secret.findFirstOrThrow({ where: { scope: 'notification' } });
+    expect(() => openSecret(keyring, { ...refs[2]![0], ownerKey: 'user-2' }, chat)).toThrow(SecretDecryptError);
+    const credential = await db.secret.findFirstOrThrow({ where: { scope: 'repository' } });
+    expect(() => openSecret(keyring, { ...refs[0]![0], ownerKey: 'repo-2' }, credential)).toThrow(SecretDecryptError);
+  });
 });

@@ -4,11 +4,12 @@ import type { SecretKeyring } from './keyring';
 /** Which row a value belongs to: bound into the ciphertext, so a value cannot be moved to another row. */
 export interface SecretRef {
   /** `repository`: a repository's credential or webhook secret (decision 0046), bound to its id too;
-   * `webhook`: an outbound webhook's signing secret (decision 0044), named by the webhook's id */
-  scope: 'project' | 'instance' | 'repository' | 'webhook';
+   * `webhook`: an outbound webhook's signing secret (decision 0044), named by the webhook's id;
+   * `notification`: a person's chat webhook URL (decision 0045), owned by the user id */
+  scope: 'project' | 'instance' | 'repository' | 'webhook' | 'notification';
   projectId: string | null;
   name: string;
-  /** the row's owner_key; bound into the ciphertext for scope `repository` (the repository id) */
+  /** the row's owner_key; bound into the ciphertext for scopes `repository` and `notification` */
   ownerKey?: string;
 }
 
@@ -29,7 +30,7 @@ const additionalData = (ref: SecretRef) =>
       ref.scope,
       ref.projectId ?? '',
       ref.name,
-      ...(ref.scope === 'repository' ? [ref.ownerKey ?? ''] : []),
+      ...(ref.scope === 'repository' || ref.scope === 'notification' ? [ref.ownerKey ?? ''] : []),
     ].join('\0'),
     'utf8',
   );
