@@ -1,15 +1,9 @@
-/** The public run events of the outbox (issue 25): what webhooks and notifications are told. */
-export const OUTBOX_EVENT_TYPES = [
-  'run.created',
-  'run.waiting_for_input',
-  'run.completed',
-  'run.failed',
-  'run.cancelled',
-  'run.budget_reached',
-  'run.pull_request_opened',
-] as const;
+import { WebhookEventTypeSchema, type WebhookEventType } from '@svc/protocol';
 
-export type OutboxEventType = (typeof OUTBOX_EVENT_TYPES)[number];
+/** The public run events of the outbox (issue 25): what webhooks and notifications are told (one list, the protocol's). */
+export const OUTBOX_EVENT_TYPES = WebhookEventTypeSchema.options;
+
+export type OutboxEventType = WebhookEventType;
 
 /**
  * One public run event as consumers get it. `data` holds what its cause gave (`question`, `error`,

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import {
   RepositoryListSchema,
@@ -9,6 +8,7 @@ import {
 } from '@svc/protocol';
 import type { Context } from '../context';
 import { EXIT, usageError } from '../errors';
+import { readSecretInput } from '../secret-input';
 
 type Action = (ctx: Context, ...args: never[]) => Promise<number> | number;
 type Run = (action: Action) => (this: Command, ...args: unknown[]) => Promise<void>;
@@ -28,26 +28,6 @@ export interface RepoAddFlags {
 const repoLine = (r: Repository) =>
   `${r.name}  ${r.forge.padEnd(6)}  ${r.default_branch}  ${r.url}  ${r.credential_kind}`;
 
-/** The credential from --credential-file or stdin (never argv: it would stay in the shell's history and `ps`). */
-async function readCredential(ctx: Context, file: string | undefined): Promise<string> {
-  let text: string;
-  if (file !== undefined) {
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw usageError(`cannot read ${file}: ${(error as Error).message}`);
-    }
-  } else {
-    if (ctx.io.stdinIsTty) ctx.note('svc: type the token (or paste the key), then a new line and Ctrl-D');
-    const chunks: Buffer[] = [];
-    for await (const chunk of ctx.io.stdin) chunks.push(Buffer.from(chunk as Buffer));
-    text = Buffer.concat(chunks).toString('utf8');
-  }
-  const value = text.replace(/\r?\n$/, '');
-  if (value === '') throw usageError('no credential: pipe it to stdin or give --credential-file');
-  return value;
-}
-
 const repositoriesPath = async (ctx: Context) => `/projects/${encodeURIComponent(await ctx.projectId())}/repositories`;
 
 /** A repository of the project by name (or id). */
@@ -66,7 +46,10 @@ export async function repoList(ctx: Context): Promise<number> {
 
 export async function repoAdd(ctx: Context, name: string, url: string, flags: RepoAddFlags): Promise<number> {
   const kind: CredentialKind = flags.sshKey ? 'ssh_key' : 'token';
-  const value = await readCredential(ctx, flags.credentialFile);
+  const value = await readSecretInput(ctx, flags.credentialFile, {
+    prompt: 'svc: type the token (or paste the key), then a new line and Ctrl-D',
+    missing: 'no credential: pipe it to stdin or give --credential-file',
+  });
   const created = await ctx.client().request(await repositoriesPath(ctx), RepositorySchema, {
     method: 'POST',
     json: {

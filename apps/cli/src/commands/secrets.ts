@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import {
   SecretEventPageSchema,
@@ -11,6 +10,7 @@ import {
 } from '@svc/protocol';
 import type { Context } from '../context';
 import { EXIT, usageError } from '../errors';
+import { readSecretInput } from '../secret-input';
 
 type Action = (ctx: Context, ...args: never[]) => Promise<number> | number;
 type Run = (action: Action) => (this: Command, ...args: unknown[]) => Promise<void>;
@@ -52,29 +52,6 @@ function eventLine(e: SecretEvent): string {
   return `${e.at}  ${e.kind.padEnd(7)}  ${e.name}${scope}  ${detail}`;
 }
 
-/**
- * The value from --from-file or stdin (never argv: it would stay in the shell's history and in `ps`). One
- * trailing newline is dropped, as `echo` and editors add one.
- */
-async function readValue(ctx: Context, file: string | undefined): Promise<string> {
-  let text: string;
-  if (file !== undefined) {
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw usageError(`cannot read ${file}: ${(error as Error).message}`);
-    }
-  } else {
-    if (ctx.io.stdinIsTty) ctx.note('svc: type the value, then a new line and Ctrl-D (or pipe it in, or --from-file)');
-    const chunks: Buffer[] = [];
-    for await (const chunk of ctx.io.stdin) chunks.push(Buffer.from(chunk as Buffer));
-    text = Buffer.concat(chunks).toString('utf8');
-  }
-  const value = text.replace(/\r?\n$/, '');
-  if (value === '') throw usageError('no value: pipe it to stdin or give --from-file');
-  return value;
-}
-
 export async function secretList(ctx: Context, flags: SecretScopeFlags): Promise<number> {
   const { items } = await ctx.client().request(await secretsPath(ctx, flags), SecretListSchema);
   ctx.result(items, () => items.map(secretLine).join('\n'));
@@ -85,7 +62,10 @@ export async function secretSet(ctx: Context, nameArg: string, flags: SecretSetF
   const name = checkedName(nameArg);
   if (flags.visibility && !flags.instance) throw usageError('--visibility is for instance secrets (--instance)');
   const path = await secretsPath(ctx, flags);
-  const value = await readValue(ctx, flags.fromFile);
+  const value = await readSecretInput(ctx, flags.fromFile, {
+    prompt: 'svc: type the value, then a new line and Ctrl-D (or pipe it in, or --from-file)',
+    missing: 'no value: pipe it to stdin or give --from-file',
+  });
   const body = flags.instance ? { value, visibility: flags.visibility ?? 'all' } : { value };
   const saved = await ctx
     .client()
