@@ -17,7 +17,8 @@ function Counts({ file }: { file: StepDiffFile }) {
   );
 }
 
-function PatchLines({ section }: { section: PatchSection }) {
+/** One file's patch lines, coloured by kind (also the branch diff's, features/repositories). */
+export function PatchLines({ section }: { section: PatchSection }) {
   return (
     <pre className="diff-patch">
       {section.lines.map((line, i) => (

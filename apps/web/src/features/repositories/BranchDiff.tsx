@@ -4,6 +4,7 @@ import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { queryKeys } from '../../lib/query-keys';
 import { formatFullTime } from '../log/format-time';
 import { splitPatch, type PatchSection } from '../files/patch';
+import { PatchLines } from '../files/DiffView';
 import type { WorkflowRepository, WorkflowRepositoryDiff } from '@svc/protocol';
 import { workflowRepository, workflowRepositoryDiff } from './api';
 
@@ -69,14 +70,7 @@ function PatchFiles({ sections }: { sections: PatchSection[] }) {
             <summary>
               <code>{section.path}</code>
             </summary>
-            <pre className="diff-patch">
-              {section.lines.map((line, i) => (
-                <span key={i} className={`diff-line diff-${line.kind}`}>
-                  {line.text}
-                  {'\n'}
-                </span>
-              ))}
-            </pre>
+            <PatchLines section={section} />
           </details>
         </li>
       ))}
