@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { getWorkflowRepository, workflowRepositoryKey } from './api';
+import { queryKeys } from '../../lib/query-keys';
+import { workflowRepository } from '../repositories/api';
 
 /**
  * The pull/merge request the server opened for the run's branch (decision 0047), or its branch while
@@ -8,8 +9,8 @@ import { getWorkflowRepository, workflowRepositoryKey } from './api';
  */
 export function PullRequestLink({ workflowId, showBranch = false }: { workflowId: string; showBranch?: boolean }) {
   const repository = useQuery({
-    queryKey: workflowRepositoryKey(workflowId),
-    queryFn: () => getWorkflowRepository(workflowId),
+    queryKey: queryKeys.workflowRepository(workflowId),
+    queryFn: () => workflowRepository(workflowId),
     retry: false,
   });
   const r = repository.data;

@@ -4,6 +4,7 @@ import type { Project, Repository } from '@svc/protocol';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorNote, Loading } from '../../components/Feedback';
 import { queryKeys } from '../../lib/query-keys';
+import { rotateWebhookSecret } from '../forge/api';
 import { deleteRepository, listRepositories } from './api';
 import { RepositoryForm } from './RepositoryForm';
 import './repositories.css';
@@ -64,6 +65,12 @@ function RepositoryItem({
     mutationFn: () => deleteRepository(repository.id),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.repositories(projectId) }),
   });
+  // The forge webhook secret is replaced at once; the new one is in this answer only.
+  const [newSecret, setNewSecret] = useState<string | null>(null);
+  const rotate = useMutation({
+    mutationFn: () => rotateWebhookSecret(repository.id),
+    onSuccess: (answer) => setNewSecret(answer.webhook_secret),
+  });
   return (
     <li className="card" aria-label={`Repository ${repository.name}`}>
       <div className="inline-actions">
@@ -92,9 +99,24 @@ function RepositoryItem({
             busy={remove.isPending}
             onConfirm={() => remove.mutate()}
           />
+          <ConfirmButton
+            label="Rotate webhook secret"
+            ariaLabel={`Rotate the webhook secret of ${repository.name}`}
+            small
+            question="Replace the forge webhook secret now? The old one stops working at once: paste the new one into the forge's webhook settings."
+            confirmLabel="Rotate secret"
+            busy={rotate.isPending}
+            onConfirm={() => rotate.mutate()}
+          />
         </div>
       )}
       <ErrorNote error={remove.error} />
+      <ErrorNote error={rotate.error} />
+      {newSecret && (
+        <p className="notice" role="status">
+          New webhook secret of {repository.name}, shown this once: <code>{newSecret}</code>
+        </p>
+      )}
       {editing && (
         <RepositoryForm
           projectId={projectId}

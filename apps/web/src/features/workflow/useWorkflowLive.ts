@@ -3,7 +3,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useConnectionState, useWorkflowEvents } from '../../lib/live';
 import { queryKeys } from '../../lib/query-keys';
 import { runKeys } from '../run/keys';
-import { workflowRepositoryKey } from '../forge/api';
 import { initialLiveState, liveReducer, type LiveState } from './live-state';
 import { inBackground } from '../../lib/background';
 
@@ -34,9 +33,10 @@ export function useWorkflowLive(workflowId: string): WorkflowLive {
       dispatch({ event, at: received.current });
       if (event.type === 'file_changed') invalidate(queryKeys.filesAll(workflowId));
       if (event.type === 'llm_call') invalidate(queryKeys.llmCalls(workflowId));
-      // the branch was pushed, or the server opened its pull request: the header and report show it
+      // the branch was pushed, or the server opened its pull request: the header, the report and the
+      // files tab's branch diff (a key below this one) show it
       if (event.type === 'repository_pushed' || event.type === 'pull_request_opened')
-        invalidate(workflowRepositoryKey(workflowId));
+        invalidate(queryKeys.workflowRepository(workflowId));
       // the record carries what events do not: start and end times, the worker's name, the app link;
       // the server's plan says which step runs only while the workflow runs, so it is asked again
       if (event.type === 'workflow_status') {
