@@ -19,21 +19,24 @@ export function SettingsRoute() {
       <header className="page-head">
         <h1>Settings</h1>
       </header>
+      {/* the person's own preferences, apart from the service's settings below */}
       <NotificationSettings />
-      {!user.is_admin && <p className="muted">Only administrators change settings; this is what is in effect.</p>}
-      {(schema.isPending || settings.isPending) && <Loading what="settings" />}
-      <ErrorNote error={schema.error ?? settings.error} />
-      {schema.data &&
-        settings.data &&
-        schema.data.map((definition) => (
-          <SettingCard
-            key={definition.key}
-            definition={definition}
-            stored={settings.data[definition.key]}
-            canEdit={user.is_admin}
-          />
-        ))}
-      {schema.data && <OtherSettings stored={settings.data ?? {}} known={schema.data.map((d) => d.key)} />}
+      <section aria-label="Service settings" className="stack">
+        {!user.is_admin && <p className="muted">Only administrators change settings; this is what is in effect.</p>}
+        {(schema.isPending || settings.isPending) && <Loading what="settings" />}
+        <ErrorNote error={schema.error ?? settings.error} />
+        {schema.data &&
+          settings.data &&
+          schema.data.map((definition) => (
+            <SettingCard
+              key={definition.key}
+              definition={definition}
+              stored={settings.data[definition.key]}
+              canEdit={user.is_admin}
+            />
+          ))}
+        {schema.data && <OtherSettings stored={settings.data ?? {}} known={schema.data.map((d) => d.key)} />}
+      </section>
     </div>
   );
 }

@@ -135,8 +135,10 @@ describeInChromium('knowledge base and settings in Chromium against the real ser
     expect(await page.getByRole('region', { name: 'LLM call detail retention (days)' }).innerText()).toMatch(
       /Value: 14/,
     );
-    expect(await page.locator('main').getByRole('textbox').count()).toBe(0);
-    expect(await page.locator('main').getByRole('button').count()).toBe(0);
+    // The service's settings are read-only (the person's own notification preferences above them are not).
+    const service = page.getByRole('region', { name: 'Service settings' });
+    expect(await service.getByRole('textbox').count()).toBe(0);
+    expect(await service.getByRole('button').count()).toBe(0);
     await auditPage(page, 'settings-read-only');
     await page.getByRole('link', { name: 'Knowledge base' }).click();
     await page.getByRole('heading', { level: 2, name: 'Articles' }).waitFor();
