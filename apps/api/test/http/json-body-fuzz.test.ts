@@ -46,6 +46,7 @@ interface World {
   schedule: string;
   trigger: string;
   webhook: string;
+  repository: string;
 }
 
 /** An operation of the protocol's table that takes a JSON object body, with the fields of its schema. */
@@ -135,6 +136,7 @@ const ID_BY_PREFIX: [prefix: string, id: (op: IdentifiedOperation, w: World) => 
   ['/svc/api/workflows/', (op, w) => (op.id === 'answerWorkflow' ? w.waiting : w.workflow)],
   ['/svc/api/triggers/', (_op, w) => w.trigger],
   ['/svc/api/webhooks/', (_op, w) => w.webhook],
+  ['/svc/api/repositories/', (_op, w) => w.repository],
 ];
 
 /** The operation's path with the world's ids; a new kind of path parameter must be named here. */
@@ -469,8 +471,20 @@ describe.each(TEST_PROVIDERS)('JSON bodies under fuzzing on %s', (provider) => {
     const webhook = await db.webhook.create({
       data: { project_id: project.id, url: 'https://hooks.example.com/x', events: '[]', created_by: root.id },
     });
+    const repository = await db.repository.create({
+      data: {
+        project_id: project.id,
+        name: 'fuzzed-repo',
+        url: 'https://git.example.com/acme/shop.git',
+        forge: 'gitea',
+        api_base_url: 'https://git.example.com/api/v1',
+        credential_kind: 'token',
+        created_by: root.id,
+      },
+    });
     world = {
       webhook: webhook.id,
+      repository: repository.id,
       project: project.id,
       workflow: workflow.id,
       waiting: waiting.id,
