@@ -30,7 +30,12 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
   let ann: string;
   const forges: StandInForge[] = [];
   beforeAll(async () => {
-    server = await startTestServer(provider, {}, { steering: recordingSteering() });
+    // The stand-in forge listens on loopback, an address the API base URL may not have otherwise.
+    server = await startTestServer(
+      provider,
+      { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      { steering: recordingSteering() },
+    );
     ann = await server.login('ann');
   });
   afterAll(async () => {

@@ -188,6 +188,10 @@ describe.each(TEST_PROVIDERS)('project repositories on %s', (provider) => {
     ['a bad name', { ...valid, name: 'has space' }],
     ['a bad command', { ...valid, trigger_command: 'svc' }],
     ['an unknown key', { ...valid, extra: 1 }],
+    // The server calls the forge API: the outbound-target rules of webhooks hold for it.
+    ['an API base URL on a link-local address', { ...valid, api_base_url: 'http://169.254.169.254/latest' }],
+    ['an API base URL on loopback', { ...valid, api_base_url: 'http://127.0.0.1:8080/api/v3' }],
+    ['a clone URL whose derived API base URL is internal', { ...valid, url: 'http://10.0.0.5/acme/shop.git' }],
   ])('refuses %s with the contract error and changes nothing', async (_what, json) => {
     const before = await list();
     const res = await create(json);

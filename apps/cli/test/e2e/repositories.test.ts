@@ -22,6 +22,8 @@ describe('svc repo and svc run --repo with a real server and git server', () => 
         steps: { 1: [{ name: 'write_file', arguments: { path: 'NOTES.md', content: 'notes\n' } }, advance()] },
         report: '# Report\n\nNotes written.',
       }),
+      // The git server listens on loopback, an address the repository's API base URL may not have otherwise.
+      { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
     );
   }, E2E_TIMEOUT_MS);
   afterAll(async () => {

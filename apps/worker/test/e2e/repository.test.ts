@@ -39,7 +39,8 @@ describe('a run in a git repository', () => {
       repos: { site: { files: { 'README.md': '# site\n' } } },
       protectedBranches: ['main', 'svc/*protected*'],
     });
-    stack = await startStack({ handler: agent });
+    // The git server listens on loopback, an address the repository's API base URL may not have otherwise.
+    stack = await startStack({ handler: agent, apiEnv: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
     repository = await stack.alice.json<Repository>(`/projects/${stack.projectId}/repositories`, {
       json: {
         name: 'site',

@@ -5,7 +5,8 @@ import type { AppDeps } from '../../deps';
 import type { Handlers, OperationHandler } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
 import type { Principal } from '../../auth/principal';
-import { conflict, DomainError, notFound } from '../../domain/errors';
+import { conflict, DomainError, invalidInput, notFound } from '../../domain/errors';
+import { targetProblem } from '../../webhooks/targets';
 import { authorizeProject, authorizeWorkflow } from '../../policies/access';
 import { defaultApiBaseUrl, presentRepository, presentWorkflowRepository } from '../../wire/repository';
 import { actorOf } from '../workflows/actions';
@@ -52,6 +53,11 @@ export function repositoryHandlers(
   | 'getWorkflowRepositoryDiff'
 > {
   const { db } = deps;
+  // The server calls the forge API with the credential: the outbound-target rules of webhooks hold for it.
+  const checkApiBaseUrl = (url: string | undefined) => {
+    const problem = url === undefined ? null : targetProblem(url, deps.config.webhooks.allowPrivateTargets);
+    if (problem) throw invalidInput(`body.api_base_url: ${problem.replace(/^url: /, '')}`);
+  };
   const secrets = deps.secrets.repositories;
   const present = (row: RepositoryRow) => presentRepository(row, deps.config.publicUrl);
 
@@ -70,6 +76,8 @@ export function repositoryHandlers(
     const body = input.body();
     const actorId = actorOf(principal).id;
     const webhookSecret = body.webhook_secret ?? randomBytes(24).toString('hex');
+    const apiBaseUrl = body.api_base_url ?? defaultApiBaseUrl(body.forge, body.url);
+    checkApiBaseUrl(apiBaseUrl);
     const row = await db.$transaction(async (tx) => {
       await nameTaken(tx, project.id, body.name);
       const created = await tx.repository.create({
@@ -78,7 +86,7 @@ export function repositoryHandlers(
           name: body.name,
           url: body.url,
           forge: body.forge,
-          api_base_url: body.api_base_url ?? defaultApiBaseUrl(body.forge, body.url),
+          api_base_url: apiBaseUrl,
           default_branch: body.default_branch,
           credential_kind: body.credential.kind,
           trigger_label: body.trigger_label ?? null,
@@ -104,6 +112,7 @@ export function repositoryHandlers(
     const principal = principalOf(req);
     const { repository } = await authorizedRepository(db, principal, input.params.id, 'repository.manage');
     const patch: UpdateRepositoryRequest = input.body();
+    checkApiBaseUrl(patch.api_base_url ?? undefined);
     const actorId = actorOf(principal).id;
     const row = await db.$transaction(async (tx) => {
       if (patch.name !== undefined) await nameTaken(tx, repository.project_id, patch.name, repository.id);
