@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { invalidInput, unauthenticated } from '../domain/errors';
+import { DELIVERY_ID, MAX_DELIVERY_ID_CHARS, headerValue } from '../triggers/signature';
 import type { ForgeKind } from './types';
 
 /** A forge delivery whose signature (or token) holds: its id and its event name. */
@@ -9,14 +10,8 @@ export interface VerifiedForgeDelivery {
   event: string;
 }
 
-const MAX_DELIVERY_ID_CHARS = 200;
-const DELIVERY_ID = /^[\x21-\x7e]+$/;
+/** Like the triggers' event names, and with spaces: GitLab's are e.g. `Note Hook`. */
 const EVENT_NAME = /^[A-Za-z0-9_. -]{1,64}$/;
-
-const single = (headers: IncomingHttpHeaders, name: string): string | undefined => {
-  const value = headers[name.toLowerCase()];
-  return Array.isArray(value) ? value[0] : value;
-};
 
 const hmac = (secret: string, body: Buffer) => createHmac('sha256', secret).update(body).digest();
 
@@ -36,18 +31,18 @@ const refused = (header: string) =>
   unauthenticated(`header ${header} is missing or does not match the repository's webhook secret`);
 
 function required(headers: IncomingHttpHeaders, header: string, check: RegExp, max: number): string {
-  const value = single(headers, header)?.trim();
+  const value = headerValue(headers, header)?.trim();
   if (value === undefined || value === '') throw invalidInput(`header ${header} is missing`);
   if (value.length > max || !check.test(value)) throw invalidInput(`header ${header} is not valid`);
   return value;
 }
 
 const first = (headers: IncomingHttpHeaders, ...names: string[]) =>
-  names.map((name) => single(headers, name)).find((value) => value !== undefined);
+  names.map((name) => headerValue(headers, name)).find((value) => value !== undefined);
 
 /** GitHub: `X-Hub-Signature-256: sha256=<hex HMAC>`. */
 function verifyGithub(secret: string, headers: IncomingHttpHeaders, body: Buffer): VerifiedForgeDelivery {
-  const header = /^sha256=([0-9a-f]{64})$/i.exec(single(headers, 'x-hub-signature-256')?.trim() ?? '');
+  const header = /^sha256=([0-9a-f]{64})$/i.exec(headerValue(headers, 'x-hub-signature-256')?.trim() ?? '');
   if (!hexMatches(header?.[1], hmac(secret, body))) throw refused('X-Hub-Signature-256');
   return {
     deliveryId: required(headers, 'X-GitHub-Delivery', DELIVERY_ID, MAX_DELIVERY_ID_CHARS),
@@ -71,7 +66,7 @@ function verifyGitea(secret: string, headers: IncomingHttpHeaders, body: Buffer)
 
 /** GitLab: `X-Gitlab-Token: <the secret>` (GitLab signs nothing). */
 function verifyGitlab(secret: string, headers: IncomingHttpHeaders): VerifiedForgeDelivery {
-  if (!tokenMatches(single(headers, 'x-gitlab-token'), secret)) throw refused('X-Gitlab-Token');
+  if (!tokenMatches(headerValue(headers, 'x-gitlab-token'), secret)) throw refused('X-Gitlab-Token');
   return {
     deliveryId: required(headers, 'X-Gitlab-Event-UUID', DELIVERY_ID, MAX_DELIVERY_ID_CHARS),
     event: required(headers, 'X-Gitlab-Event', EVENT_NAME, 64),

@@ -1,8 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
 import type { ChatFormat } from '@svc/protocol';
-import { guardedLookup, isInternalAddress, targetProblem } from '../webhooks/targets';
+import { postToTarget } from '../webhooks/sender';
+import { targetProblem } from '../webhooks/targets';
 
 /** What a chat message says: a line of text and a link to the run. */
 export interface ChatMessage {
@@ -53,51 +51,29 @@ const escapeSlack = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, 
 export class ChatDeliveryError extends Error {}
 
 /**
- * Posts the JSON like an outbound webhook (webhooks/targets.ts): internal addresses refused, also at
- * connect time for every address the name resolves to (unless `allowPrivate`); redirects not followed;
- * any answer but 2xx is a failure; bounded by `timeoutMs`.
+ * Posts the JSON like an outbound webhook (webhooks/sender.ts `postToTarget`): internal addresses
+ * refused, also at connect time for every address the name resolves to (unless `allowPrivate`); redirects
+ * not followed; any answer but 2xx is a failure; bounded by `timeoutMs`.
  */
-export function postChat(
+export async function postChat(
   url: string,
   body: Record<string, unknown>,
   options: { allowPrivate: boolean; timeoutMs?: number },
 ): Promise<void> {
   const problem = targetProblem(url, options.allowPrivate);
-  if (problem) return Promise.reject(new ChatDeliveryError(`the chat webhook is refused: ${problem}`));
-  const target = new URL(url);
-  const payload = Buffer.from(JSON.stringify(body), 'utf8');
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && isIP(host) && isInternalAddress(host))
-    return Promise.reject(new ChatDeliveryError('the chat webhook is refused: an internal address'));
-  return new Promise((resolve, reject) => {
-    const client = target.protocol === 'https:' ? https : http;
-    const req = client.request(target, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'content-length': String(payload.length),
-        'user-agent': 'svc-notifications',
-      },
-      lookup: guardedLookup(options.allowPrivate) as never,
-      agent: false,
-    });
-    const timer = setTimeout(
-      () => req.destroy(new Error(`no answer within ${options.timeoutMs ?? 10_000} ms`)),
-      options.timeoutMs ?? 10_000,
-    );
-    req.on('error', (error) => {
-      clearTimeout(timer);
-      reject(new ChatDeliveryError(`the chat webhook could not be reached (${error.message})`));
-    });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => {
-        clearTimeout(timer);
-        const status = res.statusCode ?? 0;
-        if (status >= 200 && status < 300) resolve();
-        else reject(new ChatDeliveryError(`the chat webhook answered ${status}`));
-      });
-    });
-    req.end(payload);
-  });
+  if (problem) throw new ChatDeliveryError(`the chat webhook is refused: ${problem}`);
+  const result = await postToTarget(
+    url,
+    (payload) => ({
+      'content-type': 'application/json',
+      'content-length': String(payload.length),
+      'user-agent': 'svc-notifications',
+    }),
+    JSON.stringify(body),
+    { allowPrivate: options.allowPrivate, timeoutMs: options.timeoutMs ?? 10_000 },
+  );
+  if (result.error !== null && result.statusCode === null)
+    throw new ChatDeliveryError(`the chat webhook could not be reached (${result.error})`);
+  const status = result.statusCode ?? 0;
+  if (status < 200 || status >= 300) throw new ChatDeliveryError(`the chat webhook answered ${status}`);
 }

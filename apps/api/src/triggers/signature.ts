@@ -5,9 +5,9 @@ import { DomainError, invalidInput, unauthenticated } from '../domain/errors';
 
 /** How far a timestamped delivery's clock may be from ours, either way. */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
-/** Longest delivery id kept (GitHub's are UUIDs). */
-const MAX_DELIVERY_ID_CHARS = 200;
-const DELIVERY_ID = /^[\x21-\x7e]+$/;
+/** Longest delivery id kept (GitHub's are UUIDs); also the forge webhooks' (forges/webhook-signature.ts). */
+export const MAX_DELIVERY_ID_CHARS = 200;
+export const DELIVERY_ID = /^[\x21-\x7e]+$/;
 const EVENT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** A delivery whose signature holds: who sent it (its id) and what it is about (its event). */
@@ -16,7 +16,7 @@ export interface VerifiedDelivery {
   event: string;
 }
 
-/** A new trigger secret: 32 random bytes as hex. */
+/** A new signing secret (triggers, webhooks, forge webhooks): 32 random bytes as hex. */
 export const newTriggerSecret = () => randomBytes(32).toString('hex');
 
 const hmacHex = (secret: string, ...parts: (string | Buffer)[]) => {
@@ -32,7 +32,8 @@ function signatureMatches(header: string | undefined, expected: Buffer): boolean
   return timingSafeEqual(Buffer.from(match[1]!, 'hex'), expected);
 }
 
-const single = (headers: IncomingHttpHeaders, name: string): string | undefined => {
+/** A header's value (the first when sent twice). */
+export const headerValue = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
 };
@@ -55,11 +56,11 @@ const badSignature = (header: string) =>
 
 /** GitHub's form: `X-Hub-Signature-256: sha256=hex(HMAC-SHA256(secret, body))`. */
 function verifyGithub(secret: string, headers: IncomingHttpHeaders, body: Buffer): VerifiedDelivery {
-  if (!signatureMatches(single(headers, 'x-hub-signature-256'), hmacHex(secret, body)))
+  if (!signatureMatches(headerValue(headers, 'x-hub-signature-256'), hmacHex(secret, body)))
     throw badSignature('X-Hub-Signature-256');
   return {
-    deliveryId: deliveryIdOf(single(headers, 'x-github-delivery'), 'X-GitHub-Delivery'),
-    event: eventOf(single(headers, 'x-github-event'), 'X-GitHub-Event'),
+    deliveryId: deliveryIdOf(headerValue(headers, 'x-github-delivery'), 'X-GitHub-Delivery'),
+    event: eventOf(headerValue(headers, 'x-github-event'), 'X-GitHub-Event'),
   };
 }
 
@@ -69,10 +70,10 @@ function verifyGithub(secret: string, headers: IncomingHttpHeaders, body: Buffer
  * replayed later (the delivery id refuses it within the window).
  */
 function verifyTimestamped(secret: string, headers: IncomingHttpHeaders, body: Buffer, now: number): VerifiedDelivery {
-  const timestamp = single(headers, 'x-svc-timestamp');
+  const timestamp = headerValue(headers, 'x-svc-timestamp');
   if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp))
     throw invalidInput('header X-Svc-Timestamp: unix seconds are needed');
-  if (!signatureMatches(single(headers, 'x-svc-signature'), hmacHex(secret, `${timestamp}.`, body)))
+  if (!signatureMatches(headerValue(headers, 'x-svc-signature'), hmacHex(secret, `${timestamp}.`, body)))
     throw badSignature('X-Svc-Signature');
   if (Math.abs(now / 1000 - Number(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS)
     throw new DomainError(
@@ -80,8 +81,8 @@ function verifyTimestamped(secret: string, headers: IncomingHttpHeaders, body: B
       `header X-Svc-Timestamp is more than ${TIMESTAMP_TOLERANCE_SECONDS} seconds from the server's clock`,
     );
   return {
-    deliveryId: deliveryIdOf(single(headers, 'x-svc-delivery'), 'X-Svc-Delivery'),
-    event: eventOf(single(headers, 'x-svc-event'), 'X-Svc-Event', 'message'),
+    deliveryId: deliveryIdOf(headerValue(headers, 'x-svc-delivery'), 'X-Svc-Delivery'),
+    event: eventOf(headerValue(headers, 'x-svc-event'), 'X-Svc-Event', 'message'),
   };
 }
 

@@ -45,6 +45,29 @@ export function sendDelivery(
   request: SendRequest,
   options: { timeoutMs: number; allowPrivate: boolean },
 ): Promise<SendResult> {
+  return postToTarget(
+    request.url,
+    (body) => ({
+      ...deliveryHeaders(request, Math.floor(Date.now() / 1000)),
+      'Content-Length': String(body.length),
+    }),
+    request.body,
+    options,
+  );
+}
+
+/**
+ * POSTs `text` to an outbound target (a webhook, a chat webhook): no redirects followed, internal
+ * addresses refused, also at connect time for every address the name resolves to (unless allowed), the
+ * whole exchange bounded by `timeoutMs`, at most RESPONSE_EXCERPT_BYTES of the answer kept. Never rejects:
+ * what went wrong is the result's `error`.
+ */
+export function postToTarget(
+  target: string,
+  headersFor: (body: Buffer) => Record<string, string>,
+  text: string,
+  options: { timeoutMs: number; allowPrivate: boolean },
+): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -57,22 +80,18 @@ export function sendDelivery(
     };
     let url: URL;
     try {
-      url = new URL(request.url);
+      url = new URL(target);
     } catch {
       return finish({ statusCode: null, responseExcerpt: '', error: 'the URL does not parse' });
     }
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (!options.allowPrivate && isIP(host) && isInternalAddress(host))
       return finish({ statusCode: null, responseExcerpt: '', error: `refused: ${host} is an internal address` });
-    const body = Buffer.from(request.body, 'utf8');
-    const headers = {
-      ...deliveryHeaders(request, Math.floor(Date.now() / 1000)),
-      'Content-Length': String(body.length),
-    };
+    const body = Buffer.from(text, 'utf8');
     const client = url.protocol === 'https:' ? https : http;
     const req = client.request(url, {
       method: 'POST',
-      headers,
+      headers: headersFor(body),
       lookup: guardedLookup(options.allowPrivate) as never,
       agent: false,
     });
