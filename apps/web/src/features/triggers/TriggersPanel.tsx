@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import type { Trigger, TriggerFormat } from '@svc/protocol';
 import { ErrorNote, Loading } from '../../components/Feedback';
+import { useRefreshingMutation } from '../../lib/use-refreshing-mutation';
 import {
   createTrigger,
   deleteTrigger,
@@ -67,16 +68,8 @@ function SecretNote({ revealed, onDone }: { revealed: Revealed; onDone: () => vo
   );
 }
 
-function useTriggerMutation<T, R>(projectId: string, run: (arg: T) => Promise<R>, onDone?: (result: R) => void) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: run,
-    onSuccess: async (result) => {
-      onDone?.(result);
-      await queryClient.invalidateQueries({ queryKey: triggersKey(projectId) });
-    },
-  });
-}
+const useTriggerMutation = <T, R>(projectId: string, run: (arg: T) => Promise<R>, onDone?: (result: R) => void) =>
+  useRefreshingMutation(triggersKey(projectId), run, onDone);
 
 function TriggerItem({
   projectId,

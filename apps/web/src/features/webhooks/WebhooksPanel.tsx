@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { WebhookEventTypeSchema, type Webhook, type WebhookDelivery, type WebhookEventType } from '@svc/protocol';
 import { ErrorNote, Loading } from '../../components/Feedback';
+import { useRefreshingMutation } from '../../lib/use-refreshing-mutation';
 import {
   createWebhook,
   deleteWebhook,
@@ -58,16 +59,8 @@ function SecretNote({ revealed, onDone }: { revealed: Revealed; onDone: () => vo
   );
 }
 
-function useWebhookMutation<T, R>(projectId: string, run: (arg: T) => Promise<R>, onDone?: (result: R) => void) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: run,
-    onSuccess: async (result) => {
-      onDone?.(result);
-      await queryClient.invalidateQueries({ queryKey: webhooksKey(projectId) });
-    },
-  });
-}
+const useWebhookMutation = <T, R>(projectId: string, run: (arg: T) => Promise<R>, onDone?: (result: R) => void) =>
+  useRefreshingMutation(webhooksKey(projectId), run, onDone);
 
 function WebhookItem({
   projectId,
