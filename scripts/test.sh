@@ -12,6 +12,7 @@ ensure_chromium
 ensure_bubblewrap
 ensure_haproxy
 ensure_git_server
+ensure_sshd
 rm -rf apps/*/.test-results packages/*/.test-results
 status=0
 log "checking formatting (prettier)"

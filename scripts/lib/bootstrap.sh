@@ -81,3 +81,10 @@ ensure_git_server() {
   log "installing lighttpd, fcgiwrap and git (Debian packages)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lighttpd fcgiwrap git >/dev/null
 }
+
+# The git-over-SSH tests (deploy keys) run Debian's sshd on a loopback port; the package's own service is not used.
+ensure_sshd() {
+  if [ -x /usr/sbin/sshd ]; then return; fi
+  log "installing openssh-server (Debian package, for the git-over-SSH tests)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null
+}

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './api-process';
 import { INHERITED_PATH } from './env';
+import { startGitSshd, type GitSshd } from './git-ssh';
 import { eventually, StopWaiting } from './poll';
 import { spawnProcess, type ManagedProcess } from './process';
 
@@ -20,6 +21,8 @@ export interface GitHttpServerOptions {
   repos: Record<string, GitRepoSeed>;
   /** branches a push may not change (any repository): refused by a pre-receive hook */
   protectedBranches?: readonly string[];
+  /** public keys (deploy keys) that may also reach the repositories over SSH: starts sshd beside lighttpd */
+  sshKeys?: readonly string[];
 }
 
 /** One authenticated request that reached git http-backend (logged before it ran, so never late). */
@@ -37,6 +40,8 @@ export interface GitHttpServer {
   url: string;
   /** the clone URL of a repository (no credentials in it) */
   repoUrl(name: string): string;
+  /** its `ssh://` clone URL (only with `sshKeys`) */
+  sshRepoUrl(name: string): string;
   /** the bare repository's directory */
   dir(name: string): string;
   /** `git <args>` in the bare repository, its output */
@@ -80,7 +85,8 @@ exit $status
 /**
  * A real git smart-HTTP server: Debian's lighttpd running `git http-backend` as a CGI program, with basic
  * authentication on every request (mod_auth, a plain user file) and branch protection by a pre-receive
- * hook. Each repository starts as one commit of its seed files. Resolves once lighttpd answers.
+ * hook; with `sshKeys`, the same repositories over SSH too (Debian's sshd, see git-ssh.ts). Each
+ * repository starts as one commit of its seed files. Resolves once lighttpd answers.
  */
 export async function startGitHttpServer(options: GitHttpServerOptions): Promise<GitHttpServer> {
   const root = mkdtempSync(path.join(tmpdir(), 'svc-git-http-'));
@@ -115,11 +121,13 @@ exec ${JSON.stringify(HTTP_BACKEND)}
     env: { PATH: INHERITED_PATH, HOME: home },
   });
   const url = `http://127.0.0.1:${port}`;
+  let sshd: GitSshd | null = null;
   const close = async () => {
-    await child.stop('SIGTERM');
+    await Promise.all([child.stop('SIGTERM'), sshd?.process.stop('SIGTERM')]);
     rmSync(root, { recursive: true, force: true });
   };
   try {
+    if (options.sshKeys) sshd = await startGitSshd(root, options.sshKeys);
     await eventually(
       async () => {
         if (child.exit) throw new StopWaiting(`lighttpd exited (${JSON.stringify(child.exit)})\n${child.tail()}`);
@@ -135,6 +143,10 @@ exec ${JSON.stringify(HTTP_BACKEND)}
   return {
     url,
     repoUrl: (name) => `${url}/git/${name}.git`,
+    sshRepoUrl: (name) => {
+      if (!sshd) throw new Error('the git server was started without sshKeys');
+      return `ssh://${sshd.user}@127.0.0.1:${sshd.port}${path.join(reposDir, `${name}.git`)}`;
+    },
     dir: (name) => path.join(reposDir, `${name}.git`),
     git: (name, args) => execFileSync('git', args, { cwd: path.join(reposDir, `${name}.git`), env, encoding: 'utf8' }),
     requests: () => (existsSync(requestLog) ? parseRequestLog(readFileSync(requestLog, 'utf8')) : []),

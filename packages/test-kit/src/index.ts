@@ -52,6 +52,7 @@ export {
   type GitHttpRequest,
   type GitRepoSeed,
 } from './git-http-server';
+export { sshKeyPair, type SshKeyPair } from './git-ssh';
 export {
   startStandInForge,
   type StandInForge,

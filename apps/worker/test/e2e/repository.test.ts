@@ -1,6 +1,9 @@
 import { advance, plan, scriptedAgent } from '@svc/scripted-llm';
 import type { Repository, WorkflowRepository, WorkflowRepositoryDiff } from '@svc/protocol';
-import { EventStream, startGitHttpServer, type GitHttpServer } from '@svc/test-kit';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { EventStream, sshKeyPair, startGitHttpServer, type GitHttpServer, type SshKeyPair } from '@svc/test-kit';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
 
 const TOKEN = 'e2e-repo-token-5b1d7e';
@@ -32,9 +35,14 @@ describe('a run in a git repository', () => {
   let stack: Stack;
   let git: GitHttpServer;
   let repository: Repository;
+  let keys: string;
+  let deployKey: SshKeyPair;
 
   beforeAll(async () => {
+    keys = mkdtempSync(path.join(tmpdir(), 'svc-e2e-keys-'));
+    deployKey = sshKeyPair(keys, 'deploy');
     git = await startGitHttpServer({
+      sshKeys: [deployKey.publicKey],
       users: { 'x-access-token': TOKEN },
       repos: { site: { files: { 'README.md': '# site\n' } } },
       protectedBranches: ['main', 'svc/*protected*'],
@@ -54,6 +62,7 @@ describe('a run in a git repository', () => {
   afterAll(async () => {
     await stack?.close();
     await git?.close();
+    rmSync(keys, { recursive: true, force: true });
   });
 
   it(
@@ -172,6 +181,34 @@ describe('a run in a git repository', () => {
       const record = await alice.json<WorkflowRepository>(`/workflows/${created.id}/repository`);
       expect(record).toMatchObject({ pushed_at: null, push_error: expect.stringMatching(/Authentication failed/) });
       expect(JSON.stringify(await alice.log(created.id))).not.toContain(wrong);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'works the same with an SSH deploy key: cloned and pushed over SSH, the key in no answer and no log',
+    async () => {
+      const { alice } = stack;
+      const overSsh = await alice.json<Repository>(`/projects/${stack.projectId}/repositories`, {
+        json: {
+          name: 'site-ssh',
+          url: git.sshRepoUrl('site'),
+          forge: 'gitea',
+          credential: { kind: 'ssh_key', value: deployKey.privateKey },
+        },
+      });
+      expect(JSON.stringify(overSsh)).not.toContain('PRIVATE KEY');
+      const created = await alice.json<{ id: string; number: number }>(`/projects/${stack.projectId}/workflows`, {
+        json: { requirement: 'Add a greeting over SSH', repository: { id: overSsh.id } },
+      });
+      await stack.waitForStatus(created.id, 'completed');
+      const record = await alice.json<WorkflowRepository>(`/workflows/${created.id}/repository`);
+      expect(record).toMatchObject({ push_error: null, pushed_at: expect.any(String) });
+      expect(git.git('site', ['rev-parse', `refs/heads/${record.branch}`]).trim()).toBe(record.head_sha);
+      expect(git.git('site', ['show', `${record.branch}:greeting.txt`])).toBe('hello from svc\n');
+      const keyLine = deployKey.privateKey.split('\n')[1]!;
+      expect(JSON.stringify(await alice.log(created.id))).not.toContain(keyLine);
+      expect(await alice.text(`/workflows/${created.id}/files/report.md`)).not.toContain(keyLine);
     },
     E2E_TIMEOUT_MS,
   );

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startGitHttpServer, type GitHttpServer } from '@svc/test-kit';
+import { sshKeyPair, startGitHttpServer, type GitHttpServer, type SshKeyPair } from '@svc/test-kit';
 import type { DispatchRepository } from '@svc/protocol';
 import { RunRepository } from '../../src/workspace/git-repository';
 
@@ -190,5 +190,83 @@ describe('a run repository against lighttpd + git http-backend', () => {
     expect(error?.message).not.toContain(wrong);
     // With the mirror in place, the fetch into it is refused the same way.
     await expect(repo.prepare(true)).rejects.toThrow(/Authentication failed/);
+  });
+});
+
+/**
+ * An SSH deploy key (decision 0046): the same repositories over Debian's sshd, where only the deploy
+ * key's public half logs in and is held to git-shell. The key reaches git as a 0600 file named in
+ * GIT_SSH_COMMAND and is removed after each git call.
+ */
+describe('a run repository over SSH with a deploy key', () => {
+  let server: GitHttpServer;
+  let scratch: string;
+  let deployKey: SshKeyPair;
+  let otherKey: SshKeyPair;
+
+  beforeAll(async () => {
+    scratch = mkdtempSync(path.join(tmpdir(), 'svc-git-ssh-'));
+    deployKey = sshKeyPair(scratch, 'deploy');
+    otherKey = sshKeyPair(scratch, 'other');
+    server = await startGitHttpServer({
+      users: { [USER]: TOKEN },
+      repos: { app: { files: { 'README.md': '# app over ssh\n' } } },
+      protectedBranches: ['main'],
+      sshKeys: [deployKey.publicKey],
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const overSsh = (workflowId: string, branch: string, privateKey: string) => {
+    const workspace = path.join(scratch, 'workspaces', workflowId);
+    const cacheRoot = path.join(scratch, `cache-${workflowId}`, '.svc-git');
+    const repository: DispatchRepository = {
+      url: server.sshRepoUrl('app'),
+      base_branch: 'main',
+      branch,
+      credential: { kind: 'ssh_key', value: privateKey },
+      author: { name: 'svc', email: 'svc@users.noreply.svc' },
+      co_author: { name: 'Alice Example', email: 'alice@example.test' },
+    };
+    return { workspace, cacheRoot, repo: new RunRepository({ workflowId, workspace, cacheRoot, repository }) };
+  };
+
+  it('clones, commits and pushes with the deploy key; the key file does not outlive the git call', async () => {
+    const { workspace, cacheRoot, repo } = overSsh('ssh-1', 'svc/1-over-ssh', deployKey.privateKey);
+    expect(await repo.prepare(true)).toMatchObject({ mirror: 'created', branchExisted: false });
+    expect(readFileSync(path.join(workspace, 'README.md'), 'utf8')).toBe('# app over ssh\n');
+    writeFileSync(path.join(workspace, 'ssh.txt'), 'pushed over ssh\n');
+    await repo.commitStep('Write over SSH');
+    const report = await repo.push();
+    expect(report).toMatchObject({ pushed: true, error: null, commits: 1 });
+    expect(server.git('app', ['show', 'svc/1-over-ssh:ssh.txt'])).toBe('pushed over ssh\n');
+    expect(server.git('app', ['rev-parse', 'svc/1-over-ssh']).trim()).toBe(report.head_sha);
+    // only the host key learnt on first use remains beside the credentials
+    const left = readdirSync(path.join(cacheRoot, 'credentials'));
+    expect(left.filter((f) => f.startsWith('key-'))).toEqual([]);
+    expect(JSON.stringify(report)).not.toContain(deployKey.privateKey.split('\n')[1]);
+  });
+
+  it('a protected branch refuses the push over SSH as over HTTP', async () => {
+    const { workspace, repo } = overSsh('ssh-2', 'main', deployKey.privateKey);
+    await repo.prepare(true);
+    writeFileSync(path.join(workspace, 'direct.txt'), 'straight to main\n');
+    await repo.commitStep('Commit straight to main');
+    const report = await repo.push();
+    expect(report).toMatchObject({ pushed: false });
+    expect(report.error).toMatch(/Protected branch update failed for refs\/heads\/main/);
+  });
+
+  it('a key the server does not know fails the clone with a clear reason, the key nowhere in it', async () => {
+    const { repo } = overSsh('ssh-3', 'svc/3-wrong-key', otherKey.privateKey);
+    const error = await repo.prepare(true).then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(error?.message).toMatch(/Permission denied \(publickey\)/);
+    expect(error?.message).not.toContain(otherKey.privateKey.split('\n')[1]);
   });
 });
