@@ -1,5 +1,5 @@
 import { advance, plan, scriptedAgent } from '@svc/scripted-llm';
-import { eventually } from '@svc/test-kit';
+import { eventually, startSmtpServer, type SmtpServer } from '@svc/test-kit';
 import { BrowserSocket } from '../support/e2e-browser';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
 
@@ -21,17 +21,29 @@ const handler = scriptedAgent({
 
 // Issue 23, budgets with the real worker and the scripted LLM reporting usage: the worker checks before
 // every LLM call, the run stops at the cap, and a raise resumes the same step without running anything twice.
+// Issue 25: the requester is mailed (a real SMTP server) when the budget is reached and when the run fails.
 describe('run budgets over the real server and worker', () => {
   let stack: Stack;
   let browser: BrowserSocket | undefined;
+  let smtp: SmtpServer;
 
   beforeAll(async () => {
-    stack = await startStack({ handler });
+    smtp = await startSmtpServer();
+    stack = await startStack({ handler, apiEnv: { SMTP_URL: smtp.url, MAIL_FROM: 'svc@example.test' } });
+    await stack.alice.json('/me/notifications', {
+      method: 'PUT',
+      json: { email: { enabled: true, address: 'alice@example.test', events: ['budget_reached', 'failed'] } },
+    });
   }, E2E_TIMEOUT_MS);
   afterAll(async () => {
     browser?.close();
     await stack?.close();
+    await smtp?.close();
   });
+
+  /** The mail to alice about run `id` whose subject ends with `headline`. */
+  const mailAbout = (id: string, headline: string) =>
+    smtp.nextMail((m) => m.to.includes('alice@example.test') && m.text.includes(id) && m.subject.endsWith(headline));
 
   const create = (budget: Record<string, unknown>) =>
     stack.alice.json<{ id: string }>(`/projects/${stack.projectId}/workflows`, {
@@ -56,6 +68,8 @@ describe('run budgets over the real server and worker', () => {
       expect(await alice.file(id, 'ran.txt')).toBe('one\ntwo\n');
       const before = await alice.json<{ spend: { llm_calls: number }; exceeded: boolean }>(`/workflows/${id}/budget`);
       expect(before).toMatchObject({ spend: { llm_calls: 3 }, reached: ['max_llm_calls'], exceeded: true });
+      const mail = await mailAbout(id, 'reached its budget');
+      expect(mail.text).toContain(QUESTION_START);
 
       const raised = await alice.json<{ exceeded: boolean }>(`/workflows/${id}/budget`, {
         method: 'PATCH',
@@ -87,6 +101,12 @@ describe('run budgets over the real server and worker', () => {
       expect(await stack.alice.file(id, 'ran.txt')).toBe('one\n');
       const budget = await stack.alice.json(`/workflows/${id}/budget`);
       expect(budget).toMatchObject({ spend: { llm_calls: 2 }, exceeded: true });
+      await mailAbout(id, 'reached its budget');
+      const failedMail = await mailAbout(id, 'failed');
+      expect(failedMail.text).toContain('budget exceeded: LLM calls 2/2');
+      // one mail per event, whatever the replicas and retries
+      const toAlice = smtp.mails.filter((m) => m.to.includes('alice@example.test') && m.text.includes(id));
+      expect(toAlice).toHaveLength(2);
     },
     E2E_TIMEOUT_MS,
   );
