@@ -95,6 +95,7 @@ const fileSchema = z
       .default([])
       .refine((servers) => new Set(servers.map((s) => s.name)).size === servers.length, 'MCP server names must differ'),
     mcp_timeout_seconds: z.number().positive().max(3600).default(120),
+    git_cache_max_age_days: z.number().min(0).default(30),
   })
   .strict();
 
@@ -158,6 +159,8 @@ export interface WorkerConfig {
   mcpServers: McpServerConfig[];
   /** Time bound of one MCP call (and of connecting and listing a server's tools). */
   mcpTimeoutSeconds: number;
+  /** Git mirrors and run git directories unused this long are removed; 0 keeps them. */
+  gitCacheMaxAgeDays: number;
 }
 
 export interface ConfigContext {
@@ -256,6 +259,7 @@ export function resolveConfig(raw: unknown, ctx: ConfigContext): WorkerConfig {
     commandEnvNames: file.command_env,
     mcpServers: file.mcp_servers,
     mcpTimeoutSeconds: file.mcp_timeout_seconds,
+    gitCacheMaxAgeDays: file.git_cache_max_age_days,
     sandbox: {
       mode: file.sandbox,
       network: file.sandbox_network,

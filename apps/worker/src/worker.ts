@@ -14,6 +14,7 @@ import type { Prompts } from './prompts';
 import { MaskedModel } from './secrets/masked-model';
 import { WorkflowSecrets } from './secrets/workflow-secrets';
 import { errorMessage, type Logger } from './util/logger';
+import { scheduleGitCachePruning } from './workspace/git-cache';
 import { WorkspaceSync } from './workspace/sync';
 
 export const WORKER_VERSION = '0.1.0';
@@ -124,6 +125,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     logger,
   });
   link.start();
+  const stopPruning = scheduleGitCachePruning(deps.workspace.gitCacheDir(), config.gitCacheMaxAgeDays, logger);
   return {
     link,
     uplink,
@@ -138,6 +140,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       const deadline = Date.now() + drainMs;
       while (uplink.outbox.size > 0 && link.isRegistered && Date.now() < deadline) await delay(50);
       clearTimeout(giveUp);
+      stopPruning();
       lifetime.abort();
       link.stop();
     },

@@ -276,6 +276,7 @@ export class WorkflowRun implements RunContext {
    * fetches its pushed branch again. A failed push or run keeps it, so a revision here pushes its commits.
    */
   private async finished(end: RunEnd): Promise<RunEnd> {
+    this.repository?.release();
     if (this.repository && ((end === 'completed' && this.pushed) || end === 'cancelled'))
       await this.repository
         .dispose()

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { access, appendFile, chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { access, appendFile, chmod, mkdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { REPOSITORY_DIFF_MAX_BYTES, type DispatchRepository, type RepositoryUpdateData } from '@svc/protocol';
 import { truncateUtf8 } from '@svc/text';
 import { workerPath } from '../env';
+import { holdGitDirs, releaseGitDirs } from './git-cache';
 
 /**
  * A run's git repository (decision 0046), worked by the worker process itself with the system `git`:
@@ -79,6 +80,7 @@ export class RunRepository {
   readonly mirrorDir: string;
   readonly gitDir: string;
   private commits = 0;
+  private holding = false;
 
   constructor(private readonly options: RunRepositoryOptions) {
     this.repo = options.repository;
@@ -106,6 +108,8 @@ export class RunRepository {
    * commit); a run whose workspace came back from the server keeps its files and only gets the history.
    */
   async prepare(fresh: boolean): Promise<Prepared> {
+    if (!this.holding) holdGitDirs(this.gitDir, this.mirrorDir);
+    this.holding = true;
     await mkdir(this.options.workspace, { recursive: true });
     const mirror = await withLock(this.mirrorDir, () => this.updateMirror());
     const branchExisted = await this.mirrorHas(`refs/heads/${this.repo.branch}`);
@@ -198,6 +202,9 @@ export class RunRepository {
 
   private async updateMirror(): Promise<'created' | 'updated'> {
     if (await exists(join(this.mirrorDir, 'HEAD'))) {
+      // its time is its last use: the cache pruning (git-cache.ts) keeps mirrors used within the age
+      const now = new Date();
+      await utimes(this.mirrorDir, now, now);
       await this.git(['--git-dir', this.mirrorDir, 'fetch', '--quiet', '--prune', this.repo.url, '+refs/*:refs/*'], {
         bare: true,
         remote: true,
@@ -227,8 +234,15 @@ export class RunRepository {
     await appendFile(join(this.gitDir, 'info', 'exclude'), `${excluded.join('\n')}\n`);
   }
 
+  /** Lets the cache pruning have the run's git directory and its mirror again (the run is over here). */
+  release(): void {
+    if (this.holding) releaseGitDirs(this.gitDir, this.mirrorDir);
+    this.holding = false;
+  }
+
   /** Removes the run's git directory (the mirror stays for the next run). */
   async dispose(): Promise<void> {
+    this.release();
     await rm(this.gitDir, { recursive: true, force: true });
   }
 

@@ -1,10 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sshKeyPair, startGitHttpServer, type GitHttpServer, type SshKeyPair } from '@svc/test-kit';
 import type { DispatchRepository } from '@svc/protocol';
+import { pruneGitCache } from '../../src/workspace/git-cache';
 import { RunRepository } from '../../src/workspace/git-repository';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const TOKEN = 'repo-token-7f3a9c2e';
 const USER = 'x-access-token';
@@ -164,6 +176,49 @@ describe('a run repository against lighttpd + git http-backend', () => {
     expect(report.error).toMatch(/Protected branch update failed for refs\/heads\/main/);
     expect(report.error).toMatch(/pre-receive hook declined/);
     expect(server.git('app', ['log', '-1', '--format=%s', 'main']).trim()).toBe('Initial commit');
+  });
+
+  it('prunes run git directories and mirrors unused past the age, never one a run holds or borrows from', async () => {
+    const root = path.join(scratch, 'prune', '.svc-git');
+    const old = new Date(Date.now() - 40 * DAY_MS);
+    const make = (workflowId: string, url: string) =>
+      new RunRepository({
+        workflowId,
+        workspace: path.join(scratch, 'prune', workflowId),
+        cacheRoot: root,
+        repository: dispatched(`svc/${workflowId}`, { url }),
+      });
+    // three runs on two repositories (the second URL is the same repository, another mirror)
+    const failed = make('p-failed', server.repoUrl('app'));
+    const active = make('p-active', `${server.repoUrl('app')}/`);
+    const finished = make('p-finished', server.repoUrl('app'));
+    for (const repo of [failed, active, finished]) await repo.prepare(true);
+    await finished.dispose();
+    failed.release();
+    // everything looks 40 days old; `active` is still held by its run
+    for (const dir of [failed.gitDir, active.gitDir, failed.mirrorDir, active.mirrorDir]) utimesSync(dir, old, old);
+
+    // the failed run's directory goes, and with it the last user of its mirror; the active run keeps both
+    expect(await pruneGitCache(root, 30 * DAY_MS)).toEqual({
+      runs: ['p-failed.git'],
+      mirrors: [path.basename(failed.mirrorDir)],
+    });
+    expect(readdirSync(path.join(root, 'mirrors'))).toEqual([path.basename(active.mirrorDir)]);
+    // once the active run is released (and old), its directory and mirror go too
+    active.release();
+    expect(await pruneGitCache(root, 30 * DAY_MS)).toEqual({
+      runs: ['p-active.git'],
+      mirrors: [path.basename(active.mirrorDir)],
+    });
+    expect(readdirSync(path.join(root, 'mirrors'))).toEqual([]);
+    // a fresh run clones again
+    expect(await make('p-again', server.repoUrl('app')).prepare(true)).toMatchObject({ mirror: 'created' });
+    // a mirror fetched into today is young again, whatever its age before
+    const again = make('p-again-2', server.repoUrl('app'));
+    utimesSync(again.mirrorDir, old, old);
+    await again.prepare(true);
+    again.release();
+    expect((await pruneGitCache(root, 30 * DAY_MS)).mirrors).toEqual([]);
   });
 
   it('fails the clone with bad credentials, without the credential in the error', async () => {
