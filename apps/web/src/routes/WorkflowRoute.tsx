@@ -33,7 +33,7 @@ export function WorkflowRoute() {
 
 function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId: string }) {
   const run = useRun(workflowId);
-  const activity = useActivity(workflowId, run.live.actions, run.following);
+  const activity = useActivity(workflowId, run.live, run.following);
   const usage = useUsage(workflowId, run.live.llmCalls, run.following);
   const titleRef = useRef<HTMLHeadingElement>(null);
   const focusRescue = useFocusRescue(titleRef);
@@ -85,7 +85,7 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
                 onStepFilterChange={setStepFilter}
               />
             </div>
-            <RunMore workflow={workflow} actions={actions} activityError={activity.error} />
+            <RunMore workflow={workflow} activity={activity.entries} activityError={activity.error} />
           </div>
         </article>
       </FocusRescueContext.Provider>

@@ -49,7 +49,7 @@ const bodyOf = (draft: Draft): PutNotificationPreferencesRequest => ({
   },
 });
 
-/** The signed-in person's notifications: e-mail and a chat webhook, per event, with a "Send test" per channel. */
+/** The signed-in person's notifications: e-mail and a chat webhook, per event, with a test message per channel. */
 export function NotificationSettings() {
   const query = useQuery({ queryKey: notificationsKey, queryFn: getNotifications });
   return (
@@ -88,7 +88,8 @@ function NotificationForm({ prefs }: { prefs: NotificationPreferences }) {
     on ? [...list, event] : list.filter((e) => e !== event);
 
   return (
-    <form onSubmit={submit} className="stack" aria-label="Notification settings">
+    // the server judges the address and URL: its message says what is wrong (the browser's own check would not)
+    <form onSubmit={submit} className="stack" aria-label="Notification settings" noValidate>
       <fieldset>
         <legend>E-mail</legend>
         {!prefs.email.available && <p className="muted small">This server sends no mail (its SMTP_URL is not set).</p>}
@@ -111,11 +112,12 @@ function NotificationForm({ prefs }: { prefs: NotificationPreferences }) {
           />
         </label>
         <EventChoices
+          label="E-mail events"
           name={`${id}-email`}
           chosen={draft.emailEvents}
           onChange={(event, on) => set({ emailEvents: toggle(draft.emailEvents, event, on) })}
         />
-        <TestButton channel="email" disabled={!prefs.email.enabled} />
+        <TestButton channel="email" label="Send a test e-mail" disabled={!prefs.email.enabled} />
       </fieldset>
       <fieldset>
         <legend>Chat webhook</legend>
@@ -152,11 +154,12 @@ function NotificationForm({ prefs }: { prefs: NotificationPreferences }) {
           </button>
         )}
         <EventChoices
+          label="Chat events"
           name={`${id}-chat`}
           chosen={draft.chatEvents}
           onChange={(event, on) => set({ chatEvents: toggle(draft.chatEvents, event, on) })}
         />
-        <TestButton channel="chat" disabled={!prefs.chat.url_set} />
+        <TestButton channel="chat" label="Send a test chat message" disabled={!prefs.chat.url_set} />
       </fieldset>
       <p className="muted small">
         {prefs.projects === null
@@ -169,20 +172,23 @@ function NotificationForm({ prefs }: { prefs: NotificationPreferences }) {
       <div>
         <button type="submit" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save notifications'}
-        </button>
-        {save.isSuccess && <span className="muted small"> Saved.</span>}
+        </button>{' '}
+        <span role="status" className="muted small">
+          {save.isSuccess ? 'Saved.' : ''}
+        </span>
       </div>
     </form>
   );
 }
 
 function EventChoices(props: {
+  label: string;
   name: string;
   chosen: NotificationEvent[];
   onChange: (event: NotificationEvent, on: boolean) => void;
 }) {
   return (
-    <div role="group" aria-label="Events">
+    <div role="group" aria-label={props.label}>
       {NOTIFICATION_EVENTS.map((event) => (
         <label key={event} className="inline">
           <input
@@ -199,12 +205,12 @@ function EventChoices(props: {
 }
 
 /** Sends a test message on one channel (saved settings) and says where it went or why not. */
-function TestButton({ channel, disabled }: { channel: NotificationChannel; disabled: boolean }) {
+function TestButton({ channel, label, disabled }: { channel: NotificationChannel; label: string; disabled: boolean }) {
   const test = useMutation({ mutationFn: () => sendTestNotification(channel) });
   return (
     <div>
       <button type="button" onClick={() => test.mutate()} disabled={disabled || test.isPending}>
-        {test.isPending ? 'Sending…' : 'Send test'}
+        {test.isPending ? 'Sending…' : label}
       </button>
       {test.isSuccess && <span className="muted small"> Sent to {test.data.to}.</span>}
       <ErrorNote error={test.error} />

@@ -1,16 +1,17 @@
 import type { Workflow } from '@svc/protocol';
 import { FeedbackBox } from '../workflow/FeedbackBox';
 import { ActivityFeed } from './ActivityFeed';
-import type { WorkflowAction } from './wire';
+import type { ActivityEntry } from './wire';
 
 /** The run page's second column: the requirement, the feedback box, and who did what. */
 export function RunMore({
   workflow,
-  actions,
+  activity,
   activityError,
 }: {
   workflow: Workflow;
-  actions: readonly WorkflowAction[];
+  /** the activity list: actions and repository events, in seq order */
+  activity: readonly ActivityEntry[];
   activityError: unknown;
 }) {
   // the server takes feedback only when no question is open and the workflow was not cancelled or paused
@@ -26,7 +27,7 @@ export function RunMore({
         {workflow.template && <p className="muted small">Template: {workflow.template}</p>}
       </section>
       {takesFeedback && <FeedbackBox workflow={workflow} />}
-      <ActivityFeed actions={actions} error={activityError} />
+      <ActivityFeed entries={activity} error={activityError} />
     </div>
   );
 }

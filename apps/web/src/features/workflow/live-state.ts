@@ -6,7 +6,7 @@ import {
   type Workflow,
   type WorkflowStatusEventData,
 } from '@svc/protocol';
-import { workflowActionOf, type WorkflowAction } from '../run/wire';
+import { addBySeq, repositoryEntryOf, workflowActionOf, type RepositoryEntry, type WorkflowAction } from '../run/wire';
 import type { PlanEvent } from './plan-state';
 
 /** A live fact with its event's time and its place in the page's live stream. */
@@ -29,6 +29,8 @@ export interface LiveState {
   waitingReason: Stamped<string | null> | null;
   /** `workflow_action` events (who answered, cancelled, sent feedback), each seq once, in seq order */
   actions: WorkflowAction[];
+  /** `repository_pushed` and `pull_request_opened` events (the activity list shows them), each seq once, in seq order */
+  repository: RepositoryEntry[];
   /** place of the latest feedback action, and of the latest snapshot: a revised plan is due while the first is later */
   feedbackAt: number;
   snapshotAt: number;
@@ -43,6 +45,7 @@ export const initialLiveState: LiveState = {
   appUrl: null,
   waitingReason: null,
   actions: [],
+  repository: [],
   feedbackAt: 0,
   snapshotAt: 0,
 };
@@ -54,10 +57,8 @@ export interface Received {
 }
 
 /** Adds an action unless its seq is known, keeping seq order (a replay may overlap live events). */
-export function addAction(actions: readonly WorkflowAction[], action: WorkflowAction): WorkflowAction[] {
-  if (actions.some((a) => a.seq === action.seq)) return actions as WorkflowAction[];
-  return [...actions, action].sort((a, b) => a.seq - b.seq);
-}
+export const addAction = (actions: readonly WorkflowAction[], action: WorkflowAction): WorkflowAction[] =>
+  addBySeq(actions, action);
 
 type EventOf<T extends BrowserEvent['type']> = Extract<BrowserEvent, { type: T }>;
 
@@ -83,7 +84,7 @@ export function liveReducer(state: LiveState, { event, at }: Received): LiveStat
     case 'workflow_routing':
       return { ...state, waitingReason: stamped(event.data.waiting_reason, event.ts, at) };
     default:
-      return applyAction(state, event, at);
+      return applyActivity(state, event, at);
   }
 }
 
@@ -99,9 +100,23 @@ function applyUpdate(state: LiveState, event: EventOf<'workflow_update'>, at: nu
   return state;
 }
 
+/** An event of the activity list: a person's action, a push or the pull request opened. */
+function applyActivity(state: LiveState, event: BrowserEvent, at: number): LiveState {
+  if (event.type === 'repository_pushed' || event.type === 'pull_request_opened') return applyRepository(state, event);
+  return applyAction(state, event, at);
+}
+
+/** A push or pull-request event, read by its own schema (malformed data leaves the state as it is). */
+function applyRepository(state: LiveState, event: BrowserEvent): LiveState {
+  const entry = repositoryEntryOf(event);
+  if (!entry) return state;
+  const repository = addBySeq(state.repository, entry);
+  return repository === state.repository ? state : { ...state, repository };
+}
+
 /** A `workflow_action` event (CONTRACT-V2), read by its own schema; anything else leaves the state as it is. */
 function applyAction(state: LiveState, event: BrowserEvent, at: number): LiveState {
-  const action = workflowActionOf(event as { type: string; seq: number; ts: string; data: unknown });
+  const action = workflowActionOf(event);
   if (!action) return state;
   const actions = addAction(state.actions, action);
   if (actions === state.actions) return state;
