@@ -85,10 +85,7 @@ export class ForgeDeliveries {
     try {
       const { workflow } = await workflows.create(project, actor, request, {
         idempotencyKey: forgeDeliveryKey(repository.id, verified.deliveryId),
-      });
-      await db.workflowRepository.updateMany({
-        where: { workflow_id: workflow.id },
-        data: { issue_number: intent.issue.number },
+        issueNumber: intent.issue.number,
       });
       await this.settle(repository.id, verified.deliveryId, workflow.id);
       this.deps.nudge?.(workflow.id);
