@@ -8,8 +8,7 @@ import { authorizeProject } from '../../policies/access';
 import { checkDeclaredLength, lingerOnUnreadBody } from '../files/request-body';
 import { MAX_HOOK_BODY_BYTES, readCappedBody } from '../triggers/hook';
 import { ForgeDeliveries } from '../../forges/deliveries';
-import { newTriggerSecret } from '../../triggers/signature';
-import { verifyForgeDelivery } from '../../forges/webhook-signature';
+import { newForgeWebhookSecret, verifyForgeDelivery } from '../../forges/webhook-signature';
 import type { ForgeKind } from '../../forges/types';
 import { forgeWebhookUrl } from '../../wire/repository';
 
@@ -60,7 +59,7 @@ export function forgeHandlers(deps: AppDeps): Handlers<'receiveForgeHook' | 'rot
     const repository = await deps.db.repository.findFirst({ where: { id: input.params.id, deleted_at: null } });
     if (!repository) throw notFound('repository not found');
     await authorizeProject(deps.db, principal, repository.project_id, 'repository.manage');
-    const secret = newTriggerSecret();
+    const secret = newForgeWebhookSecret();
     await secrets.put(
       deps.db,
       { projectId: repository.project_id, repositoryId: repository.id, actorId: actorOf(principal).id },
