@@ -126,6 +126,7 @@ export async function buildRuntime(
     logger: logger.child({ component: 'forges' }),
     publicUrl: () => config.publicUrl,
     sweepMs: config.forges.sweepSeconds * 1000,
+    allowPrivateTargets: () => config.webhooks.allowPrivateTargets,
   });
   const notifications = createNotifications({ db: dbHandle.db, keyring: secretsKeyring, config, logger });
   // Before live.start() starts the outbox: e-mail and chat notifications of run events (decision 0045).

@@ -1,5 +1,12 @@
 import { Gitlab } from '@gitbeaker/rest';
-import { ForgeError, type ForgeClient, type ForgeTarget, type PullRequestRef } from './types';
+import {
+  forgeCallError,
+  forgeDispatcher,
+  type ForgeClient,
+  type ForgeConnectOptions,
+  type ForgeTarget,
+  type PullRequestRef,
+} from './types';
 
 interface GitlabMergeRequest {
   iid: number;
@@ -22,8 +29,7 @@ async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     const cause = (error as { cause?: { response?: { status?: number } } }).cause;
-    const status = cause?.response?.status;
-    throw new ForgeError(`GitLab ${what} failed${status ? ` (HTTP ${status})` : ''}`, status);
+    throw forgeCallError('GitLab', what, cause?.response?.status, error);
   }
 }
 
@@ -35,11 +41,13 @@ export class GitlabForge implements ForgeClient {
   private readonly api: InstanceType<typeof Gitlab>;
   private readonly project: string;
 
-  constructor(target: ForgeTarget) {
+  constructor(target: ForgeTarget, options: ForgeConnectOptions = {}) {
     this.api = new Gitlab({
       host: target.apiBaseUrl.replace(/\/+$/, '').replace(/\/api\/v4$/, ''),
       token: target.token,
       rateLimitDuration: 0,
+      // @gitbeaker/rest hands its agent to fetch as the dispatcher
+      agent: forgeDispatcher(target.apiBaseUrl, options) as never,
     });
     this.project = target.path;
   }

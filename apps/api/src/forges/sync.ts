@@ -30,6 +30,8 @@ export interface ForgeSyncDeps {
   publicUrl: () => string;
   /** how often every replica looks for work missed (a crash, a forge that was down) */
   sweepMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: a forge API at an internal address is called (else refused at connect time) */
+  allowPrivateTargets: () => boolean;
   /** tests and self-hosted set-ups may swap the client (default: the forge's client library) */
   clientFor?: (target: ForgeTarget) => ForgeClient;
 }
@@ -149,12 +151,15 @@ export class ForgeSync {
     const token = workflow ? await this.deps.repositorySecrets.read(link.repository.id, 'credential') : null;
     if (!workflow || !token) return null;
     const repo = link.repository;
-    const client = (this.deps.clientFor ?? forgeClient)({
+    const target: ForgeTarget = {
       forge: repo.forge as ForgeTarget['forge'],
       apiBaseUrl: repo.api_base_url,
       path: repositoryPath(repo.url),
       token,
-    });
+    };
+    const client = this.deps.clientFor
+      ? this.deps.clientFor(target)
+      : forgeClient(target, { allowPrivate: this.deps.allowPrivateTargets() });
     const runUrl = `${this.deps.publicUrl()}/projects/${workflow.project_id}/workflows/${workflow.id}`;
     return { link, workflow, client, runUrl, label: `svc run #${workflow.number}` };
   }

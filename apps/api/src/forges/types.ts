@@ -1,3 +1,5 @@
+import { GuardedDispatcher, targetRefusal } from '../webhooks/guarded-dispatcher';
+
 /** The forges svc talks to through their own client libraries. */
 export type ForgeKind = 'github' | 'gitea' | 'gitlab';
 
@@ -10,6 +12,33 @@ export interface ForgeTarget {
   path: string;
   /** The repository's token (decrypted from the secrets store; never logged). */
   token: string;
+}
+
+/** How a client reaches its forge. */
+export interface ForgeConnectOptions {
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: the forge's API may be at an internal address (default: refused) */
+  allowPrivate?: boolean;
+}
+
+/**
+ * The transport of a forge client: the outbound-target rule checked at connect time (an API host that
+ * resolves to an internal address is refused, unless allowed), to the API base's host only.
+ */
+export function forgeDispatcher(apiBaseUrl: string, options: ForgeConnectOptions): GuardedDispatcher {
+  let host = '';
+  try {
+    host = new URL(apiBaseUrl).hostname;
+  } catch {
+    // left empty: every request is refused as not going to the forge's host
+  }
+  return new GuardedDispatcher({ allowPrivate: options.allowPrivate ?? false, host });
+}
+
+/** A ForgeError for a failed call: the refusal of an internal address as such, else the forge's HTTP status. */
+export function forgeCallError(forge: string, what: string, status: number | undefined, error: unknown): ForgeError {
+  const refusal = targetRefusal(error);
+  if (refusal) return new ForgeError(`${forge} ${what} refused: ${refusal}`, undefined);
+  return new ForgeError(`${forge} ${what} failed${status ? ` (HTTP ${status})` : ''}`, status);
 }
 
 export type ForgeState = 'open' | 'closed' | 'merged';

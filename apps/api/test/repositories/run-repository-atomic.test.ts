@@ -57,7 +57,7 @@ describe('a run and its repository record on postgresql', () => {
             `SELECT count(*)::int AS n FROM pg_stat_activity
               WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`,
           );
-          return rows[0].n > 0;
+          return rows[0]!.n > 0;
         },
         { what: 'the create to wait on the deleted repository row' },
       );
@@ -87,9 +87,9 @@ describe('a run and its repository record on postgresql', () => {
 
   it('a repository deleted before the run is written is refused with nothing written', async () => {
     const repository = await body<{ id: string }>(await connect('gone'));
-    expect((await server.request(`/svc/api/repositories/${repository.id}`, { method: 'DELETE', as: alice })).status).toBe(
-      204,
-    );
+    expect(
+      (await server.request(`/svc/api/repositories/${repository.id}`, { method: 'DELETE', as: alice })).status,
+    ).toBe(204);
     const before = await server.deps.db.workflow.count();
     const res = await server.request(`/svc/api/projects/${projectId}/workflows`, {
       method: 'POST',
