@@ -7,8 +7,12 @@ import {
   type ForgeClient,
   type ForgeConnectOptions,
   type ForgeTarget,
+  type ForgeUser,
   type PullRequestRef,
 } from './types';
+
+/** The collaborator permissions that may steer runs by comments. */
+const STEERING_PERMISSIONS = ['write', 'admin', 'owner'];
 
 const pullRef = (pull: PullRequest): PullRequestRef => ({
   number: pull.number ?? 0,
@@ -72,6 +76,19 @@ export class GiteaForge implements ForgeClient {
 
   async postComment(number: number, body: string): Promise<void> {
     await call('posting a comment', () => this.api.repos.issueCreateComment(this.owner, this.repo, number, { body }));
+  }
+
+  async maySteer(user: ForgeUser): Promise<boolean> {
+    if (!user.login) return false;
+    try {
+      const answer = await this.api.repos.repoGetRepoPermissions(this.owner, this.repo, user.login);
+      return STEERING_PERMISSIONS.includes(answer.data.permission ?? '');
+    } catch (error) {
+      const status = (error as { status?: number }).status;
+      // an unknown user (or one the repository does not know) has no role there
+      if (status === 404) return false;
+      throw forgeCallError('Gitea', "reading a commenter's permission", status, error);
+    }
   }
 
   async getIssue(number: number) {

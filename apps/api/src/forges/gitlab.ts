@@ -5,8 +5,12 @@ import {
   type ForgeClient,
   type ForgeConnectOptions,
   type ForgeTarget,
+  type ForgeUser,
   type PullRequestRef,
 } from './types';
+
+/** GitLab's Developer access level: the least that may steer runs by comments. */
+const DEVELOPER = 30;
 
 interface GitlabMergeRequest {
   iid: number;
@@ -85,6 +89,22 @@ export class GitlabForge implements ForgeClient {
         ? this.api.MergeRequestNotes.create(this.project, number, body)
         : this.api.IssueNotes.create(this.project, number, body),
     );
+  }
+
+  async maySteer(user: ForgeUser): Promise<boolean> {
+    if (user.id === null) return false;
+    try {
+      // members/all: direct, inherited (group) and invited members alike
+      const member = (await this.api.ProjectMembers.show(this.project, user.id, {
+        includeInherited: true,
+      })) as unknown as { access_level?: number };
+      return (member.access_level ?? 0) >= DEVELOPER;
+    } catch (error) {
+      const status = (error as { cause?: { response?: { status?: number } } }).cause?.response?.status;
+      // not a member of the project
+      if (status === 404) return false;
+      throw forgeCallError('GitLab', "reading a commenter's membership", status, error);
+    }
   }
 
   async getIssue(number: number) {

@@ -69,6 +69,12 @@ export interface ForgeIssue {
   labels: string[];
 }
 
+/** Who wrote a comment on the forge: Gitea's permission call names the login, GitLab's member call the id. */
+export interface ForgeUser {
+  login: string;
+  id: number | null;
+}
+
 /**
  * What the server does on a forge: open a pull/merge request (or find the one already open for a branch,
  * so a retry never opens a second), post a commit status, comment on an issue or PR, read an issue.
@@ -81,6 +87,12 @@ export interface ForgeClient {
   /** A comment on an issue or pull request by its number (GitLab: a merge request's iid when `onMergeRequest`). */
   postComment(number: number, body: string, options?: { onMergeRequest?: boolean }): Promise<void>;
   getIssue(number: number): Promise<ForgeIssue>;
+  /**
+   * Whether the person may write to the repository, so may steer runs by comments (forges whose
+   * payloads do not carry the commenter's role): Gitea write, admin or owner; GitLab Developer (30) or
+   * above. GitHub's payloads say it (`author_association`), so its client has none.
+   */
+  maySteer?(user: ForgeUser): Promise<boolean>;
 }
 
 /** A forge call that failed: its HTTP status when the forge answered, never the token. */
