@@ -72,10 +72,11 @@ export class GuardedDispatcher extends EventEmitter {
       agent: false,
       timeout: this.options.idleTimeoutMs ?? 30_000,
     });
-    let failed = false;
+    // ended: completed or failed; the handler hears of it once
+    let ended = false;
     const fail = (error: Error) => {
-      if (failed) return;
-      failed = true;
+      if (ended) return;
+      ended = true;
       req.destroy();
       handler.onError?.(error);
     };
@@ -92,7 +93,9 @@ export class GuardedDispatcher extends EventEmitter {
         if (handler.onData?.(chunk) === false) res.pause();
       });
       res.on('end', () => {
-        if (!failed) handler.onComplete?.([]);
+        if (ended) return;
+        ended = true;
+        handler.onComplete?.([]);
       });
       res.on('error', fail);
     });
