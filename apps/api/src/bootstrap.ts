@@ -25,6 +25,7 @@ import { createSecrets } from './secrets';
 import { SecretKeyring } from './secrets/keyring';
 import { ForgeSync } from './forges/sync';
 import { Outbox } from './outbox';
+import { pruneDeliveryLogs } from './outbox/retention';
 import { createNotifications, NOTIFICATIONS_CONSUMER } from './notifications';
 
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
@@ -126,6 +127,8 @@ export async function buildRuntime(
     logger: logger.child({ component: 'forges' }),
     publicUrl: () => config.publicUrl,
     sweepMs: config.forges.sweepSeconds * 1000,
+    allowPrivateTargets: () => config.webhooks.allowPrivateTargets,
+    prune: () => pruneDeliveryLogs(dbHandle.db, config.webhooks.logRetentionDays),
   });
   const notifications = createNotifications({ db: dbHandle.db, keyring: secretsKeyring, config, logger });
   // Before live.start() starts the outbox: e-mail and chat notifications of run events (decision 0045).

@@ -69,7 +69,14 @@ export interface Config {
   /** the outbox of public run events (apps/api/src/outbox) */
   outbox: { pollMs: number; leaseSeconds: number; retryBaseMs: number };
   /** outbound webhooks (apps/api/src/webhooks) */
-  webhooks: { retryBaseMs: number; retryHours: number; timeoutMs: number; allowPrivateTargets: boolean };
+  webhooks: {
+    retryBaseMs: number;
+    retryHours: number;
+    timeoutMs: number;
+    allowPrivateTargets: boolean;
+    /** WEBHOOK_LOG_RETENTION_DAYS: the delivery logs' retention (decision 0048) */
+    logRetentionDays: number;
+  };
   /** e-mail and chat notifications (decision 0045) */
   notifications: NotificationSettings;
 }
@@ -205,6 +212,7 @@ export function buildConfig(env: Env): Config {
       retryHours: env.WEBHOOK_RETRY_HOURS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      logRetentionDays: env.WEBHOOK_LOG_RETENTION_DAYS,
     },
     notifications: notificationsConfig(env),
   };

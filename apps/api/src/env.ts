@@ -143,6 +143,8 @@ export const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** allow webhook targets on loopback, private, link-local and other internal addresses (tests, one-host setups) */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  /** days delivered outbox claims, ended webhook deliveries (the delivery log) and forge deliveries are kept */
+  WEBHOOK_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -53,6 +53,18 @@ export interface StandInIssue {
   labels: string[];
 }
 
+/**
+ * A person the stand-in knows, by login: their id and their permission on the repository. Gitea answers
+ * the permission as is; GitLab as a member's access level (read 20 Reporter, write 30 Developer, admin 40
+ * Maintainer, owner 50), `none` as no member (404).
+ */
+export interface StandInMember {
+  id: number;
+  permission: 'none' | 'read' | 'write' | 'admin' | 'owner';
+}
+
+const GITLAB_ACCESS_LEVELS = { read: 20, write: 30, admin: 40, owner: 50 } as const;
+
 export interface StandInRequest {
   method: string;
   path: string;
@@ -72,6 +84,8 @@ export interface StandInForge {
   statuses: StandInStatus[];
   comments: StandInComment[];
   issues: Map<number, StandInIssue>;
+  /** who may do what on the repository (Gitea's collaborator permission, GitLab's project members); tests set it */
+  members: Map<string, StandInMember>;
   requests: StandInRequest[];
   /** every request or answer that did not validate; a passing test expects none */
   violations: string[];
@@ -285,6 +299,20 @@ const GITEA_SCHEMAS = {
       target_url: { type: 'string' },
     },
   }),
+  RepoCollaboratorPermission: giteaAjv.compile({
+    type: 'object',
+    additionalProperties: false,
+    required: ['permission', 'role_name', 'user'],
+    properties: {
+      permission: { type: 'string', enum: ['none', 'read', 'write', 'admin', 'owner'] },
+      role_name: { type: 'string' },
+      user: {
+        type: 'object',
+        required: ['id', 'login'],
+        properties: { id: { type: 'integer' }, login: { type: 'string' }, username: { type: 'string' } },
+      },
+    },
+  }),
   CreateIssueCommentOption: giteaAjv.compile({
     type: 'object',
     additionalProperties: false,
@@ -321,7 +349,13 @@ const GITLAB_STATES = ['pending', 'running', 'success', 'failed', 'canceled'];
 /** Starts a stand-in forge on a loopback port. */
 export async function startStandInForge(
   kind: StandInForgeKind,
-  options: { owner?: string; repo?: string; token?: string; issues?: StandInIssue[] } = {},
+  options: {
+    owner?: string;
+    repo?: string;
+    token?: string;
+    issues?: StandInIssue[];
+    members?: Record<string, StandInMember>;
+  } = {},
 ): Promise<StandInForge> {
   const owner = options.owner ?? 'acme';
   const repo = options.repo ?? 'widgets';
@@ -330,6 +364,7 @@ export async function startStandInForge(
   const statuses: StandInStatus[] = [];
   const comments: StandInComment[] = [];
   const issues = new Map((options.issues ?? []).map((issue) => [issue.number, issue]));
+  const members = new Map(Object.entries(options.members ?? {}));
   const requests: StandInRequest[] = [];
   const violations: string[] = [];
   const listeners = new Set<(request: StandInRequest) => void>();
@@ -516,6 +551,24 @@ export async function startStandInForge(
   const giteaNotFound: Answer = { status: 404, body: { message: 'not found' } };
   const GITEA_ROUTES: Route[] = [
     {
+      // GET /repos/{owner}/{repo}/collaborators/{collaborator}/permission (RepoCollaboratorPermission)
+      method: 'get',
+      path: /^\/collaborators\/([^/]+)\/permission$/,
+      answer: (match, body) => {
+        if (Object.keys(body).length > 0) violations.push('Gitea repoGetRepoPermissions: a GET has no body');
+        const login = decodeURIComponent(match[1]!);
+        const member = members.get(login);
+        if (!member) return { status: 404, body: { message: 'user does not exist' } };
+        const answer = {
+          permission: member.permission,
+          role_name: member.permission,
+          user: { id: member.id, login, username: login },
+        };
+        giteaCheck(GITEA_SCHEMAS.RepoCollaboratorPermission, 'RepoCollaboratorPermission answer', answer);
+        return { status: 200, body: answer };
+      },
+    },
+    {
       method: 'post',
       path: /^\/pulls$/,
       answer: (_match, body) => {
@@ -617,6 +670,31 @@ export async function startStandInForge(
   };
   const gitlabNotFound: Answer = { status: 404, body: { message: '404 Not found' } };
   const GITLAB_ROUTES: Route[] = [
+    {
+      // GET /projects/:id/members/all/:user_id (direct, inherited and invited members)
+      method: 'get',
+      path: /^\/members\/all\/([^/]+)$/,
+      answer: (match, body) => {
+        const id = match[1]!;
+        if (!/^\d+$/.test(id)) violations.push(`GitLab members/all: user_id ${id} is not an integer id`);
+        if (Object.keys(body).length > 0) violations.push('GitLab members/all: unexpected parameters');
+        const found = [...members].find(([, member]) => String(member.id) === id);
+        if (!found) return gitlabNotFound;
+        const [login, member] = found;
+        if (member.permission === 'none') return gitlabNotFound;
+        return {
+          status: 200,
+          body: {
+            id: member.id,
+            username: login,
+            name: login,
+            state: 'active',
+            access_level: GITLAB_ACCESS_LEVELS[member.permission],
+            web_url: `${origin}/${login}`,
+          },
+        };
+      },
+    },
     {
       method: 'post',
       path: /^\/merge_requests$/,
@@ -794,6 +872,7 @@ export async function startStandInForge(
     statuses,
     comments,
     issues,
+    members,
     requests,
     violations,
     onRequest,

@@ -48,10 +48,13 @@ export class WorkflowEngine {
   /**
    * Inserts a new run in the status the table gives a created one, with its action event, in one
    * transaction. The event is returned unpublished: the caller publishes it once the run is ready.
+   * `alongside` writes the run's own rows (e.g. its repository record) in that transaction: when it
+   * throws, no run is left.
    */
   async create(
     data: Omit<Prisma.WorkflowUncheckedCreateInput, 'status'>,
     action: (revision: number) => NewEvent,
+    alongside?: (tx: Prisma.TransactionClient, workflow: Workflow) => Promise<void>,
   ): Promise<{ workflow: Workflow; stored: StoredEvent[] }> {
     const decision = decide('new', { type: 'created' });
     if (decision.kind !== 'move')
@@ -60,6 +63,7 @@ export class WorkflowEngine {
     const stored = await this.deps.events.appendWith(
       async (tx) => {
         const row = await tx!.workflow.create({ data: { ...data, status: decision.to } });
+        if (alongside) await alongside(tx!, row);
         workflow = row;
         return { groups: [{ workflow: row, events: [action(row.plan_revision)] }] };
       },

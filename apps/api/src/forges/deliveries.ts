@@ -4,7 +4,7 @@ import { CreateWorkflowRequestSchema, type ForgeHookResult } from '@svc/protocol
 import { parseInput } from '../domain/validate';
 import { conflict, DomainError, invalidInput, notFound } from '../domain/errors';
 import type { WorkflowLifecycle } from '../workflows';
-import type { ForgeKind } from './types';
+import type { ForgeClient, ForgeKind, ForgeUser } from './types';
 import { feedbackOf, intentOf, requirementOf, type ForgeIntent } from './webhook-events';
 import type { VerifiedForgeDelivery } from './webhook-signature';
 
@@ -45,8 +45,28 @@ export class ForgeDeliveries {
       workflows: WorkflowLifecycle;
       /** after a run was started or revised: bring its forge side up to date (the issue comment) */
       nudge?: (workflowId: string) => void;
+      /** the repository's forge client (its API token), null when it has none (an SSH deploy key) */
+      clientOf: (repository: Repository) => Promise<ForgeClient | null>;
     },
   ) {}
+
+  /**
+   * Why a comment's author may not steer, asked of the forge (Gitea, GitLab: their payloads do not say);
+   * null when they may. Without an API token the role cannot be asked, so the comment is not acted on.
+   * A forge that does not answer fails the delivery (5xx): the forge delivers it again later.
+   */
+  private async roleRefusal(repository: Repository, user: ForgeUser | undefined): Promise<string | null> {
+    if (!user) return null;
+    const client = await this.deps.clientOf(repository);
+    if (!client?.maySteer) return "the commenter's role cannot be checked: the repository has no API token";
+    let may: boolean;
+    try {
+      may = await client.maySteer(user);
+    } catch (error) {
+      throw new DomainError('unavailable', error instanceof Error ? error.message : "the forge's API did not answer");
+    }
+    return may ? null : 'the author may not write to the repository (write, Developer or above is needed)';
+  }
 
   async accept(repository: Repository, verified: VerifiedForgeDelivery, body: Buffer): Promise<ForgeDeliveryOutcome> {
     const payload = parsePayload(body);
@@ -75,6 +95,8 @@ export class ForgeDeliveries {
       db.user.findUnique({ where: { id: repository.created_by }, select: { id: true, login: true, name: true } }),
     ]);
     if (!project || !actor) throw notFound('repository not found');
+    const refusal = await this.roleRefusal(repository, intent.checkRole);
+    if (refusal) return { status: 200, result: result(verified, 'ignored', null, { reason: refusal }) };
     const request = parseInput(
       CreateWorkflowRequestSchema,
       { requirement: requirementOf(intent), repository: { id: repository.id } },
@@ -85,10 +107,7 @@ export class ForgeDeliveries {
     try {
       const { workflow } = await workflows.create(project, actor, request, {
         idempotencyKey: forgeDeliveryKey(repository.id, verified.deliveryId),
-      });
-      await db.workflowRepository.updateMany({
-        where: { workflow_id: workflow.id },
-        data: { issue_number: intent.issue.number },
+        issueNumber: intent.issue.number,
       });
       await this.settle(repository.id, verified.deliveryId, workflow.id);
       this.deps.nudge?.(workflow.id);
@@ -121,6 +140,8 @@ export class ForgeDeliveries {
       select: { id: true, login: true, name: true },
     });
     if (!actor) throw notFound('repository not found');
+    const refusal = await this.roleRefusal(repository, intent.checkRole);
+    if (refusal) return { status: 200, result: result(verified, 'ignored', null, { reason: refusal }) };
     const claim = await this.claim(repository.id, verified, digest, 'feedback');
     if (claim) return claim;
     try {

@@ -1,5 +1,18 @@
 import { giteaApi, type PullRequest } from 'gitea-js';
-import { ForgeError, splitPath, type ForgeClient, type ForgeTarget, type PullRequestRef } from './types';
+import { fetchThrough } from '../webhooks/guarded-dispatcher';
+import {
+  forgeCallError,
+  forgeDispatcher,
+  splitPath,
+  type ForgeClient,
+  type ForgeConnectOptions,
+  type ForgeTarget,
+  type ForgeUser,
+  type PullRequestRef,
+} from './types';
+
+/** The collaborator permissions that may steer runs by comments. */
+const STEERING_PERMISSIONS = ['write', 'admin', 'owner'];
 
 const pullRef = (pull: PullRequest): PullRequestRef => ({
   number: pull.number ?? 0,
@@ -14,8 +27,7 @@ async function call<T>(what: string, run: () => Promise<{ data: T }>): Promise<T
     return (await run()).data;
   } catch (error) {
     // gitea-js rejects with the failed Response itself.
-    const status = (error as { status?: number }).status;
-    throw new ForgeError(`Gitea ${what} failed${status ? ` (HTTP ${status})` : ''}`, status);
+    throw forgeCallError('Gitea', what, (error as { status?: number }).status, error);
   }
 }
 
@@ -26,10 +38,10 @@ export class GiteaForge implements ForgeClient {
   private readonly owner: string;
   private readonly repo: string;
 
-  constructor(target: ForgeTarget) {
+  constructor(target: ForgeTarget, options: ForgeConnectOptions = {}) {
     this.api = giteaApi(target.apiBaseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, ''), {
       token: target.token,
-      customFetch: (...args) => fetch(...args),
+      customFetch: fetchThrough(forgeDispatcher(target.apiBaseUrl, options)),
     });
     ({ owner: this.owner, repo: this.repo } = splitPath(target.path));
   }
@@ -40,8 +52,7 @@ export class GiteaForge implements ForgeClient {
       return pullRef(pull.data);
     } catch (error) {
       if ((error as { status?: number }).status === 404) return null;
-      const status = (error as { status?: number }).status;
-      throw new ForgeError(`Gitea finding a pull request failed${status ? ` (HTTP ${status})` : ''}`, status);
+      throw forgeCallError('Gitea', 'finding a pull request', (error as { status?: number }).status, error);
     }
   }
 
@@ -65,6 +76,19 @@ export class GiteaForge implements ForgeClient {
 
   async postComment(number: number, body: string): Promise<void> {
     await call('posting a comment', () => this.api.repos.issueCreateComment(this.owner, this.repo, number, { body }));
+  }
+
+  async maySteer(user: ForgeUser): Promise<boolean> {
+    if (!user.login) return false;
+    try {
+      const answer = await this.api.repos.repoGetRepoPermissions(this.owner, this.repo, user.login);
+      return STEERING_PERMISSIONS.includes(answer.data.permission ?? '');
+    } catch (error) {
+      const status = (error as { status?: number }).status;
+      // an unknown user (or one the repository does not know) has no role there
+      if (status === 404) return false;
+      throw forgeCallError('Gitea', "reading a commenter's permission", status, error);
+    }
   }
 
   async getIssue(number: number) {

@@ -1,5 +1,14 @@
 import { Octokit } from '@octokit/rest';
-import { ForgeError, splitPath, type ForgeClient, type ForgeTarget, type PullRequestRef } from './types';
+import { fetchThrough } from '../webhooks/guarded-dispatcher';
+import {
+  forgeCallError,
+  forgeDispatcher,
+  splitPath,
+  type ForgeClient,
+  type ForgeConnectOptions,
+  type ForgeTarget,
+  type PullRequestRef,
+} from './types';
 
 interface GithubPull {
   number: number;
@@ -22,8 +31,7 @@ async function call<T>(what: string, run: () => Promise<{ data: T }>): Promise<T
   try {
     return (await run()).data;
   } catch (error) {
-    const status = (error as { status?: number }).status;
-    throw new ForgeError(`GitHub ${what} failed${status ? ` (HTTP ${status})` : ''}`, status);
+    throw forgeCallError('GitHub', what, (error as { status?: number }).status, error);
   }
 }
 
@@ -34,8 +42,9 @@ export class GithubForge implements ForgeClient {
   private readonly owner: string;
   private readonly repo: string;
 
-  constructor(target: ForgeTarget, options: { userAgent?: string } = {}) {
+  constructor(target: ForgeTarget, options: ForgeConnectOptions & { userAgent?: string } = {}) {
     this.octokit = new Octokit({
+      request: { fetch: fetchThrough(forgeDispatcher(target.apiBaseUrl, options)) },
       auth: target.token,
       baseUrl: target.apiBaseUrl.replace(/\/+$/, ''),
       userAgent: options.userAgent ?? 'svc',

@@ -1,5 +1,16 @@
 import { Gitlab } from '@gitbeaker/rest';
-import { ForgeError, type ForgeClient, type ForgeTarget, type PullRequestRef } from './types';
+import {
+  forgeCallError,
+  forgeDispatcher,
+  type ForgeClient,
+  type ForgeConnectOptions,
+  type ForgeTarget,
+  type ForgeUser,
+  type PullRequestRef,
+} from './types';
+
+/** GitLab's Developer access level: the least that may steer runs by comments. */
+const DEVELOPER = 30;
 
 interface GitlabMergeRequest {
   iid: number;
@@ -22,8 +33,7 @@ async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     const cause = (error as { cause?: { response?: { status?: number } } }).cause;
-    const status = cause?.response?.status;
-    throw new ForgeError(`GitLab ${what} failed${status ? ` (HTTP ${status})` : ''}`, status);
+    throw forgeCallError('GitLab', what, cause?.response?.status, error);
   }
 }
 
@@ -35,11 +45,13 @@ export class GitlabForge implements ForgeClient {
   private readonly api: InstanceType<typeof Gitlab>;
   private readonly project: string;
 
-  constructor(target: ForgeTarget) {
+  constructor(target: ForgeTarget, options: ForgeConnectOptions = {}) {
     this.api = new Gitlab({
       host: target.apiBaseUrl.replace(/\/+$/, '').replace(/\/api\/v4$/, ''),
       token: target.token,
       rateLimitDuration: 0,
+      // @gitbeaker/rest hands its agent to fetch as the dispatcher
+      agent: forgeDispatcher(target.apiBaseUrl, options) as never,
     });
     this.project = target.path;
   }
@@ -77,6 +89,22 @@ export class GitlabForge implements ForgeClient {
         ? this.api.MergeRequestNotes.create(this.project, number, body)
         : this.api.IssueNotes.create(this.project, number, body),
     );
+  }
+
+  async maySteer(user: ForgeUser): Promise<boolean> {
+    if (user.id === null) return false;
+    try {
+      // members/all: direct, inherited (group) and invited members alike
+      const member = (await this.api.ProjectMembers.show(this.project, user.id, {
+        includeInherited: true,
+      })) as unknown as { access_level?: number };
+      return (member.access_level ?? 0) >= DEVELOPER;
+    } catch (error) {
+      const status = (error as { cause?: { response?: { status?: number } } }).cause?.response?.status;
+      // not a member of the project
+      if (status === 404) return false;
+      throw forgeCallError('GitLab', "reading a commenter's membership", status, error);
+    }
   }
 
   async getIssue(number: number) {

@@ -1,20 +1,20 @@
 import { GiteaForge } from './gitea';
 import { GithubForge } from './github';
 import { GitlabForge } from './gitlab';
-import type { ForgeClient, ForgeTarget } from './types';
+import type { ForgeClient, ForgeConnectOptions, ForgeTarget } from './types';
 
 export * from './types';
 export { GithubForge, GiteaForge, GitlabForge };
 
-/** The client for a repository's forge. */
-export function forgeClient(target: ForgeTarget): ForgeClient {
+/** The client for a repository's forge (internal API addresses refused at connect time unless `allowPrivate`). */
+export function forgeClient(target: ForgeTarget, options: ForgeConnectOptions = {}): ForgeClient {
   switch (target.forge) {
     case 'github':
-      return new GithubForge(target);
+      return new GithubForge(target, options);
     case 'gitea':
-      return new GiteaForge(target);
+      return new GiteaForge(target, options);
     case 'gitlab':
-      return new GitlabForge(target);
+      return new GitlabForge(target, options);
   }
 }
 

@@ -8,6 +8,7 @@ import type { RepositorySecrets } from '../secrets/repository-secrets';
 import type { Storage } from '../services/storage';
 import { resolveReport, REPORT_FILE } from '../routes/workflows/report';
 import { isUnfinished } from '../workflows/status';
+import { DELIVERY_LOG_PRUNE_INTERVAL_MS } from '../outbox/retention';
 import { ForgeActions } from './actions';
 import { forgeClient } from './index';
 import { repositoryPath, type ForgeClient, type ForgeTarget } from './types';
@@ -30,6 +31,13 @@ export interface ForgeSyncDeps {
   publicUrl: () => string;
   /** how often every replica looks for work missed (a crash, a forge that was down) */
   sweepMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: a forge API at an internal address is called (else refused at connect time) */
+  allowPrivateTargets: () => boolean;
+  /**
+   * Housekeeping the sweep also does, at most every DELIVERY_LOG_PRUNE_INTERVAL_MS on a replica: the
+   * delivery logs' retention (decision 0048). Idempotent, so every replica may run it.
+   */
+  prune?: () => Promise<unknown>;
   /** tests and self-hosted set-ups may swap the client (default: the forge's client library) */
   clientFor?: (target: ForgeTarget) => ForgeClient;
 }
@@ -49,6 +57,7 @@ export class ForgeSync {
   private timer: NodeJS.Timeout | null = null;
   private stopListening: (() => void) | null = null;
   private closed = false;
+  private nextPruneAt = 0;
 
   constructor(private readonly deps: ForgeSyncDeps) {
     this.actions = new ForgeActions(deps.db);
@@ -100,8 +109,18 @@ export class ForgeSync {
     this.nudge(workflowId).catch(() => undefined);
   }
 
-  /** Completed runs with a pushed branch and no pull request yet, and actions due for a retry. */
+  /**
+   * Completed runs with a pushed branch and no pull request yet, and actions due for a retry; then the
+   * delivery logs' retention when it is due on this replica.
+   */
   async sweep(): Promise<void> {
+    await this.forgeWork();
+    if (!this.deps.prune || Date.now() < this.nextPruneAt) return;
+    this.nextPruneAt = Date.now() + DELIVERY_LOG_PRUNE_INTERVAL_MS;
+    await this.deps.prune();
+  }
+
+  private async forgeWork(): Promise<void> {
     const pushed = await this.deps.db.workflowRepository.findMany({
       where: { pushed_at: { not: null }, pr_number: null },
       select: { workflow_id: true },
@@ -149,12 +168,15 @@ export class ForgeSync {
     const token = workflow ? await this.deps.repositorySecrets.read(link.repository.id, 'credential') : null;
     if (!workflow || !token) return null;
     const repo = link.repository;
-    const client = (this.deps.clientFor ?? forgeClient)({
+    const target: ForgeTarget = {
       forge: repo.forge as ForgeTarget['forge'],
       apiBaseUrl: repo.api_base_url,
       path: repositoryPath(repo.url),
       token,
-    });
+    };
+    const client = this.deps.clientFor
+      ? this.deps.clientFor(target)
+      : forgeClient(target, { allowPrivate: this.deps.allowPrivateTargets() });
     const runUrl = `${this.deps.publicUrl()}/projects/${workflow.project_id}/workflows/${workflow.id}`;
     return { link, workflow, client, runUrl, label: `svc run #${workflow.number}` };
   }

@@ -1,3 +1,5 @@
+import { GuardedDispatcher, targetRefusal } from '../webhooks/guarded-dispatcher';
+
 /** The forges svc talks to through their own client libraries. */
 export type ForgeKind = 'github' | 'gitea' | 'gitlab';
 
@@ -10,6 +12,33 @@ export interface ForgeTarget {
   path: string;
   /** The repository's token (decrypted from the secrets store; never logged). */
   token: string;
+}
+
+/** How a client reaches its forge. */
+export interface ForgeConnectOptions {
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: the forge's API may be at an internal address (default: refused) */
+  allowPrivate?: boolean;
+}
+
+/**
+ * The transport of a forge client: the outbound-target rule checked at connect time (an API host that
+ * resolves to an internal address is refused, unless allowed), to the API base's host only.
+ */
+export function forgeDispatcher(apiBaseUrl: string, options: ForgeConnectOptions): GuardedDispatcher {
+  let host = '';
+  try {
+    host = new URL(apiBaseUrl).hostname;
+  } catch {
+    // left empty: every request is refused as not going to the forge's host
+  }
+  return new GuardedDispatcher({ allowPrivate: options.allowPrivate ?? false, host });
+}
+
+/** A ForgeError for a failed call: the refusal of an internal address as such, else the forge's HTTP status. */
+export function forgeCallError(forge: string, what: string, status: number | undefined, error: unknown): ForgeError {
+  const refusal = targetRefusal(error);
+  if (refusal) return new ForgeError(`${forge} ${what} refused: ${refusal}`, undefined);
+  return new ForgeError(`${forge} ${what} failed${status ? ` (HTTP ${status})` : ''}`, status);
 }
 
 export type ForgeState = 'open' | 'closed' | 'merged';
@@ -40,6 +69,12 @@ export interface ForgeIssue {
   labels: string[];
 }
 
+/** Who wrote a comment on the forge: Gitea's permission call names the login, GitLab's member call the id. */
+export interface ForgeUser {
+  login: string;
+  id: number | null;
+}
+
 /**
  * What the server does on a forge: open a pull/merge request (or find the one already open for a branch,
  * so a retry never opens a second), post a commit status, comment on an issue or PR, read an issue.
@@ -52,6 +87,12 @@ export interface ForgeClient {
   /** A comment on an issue or pull request by its number (GitLab: a merge request's iid when `onMergeRequest`). */
   postComment(number: number, body: string, options?: { onMergeRequest?: boolean }): Promise<void>;
   getIssue(number: number): Promise<ForgeIssue>;
+  /**
+   * Whether the person may write to the repository, so may steer runs by comments (forges whose
+   * payloads do not carry the commenter's role): Gitea write, admin or owner; GitLab Developer (30) or
+   * above. GitHub's payloads say it (`author_association`), so its client has none.
+   */
+  maySteer?(user: ForgeUser): Promise<boolean>;
 }
 
 /** A forge call that failed: its HTTP status when the forge answered, never the token. */

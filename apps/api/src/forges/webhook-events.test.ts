@@ -31,11 +31,19 @@ describe('forge delivery intents', () => {
         action: 'created',
         is_pull: true,
         issue: { number: 9 },
-        comment: { body: 'rename it', user: { login: 'rev' } },
+        comment: { body: 'rename it', user: { login: 'rev', id: 7 } },
       },
       triggers,
     );
-    expect(onPull).toEqual({ kind: 'comment_on_pull', pullNumber: 9, author: 'rev', body: 'rename it', where: null });
+    // Gitea's payload does not say the commenter's role: the forge is asked (by login).
+    expect(onPull).toEqual({
+      kind: 'comment_on_pull',
+      pullNumber: 9,
+      author: 'rev',
+      body: 'rename it',
+      where: null,
+      checkRole: { login: 'rev', id: 7 },
+    });
     if (onPull.kind === 'comment_on_pull')
       expect(feedbackOf(onPull)).toBe('@rev commented on the pull request:\n\nrename it');
     const own = intentOf(
@@ -61,15 +69,19 @@ describe('forge delivery intents', () => {
     const kept = { ...hook, changes: { labels: { previous: [{ title: 'svc' }], current: [{ title: 'svc' }] } } };
     expect(intentOf('gitlab', 'Issue Hook', kept, triggers).kind).toBe('ignore');
     const note = {
-      user: { username: 'ann' },
+      user: { username: 'ann', id: 3 },
       object_attributes: { note: '/svc also the docs', noteable_type: 'Issue' },
       issue: { iid: 4, title: 'Footer', description: 'Add one' },
     };
+    // GitLab's payload does not say the commenter's role either: asked by user id.
     expect(intentOf('gitlab', 'Note Hook', note, triggers)).toMatchObject({
       kind: 'start',
       via: 'command',
       instruction: 'also the docs',
+      checkRole: { login: 'ann', id: 3 },
     });
+    // A label needs triage rights on the forge itself: no role check.
+    expect(intentOf('gitlab', 'Issue Hook', hook, triggers)).not.toHaveProperty('checkRole');
     const review = {
       user: { username: 'rev' },
       object_attributes: {
@@ -85,6 +97,7 @@ describe('forge delivery intents', () => {
       author: 'rev',
       body: 'use a constant',
       where: 'a.ts:3',
+      checkRole: { login: 'rev', id: null },
     });
   });
 

@@ -1,4 +1,4 @@
-import type { ForgeKind } from './types';
+import type { ForgeKind, ForgeUser } from './types';
 
 /** The marker in every comment the service posts: a delivery of one of them is never feedback or a trigger. */
 export const SVC_COMMENT_MARKER = '<!-- svc -->';
@@ -10,12 +10,22 @@ export interface ForgeIssueText {
   url: string;
 }
 
-/** What a delivery asks of the service, whatever the forge. */
+/**
+ * What a delivery asks of the service, whatever the forge. `checkRole`: the payload does not say whether
+ * the commenter may write to the repository (Gitea, GitLab), so the forge is asked before acting.
+ */
 export type ForgeIntent =
   /** an issue got the trigger label, or a comment with the trigger command: a run with the issue as requirement */
-  | { kind: 'start'; issue: ForgeIssueText; via: 'label' | 'command'; instruction: string }
+  | { kind: 'start'; issue: ForgeIssueText; via: 'label' | 'command'; instruction: string; checkRole?: ForgeUser }
   /** a (review) comment on a pull request: feedback to the run that opened it, if the service did */
-  | { kind: 'comment_on_pull'; pullNumber: number; author: string; body: string; where: string | null }
+  | {
+      kind: 'comment_on_pull';
+      pullNumber: number;
+      author: string;
+      body: string;
+      where: string | null;
+      checkRole?: ForgeUser;
+    }
   | { kind: 'ignore'; reason: string };
 
 export interface Triggers {
@@ -58,13 +68,28 @@ const issueText = (issue: Json): ForgeIssueText => ({
 const lineOf = (comment: Json) => num(comment.line) ?? num(comment.original_line);
 const placeOf = (path: string, line: number | null) => (path ? `${path}${line ? `:${line}` : ''}` : null);
 
-/** A comment on an issue: a command starts a run; on a pull request: feedback (whatever it says). */
-function issueComment(body: string, issue: Json, onPull: boolean, author: string, triggers: Triggers): ForgeIntent {
-  if (onPull) return { kind: 'comment_on_pull', pullNumber: num(issue.number) ?? 0, author, body, where: null };
+/**
+ * A comment on an issue: a command starts a run; on a pull request: feedback (whatever it says). With
+ * `checkRole`, whether its author may steer is asked of the forge.
+ */
+function issueComment(
+  body: string,
+  issue: Json,
+  onPull: boolean,
+  author: string,
+  triggers: Triggers,
+  checkRole?: ForgeUser,
+): ForgeIntent {
+  const role = checkRole ? { checkRole } : {};
+  if (onPull)
+    return { kind: 'comment_on_pull', pullNumber: num(issue.number) ?? 0, author, body, where: null, ...role };
   const instruction = commandIn(body, triggers.command);
   if (instruction === null) return ignore("the comment does not start with the repository's trigger command");
-  return { kind: 'start', via: 'command', instruction, issue: issueText(issue) };
+  return { kind: 'start', via: 'command', instruction, issue: issueText(issue), ...role };
 }
+
+/** Gitea: the commenter as the collaborator-permission call names them (login). */
+const giteaUser = (user: Json): ForgeUser => ({ login: str(user.login) || str(user.username), id: num(user.id) });
 
 /** Why a GitHub comment or review is not read: the service's own, a bot's, or an untrusted author's. */
 function githubRefusal(body: string, payload: Json, item: Json): string | null {
@@ -132,7 +157,8 @@ function giteaComment(event: string): Handler {
     const body = str(comment.body);
     if (fromService(body, obj(payload.sender))) return ignore('a comment of the service (or a bot)');
     const onPull = payload.is_pull === true || Boolean(issue.pull_request) || event === 'pull_request_comment';
-    return issueComment(body, issue, onPull, str(obj(comment.user).login), triggers);
+    const user = giteaUser(obj(comment.user));
+    return issueComment(body, issue, onPull, user.login, triggers, user);
   };
 }
 
@@ -140,12 +166,14 @@ const giteaReview: Handler = (payload) => {
   const body = str(obj(payload.review).content) || str(obj(payload.comment).body);
   if (body.trim() === '') return ignore('a review without a body is not feedback');
   if (fromService(body, obj(payload.sender))) return ignore('a review of the service (or a bot)');
+  const user = giteaUser(obj(payload.sender));
   return {
     kind: 'comment_on_pull',
     pullNumber: num(obj(payload.pull_request).number) ?? 0,
-    author: str(obj(payload.sender).login),
+    author: user.login,
     body,
     where: null,
+    checkRole: user,
   };
 };
 
@@ -173,14 +201,22 @@ const gitlabIssue = (issue: Json): ForgeIssueText => ({
   url: str(issue.url),
 });
 
+/** GitLab: the commenter as the project-member call names them (user id; the note's author_id otherwise). */
+const gitlabUser = (payload: Json): ForgeUser => ({
+  login: str(obj(payload.user).username),
+  id: num(obj(payload.user).id) ?? num(obj(payload.object_attributes).author_id),
+});
+
 function gitlabNoteOnMergeRequest(payload: Json, body: string): ForgeIntent {
   const position = obj(obj(payload.object_attributes).position);
+  const user = gitlabUser(payload);
   return {
     kind: 'comment_on_pull',
     pullNumber: num(obj(payload.merge_request).iid) ?? 0,
-    author: str(obj(payload.user).username),
+    author: user.login,
     body,
     where: placeOf(str(position.new_path), num(position.new_line)),
+    checkRole: user,
   };
 }
 
@@ -202,7 +238,13 @@ const GITLAB: Record<string, Handler> = {
     if (on !== 'Issue') return ignore('a comment on neither an issue nor a merge request');
     const instruction = commandIn(body, triggers.command);
     if (instruction === null) return ignore("the comment does not start with the repository's trigger command");
-    return { kind: 'start', via: 'command', instruction, issue: gitlabIssue(obj(payload.issue)) };
+    return {
+      kind: 'start',
+      via: 'command',
+      instruction,
+      issue: gitlabIssue(obj(payload.issue)),
+      checkRole: gitlabUser(payload),
+    };
   },
 };
 

@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { invalidInput, unauthenticated } from '../domain/errors';
-import { DELIVERY_ID, MAX_DELIVERY_ID_CHARS, headerValue } from '../triggers/signature';
+import { DELIVERY_ID, MAX_DELIVERY_ID_CHARS, headerValue, newTriggerSecret } from '../triggers/signature';
 import type { ForgeKind } from './types';
 
 /** A forge delivery whose signature (or token) holds: its id and its event name. */
@@ -9,6 +9,12 @@ export interface VerifiedForgeDelivery {
   deliveryId: string;
   event: string;
 }
+
+/**
+ * A repository's forge webhook secret, made when the repository is connected and when it is rotated:
+ * the triggers' signing-secret generator (32 random bytes, 64 hex characters), one function for both.
+ */
+export const newForgeWebhookSecret = (): string => newTriggerSecret();
 
 /** Like the triggers' event names, and with spaces: GitLab's are e.g. `Note Hook`. */
 const EVENT_NAME = /^[A-Za-z0-9_. -]{1,64}$/;

@@ -1,8 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import { signDelivery } from '../triggers/signature';
-import { guardedLookup, isInternalAddress } from './targets';
+import { guardedLookup, literalAddressRefusal } from './targets';
 
 /** The most of a response body kept in the delivery log. */
 export const RESPONSE_EXCERPT_BYTES = 1024;
@@ -84,9 +83,8 @@ export function postToTarget(
     } catch {
       return finish({ statusCode: null, responseExcerpt: '', error: 'the URL does not parse' });
     }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!options.allowPrivate && isIP(host) && isInternalAddress(host))
-      return finish({ statusCode: null, responseExcerpt: '', error: `refused: ${host} is an internal address` });
+    const literal = literalAddressRefusal(url, options.allowPrivate);
+    if (literal) return finish({ statusCode: null, responseExcerpt: '', error: literal.message });
     const body = Buffer.from(text, 'utf8');
     const client = url.protocol === 'https:' ? https : http;
     const req = client.request(url, {

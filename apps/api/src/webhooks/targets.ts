@@ -79,6 +79,16 @@ function internalHostProblem(host: string): string | null {
   return null;
 }
 
+/**
+ * The check `lookup` cannot make: a URL whose host is an IP literal is connected to without a lookup,
+ * so an internal literal is refused here (unless allowed). Null when the host may be connected to.
+ */
+export function literalAddressRefusal(url: URL, allowPrivate: boolean): TargetRefused | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (allowPrivate || !isIP(host) || !isInternalAddress(host)) return null;
+  return Object.assign(new TargetRefused(`refused: ${host} is an internal address`), { code: 'ETARGETREFUSED' });
+}
+
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** A `lookup` for http.request that refuses internal addresses (unless allowed). */
@@ -91,9 +101,12 @@ export function guardedLookup(allowPrivate: boolean) {
         const internal = list.find((entry) => isInternalAddress(entry.address));
         if (internal)
           return callback(
-            Object.assign(new TargetRefused(`${hostname} resolves to an internal address (${internal.address})`), {
-              code: 'ETARGETREFUSED',
-            }),
+            Object.assign(
+              new TargetRefused(`refused: ${hostname} resolves to an internal address (${internal.address})`),
+              {
+                code: 'ETARGETREFUSED',
+              },
+            ),
             [],
           );
       }

@@ -28,6 +28,36 @@ export function runBranch(number: number, requirement: string): string {
   return `svc/${number}-${slug || 'run'}`;
 }
 
+/**
+ * A new run's repository record, written in the run's create transaction. The repository is read again
+ * there: one deleted since the request was checked (or while this runs) fails the create as a whole.
+ */
+async function linkRepository(
+  tx: Prisma.TransactionClient,
+  workflow: Workflow,
+  repository: { id: string; baseBranch: string },
+  issueNumber: number | undefined,
+): Promise<void> {
+  const gone = () => invalidInput('body.repository.id: the repository was deleted meanwhile');
+  const live = await tx.repository.count({ where: { id: repository.id, deleted_at: null } });
+  if (live === 0) throw gone();
+  try {
+    await tx.workflowRepository.create({
+      data: {
+        workflow_id: workflow.id,
+        repository_id: repository.id,
+        base_branch: repository.baseBranch,
+        branch: runBranch(workflow.number, workflow.requirement),
+        issue_number: issueNumber ?? null,
+      },
+    });
+  } catch (error) {
+    // A foreign-key failure: the repository's row went away between the read above and this write.
+    if (classifyDbError(error) === 'invalid_input') throw gone();
+    throw error;
+  }
+}
+
 /** What a create request got: the new workflow, or the one an earlier request with its idempotency key made. */
 export interface Created {
   workflow: Workflow;
@@ -72,13 +102,15 @@ export class WorkflowLifecycle {
    * A `pending` workflow with its run number, its `created` event (committed with it) and its workspace
    * (filled from the template when one is chosen). Never waits for dispatch. With an idempotency key, a
    * repeated request (also a concurrent one) gets the workflow the first one made, `created: false`.
-   * A schedule's tick names its schedule (`scheduleId`).
+   * A schedule's tick names its schedule (`scheduleId`). A run that names a repository gets its
+   * repository record in the same transaction as its row (with the forge issue that started it,
+   * `issueNumber`): when that record cannot be written, there is no run either.
    */
   async create(
     project: Project,
     actor: Actor,
     body: CreateWorkflowRequest,
-    options: { idempotencyKey?: string; scheduleId?: string } = {},
+    options: { idempotencyKey?: string; scheduleId?: string; issueNumber?: number } = {},
   ): Promise<Created> {
     const key = options.idempotencyKey;
     const earlier = key === undefined ? null : await this.createdWith(project.id, key);
@@ -88,20 +120,15 @@ export class WorkflowLifecycle {
       schedule_id: options.scheduleId ?? null,
     };
     const repository = await this.checkRepository(project.id, body.repository);
-    const inserted = await this.insertNumbered(project.id, key, data, (revision) =>
-      actionEvent('created', actor, revision),
+    const inserted = await this.insertNumbered(
+      project.id,
+      key,
+      data,
+      (revision) => actionEvent('created', actor, revision),
+      repository ? (tx, workflow) => linkRepository(tx, workflow, repository, options.issueNumber) : undefined,
     );
     if (!inserted.created) return inserted;
     const { workflow, stored } = inserted;
-    if (repository)
-      await this.deps.db.workflowRepository.create({
-        data: {
-          workflow_id: workflow.id,
-          repository_id: repository.id,
-          base_branch: repository.baseBranch,
-          branch: runBranch(workflow.number, workflow.requirement),
-        },
-      });
     await this.fillWorkspace(workflow, body.template);
     // Announced only now: until its workspace is ready, nobody is told of the workflow.
     this.deps.events.publish(stored);
@@ -364,13 +391,14 @@ export class WorkflowLifecycle {
     key: string | undefined,
     data: NewWorkflowData,
     created: (revision: number) => NewEvent,
+    alongside?: (tx: Prisma.TransactionClient, workflow: Workflow) => Promise<void>,
   ): Promise<Inserted> {
     const { db } = this.deps;
     for (let attempt = 1; ; attempt++) {
       const { _max } = await db.workflow.aggregate({ where: { project_id: projectId }, _max: { number: true } });
       try {
         const number = (_max.number ?? 0) + 1;
-        return { ...(await this.deps.engine.create({ ...data, number }, created)), created: true };
+        return { ...(await this.deps.engine.create({ ...data, number }, created, alongside)), created: true };
       } catch (err) {
         if (classifyDbError(err) !== 'conflict' || attempt >= MAX_NUMBER_ATTEMPTS) throw err;
         const earlier = key === undefined ? null : await this.createdWith(projectId, key);

@@ -13,12 +13,11 @@ describe.each<StandInForgeKind>(['github', 'gitea', 'gitlab'])('forge client aga
     forge = await startStandInForge(kind, {
       issues: [{ number: 7, title: 'Add a footer', body: 'The page needs a footer.', labels: ['svc'] }],
     });
-    client = forgeClient({
-      forge: kind,
-      apiBaseUrl: forge.apiBaseUrl,
-      path: repositoryPath(forge.cloneUrl),
-      token: forge.token,
-    });
+    // The stand-in listens on loopback: what WEBHOOK_ALLOW_PRIVATE_TARGETS allows.
+    client = forgeClient(
+      { forge: kind, apiBaseUrl: forge.apiBaseUrl, path: repositoryPath(forge.cloneUrl), token: forge.token },
+      { allowPrivate: true },
+    );
   });
   afterAll(() => forge.close());
   afterEach(() => {
@@ -72,12 +71,10 @@ describe.each<StandInForgeKind>(['github', 'gitea', 'gitlab'])('forge client aga
   });
 
   it('stand-in: a wrong token is refused and reported as a forge error without the token', async () => {
-    const wrong = forgeClient({
-      forge: kind,
-      apiBaseUrl: forge.apiBaseUrl,
-      path: repositoryPath(forge.cloneUrl),
-      token: 'not-the-token-xyz',
-    });
+    const wrong = forgeClient(
+      { forge: kind, apiBaseUrl: forge.apiBaseUrl, path: repositoryPath(forge.cloneUrl), token: 'not-the-token-xyz' },
+      { allowPrivate: true },
+    );
     const error = await wrong.getIssue(7).then(
       () => null,
       (caught: unknown) => caught as Error,
@@ -85,6 +82,32 @@ describe.each<StandInForgeKind>(['github', 'gitea', 'gitlab'])('forge client aga
     expect(error?.name).toBe('ForgeError');
     expect(error?.message).not.toContain('not-the-token-xyz');
     forge.violations.length = 0; // the refusal itself is recorded as a violation by design
+  });
+
+  it.each([
+    ['an internal IP literal', (base: string) => base],
+    ['a name that resolves to an internal address', (base: string) => base.replace('127.0.0.1', 'localhost')],
+  ])('stand-in: %s is refused at connect time unless allowed; nothing reaches the forge', async (_what, at) => {
+    const seen = forge.requests.length;
+    const target = {
+      forge: kind,
+      apiBaseUrl: at(forge.apiBaseUrl),
+      path: repositoryPath(forge.cloneUrl),
+      token: forge.token,
+    };
+    for (const refused of [forgeClient(target), forgeClient(target, { allowPrivate: false })]) {
+      const error = await refused.getIssue(7).then(
+        () => null,
+        (caught: unknown) => caught as Error,
+      );
+      expect(error?.name).toBe('ForgeError');
+      expect(error?.message).toMatch(/refused: .*internal address/);
+      expect(error?.message).not.toContain(forge.token);
+    }
+    expect(forge.requests.length).toBe(seen);
+    // Allowed, the same client reaches it.
+    expect(await forgeClient(target, { allowPrivate: true }).getIssue(7)).toMatchObject({ number: 7 });
+    expect(forge.requests.length).toBe(seen + 1);
   });
 });
 

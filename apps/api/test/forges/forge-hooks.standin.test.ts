@@ -262,6 +262,9 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
     const answer = await body(rotated);
     expect(answer.webhook_url).toBe(`${server.url}/svc/api/hooks/forge/${repository.id}`);
     expect(answer.webhook_secret).not.toBe(secret);
+    // Made like the one the repository got when it was connected: same generator, same length.
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(answer.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
     const shown = await body(await server.request(`/svc/api/repositories/${repository.id}`, { as: ann }));
     expect(JSON.stringify(shown)).not.toContain(answer.webhook_secret);
     const raw = JSON.stringify({

@@ -55,7 +55,7 @@ describe.each(TEST_PROVIDERS)('project repositories on %s', (provider) => {
       trigger_label: 'svc',
       trigger_command: '/svc',
       webhook_url: expect.stringMatching(new RegExp(`/svc/api/hooks/forge/${created.id}$`)),
-      webhook_secret: expect.stringMatching(/^[0-9a-f]{48}$/),
+      webhook_secret: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     // Stored encrypted as secrets of scope `repository`, not as a project secret a run's commands get.
     const rows = await server.deps.db.secret.findMany({ where: { owner_key: created.id } });

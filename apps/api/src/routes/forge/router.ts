@@ -8,9 +8,8 @@ import { authorizeProject } from '../../policies/access';
 import { checkDeclaredLength, lingerOnUnreadBody } from '../files/request-body';
 import { MAX_HOOK_BODY_BYTES, readCappedBody } from '../triggers/hook';
 import { ForgeDeliveries } from '../../forges/deliveries';
-import { newTriggerSecret } from '../../triggers/signature';
-import { verifyForgeDelivery } from '../../forges/webhook-signature';
-import type { ForgeKind } from '../../forges/types';
+import { newForgeWebhookSecret, verifyForgeDelivery } from '../../forges/webhook-signature';
+import { forgeClient, repositoryPath, type ForgeKind } from '../../forges';
 import { forgeWebhookUrl } from '../../wire/repository';
 
 /** A repository of a live project; anything else answers like an unknown id. */
@@ -40,6 +39,21 @@ export function forgeHandlers(deps: AppDeps): Handlers<'receiveForgeHook' | 'rot
     db: deps.db,
     workflows: deps.workflows,
     nudge: (id) => void deps.forgeSync?.nudge(id),
+    clientOf: async (repository) => {
+      const token =
+        repository.credential_kind === 'token' ? await secrets.read(repository.id, 'credential') : undefined;
+      if (!token) return null;
+      let path: string;
+      try {
+        path = repositoryPath(repository.url);
+      } catch {
+        return null;
+      }
+      return forgeClient(
+        { forge: repository.forge as ForgeKind, apiBaseUrl: repository.api_base_url, path, token },
+        { allowPrivate: deps.config.webhooks.allowPrivateTargets },
+      );
+    },
   });
   const receiveForgeHook: OperationHandler<'receiveForgeHook'> = async (req, res, input) => {
     lingerOnUnreadBody(req, res);
@@ -60,7 +74,7 @@ export function forgeHandlers(deps: AppDeps): Handlers<'receiveForgeHook' | 'rot
     const repository = await deps.db.repository.findFirst({ where: { id: input.params.id, deleted_at: null } });
     if (!repository) throw notFound('repository not found');
     await authorizeProject(deps.db, principal, repository.project_id, 'repository.manage');
-    const secret = newTriggerSecret();
+    const secret = newForgeWebhookSecret();
     await secrets.put(
       deps.db,
       { projectId: repository.project_id, repositoryId: repository.id, actorId: actorOf(principal).id },

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Db, Prisma, Repository as RepositoryRow } from '@svc/db';
 import type { ProjectAction, UpdateRepositoryRequest } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
@@ -6,6 +5,7 @@ import type { Handlers, OperationHandler } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
 import type { Principal } from '../../auth/principal';
 import { conflict, DomainError, invalidInput, notFound } from '../../domain/errors';
+import { newForgeWebhookSecret } from '../../forges/webhook-signature';
 import { targetProblem } from '../../webhooks/targets';
 import { authorizeProject, authorizeWorkflow } from '../../policies/access';
 import { defaultApiBaseUrl, presentRepository, presentWorkflowRepository } from '../../wire/repository';
@@ -75,7 +75,7 @@ export function repositoryHandlers(
     const { project } = await authorizeProject(db, principal, input.params.id, 'repository.manage');
     const body = input.body();
     const actorId = actorOf(principal).id;
-    const webhookSecret = body.webhook_secret ?? randomBytes(24).toString('hex');
+    const webhookSecret = body.webhook_secret ?? newForgeWebhookSecret();
     const apiBaseUrl = body.api_base_url ?? defaultApiBaseUrl(body.forge, body.url);
     checkApiBaseUrl(apiBaseUrl);
     const row = await db.$transaction(async (tx) => {
