@@ -43,7 +43,7 @@ describe('svc repo and svc run --repo with a real server and git server', () => 
         `${TOKEN}\n`,
       );
       expect(added.stdout).toMatch(
-        /^connected repository site \(\S+\)\nforge webhook: \S+\nwebhook secret \(shown once\): [0-9a-f]{48}\n$/,
+        /^connected repository site \(\S+\)\nforge webhook: \S+\nwebhook secret \(shown once\): [0-9a-f]{64}\n$/,
       );
       // no forge, or a second repository of the name: refused
       await svc(['repo', 'add', 'other', git.repoUrl('site'), '-p', 'ci'], 2, `${TOKEN}\n`);

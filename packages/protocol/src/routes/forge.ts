@@ -21,7 +21,9 @@ export const FORGE_OPERATIONS = defineOperations({
       'GitLab: `X-Gitlab-Token: <the secret>` (compared in constant time), `X-Gitlab-Event-UUID`, `X-Gitlab-Event`. ' +
       "An issue labelled with the repository's `trigger_label`, or an issue comment starting with its " +
       '`trigger_command`, starts a run with the issue as requirement; a review comment or comment on a pull ' +
-      'request the service opened becomes feedback to its run. A delivery id seen before answers what it did ' +
+      'request the service opened becomes feedback to its run. On GitHub only owners, members and collaborators ' +
+      'steer runs by comments; on Gitea and GitLab the forge is asked whether the author may write (503 when it ' +
+      'does not answer, so the forge delivers again). A delivery id seen before answers what it did ' +
       '(`replayed`) and does nothing again. Body at most 1 MiB.',
     headers: {
       'X-Hub-Signature-256': 'GitHub: `sha256=` and the hex HMAC-SHA256 of the body',
@@ -39,7 +41,7 @@ export const FORGE_OPERATIONS = defineOperations({
       201: json('a run was started', ForgeHookResultSchema),
       200: json('feedback given, an event ignored, or a replay', ForgeHookResultSchema),
     },
-    errors: [400, 401, 409, 413, 415],
+    errors: [400, 401, 409, 413, 415, 503],
   },
   rotateRepositoryWebhookSecret: {
     method: 'POST',
