@@ -13,6 +13,7 @@ ensure_bubblewrap
 ensure_haproxy
 ensure_git_server
 ensure_sshd
+ensure_prometheus
 rm -rf apps/*/.test-results packages/*/.test-results
 status=0
 log "checking formatting (prettier)"

@@ -82,6 +82,13 @@ ensure_git_server() {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lighttpd fcgiwrap git >/dev/null
 }
 
+# The metrics tests scrape the API with Debian's prometheus and check its output with promtool.
+ensure_prometheus() {
+  if command -v promtool >/dev/null 2>&1 && [ -x /usr/bin/prometheus ]; then return; fi
+  log "installing prometheus (Debian package, for the metrics tests)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+}
+
 # The git-over-SSH tests (deploy keys) run Debian's sshd on a loopback port; the package's own service is not used.
 ensure_sshd() {
   if [ -x /usr/sbin/sshd ]; then return; fi
