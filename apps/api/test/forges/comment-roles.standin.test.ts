@@ -1,6 +1,7 @@
-import { startStandInForge, type StandInForge } from '@svc/test-kit';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, recordingSteering } from '../support/fixtures';
+import type { StandInForge } from '@svc/test-kit';
+import { TEST_PROVIDERS } from '../support/server';
+import { body } from '../support/fixtures';
+import { forgeWorld } from './standin-world';
 import { signForgeDelivery } from '../../src/forges/webhook-signature';
 
 type Kind = 'gitea' | 'gitlab';
@@ -58,51 +59,18 @@ const STRANGER = { id: 13, login: 'sam' };
 // Gitea and GitLab payloads do not carry the commenter's role: the service asks the forge (Gitea's
 // collaborator permission, GitLab's project membership) before a comment starts or revises a run.
 describe.each(TEST_PROVIDERS)('comment authors on Gitea and GitLab against a stand-in forge on %s', (provider) => {
-  let server: TestServer;
-  let ann: string;
-  const forges: StandInForge[] = [];
-  beforeAll(async () => {
-    // The stand-in forge listens on loopback.
-    server = await startTestServer(
-      provider,
-      { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-      { steering: recordingSteering() },
-    );
-    ann = await server.login('ann');
-  });
-  afterAll(async () => {
-    await server?.close();
-    await Promise.all(forges.map((forge) => forge.close()));
-  });
-  afterEach(() => {
-    for (const forge of forges) expect(forge.violations.splice(0)).toEqual([]);
-  });
-
-  const connect = async (kind: Kind) => {
-    const forge = await startStandInForge(kind, {
-      members: {
-        [MAINTAINER.login]: { id: MAINTAINER.id, permission: 'write' },
-        [REPORTER.login]: { id: REPORTER.id, permission: 'read' },
+  // The stand-in forge listens on loopback.
+  const world = forgeWorld(provider, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+  const connect = (kind: Kind) =>
+    world.connect(kind, {
+      forge: {
+        members: {
+          [MAINTAINER.login]: { id: MAINTAINER.id, permission: 'write' },
+          [REPORTER.login]: { id: REPORTER.id, permission: 'read' },
+        },
       },
+      repository: { trigger_command: '/svc' },
     });
-    forges.push(forge);
-    const project = await createProject(server, ann, `Roles ${kind} ${forges.length}`);
-    const res = await server.request(`/svc/api/projects/${project.id}/repositories`, {
-      method: 'POST',
-      as: ann,
-      json: {
-        name: 'widgets',
-        url: forge.cloneUrl,
-        forge: kind,
-        api_base_url: forge.apiBaseUrl,
-        credential: { kind: 'token', value: forge.token },
-        trigger_command: '/svc',
-      },
-    });
-    expect(res.status).toBe(201);
-    const repository = await body(res);
-    return { forge, project, repository, secret: repository.webhook_secret as string };
-  };
   const deliver = (
     kind: Kind,
     repository: { id: string },
@@ -111,19 +79,9 @@ describe.each(TEST_PROVIDERS)('comment authors on Gitea and GitLab against a sta
     delivery: { event: string; payload: unknown },
   ) => {
     const raw = JSON.stringify(delivery.payload);
-    return server.request(`/svc/api/hooks/forge/${repository.id}`, {
-      method: 'POST',
-      body: raw,
-      headers: {
-        'content-type': 'application/json',
-        ...signForgeDelivery(kind, secret, raw, { id, event: delivery.event }),
-      },
-    });
+    return world.deliver(repository.id, raw, signForgeDelivery(kind, secret, raw, { id, event: delivery.event }));
   };
-  const counts = async (projectId: string, repositoryId: string) => ({
-    workflows: await server.deps.db.workflow.count({ where: { project_id: projectId } }),
-    deliveries: await server.deps.db.forgeDelivery.count({ where: { repository_id: repositoryId } }),
-  });
+  const { counts, complete } = world;
   const roleCalls = (forge: StandInForge) =>
     forge.requests.filter((r) => /\/(collaborators\/[^/]+\/permission|members\/all\/[^/]+)$/.test(r.path));
 
@@ -159,7 +117,7 @@ describe.each(TEST_PROVIDERS)('comment authors on Gitea and GitLab against a sta
       expect(started.status).toBe(201);
       const result = await body(started);
       expect(result).toMatchObject({ outcome: 'started' });
-      const run = await body(await server.request(`/svc/api/workflows/${result.workflow_id}`, { as: ann }));
+      const run = await body(await world.server.request(`/svc/api/workflows/${result.workflow_id}`, { as: world.ann }));
       expect(run.requirement).toContain('Broken footer');
       expect(await counts(project.id, repository.id)).toEqual({ workflows: 1, deliveries: 1 });
 
@@ -186,19 +144,12 @@ describe.each(TEST_PROVIDERS)('comment authors on Gitea and GitLab against a sta
       );
       const workflowId = started.workflow_id as string;
       // The run completes with its branch pushed: the server opens its pull request on the stand-in.
-      await server.deps.db.workflowRepository.update({
-        where: { workflow_id: workflowId },
-        data: { pushed_at: new Date(), head_sha: 'd'.repeat(40) },
-      });
-      await server.deps.db.agentStateSnapshot.create({
-        data: { workflow_id: workflowId, seq: 1, phase: 'done', current_step: 0, steps: [], memo: [] },
-      });
-      await server.deps.db.workflow.update({ where: { id: workflowId }, data: { status: 'completed' } });
-      await server.deps.forgeSync!.nudge(workflowId);
+      await complete(workflowId, 'd'.repeat(40));
       // The pull request is opened, recorded and commented on (in that order).
       await forge.waitFor(() => forge.pulls.length === 1 && forge.comments.some((c) => c.body.includes('Opened by')));
       const pull = forge.pulls[0]!.number;
-      const actions = () => server.deps.db.event.count({ where: { workflow_id: workflowId, type: 'workflow_action' } });
+      const actions = () =>
+        world.server.deps.db.event.count({ where: { workflow_id: workflowId, type: 'workflow_action' } });
       const before = await actions();
 
       const ignored = await deliver(
@@ -215,9 +166,9 @@ describe.each(TEST_PROVIDERS)('comment authors on Gitea and GitLab against a sta
         reason: expect.stringContaining('may not write'),
       });
       expect(await actions()).toBe(before);
-      expect((await body(await server.request(`/svc/api/workflows/${workflowId}`, { as: ann }))).status).toBe(
-        'completed',
-      );
+      expect(
+        (await body(await world.server.request(`/svc/api/workflows/${workflowId}`, { as: world.ann }))).status,
+      ).toBe('completed');
 
       const fed = await deliver(
         kind,
@@ -229,9 +180,9 @@ describe.each(TEST_PROVIDERS)('comment authors on Gitea and GitLab against a sta
       expect(fed.status).toBe(200);
       const fedResult = await body(fed);
       expect(fedResult).toMatchObject({ outcome: 'feedback', workflow_id: workflowId, reason: null });
-      expect((await body(await server.request(`/svc/api/workflows/${workflowId}`, { as: ann }))).status).toBe(
-        'pending',
-      );
+      expect(
+        (await body(await world.server.request(`/svc/api/workflows/${workflowId}`, { as: world.ann }))).status,
+      ).toBe('pending');
       expect(await counts(project.id, repository.id)).toEqual({ workflows: 1, deliveries: 2 });
     },
   );

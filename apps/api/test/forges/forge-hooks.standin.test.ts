@@ -1,7 +1,7 @@
 import examples from '@octokit/webhooks-examples';
-import { startStandInForge, type StandInForge } from '@svc/test-kit';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
-import { body, createProject, recordingSteering } from '../support/fixtures';
+import { TEST_PROVIDERS } from '../support/server';
+import { body } from '../support/fixtures';
+import { forgeWorld } from './standin-world';
 import { signForgeDelivery } from '../../src/forges/webhook-signature';
 import type { ForgeKind } from '../../src/forges';
 
@@ -26,71 +26,12 @@ function example(event: string, action: string): ExamplePayload {
 // give feedback; a completed run's pull request, status and comment go to a STAND-IN forge API that
 // validates every call against the forge's published description.
 describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-in forge on %s', (provider) => {
-  let server: TestServer;
-  let ann: string;
-  const forges: StandInForge[] = [];
-  beforeAll(async () => {
-    // The stand-in forge listens on loopback, an address the API base URL may not have otherwise.
-    server = await startTestServer(
-      provider,
-      { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-      { steering: recordingSteering() },
-    );
-    ann = await server.login('ann');
-  });
-  afterAll(async () => {
-    await server?.close();
-    await Promise.all(forges.map((forge) => forge.close()));
-  });
-  afterEach(() => {
-    for (const forge of forges) expect(forge.violations.splice(0)).toEqual([]);
-  });
-
-  const connect = async (kind: ForgeKind, extra: Record<string, unknown> = {}) => {
-    const forge = await startStandInForge(kind);
-    forges.push(forge);
-    const project = await createProject(server, ann, `Forge ${Math.random()}`);
-    const res = await server.request(`/svc/api/projects/${project.id}/repositories`, {
-      method: 'POST',
-      as: ann,
-      json: {
-        name: 'widgets',
-        url: forge.cloneUrl,
-        forge: kind,
-        api_base_url: forge.apiBaseUrl,
-        credential: { kind: 'token', value: forge.token },
-        trigger_label: 'bug',
-        trigger_command: '/svc',
-        ...extra,
-      },
-    });
-    expect(res.status).toBe(201);
-    const repository = await body(res);
-    return { forge, project, repository, secret: repository.webhook_secret as string };
-  };
-  const deliver = (repositoryId: string, raw: string, headers: Record<string, string>) =>
-    server.request(`/svc/api/hooks/forge/${repositoryId}`, {
-      method: 'POST',
-      body: raw,
-      headers: { 'content-type': 'application/json', ...headers },
-    });
-  const counts = async (projectId: string, repositoryId: string) => ({
-    workflows: await server.deps.db.workflow.count({ where: { project_id: projectId } }),
-    deliveries: await server.deps.db.forgeDelivery.count({ where: { repository_id: repositoryId } }),
-  });
-
-  /** What C's worker and engine do at the end of a run: the branch pushed, the run completed. */
-  const complete = async (workflowId: string, headSha: string) => {
-    await server.deps.db.workflowRepository.update({
-      where: { workflow_id: workflowId },
-      data: { pushed_at: new Date(), head_sha: headSha },
-    });
-    await server.deps.db.agentStateSnapshot.create({
-      data: { workflow_id: workflowId, seq: 1, phase: 'done', current_step: 0, steps: [], memo: [] },
-    });
-    await server.deps.db.workflow.update({ where: { id: workflowId }, data: { status: 'completed' } });
-    await server.deps.forgeSync!.nudge(workflowId);
-  };
+  // The stand-in forge listens on loopback, an address the API base URL may not have otherwise.
+  const world = forgeWorld(provider, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+  const connect = (kind: ForgeKind, extra: Record<string, unknown> = {}) =>
+    world.connect(kind, { repository: { trigger_label: 'bug', trigger_command: '/svc', ...extra } });
+  const deliver = world.deliver;
+  const { counts, complete } = world;
 
   it('stand-in GitHub: a labelled issue (the real issues.labeled example) starts a run; it completes; one PR, status and comment; the review comment revises it', async () => {
     const { forge, project, repository, secret } = await connect('github');
@@ -104,9 +45,11 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
     expect(res.status).toBe(201);
     const started = await body(res);
     expect(started).toMatchObject({ delivery_id: 'gh-1', event: 'issues', outcome: 'started', replayed: false });
-    const run = await body(await server.request(`/svc/api/workflows/${started.workflow_id}`, { as: ann }));
+    const run = await body(await world.server.request(`/svc/api/workflows/${started.workflow_id}`, { as: world.ann }));
     expect(run.requirement).toContain('Spelling error in the README file');
-    const link = await body(await server.request(`/svc/api/workflows/${started.workflow_id}/repository`, { as: ann }));
+    const link = await body(
+      await world.server.request(`/svc/api/workflows/${started.workflow_id}/repository`, { as: world.ann }),
+    );
     expect(link).toMatchObject({ issue_number: 1, pr_number: null });
     await forge.waitFor(() => forge.comments.some((c) => c.number === 1 && c.body.includes('Started')));
 
@@ -125,13 +68,15 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
     const pull = forge.pulls[0]!;
     expect(pull).toMatchObject({ head: link.branch, base: link.base_branch, state: 'open' });
     expect(pull.body).toContain(`/workflows/${started.workflow_id}`);
-    const after = await body(await server.request(`/svc/api/workflows/${started.workflow_id}/repository`, { as: ann }));
+    const after = await body(
+      await world.server.request(`/svc/api/workflows/${started.workflow_id}/repository`, { as: world.ann }),
+    );
     expect(after).toMatchObject({ pr_number: pull.number, pr_url: pull.url, pr_state: 'open' });
     expect(forge.statuses).toEqual([
       expect.objectContaining({ sha: 'c'.repeat(40), state: 'success', context: 'svc' }),
     ]);
     expect(forge.comments.filter((c) => c.number === pull.number)).toHaveLength(1);
-    const events = await server.deps.db.event.findMany({
+    const events = await world.server.deps.db.event.findMany({
       where: { workflow_id: started.workflow_id, type: 'pull_request_opened' },
     });
     expect(events.map((e) => e.data)).toEqual([
@@ -139,8 +84,8 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
     ]);
 
     // a second pass (another replica, a restart, the sweep) opens nothing again
-    await server.deps.forgeSync!.nudge(started.workflow_id);
-    await server.deps.forgeSync!.sweep();
+    await world.server.deps.forgeSync!.nudge(started.workflow_id);
+    await world.server.deps.forgeSync!.sweep();
     expect(forge.pulls).toHaveLength(1);
     expect(forge.statuses).toHaveLength(1);
 
@@ -155,14 +100,16 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
     );
     expect(fed.status).toBe(200);
     expect(await body(fed)).toMatchObject({ outcome: 'feedback', workflow_id: started.workflow_id });
-    const revised = await body(await server.request(`/svc/api/workflows/${started.workflow_id}`, { as: ann }));
+    const revised = await body(
+      await world.server.request(`/svc/api/workflows/${started.workflow_id}`, { as: world.ann }),
+    );
     expect(revised.status).toBe('pending');
-    const action = await server.deps.db.event.findMany({
+    const action = await world.server.deps.db.event.findMany({
       where: { workflow_id: started.workflow_id, type: 'workflow_action' },
     });
     expect(JSON.stringify(action.map((e) => e.data))).toContain('README.md');
     // the revised run's known head gets a pending status
-    await server.deps.forgeSync!.nudge(started.workflow_id);
+    await world.server.deps.forgeSync!.nudge(started.workflow_id);
     expect(forge.statuses.map((s) => s.state)).toEqual(['success', 'pending']);
   });
 
@@ -177,7 +124,9 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
       signForgeDelivery('github', secret, raw, { id: 'c-1', event: 'issue_comment' }),
     );
     expect(res.status).toBe(201);
-    const run = await body(await server.request(`/svc/api/workflows/${(await body(res)).workflow_id}`, { as: ann }));
+    const run = await body(
+      await world.server.request(`/svc/api/workflows/${(await body(res)).workflow_id}`, { as: world.ann }),
+    );
     expect(run.requirement).toContain('please also update the docs');
     for (const [id, change] of [
       ['c-2', (p: ExamplePayload) => (p.comment.author_association = 'NONE')],
@@ -254,18 +203,18 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
 
   it('rotating the webhook secret answers the new one once; the old one stops verifying; members cannot rotate', async () => {
     const { project, repository, secret } = await connect('gitea');
-    const rotated = await server.request(`/svc/api/repositories/${repository.id}/rotate-webhook-secret`, {
+    const rotated = await world.server.request(`/svc/api/repositories/${repository.id}/rotate-webhook-secret`, {
       method: 'POST',
-      as: ann,
+      as: world.ann,
     });
     expect(rotated.status).toBe(200);
     const answer = await body(rotated);
-    expect(answer.webhook_url).toBe(`${server.url}/svc/api/hooks/forge/${repository.id}`);
+    expect(answer.webhook_url).toBe(`${world.server.url}/svc/api/hooks/forge/${repository.id}`);
     expect(answer.webhook_secret).not.toBe(secret);
     // Made like the one the repository got when it was connected: same generator, same length.
     expect(secret).toMatch(/^[0-9a-f]{64}$/);
     expect(answer.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
-    const shown = await body(await server.request(`/svc/api/repositories/${repository.id}`, { as: ann }));
+    const shown = await body(await world.server.request(`/svc/api/repositories/${repository.id}`, { as: world.ann }));
     expect(JSON.stringify(shown)).not.toContain(answer.webhook_secret);
     const raw = JSON.stringify({
       action: 'label_updated',
@@ -284,8 +233,8 @@ describe.each(TEST_PROVIDERS)('forge webhooks and pull requests against a stand-
         )
       ).status,
     ).toBe(201);
-    const bob = await server.login('bob');
-    const other = await server.request(`/svc/api/repositories/${repository.id}/rotate-webhook-secret`, {
+    const bob = await world.server.login('bob');
+    const other = await world.server.request(`/svc/api/repositories/${repository.id}/rotate-webhook-secret`, {
       method: 'POST',
       as: bob,
     });
