@@ -18,6 +18,22 @@ import { RunRepository } from '../../src/workspace/git-repository';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** A run's repository as the server dispatches it: the service as author, alice as co-author. */
+const dispatchedRepository = (
+  url: string,
+  branch: string,
+  credential: DispatchRepository['credential'],
+  overrides: Partial<DispatchRepository> = {},
+): DispatchRepository => ({
+  url,
+  base_branch: 'main',
+  branch,
+  credential,
+  author: { name: 'svc', email: 'svc@users.noreply.svc' },
+  co_author: { name: 'Alice Example', email: 'alice@example.test' },
+  ...overrides,
+});
+
 const TOKEN = 'repo-token-7f3a9c2e';
 const USER = 'x-access-token';
 
@@ -53,15 +69,8 @@ describe('a run repository against lighttpd + git http-backend', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  const dispatched = (branch: string, overrides: Partial<DispatchRepository> = {}): DispatchRepository => ({
-    url: server.repoUrl('app'),
-    base_branch: 'main',
-    branch,
-    credential: { kind: 'token', value: TOKEN },
-    author: { name: 'svc', email: 'svc@users.noreply.svc' },
-    co_author: { name: 'Alice Example', email: 'alice@example.test' },
-    ...overrides,
-  });
+  const dispatched = (branch: string, overrides: Partial<DispatchRepository> = {}): DispatchRepository =>
+    dispatchedRepository(server.repoUrl('app'), branch, { kind: 'token', value: TOKEN }, overrides);
 
   const runRepository = (workflowId: string, repository: DispatchRepository) => {
     const workspace = path.join(scratch, 'workspaces', workflowId);
@@ -278,14 +287,7 @@ describe('a run repository over SSH with a deploy key', () => {
   const overSsh = (workflowId: string, branch: string, privateKey: string) => {
     const workspace = path.join(scratch, 'workspaces', workflowId);
     const cacheRoot = path.join(scratch, `cache-${workflowId}`, '.svc-git');
-    const repository: DispatchRepository = {
-      url: server.sshRepoUrl('app'),
-      base_branch: 'main',
-      branch,
-      credential: { kind: 'ssh_key', value: privateKey },
-      author: { name: 'svc', email: 'svc@users.noreply.svc' },
-      co_author: { name: 'Alice Example', email: 'alice@example.test' },
-    };
+    const repository = dispatchedRepository(server.sshRepoUrl('app'), branch, { kind: 'ssh_key', value: privateKey });
     return { workspace, cacheRoot, repo: new RunRepository({ workflowId, workspace, cacheRoot, repository }) };
   };
 
