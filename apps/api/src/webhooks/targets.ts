@@ -55,7 +55,10 @@ function mappedIpv4(address: string): string | null {
   return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }
 
-export class TargetRefused extends Error {}
+export class TargetRefused extends Error {
+  /** the code a refusal keeps when a client library copies the error's fields into its own */
+  readonly code = 'ETARGETREFUSED';
+}
 
 /** Why a target URL is refused, or null when it may be saved. */
 export function targetProblem(raw: string, allowPrivate: boolean): string | null {
@@ -86,7 +89,7 @@ function internalHostProblem(host: string): string | null {
 export function literalAddressRefusal(url: URL, allowPrivate: boolean): TargetRefused | null {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (allowPrivate || !isIP(host) || !isInternalAddress(host)) return null;
-  return Object.assign(new TargetRefused(`refused: ${host} is an internal address`), { code: 'ETARGETREFUSED' });
+  return new TargetRefused(`refused: ${host} is an internal address`);
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -101,12 +104,7 @@ export function guardedLookup(allowPrivate: boolean) {
         const internal = list.find((entry) => isInternalAddress(entry.address));
         if (internal)
           return callback(
-            Object.assign(
-              new TargetRefused(`refused: ${hostname} resolves to an internal address (${internal.address})`),
-              {
-                code: 'ETARGETREFUSED',
-              },
-            ),
+            new TargetRefused(`refused: ${hostname} resolves to an internal address (${internal.address})`),
             [],
           );
       }
