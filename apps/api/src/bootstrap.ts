@@ -1,3 +1,4 @@
+import { pruneAuditEvents } from './audit/retention';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -128,7 +129,10 @@ export async function buildRuntime(
     publicUrl: () => config.publicUrl,
     sweepMs: config.forges.sweepSeconds * 1000,
     allowPrivateTargets: () => config.webhooks.allowPrivateTargets,
-    prune: () => pruneDeliveryLogs(dbHandle.db, config.webhooks.logRetentionDays),
+    prune: async () => {
+      await pruneDeliveryLogs(dbHandle.db, config.webhooks.logRetentionDays);
+      await pruneAuditEvents(dbHandle.db, config.audit.retentionDays);
+    },
   });
   const notifications = createNotifications({ db: dbHandle.db, keyring: secretsKeyring, config, logger });
   // Before live.start() starts the outbox: e-mail and chat notifications of run events (decision 0045).

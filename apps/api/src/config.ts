@@ -79,6 +79,8 @@ export interface Config {
   };
   /** e-mail and chat notifications (decision 0045) */
   notifications: NotificationSettings;
+  /** AUDIT_RETENTION_DAYS: days audit events are kept, 0 forever (decision 0049) */
+  audit: { retentionDays: number };
 }
 
 /** Express `trust proxy` value: which hops' X-Forwarded-* headers count. */
@@ -215,6 +217,7 @@ export function buildConfig(env: Env): Config {
       logRetentionDays: env.WEBHOOK_LOG_RETENTION_DAYS,
     },
     notifications: notificationsConfig(env),
+    audit: { retentionDays: env.AUDIT_RETENTION_DAYS },
   };
 }
 

@@ -145,6 +145,8 @@ export const EnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   /** days delivered outbox claims, ended webhook deliveries (the delivery log) and forge deliveries are kept */
   WEBHOOK_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** days audit events are kept (decision 0049); 0 keeps them forever */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36500).default(365),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

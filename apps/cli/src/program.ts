@@ -38,6 +38,7 @@ import { addWebhookCommands } from './commands/webhooks';
 import { registerSecretCommands } from './commands/secrets';
 import { registerRepositoryCommands } from './commands/repositories';
 import { registerMcpCommands } from './commands/mcp';
+import { registerAuditCommand } from './commands/audit';
 import { budgetOptions, budgetSetCommand, budgetShowCommand, type BudgetFlags } from './commands/budgets';
 import {
   notifyOptions,
@@ -359,6 +360,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
   registerSecretCommands(program, run, project);
   registerRepositoryCommands(program, run, project);
   registerMcpCommands(program, run, project);
+  registerAuditCommand(program, run, project);
   program
     .command('admin')
     .description('administration')

@@ -23,6 +23,7 @@ export * from './rest/events';
 export * from './rest/triggers';
 export * from './rest/webhooks';
 export * from './rest/secrets';
+export * from './rest/audit';
 export * from './rest/repositories';
 export * from './rest/forge';
 export * from './rest/notifications';

@@ -23,6 +23,8 @@ export interface ActionParts {
   revisePlan?: boolean;
   /** other columns written with the status (e.g. the soft delete's `deleted_at`) */
   columns?: Prisma.WorkflowUpdateManyMutationInput;
+  /** other rows written in the transition's transaction, once it applies (e.g. its audit row) */
+  alongside?: (tx: Prisma.TransactionClient, after: Workflow) => Promise<void>;
 }
 
 /** Two racing writers: a transition retries from what the winner left at most this often. */
@@ -107,6 +109,7 @@ export class WorkflowEngine {
             : await tx!.workflow.count({ where });
         if (count === 0) return { groups: [] };
         after = await tx!.workflow.findUniqueOrThrow({ where: { id: seen.id } });
+        if (parts.alongside) await parts.alongside(tx!, after);
         const { events } = transitionParts(decision, parts.action, after.plan_revision, new Date());
         return { groups: [{ workflow: seen, events }] };
       },

@@ -41,6 +41,7 @@ const OWNER_ONLY = new Set<ProjectAction>([
   'mcp.manage',
   'secret.manage',
   'repository.manage',
+  'project.audit',
 ]);
 /** What a worker does to a workflow dispatched to it (apps/worker/src/api/server-api.ts); nothing project-wide. */
 const WORKER_ACTIONS = new Set<ProjectAction>([
@@ -133,6 +134,8 @@ const USER_GLOBAL_RULES: Readonly<Record<GlobalAction, (user: UserPrincipal) => 
   'queue.read': adminUnnarrowed,
   // an administrator's CLI with an unnarrowed api token may manage them too (values stay write-only)
   'secrets.instance': adminUnnarrowed,
+  // an administrator's CLI with an unnarrowed api token reads (and exports) the whole audit log
+  'audit.read': adminUnnarrowed,
 };
 const WORKER_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read', 'workers.read', 'templates.read', 'settings.read']);
 const JOB_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read']);

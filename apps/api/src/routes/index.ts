@@ -41,6 +41,7 @@ import { secretHandlers } from './secrets/router';
 import { repositoryHandlers } from './repositories/router';
 import { forgeHandlers } from './forge/router';
 import { notificationHandlers } from './notifications/router';
+import { auditHandlers } from '../audit/routes';
 
 /**
  * Every operation under /svc/api, mounted from the protocol's operations table: each resource gives its
@@ -90,6 +91,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...forgeHandlers(deps),
       ...webhookHandlers(deps),
       ...notificationHandlers(deps),
+      ...auditHandlers(deps),
     },
     { authenticate, direct },
   );

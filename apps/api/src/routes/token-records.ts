@@ -4,20 +4,36 @@ import type { IssuedToken, TokenService } from '../auth/tokens';
 import type { Principal } from '../auth/principal';
 import { canGlobally } from '../policies/rules';
 import { notFound } from '../domain/errors';
+import { recordAudit, type AuditContext } from '../audit/record';
 
 type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 
 /** Records a minted api or worker token (never the token itself), so its owner can list and revoke it. */
-export async function recordToken(db: Db, userId: string, name: string, issued: IssuedToken): Promise<void> {
-  await db.apiToken.create({
-    data: {
-      jti: issued.claims.jti,
-      user_id: userId,
-      name,
-      scope: issued.claims.scope,
-      project_id: issued.claims.project_id ?? null,
-      expires_at: issued.expiresAt,
-    },
+export async function recordToken(
+  db: Db,
+  userId: string,
+  name: string,
+  issued: IssuedToken,
+  audit: AuditContext,
+): Promise<void> {
+  const projectId = issued.claims.project_id ?? null;
+  await db.$transaction(async (tx) => {
+    await tx.apiToken.create({
+      data: {
+        jti: issued.claims.jti,
+        user_id: userId,
+        name,
+        scope: issued.claims.scope,
+        project_id: projectId,
+        expires_at: issued.expiresAt,
+      },
+    });
+    await recordAudit(tx, audit, {
+      action: 'token.minted',
+      target: { type: 'token', id: issued.claims.jti },
+      projectId,
+      detail: { scope: issued.claims.scope, name, expires_at: issued.expiresAt.toISOString() },
+    });
   });
 }
 
@@ -60,11 +76,25 @@ export async function revokeRecordedToken(
   tokens: TokenService,
   principal: UserPrincipal,
   jti: string,
+  audit: AuditContext,
 ): Promise<void> {
   const row = await db.apiToken.findUnique({ where: { jti } });
   if (!row || (row.user_id !== principal.user.id && !canGlobally(principal, 'tokens.manage_any')))
     throw notFound('token not found');
   await tokens.revoke({ jti: row.jti, exp: Math.floor(row.expires_at.getTime() / 1000) });
-  if (!row.revoked_at)
-    await db.apiToken.updateMany({ where: { jti, revoked_at: null }, data: { revoked_at: new Date() } });
+  if (row.revoked_at) return;
+  // Exactly one row for the revocation that took effect; a repeated revoke changes nothing and writes none.
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.apiToken.updateMany({
+      where: { jti, revoked_at: null },
+      data: { revoked_at: new Date() },
+    });
+    if (count === 0) return;
+    await recordAudit(tx, audit, {
+      action: 'token.revoked',
+      target: { type: 'token', id: row.jti },
+      projectId: row.project_id,
+      detail: { scope: row.scope, name: row.name, owner_id: row.user_id },
+    });
+  });
 }

@@ -8,6 +8,7 @@ import { conflict, forbidden, invalidInput } from '../domain/errors';
 import { isUnfinished } from '../workflows/status';
 import { MAX_JOB_TTL_SECONDS, type IssuedToken } from '../auth/tokens';
 import type { Principal } from '../auth/principal';
+import { auditContextOf, type AuditContext } from '../audit/record';
 import { listTokens as recordedTokens, recordToken, revokeRecordedToken } from './token-records';
 
 /** The person managing tokens (the rule already refused workers and jobs; this narrows the type). */
@@ -26,7 +27,7 @@ export function tokenHandlers(deps: AppDeps): Handlers<'getJwks' | 'createToken'
     res.set('Cache-Control', 'public, max-age=300').json({ keys: [deps.keys.publicJwk] });
   };
   const createToken: OperationHandler<'createToken'> = async (req, res, input) => {
-    const issued = await issueToken(deps, principalOf(req), input.body());
+    const issued = await issueToken(deps, principalOf(req), input.body(), auditContextOf(req));
     res.status(201).json({ token: issued.token, token_type: 'Bearer', expires_at: issued.expiresAt.toISOString() });
   };
 
@@ -39,7 +40,7 @@ export function tokenHandlers(deps: AppDeps): Handlers<'getJwks' | 'createToken'
   const revokeToken: OperationHandler<'revokeToken'> = async (req, res) => {
     const principal = personOf(principalOf(req), 'tokens.manage');
     const jti = parseInput(IdSchema, req.params.id, 'path.id');
-    await revokeRecordedToken(deps.db, deps.tokens, principal, jti);
+    await revokeRecordedToken(deps.db, deps.tokens, principal, jti, auditContextOf(req));
     res.status(204).end();
   };
   return { getJwks, createToken, listTokens, revokeToken };
@@ -66,7 +67,12 @@ async function issueJobToken(deps: AppDeps, principal: Principal, body: TokenReq
   });
 }
 
-async function issueWorkerToken(deps: AppDeps, person: Person, body: TokenRequest): Promise<IssuedToken> {
+async function issueWorkerToken(
+  deps: AppDeps,
+  person: Person,
+  body: TokenRequest,
+  audit: AuditContext,
+): Promise<IssuedToken> {
   if (body.project_id) throw invalidInput('body.project_id: only an api token can be narrowed to a project');
   authorizeGlobal(person, 'token.worker');
   const issued = await deps.tokens.issue({
@@ -74,12 +80,17 @@ async function issueWorkerToken(deps: AppDeps, person: Person, body: TokenReques
     scope: 'worker',
     ttlSeconds: body.ttl_seconds,
   });
-  await recordToken(deps.db, person.user.id, body.name ?? '', issued);
+  await recordToken(deps.db, person.user.id, body.name ?? '', issued, audit);
   return issued;
 }
 
 /** An api token, narrowed to a project the person can see when asked. */
-async function issueApiToken(deps: AppDeps, person: Person, body: TokenRequest): Promise<IssuedToken> {
+async function issueApiToken(
+  deps: AppDeps,
+  person: Person,
+  body: TokenRequest,
+  audit: AuditContext,
+): Promise<IssuedToken> {
   authorizeGlobal(person, 'token.api');
   if (body.project_id) await authorizeProject(deps.db, person, body.project_id, 'project.read');
   const issued = await deps.tokens.issue({
@@ -88,14 +99,21 @@ async function issueApiToken(deps: AppDeps, person: Person, body: TokenRequest):
     ttlSeconds: body.ttl_seconds,
     projectId: body.project_id,
   });
-  await recordToken(deps.db, person.user.id, body.name ?? '', issued);
+  await recordToken(deps.db, person.user.id, body.name ?? '', issued, audit);
   return issued;
 }
 
 /** Workers and jobs mint job tokens only; people mint api and worker tokens (and job tokens). */
-async function issueToken(deps: AppDeps, principal: Principal, body: TokenRequest): Promise<IssuedToken> {
+async function issueToken(
+  deps: AppDeps,
+  principal: Principal,
+  body: TokenRequest,
+  audit: AuditContext,
+): Promise<IssuedToken> {
   const scope = body.scope ?? 'api';
   if (scope === 'job') return issueJobToken(deps, principal, body);
   if (principal.kind !== 'user') throw forbidden(`a ${principal.kind} token may only ask for a job token`);
-  return scope === 'worker' ? issueWorkerToken(deps, principal, body) : issueApiToken(deps, principal, body);
+  return scope === 'worker'
+    ? issueWorkerToken(deps, principal, body, audit)
+    : issueApiToken(deps, principal, body, audit);
 }

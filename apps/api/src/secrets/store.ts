@@ -1,3 +1,4 @@
+import { recordAudit, type AuditContext, type AuditEntry } from '../audit/record';
 import { classifyDbError, type Db } from '@svc/db';
 import type { Page, SecretEvent, SecretEventKind, SecretInfo, SecretVisibility } from '@svc/protocol';
 import { encodeCursor } from '../http/pagination';
@@ -6,6 +7,14 @@ import type { SecretKeyring } from './keyring';
 
 /** Whose secrets: a project's, or the instance's. */
 export type SecretOwner = { scope: 'project'; projectId: string } | { scope: 'instance' };
+
+/** The audit row of a secret's change: its name and scope, never its value. */
+const secretAudit = (owner: SecretOwner, name: string, change: 'created' | 'updated' | 'deleted'): AuditEntry => ({
+  action: `secret.${change}`,
+  target: { type: 'secret', id: name },
+  projectId: owner.scope === 'project' ? owner.projectId : null,
+  detail: { scope: owner.scope, name },
+});
 
 /** The unique key of a row: the project id, or '' for the instance (a unique index treats nulls as distinct). */
 export const ownerKeyOf = (owner: SecretOwner) => (owner.scope === 'project' ? owner.projectId : '');
@@ -49,6 +58,7 @@ export class SecretStore {
     value: string,
     visibility: SecretVisibility | null,
     actorId: string,
+    audit?: AuditContext,
   ): Promise<{ created: boolean; info: SecretInfo }> {
     const sealed = sealSecret(this.deps.keyring, refOf(owner, name), value);
     const where = { scope_owner_key_name: { scope: owner.scope, owner_key: ownerKeyOf(owner), name } };
@@ -69,6 +79,7 @@ export class SecretStore {
               },
             });
         await tx.secretEvent.create({ data: eventData(owner, name, existing ? 'updated' : 'created', actorId) });
+        if (audit) await recordAudit(tx, audit, secretAudit(owner, name, existing ? 'updated' : 'created'));
         return { created: !existing, row };
       });
     let result: Awaited<ReturnType<typeof write>>;
@@ -84,13 +95,15 @@ export class SecretStore {
   }
 
   /** Deletes a secret; false when there was none. */
-  async remove(owner: SecretOwner, name: string, actorId: string): Promise<boolean> {
+  async remove(owner: SecretOwner, name: string, actorId: string, audit?: AuditContext): Promise<boolean> {
     const deleted = await this.deps.db.$transaction(async (tx) => {
       const { count } = await tx.secret.deleteMany({
         where: { scope: owner.scope, owner_key: ownerKeyOf(owner), name },
       });
-      if (count > 0) await tx.secretEvent.create({ data: eventData(owner, name, 'deleted', actorId) });
-      return count > 0;
+      if (count === 0) return false;
+      await tx.secretEvent.create({ data: eventData(owner, name, 'deleted', actorId) });
+      if (audit) await recordAudit(tx, audit, secretAudit(owner, name, 'deleted'));
+      return true;
     });
     if (deleted) this.deps.changed();
     return deleted;

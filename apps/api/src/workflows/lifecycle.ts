@@ -1,3 +1,4 @@
+import { recordAudit, type AuditContext } from '../audit/record';
 import type { Logger } from 'pino';
 import { classifyDbError, type Db, type Prisma, type Project, type Timer, type Workflow } from '@svc/db';
 import { MAX_REQUIRED_LABELS, type CreateWorkflowRequest, type WorkflowStatus } from '@svc/protocol';
@@ -5,7 +6,7 @@ import { newAppKey } from '../apps/app-link';
 import { conflict, DomainError, invalidInput, notFound } from '../domain/errors';
 import { encodeRequires, labelsOf, satisfies } from '../domain/routing';
 import type { EventStore, NewEvent, StoredEvent } from '../events';
-import { decide, type Applied, type RunEvent, type WorkflowEngine } from '../engine';
+import { decide, type ActionParts, type Applied, type RunEvent, type WorkflowEngine } from '../engine';
 import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
 import { actionEvent, type Actor } from './actor';
@@ -91,6 +92,17 @@ export interface WorkflowLifecycleDeps {
  * and timers. Each has the engine decide and commit the change first (that is the truth workers follow),
  * then hands the work to the dispatcher; a dispatcher failure is logged and never undoes the change.
  */
+/** The audit row of a run's cancel or delete, written in the transition's transaction. */
+const runAudit =
+  (audit: AuditContext, action: string, workflow: Workflow) =>
+  (tx: Prisma.TransactionClient): Promise<void> =>
+    recordAudit(tx, audit, {
+      action,
+      target: { type: 'run', id: workflow.id },
+      projectId: workflow.project_id,
+      detail: { status: workflow.status },
+    });
+
 export class WorkflowLifecycle {
   constructor(private readonly deps: WorkflowLifecycleDeps) {}
 
@@ -166,9 +178,12 @@ export class WorkflowLifecycle {
   }
 
   /** `reason` says why when the user did not ask for it themselves (a `cancel_in_progress` run). */
-  async cancel(workflow: Workflow, actor: Actor, reason?: string): Promise<Workflow> {
-    const updated = await this.apply(workflow, { type: 'cancelled' }, (revision) =>
-      actionEvent('cancelled', actor, revision, reason),
+  async cancel(workflow: Workflow, actor: Actor, reason?: string, audit?: AuditContext): Promise<Workflow> {
+    const updated = await this.apply(
+      workflow,
+      { type: 'cancelled' },
+      (revision) => actionEvent('cancelled', actor, revision, reason),
+      { alongside: audit && runAudit(audit, 'run.cancelled', workflow) },
     );
     await this.stopped(workflow);
     return updated;
@@ -205,11 +220,11 @@ export class WorkflowLifecycle {
   }
 
   /** Soft delete, with the cancel of an unfinished workflow in the same transaction, so its worker stops. */
-  async remove(workflow: Workflow): Promise<void> {
+  async remove(workflow: Workflow, audit?: AuditContext): Promise<void> {
     const deleted = await this.deps.engine.apply(
       workflow,
       { type: 'deleted' },
-      { columns: { deleted_at: new Date() } },
+      { columns: { deleted_at: new Date() }, alongside: audit && runAudit(audit, 'run.deleted', workflow) },
     );
     if (deleted.kind === 'applied' && deleted.moved) await this.stopped(workflow);
     this.deps.events.publishProject(workflow.project_id, { change: 'workflow_deleted', workflow_id: workflow.id });
@@ -219,7 +234,7 @@ export class WorkflowLifecycle {
    * Soft delete: the project is marked deleted first (so nothing new reaches it), then its files are
    * moved to the archive; if the move fails the mark is undone. Its unfinished workflows are cancelled.
    */
-  async removeProject(project: Project): Promise<void> {
+  async removeProject(project: Project, audit?: AuditContext): Promise<void> {
     const { db, storage } = this.deps;
     const at = new Date();
     const archivePath = storage.archiveLocation(project.id, at);
@@ -239,6 +254,14 @@ export class WorkflowLifecycle {
       throw err;
     }
     this.deps.logger.info({ project_id: project.id, archive_path: archivePath }, 'project deleted and archived');
+    // Right after the change, not in its transaction: the deletion is only done once the files are archived.
+    if (audit)
+      await recordAudit(db, audit, {
+        action: 'project.deleted',
+        target: { type: 'project', id: project.id },
+        projectId: project.id,
+        detail: { name: project.name, archive_path: archivePath },
+      });
     const unfinished = await db.workflow.findMany({
       where: { project_id: project.id, ...unfinishedWhere },
       select: { id: true, project_id: true },
@@ -412,7 +435,7 @@ export class WorkflowLifecycle {
     workflow: Workflow,
     event: RunEvent,
     action: (revision: number) => ReturnType<typeof actionEvent>,
-    options: { revisePlan?: boolean } = {},
+    options: Pick<ActionParts, 'revisePlan' | 'alongside'> = {},
   ): Promise<Workflow> {
     const applied: Applied = await this.deps.engine.apply(workflow, event, { action, ...options });
     if (applied.kind === 'gone') throw notFound('workflow not found');

@@ -322,6 +322,9 @@ const ROUTES: RouteCase[] = [
     body: { value: 'new-value', visibility: 'all' },
   }),
   row('401 403 403 403 204 403 403 403', 'deleteInstanceSecret', (w) => `/admin/secrets/${w.instanceSecret}`),
+  // The audit log (decision 0049): administrators read all of it, owners their project's; nothing writes it.
+  row('401 403 403 403 200 403 403 403', 'listAuditEvents', () => '/admin/audit'),
+  row('401 404 403 200 200 404 404 403', 'listProjectAuditEvents', (w) => `/projects/${w.project}/audit`),
   // Notifications (decision 0045): a person's own settings (a project-narrowed token is refused); the answer
   // page's token is its only credential (an unknown one is 404 for everyone).
   row('401 200 200 200 200 403 403 403', 'getMyNotifications', () => '/me/notifications'),

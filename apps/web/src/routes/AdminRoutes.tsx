@@ -2,6 +2,7 @@ import { Navigate } from 'react-router';
 import { TokensPage } from '../features/admin/TokensPage';
 import { WorkersPage } from '../features/admin/WorkersPage';
 import { InstanceSecretsPage } from '../features/secrets/InstanceSecretsPage';
+import { AuditPage } from '../features/audit/AuditPage';
 
 /** `/admin`: the workers page first. */
 export function AdminIndexRoute() {
@@ -21,4 +22,9 @@ export function TokensRoute() {
 /** `/admin/secrets` (administrators) */
 export function InstanceSecretsRoute() {
   return <InstanceSecretsPage />;
+}
+
+/** `/admin/audit` (administrators) */
+export function AuditRoute() {
+  return <AuditPage />;
 }

@@ -1,3 +1,4 @@
+import { AuditPanel } from '../features/audit/AuditPanel';
 import { useParams } from 'react-router';
 import type { Project } from '@svc/protocol';
 import { Empty, ErrorNote, Loading } from '../components/Feedback';
@@ -53,6 +54,7 @@ function ProjectPage({ project }: { project: Project }) {
       <SecretsPanel project={project} canManage={ownerOrAdmin} />
       <McpServersPanel project={project} canManage={ownerOrAdmin} />
       <RepositoriesPanel project={project} canManage={ownerOrAdmin} />
+      {ownerOrAdmin && <AuditPanel project={project} />}
     </div>
   );
 }

@@ -7,7 +7,7 @@ import { KbRoute } from './KbRoute';
 import { SettingsRoute } from './SettingsRoute';
 import { NotFoundRoute } from './NotFoundRoute';
 import { InviteRoute } from './InviteRoute';
-import { AdminIndexRoute, InstanceSecretsRoute, TokensRoute, WorkersRoute } from './AdminRoutes';
+import { AdminIndexRoute, InstanceSecretsRoute, AuditRoute, TokensRoute, WorkersRoute } from './AdminRoutes';
 
 export function createRouter() {
   return createBrowserRouter([
@@ -25,6 +25,7 @@ export function createRouter() {
         { path: 'admin/workers', element: <WorkersRoute /> },
         { path: 'admin/tokens', element: <TokensRoute /> },
         { path: 'admin/secrets', element: <InstanceSecretsRoute /> },
+        { path: 'admin/audit', element: <AuditRoute /> },
         { path: '*', element: <NotFoundRoute /> },
       ],
     },

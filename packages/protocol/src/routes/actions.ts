@@ -24,6 +24,7 @@ export type ProjectAction =
   | 'secret.read' // a project's secret names and their audit (members)
   | 'secret.manage' // create, replace, delete a project's secrets (owners)
   | 'repository.read' // the project's git repositories (members)
+  | 'project.audit' // the project's audit log (owners)
   | 'repository.manage'; // connect, change, disconnect them (owners)
 
 /** What a caller does outside any project. */
@@ -41,6 +42,7 @@ export type GlobalAction =
   | 'token.worker'
   | 'tokens.manage' // list and revoke one's own recorded api and worker tokens
   | 'tokens.manage_any' // everyone's
+  | 'audit.read' // the whole audit log (administrators)
   | 'secrets.instance'; // the instance's secrets and their audit (administrators)
 
 /**

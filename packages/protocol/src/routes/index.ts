@@ -1,4 +1,5 @@
 import { ADMIN_OPERATIONS } from './admin';
+import { AUDIT_OPERATIONS } from './audit';
 import { AUTH_OPERATIONS } from './auth';
 import { BUDGET_OPERATIONS } from './budgets';
 import { FILE_OPERATIONS } from './files';
@@ -50,6 +51,7 @@ export const OPERATIONS = {
   ...NOTIFICATION_OPERATIONS,
   ...MCP_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...AUDIT_OPERATIONS,
 };
 
 export type Operations = typeof OPERATIONS;

@@ -1,3 +1,4 @@
+import { recordSignIn } from '../../audit/record';
 import type { Request } from 'express';
 import { DevLoginRequestSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
@@ -25,6 +26,7 @@ export function devLoginHandlers(deps: AppDeps): Handlers<'startLogin' | 'devLog
     const folded = foldName(login);
     const user = await upsertUser(deps.db, { provider: 'dev', subject: folded, login: folded, name: login });
     await startSession(deps, res, user.id, secureCookie(req, deps.config.publicUrl));
+    await recordSignIn(deps.db, req, user, 'dev');
     if (wantsJson(req)) res.json(presentUser(user, isAdminUser(user, deps.config.adminUsers)));
     else res.redirect(303, deps.config.webAppUrl);
   };

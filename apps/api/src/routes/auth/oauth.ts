@@ -1,3 +1,4 @@
+import { recordSignIn } from '../../audit/record';
 import type { Request, Response } from 'express';
 import cookieParser from 'cookie-parser';
 import { Passport, type AuthenticateOptions } from 'passport';
@@ -95,6 +96,8 @@ export function oauthHandlers(deps: AppDeps): Handlers<'startLogin' | 'finishLog
       }
       const user = await upsertUser(deps.db, identity, reservedLoginsOf(deps));
       await startSession(deps, res, user.id, secureCookie(req, deps.config.publicUrl));
+      await recordSignIn(deps.db, req, user, kind);
+      await recordSignIn(deps.db, req, user, kind);
       req.log.info({ user_id: user.id, provider: kind }, 'signed in');
       res.redirect(303, deps.config.webAppUrl);
     },

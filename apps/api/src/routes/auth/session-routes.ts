@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit } from '../../audit/record';
 import type { AppDeps } from '../../deps';
 import type { Handlers } from '../../http/mount';
 import { principalOf, SESSION_COOKIE } from '../../auth/authenticate';
@@ -24,7 +25,15 @@ export function sessionHandlers(deps: AppDeps): Handlers<'getAuthProvider' | 'ge
 export function logoutHandlers(deps: AppDeps): Handlers<'logout'> {
   return {
     logout: async (req, res) => {
-      if (req.principal) await deps.tokens.revoke(req.principal.claims);
+      if (req.principal) {
+        await deps.tokens.revoke(req.principal.claims);
+        if (req.principal.kind === 'user')
+          await recordAudit(deps.db, auditContextOf(req), {
+            action: 'auth.sign_out',
+            target: { type: 'user', id: req.principal.user.id },
+            detail: { scope: req.principal.scope },
+          });
+      }
       res.clearCookie(SESSION_COOKIE, sessionCookieOptions(secureCookie(req, deps.config.publicUrl)));
       res.status(204).end();
     },

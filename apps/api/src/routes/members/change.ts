@@ -1,3 +1,4 @@
+import { recordAudit, type AuditContext } from '../../audit/record';
 import type { Db, Prisma } from '@svc/db';
 import type { Role } from '@svc/protocol';
 import { conflict, notFound } from '../../domain/errors';
@@ -8,7 +9,13 @@ import { backfillAppKeys, revokeProjectAppKeys } from '../../apps/app-link';
  * owner (409). The project row is written first so concurrent changes to one project's members run
  * one after the other (a row lock on PostgreSQL, the write lock on SQLite) and the owner count holds.
  */
-export async function changeMember(db: Db, projectId: string, userId: string, role: Role | null): Promise<void> {
+export async function changeMember(
+  db: Db,
+  projectId: string,
+  userId: string,
+  role: Role | null,
+  audit: AuditContext,
+): Promise<void> {
   await db.$transaction(async (tx) => {
     await tx.project.update({ where: { id: projectId }, data: { updated_at: new Date() } });
     const member = await tx.projectMember.findUnique({
@@ -29,6 +36,12 @@ export async function changeMember(db: Db, projectId: string, userId: string, ro
       await tx.projectMember.delete({ where: { project_id_user_id: { project_id: projectId, user_id: userId } } });
       await revokeProjectAppKeys(tx, projectId); // the removed member's app links die with the membership
     }
+    await recordAudit(tx, audit, {
+      action: role ? 'member.role_changed' : 'member.removed',
+      target: { type: 'user', id: userId },
+      projectId,
+      detail: role ? { from: member.role, to: role } : { role: member.role },
+    });
   });
   if (!role) await backfillAppKeys(db);
 }

@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit } from '../../audit/record';
 import type { Db, Prisma, User } from '@svc/db';
 import { type AcceptInvitationLinkResponse, type Invitation, type Role } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
@@ -111,6 +112,12 @@ export function invitationHandlers(
       const { count } = await tx.pendingInvitation.deleteMany({ where: { token_hash: link.token_hash } });
       if (count === 0) throw notFound('invitation not found');
       await dropInvitations(tx, user, link.project_id);
+      await recordAudit(tx, auditContextOf(req), {
+        action: 'member.added',
+        target: { type: 'user', id: user.id },
+        projectId: link.project_id,
+        detail: { role: link.role, via: 'link', invited_by: link.invited_by },
+      });
       return tx.projectMember.create({
         data: { project_id: link.project_id, user_id: user.id, role: link.role },
         include: MEMBER_USER,
@@ -128,6 +135,12 @@ export function invitationHandlers(
       const [invitation] = await openInvitations(tx, user, projectId);
       if (!invitation) throw notFound('invitation not found');
       await dropInvitations(tx, user, projectId);
+      await recordAudit(tx, auditContextOf(req), {
+        action: 'member.added',
+        target: { type: 'user', id: user.id },
+        projectId,
+        detail: { role: invitation.role, via: 'invitation', invited_by: invitation.invited_by },
+      });
       return tx.projectMember.upsert({
         where: { project_id_user_id: { project_id: projectId, user_id: user.id } },
         create: { project_id: projectId, user_id: user.id, role: invitation.role },
@@ -143,7 +156,14 @@ export function invitationHandlers(
     const user = inviteeOf(principalOf(req));
     const projectId = input.params.project_id;
     if ((await openInvitations(db, user, projectId)).length === 0) throw notFound('invitation not found');
-    await dropInvitations(db, user, projectId);
+    await db.$transaction(async (tx) => {
+      await dropInvitations(tx, user, projectId);
+      await recordAudit(tx, auditContextOf(req), {
+        action: 'invitation.declined',
+        target: { type: 'user', id: user.id },
+        projectId,
+      });
+    });
     res.status(204).end();
   };
 

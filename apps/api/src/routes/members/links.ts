@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit } from '../../audit/record';
 import { createHash, randomBytes } from 'node:crypto';
 import { INVITATION_LINK_PREFIX, type InvitationLink } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
@@ -27,15 +28,25 @@ export function invitationLinkHandlers(deps: AppDeps): Handlers<'createInvitatio
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     await db.pendingInvitation.deleteMany({ where: { project_id: project.id, expires_at: { lte: new Date(now) } } });
-    const row = await db.pendingInvitation.create({
-      data: {
-        project_id: project.id,
-        login: `${INVITATION_LINK_PREFIX}${randomBytes(8).toString('hex')}`,
-        role,
-        invited_by: principal.kind === 'user' ? principal.user.id : '',
-        token_hash: tokenHash(token),
-        expires_at: new Date(now + INVITATION_LINK_TTL_MS),
-      },
+    const row = await db.$transaction(async (tx) => {
+      const created = await tx.pendingInvitation.create({
+        data: {
+          project_id: project.id,
+          login: `${INVITATION_LINK_PREFIX}${randomBytes(8).toString('hex')}`,
+          role,
+          invited_by: principal.kind === 'user' ? principal.user.id : '',
+          token_hash: tokenHash(token),
+          expires_at: new Date(now + INVITATION_LINK_TTL_MS),
+        },
+      });
+      // The link's key, never its token.
+      await recordAudit(tx, auditContextOf(req), {
+        action: 'invitation.link_created',
+        target: { type: 'invitee', id: created.login },
+        projectId: project.id,
+        detail: { role, expires_at: created.expires_at?.toISOString() ?? null },
+      });
+      return created;
     });
     deps.events.publishProject(project.id, { change: 'members' });
     const [listed] = await presentInvitations(db, [row]);

@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit } from '../../audit/record';
 import type { Db } from '@svc/db';
 import type { PendingInvitation, Role } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
@@ -66,11 +67,17 @@ export function pendingInvitationHandlers(
   const cancelPendingInvitation: OperationHandler<'cancelPendingInvitation'> = async (req, res, input) => {
     const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.manage');
     const login = invitationKey(input.params.login, 'path.login');
-    const [pending, invited] = await db.$transaction([
-      db.pendingInvitation.deleteMany({ where: { project_id: project.id, login } }),
-      db.projectInvitation.deleteMany({ where: { project_id: project.id, user: { login } } }),
-    ]);
-    if (pending.count + invited.count === 0) throw notFound('invitation not found');
+    const audit = auditContextOf(req);
+    await db.$transaction(async (tx) => {
+      const pending = await tx.pendingInvitation.deleteMany({ where: { project_id: project.id, login } });
+      const invited = await tx.projectInvitation.deleteMany({ where: { project_id: project.id, user: { login } } });
+      if (pending.count + invited.count === 0) throw notFound('invitation not found');
+      await recordAudit(tx, audit, {
+        action: 'invitation.cancelled',
+        target: { type: 'invitee', id: login },
+        projectId: project.id,
+      });
+    });
     deps.events.publishProject(project.id, { change: 'members' });
     res.status(204).end();
   };

@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit } from '../../audit/record';
 import type { AppDeps } from '../../deps';
 import type { OperationHandler, Handlers } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
@@ -36,28 +37,38 @@ export function memberHandlers(
     const invitee = parseInvitee(body.login);
     const invitedBy = principal.kind === 'user' ? principal.user.id : '';
     const user = invitee.kind === 'login' ? await db.user.findUnique({ where: { login: invitee.key } }) : null;
-    let invitation: InvitationRow;
-    if (!user) {
-      invitation = await db.pendingInvitation.upsert({
-        where: { project_id_login: { project_id: project.id, login: invitee.key } },
-        create: { project_id: project.id, login: invitee.key, role: body.role, invited_by: invitedBy },
-        update: { role: body.role, invited_by: invitedBy },
+    const audit = auditContextOf(req);
+    const invitation: InvitationRow = await db.$transaction(async (tx) => {
+      let made: InvitationRow;
+      if (!user) {
+        made = await tx.pendingInvitation.upsert({
+          where: { project_id_login: { project_id: project.id, login: invitee.key } },
+          create: { project_id: project.id, login: invitee.key, role: body.role, invited_by: invitedBy },
+          update: { role: body.role, invited_by: invitedBy },
+        });
+      } else {
+        const existing = await tx.projectMember.findUnique({
+          where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
+        });
+        // Members are listed to whoever may manage them: saying so reveals nothing new.
+        if (existing) throw conflict(`${user.login} is already a member of this project`);
+        const row = await tx.projectInvitation.upsert({
+          where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
+          create: { project_id: project.id, user_id: user.id, role: body.role, invited_by: invitedBy },
+          update: { role: body.role, invited_by: invitedBy },
+        });
+        // One outstanding invitation per login: a pending one made before this login was taken goes.
+        await tx.pendingInvitation.deleteMany({ where: { project_id: project.id, login: user.login } });
+        made = { ...row, login: user.login };
+      }
+      await recordAudit(tx, audit, {
+        action: 'invitation.created',
+        target: user ? { type: 'user', id: user.id } : { type: 'invitee', id: invitee.key },
+        projectId: project.id,
+        detail: { invitee: body.login, role: body.role },
       });
-    } else {
-      const existing = await db.projectMember.findUnique({
-        where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
-      });
-      // Members are listed to whoever may manage them: saying so reveals nothing new.
-      if (existing) throw conflict(`${user.login} is already a member of this project`);
-      const row = await db.projectInvitation.upsert({
-        where: { project_id_user_id: { project_id: project.id, user_id: user.id } },
-        create: { project_id: project.id, user_id: user.id, role: body.role, invited_by: invitedBy },
-        update: { role: body.role, invited_by: invitedBy },
-      });
-      // One outstanding invitation per login: a pending one made before this login was taken goes.
-      await db.pendingInvitation.deleteMany({ where: { project_id: project.id, login: user.login } });
-      invitation = { ...row, login: user.login };
-    }
+      return made;
+    });
     deps.events.publishProject(project.id, { change: 'members' });
     res.status(202).json((await presentInvitations(db, [invitation]))[0]);
   };
@@ -65,7 +76,7 @@ export function memberHandlers(
   const updateMember: OperationHandler<'updateMember'> = async (req, res, input) => {
     const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.manage');
     const { role } = input.body();
-    await changeMember(db, project.id, input.params.user_id, role);
+    await changeMember(db, project.id, input.params.user_id, role, auditContextOf(req));
     const member = await db.projectMember.findUniqueOrThrow({
       where: { project_id_user_id: { project_id: project.id, user_id: input.params.user_id } },
       include: MEMBER_USER,
@@ -76,7 +87,7 @@ export function memberHandlers(
 
   const removeMember: OperationHandler<'removeMember'> = async (req, res, input) => {
     const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'members.manage');
-    await changeMember(db, project.id, input.params.user_id, null);
+    await changeMember(db, project.id, input.params.user_id, null, auditContextOf(req));
     deps.events.publishProject(project.id, { change: 'members' });
     res.status(204).end();
   };

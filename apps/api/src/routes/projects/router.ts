@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit } from '../../audit/record';
 import type { AppDeps } from '../../deps';
 import type { OperationHandler, Handlers, JoiningHandler } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
@@ -26,13 +27,22 @@ export function projectHandlers(
     if (principal.kind !== 'user') throw forbidden('only a person creates projects');
     const body = input.body();
     const userId = principal.user.id;
-    const project = await db.project.create({
-      data: {
-        name: body.name,
-        description: body.description ?? '',
-        created_by: userId,
-        members: { create: { user_id: userId, role: 'owner' } },
-      },
+    const project = await db.$transaction(async (tx) => {
+      const created = await tx.project.create({
+        data: {
+          name: body.name,
+          description: body.description ?? '',
+          created_by: userId,
+          members: { create: { user_id: userId, role: 'owner' } },
+        },
+      });
+      await recordAudit(tx, auditContextOf(req), {
+        action: 'project.created',
+        target: { type: 'project', id: created.id },
+        projectId: created.id,
+        detail: { name: created.name },
+      });
+      return created;
     });
     res.status(201).location(`/svc/api/projects/${project.id}`).json(presentProject(project, 'owner'));
   };
@@ -59,7 +69,7 @@ export function projectHandlers(
 
   const deleteProject: OperationHandler<'deleteProject'> = async (req, res, input) => {
     const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'project.delete');
-    await deps.workflows.removeProject(project);
+    await deps.workflows.removeProject(project, auditContextOf(req));
     res.status(204).end();
   };
 

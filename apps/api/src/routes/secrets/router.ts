@@ -1,3 +1,4 @@
+import { auditContextOf } from '../../audit/record';
 import type { Request } from 'express';
 import { SecretNameSchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
@@ -56,13 +57,20 @@ export function secretHandlers(
     const owner = await projectOwner(req, input.params.id, 'secret.manage');
     const name = nameOf(input.params.name);
     const { value } = input.body();
-    const { created, info } = await store.put(owner, name, value, null, actorOf(principalOf(req)).id);
+    const { created, info } = await store.put(
+      owner,
+      name,
+      value,
+      null,
+      actorOf(principalOf(req)).id,
+      auditContextOf(req),
+    );
     res.status(created ? 201 : 200).json(info);
   };
 
   const deleteSecret: OperationHandler<'deleteSecret'> = async (req, res, input) => {
     const owner = await projectOwner(req, input.params.id, 'secret.manage');
-    if (!(await store.remove(owner, input.params.name, actorOf(principalOf(req)).id)))
+    if (!(await store.remove(owner, input.params.name, actorOf(principalOf(req)).id, auditContextOf(req))))
       throw notFound('secret not found');
     res.status(204).end();
   };
@@ -79,13 +87,20 @@ export function secretHandlers(
     const owner = instanceOwner(req);
     const name = nameOf(input.params.name);
     const { value, visibility } = input.body();
-    const { created, info } = await store.put(owner, name, value, visibility, actorOf(principalOf(req)).id);
+    const { created, info } = await store.put(
+      owner,
+      name,
+      value,
+      visibility,
+      actorOf(principalOf(req)).id,
+      auditContextOf(req),
+    );
     res.status(created ? 201 : 200).json(info);
   };
 
   const deleteInstanceSecret: OperationHandler<'deleteInstanceSecret'> = async (req, res, input) => {
     const owner = instanceOwner(req);
-    if (!(await store.remove(owner, input.params.name, actorOf(principalOf(req)).id)))
+    if (!(await store.remove(owner, input.params.name, actorOf(principalOf(req)).id, auditContextOf(req))))
       throw notFound('secret not found');
     res.status(204).end();
   };

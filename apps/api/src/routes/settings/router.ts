@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit } from '../../audit/record';
 import { SettingKeySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
 import type { OperationHandler, Handlers } from '../../http/mount';
@@ -34,10 +35,19 @@ export function settingHandlers(deps: AppDeps): Handlers<'getSettings' | 'getSet
     const problem = settingProblem(key, value);
     if (problem) throw invalidInput(`body.value: ${key}: ${problem}`);
     const updatedBy = principal.kind === 'user' ? principal.user.id : null;
-    const row = await db.setting.upsert({
-      where: { key },
-      create: { key, value, updated_by: updatedBy },
-      update: { value, updated_by: updatedBy },
+    const row = await db.$transaction(async (tx) => {
+      const saved = await tx.setting.upsert({
+        where: { key },
+        create: { key, value, updated_by: updatedBy },
+        update: { value, updated_by: updatedBy },
+      });
+      // Settings are readable by every signed-in person, so the value is no secret; long ones are cut.
+      await recordAudit(tx, auditContextOf(req), {
+        action: 'setting.updated',
+        target: { type: 'setting', id: key },
+        detail: { value: typeof value === 'string' && value.length > 200 ? `${value.slice(0, 200)}…` : value },
+      });
+      return saved;
     });
     // Applied before the answer: details the new retention does not allow are unreadable from now on,
     // not only after the next hourly sweep (issue 21, finding 9).

@@ -1,3 +1,4 @@
+import { auditContextOf } from '../../audit/record';
 import type { Request } from 'express';
 import type { AppDeps } from '../../deps';
 import type { OperationHandler, Handlers } from '../../http/mount';
@@ -40,7 +41,7 @@ export function workflowActionHandlers(
   const cancelWorkflow: OperationHandler<'cancelWorkflow'> = async (req, res, input) => {
     const { workflow, actor } = await load(req, input.params.id);
     input.body();
-    res.json(await presentWorkflowOf(reads, await workflows.cancel(workflow, actor)));
+    res.json(await presentWorkflowOf(reads, await workflows.cancel(workflow, actor, undefined, auditContextOf(req))));
   };
 
   const retryWorkflow: OperationHandler<'retryWorkflow'> = async (req, res, input) => {

@@ -1,3 +1,4 @@
+import { auditContextOf } from '../../audit/record';
 import type { Request } from 'express';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeySchema } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
@@ -43,7 +44,7 @@ export function workflowHandlers(
 
   const deleteWorkflow: OperationHandler<'deleteWorkflow'> = async (req, res, input) => {
     const { workflow } = await authorizeWorkflow(db, principalOf(req), input.params.id, 'workflow.control');
-    await deps.workflows.remove(workflow);
+    await deps.workflows.remove(workflow, auditContextOf(req));
     res.status(204).end();
   };
 

@@ -1,12 +1,13 @@
 import { NavLink } from 'react-router';
 
-/** The admin pages' own navigation: workers, API tokens and instance secrets. */
+/** The admin pages' own navigation: workers, API tokens, instance secrets and the audit log. */
 export function AdminTabs() {
   return (
     <nav aria-label="Admin" className="admin-tabs">
       <NavLink to="/admin/workers">Workers</NavLink>
       <NavLink to="/admin/tokens">API tokens</NavLink>
       <NavLink to="/admin/secrets">Instance secrets</NavLink>
+      <NavLink to="/admin/audit">Audit log</NavLink>
     </nav>
   );
 }
