@@ -17,12 +17,15 @@ import { DirectGets } from './http/direct-gets';
 import { serveWebApp } from './web-app';
 import { mcpHandlers } from './mcp/endpoint';
 import { answerPageHandlers } from './routes/notifications/answer-page';
+import { httpMetrics } from './metrics/http';
+import { metricsRoute, renderOwnMetrics, type RenderMetrics } from './metrics/endpoint';
 
 export const JSON_BODY_LIMIT = '1mb';
 
 /** Builds the Express app without listening, so tests can drive it directly. */
-export function createApp(deps: AppDeps): Express {
+export function createApp(deps: AppDeps, renderMetrics: RenderMetrics = renderOwnMetrics): Express {
   const app = express();
+  app.use(httpMetrics);
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.http.trustProxy);
   app.set('query parser', 'simple');
@@ -58,6 +61,8 @@ export function createApp(deps: AppDeps): Express {
   mountOperations(answers, ANSWER_LINK_PATH, answerPageHandlers(deps));
   app.use(ANSWER_LINK_PATH, answers);
   app.use('/svc', routeNotFound);
+  // Prometheus (decision 0050): only with the METRICS_TOKEN bearer; 404 without one configured.
+  app.get('/metrics', metricsRoute(deps.config.metrics.token, renderMetrics));
 
   serveWebApp(app, deps.config.webDistDir);
   app.use(routeNotFound);

@@ -66,6 +66,8 @@ export interface Config {
   markdown: MarkdownLimits;
   /** server processes on this host (apps/api/src/cluster/primary.ts); more than 1 only on PostgreSQL */
   processes: number;
+  /** Prometheus metrics (decision 0050): the bearer token of `GET /metrics`, the separate listener */
+  metrics: { token: string | null; listen: { host: string; port: number } | null };
   /** the outbox of public run events (apps/api/src/outbox) */
   outbox: { pollMs: number; leaseSeconds: number; retryBaseMs: number };
   /** outbound webhooks (apps/api/src/webhooks) */
@@ -204,6 +206,7 @@ export function buildConfig(env: Env): Config {
       queue: env.MARKDOWN_RENDER_QUEUE,
     },
     processes: processCount(env.API_PROCESSES, databaseUrl),
+    metrics: metricsSettings(env),
     outbox: {
       pollMs: env.OUTBOX_POLL_MS,
       leaseSeconds: env.OUTBOX_LEASE_SECONDS,
@@ -347,4 +350,18 @@ export function parseTrustProxy(value: string): TrustProxy {
 /** A config for tests: the defaults plus the given environment overrides. */
 export function configFromEnv(overrides: Record<string, string | undefined>): Config {
   return buildConfig(EnvSchema.parse(overrides));
+}
+
+const metricsSettings = (env: Env): Config['metrics'] => ({
+  token: env.METRICS_TOKEN ?? null,
+  listen: listenAddress(env.METRICS_LISTEN),
+});
+
+/** `127.0.0.1:9464` or `[::1]:9464` as host and port. */
+function listenAddress(value: string | undefined): { host: string; port: number } | null {
+  if (!value) return null;
+  const at = value.lastIndexOf(':');
+  const port = Number(value.slice(at + 1));
+  if (port > 65535) throw new ConfigError(`METRICS_LISTEN=${value}: the port must be 0 to 65535`);
+  return { host: value.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port };
 }

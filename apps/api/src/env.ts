@@ -147,6 +147,17 @@ export const EnvSchema = z.object({
   WEBHOOK_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** days audit events are kept (decision 0049); 0 keeps them forever */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36500).default(365),
+  // ---- issue 26: metrics (decision 0050) ----
+  /** a bearer token that opens `GET /metrics` on the API's port (unset or empty: that path is 404) */
+  METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
+  /** `host:port` of a separate listener serving `/metrics` without a token (unset: none) */
+  METRICS_LISTEN: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:]+\]|[\w.-]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:9464')
+      .optional(),
+  ),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -6,6 +6,7 @@ import { buildConfig, ConfigError } from './config';
 import { buildRuntime } from './bootstrap';
 import { startServer } from './server';
 import { runClusterPrimary } from './cluster/primary';
+import { clusterProcessMetrics, serveClusterMetrics } from './metrics/cluster';
 
 export { createApp } from './app';
 export { buildRuntime } from './bootstrap';
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
     mkdirSync(config.dataDir, { recursive: true });
     logger = pino({ level: config.logLevel });
     if (config.processes > 1 && cluster.isPrimary) {
+      await serveClusterMetrics(config.metrics.listen, logger);
       runClusterPrimary(config.processes, logger, env.REPLICA_ID);
       return;
     }
@@ -34,7 +36,12 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const running = await startServer(runtime);
+  // Under API_PROCESSES the metrics are the whole host's, from the primary (metrics/cluster.ts).
+  const inCluster = config.processes > 1 && cluster.isWorker;
+  const running = await startServer(
+    runtime,
+    inCluster ? { renderMetrics: clusterProcessMetrics(), metricsListener: false } : {},
+  );
   logger.info(
     {
       url: running.url,

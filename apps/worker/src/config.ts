@@ -96,6 +96,10 @@ const fileSchema = z
       .refine((servers) => new Set(servers.map((s) => s.name)).size === servers.length, 'MCP server names must differ'),
     mcp_timeout_seconds: z.number().positive().max(3600).default(120),
     git_cache_max_age_days: z.number().min(0).default(30),
+    metrics_listen: z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:]+\]|[\w.-]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:9465')
+      .optional(),
   })
   .strict();
 
@@ -161,6 +165,8 @@ export interface WorkerConfig {
   mcpTimeoutSeconds: number;
   /** Git mirrors and run git directories unused this long are removed; 0 keeps them. */
   gitCacheMaxAgeDays: number;
+  /** Where the worker serves its Prometheus metrics (`metrics_listen`); null: it does not. */
+  metricsListen: { host: string; port: number } | null;
 }
 
 export interface ConfigContext {
@@ -260,6 +266,7 @@ export function resolveConfig(raw: unknown, ctx: ConfigContext): WorkerConfig {
     mcpServers: file.mcp_servers,
     mcpTimeoutSeconds: file.mcp_timeout_seconds,
     gitCacheMaxAgeDays: file.git_cache_max_age_days,
+    metricsListen: listenAddress(file.metrics_listen),
     sandbox: {
       mode: file.sandbox,
       network: file.sandbox_network,
@@ -307,4 +314,13 @@ export function loadConfig(file: string, ctx: Omit<ConfigContext, 'baseDir'>): W
     );
   }
   return parseConfigText(text, { ...ctx, baseDir: path.dirname(path.resolve(file)), configFile: path.resolve(file) });
+}
+
+/** `127.0.0.1:9465` or `[::1]:9465` as host and port. */
+function listenAddress(value: string | undefined): { host: string; port: number } | null {
+  if (!value) return null;
+  const at = value.lastIndexOf(':');
+  const port = Number(value.slice(at + 1));
+  if (port > 65535) throw new ConfigError(`metrics_listen: ${value}: the port must be 0 to 65535`);
+  return { host: value.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port };
 }

@@ -1,3 +1,4 @@
+import { startWorkerMetricsListener, workerMetricsFor } from './metrics/metrics';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ServerApi } from './api/server-api';
 import type { WorkerConfig } from './config';
@@ -42,6 +43,8 @@ export interface RunningWorker {
   uplink: Uplink;
   manager: WorkflowManager;
   deps: LoopDeps;
+  /** where the worker serves `/metrics` (`metrics_listen`); null: it does not */
+  metricsUrl: string | null;
   /** Stops the loops (killing their commands), waits briefly for updates to be acked, disconnects. */
   stop(drainMs?: number): Promise<void>;
 }
@@ -83,7 +86,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // Everything sent for a workflow passes the uplink and (LLM requests) MaskedModel: both mask with
   // the secrets its work here holds (decision 0041).
   const secrets = new WorkflowSecrets();
-  const uplink = new Uplink({ logger, window: config.updateWindow, maskerFor: (id) => secrets.maskerFor(id) });
+  // The worker's metrics (metrics_listen): counted from what it sends; the runs from the manager below.
+  let runsInProgress = () => 0;
+  const metrics = workerMetricsFor(config.metricsListen, () => runsInProgress());
+  const uplink = new Uplink({
+    logger,
+    window: config.updateWindow,
+    maskerFor: (id) => secrets.maskerFor(id),
+    onUpdate: metrics?.observe,
+  });
   const llm = new LlmClient(config.llm, {
     logger,
     retryBaseMs: options.llmRetry?.baseMs,
@@ -107,6 +118,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   };
   const capacity = options.once ? 1 : config.capacity;
   const manager = new WorkflowManager(deps, capacity, { once: options.once });
+  runsInProgress = () => manager.running;
+  const metricsListener = await startWorkerMetricsListener(metrics, config.metricsListen, logger);
   const link = new WorkerLink({
     serverUrl: config.serverUrl,
     token: config.token,
@@ -131,6 +144,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     uplink,
     manager,
     deps,
+    metricsUrl: metricsListener.url,
     async stop(drainMs = 5000) {
       // The runs' last uploads get `drainMs` while the server cannot be reached, then give up.
       const giveUp = setTimeout(() => lifetime.abort(), drainMs);
@@ -143,6 +157,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       stopPruning();
       lifetime.abort();
       link.stop();
+      await metricsListener.close();
     },
   };
 }

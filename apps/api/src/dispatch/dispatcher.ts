@@ -9,6 +9,7 @@ import type { IngestLock } from '../ingest/ingest-lock';
 import { isUnfinished, unfinishedWhere, type Steering } from '../workflows';
 import { CoalescedRuns } from '../lib/coalesced-runs';
 import { buildDispatch, DISPATCH_SELECT, pickWorker } from './message';
+import { dispatchWait } from '../metrics/registry';
 import { queuedPage, QUEUE_PAGE, takeBack, unclaim, type QueueDeps } from './queue';
 import type { WorkerRegistry } from './registry';
 import { intentOf, STEERING_SELECT, type Intent } from '../engine/intents';
@@ -282,7 +283,11 @@ export class LiveDispatcher implements Steering {
     load.set(target.workerId, (load.get(target.workerId) ?? 0) + 1);
     // Read after the claim: the seqs stored and granted, and the steering, as they are now.
     const workflow = await deliveryRow(this.deps.db, candidate.id);
-    return workflow !== null && (await this.dispatchTo(target, workflow));
+    const sent = workflow !== null && (await this.dispatchTo(target, workflow));
+    // The wait of a run's first dispatch (a resumed run's later waits are not the queue's).
+    if (sent && candidate.started_at === null)
+      dispatchWait.observe(Math.max(0, (Date.now() - candidate.created_at.getTime()) / 1000));
+    return sent;
   }
 
   /** Sends the claimed workflow's dispatch with its steering; a worker that cannot take it gives the claim back. */

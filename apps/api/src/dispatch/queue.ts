@@ -34,7 +34,7 @@ export async function queuedPage(db: Db, provider: DbProvider) {
   const ids = await dispatchableIds(db, provider, QUEUE_PAGE);
   const rows = await db.workflow.findMany({
     where: { id: { in: ids }, ...queuedWhere },
-    select: { ...DISPATCH_SELECT, requested_worker_id: true },
+    select: { ...DISPATCH_SELECT, requested_worker_id: true, created_at: true, started_at: true },
   });
   const rank = new Map(ids.map((id, index) => [id, index]));
   return rows.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);

@@ -4,6 +4,7 @@ import { OPERATIONS, type IdentifiedOperation, type OperationId, type Operations
 import { requireCaller, type Authenticator } from '../auth/authenticate';
 import { parseInput } from '../domain/validate';
 import type { DirectGets } from './direct-gets';
+import { markRoute } from '../metrics/http';
 
 type ParamsOf<O> = O extends { params: z.ZodType } ? z.output<O['params']> : Record<string, never>;
 type QueryOf<O> = O extends { query: z.ZodType } ? z.output<O['query']> : undefined;
@@ -115,6 +116,7 @@ function routeHandlers(op: IdentifiedOperation, entry: RouteEntry, authenticate:
   if (before.length === 0) {
     // the hot reads take this path: its steps written out, not awaited one inside another
     const single = async (req: Request, res: Response) => {
+      markRoute(req, op.path);
       if (authenticate) await authenticate(req, options);
       if (required) requireCaller(req);
       await handle(req, res, inputOf(op, req));
@@ -122,6 +124,7 @@ function routeHandlers(op: IdentifiedOperation, entry: RouteEntry, authenticate:
     return { chain: [single], single };
   }
   const caller: RequestHandler = async (req, _res, next) => {
+    markRoute(req, op.path);
     await findCaller(req);
     next();
   };
@@ -177,7 +180,9 @@ function mountPrefixes(
   authenticate: Authenticator | undefined,
 ): void {
   for (const [entry, ops] of prefixes) {
+    const template = `${entry.prefix}/*`;
     const mount: PrefixMount = async (req, res) => {
+      markRoute(req, template);
       await authenticate?.(req, RESOLVES_USER);
       await entry.handle(req, res);
     };

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { WsErrorInfo } from '@svc/protocol';
 import { envelope, type EventSubscriber, type StoredEvent } from '../events';
+import { sseStreamsChanged } from '../metrics/registry';
 
 export interface SseOptions {
   /** how often a comment line is sent so proxies keep an idle stream open (and the credential is re-checked) */
@@ -29,6 +30,8 @@ export class SseStream implements EventSubscriber {
   private closed = false;
   private readonly closeListeners: (() => void)[] = [];
   private heartbeat: NodeJS.Timeout | null = null;
+  /** counted in the open-sockets metric (uncounted once when it finishes) */
+  private counted = false;
 
   constructor(
     private readonly res: Response,
@@ -55,6 +58,8 @@ export class SseStream implements EventSubscriber {
     req.socket.setNoDelay(true);
     req.socket.setKeepAlive(true);
     this.write(`retry: ${SSE_RETRY_MS}\n\n`);
+    sseStreamsChanged(1);
+    this.counted = true;
     const onGone = () => this.finish();
     res.on('close', onGone);
     res.on('error', onGone);
@@ -138,6 +143,7 @@ export class SseStream implements EventSubscriber {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.counted) sseStreamsChanged(-1);
     if (this.heartbeat) clearInterval(this.heartbeat);
     for (const listener of this.closeListeners.splice(0)) listener();
   }

@@ -1,3 +1,5 @@
+import { ingestCommitDuration, ingestUpdates } from '../metrics/registry';
+import { countStoredLlmCalls, type StoredLlmCall } from '../metrics/llm';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { classifyDbError, classifySqliteError, type Db, type DbProvider } from '@svc/db';
@@ -221,14 +223,18 @@ export class UpdateIngest {
     }
     // Before the batch commits: a `completed` status in this batch or a later one finds the push recorded.
     await this.repositoryReports(fresh, outcomes);
-    if (planned.workerUpdates.length > 0)
+    if (planned.workerUpdates.length > 0) {
+      const endTimer = ingestCommitDuration.startTimer();
       await this.deps.engine.applyWorkerUpdates({
         runs: [...plans.values()],
         tables: batchTables(planned),
         at: now,
         client,
       });
+      endTimer();
+    }
     this.afterCommit(plans);
+    this.countStored(fresh, outcomes);
     this.llmCallsStored(fresh, outcomes);
     for (const item of batch) item.resolve(outcomes.get(item)!);
   }
@@ -296,6 +302,20 @@ export class UpdateIngest {
       select: { seq: true },
     });
     return later !== null;
+  }
+
+  /** The metrics of what this commit stored (metrics/registry.ts): updates by kind, LLM calls and tokens. */
+  private countStored(fresh: Pending[], outcomes: Map<Pending, IngestOutcome>): void {
+    const calls: StoredLlmCall[] = [];
+    for (const item of fresh) {
+      if (outcomes.get(item)?.kind !== 'stored') continue;
+      ingestUpdates.inc({ kind: item.update.kind });
+      if (item.update.kind === 'llm_call') calls.push(item.update.data);
+    }
+    if (calls.length === 0) return;
+    countStoredLlmCalls(this.deps.db, calls).catch((err: unknown) =>
+      this.deps.logger.warn({ err }, 'estimating the LLM cost metric failed'),
+    );
   }
 
   /** Runs the budget check for the runs whose LLM calls were stored, after the commit (not awaited). */

@@ -43,6 +43,11 @@ export class WorkerHub {
 
   private readonly logger: AppDeps['logger'];
 
+  /** open worker sockets (metrics) */
+  get size(): number {
+    return this.wss.clients.size;
+  }
+
   async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     let token: TokenClaims;
     try {

@@ -29,6 +29,8 @@ export interface UplinkOptions {
   window?: number;
   /** The secrets a workflow's work holds now: masked in its updates and live output before they are queued or sent. */
   maskerFor?: (workflowId: string) => SecretMasker;
+  /** Sees every update as it is sent (the worker's metrics, metrics/metrics.ts). */
+  onUpdate?: (update: UpdateBody) => void;
   logger?: Logger;
 }
 
@@ -54,6 +56,7 @@ export class Uplink implements ServerLink {
   private registeredAs: string | undefined;
   private readonly window: number;
   private readonly maskerFor: ((workflowId: string) => SecretMasker) | undefined;
+  private readonly onUpdate: ((update: UpdateBody) => void) | undefined;
   /** Keys of the updates sent on this connection and not yet acknowledged (at most `window`). */
   private readonly inFlight = new Set<string>();
   /** Updates the server could not store for now: resent after a back-off (attempt count, timer). */
@@ -65,6 +68,7 @@ export class Uplink implements ServerLink {
     this.resendBackoff = options.resend ?? DEFAULT_RESEND;
     this.window = options.window ?? DEFAULT_UPDATE_WINDOW;
     this.maskerFor = options.maskerFor;
+    this.onUpdate = options.onUpdate;
   }
 
   /** This worker's server id, from its latest registration. */
@@ -81,6 +85,7 @@ export class Uplink implements ServerLink {
   }
 
   sendUpdate(workflowId: string, rawUpdate: UpdateBody): void {
+    this.onUpdate?.(rawUpdate);
     // Masked once, before it is numbered and kept: a resend after a reconnect is the masked copy.
     const masker = this.maskerFor?.(workflowId);
     const update = maskUpdate(masker, rawUpdate);

@@ -19,6 +19,11 @@ type RunDispatch = DispatchMessage & { action: 'start' | 'resume' | 'feedback' |
  */
 export class WorkflowManager implements LinkHandlers {
   private readonly runs = new Map<string, WorkflowRun>();
+
+  /** Runs in progress here (metrics). */
+  get running(): number {
+    return this.runs.size;
+  }
   private readonly finished = new Map<string, Promise<RunEnd>>();
   private queue: RunDispatch[] = [];
   /** Feedback that interrupted a live run: started with that run's state once it has stopped. */
