@@ -18,6 +18,7 @@ import { serveWebApp } from './web-app';
 import { mcpHandlers } from './mcp/endpoint';
 import { answerPageHandlers } from './routes/notifications/answer-page';
 import { httpMetrics } from './metrics/http';
+import { collectProcessMetrics } from './metrics/registry';
 import { metricsRoute, renderOwnMetrics, type RenderMetrics } from './metrics/endpoint';
 
 export const JSON_BODY_LIMIT = '1mb';
@@ -62,6 +63,7 @@ export function createApp(deps: AppDeps, renderMetrics: RenderMetrics = renderOw
   app.use(ANSWER_LINK_PATH, answers);
   app.use('/svc', routeNotFound);
   // Prometheus (decision 0050): only with the METRICS_TOKEN bearer; 404 without one configured.
+  if (deps.config.metrics.token || deps.config.metrics.listen) collectProcessMetrics();
   app.get('/metrics', metricsRoute(deps.config.metrics.token, renderMetrics));
 
   serveWebApp(app, deps.config.webDistDir);

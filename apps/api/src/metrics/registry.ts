@@ -13,11 +13,22 @@ import { unfinishedWhere } from '../workflows/status';
  */
 export const metricsRegistry = new Registry();
 
-collectDefaultMetrics({ register: metricsRegistry });
-// prom-client names these gauges `…_total`, which Prometheus reserves for counters (`promtool check
-// metrics` refuses them); the handle and request counts are left out.
-for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
-  metricsRegistry.removeSingleMetric(name);
+let collectingProcessMetrics = false;
+
+/**
+ * prom-client's process metrics (event-loop lag, heap, GC, CPU), once, and only when metrics are served:
+ * they install event-loop and GC observers that live as long as the process, which a process serving no
+ * metrics (or a test runner loading this module once per test file) should not pay for.
+ */
+export function collectProcessMetrics(): void {
+  if (collectingProcessMetrics) return;
+  collectingProcessMetrics = true;
+  collectDefaultMetrics({ register: metricsRegistry });
+  // prom-client names these gauges `…_total`, which Prometheus reserves for counters (`promtool check
+  // metrics` refuses them); the handle and request counts are left out.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+    metricsRegistry.removeSingleMetric(name);
+}
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const WAIT_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600];

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '@svc/test-kit';
-import { metricsRegistry } from '../../src/metrics/registry';
+import { collectProcessMetrics, metricsRegistry } from '../../src/metrics/registry';
 
 /** Issue 26: the example alert rules pass `promtool check rules`; they and the dashboard name only real metrics. */
 const root = repoRoot();
@@ -14,6 +14,8 @@ const metricsIn = (expr: string) =>
   [...expr.matchAll(/\b((?:svc|nodejs|process)_[a-z0-9_]+)/g)].map((m) => m[1]!.replace(/_(bucket|count|sum)$/, ''));
 
 describe('deploy/: alert rules and Grafana dashboard', () => {
+  // what a server serving metrics exports: its own and the process metrics
+  collectProcessMetrics();
   const known = new Set(metricsRegistry.getMetricsAsArray().map((m) => m.name));
 
   it('alerts.yml passes promtool check rules', () => {
