@@ -1,6 +1,7 @@
 import { pruneAuditEvents } from './audit/retention';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { logIdsOptions } from '@svc/observability';
 import pino, { type Logger } from 'pino';
 import { createDb, migrate, type DbHandle } from '@svc/db';
 import type { Config } from './config';
@@ -52,7 +53,7 @@ export interface RuntimeOptions {
 /** Migrates the database and builds the app's dependencies (used by main and by tests). */
 export async function buildRuntime(
   config: Config,
-  logger: Logger = pino({ level: config.logLevel }),
+  logger: Logger = pino({ level: config.logLevel, ...logIdsOptions }),
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
   // The key first: an unusable JWT_PRIVATE_KEY refuses start-up before the database is touched.

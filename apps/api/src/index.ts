@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { mkdirSync } from 'node:fs';
+import { logIdsOptions } from '@svc/observability';
 import pino from 'pino';
 import { readEnv } from './env';
 import { buildConfig, ConfigError } from './config';
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
     const env = readEnv();
     config = buildConfig(env);
     mkdirSync(config.dataDir, { recursive: true });
-    logger = pino({ level: config.logLevel });
+    logger = pino({ level: config.logLevel, ...logIdsOptions });
     if (config.processes > 1 && cluster.isPrimary) {
       await serveClusterMetrics(config.metrics.listen, logger);
       runClusterPrimary(config.processes, logger, env.REPLICA_ID);

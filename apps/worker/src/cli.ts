@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import os from 'node:os';
+import { logIdsOptions } from '@svc/observability';
 import pino from 'pino';
 import { ConfigError, loadConfig, type WorkerConfig } from './config';
 import { readWorkerEnv, type WorkerEnv } from './env';
@@ -141,7 +142,7 @@ export async function main(argv: readonly string[], env: WorkerEnv, io: CliIo): 
     const promptsDir = config.promptsDir ?? DEFAULT_PROMPTS_DIR;
     const prompts = loadPrompts(promptsDir);
     if (args.check) return await check(config, configPath, promptsDir, io);
-    const logger = pino({ name: 'svc-worker', base: { worker: config.name } });
+    const logger = pino({ name: 'svc-worker', base: { worker: config.name }, ...logIdsOptions });
     let fatal: ((message: string) => void) | undefined;
     const fatalError = new Promise<string>((resolve) => (fatal = resolve));
     worker = await startWorker({

@@ -1,1 +1,10 @@
-export {};
+export {
+  childWithLogIds,
+  currentLogIds,
+  logIdsMixin,
+  logIdsOptions,
+  noteRunId,
+  runWithLogIds,
+  withLogIds,
+  type LogIds,
+} from './log-context';

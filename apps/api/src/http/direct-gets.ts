@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { IdentifiedOperation } from '@svc/protocol';
 import { mayHaveBody } from '../routes/files/raw-body-paths';
+import { handleWithLogIds } from './middleware';
 
 type Handle = (req: Request, res: Response) => Promise<void>;
 
@@ -46,7 +47,7 @@ export class DirectGets {
     if (!found) return next();
     this.begin(req, res);
     req.params = found.params;
-    found.handle(req, res).catch(next);
+    handleWithLogIds(req, () => found.handle(req, res)).catch(next);
   };
 
   private match(url: string): { handle: Handle; params: Record<string, string> } | undefined {

@@ -1,25 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { ServerResponse } from 'node:http';
 import type { Express, Request, RequestHandler, Response } from 'express';
+import { childWithLogIds, runWithLogIds, type LogIds } from '@svc/observability';
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 const CHILD_LOGGER = Symbol('child logger');
+const LOG_IDS = Symbol('log ids');
 type WithChildLogger = Request & { [CHILD_LOGGER]?: Logger };
+type WithLogIds = Request & { [LOG_IDS]?: LogIds };
 
 /**
  * Gives every request of `app` an id (a sane incoming X-Request-Id is kept), answered in X-Request-Id
  * with the security headers, and a child logger carrying it (`req.log`, made when first used: most
- * requests never log). Requests are logged at debug level with their status and time. The headers are
+ * requests never log). Every line logged while the request is handled carries its id (log ids). Requests are logged at debug level with their status and time. The headers are
  * added when the response's head is written (any header a handler set itself is kept), so a hot read
  * writes its whole head at once (encoded-json.ts).
  */
 export function requestContext(app: Express, logger: Logger): RequestContext {
   Object.defineProperty(app.request, 'log', {
     get(this: WithChildLogger) {
-      return (this[CHILD_LOGGER] ??= logger.child({ request_id: this.id }));
+      return (this[CHILD_LOGGER] ??= childWithLogIds(logger, { request_id: this.id }));
     },
   });
   const writeHead = ServerResponse.prototype.writeHead as (this: Response, ...args: unknown[]) => Response;
@@ -32,6 +35,7 @@ export function requestContext(app: Express, logger: Logger): RequestContext {
   } as Response['writeHead'];
   const begin = (req: Request, res: Response) => {
     req.id = requestIdOf(req.headers['x-request-id'] as string | undefined);
+    (req as WithLogIds)[LOG_IDS] = { request_id: req.id };
     req.principal = null;
     if (logger.isLevelEnabled('debug')) logWhenFinished(req, res);
   };
@@ -39,7 +43,7 @@ export function requestContext(app: Express, logger: Logger): RequestContext {
     begin,
     middleware: (req, res, next) => {
       begin(req, res);
-      next();
+      handleWithLogIds(req, next);
     },
   };
 }
@@ -51,11 +55,17 @@ export interface RequestContext {
   middleware: RequestHandler;
 }
 
+/** Runs a request's handler with its log ids (the request's id, and the run's once it has authorized one). */
+export function handleWithLogIds<T>(req: Request, handle: () => T): T {
+  return runWithLogIds((req as WithLogIds)[LOG_IDS] ?? { request_id: req.id }, handle);
+}
+
 function logWhenFinished(req: Request, res: Response): void {
   const started = process.hrtime.bigint();
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    req.log.debug({ method: req.method, url: req.originalUrl, status: res.statusCode, ms }, 'request');
+    const runId = (req as WithLogIds)[LOG_IDS]?.run_id;
+    req.log.debug({ method: req.method, url: req.originalUrl, status: res.statusCode, ms, run_id: runId }, 'request');
   });
 }
 

@@ -1,3 +1,4 @@
+import { noteRunId } from '@svc/observability';
 import type { Db, Project, Workflow } from '@svc/db';
 import type { Principal } from '../auth/principal';
 import { DomainError, notFound } from '../domain/errors';
@@ -60,6 +61,7 @@ export function checkWorkflowAccess(
   role: Role | null,
   action: ProjectAction,
 ): void {
+  noteRunId(workflow.id);
   const scope = {
     projectId: workflow.project_id,
     role,

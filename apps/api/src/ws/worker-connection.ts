@@ -1,3 +1,4 @@
+import { withLogIds } from '@svc/observability';
 import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import WebSocket, { type RawData } from 'ws';
@@ -167,7 +168,13 @@ export class WorkerConnection implements WorkerSession {
       this.close(WS_CLOSE_POLICY, 'the first message must be register');
       return;
     }
-    await this.handle(message, bytes);
+    await this.handleAbout(message, bytes);
+  }
+
+  /** What is logged while a message about a run is handled carries the run's id. */
+  private handleAbout(message: WorkerToServerMessage, bytes: number): Promise<void> {
+    if (!('workflow_id' in message) || message.workflow_id === undefined) return this.handle(message, bytes);
+    return withLogIds({ run_id: message.workflow_id }, () => this.handle(message, bytes));
   }
 
   /** A `register` with another protocol version is closed with 4400 before its other fields are read. */

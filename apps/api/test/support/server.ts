@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import type { DbProvider } from '@svc/db';
 import { request as kitRequest, signIn, type TestRequestInit } from '@svc/test-kit';
@@ -31,6 +31,7 @@ export async function startTestServer(
   provider: DbProvider,
   env: Record<string, string> = {},
   options: RuntimeOptions = {},
+  logger: Logger = pino({ level: 'silent' }),
 ): Promise<TestServer> {
   const database: TestDatabase = await createTestDatabase(provider);
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-api-test-'));
@@ -45,7 +46,7 @@ export async function startTestServer(
     WORKER_LEASE_SECONDS: '0',
     ...env,
   });
-  const runtime = await buildRuntime(config, pino({ level: 'silent' }), options);
+  const runtime = await buildRuntime(config, logger, options);
   const running: RunningServer = await startServer(runtime, { port: 0, host: '127.0.0.1' });
   // The port is only known now; the config is read per request, so the real origin can be set here.
   if (!env.PUBLIC_URL) runtime.deps.config.publicUrl = running.url;

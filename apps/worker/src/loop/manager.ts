@@ -1,3 +1,4 @@
+import { withLogIds } from '@svc/observability';
 import { randomUUID } from 'node:crypto';
 import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/protocol';
 import { CommandOutput } from '../executor/command-output';
@@ -50,6 +51,10 @@ export class WorkflowManager implements LinkHandlers {
   }
 
   dispatch(message: DispatchMessage): void {
+    withLogIds({ run_id: message.workflow_id }, () => this.route(message));
+  }
+
+  private route(message: DispatchMessage): void {
     if (this.closing) return;
     const run = this.runs.get(message.workflow_id);
     switch (message.action) {
@@ -109,7 +114,11 @@ export class WorkflowManager implements LinkHandlers {
    * secrets come with the exec: the command's environment, masked in its live output and its result,
    * and forgotten when it ends.
    */
-  async serveExec(message: ExecMessage): Promise<ExecResultMessage> {
+  serveExec(message: ExecMessage): Promise<ExecResultMessage> {
+    return withLogIds({ run_id: message.workflow_id }, () => this.serveExecOfRun(message));
+  }
+
+  private async serveExecOfRun(message: ExecMessage): Promise<ExecResultMessage> {
     const secrets = new RunSecrets(message.secrets);
     const release = this.deps.secrets.hold(message.workflow_id, secrets);
     try {
@@ -205,7 +214,12 @@ export class WorkflowManager implements LinkHandlers {
     }
   }
 
+  /** Every line the run logs carries its id (log ids), the lines of the runs it starts when it ends theirs. */
   private launch(message: RunDispatch, previous?: WorkflowRun): void {
+    withLogIds({ run_id: message.workflow_id }, () => this.launchRun(message, previous));
+  }
+
+  private launchRun(message: RunDispatch, previous?: WorkflowRun): void {
     const id = message.workflow_id;
     this.deps.link.beginWorkflow(id, message.last_seq);
     // Held from before the first update (the title's too) until the run has ended here.

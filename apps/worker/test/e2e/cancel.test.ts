@@ -4,14 +4,18 @@ import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support
 import { eventually, type ManagedProcess } from '@svc/test-kit';
 import { hostPidsOf, uniqueSleep } from '../support/procs';
 
+type LogLine = { msg?: string; workflowId?: string; end?: string; run_id?: string };
+
+function logLines(worker: ManagedProcess): LogLine[] {
+  return worker.output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
 /** How the worker process says its run of a workflow ended (its log line), once it has. */
 function runEnd(worker: ManagedProcess, workflowId: string): string | undefined {
-  for (const line of worker.output.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as { msg?: string; workflowId?: string; end?: string };
-    if (entry.msg === 'workflow run ended' && entry.workflowId === workflowId) return entry.end;
-  }
-  return undefined;
+  return logLines(worker).find((entry) => entry.msg === 'workflow run ended' && entry.workflowId === workflowId)?.end;
 }
 
 describe('cancelling a workflow while a command runs', () => {
@@ -69,6 +73,10 @@ describe('cancelling a workflow while a command runs', () => {
         detail: stack.diagnostics,
       });
       expect(end).toBe('cancelled');
+      // every line the worker logged about the run carries its id (issue 26)
+      const aboutRun = logLines(stack.workers[0]!).filter((entry) => entry.workflowId === id);
+      expect(aboutRun.length).toBeGreaterThan(0);
+      expect(aboutRun.filter((entry) => entry.run_id !== id)).toEqual([]);
       await eventually(async () => (await alice.log(id)).some((e) => e.tool_name === 'execute_on_worker'), {
         what: 'the killed command in the log',
       });
