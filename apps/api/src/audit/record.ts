@@ -19,6 +19,20 @@ export interface AuditEntry {
   detail?: Record<string, unknown>;
 }
 
+/** The entry of a change to one of a project's resources: its name, and the names of the fields changed. */
+export function resourceAudit(
+  action: string,
+  resource: { type: string; id: string; project_id: string; name: string },
+  changed?: readonly string[],
+): AuditEntry {
+  return {
+    action,
+    target: { type: resource.type, id: resource.id },
+    projectId: resource.project_id,
+    detail: { name: resource.name, ...(changed ? { changed: [...changed].sort() } : {}) },
+  };
+}
+
 /** The client that writes a row: the database or a transaction of it. */
 export type AuditWriter = Pick<Db, 'auditEvent'>;
 

@@ -1,3 +1,4 @@
+import { recordAudit, type AuditContext } from '../audit/record';
 import type { Logger } from 'pino';
 import type { Db, Prisma, Workflow } from '@svc/db';
 import {
@@ -78,10 +79,19 @@ export class RunBudgets {
    * Sets or raises the run's budget. A run waiting on the budget question whose spend reaches no cap of
    * the new budget resumes, like an answer: its worker continues the same step where it stopped.
    */
-  async patch(workflowId: string, actor: Actor, patch: BudgetPatch): Promise<WorkflowBudget> {
+  async patch(workflowId: string, actor: Actor, patch: BudgetPatch, audit?: AuditContext): Promise<WorkflowBudget> {
     const row = await this.row(workflowId);
     const budget = patchBudget(storedBudget(row.budget), patch);
-    await this.deps.db.workflow.update({ where: { id: row.id }, data: { budget: budgetText(budget) } });
+    await this.deps.db.$transaction(async (tx) => {
+      await tx.workflow.update({ where: { id: row.id }, data: { budget: budgetText(budget) } });
+      if (audit)
+        await recordAudit(tx, audit, {
+          action: 'run.budget_changed',
+          target: { type: 'run', id: row.id },
+          projectId: row.project_id,
+          detail: { budget },
+        });
+    });
     const spend = await this.spend(row);
     if (row.budget_exceeded_at && row.status === 'waiting_user' && reachedCaps(budget, spend).length === 0)
       await this.resume(row, actor);

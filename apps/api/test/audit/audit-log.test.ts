@@ -255,6 +255,93 @@ describe.each(TEST_PROVIDERS)('the audit log on %s', (provider) => {
     }
   });
 
+  it('writes one row for each MCP server, repository, trigger, webhook and budget change', async () => {
+    const project = (await act('/svc/api/projects', { as: olga, json: { name: 'Connected' } })).body!.id as string;
+    const token = 'repo-token-never-shown-5c1e';
+    /** The request's one row, with its target type and the project; a refused request's none. */
+    const audited = async (action: string, path: string, init: TestRequestInit, status: number) => {
+      const res = await act(path, { as: olga, ...init });
+      expect(res.status).toBe(status);
+      const row = await oneRow(res.requestId, action, 'olga');
+      expect(row.project_id).toBe(project);
+      return { res, row };
+    };
+    const mcp = `/svc/api/projects/${project}/mcp-servers/docs`;
+    const mcpBody = { transport: 'http', url: 'https://mcp.example.com/mcp' };
+    await audited('mcp_server.created', mcp, { method: 'PUT', json: mcpBody }, 201);
+    const mcpUpdated = await audited('mcp_server.updated', mcp, { method: 'PUT', json: { ...mcpBody, enabled: false } }, 200);
+    expect(mcpUpdated.row).toMatchObject({ target: { type: 'mcp_server', id: 'docs' }, detail: { enabled: false } });
+    await audited('mcp_server.deleted', mcp, { method: 'DELETE' }, 204);
+
+    const repo = await audited(
+      'repository.connected',
+      `/svc/api/projects/${project}/repositories`,
+      {
+        json: {
+          name: 'shop',
+          url: 'https://git.example.com/a/shop.git',
+          forge: 'gitea',
+          credential: { kind: 'token', value: token },
+        },
+      },
+      201,
+    );
+    const repoPath = `/svc/api/repositories/${repo.res.body!.id as string}`;
+    const repoUpdated = await audited(
+      'repository.updated',
+      repoPath,
+      { method: 'PATCH', json: { credential: { kind: 'token', value: `${token}-2` }, default_branch: 'trunk' } },
+      200,
+    );
+    expect(repoUpdated.row.detail).toEqual({ name: 'shop', changed: ['credential', 'default_branch'] });
+    await audited('repository.disconnected', repoPath, { method: 'DELETE' }, 204);
+
+    const trigger = await audited(
+      'trigger.created',
+      `/svc/api/projects/${project}/triggers`,
+      { json: { name: 'Issues', requirement_template: 'Fix {{issue.title}}' } },
+      201,
+    );
+    const triggerPath = `/svc/api/triggers/${trigger.res.body!.id as string}`;
+    await audited('trigger.updated', triggerPath, { method: 'PATCH', json: { name: 'Bugs' } }, 200);
+    await audited('trigger.secret_rotated', `${triggerPath}/rotate-secret`, { method: 'POST' }, 200);
+    await audited('trigger.deleted', triggerPath, { method: 'DELETE' }, 204);
+
+    const hook = await audited(
+      'webhook.created',
+      `/svc/api/projects/${project}/webhooks`,
+      { json: { url: 'https://hooks.example.com/T0/B0/secret-path' } },
+      201,
+    );
+    expect(hook.row.detail).toEqual({ name: 'hooks.example.com' });
+    const hookPath = `/svc/api/webhooks/${hook.res.body!.id as string}`;
+    await audited('webhook.updated', hookPath, { method: 'PATCH', json: { rotate_secret: true } }, 200);
+    await audited('webhook.deleted', hookPath, { method: 'DELETE' }, 204);
+
+    const budget = { budget: { max_tokens: 1000 } };
+    await audited('project.budget_updated', `/svc/api/projects/${project}/budget`, { method: 'PUT', json: budget }, 200);
+    const run = await createWorkflow(server, olga, project);
+    const raised = await audited(
+      'run.budget_changed',
+      `/svc/api/workflows/${run.id}/budget`,
+      { method: 'PATCH', json: { max_llm_calls: 5 } },
+      200,
+    );
+    expect(raised.row).toMatchObject({ target: { type: 'run', id: run.id }, detail: { budget: { max_llm_calls: 5 } } });
+
+    // refused changes write nothing; no row shows a credential
+    const refused = [
+      await act(mcp, { method: 'DELETE', as: olga }),
+      await act(mcp, { method: 'PUT', as: max, json: mcpBody }),
+      await act(`/svc/api/projects/${project}/budget`, { method: 'PUT', as: nina, json: budget }),
+      await act(repoPath, { method: 'DELETE', as: olga }),
+    ];
+    expect(refused.map((r) => r.status)).toEqual([404, 404, 404, 404]);
+    for (const r of refused) expect(await rowsOf(r.requestId)).toEqual([]);
+    const rows = JSON.stringify(await allRows());
+    for (const hidden of [token, 'secret-path', trigger.res.body!.secret as string]) expect(rows).not.toContain(hidden);
+  });
+
   it('retention deletes back-dated rows only, and 0 keeps every row', async () => {
     const db = server.deps.db;
     const day = 86_400_000;

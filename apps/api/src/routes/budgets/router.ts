@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit } from '../../audit/record';
 import type { AppDeps } from '../../deps';
 import type { Handlers, OperationHandler } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
@@ -21,7 +22,7 @@ export function budgetHandlers(
     const { workflow } = await authorizeWorkflow(db, principal, input.params.id, 'workflow.control');
     const actor = actorOf(principal);
     const patch = input.body();
-    res.json(await workflows.budgets.patch(workflow.id, actor, patch));
+    res.json(await workflows.budgets.patch(workflow.id, actor, patch, auditContextOf(req)));
   };
 
   const getProjectBudget: OperationHandler<'getProjectBudget'> = async (req, res, input) => {
@@ -33,7 +34,15 @@ export function budgetHandlers(
     const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'project.budget');
     const { budget } = input.body();
     const text = budgetText(budget);
-    await db.project.update({ where: { id: project.id }, data: { default_budget: text } });
+    await db.$transaction(async (tx) => {
+      await tx.project.update({ where: { id: project.id }, data: { default_budget: text } });
+      await recordAudit(tx, auditContextOf(req), {
+        action: 'project.budget_updated',
+        target: { type: 'project', id: project.id },
+        projectId: project.id,
+        detail: { budget: storedBudget(text) },
+      });
+    });
     res.json({ budget: storedBudget(text) });
   };
 

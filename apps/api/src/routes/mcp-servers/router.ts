@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit } from '../../audit/record';
 import type { Db, McpServer as McpServerRow } from '@svc/db';
 import { McpServerNameSchema, type McpServer } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
@@ -44,11 +45,20 @@ export function mcpServerHandlers(deps: AppDeps): Handlers<'listMcpServers' | 'p
       updated_by: actorOf(principal).id,
     };
     const key = { project_id_name: { project_id: project.id, name: name.data } };
-    const existed = await db.mcpServer.findUnique({ where: key, select: { id: true } });
-    const row = await db.mcpServer.upsert({
-      where: key,
-      create: { project_id: project.id, name: name.data, ...data },
-      update: data,
+    const { existed, row } = await db.$transaction(async (tx) => {
+      const before = await tx.mcpServer.findUnique({ where: key, select: { id: true } });
+      const saved = await tx.mcpServer.upsert({
+        where: key,
+        create: { project_id: project.id, name: name.data, ...data },
+        update: data,
+      });
+      await recordAudit(tx, auditContextOf(req), {
+        action: before ? 'mcp_server.updated' : 'mcp_server.created',
+        target: { type: 'mcp_server', id: name.data },
+        projectId: project.id,
+        detail: { transport: data.transport, allow_writes: data.allow_writes, enabled: data.enabled },
+      });
+      return { existed: before !== null, row: saved };
     });
     const [server] = await present(db, [row]);
     res.status(existed ? 200 : 201).json(server);
@@ -56,8 +66,15 @@ export function mcpServerHandlers(deps: AppDeps): Handlers<'listMcpServers' | 'p
 
   const deleteMcpServer: OperationHandler<'deleteMcpServer'> = async (req, res, input) => {
     const { project } = await authorizeProject(db, principalOf(req), input.params.id, 'mcp.manage');
-    const { count } = await db.mcpServer.deleteMany({ where: { project_id: project.id, name: input.params.name } });
-    if (!count) throw notFound('MCP server not found');
+    await db.$transaction(async (tx) => {
+      const { count } = await tx.mcpServer.deleteMany({ where: { project_id: project.id, name: input.params.name } });
+      if (!count) throw notFound('MCP server not found');
+      await recordAudit(tx, auditContextOf(req), {
+        action: 'mcp_server.deleted',
+        target: { type: 'mcp_server', id: input.params.name },
+        projectId: project.id,
+      });
+    });
     res.status(204).end();
   };
 

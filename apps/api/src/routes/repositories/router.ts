@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit, resourceAudit } from '../../audit/record';
 import type { Db, Prisma, Repository as RepositoryRow } from '@svc/db';
 import type { ProjectAction, UpdateRepositoryRequest } from '@svc/protocol';
 import type { AppDeps } from '../../deps';
@@ -41,6 +42,9 @@ function patchColumns(patch: UpdateRepositoryRequest): Prisma.RepositoryUpdateIn
  * A project's git repositories (decision 0046): members list and read them, owners connect, change and
  * disconnect them. The credential and webhook secret go in through here and never come out.
  */
+const repositoryAudit = (action: string, repository: RepositoryRow, changed?: string[]) =>
+  resourceAudit(action, { ...repository, type: 'repository' }, changed);
+
 export function repositoryHandlers(
   deps: AppDeps,
 ): Handlers<
@@ -97,6 +101,12 @@ export function repositoryHandlers(
       const target = { projectId: project.id, repositoryId: created.id, actorId };
       await secrets.put(tx, target, 'credential', body.credential.value);
       await secrets.put(tx, target, 'webhook_secret', webhookSecret);
+      await recordAudit(tx, auditContextOf(req), {
+        action: 'repository.connected',
+        target: { type: 'repository', id: created.id },
+        projectId: project.id,
+        detail: { name: body.name, forge: body.forge, credential_kind: body.credential.kind },
+      });
       return created;
     });
     secrets.changed();
@@ -123,6 +133,8 @@ export function repositoryHandlers(
       const target = { projectId: repository.project_id, repositoryId: repository.id, actorId };
       if (patch.credential) await secrets.put(tx, target, 'credential', patch.credential.value);
       if (patch.webhook_secret) await secrets.put(tx, target, 'webhook_secret', patch.webhook_secret);
+      // the names of what changed, never a credential's value
+      await recordAudit(tx, auditContextOf(req), repositoryAudit('repository.updated', updated, Object.keys(patch)));
       return updated;
     });
     if (patch.credential || patch.webhook_secret) secrets.changed();
@@ -134,6 +146,7 @@ export function repositoryHandlers(
     await db.$transaction(async (tx) => {
       await tx.repository.update({ where: { id: repository.id }, data: { deleted_at: new Date() } });
       await secrets.remove(tx, repository.id);
+      await recordAudit(tx, auditContextOf(req), repositoryAudit('repository.disconnected', repository));
     });
     secrets.changed();
     res.status(204).end();

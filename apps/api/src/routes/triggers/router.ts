@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit, resourceAudit } from '../../audit/record';
 import type { Request } from 'express';
 import type { Db, Trigger } from '@svc/db';
 import type { CreateTriggerRequest, UpdateTriggerRequest } from '@svc/protocol';
@@ -21,6 +22,9 @@ async function manageableTrigger(db: Db, req: Request, id: string): Promise<Trig
   });
   return trigger;
 }
+
+const triggerAudit = (action: string, trigger: Trigger, changed?: string[]) =>
+  resourceAudit(action, { ...trigger, type: 'trigger' }, changed);
 
 /** Checks what a trigger names (template, worker) the way a workflow create would. */
 async function checkNames(deps: AppDeps, body: Pick<UpdateTriggerRequest, 'template' | 'worker_id'>): Promise<void> {
@@ -77,8 +81,9 @@ export function triggerHandlers(
     const actor = actorOf(principal);
     const body = input.body();
     await checkNames(deps, body);
-    const row = await db.trigger.create({
-      data: {
+    const row = await db.$transaction(async (tx) => {
+      const created = await tx.trigger.create({
+        data: {
         format: 'github',
         ...columnsOf(body),
         name: body.name.trim(),
@@ -88,7 +93,10 @@ export function triggerHandlers(
         // no window yet: the first delivery opens one (rate-limit.ts)
         window_started_at: new Date(0),
         created_by: actor.id,
-      },
+        },
+      });
+      await recordAudit(tx, auditContextOf(req), triggerAudit('trigger.created', created));
+      return created;
     });
     res.status(201).location(`/svc/api/triggers/${row.id}`).json(withSecret(row));
   };
@@ -101,19 +109,32 @@ export function triggerHandlers(
     const trigger = await manageableTrigger(db, req, input.params.id);
     const body = input.body();
     await checkNames(deps, body);
-    res.json(present(await db.trigger.update({ where: { id: trigger.id }, data: columnsOf(body) })));
+    const row = await db.$transaction(async (tx) => {
+      const updated = await tx.trigger.update({ where: { id: trigger.id }, data: columnsOf(body) });
+      await recordAudit(tx, auditContextOf(req), triggerAudit('trigger.updated', updated, Object.keys(body)));
+      return updated;
+    });
+    res.json(present(row));
   };
 
   /** Soft: the URL answers 404 at once, the runs it started keep their deliveries and payloads. */
   const deleteTrigger: OperationHandler<'deleteTrigger'> = async (req, res, input) => {
     const trigger = await manageableTrigger(db, req, input.params.id);
-    await db.trigger.update({ where: { id: trigger.id }, data: { deleted_at: new Date(), enabled: false } });
+    await db.$transaction(async (tx) => {
+      await tx.trigger.update({ where: { id: trigger.id }, data: { deleted_at: new Date(), enabled: false } });
+      await recordAudit(tx, auditContextOf(req), triggerAudit('trigger.deleted', trigger));
+    });
     res.status(204).end();
   };
 
   const rotateTriggerSecret: OperationHandler<'rotateTriggerSecret'> = async (req, res, input) => {
     const trigger = await manageableTrigger(db, req, input.params.id);
-    res.json(withSecret(await db.trigger.update({ where: { id: trigger.id }, data: { secret: newTriggerSecret() } })));
+    const row = await db.$transaction(async (tx) => {
+      const rotated = await tx.trigger.update({ where: { id: trigger.id }, data: { secret: newTriggerSecret() } });
+      await recordAudit(tx, auditContextOf(req), triggerAudit('trigger.secret_rotated', rotated));
+      return rotated;
+    });
+    res.json(withSecret(row));
   };
 
   const listTriggerDeliveries: OperationHandler<'listTriggerDeliveries'> = async (req, res, input) => {

@@ -1,3 +1,4 @@
+import { auditContextOf, recordAudit, resourceAudit } from '../../audit/record';
 import type { Request } from 'express';
 import type { Db, Webhook } from '@svc/db';
 import type { CreateWebhookRequest, UpdateWebhookRequest } from '@svc/protocol';
@@ -32,6 +33,10 @@ const columnsOf = (body: CreateWebhookRequest | UpdateWebhookRequest) => ({
 });
 
 /** Outbound webhooks of a project: members manage them; the secret is shown at create and rotation only. */
+/** Named by its host: a chat service's webhook URL is itself a credential. */
+const webhookAudit = (action: string, hook: Webhook, changed?: string[]) =>
+  resourceAudit(action, { ...hook, type: 'webhook', name: new URL(hook.url).host }, changed);
+
 export function webhookHandlers(
   deps: AppDeps,
 ): Handlers<
@@ -70,6 +75,7 @@ export function webhookHandlers(
         data: { events: '[]', ...columnsOf(body), url: body.url.trim(), project_id: project.id, created_by: actor.id },
       });
       await webhooks.storeSecret(tx, made, secret, actor.id);
+      await recordAudit(tx, auditContextOf(req), webhookAudit('webhook.created', made));
       return made;
     });
     res.status(201).json({ ...presentWebhook(row), secret });
@@ -88,6 +94,7 @@ export function webhookHandlers(
     const row = await db.$transaction(async (tx) => {
       const updated = await tx.webhook.update({ where: { id: hook.id }, data: columnsOf(body) });
       if (secret) await webhooks.storeSecret(tx, updated, secret, actor.id);
+      await recordAudit(tx, auditContextOf(req), webhookAudit('webhook.updated', updated, Object.keys(body)));
       return updated;
     });
     res.json({ ...presentWebhook(row), ...(secret ? { secret } : {}) });
@@ -99,6 +106,7 @@ export function webhookHandlers(
     await db.$transaction(async (tx) => {
       await tx.webhook.update({ where: { id: hook.id }, data: { deleted_at: new Date(), active: false } });
       await deleteWebhookSecret(tx, hook.id);
+      await recordAudit(tx, auditContextOf(req), webhookAudit('webhook.deleted', hook));
       await tx.webhookDelivery.updateMany({
         where: { webhook_id: hook.id, state: 'pending' },
         data: { state: 'failed', last_error: 'the webhook was deleted', updated_at: new Date() },
