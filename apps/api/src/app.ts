@@ -19,7 +19,8 @@ import { mcpHandlers } from './mcp/endpoint';
 import { answerPageHandlers } from './routes/notifications/answer-page';
 import { httpMetrics } from './metrics/http';
 import { collectProcessMetrics } from './metrics/registry';
-import { metricsRoute, renderOwnMetrics, type RenderMetrics } from './metrics/endpoint';
+import type { RenderMetrics } from '@svc/observability';
+import { metricsRoute, renderOwnMetrics } from './metrics/endpoint';
 
 export const JSON_BODY_LIMIT = '1mb';
 

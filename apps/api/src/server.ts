@@ -5,7 +5,8 @@ import type { Runtime } from './bootstrap';
 import { attachWebSockets, type WebSocketAttachment } from './ws/upgrade';
 import { answerClientError } from './http/timeouts';
 import { setMetricSources } from './metrics/registry';
-import { renderOwnMetrics, startMetricsListener, type RenderMetrics } from './metrics/endpoint';
+import { startMetricsListener, type RenderMetrics } from '@svc/observability';
+import { renderOwnMetrics } from './metrics/endpoint';
 
 export interface RunningServer {
   server: Server;

@@ -8,3 +8,4 @@ export {
   withLogIds,
   type LogIds,
 } from './log-context';
+export { startMetricsListener, type MetricsListener, type RenderMetrics } from './metrics-listener';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import { metricsRegistry } from './registry';
-import { startMetricsListener, type RenderMetrics } from './endpoint';
+import { startMetricsListener, type RenderMetrics } from '@svc/observability';
 
 /**
  * Metrics under API_PROCESSES (decision 0050): one scrape sees every process of the host, aggregated

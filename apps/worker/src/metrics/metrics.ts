@@ -1,6 +1,5 @@
-import { createServer } from 'node:http';
+import { startMetricsListener } from '@svc/observability';
 import type { Logger } from '../util/logger';
-import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { UpdateBody } from '@svc/protocol';
 
@@ -86,30 +85,11 @@ export async function startWorkerMetricsListener(
   logger: Logger,
 ): Promise<{ url: string | null; close(): Promise<void> }> {
   if (!metrics || !address) return { url: null, close: async () => undefined };
-  const server = createServer((req, res) => {
-    if ((req.url ?? '/').split('?')[0] !== '/metrics' || req.method !== 'GET') {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found\n');
-      return;
-    }
-    metrics.registry.metrics().then(
-      (body) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(body),
-      (err: unknown) => res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${String(err)}\n`),
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(address.port, address.host, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = address.host.includes(':') ? `[${address.host}]` : address.host;
-  const url = `http://${host}:${port}`;
-  logger.info({ url: `${url}/metrics` }, 'metrics listening');
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { registry } = metrics;
+  const listener = await startMetricsListener(address, async () => ({
+    contentType: registry.contentType,
+    body: await registry.metrics(),
+  }));
+  logger.info({ url: `${listener.url}/metrics` }, 'metrics listening');
+  return listener;
 }
