@@ -80,9 +80,10 @@ export async function copyTree(
           await symlink(target, dest);
           into.links.push({ path: backupPath, target });
         } else if (entry.isFile()) {
-          const mode = (await lstat(path)).mode & 0o777;
+          const info = await lstat(path);
+          const mode = info.mode & 0o777;
           const written = await writeHashed(createReadStream(path), join(destRoot, backupPath), mode);
-          into.files.push({ path: backupPath, mode, ...written });
+          into.files.push({ path: backupPath, mode, mtime_ms: Math.round(info.mtimeMs), ...written });
         }
       } catch (error) {
         if (!isMissing(error)) throw error;

@@ -14,6 +14,8 @@ export interface ManifestFile {
   sha256: string;
   /** permission bits (workspace scripts stay executable) */
   mode: number;
+  /** modification time (file listings show it); absent for files the backup made itself */
+  mtime_ms?: number;
 }
 
 /** A symbolic link found in the data folder, kept as a link (never followed). */

@@ -1,5 +1,5 @@
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, utimes } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { databaseContents, loadMigrations, migrate, providerOf, sqliteFilePath } from '@svc/db';
 import type { Config } from '../config';
@@ -110,6 +110,7 @@ async function restoreFile(from: string, file: ManifestFile, to: string): Promis
   const written = await writeHashed(createReadStream(join(from, file.path)), to, file.mode);
   if (written.sha256 !== file.sha256 || written.size !== file.size)
     throw new BackupError(`${file.path} does not match the manifest (the backup is damaged)`);
+  if (file.mtime_ms !== undefined) await utimes(to, new Date(file.mtime_ms), new Date(file.mtime_ms));
 }
 
 /**

@@ -53,10 +53,12 @@ export async function archiveProjectFiles(dataDir: string, projectId: string, at
  * what was already moved and rethrows.
  */
 export async function restoreProjectFiles(dataDir: string, projectId: string, archivePath: string): Promise<void> {
-  const archiveRoot = resolve(dataDir, 'archive');
-  const path = resolve(archivePath);
-  if (dirname(path) !== archiveRoot || !basename(path).startsWith(`${projectId}-`))
-    throw conflict('the archive path of this project is not in the data folder’s archive');
+  // By its name in this data folder's archive: a restored backup (or a moved data folder) keeps the
+  // archive, under another absolute path than the one stored at deletion.
+  const name = basename(archivePath);
+  if (!name.startsWith(`${projectId}-`) || name.includes('..'))
+    throw conflict('the archive path of this project does not name its archive folder');
+  const path = join(resolve(dataDir, 'archive'), name);
   const moves = [
     { from: join(path, 'workspaces'), to: projectWorkspacesDir(dataDir, projectId) },
     { from: join(path, 'storage'), to: projectStorageDir(dataDir, projectId) },
