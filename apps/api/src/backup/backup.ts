@@ -45,66 +45,27 @@ export async function takeBackup(config: Config, to: string, version: string): P
     throw new BackupError(`${dest} is not empty: back up into a new or empty folder`);
   await mkdir(join(dest, 'database'), { recursive: true, mode: 0o700 });
 
-  // 1. the database
-  const kind = providerOf(config.databaseUrl);
-  const databaseFile = kind === 'sqlite' ? 'database/svc.sqlite' : 'database/svc.pgdump';
-  const migrations = await appliedMigrations(config.databaseUrl);
-  if (kind === 'sqlite') await snapshotSqlite(config.databaseUrl, join(dest, databaseFile));
-  else await pgDump(config.databaseUrl, join(dest, databaseFile));
-  const copied: TreeCopy = { files: [await hashFile(join(dest, databaseFile), databaseFile)], links: [] };
+  const database = await snapshotDatabase(config, dest);
+  const copied: TreeCopy = { files: [database.entry], links: [] };
   const databaseDone = performance.now();
-
-  // 2. the data folder: workspaces first, the archive after them (a project deleted during the copy is
-  // found in one or the other), everything else last; never the live database files or upload temps
-  const liveDb = kind === 'sqlite' ? sqliteFilePath(config.databaseUrl) : null;
-  const skipLive = (rel: string, name: string) =>
-    name.startsWith(UPLOAD_TEMP_PREFIX) ||
-    (liveDb !== null && [liveDb, `${liveDb}-wal`, `${liveDb}-shm`, `${liveDb}-journal`].includes(join(config.dataDir, rel)));
-  for (const part of DATA_ORDER)
-    await copyTree(join(config.dataDir, part), dest, `data/${part}`, skipLive, copied);
-  await copyTree(config.dataDir, dest, 'data', (rel, name) => DATA_ORDER.includes(rel) || skipLive(rel, name), copied);
+  await copyDataFolder(config, dest, copied);
   const filesDone = performance.now();
-
-  // S3: every object under the prefix (staged uploads are not objects yet)
-  const { s3 } = config.storage;
-  if (s3) {
-    const objects = new S3Objects(s3);
-    try {
-      for await (const object of objects.list(s3.prefix)) {
-        const key = object.key.slice(s3.prefix.length);
-        if (key.startsWith('uploads/') || key.endsWith('/')) continue;
-        if (key.split('/').some((segment) => segment === '' || segment === '.' || segment === '..'))
-          throw new BackupError(`object key ${object.key} cannot be kept as a file`);
-        const path = `objects/${key}`;
-        const written = await writeHashed(await objects.get(object.key), join(dest, path));
-        copied.files.push({ path, mode: 0o644, ...written });
-      }
-    } finally {
-      objects.client.destroy();
-    }
-  }
+  await copyObjects(config, dest, copied);
   const objectsDone = performance.now();
-
-  // 3. keys outside the data folder
-  const keyInBackup = async (path: string | null, name: string): Promise<string | null> => {
-    if (!path || !existsSync(path)) return null;
-    if (inside(config.dataDir, path)) return `data/${slashed(relative(config.dataDir, path))}`;
-    const backupPath = `keys/${name}`;
-    const written = await writeHashed(createReadStream(path), join(dest, backupPath), 0o600);
-    copied.files.push({ path: backupPath, mode: 0o600, ...written });
-    return backupPath;
-  };
-  const keys = {
-    jwt: await keyInBackup(config.jwt.privateKeyPath ?? generatedKeyPath(config.dataDir), 'jwt-private-key.pem'),
-    secrets: await keyInBackup(config.secrets.keyFile, 'secrets.key'),
-  };
+  const keys = await copyKeys(config, dest, copied);
 
   const finished = performance.now();
+  const { s3 } = config.storage;
   const manifest: BackupManifest = {
     format: BACKUP_FORMAT,
     svc_version: version,
     created_at: new Date().toISOString(),
-    database: { kind, file: databaseFile, migration: migrations.at(-1) ?? null, migrations },
+    database: {
+      kind: database.kind,
+      file: database.entry.path,
+      migration: database.migrations.at(-1) ?? null,
+      migrations: database.migrations,
+    },
     storage: { backend: config.storage.backend, bucket: s3?.bucket ?? null, prefix: s3 ? s3.prefix : null },
     keys,
     files: copied.files,
@@ -119,4 +80,63 @@ export async function takeBackup(config: Config, to: string, version: string): P
   };
   await writeManifest(dest, manifest);
   return manifest;
+}
+
+/** 1. The database as one snapshot. */
+async function snapshotDatabase(config: Config, dest: string) {
+  const kind = providerOf(config.databaseUrl);
+  const file = kind === 'sqlite' ? 'database/svc.sqlite' : 'database/svc.pgdump';
+  const migrations = await appliedMigrations(config.databaseUrl);
+  if (kind === 'sqlite') await snapshotSqlite(config.databaseUrl, join(dest, file));
+  else await pgDump(config.databaseUrl, join(dest, file));
+  return { kind, migrations, entry: await hashFile(join(dest, file), file) };
+}
+
+/**
+ * 2. The data folder: workspaces first, the archive after them (a project deleted during the copy is
+ * found in one or the other), everything else last; never the live database files or upload temps.
+ */
+async function copyDataFolder(config: Config, dest: string, copied: TreeCopy): Promise<void> {
+  const liveDb = providerOf(config.databaseUrl) === 'sqlite' ? sqliteFilePath(config.databaseUrl) : null;
+  const liveFiles = liveDb ? [liveDb, `${liveDb}-wal`, `${liveDb}-shm`, `${liveDb}-journal`] : [];
+  const skipLive = (rel: string, name: string) =>
+    name.startsWith(UPLOAD_TEMP_PREFIX) || liveFiles.includes(join(config.dataDir, rel));
+  for (const part of DATA_ORDER) await copyTree(join(config.dataDir, part), dest, `data/${part}`, skipLive, copied);
+  await copyTree(config.dataDir, dest, 'data', (rel, name) => DATA_ORDER.includes(rel) || skipLive(rel, name), copied);
+}
+
+/** 3. S3: every object under the prefix (staged uploads are not objects yet). */
+async function copyObjects(config: Config, dest: string, copied: TreeCopy): Promise<void> {
+  const { s3 } = config.storage;
+  if (!s3) return;
+  const objects = new S3Objects(s3);
+  try {
+    for await (const object of objects.list(s3.prefix)) {
+      const key = object.key.slice(s3.prefix.length);
+      if (key.startsWith('uploads/') || key.endsWith('/')) continue;
+      if (key.split('/').some((segment) => segment === '' || segment === '.' || segment === '..'))
+        throw new BackupError(`object key ${object.key} cannot be kept as a file`);
+      const path = `objects/${key}`;
+      const written = await writeHashed(await objects.get(object.key), join(dest, path));
+      copied.files.push({ path, mode: 0o644, mtime_ms: object.modifiedAt.getTime(), ...written });
+    }
+  } finally {
+    objects.client.destroy();
+  }
+}
+
+/** 4. Keys: those in the data folder are copied with it; others go to `keys/`. */
+async function copyKeys(config: Config, dest: string, copied: TreeCopy): Promise<BackupManifest['keys']> {
+  const keyInBackup = async (path: string, name: string): Promise<string | null> => {
+    if (!existsSync(path)) return null;
+    if (inside(config.dataDir, path)) return `data/${slashed(relative(config.dataDir, path))}`;
+    const backupPath = `keys/${name}`;
+    const written = await writeHashed(createReadStream(path), join(dest, backupPath), 0o600);
+    copied.files.push({ path: backupPath, mode: 0o600, ...written });
+    return backupPath;
+  };
+  return {
+    jwt: await keyInBackup(config.jwt.privateKeyPath ?? generatedKeyPath(config.dataDir), 'jwt-private-key.pem'),
+    secrets: await keyInBackup(config.secrets.keyFile, 'secrets.key'),
+  };
 }

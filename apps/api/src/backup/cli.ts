@@ -14,7 +14,11 @@ const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
  * (DATABASE_URL, DATA_DIR, STORAGE_BACKEND/S3_*, JWT_PRIVATE_KEY, SECRETS_KEY_FILE) and print one
  * summary line, then the timings as JSON. Exit 0 done, 1 refused or failed, 2 bad settings or usage.
  */
-export async function runBackupCommand(command: 'backup' | 'restore', args: string[], version: string): Promise<number> {
+export async function runBackupCommand(
+  command: 'backup' | 'restore',
+  args: string[],
+  version: string,
+): Promise<number> {
   let dir: string | undefined;
   try {
     const { values } = parseArgs({ args, options: { to: { type: 'string' }, from: { type: 'string' } }, strict: true });

@@ -12,7 +12,11 @@ const isMissing = (error: unknown) => (error as NodeJS.ErrnoException | null)?.c
 export const slashed = (path: string) => path.split(sep).join('/');
 
 /** Streams `source` into `dest` (folders made), hashing the bytes as they are written. */
-export async function writeHashed(source: Readable, dest: string, mode = 0o644): Promise<{ size: number; sha256: string }> {
+export async function writeHashed(
+  source: Readable,
+  dest: string,
+  mode = 0o644,
+): Promise<{ size: number; sha256: string }> {
   await mkdir(dirname(dest), { recursive: true });
   const hash = createHash('sha256');
   let size = 0;

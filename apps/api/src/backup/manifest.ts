@@ -65,7 +65,9 @@ export async function readManifest(dir: string): Promise<BackupManifest> {
   }
   const manifest = JSON.parse(text) as BackupManifest;
   if (manifest.format !== BACKUP_FORMAT)
-    throw new BackupError(`backup format ${String(manifest.format)} is not supported (this svc reads ${BACKUP_FORMAT})`);
+    throw new BackupError(
+      `backup format ${String(manifest.format)} is not supported (this svc reads ${BACKUP_FORMAT})`,
+    );
   return manifest;
 }
 

@@ -2,7 +2,14 @@ import { spawn } from 'node:child_process';
 import { BackupError } from './manifest';
 
 /** Prisma-only query parameters libpq does not know (pg_dump would refuse the URL). */
-const PRISMA_PARAMS = ['schema', 'connection_limit', 'pool_timeout', 'pgbouncer', 'statement_cache_size', 'socket_timeout'];
+const PRISMA_PARAMS = [
+  'schema',
+  'connection_limit',
+  'pool_timeout',
+  'pgbouncer',
+  'statement_cache_size',
+  'socket_timeout',
+];
 
 /** DATABASE_URL as libpq takes it. */
 export function libpqUrl(url: string): string {
@@ -32,7 +39,14 @@ function run(command: string, args: string[]): Promise<void> {
  * transactionally consistent while the server writes), compressed, restorable table by table.
  */
 export function pgDump(url: string, file: string): Promise<void> {
-  return run('pg_dump', ['--format=custom', '--no-owner', '--no-privileges', '--file', file, `--dbname=${libpqUrl(url)}`]);
+  return run('pg_dump', [
+    '--format=custom',
+    '--no-owner',
+    '--no-privileges',
+    '--file',
+    file,
+    `--dbname=${libpqUrl(url)}`,
+  ]);
 }
 
 /** `pg_restore` in one transaction; `clean` first drops the dump's objects that exist (a migrated, empty database). */

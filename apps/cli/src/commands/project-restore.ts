@@ -8,9 +8,7 @@ export async function deletedProjectsCommand(ctx: Context): Promise<number> {
   ctx.result(projects, () =>
     projects.length === 0
       ? 'no deleted projects'
-      : projects
-          .map((p) => `${p.id}  ${p.name}  deleted ${p.deleted_at}  ${p.workflow_count} run(s)`)
-          .join('\n'),
+      : projects.map((p) => `${p.id}  ${p.name}  deleted ${p.deleted_at}  ${p.workflow_count} run(s)`).join('\n'),
   );
   return EXIT.ok;
 }

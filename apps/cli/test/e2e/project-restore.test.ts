@@ -23,14 +23,18 @@ describe('svc project restore with a real server', () => {
       expect((await svc(['project', 'restore', id], 1)).stderr).toMatch(/forbidden|not allowed/);
 
       const root = (await svc(['token', 'create', '--dev-user', 'root'])).stdout.trim();
-      const deleted = JSON.parse((await svc(['--token', root, '--json', 'projects', 'deleted'])).stdout) as DeletedProject[];
+      const deleted = JSON.parse(
+        (await svc(['--token', root, '--json', 'projects', 'deleted'])).stdout,
+      ) as DeletedProject[];
       expect(deleted.map((p) => [p.id, p.name])).toContainEqual([id, 'brought back']);
       expect((await svc(['--token', root, 'project', 'restore', id])).stdout).toBe(`restored ${id}  brought back\n`);
 
       const projects = JSON.parse((await svc(['--json', 'projects'])).stdout) as Project[];
       expect(projects.map((p) => p.id)).toContain(id);
       expect(await stack.alice.text(`/projects/${id}/storage/kept.txt`)).toBe('kept');
-      expect((await svc(['--token', root, 'project', 'restore', id], 1)).stderr).toMatch(/not found|no deleted project/);
+      expect((await svc(['--token', root, 'project', 'restore', id], 1)).stderr).toMatch(
+        /not found|no deleted project/,
+      );
     },
     E2E_TIMEOUT_MS,
   );

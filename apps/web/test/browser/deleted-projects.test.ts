@@ -19,7 +19,11 @@ describeInChromium('deleted projects in Chromium against the real server', () =>
     browser = await launchChromium();
     page = await browser.context.newPage();
     const olive = await server.login('olive');
-    const created = await server.request('/svc/api/projects', { method: 'POST', as: olive, json: { name: 'Archived' } });
+    const created = await server.request('/svc/api/projects', {
+      method: 'POST',
+      as: olive,
+      json: { name: 'Archived' },
+    });
     projectId = ((await created.json()) as { id: string }).id;
     await server.request(`/svc/api/projects/${projectId}/storage/kept.txt`, { method: 'PUT', as: olive, body: 'kept' });
     const deleted = await server.request(`/svc/api/projects/${projectId}`, { method: 'DELETE', as: olive });
@@ -45,7 +49,8 @@ describeInChromium('deleted projects in Chromium against the real server', () =>
     await page.getByText('No deleted projects.').waitFor();
     const olive = await server.login('olive');
     await eventually(
-      async () => (await server.request(`/svc/api/projects/${projectId}/storage/kept.txt`, { as: olive })).status === 200,
+      async () =>
+        (await server.request(`/svc/api/projects/${projectId}/storage/kept.txt`, { as: olive })).status === 200,
       { what: 'the restored project to serve its object' },
     );
     const audit = await server.request(`/svc/api/projects/${projectId}/audit?action=project.restored`, { as: olive });

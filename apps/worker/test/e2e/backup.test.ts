@@ -34,7 +34,8 @@ const agent = scriptedAgent({
       {
         name: 'execute_on_worker',
         arguments: {
-          command: 'mkdir -p site/img && printf "<h1>Hello</h1>\\n" > site/index.html && head -c 262144 /dev/urandom > site/img/blob.bin',
+          command:
+            'mkdir -p site/img && printf "<h1>Hello</h1>\\n" > site/index.html && head -c 262144 /dev/urandom > site/img/blob.bin',
         },
       },
       { name: 'ask_user', arguments: { question: QUESTION } },
@@ -98,7 +99,14 @@ async function see(alice: Session, root: Session) {
 async function svcApi(args: string[], env: Record<string, string>) {
   const child = spawnProcess(`svc-api ${args[0]}`, process.execPath, [apiEntry(), ...args], {
     cwd: tmpdir(),
-    env: { PATH: INHERITED_PATH, NODE_ENV: 'test', AUTH_PROVIDER: 'dev', ADMIN_USERS: 'root', LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: INHERITED_PATH,
+      NODE_ENV: 'test',
+      AUTH_PROVIDER: 'dev',
+      ADMIN_USERS: 'root',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
   });
   const exit = await child.exited;
   return { code: exit.code, output: child.output };
@@ -134,7 +142,10 @@ describe.each<DbProvider>(['sqlite', 'postgresql'])('backup and restore on %s', 
       // objects of the project, and a deleted project whose files are in the archive
       const object = randomBytes(300 * 1024);
       await alice.json(`/projects/${stack.projectId}/storage/assets/data.bin`, { method: 'PUT', body: object });
-      await alice.json(`/projects/${stack.projectId}/storage/notes/read%20me.txt`, { method: 'PUT', body: 'ünïcode\n' });
+      await alice.json(`/projects/${stack.projectId}/storage/notes/read%20me.txt`, {
+        method: 'PUT',
+        body: 'ünïcode\n',
+      });
       const gone = await alice.createProject('gone');
       await alice.json(`/projects/${gone.id}/storage/kept.txt`, { method: 'PUT', body: 'archived bytes' });
       expect((await alice.fetch(`/projects/${gone.id}`, { method: 'DELETE' })).status).toBe(204);

@@ -287,7 +287,8 @@ export class S3Storage implements Storage {
       ['workspaces', `${this.prefix}workspaces/${projectId}/`],
       ['storage', `${this.prefix}storage/${projectId}/`],
     ] as const) {
-      if (await this.objects.hasAnyUnder(to)) throw conflict(`objects exist under ${to}: the project cannot be restored`);
+      if (await this.objects.hasAnyUnder(to))
+        throw conflict(`objects exist under ${to}: the project cannot be restored`);
       const from = `${archive}${kind}/`;
       for await (const object of this.objects.list(from))
         moves.push({ from: object.key, to: `${to}${object.key.slice(from.length)}` });

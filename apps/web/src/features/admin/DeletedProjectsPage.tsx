@@ -24,8 +24,8 @@ export function DeletedProjectsPage() {
       </header>
       <AdminTabs />
       <p className="muted">
-        A deleted project&apos;s runs and files are kept in the archive. Restoring it brings them back; its secrets
-        and repository credentials were destroyed when it was deleted and must be set again.
+        A deleted project&apos;s runs and files are kept in the archive. Restoring it brings them back; its secrets and
+        repository credentials were destroyed when it was deleted and must be set again.
       </p>
       {deleted.isPending ? (
         <Loading what="deleted projects" />
