@@ -278,10 +278,12 @@ export class S3Storage implements Storage {
 
   /** Copies the archived objects back to the project's prefixes, then deletes the archived copies. */
   async restoreArchivedProject(projectId: string, location: string): Promise<void> {
-    const bucketUrl = `s3://${this.objects.settings.bucket}/`;
-    const archive = location.startsWith(bucketUrl) ? location.slice(bucketUrl.length) : '';
-    if (!archive.startsWith(`${this.prefix}archive/${projectId}-`) || !archive.endsWith('/'))
-      throw conflict('the archive location of this project is not in this bucket’s archive');
+    // By its folder name under this storage's prefix: a restored backup may use another bucket or prefix
+    // than the `s3://bucket/prefix/archive/<id>-<time>/` stored at deletion.
+    const name = location.replace(/\/+$/, '').split('/').pop() ?? '';
+    if (!name.startsWith(`${projectId}-`) || name.includes('..'))
+      throw conflict('the archive location of this project does not name its archive folder');
+    const archive = `${this.prefix}archive/${name}/`;
     const moves: { from: string; to: string }[] = [];
     for (const [kind, to] of [
       ['workspaces', `${this.prefix}workspaces/${projectId}/`],
