@@ -116,6 +116,7 @@ describe.each<DbProvider>(['sqlite', 'postgresql'])('backup and restore on %s', 
   let stack: Stack;
   let restored: ApiProcess | undefined;
   let target: { database: TestDatabase; dataDir: string } | undefined;
+  const extra: { server?: ApiProcess; database: TestDatabase; dataDir: string }[] = [];
   const scratch = mkdtempSync(path.join(tmpdir(), 'svc-backup-e2e-'));
 
   beforeAll(async () => {
@@ -123,6 +124,11 @@ describe.each<DbProvider>(['sqlite', 'postgresql'])('backup and restore on %s', 
   }, E2E_TIMEOUT_MS);
   afterAll(async () => {
     await restored?.stop();
+    for (const more of extra) {
+      await more.server?.stop();
+      await more.database.drop().catch(() => undefined);
+      rmSync(more.dataDir, { recursive: true, force: true });
+    }
     await stack?.close();
     await target?.database.drop().catch(() => undefined);
     if (target) rmSync(target.dataDir, { recursive: true, force: true });
@@ -197,6 +203,50 @@ describe.each<DbProvider>(['sqlite', 'postgresql'])('backup and restore on %s', 
       // the archive came along: the deleted project comes back with its files
       await root2.json(`/projects/${gone.id}/restore`, { method: 'POST' });
       expect(await alice2.text(`/projects/${gone.id}/storage/kept.txt`)).toBe('archived bytes');
+    },
+    E2E_TIMEOUT_MS * 2,
+  );
+
+  it(
+    'takes a backup while the run writes files and finishes; the restored installation serves all it lists',
+    async () => {
+      const { alice } = stack;
+      const { id } = await alice.createWorkflow(stack.projectId, 'Make another page while a backup is taken.');
+      await stack.waitForStatus(id, 'waiting_user');
+      // the answer lets the run write its files and finish while the backup copies
+      const backupDir = path.join(scratch, 'during');
+      const source = { DATABASE_URL: stack.api.databaseUrl, DATA_DIR: stack.api.dataDir };
+      const [backup] = await Promise.all([
+        svcApi(['backup', '--to', backupDir], source),
+        alice.json(`/workflows/${id}/answer`, { json: { answer: 'yes' } }),
+      ]);
+      expect(backup).toMatchObject({ code: 0 });
+      await stack.waitForStatus(id, 'completed');
+
+      const database = await createTestDatabase(provider, { migrate: false });
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-restored-during-'));
+      const more: (typeof extra)[number] = { database, dataDir };
+      extra.push(more);
+      const into = {
+        DATABASE_URL: provider === 'sqlite' ? `file:${path.join(dataDir, 'svc.db')}` : database.url,
+        DATA_DIR: dataDir,
+      };
+      expect(await svcApi(['restore', '--from', backupDir], into)).toMatchObject({ code: 0 });
+      more.server = await startApiProcess({ provider, shared: { databaseUrl: into.DATABASE_URL, dataDir } });
+      const alice2 = new Session(more.server.url, alice.credential);
+      // the run as it was at the snapshot, somewhere between the question and its end
+      const run = await alice2.json<Workflow>(`/workflows/${id}`);
+      expect(['waiting_user', 'running', 'completed']).toContain(run.status);
+      const log = (await alice2.json<{ items: ExecutionLogEntry[] }>(`/workflows/${id}/log?limit=1000`)).items;
+      expect(log.map((e) => e.seq)).toEqual([...log.map((e) => e.seq)].sort((a, b) => a - b));
+      // every file the restored server lists is there, whole: the files were copied after the snapshot
+      const files = await alice2.json<FileEntry[]>(`/workflows/${id}/files?path=&recursive=1`);
+      expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(['site/index.html', 'site/img/blob.bin']));
+      for (const file of files.filter((f) => f.type === 'file')) {
+        const res = await alice2.fetch(`/workflows/${id}/files/${file.path}?raw`);
+        expect(res.status).toBe(200);
+        expect((await res.arrayBuffer()).byteLength).toBe(file.size);
+      }
     },
     E2E_TIMEOUT_MS * 2,
   );
