@@ -46,7 +46,7 @@ export async function takeBackup(config: Config, to: string, version: string): P
   await mkdir(join(dest, 'database'), { recursive: true, mode: 0o700 });
 
   const database = await snapshotDatabase(config, dest);
-  const copied: TreeCopy = { files: [database.entry], links: [] };
+  const copied: TreeCopy = { files: [database.entry], links: [], dirs: [] };
   const databaseDone = performance.now();
   await copyDataFolder(config, dest, copied);
   const filesDone = performance.now();
@@ -70,6 +70,7 @@ export async function takeBackup(config: Config, to: string, version: string): P
     keys,
     files: copied.files,
     links: copied.links,
+    dirs: copied.dirs,
     totals: { files: copied.files.length, bytes: copied.files.reduce((sum, file) => sum + file.size, 0) },
     timings_ms: {
       database: Math.round(databaseDone - started),

@@ -4,7 +4,7 @@ import { chmod, lstat, mkdir, readdir, readlink, symlink } from 'node:fs/promise
 import { dirname, join, relative, sep } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ManifestFile, ManifestLink } from './manifest';
+import type { ManifestDir, ManifestFile, ManifestLink } from './manifest';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 
@@ -46,6 +46,7 @@ export async function hashOf(source: Readable): Promise<{ size: number; sha256: 
 export interface TreeCopy {
   files: ManifestFile[];
   links: ManifestLink[];
+  dirs: ManifestDir[];
 }
 
 /**
@@ -76,8 +77,11 @@ export async function copyTree(
       if (skip(rel, entry.name)) continue;
       const backupPath = `${prefix}/${rel}`;
       try {
-        if (entry.isDirectory()) await walk(path);
-        else if (entry.isSymbolicLink()) {
+        if (entry.isDirectory()) {
+          const { mtimeMs } = await lstat(path);
+          await walk(path);
+          into.dirs.push({ path: backupPath, mtime_ms: Math.round(mtimeMs) });
+        } else if (entry.isSymbolicLink()) {
           const target = await readlink(path);
           const dest = join(destRoot, backupPath);
           await mkdir(dirname(dest), { recursive: true });

@@ -24,6 +24,12 @@ export interface ManifestLink {
   target: string;
 }
 
+/** A folder of the data folder and its modification time (file listings show it). */
+export interface ManifestDir {
+  path: string;
+  mtime_ms: number;
+}
+
 /**
  * `manifest.json`, written last: a folder without it is an unfinished backup. Paths: `database/…` (the
  * snapshot), `data/…` (the data folder), `objects/…` (S3 objects, keys relative to S3_PREFIX),
@@ -47,6 +53,8 @@ export interface BackupManifest {
   keys: { jwt: string | null; secrets: string | null };
   files: ManifestFile[];
   links: ManifestLink[];
+  /** folders' times, set again after a restore wrote their files (absent in older backups) */
+  dirs?: ManifestDir[];
   totals: { files: number; bytes: number };
   /** wall-clock milliseconds of each part */
   timings_ms: { database: number; files: number; objects: number; total: number };

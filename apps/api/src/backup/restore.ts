@@ -209,6 +209,12 @@ async function restoreDataFolder(config: Config, manifest: BackupManifest, from:
     await mkdir(dirname(to), { recursive: true });
     await symlink(link.target, to);
   }
+  // last: writing a folder's files changed its time
+  for (const dir of manifest.dirs ?? []) {
+    const at = new Date(dir.mtime_ms);
+    await mkdir(inData(dir.path), { recursive: true });
+    await utimes(inData(dir.path), at, at);
+  }
 }
 
 /** S3 objects to the bucket and prefix of this installation. */

@@ -47,9 +47,6 @@ const agent = scriptedAgent({
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** A listing as compared: folders' times are those of the restore (files keep theirs). */
-const entries = (list: FileEntry[]) => list.map((e) => (e.type === 'dir' ? { ...e, modified_at: 'folder' } : e));
-
 /**
  * Everything a person sees of the installation, files and objects as sizes and hashes of their bytes;
  * the server's own address (in built-app links) is written as `<server>`.
@@ -82,7 +79,7 @@ async function see(alice: Session, root: Session) {
         plan: await alice.json(`/workflows/${id}/plan`),
         log: (await alice.json<{ items: ExecutionLogEntry[] }>(`/workflows/${id}/log?limit=1000`)).items,
         llm_calls: await alice.json(`/workflows/${id}/llm-calls?limit=1000`),
-        files: entries(files),
+        files,
         contents,
       };
     }
@@ -90,7 +87,7 @@ async function see(alice: Session, root: Session) {
     const objectBytes: Record<string, unknown> = {};
     for (const object of objects.filter((o) => o.type === 'file'))
       objectBytes[object.path] = await bytes(`/projects/${project.id}/storage/${encode(object.path)}`);
-    out[`storage ${project.id}`] = { objects: entries(objects), objectBytes };
+    out[`storage ${project.id}`] = { objects, objectBytes };
   }
   return out;
 }
