@@ -1,13 +1,15 @@
+#!/usr/bin/env node
 import cluster from 'node:cluster';
 import { mkdirSync } from 'node:fs';
 import { logIdsOptions } from '@svc/observability';
 import pino from 'pino';
 import { readEnv } from './env';
 import { buildConfig, ConfigError } from './config';
-import { buildRuntime } from './bootstrap';
+import { buildRuntime, VERSION } from './bootstrap';
 import { startServer } from './server';
 import { runClusterPrimary } from './cluster/primary';
 import { clusterProcessMetrics, serveClusterMetrics } from './metrics/cluster';
+import { runBackupCommand } from './backup/cli';
 
 export { createApp } from './app';
 export { buildRuntime } from './bootstrap';
@@ -66,8 +68,15 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+/** `svc-api backup --to <dir>`, `svc-api restore --from <dir>` (operators; see README "Backup and restore"). */
+async function operatorCommand(command: 'backup' | 'restore', args: string[]): Promise<void> {
+  process.exit(await runBackupCommand(command, args, VERSION));
+}
+
 if (require.main === module) {
-  main().catch((error) => {
+  const [command, ...args] = process.argv.slice(2);
+  const run = command === 'backup' || command === 'restore' ? operatorCommand(command, args) : main();
+  run.catch((error) => {
     console.error(error);
     process.exit(1);
   });

@@ -49,6 +49,7 @@ import {
 } from './commands/notify';
 import { addPauseCommands } from './commands/pause';
 import { projectSetCommand } from './commands/concurrency';
+import { deletedProjectsCommand, restoreProjectCommand } from './commands/project-restore';
 import { adminQueueCommand } from './commands/admin';
 import { Context, type CliIo, type GlobalOptions } from './context';
 import { CliError, errorJson, errorText, EXIT } from './errors';
@@ -155,7 +156,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
       ),
     );
 
-  const projects = program.command('projects').description('list or create projects');
+  const projects = program.command('projects').alias('project').description('list, create or restore projects');
   projects
     .command('ls', { isDefault: true })
     .description('the projects you can see')
@@ -172,6 +173,15 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
     .argument('<project>', 'project id')
     .option('--max-running <n|none>', 'at most this many runs hold a worker at once; none: no limit')
     .action(run((ctx, id: string, flags: { maxRunning?: string }) => projectSetCommand(ctx, id, flags)));
+  projects
+    .command('deleted')
+    .description('the deleted projects, newest deletion first (administrators)')
+    .action(run((ctx) => deletedProjectsCommand(ctx)));
+  projects
+    .command('restore')
+    .description('bring a deleted project back from its archive (administrators); its secrets stay deleted')
+    .argument('<project>', 'project id (see `svc projects deleted`)')
+    .action(run((ctx, id: string) => restoreProjectCommand(ctx, id)));
 
   followOptions(
     budgetOptions(

@@ -29,4 +29,5 @@ export {
 export { rowDecoder, columnTypes, LLM_CALL_LOG_COLUMNS, type ColumnKind, type Row, type SqlType } from './rows';
 export type { SqliteStatements, SqliteWriter } from './sqlite-writer';
 export { providerOf, type DbProvider } from './url';
+export { appliedMigrations, databaseContents, snapshotSqlite, sqliteFilePath, type DatabaseContents } from './backup';
 export type * from '../generated/sqlite';

@@ -89,6 +89,7 @@ export type FileChangedEventData = z.infer<typeof FileChangedEventDataSchema>;
 export const ProjectChangeSchema = z.enum([
   'updated',
   'deleted',
+  'restored',
   'members',
   'workflow_created',
   'workflow_updated',
@@ -96,8 +97,8 @@ export const ProjectChangeSchema = z.enum([
 ]);
 export type ProjectChange = z.infer<typeof ProjectChangeSchema>;
 
-/** Changes to the project record itself (name, description, deletion): lists of projects are stale. */
-export const PROJECT_RECORD_CHANGES: readonly ProjectChange[] = ['updated', 'deleted'];
+/** Changes to the project record itself (name, description, deletion, restore): lists of projects are stale. */
+export const PROJECT_RECORD_CHANGES: readonly ProjectChange[] = ['updated', 'deleted', 'restored'];
 
 /** Changes after which who may see the project, or one of its workflows, is checked again. */
 export const PROJECT_ACCESS_CHANGES: readonly ProjectChange[] = ['members', 'deleted', 'workflow_deleted'];

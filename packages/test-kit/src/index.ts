@@ -1,4 +1,5 @@
-export { TEST_PROVIDERS } from '@svc/db/testing';
+export { TEST_PROVIDERS, createTestDatabase, type TestDatabase } from '@svc/db/testing';
+export { INHERITED_PATH } from './env';
 export { eventually, StopWaiting, POLL_SAFETY_CAP_MS, type EventuallyOptions } from './poll';
 export {
   request,

@@ -136,6 +136,8 @@ const USER_GLOBAL_RULES: Readonly<Record<GlobalAction, (user: UserPrincipal) => 
   'secrets.instance': adminUnnarrowed,
   // an administrator's CLI with an unnarrowed api token reads (and exports) the whole audit log
   'audit.read': adminUnnarrowed,
+  // deleted projects: listed and restored by an administrator's session or unnarrowed api token (the CLI)
+  'project.restore': adminUnnarrowed,
 };
 const WORKER_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read', 'workers.read', 'templates.read', 'settings.read']);
 const JOB_GLOBAL_ACTIONS = new Set<GlobalAction>(['kb.read']);

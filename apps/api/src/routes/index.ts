@@ -9,6 +9,7 @@ import { healthHandlers } from './health';
 import { sessionHandlers } from './auth/session-routes';
 import { tokenHandlers } from './tokens';
 import { projectHandlers } from './projects/router';
+import { projectRestoreHandlers } from './projects/restore';
 import { budgetHandlers } from './budgets/router';
 import { memberHandlers } from './members/router';
 import { invitationLinkHandlers } from './members/links';
@@ -58,6 +59,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...sessionHandlers(deps),
       ...tokenHandlers(deps),
       ...projectHandlers(deps),
+      ...projectRestoreHandlers(deps),
       ...memberHandlers(deps),
       ...invitationLinkHandlers(deps),
       ...pendingInvitationHandlers(deps),

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rmdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, rename, rmdir } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { conflict } from '../domain/errors';
 import { archiveDir, projectStorageDir, projectWorkspacesDir } from './workspace-paths';
 import { removeUploadTemps } from './upload-sweep';
 
@@ -43,4 +44,41 @@ export async function archiveProjectFiles(dataDir: string, projectId: string, at
   // so their temp files go now. A writer still sending goes on into an unlinked file, freed when it ends.
   await removeUploadTemps([path]).catch(() => undefined);
   return { path, restore };
+}
+
+/**
+ * Moves an archived project's files back to their places (an administrator's restore): the reverse of
+ * `archiveProjectFiles`, with rename again. A place that already holds something is a conflict (nothing
+ * is overwritten); an empty folder there is replaced. A failure half-way moves back into the archive
+ * what was already moved and rethrows.
+ */
+export async function restoreProjectFiles(dataDir: string, projectId: string, archivePath: string): Promise<void> {
+  // By its name in this data folder's archive: a restored backup (or a moved data folder) keeps the
+  // archive, under another absolute path than the one stored at deletion.
+  const name = basename(archivePath);
+  if (!name.startsWith(`${projectId}-`) || name.includes('..'))
+    throw conflict('the archive path of this project does not name its archive folder');
+  const path = join(resolve(dataDir, 'archive'), name);
+  const moves = [
+    { from: join(path, 'workspaces'), to: projectWorkspacesDir(dataDir, projectId) },
+    { from: join(path, 'storage'), to: projectStorageDir(dataDir, projectId) },
+  ].filter((move) => existsSync(move.from));
+  for (const move of moves) {
+    if (!existsSync(move.to)) continue;
+    if ((await readdir(move.to)).length > 0)
+      throw conflict(`${move.to} already holds files: move them away to restore the project`);
+    await rmdir(move.to);
+  }
+  const moved: typeof moves = [];
+  try {
+    for (const move of moves) {
+      await mkdir(dirname(move.to), { recursive: true });
+      await rename(move.from, move.to);
+      moved.push(move);
+    }
+  } catch (err) {
+    for (const move of moved.reverse()) await rename(move.to, move.from).catch(() => undefined);
+    throw err;
+  }
+  await rmdir(path).catch(() => undefined);
 }

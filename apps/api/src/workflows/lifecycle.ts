@@ -273,6 +273,37 @@ export class WorkflowLifecycle {
     this.deps.events.publishProject(project.id, { change: 'deleted' });
   }
 
+  /**
+   * An administrator brings a deleted project back (issue 26): its files move back from the archive,
+   * then its deletion is cleared. Its secrets and its repositories' credentials were destroyed by the
+   * deletion; the repositories stay deleted. Runs the deletion cancelled stay cancelled.
+   */
+  async restoreProject(projectId: string, audit: AuditContext): Promise<Project> {
+    const { db, storage } = this.deps;
+    const project = await db.project.findUnique({ where: { id: projectId } });
+    if (!project?.deleted_at) throw notFound('no deleted project with this id');
+    if (project.archive_path) await storage.restoreArchivedProject(project.id, project.archive_path);
+    const restored = await db.$transaction(async (tx) => {
+      // Only the restore that clears the deletion writes the row (two at once: the second finds none).
+      const { count } = await tx.project.updateMany({
+        where: { id: project.id, deleted_at: project.deleted_at },
+        data: { deleted_at: null, archive_path: null },
+      });
+      if (count === 0) return null;
+      await recordAudit(tx, audit, {
+        action: 'project.restored',
+        target: { type: 'project', id: project.id },
+        projectId: project.id,
+        detail: { name: project.name, archive_path: project.archive_path },
+      });
+      return tx.project.findUnique({ where: { id: project.id } });
+    });
+    if (!restored) throw notFound('no deleted project with this id');
+    this.deps.logger.info({ project_id: project.id, archive_path: project.archive_path }, 'project restored');
+    this.deps.events.publishProject(project.id, { change: 'restored' });
+    return restored;
+  }
+
   /** A project's `max_running` changed: runs it held back may go now. */
   async limitsChanged(projectId: string): Promise<void> {
     await this.steer('workflowQueued', projectId);

@@ -79,6 +79,9 @@ const ROUTES: RouteCase[] = [
     body: { name: 'R' },
   }),
   row('401 404 403 204 204 404 404 403', 'deleteProject', (w) => `/projects/${w.project}`),
+  // Deleted projects (issue 26): administrators list them and restore one; the world's project is live, so 404.
+  row('401 403 403 403 200 403 403 403', 'listDeletedProjects', () => '/admin/deleted-projects'),
+  row('401 403 403 403 404 403 403 403', 'restoreProject', (w) => `/projects/${w.project}/restore`),
   row('401 404 200 200 200 404 404 403', 'listMembers', (w) => `/projects/${w.project}/members`),
   row('401 404 403 202 202 404 404 403', 'inviteMember', (w) => `/projects/${w.project}/members`, {
     body: { login: 'cat', role: 'member' },

@@ -3,6 +3,7 @@ import { TokensPage } from '../features/admin/TokensPage';
 import { WorkersPage } from '../features/admin/WorkersPage';
 import { InstanceSecretsPage } from '../features/secrets/InstanceSecretsPage';
 import { AuditPage } from '../features/audit/AuditPage';
+import { DeletedProjectsPage } from '../features/admin/DeletedProjectsPage';
 
 /** `/admin`: the workers page first. */
 export function AdminIndexRoute() {
@@ -27,4 +28,9 @@ export function InstanceSecretsRoute() {
 /** `/admin/audit` (administrators) */
 export function AuditRoute() {
   return <AuditPage />;
+}
+
+/** `/admin/deleted-projects` (administrators) */
+export function DeletedProjectsRoute() {
+  return <DeletedProjectsPage />;
 }

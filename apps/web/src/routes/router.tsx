@@ -7,7 +7,14 @@ import { KbRoute } from './KbRoute';
 import { SettingsRoute } from './SettingsRoute';
 import { NotFoundRoute } from './NotFoundRoute';
 import { InviteRoute } from './InviteRoute';
-import { AdminIndexRoute, InstanceSecretsRoute, AuditRoute, TokensRoute, WorkersRoute } from './AdminRoutes';
+import {
+  AdminIndexRoute,
+  AuditRoute,
+  DeletedProjectsRoute,
+  InstanceSecretsRoute,
+  TokensRoute,
+  WorkersRoute,
+} from './AdminRoutes';
 
 export function createRouter() {
   return createBrowserRouter([
@@ -26,6 +33,7 @@ export function createRouter() {
         { path: 'admin/tokens', element: <TokensRoute /> },
         { path: 'admin/secrets', element: <InstanceSecretsRoute /> },
         { path: 'admin/audit', element: <AuditRoute /> },
+        { path: 'admin/deleted-projects', element: <DeletedProjectsRoute /> },
         { path: '*', element: <NotFoundRoute /> },
       ],
     },

@@ -44,6 +44,8 @@ import {
   PendingInvitationListSchema,
   ProjectListSchema,
   ProjectSchema,
+  DeletedProjectListSchema,
+  DeletedProjectSchema,
 } from '../rest/projects';
 import {
   PutSettingRequestSchema,
@@ -80,6 +82,8 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   Jwks: JwksSchema,
   Project: ProjectSchema,
   ProjectList: ProjectListSchema,
+  DeletedProject: DeletedProjectSchema,
+  DeletedProjectList: DeletedProjectListSchema,
   CreateProjectRequest: CreateProjectRequestSchema,
   PatchProjectRequest: PatchProjectRequestSchema,
   Member: MemberSchema,

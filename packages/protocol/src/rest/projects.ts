@@ -20,6 +20,21 @@ export type Project = z.infer<typeof ProjectSchema>;
 /** GET /projects: a plain array of the projects the caller may see. */
 export const ProjectListSchema = z.array(ProjectSchema);
 
+/** A soft-deleted project as administrators see it (GET /admin/deleted-projects). */
+export const DeletedProjectSchema = z.object({
+  id: IdSchema,
+  name: z.string(),
+  description: z.string().nullable(),
+  created_at: TimestampSchema,
+  deleted_at: TimestampSchema,
+  /** where its files went: `<data>/archive/<id>-<time>` or an `s3://bucket/prefix` URL */
+  archive_path: z.string().nullable(),
+  /** how many runs it has (they are readable again once it is restored) */
+  workflow_count: z.int().min(0),
+});
+export type DeletedProject = z.infer<typeof DeletedProjectSchema>;
+export const DeletedProjectListSchema = z.array(DeletedProjectSchema);
+
 export const CreateProjectRequestSchema = z
   .object({ name: ProjectNameSchema, description: ProjectDescriptionSchema.optional() })
   .strict();

@@ -43,6 +43,7 @@ export type GlobalAction =
   | 'tokens.manage' // list and revoke one's own recorded api and worker tokens
   | 'tokens.manage_any' // everyone's
   | 'audit.read' // the whole audit log (administrators)
+  | 'project.restore' // list deleted projects and bring one back from its archive (administrators)
   | 'secrets.instance'; // the instance's secrets and their audit (administrators)
 
 /**

@@ -4,6 +4,7 @@ import {
   AddMemberRequestSchema,
   AddMemberResponseSchema,
   CreateProjectRequestSchema,
+  DeletedProjectListSchema,
   InvitationLinkRequestSchema,
   InvitationLinkSchema,
   InvitationListSchema,
@@ -74,6 +75,31 @@ export const PROJECT_OPERATIONS = defineOperations({
     params: projectId,
     summary: 'Soft-delete a project (owners); its files move to the archive folder',
     responses: { 204: noContent },
+  },
+  listDeletedProjects: {
+    method: 'GET',
+    path: `${API}/admin/deleted-projects`,
+    tag: 'projects',
+    auth: 'required',
+    action: 'project.restore',
+    summary: 'Soft-deleted projects, newest deletion first (administrators)',
+    responses: { 200: json('deleted projects', DeletedProjectListSchema) },
+  },
+  restoreProject: {
+    method: 'POST',
+    path: `${API}/projects/{id}/restore`,
+    tag: 'projects',
+    auth: 'required',
+    action: 'project.restore',
+    params: projectId,
+    summary: 'Restore a deleted project from its archive (administrators)',
+    description:
+      'Moves its workspaces and object storage back from the archive and clears its deletion; its runs, members ' +
+      'and log are readable again. Secrets and repository credentials were destroyed by the deletion and stay ' +
+      'gone (its repositories stay deleted). 404 for a project that is not deleted; 409 when its files cannot ' +
+      'be moved back (something is already at their place).',
+    responses: { 200: json('the restored project', ProjectSchema) },
+    errors: [409],
   },
   streamProjectEvents: {
     method: 'GET',

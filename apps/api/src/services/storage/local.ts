@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { DomainError, notFound } from '../../domain/errors';
 import { deletePath, listDirectory } from '../file-listing';
-import { archiveProjectFiles } from '../project-archive';
+import { archiveProjectFiles, restoreProjectFiles } from '../project-archive';
 import { resolveSafePath, type SafePath, type SegmentOptions } from '../safe-path';
 import {
   commitUpload,
@@ -138,6 +138,10 @@ export class LocalStorage implements Storage {
   async archiveProject(projectId: string, at: Date) {
     const archived = await archiveProjectFiles(this.dataDir, projectId, at);
     return { location: archived.path, restore: archived.restore };
+  }
+
+  restoreArchivedProject(projectId: string, location: string): Promise<void> {
+    return restoreProjectFiles(this.dataDir, projectId, location);
   }
 
   async sweepStaleUploads(): Promise<number> {

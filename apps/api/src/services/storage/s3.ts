@@ -276,6 +276,38 @@ export class S3Storage implements Storage {
     };
   }
 
+  /** Copies the archived objects back to the project's prefixes, then deletes the archived copies. */
+  async restoreArchivedProject(projectId: string, location: string): Promise<void> {
+    // By its folder name under this storage's prefix: a restored backup may use another bucket or prefix
+    // than the `s3://bucket/prefix/archive/<id>-<time>/` stored at deletion.
+    const name = location.replace(/\/+$/, '').split('/').pop() ?? '';
+    if (!name.startsWith(`${projectId}-`) || name.includes('..'))
+      throw conflict('the archive location of this project does not name its archive folder');
+    const archive = `${this.prefix}archive/${name}/`;
+    const moves: { from: string; to: string }[] = [];
+    for (const [kind, to] of [
+      ['workspaces', `${this.prefix}workspaces/${projectId}/`],
+      ['storage', `${this.prefix}storage/${projectId}/`],
+    ] as const) {
+      if (await this.objects.hasAnyUnder(to))
+        throw conflict(`objects exist under ${to}: the project cannot be restored`);
+      const from = `${archive}${kind}/`;
+      for await (const object of this.objects.list(from))
+        moves.push({ from: object.key, to: `${to}${object.key.slice(from.length)}` });
+    }
+    const copied: string[] = [];
+    try {
+      for (const move of moves) {
+        await this.objects.copy(move.from, move.to);
+        copied.push(move.to);
+      }
+    } catch (error) {
+      await this.objects.deleteAll(copied).catch(() => undefined);
+      throw error;
+    }
+    await this.objects.deleteAll(moves.map((move) => move.from));
+  }
+
   async sweepStaleUploads(now = Date.now()): Promise<number> {
     const stale: string[] = [];
     for await (const object of this.objects.list(this.staging))

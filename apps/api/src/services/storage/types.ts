@@ -97,6 +97,11 @@ export interface Storage {
   archiveLocation(projectId: string, at: Date): string;
   /** Moves a project's workspaces and object storage to the archive. */
   archiveProject(projectId: string, at: Date): Promise<ArchivedProject>;
+  /**
+   * Moves an archived project's files (at the `location` archiveLocation gave) back to their places;
+   * `conflict` when something is already there. The reverse of `archiveProject`.
+   */
+  restoreArchivedProject(projectId: string, location: string): Promise<void>;
   /** Removes upload temporaries a crash left behind; returns how many. */
   sweepStaleUploads(): Promise<number>;
   /** Whether the backend answers (for the health check). */

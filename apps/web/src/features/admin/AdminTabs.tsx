@@ -1,6 +1,6 @@
 import { NavLink } from 'react-router';
 
-/** The admin pages' own navigation: workers, API tokens, instance secrets and the audit log. */
+/** The admin pages' own navigation: workers, API tokens, instance secrets, the audit log and deleted projects. */
 export function AdminTabs() {
   return (
     <nav aria-label="Admin" className="admin-tabs">
@@ -8,6 +8,7 @@ export function AdminTabs() {
       <NavLink to="/admin/tokens">API tokens</NavLink>
       <NavLink to="/admin/secrets">Instance secrets</NavLink>
       <NavLink to="/admin/audit">Audit log</NavLink>
+      <NavLink to="/admin/deleted-projects">Deleted projects</NavLink>
     </nav>
   );
 }

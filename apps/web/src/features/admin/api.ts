@@ -1,4 +1,10 @@
-import { ApiTokenListSchema, TokenResponseSchema, WorkerListSchema } from '@svc/protocol';
+import {
+  ApiTokenListSchema,
+  DeletedProjectListSchema,
+  ProjectSchema,
+  TokenResponseSchema,
+  WorkerListSchema,
+} from '@svc/protocol';
 import { apiJson, apiVoid } from '../../lib/api';
 
 /** react-query keys of the admin pages (kept here so they stay with the pages that read them). */
@@ -7,6 +13,7 @@ export const adminKeys = {
   tokensAll: ['tokens'] as const,
   workers: ['workers', 'with-runs'] as const,
   queue: ['admin', 'queue'] as const,
+  deletedProjects: ['admin', 'deleted-projects'] as const,
 };
 
 export interface MintRequest {
@@ -20,3 +27,6 @@ export const listTokens = (all: boolean) => apiJson('/tokens', ApiTokenListSchem
 export const mintToken = (body: MintRequest) => apiJson('/token', TokenResponseSchema, { method: 'POST', json: body });
 export const revokeToken = (id: string) => apiVoid(`/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
 export const listWorkersWithRuns = () => apiJson('/workers', WorkerListSchema);
+export const listDeletedProjects = () => apiJson('/admin/deleted-projects', DeletedProjectListSchema);
+export const restoreProject = (id: string) =>
+  apiJson(`/projects/${encodeURIComponent(id)}/restore`, ProjectSchema, { method: 'POST' });
