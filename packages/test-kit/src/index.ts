@@ -71,3 +71,4 @@ export {
 } from './webhook-receiver';
 export { startSmtpServer, parseMail, type SmtpServer, type ReceivedMail } from './smtp-server';
 export { startChatReceiver, type ChatReceiver, type ChatRequest } from './chat-receiver';
+export { startOtlpReceiver, spansOfExport, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';

@@ -62,10 +62,12 @@ export class WorkflowEngine {
     const decision = decide('new', { type: 'created' });
     if (decision.kind !== 'move')
       throw new Error(`the run table does not declare creation: ${JSON.stringify(decision)}`);
+    // Taken here, not inside the transaction, whose Prisma span would be the run's parent (decision 0052).
+    const runTrace = newRunTrace();
     let workflow: Workflow | null = null;
     const stored = await this.deps.events.appendWith(
       async (tx) => {
-        const row = await tx!.workflow.create({ data: { ...data, ...newRunTrace(), status: decision.to } });
+        const row = await tx!.workflow.create({ data: { ...data, ...runTrace, status: decision.to } });
         if (alongside) await alongside(tx!, row);
         workflow = row;
         return { groups: [{ workflow: row, events: [action(row.plan_revision)] }] };

@@ -1,4 +1,4 @@
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { contextFromTraceparent, GEN_AI, withSpan } from '@svc/observability';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 
@@ -132,3 +132,17 @@ export function inAgentSpan<End extends string>(
 /** Runs `fn` under the dispatch's trace context (a title job's `chat` span joins the run's trace). */
 export const inDispatchContext = <T>(traceparent: string | undefined, fn: () => T): T =>
   context.with(contextFromTraceparent(traceparent, ROOT_CONTEXT), fn);
+
+/**
+ * `fetch` with the active trace context in a `traceparent` header: the API's spans for the worker's
+ * REST calls of a run (workspace pull and push, files, timers) join the run's trace under its
+ * `invoke_agent` span. Tracing off, the no-op propagator adds nothing and this is plain `fetch`.
+ */
+export function tracedFetch(url: string, init: RequestInit): Promise<Response> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  if (Object.keys(carrier).length === 0) return fetch(url, init);
+  const headers = new Headers(init.headers);
+  for (const [name, value] of Object.entries(carrier)) headers.set(name, value);
+  return fetch(url, { ...init, headers });
+}
