@@ -167,7 +167,10 @@ export async function main(argv: readonly string[], env: WorkerEnv, io: CliIo): 
       once: args.once,
       onFatal: (error) => fatal?.(error.message),
     });
-    logger.info({ server: config.serverUrl, capacity: config.capacity }, 'svc-worker started');
+    logger.info(
+      { server: config.serverUrl, capacity: config.capacity, tracing: tracing.enabled },
+      'svc-worker started',
+    );
     return await runUntilStopped(worker, fatalError, logger, io);
   } catch (err) {
     return await failed(err, configPath, worker, io);

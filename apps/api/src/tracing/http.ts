@@ -2,7 +2,8 @@ import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentele
 import type { RequestHandler } from 'express';
 import { routeOf } from '../metrics/http';
 
-const tracer = trace.getTracer('svc-api');
+/** Looked up per span: a tracer taken before the SDK registered would stay a no-op (see the worker's spans.ts). */
+const tracer = () => trace.getTracer('svc-api');
 
 /**
  * A server span per HTTP request (decision 0052), made by hand instead of by instrumentation-http's
@@ -13,7 +14,7 @@ const tracer = trace.getTracer('svc-api');
  */
 export const httpTracing: RequestHandler = (req, res, next) => {
   const parent = propagation.extract(context.active(), req.headers);
-  const span = tracer.startSpan(
+  const span = tracer().startSpan(
     req.method,
     {
       kind: SpanKind.SERVER,

@@ -8,7 +8,9 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
  * carry models, token counts, finish reasons and tool names, never prompt, completion or tool text.
  * With tracing off every span is the API's no-op.
  */
-export const tracer = trace.getTracer('svc-worker');
+// Looked up per span, never cached at load: the worker's bundle holds two copies of @opentelemetry/api (the
+// SDK's CommonJS one, our ESM one), and a tracer taken from ours before the SDK registered stays a no-op.
+const tracer = () => trace.getTracer('svc-worker');
 
 /** The agent's name in `gen_ai.agent.name` and the `invoke_agent` span's name. */
 export const AGENT_NAME = 'svc';
@@ -20,7 +22,7 @@ export function inChatSpan<T>(
 ): Promise<T> {
   const server = serverOf(facts.baseUrl);
   return withSpan(
-    tracer,
+    tracer(),
     `chat ${facts.model}`,
     {
       kind: SpanKind.CLIENT,
@@ -58,7 +60,7 @@ export function inToolSpan<T extends { isError: boolean }>(
   fn: () => Promise<T>,
 ): Promise<T> {
   return withSpan(
-    tracer,
+    tracer(),
     `execute_tool ${call.name}`,
     {
       kind: SpanKind.INTERNAL,
@@ -101,7 +103,7 @@ export function inAgentSpan<End extends string>(
   fn: () => Promise<End>,
 ): Promise<End> {
   return withSpan(
-    tracer,
+    tracer(),
     `invoke_agent ${AGENT_NAME}`,
     {
       kind: SpanKind.INTERNAL,
