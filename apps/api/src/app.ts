@@ -18,6 +18,8 @@ import { serveWebApp } from './web-app';
 import { mcpHandlers } from './mcp/endpoint';
 import { answerPageHandlers } from './routes/notifications/answer-page';
 import { httpMetrics } from './metrics/http';
+import { httpTracing } from './tracing/http';
+import { tracingActive } from '@svc/observability';
 import { collectProcessMetrics } from './metrics/registry';
 import type { RenderMetrics } from '@svc/observability';
 import { metricsRoute, renderOwnMetrics } from './metrics/endpoint';
@@ -27,6 +29,8 @@ export const JSON_BODY_LIMIT = '1mb';
 /** Builds the Express app without listening, so tests can drive it directly. */
 export function createApp(deps: AppDeps, renderMetrics: RenderMetrics = renderOwnMetrics): Express {
   const app = express();
+  // A span per request, only while tracing is on (decision 0052): off, requests pay nothing for it.
+  if (tracingActive()) app.use(httpTracing);
   app.use(httpMetrics);
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.http.trustProxy);

@@ -5,6 +5,7 @@ import { EnvSchema, type Env } from './env';
 import { AdminList, AdminListError } from './auth/admins';
 import type { S3Settings } from './services/storage/s3-objects';
 import { defaultStreamsMax } from './http/stream-slots';
+import { OTEL_ENV_NAMES, tracingSettings, TracingSettingsError, type OtelEnv } from '@svc/observability';
 
 export interface OAuthProviderConfig {
   authorizeUrl: string;
@@ -68,6 +69,8 @@ export interface Config {
   processes: number;
   /** Prometheus metrics (decision 0050): the bearer token of `GET /metrics`, the separate listener */
   metrics: { token: string | null; listen: { host: string; port: number } | null };
+  /** OpenTelemetry traces (decision 0051): the OTEL_* variables the on rule and the sampler read */
+  tracing: OtelEnv;
   /** the outbox of public run events (apps/api/src/outbox) */
   outbox: { pollMs: number; leaseSeconds: number; retryBaseMs: number };
   /** outbound webhooks (apps/api/src/webhooks) */
@@ -114,6 +117,18 @@ export interface MessageRate {
 }
 
 export class ConfigError extends Error {}
+
+/** The OTEL_* variables, checked now (decision 0051): a value svc cannot honour stops the start. */
+function tracingEnv(env: Env): OtelEnv {
+  const otel = Object.fromEntries(OTEL_ENV_NAMES.map((name) => [name, env[name]])) as OtelEnv;
+  try {
+    tracingSettings(otel);
+  } catch (error) {
+    if (error instanceof TracingSettingsError) throw new ConfigError(error.message);
+    throw error;
+  }
+  return otel;
+}
 
 const list = (value: string) =>
   value
@@ -207,6 +222,7 @@ export function buildConfig(env: Env): Config {
     },
     processes: processCount(env.API_PROCESSES, databaseUrl),
     metrics: metricsSettings(env),
+    tracing: tracingEnv(env),
     outbox: {
       pollMs: env.OUTBOX_POLL_MS,
       leaseSeconds: env.OUTBOX_LEASE_SECONDS,

@@ -158,6 +158,19 @@ export const EnvSchema = z.object({
       .regex(/^(\[[0-9a-fA-F:]+\]|[\w.-]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:9464')
       .optional(),
   ),
+  // ---- issue 26: traces (decisions 0051, 0052); the standard OpenTelemetry variables ----
+  /** `otlp` (on) or `none` (off); unset: on when an OTLP endpoint below is set */
+  OTEL_TRACES_EXPORTER: z.string().optional(),
+  /** the OTLP/HTTP receiver's base URL (`/v1/traces` is added), e.g. http://localhost:4318 */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
+  /** the full traces URL; wins over OTEL_EXPORTER_OTLP_ENDPOINT */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional(),
+  /** `true` turns tracing off whatever else is set */
+  OTEL_SDK_DISABLED: z.string().optional(),
+  /** parentbased_always_on (default), always_on, always_off, traceidratio, parentbased_traceidratio, parentbased_always_off */
+  OTEL_TRACES_SAMPLER: z.string().optional(),
+  /** the ratio of the traceidratio samplers, 0 to 1 */
+  OTEL_TRACES_SAMPLER_ARG: z.string().optional(),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -10,6 +10,8 @@ import { startServer } from './server';
 import { runClusterPrimary } from './cluster/primary';
 import { clusterProcessMetrics, serveClusterMetrics } from './metrics/cluster';
 import { runBackupCommand } from './backup/cli';
+import { startApiTracing } from './tracing/start';
+import type { Tracing } from '@svc/observability';
 
 export { createApp } from './app';
 export { buildRuntime } from './bootstrap';
@@ -20,6 +22,7 @@ async function main(): Promise<void> {
   let config;
   let runtime;
   let logger;
+  let tracing: Tracing | undefined;
   try {
     const env = readEnv();
     config = buildConfig(env);
@@ -30,6 +33,8 @@ async function main(): Promise<void> {
       runClusterPrimary(config.processes, logger, env.REPLICA_ID);
       return;
     }
+    // Before the runtime: its database client and the app find the tracer provider registered.
+    tracing = await startApiTracing(config.tracing, logger);
     runtime = await buildRuntime(config, logger);
   } catch (error) {
     // Bad settings (including an unusable JWT_PRIVATE_KEY) are reported in one line, not a stack trace.
@@ -56,13 +61,17 @@ async function main(): Promise<void> {
   );
   const stop = () => {
     logger.info('shutting down');
-    running.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    running
+      .close()
+      // The spans of the last requests are exported before the process ends.
+      .then(() => tracing?.shutdown())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import os from 'node:os';
-import { logIdsOptions } from '@svc/observability';
 import pino from 'pino';
+import { logIdsOptions, startTracing, TracingSettingsError, type Tracing } from '@svc/observability';
 import { ConfigError, loadConfig, type WorkerConfig } from './config';
 import { readWorkerEnv, type WorkerEnv } from './env';
 import { JobTokenError } from './executor/job-token';
@@ -119,7 +119,12 @@ async function failed(err: unknown, configPath: string, worker: RunningWorker | 
     io.stderr(`svc-worker: invalid config ${configPath}:\n${err.problems.map((p) => `  ${p}`).join('\n')}\n`);
     return EXIT_CONFIG;
   }
-  if (err instanceof PromptsError || err instanceof JobTokenError || err instanceof SandboxError) {
+  if (
+    err instanceof PromptsError ||
+    err instanceof JobTokenError ||
+    err instanceof SandboxError ||
+    err instanceof TracingSettingsError
+  ) {
     io.stderr(`svc-worker: ${err.message}\n`);
     return EXIT_CONFIG;
   }
@@ -137,12 +142,20 @@ export async function main(argv: readonly string[], env: WorkerEnv, io: CliIo): 
     return (io.stderr(`svc-worker: no config file: pass --config <file> or set SVC_WORKER_CONFIG\n`), EXIT_CONFIG);
 
   let worker: RunningWorker | undefined;
+  let tracing: Tracing | undefined;
   try {
     const config = loadConfig(configPath, { env: env.vars, hostname: os.hostname() });
     const promptsDir = config.promptsDir ?? DEFAULT_PROMPTS_DIR;
     const prompts = loadPrompts(promptsDir);
     if (args.check) return await check(config, configPath, promptsDir, io);
     const logger = pino({ name: 'svc-worker', base: { worker: config.name }, ...logIdsOptions });
+    // Before the worker: its runs' spans find the tracer provider registered (decision 0051).
+    tracing = await startTracing({
+      serviceName: 'svc-worker',
+      serviceVersion: WORKER_VERSION,
+      env: env.vars,
+      onShutdownError: (err) => logger.warn({ error: errorMessage(err) }, 'the last trace spans could not be exported'),
+    });
     let fatal: ((message: string) => void) | undefined;
     const fatalError = new Promise<string>((resolve) => (fatal = resolve));
     worker = await startWorker({
@@ -154,10 +167,16 @@ export async function main(argv: readonly string[], env: WorkerEnv, io: CliIo): 
       once: args.once,
       onFatal: (error) => fatal?.(error.message),
     });
-    logger.info({ server: config.serverUrl, capacity: config.capacity }, 'svc-worker started');
+    logger.info(
+      { server: config.serverUrl, capacity: config.capacity, tracing: tracing.enabled },
+      'svc-worker started',
+    );
     return await runUntilStopped(worker, fatalError, logger, io);
   } catch (err) {
-    return failed(err, configPath, worker, io);
+    return await failed(err, configPath, worker, io);
+  } finally {
+    // The stopped runs' spans are exported before the process ends.
+    await tracing?.shutdown();
   }
 }
 

@@ -9,3 +9,4 @@ export {
   type LogIds,
 } from './log-context';
 export { startMetricsListener, type MetricsListener, type RenderMetrics } from './metrics-listener';
+export * from './tracing';

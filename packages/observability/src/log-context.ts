@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Logger, LoggerOptions } from 'pino';
+import { activeTraceIds } from './tracing/ids';
 
 /** The ids a log line carries where they exist: the request it serves and the run (workflow) it is about. */
 export interface LogIds {
@@ -51,15 +51,9 @@ export function childWithLogIds(logger: Logger, ids: LogIds): Logger {
  */
 export function logIdsMixin(_merge: object, _level: number, logger: Logger): object {
   const ids = current.getStore();
-  const span = trace.getActiveSpan();
-  if (!ids && !span) return {};
-  const out: Record<string, string> = ids ? unbound(ids, (logger as Logger & MaybeBound)[BOUND]) : {};
-  const context = span?.spanContext();
-  if (context && isSpanContextValid(context)) {
-    out.trace_id = context.traceId;
-    out.span_id = context.spanId;
-  }
-  return out;
+  const traced = activeTraceIds();
+  if (!ids) return traced;
+  return { ...unbound(ids, (logger as Logger & MaybeBound)[BOUND]), ...traced };
 }
 
 function unbound(ids: LogIds, bound: LogIds | undefined): Record<string, string> {

@@ -216,6 +216,14 @@ export const DispatchMessageSchema = z
     mcp_servers: z.array(McpServerConfigSchema).max(100).optional(),
     /** the git repository the run works in (issue 25): cloned, committed per step and pushed by the worker itself */
     repository: DispatchRepositorySchema.optional(),
+    /**
+     * the run's W3C trace context (issue 26, decision 0052): the worker's spans for this dispatch are
+     * children of it; absent when the run has no trace (tracing off); older workers ignore it
+     */
+    traceparent: z
+      .string()
+      .regex(/^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/)
+      .optional(),
   })
   .refine((d) => (d.action !== 'feedback' && d.action !== 'answer') || d.message !== undefined, {
     path: ['message'],

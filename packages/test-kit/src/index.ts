@@ -73,3 +73,4 @@ export {
 export { startSmtpServer, parseMail, type SmtpServer, type ReceivedMail } from './smtp-server';
 export { startChatReceiver, type ChatReceiver, type ChatRequest } from './chat-receiver';
 export * from './log-sink';
+export { startOtlpReceiver, spansOfExport, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';

@@ -7,10 +7,11 @@ import { dispatchBudgetOf } from '../workflows/budgets';
 import { decodeRequires, satisfies } from '../domain/routing';
 import { mcpServerConfigOf } from '../wire/mcp-server';
 import type { RunSecrets } from '../secrets/run-secrets';
+import { traceparentOf } from '@svc/observability';
 
 export type WorkflowForDispatch = Pick<
   Workflow,
-  'id' | 'project_id' | 'requirement' | 'template' | 'last_update_seq' | 'app_key'
+  'id' | 'project_id' | 'requirement' | 'template' | 'last_update_seq' | 'app_key' | 'trace_id' | 'trace_span_id'
 >;
 
 export const DISPATCH_SELECT = {
@@ -22,6 +23,9 @@ export const DISPATCH_SELECT = {
   app_key: true,
   /** the labels a worker must have to take it (dispatch/routing.ts) */
   requires: true,
+  /** the run's trace (decision 0052), sent as the dispatch's `traceparent` */
+  trace_id: true,
+  trace_span_id: true,
 } as const;
 
 /**
@@ -52,6 +56,7 @@ export async function buildDispatch(
     ...(await mcpServersPart(db, workflow.project_id, action)),
     ...(await secretsPart(secrets, workflow, action)),
     ...(await repositoryPart(secrets, workflow, action)),
+    ...traceparentPart(workflow),
   };
   if (withoutSnapshot(action)) return { ...base, action };
   // A pause goes to the run the worker holds: its `message` says whether to interrupt the running command.
@@ -63,6 +68,10 @@ export async function buildDispatch(
   if (!latest) return { ...base, action: 'start' };
   return { ...base, action, snapshot: snapshotData(latest), ...messageOf(options.message) };
 }
+
+/** The run's trace context (decision 0052), on every dispatch of a run that has a trace. */
+const traceparentPart = ({ trace_id, trace_span_id }: WorkflowForDispatch): { traceparent?: string } =>
+  trace_id && trace_span_id ? { traceparent: traceparentOf({ trace_id, trace_span_id }) } : {};
 
 const withoutSnapshot = (action: DispatchAction): action is 'start' | 'cancel' | 'generate_title' =>
   action === 'start' || action === 'cancel' || action === 'generate_title';

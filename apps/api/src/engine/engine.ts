@@ -7,6 +7,7 @@ import { clearIntent, clearSteering, grantTitle, recordIntent, type Intent } fro
 import { decide, UNFINISHED, type RunEvent } from './state-machine';
 import { statusColumns, statusEvents, transitionParts, type Applicable } from './transition-parts';
 import { commitWorkerBatch, type WorkerBatch } from './worker-batch';
+import { newRunTrace } from '../tracing/run-trace';
 
 export type { WorkerBatch };
 
@@ -61,10 +62,12 @@ export class WorkflowEngine {
     const decision = decide('new', { type: 'created' });
     if (decision.kind !== 'move')
       throw new Error(`the run table does not declare creation: ${JSON.stringify(decision)}`);
+    // Taken here, not inside the transaction, whose Prisma span would be the run's parent (decision 0052).
+    const runTrace = newRunTrace();
     let workflow: Workflow | null = null;
     const stored = await this.deps.events.appendWith(
       async (tx) => {
-        const row = await tx!.workflow.create({ data: { ...data, status: decision.to } });
+        const row = await tx!.workflow.create({ data: { ...data, ...runTrace, status: decision.to } });
         if (alongside) await alongside(tx!, row);
         workflow = row;
         return { groups: [{ workflow: row, events: [action(row.plan_revision)] }] };

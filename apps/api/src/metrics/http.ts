@@ -30,7 +30,8 @@ export const httpMetrics: RequestHandler = (req, res, next) => {
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const methodLabel = (method: string) => (METHODS.has(method) ? method : 'OTHER');
 
-function routeOf(req: Request): string {
+/** The request's route template as the metrics label it (also the name of its trace span). */
+export function routeOf(req: Request): string {
   const marked = (req as WithRoute)[ROUTE];
   if (marked) return marked;
   const route = req.route as { path?: unknown } | undefined;

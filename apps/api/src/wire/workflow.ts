@@ -49,6 +49,7 @@ export function presentWorkflow(workflow: WorkflowRow, workerName: string | null
     concurrency_mode: workflow.concurrency_mode as Workflow['concurrency_mode'],
     requires: decodeRequires(workflow.requires),
     waiting_reason: waitingReasonOf(workflow),
+    trace_id: workflow.trace_id,
   };
 }
 

@@ -20,6 +20,7 @@ import {
   type Worker,
 } from '@svc/protocol';
 import { AbortedError } from '../util/aborted';
+import { tracedFetch } from '../tracing/spans';
 import { silentLogger, type Logger } from '../util/logger';
 
 export { ApiError } from '@svc/client';
@@ -69,6 +70,7 @@ export class ServerApi {
         baseUrl: options.serverUrl,
         auth: { bearer: options.token },
         timeoutMs: options.timeoutMs ?? 60_000,
+        fetch: tracedFetch,
       });
     this.retry = options.retry ?? DEFAULT_SERVER_RETRY;
     this.logger = options.logger ?? silentLogger;

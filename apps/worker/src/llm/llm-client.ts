@@ -13,6 +13,7 @@ import type { LlmConfig } from '../config';
 import { silentLogger, type Logger } from '../util/logger';
 import { AbortedError, withOwnSignal } from '../util/aborted';
 import { boundDetail } from './call-detail';
+import { inChatSpan, recordCompletion } from '../tracing/spans';
 import { requestFailure, RetryPolicy, type AttemptFailure } from './retry-policy';
 
 export { serverDelayMs } from './retry-policy';
@@ -146,6 +147,8 @@ type AttemptOutcome =
 interface NextAttempt {
   sent: ChatCompletionMessageParam[];
   waitMs: number;
+  /** 1 for the first request, counting retries (its trace span's `svc.llm.attempt`) */
+  attempt: number;
 }
 
 interface Sent {
@@ -312,7 +315,7 @@ export class LlmClient implements ChatModel {
     messages: ChatCompletionMessageParam[],
     continuing: boolean,
   ): Promise<Reply> {
-    let next: NextAttempt = { sent: messages, waitMs: 0 };
+    let next: NextAttempt = { sent: messages, waitMs: 0, attempt: 1 };
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(request, next, continuing);
       if (outcome.ok) return this.succeeded(request, outcome, attempt);
@@ -322,6 +325,7 @@ export class LlmClient implements ChatModel {
       if (!decision.retry) this.fail(request, failure, attempt, decision.reason);
       // A bad reply is asked again nudged, never replaying the bad turn.
       next = {
+        attempt: attempt + 1,
         waitMs: decision.waitMs,
         sent: failure.nudge === undefined ? messages : [...messages, { role: 'user', content: failure.nudge }],
       };
@@ -339,8 +343,15 @@ export class LlmClient implements ChatModel {
       // Rejects at once when the signal fires; the catch below turns that into AbortedError.
       if (next.waitMs > 0) await this.wait(next.waitMs, request.signal);
       started = Date.now();
-      const completion = await withOwnSignal(request.signal, (signal) =>
-        this.client.chat.completions.create(this.params(request, next.sent), { signal }),
+      const completion = await inChatSpan(
+        { model: this.config.model, baseUrl: this.config.baseUrl, phase: request.phase, attempt: next.attempt },
+        async (span) => {
+          const reply = await withOwnSignal(request.signal, (signal) =>
+            this.client.chat.completions.create(this.params(request, next.sent), { signal }),
+          );
+          recordCompletion(span, reply);
+          return reply;
+        },
       );
       const { model } = this.config;
       const detailMaxBytes = this.options.detailMaxBytes ?? 0;

@@ -8,6 +8,7 @@ import type {
 import type { ChatModel } from '../llm/llm-client';
 import { invokeTool, toolSpec } from '../tools/invoke';
 import type { Tool, ToolContext, ToolEffect } from '../tools/tool';
+import { inToolSpan } from '../tracing/spans';
 
 /** A phase made no progress: the LLM kept talking without finishing within its turn budget. */
 export class NoProgressError extends Error {
@@ -124,7 +125,9 @@ class Conversation {
   /** Runs one tool call, logs it and answers it in the context, its output cut to the byte budget. */
   private async runCall(call: FunctionCall): Promise<ToolEffect | undefined> {
     const startedAt = Date.now();
-    const { input, output, isError, stoppedBy } = await this.invoke(call);
+    const { input, output, isError, stoppedBy } = await inToolSpan({ name: call.function.name, id: call.id }, () =>
+      this.invoke(call),
+    );
     // Masked before the cut (which could halve a value) and before the output enters the conversation.
     const masked = this.options.toolContext.maskSecrets?.(output) ?? output;
     const cut = truncateUtf8(masked, this.options.outputMaxBytes, { marker: true }).text;

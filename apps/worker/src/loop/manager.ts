@@ -10,6 +10,7 @@ import type { LoopDeps } from './deps';
 import { WorkflowRun, type RunEnd } from './runner';
 import { generateTitle } from './title';
 import { WorkflowUpdates } from './updates';
+import { inAgentSpan, inDispatchContext } from '../tracing/spans';
 
 type RunDispatch = DispatchMessage & { action: 'start' | 'resume' | 'feedback' | 'answer' };
 
@@ -248,14 +249,15 @@ export class WorkflowManager implements LinkHandlers {
       ...(message.repository ? { repository: message.repository } : {}),
     });
     this.runs.set(id, run);
-    const done = run
-      .execute({
+    const done = inAgentSpan(message, this.deps.config.name, () =>
+      run.execute({
         action: message.action,
         template: message.template,
         snapshot: message.snapshot,
         message: message.message,
         ...(previous ? { state: previous.state } : {}),
-      })
+      }),
+    )
       .catch((err: unknown) => {
         this.deps.logger.error({ workflowId: id, error: errorMessage(err) }, 'workflow run crashed');
         return 'failed' as const;
@@ -282,7 +284,9 @@ export class WorkflowManager implements LinkHandlers {
     this.titled.add(id);
     this.deps.link.beginWorkflow(id, message.last_seq);
     const release = this.deps.secrets.hold(id, new RunSecrets(message.secrets));
-    const job = generateTitle(this.deps.llmFor(id), this.deps.prompts.title, message.requirement)
+    const job = inDispatchContext(message.traceparent, () =>
+      generateTitle(this.deps.llmFor(id), this.deps.prompts.title, message.requirement),
+    )
       .then((title) => {
         if (title) new WorkflowUpdates(this.deps.link, id).title(title);
       })

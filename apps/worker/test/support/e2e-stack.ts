@@ -21,6 +21,8 @@ export interface StackOptions {
   apiEnv?: Record<string, string>;
   /** Extra worker config keys for the worker started with the stack. */
   workerConfig?: Record<string, unknown>;
+  /** Extra environment of every worker process the stack starts. */
+  workerEnv?: Record<string, string>;
 }
 
 /**
@@ -78,6 +80,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         llmUrl: llm.url,
         name,
         config,
+        env: options.workerEnv,
       });
       workers.push(worker);
       await eventually(

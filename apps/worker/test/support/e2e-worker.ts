@@ -19,6 +19,8 @@ export interface WorkerProcessOptions {
   config?: Record<string, unknown>;
   /** Extra command-line flags, e.g. `--once`. */
   args?: readonly string[];
+  /** Extra environment of the process, e.g. OTEL_* variables. */
+  env?: Record<string, string>;
 }
 
 /** Writes `<dir>/<name>.yaml` for the real CLI; the token travels in the environment (`token_env`). */
@@ -49,7 +51,7 @@ export function startWorkerProcess(options: WorkerProcessOptions): ManagedProces
     [CLI, '--config', configFile, ...(options.args ?? [])],
     {
       cwd: options.dir,
-      env: { PATH: process.env.PATH, HOME: options.dir, SVC_E2E_WORKER_TOKEN: options.token },
+      env: { PATH: process.env.PATH, HOME: options.dir, SVC_E2E_WORKER_TOKEN: options.token, ...options.env },
     },
   );
 }

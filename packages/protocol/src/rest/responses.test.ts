@@ -43,6 +43,7 @@ const workflow = {
   concurrency_mode: 'queue',
   requires: ['gpu'],
   waiting_reason: null,
+  trace_id: null,
 };
 
 const responses = [

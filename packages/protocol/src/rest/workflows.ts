@@ -54,6 +54,11 @@ export const WorkflowSchema = z.object({
   requires: z.array(z.string()),
   /** why a queued run is not taken, e.g. no online worker has its labels; null otherwise */
   waiting_reason: z.string().nullable(),
+  /** the run's OpenTelemetry trace id (decision 0052); null when tracing was off when it was created */
+  trace_id: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/)
+    .nullable(),
 });
 export type Workflow = z.infer<typeof WorkflowSchema>;
 

@@ -1,4 +1,4 @@
-import type { RefObject } from 'react';
+import { useRef, useState, type RefObject } from 'react';
 import { Link } from 'react-router';
 import { TERMINAL_WORKFLOW_STATUSES, type Workflow } from '@svc/protocol';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -53,6 +53,41 @@ export function RunHeader({ workflow, progress, following, usage, titleRef }: Pr
   );
 }
 
+/**
+ * The run's OpenTelemetry trace id (decision 0052), to look the run up in Jaeger, Tempo or the like:
+ * selectable text (one click selects it all) and a Copy button.
+ */
+function TraceId({ traceId }: { traceId: string }) {
+  const text = useRef<HTMLElement>(null);
+  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(traceId);
+      setCopied('yes');
+    } catch {
+      // No clipboard permission: select the id so Ctrl+C copies it.
+      const range = document.createRange();
+      if (text.current) range.selectNodeContents(text.current);
+      window.getSelection()?.removeAllRanges();
+      window.getSelection()?.addRange(range);
+      setCopied('failed');
+    }
+  };
+  return (
+    <span className="run-trace">
+      <code ref={text} className="run-trace-id" data-testid="trace-id">
+        {traceId}
+      </code>{' '}
+      <button type="button" className="link-button" onClick={() => void copy()} aria-label="Copy the trace id">
+        Copy
+      </button>
+      <span role="status" className="visually-hidden">
+        {copied === 'yes' ? 'Trace id copied' : copied === 'failed' ? 'Trace id selected: press Ctrl+C to copy' : ''}
+      </span>
+    </span>
+  );
+}
+
 /** The run's duration (ticking while it runs), times, worker, tokens and estimated cost. */
 function RunFacts({ workflow, usage }: { workflow: Workflow; usage: Usage }) {
   const finished = TERMINAL_WORKFLOW_STATUSES.includes(workflow.status);
@@ -81,6 +116,11 @@ function RunFacts({ workflow, usage }: { workflow: Workflow; usage: Usage }) {
       <Fact name="Estimated cost" id="cost">
         <Cost usage={usage} />
       </Fact>
+      {workflow.trace_id && (
+        <Fact name="Trace" id="trace">
+          <TraceId traceId={workflow.trace_id} />
+        </Fact>
+      )}
     </dl>
   );
 }

@@ -49,6 +49,7 @@ const workflow: Workflow = {
   concurrency_mode: null,
   requires: [],
   waiting_reason: null,
+  trace_id: null,
 };
 /** Folds events as the page receives them, numbering them 1, 2, ... */
 const foldFrom = (state: LiveState, first: number, events: BrowserEvent[]) =>
