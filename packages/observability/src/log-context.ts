@@ -2,10 +2,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger, LoggerOptions } from 'pino';
 import { activeTraceIds } from './tracing/ids';
 
-/** The ids a log line carries where they exist: the request it serves and the run (workflow) it is about. */
+/**
+ * The ids a log line carries where they exist: the request it serves, the run (workflow) it is about and
+ * that run's trace (a line written inside an active span carries that span's trace instead).
+ */
 export interface LogIds {
   request_id?: string;
   run_id?: string;
+  trace_id?: string;
 }
 
 const current = new AsyncLocalStorage<LogIds>();
@@ -58,7 +62,7 @@ export function logIdsMixin(_merge: object, _level: number, logger: Logger): obj
 
 function unbound(ids: LogIds, bound: LogIds | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const key of ['request_id', 'run_id'] as const) {
+  for (const key of ['request_id', 'run_id', 'trace_id'] as const) {
     const value = ids[key];
     if (value !== undefined && bound?.[key] === undefined) out[key] = value;
   }

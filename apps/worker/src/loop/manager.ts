@@ -1,4 +1,4 @@
-import { withLogIds } from '@svc/observability';
+import { parseTraceparent, withLogIds, type LogIds } from '@svc/observability';
 import { randomUUID } from 'node:crypto';
 import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/protocol';
 import { CommandOutput } from '../executor/command-output';
@@ -11,6 +11,12 @@ import { WorkflowRun, type RunEnd } from './runner';
 import { generateTitle } from './title';
 import { WorkflowUpdates } from './updates';
 import { inAgentSpan, inDispatchContext } from '../tracing/spans';
+
+/** A run's log ids: its id, and its trace's when the dispatch carries one (decision 0057). */
+function runLogIds(message: DispatchMessage): LogIds {
+  const trace = parseTraceparent(message.traceparent);
+  return trace ? { run_id: message.workflow_id, trace_id: trace.traceId } : { run_id: message.workflow_id };
+}
 
 type RunDispatch = DispatchMessage & { action: 'start' | 'resume' | 'feedback' | 'answer' };
 
@@ -52,7 +58,7 @@ export class WorkflowManager implements LinkHandlers {
   }
 
   dispatch(message: DispatchMessage): void {
-    withLogIds({ run_id: message.workflow_id }, () => this.route(message));
+    withLogIds(runLogIds(message), () => this.route(message));
   }
 
   private route(message: DispatchMessage): void {
@@ -217,7 +223,7 @@ export class WorkflowManager implements LinkHandlers {
 
   /** Every line the run logs carries its id (log ids), the lines of the runs it starts when it ends theirs. */
   private launch(message: RunDispatch, previous?: WorkflowRun): void {
-    withLogIds({ run_id: message.workflow_id }, () => this.launchRun(message, previous));
+    withLogIds(runLogIds(message), () => this.launchRun(message, previous));
   }
 
   private launchRun(message: RunDispatch, previous?: WorkflowRun): void {

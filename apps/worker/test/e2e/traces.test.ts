@@ -164,6 +164,14 @@ describe.each(TEST_PROVIDERS)('OpenTelemetry traces of a run (%s)', (db) => {
       // No prompt, completion or tool text in any span.
       const texts = spans.flatMap((s) => Object.values(s.attributes)).map((v) => JSON.stringify(v));
       expect(texts.filter((t) => t.includes('traced-secret-requirement'))).toEqual([]);
+
+      // The worker's log lines about the run carry the run's trace id (decision 0057).
+      const lines = stack.workers[0]!.output.split('\n').filter((line) => line.startsWith('{'));
+      const aboutRun = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((l) => l.run_id === created.id);
+      expect(aboutRun.length).toBeGreaterThan(0);
+      expect(aboutRun.filter((line) => line.trace_id !== traceId)).toEqual([]);
     },
     E2E_TIMEOUT_MS,
   );
