@@ -256,6 +256,18 @@ export class S3Storage implements Storage {
     ] as const)
       for await (const object of this.objects.list(from))
         moves.push({ from: object.key, to: `${archive}${kind}/${object.key.slice(from.length)}` });
+    await this.moveObjects(moves);
+    return {
+      location: this.archiveLocation(projectId, at),
+      restore: async () => {
+        for (const move of moves) await this.objects.copy(move.to, move.from);
+        await this.objects.deleteAll(moves.map((move) => move.to));
+      },
+    };
+  }
+
+  /** Copies every object to its new key, then deletes the originals; a failed copy deletes the copies made. */
+  private async moveObjects(moves: readonly { from: string; to: string }[]): Promise<void> {
     const copied: string[] = [];
     try {
       for (const move of moves) {
@@ -267,13 +279,6 @@ export class S3Storage implements Storage {
       throw error;
     }
     await this.objects.deleteAll(moves.map((move) => move.from));
-    return {
-      location: this.archiveLocation(projectId, at),
-      restore: async () => {
-        for (const move of moves) await this.objects.copy(move.to, move.from);
-        await this.objects.deleteAll(moves.map((move) => move.to));
-      },
-    };
   }
 
   /** Copies the archived objects back to the project's prefixes, then deletes the archived copies. */
@@ -295,17 +300,7 @@ export class S3Storage implements Storage {
       for await (const object of this.objects.list(from))
         moves.push({ from: object.key, to: `${to}${object.key.slice(from.length)}` });
     }
-    const copied: string[] = [];
-    try {
-      for (const move of moves) {
-        await this.objects.copy(move.from, move.to);
-        copied.push(move.to);
-      }
-    } catch (error) {
-      await this.objects.deleteAll(copied).catch(() => undefined);
-      throw error;
-    }
-    await this.objects.deleteAll(moves.map((move) => move.from));
+    await this.moveObjects(moves);
   }
 
   async sweepStaleUploads(now = Date.now()): Promise<number> {
