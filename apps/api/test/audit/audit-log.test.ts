@@ -269,7 +269,12 @@ describe.each(TEST_PROVIDERS)('the audit log on %s', (provider) => {
     const mcp = `/svc/api/projects/${project}/mcp-servers/docs`;
     const mcpBody = { transport: 'http', url: 'https://mcp.example.com/mcp' };
     await audited('mcp_server.created', mcp, { method: 'PUT', json: mcpBody }, 201);
-    const mcpUpdated = await audited('mcp_server.updated', mcp, { method: 'PUT', json: { ...mcpBody, enabled: false } }, 200);
+    const mcpUpdated = await audited(
+      'mcp_server.updated',
+      mcp,
+      { method: 'PUT', json: { ...mcpBody, enabled: false } },
+      200,
+    );
     expect(mcpUpdated.row).toMatchObject({ target: { type: 'mcp_server', id: 'docs' }, detail: { enabled: false } });
     await audited('mcp_server.deleted', mcp, { method: 'DELETE' }, 204);
 
@@ -319,7 +324,12 @@ describe.each(TEST_PROVIDERS)('the audit log on %s', (provider) => {
     await audited('webhook.deleted', hookPath, { method: 'DELETE' }, 204);
 
     const budget = { budget: { max_tokens: 1000 } };
-    await audited('project.budget_updated', `/svc/api/projects/${project}/budget`, { method: 'PUT', json: budget }, 200);
+    await audited(
+      'project.budget_updated',
+      `/svc/api/projects/${project}/budget`,
+      { method: 'PUT', json: budget },
+      200,
+    );
     const run = await createWorkflow(server, olga, project);
     const raised = await audited(
       'run.budget_changed',

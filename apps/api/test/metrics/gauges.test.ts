@@ -1,12 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import {
-  EventStream,
-  eventually,
-  freePort,
-  openBrowserSocket,
-  startApiProcess,
-  type ApiProcess,
-} from '@svc/test-kit';
+import { EventStream, eventually, freePort, openBrowserSocket, startApiProcess, type ApiProcess } from '@svc/test-kit';
 
 /**
  * Issue 26: the gauges a scrape reads from the process itself, on a real API process on PostgreSQL: open

@@ -84,15 +84,15 @@ export function triggerHandlers(
     const row = await db.$transaction(async (tx) => {
       const created = await tx.trigger.create({
         data: {
-        format: 'github',
-        ...columnsOf(body),
-        name: body.name.trim(),
-        requirement_template: body.requirement_template,
-        project_id: project.id,
-        secret: newTriggerSecret(),
-        // no window yet: the first delivery opens one (rate-limit.ts)
-        window_started_at: new Date(0),
-        created_by: actor.id,
+          format: 'github',
+          ...columnsOf(body),
+          name: body.name.trim(),
+          requirement_template: body.requirement_template,
+          project_id: project.id,
+          secret: newTriggerSecret(),
+          // no window yet: the first delivery opens one (rate-limit.ts)
+          window_started_at: new Date(0),
+          created_by: actor.id,
         },
       });
       await recordAudit(tx, auditContextOf(req), triggerAudit('trigger.created', created));

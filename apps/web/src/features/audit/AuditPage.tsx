@@ -15,7 +15,8 @@ export function AuditPage() {
       <AdminTabs />
       <p className="muted">
         Security-relevant actions, newest first: sign-ins, tokens, members and invitations, secrets, settings,
-        integrations (MCP servers, repositories, triggers, webhooks), budgets, project and run deletions. Rows are never changed or deleted, only pruned after the retention period.
+        integrations (MCP servers, repositories, triggers, webhooks), budgets, project and run deletions. Rows are never
+        changed or deleted, only pruned after the retention period.
       </p>
       <AuditLog source={instanceAudit} showProject />
     </div>
