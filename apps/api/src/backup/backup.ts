@@ -43,6 +43,11 @@ export async function takeBackup(config: Config, to: string, version: string): P
   if (inside(config.dataDir, dest)) throw new BackupError('the backup folder must be outside the data folder');
   if (existsSync(dest) && (await readdir(dest)).length > 0)
     throw new BackupError(`${dest} is not empty: back up into a new or empty folder`);
+  // Checked before anything is written: a wrong DATA_DIR/DATABASE_URL leaves no half-made backup folder.
+  if (providerOf(config.databaseUrl) === 'sqlite' && !existsSync(sqliteFilePath(config.databaseUrl)))
+    throw new BackupError(
+      `no database at ${sqliteFilePath(config.databaseUrl)}: run the backup with the server's DATA_DIR and DATABASE_URL`,
+    );
   await mkdir(join(dest, 'database'), { recursive: true, mode: 0o700 });
 
   const database = await snapshotDatabase(config, dest);
