@@ -27,7 +27,7 @@ const SQL = {
              SUM(CASE WHEN prompt_tokens IS NULL OR completion_tokens IS NULL THEN 1 ELSE 0 END) AS unknown_usage_calls,
              COUNT(error) AS failed_calls
              FROM llm_call_logs WHERE workflow_id = $1`,
-  projects: `SELECT p.id, p.name, p.description, p.created_at, p.updated_at, m.role
+  projects: `SELECT p.id, p.name, p.description, p.created_at, p.updated_at, p.max_running, m.role
              FROM projects p JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
              WHERE p.deleted_at IS NULL ORDER BY p.created_at, p.id`,
 };

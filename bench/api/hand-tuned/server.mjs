@@ -78,6 +78,13 @@ const presentWorkflow = (w, workerName) => ({
   plan_revision: Number(w.plan_revision),
   worker_name: workerName,
   app_link: w.app_key ? `${SVC_URL}/svc/apps/${w.app_key}/` : null,
+  priority: Number(w.priority),
+  concurrency_key: w.concurrency_key,
+  concurrency_mode: w.concurrency_mode,
+  requires: JSON.parse(w.requires),
+  // the routing notice only while the run waits in the queue
+  waiting_reason: w.assigned_worker_id === null && UNFINISHED.has(w.status) ? w.waiting_reason : null,
+  trace_id: w.trace_id,
 });
 
 const UNFINISHED = new Set(['pending', 'planning', 'running', 'waiting_user']);
@@ -200,6 +207,7 @@ async function route(req) {
         description: p.description,
         created_at: iso(p.created_at),
         updated_at: iso(p.updated_at),
+        max_running: p.max_running === null ? null : Number(p.max_running),
         role: p.role,
       })),
     };
