@@ -147,8 +147,6 @@ type AttemptOutcome =
 interface NextAttempt {
   sent: ChatCompletionMessageParam[];
   waitMs: number;
-  /** 1 for the first request, counting retries (its trace span's `svc.llm.attempt`) */
-  attempt: number;
 }
 
 interface Sent {
@@ -315,9 +313,9 @@ export class LlmClient implements ChatModel {
     messages: ChatCompletionMessageParam[],
     continuing: boolean,
   ): Promise<Reply> {
-    let next: NextAttempt = { sent: messages, waitMs: 0, attempt: 1 };
+    let next: NextAttempt = { sent: messages, waitMs: 0 };
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(request, next, continuing);
+      const outcome = await this.attempt(request, next, attempt, continuing);
       if (outcome.ok) return this.succeeded(request, outcome, attempt);
       const { failure } = outcome;
       const decision = this.retryPolicy.decide(failure, attempt);
@@ -325,7 +323,6 @@ export class LlmClient implements ChatModel {
       if (!decision.retry) this.fail(request, failure, attempt, decision.reason);
       // A bad reply is asked again nudged, never replaying the bad turn.
       next = {
-        attempt: attempt + 1,
         waitMs: decision.waitMs,
         sent: failure.nudge === undefined ? messages : [...messages, { role: 'user', content: failure.nudge }],
       };
@@ -336,15 +333,20 @@ export class LlmClient implements ChatModel {
     }
   }
 
-  /** Waits as planned, then sends the request once. */
-  private async attempt(request: ChatRequest, next: NextAttempt, continuing: boolean): Promise<AttemptOutcome> {
+  /** Waits as planned, then sends the request once (`attempt`: 1 for the first, counting retries). */
+  private async attempt(
+    request: ChatRequest,
+    next: NextAttempt,
+    attempt: number,
+    continuing: boolean,
+  ): Promise<AttemptOutcome> {
     let started = Date.now();
     try {
       // Rejects at once when the signal fires; the catch below turns that into AbortedError.
       if (next.waitMs > 0) await this.wait(next.waitMs, request.signal);
       started = Date.now();
       const completion = await inChatSpan(
-        { model: this.config.model, baseUrl: this.config.baseUrl, phase: request.phase, attempt: next.attempt },
+        { model: this.config.model, baseUrl: this.config.baseUrl, phase: request.phase, attempt },
         async (span) => {
           const reply = await withOwnSignal(request.signal, (signal) =>
             this.client.chat.completions.create(this.params(request, next.sent), { signal }),
