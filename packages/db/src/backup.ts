@@ -1,20 +1,11 @@
-import { resolve } from 'node:path';
 import { createClient } from '@libsql/client';
 import { Client as PgClient } from 'pg';
-import { providerOf } from './url';
+import { providerOf, sqlText } from './url';
 
 /**
  * The database side of backup and restore (apps/api/src/backup): a SQLite snapshot, the migration level,
  * and what a target database already holds. PostgreSQL dumps are taken by `pg_dump` (a process), not here.
  */
-
-/** The file a `file:` URL names (query parameters dropped). */
-export function sqliteFilePath(url: string): string {
-  if (providerOf(url) !== 'sqlite') throw new Error('not a SQLite URL');
-  return resolve(url.slice('file:'.length).replace(/\?.*$/, ''));
-}
-
-const sqlText = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 /**
  * A transactionally consistent copy of a live SQLite database in `target` (which must not exist):

@@ -28,6 +28,6 @@ export {
 } from './query';
 export { rowDecoder, columnTypes, LLM_CALL_LOG_COLUMNS, type ColumnKind, type Row, type SqlType } from './rows';
 export type { SqliteStatements, SqliteWriter } from './sqlite-writer';
-export { providerOf, type DbProvider } from './url';
-export { appliedMigrations, databaseContents, snapshotSqlite, sqliteFilePath, type DatabaseContents } from './backup';
+export { providerOf, sqliteFilePath, type DbProvider } from './url';
+export { appliedMigrations, databaseContents, snapshotSqlite, type DatabaseContents } from './backup';
 export type * from '../generated/sqlite';

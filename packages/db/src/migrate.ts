@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, type Client } from '@libsql/client';
 import { Client as PgClient } from 'pg';
-import { providerOf } from './url';
+import { providerOf, sqlText } from './url';
 
 export interface Migration {
   id: string;
@@ -95,11 +95,6 @@ async function applySqlite(client: Client, migration: Migration): Promise<boolea
     await tx.rollback();
     throw err;
   }
-}
-
-/** A SQL string literal. */
-function sqlText(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
 }
 
 async function migratePostgres(url: string, migrations: Migration[]): Promise<MigrationResult> {

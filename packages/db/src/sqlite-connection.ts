@@ -1,4 +1,5 @@
 import Database from 'libsql';
+import { sqliteFilePath } from './url';
 
 /**
  * The PRAGMAs every connection that writes must have (they are per connection): writers wait instead
@@ -22,7 +23,7 @@ export function openSqliteConnection(
   pragmas: readonly string[],
   { maxPrepared = Number.POSITIVE_INFINITY } = {},
 ): SqliteConnection {
-  const db = new Database(sqlitePath(url));
+  const db = new Database(sqliteFilePath(url));
   for (const pragma of pragmas) db.prepare(`PRAGMA ${pragma}`).all();
   const statements = new Map<string, Database.Statement>();
   return {
@@ -36,13 +37,4 @@ export function openSqliteConnection(
       return statement;
     },
   };
-}
-
-/** The file a `file:` URL names (`file:/abs`, `file:///abs`, `file:rel`; query parameters ignored). */
-function sqlitePath(url: string): string {
-  const path = url
-    .slice('file:'.length)
-    .split('?')[0]!
-    .replace(/^\/\/(localhost)?(?=\/)/, '');
-  return decodeURIComponent(path);
 }

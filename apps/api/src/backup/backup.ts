@@ -1,22 +1,17 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, readdir, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { appliedMigrations, providerOf, snapshotSqlite, sqliteFilePath } from '@svc/db';
 import type { Config } from '../config';
 import { generatedKeyPath } from '../auth/keys';
 import { S3Objects } from '../services/storage/s3-objects';
 import { UPLOAD_TEMP_PREFIX } from '../services/safe-path';
 import { BACKUP_FORMAT, BackupError, writeManifest, type BackupManifest, type ManifestFile } from './manifest';
-import { copyTree, hashOf, slashed, writeHashed, type TreeCopy } from './files';
+import { copyTree, hashOf, isInside, liveDatabaseFiles, slashed, writeHashed, type TreeCopy } from './files';
 import { pgDump } from './postgres';
 
 /** The data folder's parts in the order they are copied (see `takeBackup`); anything else follows. */
 const DATA_ORDER = ['workspaces', 'storage', 'archive'];
-
-const inside = (root: string, path: string) => {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..');
-};
 
 async function hashFile(path: string, backupPath: string): Promise<ManifestFile> {
   const mode = (await stat(path)).mode & 0o777;
@@ -40,7 +35,7 @@ async function hashFile(path: string, backupPath: string): Promise<ManifestFile>
 export async function takeBackup(config: Config, to: string, version: string): Promise<BackupManifest> {
   const started = performance.now();
   const dest = resolve(to);
-  if (inside(config.dataDir, dest)) throw new BackupError('the backup folder must be outside the data folder');
+  if (isInside(config.dataDir, dest)) throw new BackupError('the backup folder must be outside the data folder');
   if (existsSync(dest) && (await readdir(dest)).length > 0)
     throw new BackupError(`${dest} is not empty: back up into a new or empty folder`);
   // Checked before anything is written: a wrong DATA_DIR/DATABASE_URL leaves no half-made backup folder.
@@ -103,8 +98,7 @@ async function snapshotDatabase(config: Config, dest: string) {
  * found in one or the other), everything else last; never the live database files or upload temps.
  */
 async function copyDataFolder(config: Config, dest: string, copied: TreeCopy): Promise<void> {
-  const liveDb = providerOf(config.databaseUrl) === 'sqlite' ? sqliteFilePath(config.databaseUrl) : null;
-  const liveFiles = liveDb ? [liveDb, `${liveDb}-wal`, `${liveDb}-shm`, `${liveDb}-journal`] : [];
+  const liveFiles = liveDatabaseFiles(config.databaseUrl);
   const skipLive = (rel: string, name: string) =>
     name.startsWith(UPLOAD_TEMP_PREFIX) || liveFiles.includes(join(config.dataDir, rel));
   for (const part of DATA_ORDER) await copyTree(join(config.dataDir, part), dest, `data/${part}`, skipLive, copied);
@@ -135,7 +129,7 @@ async function copyObjects(config: Config, dest: string, copied: TreeCopy): Prom
 async function copyKeys(config: Config, dest: string, copied: TreeCopy): Promise<BackupManifest['keys']> {
   const keyInBackup = async (path: string, name: string): Promise<string | null> => {
     if (!existsSync(path)) return null;
-    if (inside(config.dataDir, path)) return `data/${slashed(relative(config.dataDir, path))}`;
+    if (isInside(config.dataDir, path)) return `data/${slashed(relative(config.dataDir, path))}`;
     const backupPath = `keys/${name}`;
     const written = await writeHashed(createReadStream(path), join(dest, backupPath), 0o600);
     copied.files.push({ path: backupPath, mode: 0o600, ...written });

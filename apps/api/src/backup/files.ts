@@ -4,9 +4,23 @@ import { chmod, lstat, mkdir, readdir, readlink, symlink } from 'node:fs/promise
 import { dirname, join, relative, sep } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { providerOf, sqliteFilePath } from '@svc/db';
 import type { ManifestDir, ManifestFile, ManifestLink } from './manifest';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+
+/** Whether `path` is `root` or lies under it. */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return !rel.startsWith('..') && !rel.startsWith(sep);
+}
+
+/** The files of a live SQLite database (none for PostgreSQL): never copied as data, nor counted as content. */
+export function liveDatabaseFiles(databaseUrl: string): string[] {
+  if (providerOf(databaseUrl) !== 'sqlite') return [];
+  const file = sqliteFilePath(databaseUrl);
+  return [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
+}
 
 /** `a/b` style, whatever the platform. */
 export const slashed = (path: string) => path.split(sep).join('/');

@@ -1,12 +1,12 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, symlink, utimes } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { databaseContents, loadMigrations, migrate, providerOf, sqliteFilePath } from '@svc/db';
 import type { Config } from '../config';
 import { generatedKeyPath } from '../auth/keys';
 import { S3Objects } from '../services/storage/s3-objects';
 import { BackupError, readManifest, type BackupManifest, type ManifestFile } from './manifest';
-import { hashOf, slashed, writeHashed } from './files';
+import { hashOf, isInside, liveDatabaseFiles, slashed, writeHashed } from './files';
 import { pgRestore } from './postgres';
 
 export interface RestoreSummary {
@@ -15,11 +15,6 @@ export interface RestoreSummary {
   migrated: string[];
   timings_ms: { database: number; files: number; objects: number; total: number };
 }
-
-const inside = (root: string, path: string) => {
-  const rel = relative(root, path);
-  return !rel.startsWith('..') && !rel.startsWith(sep);
-};
 
 /** Folders a first start of an empty installation creates (with keys it generated): not content. */
 const FIRST_START_FOLDERS = new Set(['keys', 'templates']);
@@ -81,8 +76,7 @@ async function checkDatabaseEmpty(config: Config): Promise<boolean> {
 
 /** No files in the data folder but what a first start makes. */
 async function checkDataFolderEmpty(config: Config): Promise<void> {
-  const liveDb = providerOf(config.databaseUrl) === 'sqlite' ? sqliteFilePath(config.databaseUrl) : null;
-  const liveDbFiles = liveDb ? [liveDb, `${liveDb}-wal`, `${liveDb}-shm`, `${liveDb}-journal`] : [];
+  const liveDbFiles = liveDatabaseFiles(config.databaseUrl);
   const present = await filesUnder(
     config.dataDir,
     (rel) => FIRST_START_FOLDERS.has(rel) || liveDbFiles.includes(join(config.dataDir, rel)),
@@ -96,7 +90,7 @@ async function checkDataFolderEmpty(config: Config): Promise<void> {
 /** A key path outside the data folder holds nothing, or the same key. */
 async function checkKeys(config: Config, manifest: BackupManifest, from: string): Promise<void> {
   for (const [source, to] of keyTargets(config, manifest)) {
-    if (inside(config.dataDir, to) || !existsSync(to)) continue;
+    if (isInside(config.dataDir, to) || !existsSync(to)) continue;
     const [have, want] = await Promise.all([readFile(to), readFile(join(from, source))]);
     if (!have.equals(want)) throw new BackupError(`${to} holds another key: move it away to restore this backup`);
   }
@@ -185,9 +179,8 @@ async function restoreDatabase(
   clean: boolean,
 ): Promise<void> {
   if (manifest.database.kind === 'sqlite') {
-    const path = sqliteFilePath(config.databaseUrl);
-    for (const suffix of ['', '-wal', '-shm', '-journal']) await rm(`${path}${suffix}`, { force: true });
-    await restoreFile(from, database, path);
+    for (const file of liveDatabaseFiles(config.databaseUrl)) await rm(file, { force: true });
+    await restoreFile(from, database, sqliteFilePath(config.databaseUrl));
     return;
   }
   const check = await hashOf(createReadStream(join(from, database.path)));

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rmdir } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { conflict } from '../domain/errors';
-import { archiveDir, projectStorageDir, projectWorkspacesDir } from './workspace-paths';
+import { archiveDir, archiveFolderName, projectStorageDir, projectWorkspacesDir } from './workspace-paths';
 import { removeUploadTemps } from './upload-sweep';
 
 export interface ArchivedFiles {
@@ -53,11 +53,8 @@ export async function archiveProjectFiles(dataDir: string, projectId: string, at
  * what was already moved and rethrows.
  */
 export async function restoreProjectFiles(dataDir: string, projectId: string, archivePath: string): Promise<void> {
-  // By its name in this data folder's archive: a restored backup (or a moved data folder) keeps the
-  // archive, under another absolute path than the one stored at deletion.
-  const name = basename(archivePath);
-  if (!name.startsWith(`${projectId}-`) || name.includes('..'))
-    throw conflict('the archive path of this project does not name its archive folder');
+  const name = archiveFolderName(projectId, archivePath);
+  if (!name) throw conflict('the archive path of this project does not name its archive folder');
   const path = join(resolve(dataDir, 'archive'), name);
   const moves = [
     { from: join(path, 'workspaces'), to: projectWorkspacesDir(dataDir, projectId) },

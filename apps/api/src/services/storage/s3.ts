@@ -5,6 +5,7 @@ import { DomainError, notFound } from '../../domain/errors';
 import { MAX_LISTING_ENTRIES } from '../file-listing';
 import { invalidPath, safeSegments, UPLOAD_TEMP_PREFIX, type SegmentOptions } from '../safe-path';
 import { STALE_UPLOAD_AGE_MS } from '../upload-sweep';
+import { archiveFolderName } from '../workspace-paths';
 import { tarOf, type TarSource } from './object-tar';
 import { S3Objects, type S3Settings } from './s3-objects';
 import type {
@@ -235,6 +236,14 @@ export class S3Storage implements Storage {
     return new S3Area(this.objects, `${this.prefix}storage/${projectId}/`, this.staging);
   }
 
+  /** A project's object prefixes, by the name of their folder in its archive. */
+  private projectPrefixes(projectId: string) {
+    return [
+      ['workspaces', `${this.prefix}workspaces/${projectId}/`],
+      ['storage', `${this.prefix}storage/${projectId}/`],
+    ] as const;
+  }
+
   private archivePrefix(projectId: string, at: Date) {
     return `${this.prefix}archive/${projectId}-${timestamp(at)}/`;
   }
@@ -250,10 +259,7 @@ export class S3Storage implements Storage {
   async archiveProject(projectId: string, at: Date): Promise<ArchivedProject> {
     const archive = this.archivePrefix(projectId, at);
     const moves: { from: string; to: string }[] = [];
-    for (const [kind, from] of [
-      ['workspaces', `${this.prefix}workspaces/${projectId}/`],
-      ['storage', `${this.prefix}storage/${projectId}/`],
-    ] as const)
+    for (const [kind, from] of this.projectPrefixes(projectId))
       for await (const object of this.objects.list(from))
         moves.push({ from: object.key, to: `${archive}${kind}/${object.key.slice(from.length)}` });
     await this.moveObjects(moves);
@@ -283,17 +289,11 @@ export class S3Storage implements Storage {
 
   /** Copies the archived objects back to the project's prefixes, then deletes the archived copies. */
   async restoreArchivedProject(projectId: string, location: string): Promise<void> {
-    // By its folder name under this storage's prefix: a restored backup may use another bucket or prefix
-    // than the `s3://bucket/prefix/archive/<id>-<time>/` stored at deletion.
-    const name = location.replace(/\/+$/, '').split('/').pop() ?? '';
-    if (!name.startsWith(`${projectId}-`) || name.includes('..'))
-      throw conflict('the archive location of this project does not name its archive folder');
+    const name = archiveFolderName(projectId, location);
+    if (!name) throw conflict('the archive location of this project does not name its archive folder');
     const archive = `${this.prefix}archive/${name}/`;
     const moves: { from: string; to: string }[] = [];
-    for (const [kind, to] of [
-      ['workspaces', `${this.prefix}workspaces/${projectId}/`],
-      ['storage', `${this.prefix}storage/${projectId}/`],
-    ] as const) {
+    for (const [kind, to] of this.projectPrefixes(projectId)) {
       if (await this.objects.hasAnyUnder(to))
         throw conflict(`objects exist under ${to}: the project cannot be restored`);
       const from = `${archive}${kind}/`;
