@@ -19,9 +19,8 @@ import { mcpHandlers } from './mcp/endpoint';
 import { answerPageHandlers } from './routes/notifications/answer-page';
 import { httpMetrics } from './metrics/http';
 import { httpTracing } from './tracing/http';
-import { tracingActive } from '@svc/observability';
+import { tracingActive, type RenderMetrics } from '@svc/observability';
 import { collectProcessMetrics } from './metrics/registry';
-import type { RenderMetrics } from '@svc/observability';
 import { metricsRoute, renderOwnMetrics } from './metrics/endpoint';
 
 export const JSON_BODY_LIMIT = '1mb';

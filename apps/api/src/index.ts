@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import cluster from 'node:cluster';
 import { mkdirSync } from 'node:fs';
-import { logIdsOptions } from '@svc/observability';
+import { logIdsOptions, type Tracing } from '@svc/observability';
 import pino from 'pino';
 import { readEnv } from './env';
 import { buildConfig, ConfigError } from './config';
@@ -11,7 +11,6 @@ import { runClusterPrimary } from './cluster/primary';
 import { clusterProcessMetrics, serveClusterMetrics } from './metrics/cluster';
 import { runBackupCommand } from './backup/cli';
 import { startApiTracing } from './tracing/start';
-import type { Tracing } from '@svc/observability';
 
 export { createApp } from './app';
 export { buildRuntime } from './bootstrap';

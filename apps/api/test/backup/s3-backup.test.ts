@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { request, startS3Server, type S3Server } from '@svc/test-kit';
-import { configFromEnv, type Config } from '../../src/config';
+import type { Config } from '../../src/config';
 import { buildRuntime } from '../../src/bootstrap';
 import { startServer, type RunningServer } from '../../src/server';
 import type { Runtime } from '../../src/bootstrap';
 import { takeBackup } from '../../src/backup/backup';
 import { restoreBackup } from '../../src/backup/restore';
 import { BackupError } from '../../src/backup/manifest';
-import { startTestServer, type TestServer } from '../support/server';
+import { startTestServer, testConfig, type TestServer } from '../support/server';
 import { createProject, createWorkflow } from '../support/fixtures';
 
 /** Issue 26: with STORAGE_BACKEND=s3 the backup holds every object of the prefix, and a restore puts them back. */
@@ -41,15 +41,7 @@ describe('backup and restore with S3 storage', () => {
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     });
-    return configFromEnv({
-      NODE_ENV: 'test',
-      DATA_DIR: dataDir,
-      DATABASE_URL: database.url,
-      AUTH_PROVIDER: 'dev',
-      ADMIN_USERS: 'root',
-      LOG_LEVEL: 'silent',
-      ...s3.env(prefix),
-    });
+    return testConfig(database.url, dataDir, s3.env(prefix));
   }
 
   it('copies every object (workspaces, storage, archive) and restores them to an empty prefix', async () => {

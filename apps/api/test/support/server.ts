@@ -5,7 +5,7 @@ import pino, { type Logger } from 'pino';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import type { DbProvider } from '@svc/db';
 import { request as kitRequest, signIn, type TestRequestInit } from '@svc/test-kit';
-import { configFromEnv } from '../../src/config';
+import { configFromEnv, type Config } from '../../src/config';
 import { buildRuntime, type Runtime, type RuntimeOptions } from '../../src/bootstrap';
 import { startServer, type RunningServer } from '../../src/server';
 import type { AppDeps } from '../../src/deps';
@@ -26,6 +26,19 @@ export interface TestServer {
   sockets: RunningServer['sockets'];
 }
 
+/** A test installation's settings on `databaseUrl` and `dataDir`: dev sign-in, `root` administrator, silent. */
+export function testConfig(databaseUrl: string, dataDir: string, env: Record<string, string> = {}): Config {
+  return configFromEnv({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    AUTH_PROVIDER: 'dev',
+    ADMIN_USERS: 'root',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+}
+
 /** The real server on a fresh database of the given kind, listening on a random loopback port. */
 export async function startTestServer(
   provider: DbProvider,
@@ -35,13 +48,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const database: TestDatabase = await createTestDatabase(provider);
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-api-test-'));
-  const config = configFromEnv({
-    NODE_ENV: 'test',
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    AUTH_PROVIDER: 'dev',
-    ADMIN_USERS: 'root',
-    LOG_LEVEL: 'silent',
+  const config = testConfig(database.url, dataDir, {
     // Most tests take work back from a disconnected worker at once; lease tests set their own.
     WORKER_LEASE_SECONDS: '0',
     ...env,

@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createDb } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
-import { configFromEnv } from '../../src/config';
 import { buildRuntime, type Runtime } from '../../src/bootstrap';
 import { startServer, type RunningServer } from '../../src/server';
-import { TEST_PROVIDERS } from '../support/server';
+import { TEST_PROVIDERS, testConfig } from '../support/server';
 import { eventually, snapshot, TestWorker, workerToken } from '@svc/test-kit';
 import { SETUP_TIMEOUT_MS } from '../ws/clients';
 
@@ -16,14 +15,7 @@ async function serverOn(
   database: TestDatabase,
   dataDir: string,
 ): Promise<{ runtime: Runtime; running: RunningServer; url: string }> {
-  const config = configFromEnv({
-    NODE_ENV: 'test',
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    AUTH_PROVIDER: 'dev',
-    ADMIN_USERS: 'root',
-    LOG_LEVEL: 'silent',
-  });
+  const config = testConfig(database.url, dataDir);
   const runtime = await buildRuntime(config, pino({ level: 'silent' }));
   const running = await startServer(runtime, { port: 0, host: '127.0.0.1' });
   return { runtime, running, url: running.url };
