@@ -1,6 +1,7 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 import './ShownOnce.css';
 import { inBackground } from '../lib/background';
+import { useCopy } from '../lib/use-copy';
 
 /**
  * A secret the server shows this once (a new token, an invitation link): a focused heading, what to do
@@ -30,19 +31,9 @@ export function ShownOnce({
   const headingId = useId();
   const heading = useRef<HTMLHeadingElement>(null);
   const field = useRef<HTMLInputElement>(null);
-  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  const { copied, copy } = useCopy(value, () => field.current?.select());
   // Focus moves here so a keyboard or screen-reader user lands on what they just made.
   useEffect(() => heading.current?.focus(), []);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(value);
-      setCopied('yes');
-    } catch {
-      // No clipboard permission: select the text so Ctrl+C copies it.
-      field.current?.select();
-      setCopied('failed');
-    }
-  };
   return (
     <section className={`card shown-once ${className}`} aria-labelledby={headingId}>
       <Heading id={headingId} ref={heading} tabIndex={-1}>

@@ -1,4 +1,4 @@
-import { useRef, useState, type RefObject } from 'react';
+import { useRef, type RefObject } from 'react';
 import { Link } from 'react-router';
 import { TERMINAL_WORKFLOW_STATUSES, type Workflow } from '@svc/protocol';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -9,6 +9,7 @@ import type { Usage } from './useUsage';
 import { Cost } from './RunCost';
 import { elapsedMs, formatClock, formatElapsed } from './time';
 import { useNow } from '../../lib/use-now';
+import { useCopy } from '../../lib/use-copy';
 import { POLL_MS } from './poll';
 import { PullRequestLink } from '../forge/PullRequestLink';
 
@@ -59,20 +60,12 @@ export function RunHeader({ workflow, progress, following, usage, titleRef }: Pr
  */
 function TraceId({ traceId }: { traceId: string }) {
   const text = useRef<HTMLElement>(null);
-  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(traceId);
-      setCopied('yes');
-    } catch {
-      // No clipboard permission: select the id so Ctrl+C copies it.
-      const range = document.createRange();
-      if (text.current) range.selectNodeContents(text.current);
-      window.getSelection()?.removeAllRanges();
-      window.getSelection()?.addRange(range);
-      setCopied('failed');
-    }
-  };
+  const { copied, copy } = useCopy(traceId, () => {
+    const range = document.createRange();
+    if (text.current) range.selectNodeContents(text.current);
+    window.getSelection()?.removeAllRanges();
+    window.getSelection()?.addRange(range);
+  });
   return (
     <span className="run-trace">
       <code ref={text} className="run-trace-id" data-testid="trace-id">
