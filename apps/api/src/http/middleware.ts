@@ -15,9 +15,10 @@ type WithLogIds = Request & { [LOG_IDS]?: LogIds };
 /**
  * Gives every request of `app` an id (a sane incoming X-Request-Id is kept), answered in X-Request-Id
  * with the security headers, and a child logger carrying it (`req.log`, made when first used: most
- * requests never log). Every line logged while the request is handled carries its id (log ids). Requests are logged at debug level with their status and time. The headers are
- * added when the response's head is written (any header a handler set itself is kept), so a hot read
- * writes its whole head at once (encoded-json.ts).
+ * requests never log). Every line logged while the request is handled carries its id (log ids).
+ * Requests are logged at debug level with their status and time. The headers are added when the
+ * response's head is written (any header a handler set itself is kept), so a hot read writes its whole
+ * head at once (encoded-json.ts).
  */
 export function requestContext(app: Express, logger: Logger): RequestContext {
   Object.defineProperty(app.request, 'log', {
