@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { eventually } from '@svc/test-kit';
 import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
-import { expectText, signIn } from '../support/pages';
+import { expectText, signIn, signOut } from '../support/pages';
 import { expectJson, startWebServer, type TestServer } from '../support/server';
 
 jest.setTimeout(90_000);
@@ -126,7 +126,7 @@ describeInChromium('knowledge base and settings in Chromium against the real ser
   });
 
   it('shows settings read-only and no article editing to someone who is not an administrator', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signOut(page);
     await signIn(page, server.url, 'nina');
     await page.getByRole('link', { name: 'Settings' }).click();
     const prices = page.getByRole('region', { name: 'LLM prices' });

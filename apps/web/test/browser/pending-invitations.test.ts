@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
-import { createProjectInUi, expectText, signIn } from '../support/pages';
+import { createProjectInUi, expectText, signIn, signOut } from '../support/pages';
 import { expectJson, startWebServer, type TestServer } from '../support/server';
 
 jest.setTimeout(90_000);
@@ -67,7 +67,7 @@ describeInChromium('inviting by login, in Chromium against the real server', () 
   });
 
   it('shows alice the invitation at her first sign-in; once she accepts she is a member', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signOut(page);
     await signIn(page, server.url, 'alice');
     const invitations = page.getByRole('region', { name: 'Invitations' });
     await expectText(invitations.locator('li'), /^Shop \(member\)/);

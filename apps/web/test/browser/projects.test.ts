@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { Project } from '@svc/protocol';
 import { describeInChromium, launchChromium } from '../support/chromium';
-import { createProjectInUi, expectText, projectIdFromUrl, signIn } from '../support/pages';
+import { createProjectInUi, expectText, projectIdFromUrl, signIn, signOut } from '../support/pages';
 import { expectJson, startWebServer, startWorker, type TestServer } from '../support/server';
 
 jest.setTimeout(60_000);
@@ -105,8 +105,7 @@ describeInChromium('projects in Chromium against the real server', () => {
   });
 
   it('signs out back to the sign-in form', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
+    await signOut(page);
     expect(
       (
         await server.request('/svc/api/me', {

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { WORKER_PROTOCOL_VERSION } from '@svc/protocol';
 import { describeInChromium, launchChromium } from '../support/chromium';
-import { createProjectInUi, expectText, signIn } from '../support/pages';
+import { createProjectInUi, expectText, signIn, signOut } from '../support/pages';
 import { startWebServer, startWorker, TestWorker, workerToken, type TestServer } from '../support/server';
 
 jest.setTimeout(90_000);
@@ -39,7 +39,7 @@ describeInChromium('worker label routing in Chromium against the real server', (
     await expectText(note.getByRole('status'), /^Waiting: no online worker has the labels gpu, linux\./);
 
     // An administrator sees the run in the queue by label set.
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signOut(page);
     await signIn(page, server.url, 'root');
     await page.goto(`${server.url}/admin/workers`);
     const queue = page.getByRole('region', { name: 'Queue' });

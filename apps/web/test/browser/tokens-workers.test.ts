@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { eventually } from '@svc/test-kit';
 import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
-import { expectText, signIn } from '../support/pages';
+import { expectText, signIn, signOut } from '../support/pages';
 import { expectJson, startWebServer, startWorker, type TestServer, type TestWorker } from '../support/server';
 
 jest.setTimeout(90_000);
@@ -133,7 +133,7 @@ describeInChromium('the admin pages (API tokens, workers) in Chromium against th
   });
 
   it('shows administrators everyone’s tokens, with their owner', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signOut(page);
     await signIn(page, server.url, 'root'); // ADMIN_USERS=root in the test server
     await page.getByRole('link', { name: 'Admin', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Workers' }).waitFor();

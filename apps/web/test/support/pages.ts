@@ -10,6 +10,12 @@ export async function signIn(page: Page, baseUrl: string, login: string): Promis
   await page.getByTestId('current-user').filter({ hasText: login }).waitFor();
 }
 
+/** Signs out and waits for the sign-in page: navigating before the logout request ends would keep the session. */
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in to svc' }).waitFor();
+}
+
 /** Creates a project with the sidebar form; resolves with its id, read from the URL it selects. */
 export async function createProjectInUi(page: Page, name: string): Promise<string> {
   await page.getByRole('textbox', { name: 'New project' }).fill(name);
