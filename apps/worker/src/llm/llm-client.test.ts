@@ -147,12 +147,16 @@ describe('LlmClient', () => {
   });
 
   it('retries a time-out', async () => {
-    llm.setScript({ rules: [{ responses: [{ content: 'late', delay_ms: 800 }, { content: 'on time' }] }] });
-    const { client } = makeClient({ timeoutSeconds: 0.3 });
+    // repeat_last: on a busy machine a prompt answer may still miss the time-out; the retry then gets it too.
+    llm.setScript({
+      rules: [{ repeat_last: true, responses: [{ content: 'late', delay_ms: 2500 }, { content: 'on time' }] }],
+    });
+    const { client, records } = makeClient({ timeoutSeconds: 1 });
     await expect(client.chat(ask)).resolves.toMatchObject({ message: { content: 'on time' } });
-    // The server records the abandoned request once its late answer is written: wait for it here, so it
-    // cannot land among the next test's requests.
-    await eventually(() => llm.requests.length === 2, { what: 'the late answer to be recorded' });
+    expect(records()[0]).toMatchObject({ attempt: 1, error: expect.any(String) });
+    // The server records an abandoned request once its late answer is written: wait for all of them, so
+    // none lands among the next test's requests.
+    await eventually(() => llm.requests.length === records().length, { what: 'the late answers to be recorded' });
   });
 
   it('gives up after max_retries with the reason', async () => {
