@@ -57,6 +57,10 @@ export function toDomainError(error: unknown): DomainError {
   return bodyReadError(error) ?? new DomainError('internal', 'internal error');
 }
 
+/** How loud a failure is logged: a database that cannot answer now is its outage's warning, not an error. */
+export const failureLogLevel = (error: unknown): 'warn' | 'error' =>
+  toDomainError(error).code === 'unavailable' ? 'warn' : 'error';
+
 /**
  * body-parser (and the http-errors it throws) reports a body it cannot read with a `type` and a 4xx
  * `status`: a corrupt gzip/deflate/br stream, too many form parameters, a wrong length. All of them
