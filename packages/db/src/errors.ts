@@ -92,7 +92,8 @@ export function classifyDbError(error: unknown): DbErrorKind | null {
   const byCause = cause ? classifyAdapterCause(cause) : null;
   if (byCause && byCause !== 'internal') return byCause;
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? (KIND_BY_CODE[code] ?? byCause ?? 'internal') : (byCause ?? 'internal');
+  const byCode = typeof code === 'string' ? KIND_BY_CODE[code] : undefined;
+  return byCode ?? byCause ?? 'internal';
 }
 
 /**
@@ -134,13 +135,16 @@ export function classifySqliteResultCode(code: number): DbErrorKind {
 export function classifySqliteError(error: unknown): DbErrorKind | null {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return 'conflict';
-  if (code.startsWith('SQLITE_CONSTRAINT') || code === 'SQLITE_MISMATCH' || code === 'SQLITE_TOOBIG')
-    return 'invalid_input';
-  if (code.startsWith('SQLITE_FULL')) return 'storage_full';
-  if (/^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|READONLY|PROTOCOL|NOMEM|INTERRUPT)/.test(code)) return 'unavailable';
-  return 'internal';
+  return SQLITE_CODE_KINDS.find(([pattern]) => pattern.test(code))?.[1] ?? 'internal';
 }
+
+/** libSQL's `SQLITE_…` code names (extended ones start with their primary's), first match wins. */
+const SQLITE_CODE_KINDS: readonly [RegExp, DbErrorKind][] = [
+  [/^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/, 'conflict'],
+  [/^SQLITE_(CONSTRAINT|MISMATCH$|TOOBIG$)/, 'invalid_input'],
+  [/^SQLITE_FULL/, 'storage_full'],
+  [/^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|READONLY|PROTOCOL|NOMEM|INTERRUPT)/, 'unavailable'],
+];
 
 /** Socket errors of a connection to the database server (node-postgres passes them on as they are). */
 const SOCKET_ERROR_CODES = new Set([

@@ -30,8 +30,8 @@ describe('classifying real SQLite errors', () => {
   describe('with the database file at its size limit (SQLITE_FULL, as on a full disk)', () => {
     beforeAll(async () => {
       // max_page_count is per connection: Prisma's and the raw writer's both stop growing the file.
-      const [{ page_count }] = await db().$queryRawUnsafe<{ page_count: bigint }[]>('PRAGMA page_count');
-      const limit = Number(page_count) + 2;
+      const [row] = await db().$queryRawUnsafe<{ page_count: bigint }[]>('PRAGMA page_count');
+      const limit = Number(row!.page_count) + 2;
       await db().$queryRawUnsafe(`PRAGMA max_page_count = ${limit}`);
       await testDb.handle.sqliteWriter!.transaction((tx) =>
         tx.all({ sql: `PRAGMA max_page_count = ${limit}`, values: [] }),

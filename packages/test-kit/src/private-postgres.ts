@@ -4,6 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './api-process';
+import { INHERITED_PATH } from './env';
 import { eventually } from './poll';
 
 const run = promisify(execFile);
@@ -51,7 +52,7 @@ const AS_ROOT = userInfo().uid === 0;
 
 async function runAsOwner(name: string, args: string[]): Promise<string> {
   const [command, argv] = AS_ROOT ? ['runuser', ['-u', 'postgres', '--', binary(name), ...args]] : [binary(name), args];
-  const { stdout } = await run(command, argv, { env: { PATH: process.env.PATH, LANG: 'C' } });
+  const { stdout } = await run(command, argv, { env: { PATH: INHERITED_PATH, LANG: 'C' } });
   return stdout;
 }
 
