@@ -40,7 +40,7 @@ describe('the API while its PostgreSQL restarts', () => {
 
   /** The database answers the API again (its pool drops the connections the outage broke). */
   const backAgain = () =>
-    eventually(async () => (await (await api.request('/svc/api/health')).json()).db === 'ok', {
+    eventually(async () => ((await (await api.request('/svc/api/health')).json()) as { db: string }).db === 'ok', {
       what: 'the API to reach its database again',
       detail: () => api.process.tail(),
     });
