@@ -95,12 +95,19 @@ describe('a PostgreSQL crash while a worker runs a workflow', () => {
       const requests = requestsSince(stack.llm.requests, llmFrom).filter((r) => r.phase !== 'title');
       expect(requests.filter((r) => r.phase === 'planning')).toHaveLength(1);
       for (const n of all) expect(requests.filter((r) => r.phase === 'execution' && r.step === n)).toHaveLength(2);
-      const log = await alice.log(id);
-      for (const n of all)
-        expect(log.filter((e) => e.step_index === n - 1).map((e) => e.tool_name)).toEqual([
-          'execute_on_worker',
-          'advance_step',
-        ]);
+      // Every step's log entries arrive, though not necessarily before `completed`: the worker resends
+      // refused updates each after its own back-off, so a later one (the status) may be stored first.
+      await eventually(
+        async () => {
+          const log = await alice.log(id);
+          for (const n of all)
+            expect(log.filter((e) => e.step_index === n - 1).map((e) => e.tool_name)).toEqual([
+              'execute_on_worker',
+              'advance_step',
+            ]);
+        },
+        { what: 'every step in the log', detail: stack.diagnostics },
+      );
       expect(await alice.report(id)).toContain('Every step ran once.');
       expect(worker.output).not.toContain('workflow failed');
       expect(worker.output).not.toContain('dispatch ignored');
