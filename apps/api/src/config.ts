@@ -33,6 +33,8 @@ export interface Config {
   /** APP_ORIGIN: where the built apps' capability links point (null: publicUrl); no trailing `/` */
   appOrigin: string | null;
   dataDir: string;
+  /** DATA_DIR_MIN_FREE_MB in bytes: less free space on DATA_DIR's file system is a full disk (health) */
+  dataDirMinFreeBytes: number;
   databaseUrl: string;
   databasePoolSize: number;
   /** this replica's id on the cluster bus (PostgreSQL LISTEN/NOTIFY) */
@@ -177,6 +179,7 @@ export function buildConfig(env: Env): Config {
     publicUrl: publicUrlOf(env),
     appOrigin: env.APP_ORIGIN?.replace(/\/$/, '') ?? null,
     dataDir,
+    dataDirMinFreeBytes: env.DATA_DIR_MIN_FREE_MB * 1024 * 1024,
     databaseUrl,
     databasePoolSize: env.DATABASE_POOL_SIZE,
     replicaId: env.REPLICA_ID ?? defaultReplicaId(),

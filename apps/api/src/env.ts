@@ -17,6 +17,8 @@ export const EnvSchema = z.object({
   /** origin the built apps' links are made on (`/svc/apps/<key>/`); PUBLIC_URL's when unset */
   APP_ORIGIN: z.preprocess((v) => (v === '' ? undefined : v), httpOrigin.optional()),
   DATA_DIR: z.string().default('./data'),
+  /** below this much free space on DATA_DIR's file system, /health reports the disk `full` (status degraded) */
+  DATA_DIR_MIN_FREE_MB: z.coerce.number().min(0).default(64),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** this API replica's name on the cluster bus; hostname, pid and a random part by default */

@@ -76,7 +76,13 @@ export async function createDb({
   // An idle connection that breaks is dropped by the pool; the next query opens a new one.
   pool.on('error', () => undefined);
   const connections = new Set<pg.PoolClient>();
-  pool.on('connect', (connection) => connections.add(connection));
+  pool.on('connect', (connection) => {
+    connections.add(connection);
+    // A connection checked out when the server ends it (57P01 on a shutdown, "unexpected postmaster
+    // exit" on a crash) emits 'error' with no pool listener attached: unhandled, it would crash the
+    // process. Its query in flight, or its next one, fails instead, and its user releases it broken.
+    connection.on('error', () => undefined);
+  });
   pool.on('remove', (connection) => connections.delete(connection));
   // The pool is ours to end (below), whether or not Prisma ever connected.
   const client = new PostgresClient({ adapter: new PrismaPg(pool) });

@@ -1,6 +1,13 @@
 export { createDb, Prisma, type Db, type DbHandle, type CreateDbOptions } from './client';
 export { migrate, loadMigrations, type Migration, type MigrationResult } from './migrate';
-export { classifyDbError, classifySqliteError, type DbErrorKind } from './errors';
+export {
+  classifyDbError,
+  classifyAnyDbError,
+  classifySqliteError,
+  classifyPgError,
+  isTransientDbError,
+  type DbErrorKind,
+} from './errors';
 export type { SqlReader } from './reader';
 export {
   queryBuilder,

@@ -1,3 +1,4 @@
+import type Database from 'libsql';
 import { openSqliteConnection, WRITER_PRAGMAS } from './sqlite-connection';
 import { compileFor, type Runnable } from './query';
 
@@ -50,8 +51,25 @@ export function sqliteWriter(url: string, prismaIdle: () => Promise<void>): Sqli
   return {
     async transaction<T>(work: (s: SqliteStatements) => T): Promise<T> {
       await prismaIdle();
-      return db.transaction(() => work(statements)).immediate();
+      return inTransaction(db, () => work(statements));
     },
     close: () => db.close(),
   };
+}
+
+/**
+ * BEGIN IMMEDIATE … COMMIT, and ROLLBACK when `work` (or the COMMIT) throws, unless SQLite has rolled
+ * back itself: it does on SQLITE_FULL, and libSQL's own `transaction()` then fails its ROLLBACK with
+ * "cannot rollback - no transaction is active" (plain SQLITE_ERROR), hiding the full disk behind it.
+ */
+function inTransaction<T>(db: Database.Database, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
 }

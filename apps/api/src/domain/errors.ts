@@ -1,5 +1,5 @@
 import { type ErrorCode } from '@svc/protocol';
-import { classifyDbError } from '@svc/db';
+import { classifyAnyDbError, isTransientDbError } from '@svc/db';
 
 /**
  * The one error type the domain throws: a contract error code and a message. The transports map the
@@ -22,26 +22,44 @@ export const forbidden = (message = 'not allowed') => new DomainError('forbidden
 export const unauthenticated = (message = 'sign in first') => new DomainError('unauthenticated', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
 
+/** The one message of a full disk: the upload's (streaming-upload.ts) and every database write's. */
+export const OUT_OF_STORAGE_MESSAGE = 'the server is out of storage space, try again later';
+
 const DB_MESSAGES = {
   conflict: ['conflict', 'the record already exists'],
   not_found: ['not_found', 'not found'],
   invalid_input: ['invalid_input', 'the request refers to something that does not exist'],
   unavailable: ['unavailable', 'the database is unavailable, try again shortly'],
+  storage_full: ['unavailable', OUT_OF_STORAGE_MESSAGE],
   internal: ['internal', 'internal error'],
 } as const satisfies Record<string, readonly [ErrorCode, string]>;
+
+/**
+ * When a client may ask again after the database could not answer: a restart or a crash recovery takes
+ * seconds, and a client retrying sooner only adds load to one coming back.
+ */
+export const DB_RETRY_AFTER_SECONDS = 3;
 
 /** Maps anything thrown to a DomainError: database errors by their code, body-parser errors by type. */
 export function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
-  const dbKind = classifyDbError(error);
+  const dbKind = classifyAnyDbError(error);
   if (dbKind) {
     const [code, message] = DB_MESSAGES[dbKind];
-    return new DomainError(code, message);
+    return new DomainError(
+      code,
+      message,
+      isTransientDbError(dbKind) ? { 'Retry-After': String(DB_RETRY_AFTER_SECONDS) } : {},
+    );
   }
   // Express answers a malformed percent-encoding in a route parameter with a URIError.
   if (error instanceof URIError) return new DomainError('invalid_input', 'the URL is not valid percent-encoding');
   return bodyReadError(error) ?? new DomainError('internal', 'internal error');
 }
+
+/** How loud a failure is logged: a database that cannot answer now is its outage's warning, not an error. */
+export const failureLogLevel = (error: unknown): 'warn' | 'error' =>
+  toDomainError(error).code === 'unavailable' ? 'warn' : 'error';
 
 /**
  * body-parser (and the http-errors it throws) reports a body it cannot read with a `type` and a 4xx

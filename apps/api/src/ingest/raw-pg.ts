@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import type { DbErrorKind } from '@svc/db';
 import type { RawClient } from '../events';
 
 /**
@@ -18,15 +17,4 @@ export class PgRawClient implements RawClient {
   async $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
     return (await this.pool.query(query, values)).rowCount ?? 0;
   }
-}
-
-/** What a `pg` error means for the update that hit it (the SQLSTATE class decides, never the message). */
-export function classifyPgError(error: unknown): DbErrorKind | null {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return null;
-  if (code === '23505') return 'conflict';
-  if (code.startsWith('23') || code.startsWith('22')) return 'invalid_input';
-  // connection exceptions, insufficient resources, operator intervention (shutdown), socket errors
-  if (/^(08|53|57P)/.test(code) || code.startsWith('E')) return 'unavailable';
-  return 'internal';
 }

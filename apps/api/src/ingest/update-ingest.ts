@@ -2,7 +2,7 @@ import { ingestCommitDuration, ingestUpdates } from '../metrics/registry';
 import { countStoredLlmCalls, type StoredLlmCall } from '../metrics/llm';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { classifyDbError, classifySqliteError, type Db, type DbProvider } from '@svc/db';
+import { classifyAnyDbError, isTransientDbError, type Db, type DbProvider } from '@svc/db';
 import {
   maskUpdate,
   type CommandOutputMessage,
@@ -23,7 +23,7 @@ import { IngestWorkflows } from './workflows';
 import { GroupCommitQueue, type Batch } from './queue';
 import { WriteLane } from './write-lane';
 import { mayStoreForTitle } from '../engine/intents';
-import { classifyPgError, PgRawClient } from './raw-pg';
+import { PgRawClient } from './raw-pg';
 import type { RunSecrets } from '../secrets/run-secrets';
 import { maskCommandOutput } from '../secrets/mask-update';
 
@@ -178,18 +178,16 @@ export class UpdateIngest {
         for (const item of batch) await this.store([item], client);
         return;
       }
-      const kind = classifyDbError(err) ?? classifySqliteError(err) ?? classifyPgError(err);
-      this.deps.logger.error(
-        { err, workflow_id: batch[0]!.update.workflow_id, seq: batch[0]!.update.seq },
-        'worker update not stored',
-      );
-      const code = kind === 'unavailable' ? 'unavailable' : kind === 'invalid_input' ? 'invalid_input' : 'internal';
+      const kind = classifyAnyDbError(err);
+      const { workflow_id, seq } = batch[0]!.update;
+      // a database that cannot answer now is the outage's log lines, not one per refused update
+      if (isTransientDbError(kind)) this.deps.logger.warn({ err, workflow_id, seq }, 'worker update not stored');
+      else this.deps.logger.error({ err, workflow_id, seq }, 'worker update not stored');
+      const code = isTransientDbError(kind) ? 'unavailable' : kind === 'invalid_input' ? 'invalid_input' : 'internal';
+      const why = kind === 'storage_full' ? ' (the server is out of storage space)' : '';
       batch[0]!.resolve({
         kind: 'refused',
-        error: {
-          code,
-          message: `update ${batch[0]!.update.seq} of workflow ${batch[0]!.update.workflow_id} was not stored; send it again later`,
-        },
+        error: { code, message: `update ${seq} of workflow ${workflow_id} was not stored${why}; send it again later` },
       });
     }
   }

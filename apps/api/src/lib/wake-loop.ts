@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { failureLogLevel } from '../domain/errors';
 
 /**
  * Does a round of work, then sleeps for as long as the round answers (until the next due row of its
@@ -38,7 +39,7 @@ export class WakeLoop {
     this.sleeper = null;
     this.running = this.round()
       .catch((err: unknown) => {
-        this.logger.error({ err }, `${this.what} failed; trying again shortly`);
+        this.logger[failureLogLevel(err)]({ err }, `${this.what} failed; trying again shortly`);
         return 1000;
       })
       .then((sleepMs) => this.afterRound(sleepMs));

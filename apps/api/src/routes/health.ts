@@ -1,24 +1,31 @@
 import type { AppDeps } from '../deps';
 import type { OperationHandler, Handlers } from '../http/mount';
+import { diskState } from '../services/disk-space';
 
 /**
  * `GET /svc/api/health`: public, for orchestrator and load-balancer probes; 503 when the database or the
- * storage does not answer. `replica` names the process that answered (its `REPLICA_ID`), so operators
- * and tests see which one a load balancer chose.
+ * storage does not answer. A full disk under DATA_DIR is `degraded` with 200: reads still work, writes
+ * answer 503 until space is freed, and neither a restart nor another replica (they share the disk)
+ * would help. `replica` names the process that answered (its `REPLICA_ID`), so operators and tests see
+ * which one a load balancer chose.
  */
 export function healthHandlers(deps: AppDeps): Handlers<'getHealth'> {
   const getHealth: OperationHandler<'getHealth'> = async (_req, res) => {
-    const db = await deps.db.$queryRawUnsafe('SELECT 1').then(
-      () => 'ok' as const,
-      () => 'unavailable' as const,
-    );
-    const storage = await deps.storage.health();
+    const [db, storage, disk] = await Promise.all([
+      deps.db.$queryRawUnsafe('SELECT 1').then(
+        () => 'ok' as const,
+        () => 'unavailable' as const,
+      ),
+      deps.storage.health(),
+      diskState(deps.config.dataDir, deps.config.dataDirMinFreeBytes),
+    ]);
     const ok = db === 'ok' && storage === 'ok';
     res.status(ok ? 200 : 503).json({
-      status: ok ? 'ok' : 'unavailable',
+      status: !ok ? 'unavailable' : disk === 'ok' ? 'ok' : 'degraded',
       version: deps.version,
       db,
       storage,
+      disk,
       storage_backend: deps.storage.backend,
       replica: deps.config.replicaId,
     });

@@ -14,13 +14,17 @@ import { browserOriginProblem, originAllowed } from '../http/origin-policy';
  * WebSocket exists.
  */
 export function refuseUpgrade(socket: Duplex, error: unknown, requestId: string = randomUUID()): void {
-  const { code, message } = toDomainError(error);
+  const { code, message, headers } = toDomainError(error);
   const status = ERROR_STATUS[code];
   if (socket.destroyed) return;
   const body = JSON.stringify({ error: { code, message, request_id: requestId } });
+  // e.g. Retry-After while the database cannot answer
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `X-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `X-Request-Id: ${requestId}\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   setTimeout(() => socket.destroy(), 1000).unref();
 }

@@ -22,6 +22,7 @@ import type { LiveServices } from '../live-services';
 import type { WorkerSession } from '../dispatch/worker-session';
 import type { ExecRelay } from './exec-relay';
 import { TickCork } from './tick-cork';
+import { toDomainError } from '../domain/errors';
 import { MessageBucket } from './rate-limit';
 
 /** Policy violation: the first message was not `register`. */
@@ -320,9 +321,12 @@ export class WorkerConnection implements WorkerSession {
     await this.live.dispatcher.takeBack(this.workerId);
   }
 
+  /** A message that could not be handled: the contract's code (e.g. `unavailable` while the database is down). */
   private failed(err: unknown): void {
-    this.logger.error({ err, worker: this.name }, 'worker message handling failed');
-    this.sendError({ code: 'internal', message: 'internal error' });
+    const { code, message } = toDomainError(err);
+    if (code === 'internal') this.logger.error({ err, worker: this.name }, 'worker message handling failed');
+    else this.logger.warn({ err, worker: this.name, code }, 'worker message not handled');
+    this.sendError({ code, message });
   }
 }
 

@@ -194,7 +194,7 @@ const responses = [
   [
     'HealthResponse',
     HealthResponseSchema,
-    { status: 'ok', version: '0.1.0', db: 'ok', storage: 'ok', storage_backend: 'local', replica: 'api-1' },
+    { status: 'ok', version: '0.1.0', db: 'ok', storage: 'ok', disk: 'ok', storage_backend: 'local', replica: 'api-1' },
   ],
 ] as const;
 

@@ -11,7 +11,7 @@ export const META_OPERATIONS = defineOperations({
     action: 'public',
     summary: 'Liveness, database and storage probe',
     responses: {
-      200: json('up', HealthResponseSchema),
+      200: json("up; degraded when the data directory's disk is full", HealthResponseSchema),
       503: json('the database or the storage does not answer', HealthResponseSchema),
     },
   },
