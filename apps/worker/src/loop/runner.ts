@@ -437,15 +437,9 @@ export class WorkflowRun implements RunContext {
   private async ended(err: unknown): Promise<RunEnd> {
     const stopped = err instanceof AbortedError || this.signal.aborted;
     if (stopped && this.stopReason === 'supersede') return 'superseded';
-    // A cancelled run uploads nothing more: the member dropped it, and a retried upload would hold the slot.
-    if (!this.cancelled.signal.aborted)
-      await this.syncWorkspace(false).catch((syncErr: unknown) =>
-        this.deps.logger.warn(
-          { workflowId: this.job.workflowId, error: errorMessage(syncErr) },
-          'workspace upload failed',
-        ),
-      );
+    await this.uploadAfterEnd();
     if (stopped && this.stopReason === 'shutdown') return 'shutdown';
+    // Cancelled while it ran, or while the last upload of a failed run was retried.
     if (stopped || this.cancelled.signal.aborted) {
       this.updates.status('cancelled');
       return 'cancelled';
@@ -455,6 +449,14 @@ export class WorkflowRun implements RunContext {
     const budget = err instanceof BudgetExceededError ? { budget_exceeded: err.reached } : {};
     this.updates.status('failed', { error: reason, ...budget });
     return 'failed';
+  }
+
+  /** The last upload of a run that stopped or failed. A cancelled run uploads nothing more: a retried upload would hold its slot. */
+  private async uploadAfterEnd(): Promise<void> {
+    if (this.cancelled.signal.aborted) return;
+    await this.syncWorkspace(false).catch((err: unknown) =>
+      this.deps.logger.warn({ workflowId: this.job.workflowId, error: errorMessage(err) }, 'workspace upload failed'),
+    );
   }
 }
 

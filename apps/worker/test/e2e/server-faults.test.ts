@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { phaseOf, type ScriptedHandler } from '@svc/scripted-llm';
+import { phaseOf, type ScriptedHandler, type ScriptedReply } from '@svc/scripted-llm';
 import { eventually, type ManagedProcess } from '@svc/test-kit';
 import { requestsSince } from '../support/e2e-requests';
 import { E2E_TIMEOUT_MS, FIRST_WORKER, startStack, type Stack } from '../support/e2e-stack';
@@ -21,19 +21,24 @@ const handler: ScriptedHandler = (request) => {
   const phase = phaseOf(request);
   if (phase === 'title') return { content: `Faults ${tag}` };
   if (phase === 'report') return { content: `# Report ${tag}\n\nEvery step ran once.` };
-  if (phase === 'planning') {
-    const steps = Array.from({ length: STEPS }, (_, i) => ({ title: `Step ${i + 1}`, description: 'Write.' }));
-    return request.turn === 0 ? { tool_calls: [{ name: 'submit_plan', arguments: { steps } }] } : null;
-  }
-  const n = request.stepNumber;
+  if (phase === 'planning') return planning(request.turn);
+  return execution(phase, tag, request.stepNumber, request.turn);
+};
+
+function planning(turn: number): ScriptedReply | null {
+  const steps = Array.from({ length: STEPS }, (_, i) => ({ title: `Step ${i + 1}`, description: 'Write.' }));
+  return turn === 0 ? { tool_calls: [{ name: 'submit_plan', arguments: { steps } }] } : null;
+}
+
+function execution(phase: string, tag: string, n: number | null, turn: number): ScriptedReply | null {
   if (phase !== 'execution' || n === null) return null;
-  if (request.turn === 0) {
+  if (turn === 0) {
     const command = `echo ${tag}-${n} >> '${runsFile}' && echo ${tag} > out-${n}.txt`;
     return { tool_calls: [{ name: 'execute_on_worker', arguments: { command } }] };
   }
-  if (request.turn === 1) return { tool_calls: [{ name: 'advance_step', arguments: { summary: `step ${n} done` } }] };
+  if (turn === 1) return { tool_calls: [{ name: 'advance_step', arguments: { summary: `step ${n} done` } }] };
   return { content: 'done' };
-};
+}
 
 type LogLine = { msg?: string; workflowId?: string; end?: string };
 
