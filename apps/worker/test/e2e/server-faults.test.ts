@@ -36,6 +36,8 @@ function execution(phase: string, tag: string, n: number | null, turn: number): 
     const command = `echo ${tag}-${n} >> '${runsFile}' && echo ${tag} > out-${n}.txt`;
     return { tool_calls: [{ name: 'execute_on_worker', arguments: { command } }] };
   }
+  // A run tagged `fails` fails after its first command: its file is left for the upload after the failure.
+  if (tag === 'fails') return { error: { status: 400, message: 'the scripted LLM refuses this run' } };
   if (turn === 1) return { tool_calls: [{ name: 'advance_step', arguments: { summary: `step ${n} done` } }] };
   return { content: 'done' };
 }
@@ -154,6 +156,39 @@ describe("a worker's server calls fail for a while (issue 27)", () => {
       const earlier = [...new Set(sent.filter((u) => u.seq < completed.seq).map((u) => u.seq))];
       expect(earlier.filter((seq) => !acked.slice(0, completedAt).includes(seq))).toEqual([]);
       await expectCleanRun(id, tag, llmFrom);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    "a cancel also ends the upload after a failure, retried for good, and frees the worker's slot",
+    async () => {
+      const worker = stack.workers[0]!;
+      const { id: failing } = await stack.alice.createWorkflow(stack.projectId, 'Write files [run:fails].');
+      const upload = `PUT /svc/api/workflows/${failing}/files/out-1.txt`;
+      relay.restFault = (call) =>
+        `${call.method} ${call.path}` === upload ? unavailable('out of storage space') : null;
+      const tries = () => relay.faulted.filter((c) => `${c.method} ${c.path}` === upload).length;
+      await eventually(() => tries() >= 2, {
+        what: 'the upload after the failure to be retried',
+        detail: stack.diagnostics,
+      });
+      // The failure is reported after its last upload: until then the run is the worker's.
+      expect(runEnd(worker, failing)).toBeUndefined();
+
+      await stack.alice.json(`/workflows/${failing}/cancel`, { json: {} });
+      const end = await eventually(() => runEnd(worker, failing) ?? false, {
+        what: 'the worker to end the cancelled run',
+        detail: stack.diagnostics,
+      });
+      expect(end).toBe('cancelled');
+      const triesAtEnd = tries();
+      const llmFrom = stack.llm.requests.length;
+      const { id: next } = await stack.alice.createWorkflow(stack.projectId, 'Write files [run:after-fail].');
+      await stack.waitForStatus(next, 'completed');
+      await expectCleanRun(next, 'after-fail', llmFrom);
+      expect(tries()).toBe(triesAtEnd);
+      expect((await stack.alice.workflow(failing)).status).toBe('cancelled');
     },
     E2E_TIMEOUT_MS,
   );
