@@ -208,8 +208,11 @@ export class ServerApi {
     );
   }
 
-  requestJobToken(workflowId: string): Promise<TokenResponse> {
+  requestJobToken(workflowId: string, signal?: AbortSignal): Promise<TokenResponse> {
     const json: TokenRequest = { scope: 'job', workflow_id: workflowId };
-    return this.call((s) => this.client.request('/token', TokenResponseSchema, { method: 'POST', json, signal: s }));
+    return this.call(
+      (s) => this.client.request('/token', TokenResponseSchema, { method: 'POST', json, signal: s }),
+      signal,
+    );
   }
 }

@@ -77,7 +77,11 @@ export class Executor {
     await mkdir(cwd, { recursive: true });
     const job =
       request.jobToken ??
-      (await this.options.jobTokens.tokenFor({ workflowId: request.workflowId, projectId: request.projectId }));
+      (await this.options.jobTokens.tokenFor({
+        workflowId: request.workflowId,
+        projectId: request.projectId,
+        signal: request.signal,
+      }));
     const sandboxed = await this.sandbox.wrap({
       command: request.command,
       cwd,

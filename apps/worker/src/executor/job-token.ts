@@ -15,6 +15,8 @@ export interface JobToken {
 export interface JobTokenRequest {
   workflowId: string;
   projectId?: string;
+  /** The command's signal: a request the server cannot answer now is retried until it aborts. */
+  signal?: AbortSignal;
 }
 
 /** Where SVC_JWT comes from: the worker's own key, or the server. */
@@ -93,7 +95,7 @@ export class ServerJobTokens implements JobTokenSource {
   async tokenFor(request: JobTokenRequest): Promise<JobToken> {
     const cached = this.cache.get(request.workflowId);
     if (cached && cached.expiresAt - 5 * 60_000 > this.now()) return cached.token;
-    const res = await this.api.requestJobToken(request.workflowId);
+    const res = await this.api.requestJobToken(request.workflowId, request.signal);
     let claimProject: unknown;
     try {
       claimProject = decodeJwt(res.token).project_id;

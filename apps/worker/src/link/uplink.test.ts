@@ -78,6 +78,45 @@ describe('Uplink', () => {
     expect(sent).toEqual(['a:1', 'b:1', 'a:2', 'b:2', 'a:3']);
   });
 
+  it('sends a run-ending status only once every earlier update of its workflow is acknowledged', () => {
+    const uplink = new Uplink({ window: 10 });
+    const sent: string[] = [];
+    const log = (n: number) =>
+      ({
+        kind: 'log_entry',
+        data: { step_index: 0, tool_name: 't', tool_input: {}, output: `entry ${n}`, is_error: false },
+      }) as const;
+    uplink.beginWorkflow('a', 0);
+    uplink.beginWorkflow('b', 0);
+    uplink.open('w1', (m) => sent.push(m.type === 'update' ? `${m.workflow_id}:${m.seq}` : m.type));
+    uplink.sendUpdate('a', log(1));
+    uplink.sendUpdate('a', log(2));
+    uplink.sendUpdate('a', { kind: 'status', data: { status: 'completed' } });
+    uplink.sendUpdate('a', { kind: 'title', data: { title: 'later' } }); // after the status: waits behind it
+    uplink.sendUpdate('b', log(1)); // another workflow is not held
+    expect(sent).toEqual(['a:1', 'a:2', 'b:1']);
+    uplink.ack('a', 2);
+    // a:1 is in a resend back-off (the server could not store it for now): the status still waits
+    uplink.refused('a', 1, { code: 'unavailable', message: 'later' });
+    expect(sent).toEqual(['a:1', 'a:2', 'b:1']);
+    uplink.ack('a', 1);
+    expect(sent).toEqual(['a:1', 'a:2', 'b:1', 'a:3', 'a:4']);
+  });
+
+  it('holds a run-ending status across a reconnect, and lets it go when the update before it is dropped for good', () => {
+    const uplink = new Uplink();
+    uplink.beginWorkflow('a', 0);
+    uplink.open('w1', () => undefined);
+    uplink.sendUpdate('a', status);
+    uplink.sendUpdate('a', { kind: 'status', data: { status: 'failed', error: 'x' } });
+    uplink.close(new LinkError('gone'));
+    const sent: number[] = [];
+    uplink.open('w1', (m) => sent.push(m.type === 'update' ? m.seq : -1));
+    expect(sent).toEqual([1]);
+    uplink.refused('a', 1, { code: 'invalid_input', message: 'bad' });
+    expect(sent).toEqual([1, 2]);
+  });
+
   it('fits an update larger than a frame before numbering it', () => {
     const uplink = new Uplink();
     uplink.beginWorkflow('wf', 0);

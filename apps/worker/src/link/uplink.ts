@@ -1,5 +1,7 @@
 import {
   DEFAULT_UPDATE_WINDOW,
+  TERMINAL_WORKFLOW_STATUSES,
+  type WorkflowStatus,
   maskUpdate,
   RETRYABLE_UPDATE_ERROR_CODES,
   type CommandOutputMessage,
@@ -35,6 +37,14 @@ export interface UplinkOptions {
 }
 
 const DEFAULT_RESEND: BackoffOptions = { baseMs: 1000, maxMs: 30_000, jitter: 0.5 };
+
+/** The statuses that end a run here: finished, or `pending` (waiting for a timer, maybe resumed elsewhere). */
+const RUN_ENDING_STATUSES: ReadonlySet<WorkflowStatus> = new Set([...TERMINAL_WORKFLOW_STATUSES, 'pending']);
+
+/** A status that ends the run: it is sent only once every earlier update of its workflow is acknowledged. */
+export function endsRun(update: UpdateMessage): boolean {
+  return update.kind === 'status' && RUN_ENDING_STATUSES.has(update.data.status);
+}
 /** Room for the routing fields of an `exec_request` around its command. */
 const EXEC_REQUEST_OVERHEAD_BYTES = 1024;
 
@@ -105,14 +115,28 @@ export class Uplink implements ServerLink {
   /**
    * Sends the oldest pending updates not yet on the wire until `window` are in flight. Outbox order
    * is numbering order, so each workflow's updates leave in seq order.
+   *
+   * A status that ends a run (`endsRun`) waits until every earlier update of its workflow is
+   * acknowledged (or dropped for good), and the workflow's later updates wait behind it: a run never
+   * looks finished on the server while its log is still on its way (one in a resend back-off, say).
    */
   private fillWindow(): void {
     const send = this.send;
     if (!send || this.inFlight.size >= this.window) return;
     const next: UpdateMessage[] = [];
+    /** Workflows with an unacknowledged update met so far; those whose run-ending status waits. */
+    const unsettled = new Set<string>();
+    const held = new Set<string>();
     for (const update of this.outbox.oldestFirst()) {
       if (this.inFlight.size + next.length >= this.window) break;
-      if (!this.inFlight.has(key(update.workflow_id, update.seq))) next.push(update);
+      const id = update.workflow_id;
+      if (held.has(id)) continue;
+      if (endsRun(update) && unsettled.has(id)) {
+        held.add(id);
+        continue;
+      }
+      unsettled.add(id);
+      if (!this.inFlight.has(key(id, update.seq))) next.push(update);
     }
     for (const update of next) {
       this.inFlight.add(key(update.workflow_id, update.seq));

@@ -58,6 +58,8 @@ export class WorkflowRun implements RunContext {
   readonly updates: WorkflowUpdates;
   private current: AgentState = initialState();
   private readonly controller = new AbortController();
+  /** Aborted by a cancel only: ends the upload after a stop or failure too (a shutdown leaves it its drain time). */
+  private readonly cancelled = new AbortController();
   private stopReason: StopReason | undefined;
   private answerWaiter: { resolve(answer: string): void; reject(err: Error): void } | undefined;
   private baseline: TreeState = new Map();
@@ -137,10 +139,11 @@ export class WorkflowRun implements RunContext {
 
   /**
    * Uploads what changed. Retried while the server is unreachable, until the run stops; the upload
-   * after a stop (`untilStopped` false) goes on until it succeeds or the worker shuts down.
+   * after a stop or failure (`untilStopped` false) goes on until it succeeds, the run is cancelled or
+   * the worker shuts down.
    */
   async syncWorkspace(untilStopped = true): Promise<void> {
-    const signal = untilStopped ? this.signal : undefined;
+    const signal = untilStopped ? this.signal : this.cancelled.signal;
     const pushed = await this.deps.workspace.push(this.job.workflowId, this.baseline, signal);
     this.baseline = pushed.after;
     this.updates.filesChanged(pushed.changes);
@@ -361,6 +364,8 @@ export class WorkflowRun implements RunContext {
   stop(reason: StopReason): void {
     this.stopReason ??= reason;
     this.controller.abort();
+    // A cancel interrupts whatever the run does, the upload after it ended included (issue 27).
+    if (reason === 'cancel') this.cancelled.abort();
     this.answerWaiter?.reject(new AbortedError());
     this.answerWaiter = undefined;
     this.pause.stop();
@@ -432,14 +437,10 @@ export class WorkflowRun implements RunContext {
   private async ended(err: unknown): Promise<RunEnd> {
     const stopped = err instanceof AbortedError || this.signal.aborted;
     if (stopped && this.stopReason === 'supersede') return 'superseded';
-    await this.syncWorkspace(false).catch((syncErr: unknown) =>
-      this.deps.logger.warn(
-        { workflowId: this.job.workflowId, error: errorMessage(syncErr) },
-        'workspace upload failed',
-      ),
-    );
+    await this.uploadAfterEnd();
     if (stopped && this.stopReason === 'shutdown') return 'shutdown';
-    if (stopped) {
+    // Cancelled while it ran, or while the last upload of a failed run was retried.
+    if (stopped || this.cancelled.signal.aborted) {
       this.updates.status('cancelled');
       return 'cancelled';
     }
@@ -448,6 +449,14 @@ export class WorkflowRun implements RunContext {
     const budget = err instanceof BudgetExceededError ? { budget_exceeded: err.reached } : {};
     this.updates.status('failed', { error: reason, ...budget });
     return 'failed';
+  }
+
+  /** The last upload of a run that stopped or failed. A cancelled run uploads nothing more: a retried upload would hold its slot. */
+  private async uploadAfterEnd(): Promise<void> {
+    if (this.cancelled.signal.aborted) return;
+    await this.syncWorkspace(false).catch((err: unknown) =>
+      this.deps.logger.warn({ workflowId: this.job.workflowId, error: errorMessage(err) }, 'workspace upload failed'),
+    );
   }
 }
 

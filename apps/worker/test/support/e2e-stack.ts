@@ -13,6 +13,7 @@ import {
 } from '@svc/test-kit';
 import { ApiClient } from './e2e-client';
 import { startWorkerProcess } from './e2e-worker';
+import { FaultRelay } from './fault-relay';
 
 export interface StackOptions {
   db?: DbProvider;
@@ -23,6 +24,8 @@ export interface StackOptions {
   workerConfig?: Record<string, unknown>;
   /** Extra environment of every worker process the stack starts. */
   workerEnv?: Record<string, string>;
+  /** Workers reach the server through a FaultRelay the test steers (`stack.relay`). */
+  relay?: boolean;
 }
 
 /**
@@ -40,6 +43,8 @@ export interface Stack {
   /** Scratch directory: worker configs, workspaces, files the tests' commands write. */
   dir: string;
   workers: ManagedProcess[];
+  /** Between the workers and the server, when the stack was started with `relay`. */
+  relay?: FaultRelay;
   /** Starts another worker CLI process (with the stack's worker token unless given another) and waits until the server lists it online. */
   startWorker(name: string, config?: Record<string, unknown>, token?: string): Promise<ManagedProcess>;
   /** alice's `waitForStatus`, failing with every process's recent output attached. */
@@ -58,8 +63,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const workers: ManagedProcess[] = [];
   const llm = await startScriptedLlm({ port: 0, script: options.script, handler: options.handler });
   let api: ApiProcess | undefined;
+  let relay: FaultRelay | undefined;
   const close = async () => {
     await Promise.all(workers.map((w) => w.stop('SIGTERM')));
+    await relay?.close();
     await api?.close();
     await llm.close();
     rmSync(dir, { recursive: true, force: true });
@@ -67,6 +74,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   try {
     api = await startApiProcess({ provider: options.db, env: { LOG_LEVEL: 'warn', ...options.apiEnv } });
     const server = api;
+    if (options.relay) relay = await FaultRelay.start(server.url);
+    const workerServerUrl = relay?.url ?? server.url;
     const root = await ApiClient.signIn(server.url, 'root');
     const alice = await ApiClient.signIn(server.url, 'alice');
     const workerToken = await root.workerToken();
@@ -75,7 +84,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const startWorker = async (name: string, config?: Record<string, unknown>, token = workerToken) => {
       const worker = startWorkerProcess({
         dir,
-        serverUrl: server.url,
+        serverUrl: workerServerUrl,
         token,
         llmUrl: llm.url,
         name,
@@ -105,6 +114,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       workerToken,
       dir,
       workers,
+      ...(relay ? { relay } : {}),
       startWorker,
       diagnostics,
       // Gives up before the jest time limit, so a stuck run fails with every process's output attached.
