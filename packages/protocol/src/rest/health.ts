@@ -14,3 +14,14 @@ export const HealthResponseSchema = z.object({
   replica: z.string(),
 });
 export type HealthResponse = z.infer<typeof HealthResponseSchema>;
+
+/**
+ * GET /svc/api/ready: whether this process takes new requests. 200 `ready` while it serves; 503
+ * `draining` from the moment it is told to stop (SIGTERM), so a load balancer sends it no more.
+ */
+export const ReadinessResponseSchema = z.object({
+  status: z.enum(['ready', 'draining']),
+  /** the API replica (process) that answered: its REPLICA_ID */
+  replica: z.string(),
+});
+export type ReadinessResponse = z.infer<typeof ReadinessResponseSchema>;
