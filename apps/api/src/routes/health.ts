@@ -4,9 +4,10 @@ import type { OperationHandler, Handlers } from '../http/mount';
 /**
  * `GET /svc/api/health`: public, for orchestrator and load-balancer probes; 503 when the database or the
  * storage does not answer. `replica` names the process that answered (its `REPLICA_ID`), so operators
- * and tests see which one a load balancer chose.
+ * and tests see which one a load balancer chose. `GET /svc/api/ready`: the readiness probe, 503 from the
+ * moment the process drains for a shutdown (decision 0061).
  */
-export function healthHandlers(deps: AppDeps): Handlers<'getHealth'> {
+export function healthHandlers(deps: AppDeps): Handlers<'getHealth' | 'getReadiness'> {
   const getHealth: OperationHandler<'getHealth'> = async (_req, res) => {
     const db = await deps.db.$queryRawUnsafe('SELECT 1').then(
       () => 'ok' as const,
@@ -23,5 +24,10 @@ export function healthHandlers(deps: AppDeps): Handlers<'getHealth'> {
       replica: deps.config.replicaId,
     });
   };
-  return { getHealth };
+  // Readiness is not liveness: it reads no database (every replica shares it), only whether this one drains.
+  const getReadiness: OperationHandler<'getReadiness'> = async (_req, res) => {
+    const draining = deps.serving.draining;
+    res.status(draining ? 503 : 200).json({ status: draining ? 'draining' : 'ready', replica: deps.config.replicaId });
+  };
+  return { getHealth, getReadiness };
 }
