@@ -105,7 +105,7 @@ describe('the OpenAPI document', () => {
     expect(ready.responses['503'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/Readiness',
     });
-    expect(doc.components.schemas.Readiness.properties.status.enum).toEqual(['ready', 'draining']);
+    expect(doc.components.schemas.Readiness.properties.status.enum).toEqual(['ready', 'draining', 'unavailable']);
     const report = doc.paths['/svc/api/workflows/{id}/report'].get.responses['200'].content;
     expect(Object.keys(report)).toEqual(['text/markdown', 'text/html']);
     const frame = doc.paths['/svc/api/workflows/{id}/events'].get.responses['200'].content['text/event-stream'];

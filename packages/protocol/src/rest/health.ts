@@ -16,11 +16,12 @@ export const HealthResponseSchema = z.object({
 export type HealthResponse = z.infer<typeof HealthResponseSchema>;
 
 /**
- * GET /svc/api/ready: whether this process takes new requests. 200 `ready` while it serves; 503
- * `draining` from the moment it is told to stop (SIGTERM), so a load balancer sends it no more.
+ * GET /svc/api/ready: whether this process takes new requests, the load balancer's check. 200 `ready`
+ * while it serves; 503 `draining` from the moment it is told to stop (SIGTERM), so the balancer sends
+ * it no more; 503 `unavailable` when the database or the storage does not answer (as /health).
  */
 export const ReadinessResponseSchema = z.object({
-  status: z.enum(['ready', 'draining']),
+  status: z.enum(['ready', 'draining', 'unavailable']),
   /** the API replica (process) that answered: its REPLICA_ID */
   replica: z.string(),
 });

@@ -24,7 +24,10 @@ export const META_OPERATIONS = defineOperations({
     summary: 'Readiness probe: whether this replica takes new requests (503 while it drains for a shutdown)',
     responses: {
       200: json('serving', ReadinessResponseSchema),
-      503: json('draining: finishing what it serves before it stops; send new requests elsewhere', ReadinessResponseSchema),
+      503: json(
+        'draining (finishing what it serves before it stops: send new requests elsewhere), or the database or the storage does not answer',
+        ReadinessResponseSchema,
+      ),
     },
   },
   getOpenApiDocument: {
