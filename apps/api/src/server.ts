@@ -90,6 +90,7 @@ export async function startServer(
     // A keep-alive connection whose last response ends now is idle: closed at once, not at its time-out.
     for (const res of inFlight) res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
     sockets.goAway();
+    logger.info({ requests: inFlight.size }, 'draining: new connections refused, sockets told to go away');
     const inTime = await Promise.race([ended.then(() => true), wait(graceMs).then(() => false)]);
     if (inTime) logger.info('drained: everything in flight finished');
     else logger.warn({ requests: inFlight.size }, 'grace period over: cutting what is still in flight');
