@@ -1,59 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { get, type IncomingMessage } from 'node:http';
 import path from 'node:path';
-import {
-  EventStream,
-  openBrowserSocket,
-  Session,
-  startApiProcess,
-  type ApiProcess,
-} from '@svc/test-kit';
+import { EventStream, openBrowserSocket, Session, SlowDownload, startApiProcess, type ApiProcess } from '@svc/test-kit';
 
 // Issue 27: SIGTERM drains (decision 0061). A real server process is stopped while a large download,
 // an event stream and a browser socket are open: the download finishes in full, the stream ends
 // cleanly, the socket is told "going away" (1001), and the process exits once the download is done.
 const TIMEOUT_MS = 120_000;
 const BIG_BYTES = 48 * 1024 * 1024;
-
-/** A download read by the test: paused after its first chunk until `resume`, every byte hashed. */
-class SlowDownload {
-  readonly hash = createHash('sha256');
-  bytes = 0;
-  private res: IncomingMessage | null = null;
-  /** resolves with the bytes read once the body ended, rejects if it was cut */
-  readonly done: Promise<number>;
-  /** resolves once the first chunk arrived (the response is in flight, its reader paused) */
-  readonly started: Promise<void>;
-
-  constructor(url: string, cookie: string) {
-    let started!: () => void;
-    this.started = new Promise((resolve) => (started = resolve));
-    this.done = new Promise((resolve, reject) => {
-      const req = get(url, { headers: { cookie }, agent: false }, (res) => {
-        this.res = res;
-        if (res.statusCode !== 200) reject(new Error(`download: HTTP ${res.statusCode}`));
-        res.on('data', (chunk: Buffer) => {
-          this.hash.update(chunk);
-          if (this.bytes === 0) {
-            res.pause();
-            started();
-          }
-          this.bytes += chunk.length;
-        });
-        res.once('end', () => (res.complete ? resolve(this.bytes) : reject(new Error('download cut'))));
-        res.once('aborted', () => reject(new Error(`download cut after ${this.bytes} bytes`)));
-        res.once('error', reject);
-      });
-      req.once('error', reject);
-    });
-    this.done.catch(() => undefined);
-  }
-
-  resume(): void {
-    this.res?.resume();
-  }
-}
 
 /** A workflow with a 48 MiB workspace file; returns its download URL and the file's hash. */
 async function bigFile(api: ApiProcess, alice: Session): Promise<{ url: string; sha256: string; workflow: string }> {
