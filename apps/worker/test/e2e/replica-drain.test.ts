@@ -37,7 +37,10 @@ const handler: ScriptedHandler = (request) => {
   if (phase === 'title') return { content: 'Drain' };
   if (phase === 'report') return { content: '# Report\n\nEvery step ran once.' };
   if (phase === 'planning') {
-    const steps = Array.from({ length: STEPS }, (_, i) => ({ title: `Step ${i + 1}`, description: `Append ${i + 1}.` }));
+    const steps = Array.from({ length: STEPS }, (_, i) => ({
+      title: `Step ${i + 1}`,
+      description: `Append ${i + 1}.`,
+    }));
     return request.turn === 0 ? { tool_calls: [{ name: 'submit_plan', arguments: { steps } }] } : null;
   }
   const n = request.stepNumber;
