@@ -75,15 +75,15 @@ describe('SIGTERM drains the server', () => {
       // A delay far longer than the test: what it shows is the state during it.
       api = await startApiProcess({ env: { SHUTDOWN_DELAY_SECONDS: '600' } });
       const ready = await fetch(`${api.url}/svc/api/ready`);
-      expect([ready.status, (await ready.json()).status]).toEqual([200, 'ready']);
+      expect([ready.status, ((await ready.json()) as { status: string }).status]).toEqual([200, 'ready']);
 
       const draining = logged(api, 'draining: readiness fails from now on');
       api.process.child.kill('SIGTERM');
       await draining;
       const notReady = await fetch(`${api.url}/svc/api/ready`);
-      expect([notReady.status, (await notReady.json()).status]).toEqual([503, 'draining']);
+      expect([notReady.status, ((await notReady.json()) as { status: string }).status]).toEqual([503, 'draining']);
       const health = await fetch(`${api.url}/svc/api/health`);
-      expect([health.status, (await health.json()).status]).toEqual([200, 'ok']);
+      expect([health.status, ((await health.json()) as { status: string }).status]).toEqual([200, 'ok']);
       // Keep-alive clients are asked to take their next request elsewhere.
       expect(health.headers.get('connection')).toBe('close');
       // A second signal does not wait for the drain.
