@@ -44,9 +44,16 @@ export async function startServer(
   server.on('clientError', answerClientError);
   const { serving, logger } = runtime.deps;
   const inFlight = new Set<ServerResponse>();
-  server.on('request', (_req, res: ServerResponse) => {
+  // After the response's own 'finish' handling has made its connection idle.
+  const closeIdleSoon = () => setImmediate(() => server.closeIdleConnections());
+  // Before the app's own listener, so the header is there before any response is written.
+  server.prependListener('request', (_req, res: ServerResponse) => {
     // Draining: each response closes its connection, so a keep-alive client opens its next one elsewhere.
-    if (serving.draining) res.setHeader('Connection', 'close');
+    if (serving.draining) {
+      res.setHeader('Connection', 'close');
+      // Even a response that sets its own Connection header (an event stream) leaves its connection idle.
+      res.once('finish', closeIdleSoon);
+    }
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
   });
@@ -88,7 +95,7 @@ export async function startServer(
     const ended = stopListening();
     server.closeIdleConnections();
     // A keep-alive connection whose last response ends now is idle: closed at once, not at its time-out.
-    for (const res of inFlight) res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+    for (const res of inFlight) res.once('finish', closeIdleSoon);
     sockets.goAway();
     logger.info({ requests: inFlight.size }, 'draining: new connections refused, sockets told to go away');
     const inTime = await Promise.race([ended.then(() => true), wait(graceMs).then(() => false)]);
