@@ -21,6 +21,7 @@ import { GitTemplateCatalog } from './services/template-repo';
 import { HotReads } from './reads/hot-reads';
 import { pageCache, type PageCache } from './reads/page-cache';
 import { AppLinks } from './apps/app-link';
+import { ServingState } from './http/serving';
 import { StreamSlots } from './http/stream-slots';
 import { RenderPool } from './http/render-pool';
 import { createSecrets } from './secrets';
@@ -155,6 +156,7 @@ export async function buildRuntime(
     secrets,
     webhooks: live.webhooks,
     streams: new StreamSlots(config.streams),
+    serving: new ServingState(),
     markdown: { maxRenderedBytes: config.markdown.maxRenderedBytes, pool: new RenderPool(config.markdown) },
     version: VERSION,
     forgeSync,

@@ -61,6 +61,8 @@ export interface Config {
     leaseSeconds: number;
   };
   http: HttpLimits;
+  /** SIGTERM (decision 0061): readiness fails for `delayMs`, then what is in flight has `graceMs` to finish */
+  shutdown: { delayMs: number; graceMs: number };
   sockets: { browser: MessageRate; worker: MessageRate };
   /** Server-Sent Events: heartbeat comments keep proxies from closing idle streams */
   sse: { heartbeatMs: number };
@@ -211,6 +213,10 @@ export function buildConfig(env: Env): Config {
       bodyTimeoutMs: env.HTTP_BODY_TIMEOUT_MS,
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       bodyMinRate: { bytesPerSecond: env.HTTP_BODY_MIN_BYTES_PER_SECOND, graceMs: env.HTTP_BODY_MIN_RATE_GRACE_MS },
+    },
+    shutdown: {
+      delayMs: Math.round(env.SHUTDOWN_DELAY_SECONDS * 1000),
+      graceMs: Math.round(env.SHUTDOWN_GRACE_SECONDS * 1000),
     },
     sockets: {
       browser: { perSecond: env.WS_BROWSER_MESSAGES_PER_SECOND, burst: env.WS_BROWSER_MESSAGE_BURST },

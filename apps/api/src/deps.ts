@@ -11,6 +11,7 @@ import type { Storage } from './services/storage';
 import type { HotReads } from './reads/hot-reads';
 import type { PageCache } from './reads/page-cache';
 import type { StreamSlots } from './http/stream-slots';
+import type { ServingState } from './http/serving';
 import type { MarkdownRendering } from './routes/files/markdown-page';
 import type { Secrets } from './secrets';
 import type { ForgeSync } from './forges/sync';
@@ -43,6 +44,8 @@ export interface AppDeps {
   webhooks: WebhookService;
   /** open event streams (SSE and browser sockets) of this process, per caller and in all */
   streams: StreamSlots;
+  /** whether this process still takes new work: false from SIGTERM on (readiness, drain; decision 0061) */
+  serving: ServingState;
   /** `.md` pages: the render threads and the size above which a file is shown as text */
   markdown: MarkdownRendering;
   version: string;

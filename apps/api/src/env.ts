@@ -85,6 +85,10 @@ export const EnvSchema = z.object({
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   HTTP_BODY_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
+  /** at SIGTERM: how long requests, downloads and sockets in flight may take to finish before they are cut */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
+  /** at SIGTERM: how long readiness fails (503) while the process still accepts, before it stops accepting */
+  SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(600).default(0),
   /** a request body bringing less than this per second over a window of the grace period is cut (408); 0: off */
   HTTP_BODY_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).default(500),
   HTTP_BODY_MIN_RATE_GRACE_MS: z.coerce.number().int().min(1).default(10_000),

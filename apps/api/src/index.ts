@@ -58,10 +58,12 @@ async function main(): Promise<void> {
     },
     'svc listening',
   );
+  // Graceful (decision 0061): in flight finishes within SHUTDOWN_GRACE_SECONDS. A second SIGINT
+  // (Ctrl-C again) finds no handler left and ends the process at once.
   const stop = () => {
     logger.info('shutting down');
     running
-      .close()
+      .shutdown()
       // The spans of the last requests are exported before the process ends.
       .then(() => tracing?.shutdown())
       .then(

@@ -12,6 +12,13 @@ export const WORKER_PROTOCOL_VERSION = 1;
 export const WS_CLOSE_UNSUPPORTED_VERSION = 4400;
 
 /**
+ * Close code of a worker or browser socket whose server is shutting down (a deploy, a scale-in): the
+ * standard "going away". Reconnect at once, without back-off: the load balancer sends the new socket
+ * to another replica, and a worker keeps its workflows (decision 0061).
+ */
+export const WS_CLOSE_GOING_AWAY = 1001;
+
+/**
  * Largest frame either side of the worker socket accepts (the server closes with 1009 above it).
  * A worker fits every message it sends into this (docs/decisions/0015-worker-outages-and-bounds.md).
  */

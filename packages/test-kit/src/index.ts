@@ -33,6 +33,7 @@ export {
   type Message,
 } from './worker-socket';
 export { EventStream, type SseEvent } from './sse';
+export { SlowDownload } from './download';
 export { assertBuiltFresh } from './build-check';
 export { startS3Server, type S3Server } from './s3-server';
 export {

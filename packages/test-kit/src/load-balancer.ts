@@ -17,7 +17,7 @@ export interface LoadBalancerOptions {
    * give them `PUBLIC_URL=http://127.0.0.1:<port>`, the origin browsers use.
    */
   port?: number;
-  /** How often haproxy probes each replica's /svc/api/health. */
+  /** How often haproxy probes each replica's readiness (/svc/api/ready). */
   checkIntervalMs?: number;
   /** The haproxy binary; Debian's by default (scripts/lib/bootstrap.sh `ensure_haproxy`). */
   haproxy?: string;
@@ -39,8 +39,8 @@ const HAPROXY = '/usr/sbin/haproxy';
 
 /**
  * The haproxy configuration of the tests: plain round-robin per request (no cookie, no stickiness, no
- * preference for the last server), WebSocket upgrades tunnelled with long time-outs, and a health check
- * on /svc/api/health so a dead replica is skipped. A request whose connection fails is retried on
+ * preference for the last server), WebSocket upgrades tunnelled with long time-outs, and a check of
+ * readiness (/svc/api/ready) so a dead or draining replica is skipped. A request whose connection fails is retried on
  * another replica (`redispatch`) before the checks have noticed.
  */
 export function haproxyConfig(port: number, backends: string[], checkIntervalMs = 500): string {
@@ -69,7 +69,7 @@ export function haproxyConfig(port: number, backends: string[], checkIntervalMs 
     '  default_backend api',
     'backend api',
     '  balance roundrobin',
-    '  option httpchk GET /svc/api/health',
+    '  option httpchk GET /svc/api/ready',
     '  http-check expect status 200',
     `  default-server inter ${checkIntervalMs}ms fall 2 rise 1`,
     ...servers,

@@ -92,6 +92,14 @@ export class WorkerRegistry {
     return true;
   }
 
+  /**
+   * Forgets a connection closed by this replica's shutdown without touching the worker's row: the
+   * worker is reconnecting elsewhere, keeps its workflows, and no lease starts (decision 0061).
+   */
+  forget(session: WorkerSession): void {
+    if (this.isCurrent(session)) this.connections.delete(session.workerId);
+  }
+
   async heartbeat(session: WorkerSession): Promise<void> {
     const connection = this.current(session);
     if (!connection) return;

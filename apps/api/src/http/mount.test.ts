@@ -3,7 +3,7 @@ import { OPERATIONS } from '@svc/protocol';
 import { expressPath, mountOperations } from './mount';
 
 const ok = (_req: Request, res: Response) => void res.end();
-const metaHandlers = { getHealth: ok, getOpenApiDocument: ok, getDocsPage: ok };
+const metaHandlers = { getHealth: ok, getReadiness: ok, getOpenApiDocument: ok, getDocsPage: ok };
 
 /** Every operation below /svc/api with the same do-nothing handler. */
 function everyApiHandler(): Record<string, typeof ok> {

@@ -118,6 +118,15 @@ export class SseStream implements EventSubscriber {
     this.end();
   }
 
+  /**
+   * The server is shutting down (decision 0061): an endless stream cannot finish within the grace
+   * period, so it ends cleanly now with `unavailable`, which every client answers by reconnecting
+   * (with Last-Event-ID) through the load balancer to a replica that stays.
+   */
+  goAway(): void {
+    this.fail({ code: 'unavailable', message: 'the server is shutting down; reconnect to go on' });
+  }
+
   drop(_code: number, reason: string): void {
     this.fail({ code: 'unavailable', message: reason });
   }

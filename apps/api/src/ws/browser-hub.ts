@@ -8,6 +8,7 @@ import {
   parseJsonMessage,
   PROJECT_ACCESS_CHANGES,
   type BrowserClientMessage,
+  WS_CLOSE_GOING_AWAY,
   WS_CLOSE_RATE_LIMITED,
 } from '@svc/protocol';
 import type { AppDeps } from '../deps';
@@ -18,7 +19,7 @@ import type { StoredEvent } from '../events';
 import { BrowserClient, WS_CLOSE_SESSION_REVOKED } from './browser-client';
 import { BrowserSubscriptions } from './browser-subscriptions';
 import { envelope } from '../events/envelope';
-import { authenticateBrowserUpgrade, refuseUpgrade } from './upgrade-auth';
+import { authenticateBrowserUpgrade, refuseUpgrade, shuttingDown } from './upgrade-auth';
 import { MessageBucket } from './rate-limit';
 import { streamOwner } from '../http/stream-slots';
 
@@ -131,6 +132,7 @@ export class BrowserHub {
       return;
     }
     if (socket.destroyed) return;
+    if (this.deps.serving.draining) return refuseUpgrade(socket, shuttingDown());
     let release: () => void;
     try {
       release = this.deps.streams.acquire(streamOwner(principal));
@@ -140,6 +142,11 @@ export class BrowserHub {
     // Whatever ends the upgrade or the socket gives the slot back (release is idempotent).
     socket.once('close', release);
     this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws, socket, principal));
+  }
+
+  /** Closes every socket with 1001: the page reconnects at once, through the balancer, to another replica. */
+  goAway(): void {
+    for (const client of this.clients) client.drop(WS_CLOSE_GOING_AWAY, 'the server is shutting down; reconnect');
   }
 
   async close(): Promise<void> {

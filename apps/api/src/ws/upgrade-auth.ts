@@ -31,6 +31,9 @@ export function refuseUpgrade(socket: Duplex, error: unknown, requestId: string 
 
 export const refusal = (code: ErrorCode, message: string) => new DomainError(code, message);
 
+/** An upgrade that reaches a draining server (503): the client retries, and the balancer picks another replica. */
+export const shuttingDown = () => refusal('unavailable', 'the server is shutting down; reconnect');
+
 async function principalFrom(token: string | null, deps: AppDeps): Promise<Principal> {
   if (token === null) throw refusal('unauthenticated', 'sign in first');
   return authenticateToken(token, deps.tokens, deps.db, deps.config.adminUsers);

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Runtime } from '../bootstrap';
 import { BrowserHub } from './browser-hub';
 import { WorkerHub } from './worker-hub';
-import { refusal, refuseUpgrade } from './upgrade-auth';
+import { refusal, refuseUpgrade, shuttingDown } from './upgrade-auth';
 
 export const BROWSER_WS_PATH = '/svc/ws';
 export const WORKER_WS_PATH = '/svc/worker/ws';
@@ -11,7 +11,12 @@ export const WORKER_WS_PATH = '/svc/worker/ws';
 export interface WebSocketAttachment {
   browsers: BrowserHub;
   workers: WorkerHub;
-  /** Closes every socket and stops answering upgrades. */
+  /**
+   * The server is shutting down (decision 0061): every socket is closed with 1001 "going away", which
+   * the web app and the worker answer by reconnecting at once (through the balancer, to another replica).
+   */
+  goAway(): void;
+  /** Closes every socket (cut, not asked) and stops answering upgrades. */
   close(): Promise<void>;
 }
 
@@ -32,6 +37,7 @@ export function attachWebSockets(server: Server, runtime: Runtime): WebSocketAtt
     }
     const hub = path === BROWSER_WS_PATH ? browsers : path === WORKER_WS_PATH ? workers : null;
     if (!hub) return refuseUpgrade(socket, refusal('not_found', 'no WebSocket endpoint here'));
+    if (runtime.deps.serving.draining) return refuseUpgrade(socket, shuttingDown());
     hub.upgrade(req, socket, head).catch((err: unknown) => {
       logger.error({ err }, 'WebSocket upgrade failed');
       refuseUpgrade(socket, err);
@@ -42,6 +48,10 @@ export function attachWebSockets(server: Server, runtime: Runtime): WebSocketAtt
   return {
     browsers,
     workers,
+    goAway() {
+      browsers.goAway();
+      workers.goAway();
+    },
     async close() {
       server.off('upgrade', onUpgrade);
       await Promise.all([browsers.close(), workers.close()]);

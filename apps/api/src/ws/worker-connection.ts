@@ -140,10 +140,10 @@ export class WorkerConnection implements WorkerSession {
     return true;
   }
 
-  close(code: number, reason: string): void {
+  close(code: number, reason: string, cutAfterMs = 1000): void {
     this.socket.close(code, reason);
     // A peer that does not answer the close handshake (dead host) is cut.
-    setTimeout(() => this.socket.terminate(), 1000).unref();
+    setTimeout(() => this.socket.terminate(), cutAfterMs).unref();
   }
 
   private sendError(error: WsErrorInfo): void {
@@ -304,8 +304,10 @@ export class WorkerConnection implements WorkerSession {
   private async closed(): Promise<void> {
     const wasRegistered = this.state === 'registered';
     this.state = 'closed';
-    // On shutdown the worker keeps its workflows: it reconnects to the next server and goes on.
-    if (!wasRegistered || this.shuttingDown()) return;
+    if (!wasRegistered) return;
+    // On shutdown the worker keeps its workflows: it reconnects to the next server and goes on. This
+    // replica, still draining, only stops handing it work (its row stays as it is: no lease starts).
+    if (this.shuttingDown()) return this.live.registry.forget(this);
     this.exec.workerGone(this.workerId);
     if (!(await this.live.registry.detach(this))) return;
     const { leaseSeconds } = this.live.config.workers;

@@ -1,17 +1,20 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { WORKER_MAX_PAYLOAD_BYTES } from '@svc/protocol';
+import { WORKER_MAX_PAYLOAD_BYTES, WS_CLOSE_GOING_AWAY } from '@svc/protocol';
 import type { TokenClaims } from '../auth/tokens';
 import type { AppDeps } from '../deps';
 import { toDomainError } from '../domain/errors';
 import type { LiveServices } from '../live-services';
 import { ExecRelay } from './exec-relay';
-import { authenticateWorkerUpgrade, refuseUpgrade } from './upgrade-auth';
+import { authenticateWorkerUpgrade, refuseUpgrade, shuttingDown } from './upgrade-auth';
 import { WorkerConnection } from './worker-connection';
 
 /** Close code of a worker socket whose token was revoked (as for a browser's revoked session). */
 export const WS_CLOSE_TOKEN_REVOKED = 4401;
+
+/** How long a worker told "going away" has to answer the close handshake before its socket is cut. */
+const GOING_AWAY_CUT_MS = 5000;
 
 /** Largest worker frame (shared with the worker, which fits every message into it). */
 export { WORKER_MAX_PAYLOAD_BYTES };
@@ -59,12 +62,24 @@ export class WorkerHub {
       return;
     }
     if (socket.destroyed) return;
+    if (this.closing) return refuseUpgrade(socket, shuttingDown());
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const closing = () => this.closing;
       const connection = new WorkerConnection(ws, socket, this.live, this.exec, this.logger, closing, token);
       this.tokenIds.set(connection, token.jti);
       ws.once('close', () => this.tokenIds.delete(connection));
     });
+  }
+
+  /**
+   * Closes every worker socket with 1001: each worker reconnects at once, through the balancer, to
+   * another replica and goes on with its workflows there. Nothing is taken back: the connections close
+   * while `closing` holds, and a server shutdown takes no workflows back (decision 0015).
+   */
+  goAway(): void {
+    this.closing = true;
+    for (const connection of this.tokenIds.keys())
+      connection.close(WS_CLOSE_GOING_AWAY, 'the server is shutting down; reconnect', GOING_AWAY_CUT_MS);
   }
 
   async close(): Promise<void> {

@@ -173,6 +173,7 @@ const ROUTES: RouteCase[] = [
   row('401 200 200 200 200 200 200 403', 'getSettingsSchema', () => '/settings/schema'),
   // Public: a credential, good or bad, changes nothing.
   row('200 200 200 200 200 200 200 200', 'getHealth', () => '/health'),
+  row('200 200 200 200 200 200 200 200', 'getReadiness', () => '/ready'),
   row('200 200 200 200 200 200 200 200', 'getAuthProvider', () => '/auth/provider'),
   row('200 200 200 200 200 200 200 200', 'getJwks', () => '/.well-known/jwks.json'),
   row('200 200 200 200 200 200 200 200', 'getOpenApiDocument', () => '/openapi.json'),

@@ -16,6 +16,7 @@ type Service = {
   environment?: Record<string, string>;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
+  stop_grace_period?: string;
   ports?: string[];
   volumes?: string[];
   secrets?: string[];
@@ -75,6 +76,11 @@ describe('docker-compose.yml', () => {
       'minio-bucket': { condition: 'service_completed_successfully' },
     });
     expect(api.healthcheck!.test.join(' ')).toContain('/svc/api/health');
+    // Docker waits past the drain (its delay and grace period) before it kills the replica.
+    const seconds = (value: string) => Number(/:-(\d+)}$/.exec(value)![1]);
+    expect(parseInt(api.stop_grace_period!, 10)).toBeGreaterThan(
+      seconds(env.SHUTDOWN_DELAY_SECONDS!) + seconds(env.SHUTDOWN_GRACE_SECONDS!),
+    );
     // Reached only through the balancer.
     expect(api.ports).toBeUndefined();
   });
@@ -102,7 +108,7 @@ describe('docker-compose.yml', () => {
       .filter(Boolean);
     expect(lines).toContain('bind :8080');
     expect(lines).toContain('balance roundrobin');
-    expect(lines).toContain('option httpchk GET /svc/api/health');
+    expect(lines).toContain('option httpchk GET /svc/api/ready');
     const servers = lines.filter((line) => line.startsWith('server '));
     expect(servers).toEqual(API_REPLICAS.map((name) => `server ${name} ${name}:8080`));
     // Stickiness would come from a cookie, a stick table, or hashing the source or a header.

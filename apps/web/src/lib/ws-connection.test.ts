@@ -1,3 +1,4 @@
+import { WS_CLOSE_GOING_AWAY } from '@svc/protocol';
 import { LiveSocket, REFUSED_AFTER_FAILURES, type ConnectionState, type SocketLike } from './ws';
 
 /** The browser socket as the page sees a refused upgrade: no open, just a close (code 1006). */
@@ -15,9 +16,9 @@ class ScriptedSocket implements SocketLike {
     this.readyState = 1;
     this.onopen?.({});
   }
-  drop(): void {
+  drop(code = 1006): void {
     this.readyState = 3;
-    this.onclose?.({ code: 1006, reason: '' });
+    this.onclose?.({ code, reason: '' });
   }
 }
 
@@ -25,16 +26,25 @@ class ScriptedSocket implements SocketLike {
 function harness(serverAnswersHttp: boolean) {
   const sockets: ScriptedSocket[] = [];
   const states: ConnectionState[] = [];
+  /** how often the back-off was asked for a delay */
+  const backoffs = { count: 0 };
+  let created: (() => void) | null = null;
   const live = new LiveSocket({
     url: 'ws://svc/svc/ws',
-    retryDelayMs: () => 60_000,
+    retryDelayMs: () => {
+      backoffs.count++;
+      return 60_000;
+    },
     probe: async () => serverAnswersHttp,
     createSocket: () => {
       const socket = new ScriptedSocket();
       sockets.push(socket);
+      created?.();
       return socket;
     },
   });
+  /** Resolves when the LiveSocket opens its next socket. */
+  const nextSocket = () => new Promise<void>((resolve) => (created = resolve));
   live.onStateChange((state) => states.push(state));
   const nextState = (wanted: ConnectionState) =>
     new Promise<void>((resolve) => {
@@ -51,7 +61,7 @@ function harness(serverAnswersHttp: boolean) {
     sockets.at(-1)!.drop();
     live.retryNow();
   };
-  return { live, sockets, states, nextState, refuseOnce };
+  return { live, sockets, states, nextState, refuseOnce, backoffs, nextSocket };
 }
 
 describe('LiveSocket connection state', () => {
@@ -94,5 +104,20 @@ describe('LiveSocket connection state', () => {
     live.retryNow();
     expect(sockets).toHaveLength(1);
     expect(states.at(-1)).toBe('closed');
+  });
+
+  it('reconnects at once, without the back-off, when the server goes away (1001: it is shutting down)', async () => {
+    const { live, sockets, backoffs, nextSocket } = harness(false);
+    sockets[0]!.open();
+    const reconnecting = nextSocket();
+    sockets[0]!.drop(WS_CLOSE_GOING_AWAY);
+    await reconnecting;
+    expect(backoffs.count).toBe(0);
+    // Any other drop waits for the back-off.
+    sockets[1]!.open();
+    sockets[1]!.drop();
+    expect(backoffs.count).toBe(1);
+    expect(sockets).toHaveLength(2);
+    live.close();
   });
 });

@@ -4,6 +4,7 @@ import {
   BrowserServerMessageSchema,
   parseJsonMessage,
   parseWith,
+  WS_CLOSE_GOING_AWAY,
   type BrowserClientMessage,
   type WsErrorInfo,
 } from '@svc/protocol';
@@ -47,6 +48,8 @@ export const REFUSED_AFTER_FAILURES = 2;
 const OPEN = 1;
 export const RETRY_BASE_MS = 500;
 export const RETRY_MAX_MS = 10_000;
+/** The most a reconnect after the server's "going away" (1001) waits: spread over the tabs, not backed off. */
+export const GOING_AWAY_JITTER_MS = 250;
 
 /** Exponential back-off with equal jitter (half to full delay), capped, so many tabs do not reconnect in step. */
 export function retryDelay(attempt: number, random: () => number = Math.random): number {
@@ -151,12 +154,12 @@ export class LiveSocket {
     socket.onmessage = (event) => {
       if (this.socket === socket) this.receive(event.data);
     };
-    socket.onclose = () => {
+    socket.onclose = (event) => {
       if (this.socket !== socket) return;
       this.socket = null;
       this.troubled = true;
       this.failuresBeforeOpen = opened ? 0 : this.failuresBeforeOpen + 1;
-      this.scheduleReconnect();
+      this.scheduleReconnect(opened && event.code === WS_CLOSE_GOING_AWAY);
       if (this.failuresBeforeOpen >= REFUSED_AFTER_FAILURES) inBackground(this.checkRefused());
     };
     // An error is always followed by close, which reconnects.
@@ -170,10 +173,11 @@ export class LiveSocket {
     if (answers && failing && this.failuresBeforeOpen >= REFUSED_AFTER_FAILURES) this.setState('refused');
   }
 
-  private scheduleReconnect(): void {
+  /** `goingAway`: the server is shutting down (1001): reconnect now, to another replica, with a little jitter. */
+  private scheduleReconnect(goingAway = false): void {
     if (this.current === 'closed') return;
     if (this.current !== 'refused' || this.failuresBeforeOpen < REFUSED_AFTER_FAILURES) this.setState('reconnecting');
-    const delay = this.retryDelayMs(this.attempt++);
+    const delay = goingAway ? Math.floor(Math.random() * GOING_AWAY_JITTER_MS) : this.retryDelayMs(this.attempt++);
     this.timer = setTimeout(() => {
       this.timer = null;
       this.connect();

@@ -2,6 +2,7 @@ import {
   parseJsonMessage,
   ServerToWorkerMessageSchema,
   WORKER_PROTOCOL_VERSION,
+  WS_CLOSE_GOING_AWAY,
   WS_CLOSE_UNSUPPORTED_VERSION,
   type DispatchMessage,
   type ExecMessage,
@@ -38,6 +39,9 @@ export interface WorkerLinkOptions {
 }
 
 export const WORKER_WS_PATH = '/svc/worker/ws';
+
+/** The most a reconnect after a server's "going away" (1001) waits: spread, not backed off. */
+export const GOING_AWAY_JITTER_MS = 250;
 
 /**
  * Reconnect back-off. Capped at 10 s so a worker is back within seconds of the server, well inside
@@ -230,7 +234,12 @@ export class WorkerLink {
   }
 
   private scheduleReconnect(code: number): void {
-    const delay = backoffDelay(this.attempt++, this.options.reconnect ?? DEFAULT_RECONNECT);
+    // A server shutting down says "going away": reconnect now (the balancer picks another replica),
+    // with a little jitter so its workers do not all arrive in the same instant (decision 0061).
+    const delay =
+      code === WS_CLOSE_GOING_AWAY
+        ? Math.floor(Math.random() * GOING_AWAY_JITTER_MS)
+        : backoffDelay(this.attempt++, this.options.reconnect ?? DEFAULT_RECONNECT);
     this.logger.warn({ code, delayMs: delay, attempt: this.attempt }, 'disconnected; reconnecting');
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => this.connect(), delay);

@@ -2,6 +2,7 @@ import type { DispatchMessage, ExecMessage, ExecResultMessage } from '@svc/proto
 import { eventually, TEST_PROVIDERS, TestWorker } from '@svc/test-kit';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { BackoffOptions } from '@svc/client';
 import { LinkError } from '../../src/link/server-link';
 import { Uplink } from '../../src/link/uplink';
 import { WorkerLink, workerSocketUrl } from '../../src/link/worker-link';
@@ -226,7 +227,10 @@ describe('WorkerLink against a bare socket server (answers the real server does 
     wss.on('connection', onConnection);
     return wss;
   }
-  function linkTo(wss: WebSocketServer, options: { active?: string[]; onFatal?: (e: LinkError) => void } = {}) {
+  function linkTo(
+    wss: WebSocketServer,
+    options: { active?: string[]; onFatal?: (e: LinkError) => void; reconnect?: BackoffOptions } = {},
+  ) {
     const { port } = wss.address() as AddressInfo;
     return new WorkerLink({
       serverUrl: `http://127.0.0.1:${port}`,
@@ -239,7 +243,7 @@ describe('WorkerLink against a bare socket server (answers the real server does 
         activeWorkflows: () => options.active ?? [],
       },
       onFatal: options.onFatal ?? (() => undefined),
-      reconnect: { baseMs: 20, maxMs: 100, jitter: 0.5 },
+      reconnect: options.reconnect ?? { baseMs: 20, maxMs: 100, jitter: 0.5 },
     });
   }
   const closeServer = (wss: WebSocketServer) => new Promise((resolve) => wss.close(resolve));
@@ -290,5 +294,30 @@ describe('WorkerLink against a bare socket server (answers the real server does 
       await closeServer(wss);
     }
     expect(connections).toBe(1);
+  });
+
+  it('reconnects at once, not after its back-off, when the server goes away (1001: it is shutting down)', async () => {
+    let connections = 0;
+    let second!: () => void;
+    const reconnected = new Promise<void>((resolve) => (second = resolve));
+    const wss = await bareServer((socket) => {
+      if (++connections === 2) return second();
+      socket.once('message', () => {
+        socket.send(
+          JSON.stringify({ type: 'registered', worker_id: 'w1', protocol_version: 1, heartbeat_seconds: 3600 }),
+        );
+        socket.close(1001, 'the server is shutting down; reconnect');
+      });
+    });
+    // A back-off of an hour: only the going-away path reconnects before the test ends.
+    const link = linkTo(wss, { reconnect: { baseMs: 3_600_000, maxMs: 3_600_000, jitter: 0 } });
+    try {
+      link.start();
+      await reconnected;
+      expect(connections).toBe(2);
+    } finally {
+      link.stop();
+      await closeServer(wss);
+    }
   });
 });

@@ -99,6 +99,13 @@ describe('the OpenAPI document', () => {
     ]);
     expect(doc.servers[0].url).toBe('/');
     expect(doc.components.schemas.Health.required).toEqual(expect.arrayContaining(['storage', 'storage_backend']));
+    // Readiness is a probe of its own beside liveness: 503 while the replica drains for a shutdown.
+    const ready = doc.paths['/svc/api/ready'].get;
+    expect(Object.keys(ready.responses)).toEqual(expect.arrayContaining(['200', '503']));
+    expect(ready.responses['503'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Readiness',
+    });
+    expect(doc.components.schemas.Readiness.properties.status.enum).toEqual(['ready', 'draining', 'unavailable']);
     const report = doc.paths['/svc/api/workflows/{id}/report'].get.responses['200'].content;
     expect(Object.keys(report)).toEqual(['text/markdown', 'text/html']);
     const frame = doc.paths['/svc/api/workflows/{id}/events'].get.responses['200'].content['text/event-stream'];

@@ -22,7 +22,7 @@ import {
 import { ApiTokenListSchema } from '../rest/tokens';
 import { StreamControlSchema } from '../rest/events';
 import { FileListSchema, FileWrittenSchema } from '../rest/files';
-import { HealthResponseSchema } from '../rest/health';
+import { HealthResponseSchema, ReadinessResponseSchema } from '../rest/health';
 import {
   CreateKbArticleRequestSchema,
   KbArticleListSchema,
@@ -74,6 +74,7 @@ import { EventStreamFrameSchema } from '../routes/streams';
 export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   ErrorBody: ErrorBodySchema,
   Health: HealthResponseSchema,
+  Readiness: ReadinessResponseSchema,
   AuthProvider: AuthProviderResponseSchema,
   DevLoginRequest: DevLoginRequestSchema,
   User: UserSchema,

@@ -20,3 +20,15 @@ export const HealthResponseSchema = z.object({
   replica: z.string(),
 });
 export type HealthResponse = z.infer<typeof HealthResponseSchema>;
+
+/**
+ * GET /svc/api/ready: whether this process takes new requests, the load balancer's check. 200 `ready`
+ * while it serves; 503 `draining` from the moment it is told to stop (SIGTERM), so the balancer sends
+ * it no more; 503 `unavailable` when the database or the storage does not answer (as /health).
+ */
+export const ReadinessResponseSchema = z.object({
+  status: z.enum(['ready', 'draining', 'unavailable']),
+  /** the API replica (process) that answered: its REPLICA_ID */
+  replica: z.string(),
+});
+export type ReadinessResponse = z.infer<typeof ReadinessResponseSchema>;

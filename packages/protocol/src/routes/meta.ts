@@ -1,7 +1,7 @@
-import { HealthResponseSchema } from '../rest/health';
+import { HealthResponseSchema, ReadinessResponseSchema } from '../rest/health';
 import { API, defineOperations, json } from './operation';
 
-/** The service itself: health probe, this API's document and its reference page. */
+/** The service itself: liveness and readiness probes, this API's document and its reference page. */
 export const META_OPERATIONS = defineOperations({
   getHealth: {
     method: 'GET',
@@ -13,6 +13,21 @@ export const META_OPERATIONS = defineOperations({
     responses: {
       200: json("up; degraded when the data directory's disk is full", HealthResponseSchema),
       503: json('the database or the storage does not answer', HealthResponseSchema),
+    },
+  },
+  getReadiness: {
+    method: 'GET',
+    path: `${API}/ready`,
+    tag: 'meta',
+    auth: 'public',
+    action: 'public',
+    summary: 'Readiness probe: whether this replica takes new requests (503 while it drains for a shutdown)',
+    responses: {
+      200: json('serving', ReadinessResponseSchema),
+      503: json(
+        'draining (finishing what it serves before it stops: send new requests elsewhere), or the database or the storage does not answer',
+        ReadinessResponseSchema,
+      ),
     },
   },
   getOpenApiDocument: {

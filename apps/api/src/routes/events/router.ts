@@ -49,6 +49,7 @@ export function eventHandlers(deps: AppDeps): Handlers<'streamWorkflowEvents' | 
       stopLive();
     });
     stream.start(req, async () => recheck());
+    stream.onClose(deps.serving.onDrain(() => stream.goAway()));
     try {
       const current =
         (await db.workflow.findUnique({ where: { id: workflow.id }, select: { last_event_seq: true } }))
@@ -80,6 +81,7 @@ export function eventHandlers(deps: AppDeps): Handlers<'streamWorkflowEvents' | 
       unwatch();
     });
     stream.start(req, async () => recheck());
+    stream.onClose(deps.serving.onDrain(() => stream.goAway()));
     stream.sendControl('subscribed', { project_id: project.id });
   };
 

@@ -87,4 +87,20 @@ describe('the OpenAPI document against the live server', () => {
       stream.close();
     }
   });
+
+  it('documents the readiness answer, serving (200) and draining (503)', async () => {
+    const ready = await server.request('/svc/api/ready');
+    expect(ready.status).toBe(200);
+    const serving = await ready.json();
+    expect(serving).toEqual(expect.objectContaining({ status: 'ready' }));
+    expectValid(resolved(documented('/svc/api/ready', 200)['application/json']!.schema), serving);
+    // The drain flag alone (no listener is closed); the last test here, as streams opened after it end at once.
+    server.deps.serving.drain();
+    const draining = await server.request('/svc/api/ready');
+    expect(draining.status).toBe(503);
+    expect(draining.headers.get('connection')).toBe('close');
+    const answer = await draining.json();
+    expect(answer).toEqual(expect.objectContaining({ status: 'draining' }));
+    expectValid(resolved(documented('/svc/api/ready', 503)['application/json']!.schema), answer);
+  });
 });

@@ -51,10 +51,20 @@ export function replayActivity(workflowId: string, signal?: AbortSignal): Promis
       });
     source.addEventListener('subscribed', () => finish(() => resolve(stored)));
     source.addEventListener('error', (event) => {
-      // A named `error` event is the server refusing the stream; a plain one a lost connection.
-      const refused = event instanceof MessageEvent;
+      // A named `error` event is the server refusing the stream, but `unavailable` (a replica shutting
+      // down, a slow reader dropped) asks for a reconnect; a plain one is a lost connection.
+      const refused = event instanceof MessageEvent && errorCodeOf(event) !== 'unavailable';
       if (!refused && source.readyState !== EventSource.CLOSED && ++reconnects <= MAX_REPLAY_RECONNECTS) return;
       finish(() => reject(new Error('The activity could not be loaded: the event stream was refused or lost.')));
     });
   });
+}
+
+/** The contract error code a named `error` event carries (`{"error":{"code":…}}`), or null. */
+function errorCodeOf(event: MessageEvent): string | null {
+  try {
+    return (JSON.parse(event.data as string) as { error?: { code?: string } }).error?.code ?? null;
+  } catch {
+    return null;
+  }
 }
