@@ -1,43 +1,14 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ScriptedHandler } from '@svc/scripted-llm';
-import { phaseOf } from '@svc/scripted-llm';
 import { eventually, startPrivatePostgres, type ManagedProcess, type PrivatePostgres } from '@svc/test-kit';
 import { requestsSince } from '../support/e2e-requests';
+import { EACH_GATED_STEP_ONCE, GATED_PLAN_STEPS, gatedStepRuns, gatedStepsAgent } from '../support/gated-steps';
 import { E2E_TIMEOUT_MS, startStack, type Stack } from '../support/e2e-stack';
 
-const STEPS = 3;
-const GATED_STEP = 2;
 let dir = '';
 const file = (name: string) => path.join(dir, name);
 
-/**
- * Planning submits three steps; each appends its number to a file outside the workspace (the side
- * effect counted afterwards); step 2 waits at a gate until the test creates its `go` file.
- */
-const handler: ScriptedHandler = (request) => {
-  const phase = phaseOf(request);
-  if (phase === 'title') return { content: 'Database restart' };
-  if (phase === 'report') return { content: '# Report\n\nEvery step ran once.' };
-  if (phase === 'planning') {
-    const steps = Array.from({ length: STEPS }, (_, i) => ({
-      title: `Step ${i + 1}`,
-      description: `Append ${i + 1} to the runs file.`,
-    }));
-    return request.turn === 0 ? { tool_calls: [{ name: 'submit_plan', arguments: { steps } }] } : null;
-  }
-  const n = request.stepNumber;
-  if (phase !== 'execution' || n === null) return null;
-  if (request.turn === 0) {
-    const gate =
-      n === GATED_STEP ? `; touch '${file('started')}'; while [ ! -f '${file('go')}' ]; do sleep 0.05; done` : '';
-    return {
-      tool_calls: [{ name: 'execute_on_worker', arguments: { command: `echo ${n} >> '${file('runs')}'${gate}` } }],
-    };
-  }
-  if (request.turn === 1) return { tool_calls: [{ name: 'advance_step', arguments: { summary: `step ${n} done` } }] };
-  return { content: 'done' };
-};
+const handler = gatedStepsAgent('Database restart', file);
 
 /** Resolves at the first output line (from now on) that contains `text`. */
 const line = (proc: ManagedProcess, text: string) => proc.nextLine((l) => l.includes(text));
@@ -75,7 +46,7 @@ describe('a PostgreSQL crash while a worker runs a workflow', () => {
       const { alice } = stack;
       const worker = stack.workers[0]!;
       const llmFrom = stack.llm.requests.length;
-      const { id } = await alice.createWorkflow(stack.projectId, `Run ${STEPS} steps.`);
+      const { id } = await alice.createWorkflow(stack.projectId, `Run ${GATED_PLAN_STEPS} steps.`);
       await eventually(() => existsSync(file('started')), {
         what: 'the gated command to start',
         detail: stack.diagnostics,
@@ -90,17 +61,17 @@ describe('a PostgreSQL crash while a worker runs a workflow', () => {
 
       const done = await stack.waitForStatus(id, 'completed');
       expect(done.error ?? null).toBeNull();
-      const all = Array.from({ length: STEPS }, (_, i) => i + 1);
-      expect(readFileSync(file('runs'), 'utf8').trim().split('\n').map(Number)).toEqual(all);
+      expect(gatedStepRuns(file)).toEqual(EACH_GATED_STEP_ONCE);
       const requests = requestsSince(stack.llm.requests, llmFrom).filter((r) => r.phase !== 'title');
       expect(requests.filter((r) => r.phase === 'planning')).toHaveLength(1);
-      for (const n of all) expect(requests.filter((r) => r.phase === 'execution' && r.step === n)).toHaveLength(2);
+      for (const n of EACH_GATED_STEP_ONCE)
+        expect(requests.filter((r) => r.phase === 'execution' && r.step === n)).toHaveLength(2);
       // Every step's log entries arrive, though not necessarily before `completed`: the worker resends
       // refused updates each after its own back-off, so a later one (the status) may be stored first.
       await eventually(
         async () => {
           const log = await alice.log(id);
-          for (const n of all)
+          for (const n of EACH_GATED_STEP_ONCE)
             expect(log.filter((e) => e.step_index === n - 1).map((e) => e.tool_name)).toEqual([
               'execute_on_worker',
               'advance_step',

@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ScriptedHandler } from '@svc/scripted-llm';
-import { phaseOf, startScriptedLlm, type RunningScriptedLlm } from '@svc/scripted-llm';
+import { startScriptedLlm, type RunningScriptedLlm } from '@svc/scripted-llm';
 import {
   eventually,
   EventStream,
@@ -14,6 +13,7 @@ import {
   type ManagedProcess,
 } from '@svc/test-kit';
 import { ApiClient } from '../support/e2e-client';
+import { EACH_GATED_STEP_ONCE, GATED_PLAN_STEPS, gatedStepRuns, gatedStepsAgent } from '../support/gated-steps';
 import { E2E_TIMEOUT_MS } from '../support/e2e-stack';
 import { startWorkerProcess } from '../support/e2e-worker';
 
@@ -24,37 +24,12 @@ import { startWorkerProcess } from '../support/e2e-worker';
 // keeping its run (no lease wait); the downloads finish in full; the drained replica's event stream
 // ends with `unavailable` and resumes on the other with Last-Event-ID; the run completes with each
 // command run once and every acknowledged update stored once.
-const STEPS = 3;
-const GATED_STEP = 2;
 const WORKER = 'drain-worker';
 const BIG_BYTES = 48 * 1024 * 1024;
 let dir = '';
 const file = (name: string) => path.join(dir, name);
 
-/** Each step appends its number to a file; the gated step then waits for the test's `go` file. */
-const handler: ScriptedHandler = (request) => {
-  const phase = phaseOf(request);
-  if (phase === 'title') return { content: 'Drain' };
-  if (phase === 'report') return { content: '# Report\n\nEvery step ran once.' };
-  if (phase === 'planning') {
-    const steps = Array.from({ length: STEPS }, (_, i) => ({
-      title: `Step ${i + 1}`,
-      description: `Append ${i + 1}.`,
-    }));
-    return request.turn === 0 ? { tool_calls: [{ name: 'submit_plan', arguments: { steps } }] } : null;
-  }
-  const n = request.stepNumber;
-  if (phase !== 'execution' || n === null) return null;
-  if (request.turn === 0) {
-    const gate =
-      n === GATED_STEP ? `; touch '${file('started')}'; while [ ! -f '${file('go')}' ]; do sleep 0.05; done` : '';
-    return {
-      tool_calls: [{ name: 'execute_on_worker', arguments: { command: `echo ${n} >> '${file('runs')}'${gate}` } }],
-    };
-  }
-  if (request.turn === 1) return { tool_calls: [{ name: 'advance_step', arguments: { summary: `step ${n} done` } }] };
-  return { content: 'done' };
-};
+const handler = gatedStepsAgent('Drain', file);
 
 /** Resolves with the index of the replica that logs the worker's registration from now on. */
 const registeredOn = (processes: ManagedProcess[]) =>
@@ -110,7 +85,7 @@ describe('a replica drains under a running workflow, a download and an event str
       const alice = await ApiClient.signIn(balancer.url, 'alice');
       const { id: projectId } = await alice.createProject('drain');
       const processes = deployment.replicas.replicas.map((r) => r.process);
-      const workflow = await alice.createWorkflow(projectId, `Run ${STEPS} steps.`);
+      const workflow = await alice.createWorkflow(projectId, `Run ${GATED_PLAN_STEPS} steps.`);
       const workspace = path.join(deployment.replicas.dataDir, 'workspaces', projectId, workflow.id);
       mkdirSync(workspace, { recursive: true });
       const content = randomBytes(BIG_BYTES);
@@ -174,15 +149,14 @@ describe('a replica drains under a running workflow, a download and an event str
       expect(done.error ?? null).toBeNull();
 
       // Every step's command ran once; the log holds each acknowledged tool call once.
-      const all = Array.from({ length: STEPS }, (_, i) => i + 1);
-      expect(readFileSync(file('runs'), 'utf8').trim().split('\n').map(Number)).toEqual(all);
+      expect(gatedStepRuns(file)).toEqual(EACH_GATED_STEP_ONCE);
       const log = await alice.log(workflow.id);
-      for (const n of all)
+      for (const n of EACH_GATED_STEP_ONCE)
         expect(log.filter((e) => e.step_index === n - 1).map((e) => e.tool_name)).toEqual([
           'execute_on_worker',
           'advance_step',
         ]);
-      expect((await alice.plan(workflow.id)).map((s) => s.status)).toEqual(all.map(() => 'done'));
+      expect((await alice.plan(workflow.id)).map((s) => s.status)).toEqual(EACH_GATED_STEP_ONCE.map(() => 'done'));
       expect(worker.output).not.toContain('workflow failed');
 
       // Each stream's events, the ended one followed by its resumption: every seq once, in order, to the completion.

@@ -1,9 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type WebSocket from 'ws';
-import type { ScriptedHandler } from '@svc/scripted-llm';
-import { phaseOf, startScriptedLlm, type RunningScriptedLlm } from '@svc/scripted-llm';
+import { startScriptedLlm, type RunningScriptedLlm } from '@svc/scripted-llm';
 import {
   eventually,
   openBrowserSocket,
@@ -14,6 +13,7 @@ import {
   type Message,
 } from '@svc/test-kit';
 import { ApiClient } from '../support/e2e-client';
+import { EACH_GATED_STEP_ONCE, GATED_PLAN_STEPS, gatedStepRuns, gatedStepsAgent } from '../support/gated-steps';
 import { E2E_TIMEOUT_MS } from '../support/e2e-stack';
 import { startWorkerProcess } from '../support/e2e-worker';
 
@@ -22,36 +22,11 @@ import { startWorkerProcess } from '../support/e2e-worker';
 // step's command runs: the worker reconnects through the balancer to the other replica and the
 // workflow finishes; nothing the worker had acknowledged is lost or stored twice; each browser's
 // stream (one of them reconnecting with since_seq) is gap-free and duplicate-free.
-const STEPS = 3;
-const GATED_STEP = 2;
 const WORKER = 'failover-worker';
 let dir = '';
 const file = (name: string) => path.join(dir, name);
 
-/** Each step appends its number to a file; the gated step then waits for the test's `go` file. */
-const handler: ScriptedHandler = (request) => {
-  const phase = phaseOf(request);
-  if (phase === 'title') return { content: 'Failover' };
-  if (phase === 'report') return { content: '# Report\n\nEvery step ran once.' };
-  if (phase === 'planning') {
-    const steps = Array.from({ length: STEPS }, (_, i) => ({
-      title: `Step ${i + 1}`,
-      description: `Append ${i + 1}.`,
-    }));
-    return request.turn === 0 ? { tool_calls: [{ name: 'submit_plan', arguments: { steps } }] } : null;
-  }
-  const n = request.stepNumber;
-  if (phase !== 'execution' || n === null) return null;
-  if (request.turn === 0) {
-    const gate =
-      n === GATED_STEP ? `; touch '${file('started')}'; while [ ! -f '${file('go')}' ]; do sleep 0.05; done` : '';
-    return {
-      tool_calls: [{ name: 'execute_on_worker', arguments: { command: `echo ${n} >> '${file('runs')}'${gate}` } }],
-    };
-  }
-  if (request.turn === 1) return { tool_calls: [{ name: 'advance_step', arguments: { summary: `step ${n} done` } }] };
-  return { content: 'done' };
-};
+const handler = gatedStepsAgent('Failover', file);
 
 /**
  * A browser page's view of one workflow through the balancer: subscribes from seq 0 and, when its
@@ -150,7 +125,7 @@ describe('a replica dies under a running workflow (two replicas behind haproxy)'
       const alice = await ApiClient.signIn(balancer.url, 'alice');
       const { id: projectId } = await alice.createProject('failover');
       const processes = deployment.replicas.replicas.map((r) => r.process);
-      const workflow = await alice.createWorkflow(projectId, `Run ${STEPS} steps.`);
+      const workflow = await alice.createWorkflow(projectId, `Run ${GATED_PLAN_STEPS} steps.`);
       // Two sockets in a row while nothing else uses the balancer (the worker is not started yet):
       // round-robin puts one on each replica, so one of them dies with the worker's replica.
       const browsers = [0, 1].map(() => new FollowingBrowser(balancer, alice.cookie, workflow.id));
@@ -179,15 +154,14 @@ describe('a replica dies under a running workflow (two replicas behind haproxy)'
       expect(done.error ?? null).toBeNull();
 
       // Every step's command ran once; the log holds each acknowledged tool call once.
-      const all = Array.from({ length: STEPS }, (_, i) => i + 1);
-      expect(readFileSync(file('runs'), 'utf8').trim().split('\n').map(Number)).toEqual(all);
+      expect(gatedStepRuns(file)).toEqual(EACH_GATED_STEP_ONCE);
       const log = await alice.log(workflow.id);
-      for (const n of all)
+      for (const n of EACH_GATED_STEP_ONCE)
         expect(log.filter((e) => e.step_index === n - 1).map((e) => e.tool_name)).toEqual([
           'execute_on_worker',
           'advance_step',
         ]);
-      expect((await alice.plan(workflow.id)).map((s) => s.status)).toEqual(all.map(() => 'done'));
+      expect((await alice.plan(workflow.id)).map((s) => s.status)).toEqual(EACH_GATED_STEP_ONCE.map(() => 'done'));
       expect(await alice.report(workflow.id)).toContain('Every step ran once.');
       expect(worker.output).not.toContain('workflow failed');
 
