@@ -57,6 +57,8 @@ export interface Config {
     offlineAfterSeconds: number;
     /** how long a disconnected worker keeps its workflows (0: they go back to the queue at once) */
     leaseSeconds: number;
+    /** the runs go back this long after the lease: the worker's own fence comes first (decision 0062) */
+    leaseMarginSeconds: number;
   };
   http: HttpLimits;
   sockets: { browser: MessageRate; worker: MessageRate };
@@ -201,6 +203,7 @@ export function buildConfig(env: Env): Config {
       heartbeatSeconds: env.WORKER_HEARTBEAT_SECONDS,
       offlineAfterSeconds: env.WORKER_OFFLINE_AFTER_SECONDS,
       leaseSeconds: env.WORKER_LEASE_SECONDS,
+      leaseMarginSeconds: env.WORKER_LEASE_MARGIN_SECONDS,
     },
     http: {
       trustProxy: parseTrustProxy(env.TRUST_PROXY),

@@ -167,6 +167,9 @@ export class LiveDispatcher implements Steering {
     if (lost.length > 0) await this.takeBack(session.workerId, lost);
     if (first && active) await this.reclaim(session, active, new Set(assignedIds));
     else if (active && active.length > 0) await this.cancelStale(session, active);
+    // A run the worker fenced while it heard nothing goes on only if it is still its own (decision 0062).
+    if (first && active)
+      session.send({ type: 'holding', workflow_ids: active.filter((id) => registry.holds(session.workerId, id)) });
   }
 
   /**

@@ -276,6 +276,8 @@ export class WorkerConnection implements WorkerSession {
       worker_id: row.id,
       protocol_version: WORKER_PROTOCOL_VERSION,
       heartbeat_seconds: this.live.config.workers.heartbeatSeconds,
+      // The worker fences its runs by it; the server takes them back only after a margin (decision 0062).
+      lease_seconds: this.live.config.workers.leaseSeconds,
     });
     this.logger.info({ worker: row.name, worker_id: row.id, capacity: row.capacity }, 'worker registered');
     this.live.dispatcher.kick();

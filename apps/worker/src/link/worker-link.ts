@@ -12,6 +12,7 @@ import {
 import WebSocket from 'ws';
 import { backoffDelay, type BackoffOptions } from '@svc/client';
 import { errorMessage, silentLogger, type Logger } from '../util/logger';
+import type { LeaseFence } from './lease-fence';
 import { LinkError } from './server-link';
 import type { Uplink } from './uplink';
 
@@ -35,6 +36,8 @@ export interface WorkerLinkOptions {
   onFatal(error: LinkError): void;
   reconnect?: BackoffOptions;
   logger?: Logger;
+  /** Told of every contact with the server (decision 0062); none: runs are never fenced. */
+  fence?: LeaseFence;
 }
 
 export const WORKER_WS_PATH = '/svc/worker/ws';
@@ -67,6 +70,9 @@ export class WorkerLink {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private awaitingPong = false;
+  /** When the registration and the last ping were sent: an answer proves the server heard of us then. */
+  private registerSentAt = 0;
+  private pingSentAt = 0;
   private readonly logger: Logger;
 
   constructor(private readonly options: WorkerLinkOptions) {
@@ -107,13 +113,17 @@ export class WorkerLink {
     this.socket = socket;
     socket.on('open', () => {
       this.logger.info({ url }, 'connected to server, registering');
+      this.registerSentAt = Date.now();
       this.send({ type: 'register', protocol_version: WORKER_PROTOCOL_VERSION, ...this.options.registration });
     });
     socket.on('message', (data, isBinary) => {
-      if (socket === this.socket) this.receive(isBinary ? '' : data.toString());
+      if (socket !== this.socket) return;
+      this.receive(isBinary ? '' : data.toString());
+      this.options.fence?.notify();
     });
     socket.on('pong', () => {
       this.awaitingPong = false;
+      this.options.fence?.contact(this.pingSentAt);
     });
     socket.on('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
@@ -151,7 +161,11 @@ export class WorkerLink {
     const message = parsed.value;
     switch (message.type) {
       case 'registered':
+        this.options.fence?.registered(message.lease_seconds, this.registerSentAt);
         this.onRegistered(message.worker_id, message.heartbeat_seconds);
+        return;
+      case 'holding':
+        this.options.fence?.holding(message.workflow_ids);
         return;
       case 'ack':
         this.options.uplink.ack(message.workflow_id, message.seq);
@@ -212,7 +226,14 @@ export class WorkerLink {
       socket.terminate();
       return;
     }
+    if (this.options.fence?.check()) {
+      // Our lease is up by our clock: the server may take the runs back; a new registration asks it.
+      this.logger.warn({}, 'no answer from the server within the lease; reconnecting');
+      socket.terminate();
+      return;
+    }
     this.awaitingPong = true;
+    this.pingSentAt = Date.now();
     socket.ping();
     // A run that ended while its last updates wait for their ack is still this worker's to report.
     const active = new Set([
@@ -224,6 +245,7 @@ export class WorkerLink {
 
   private teardown(reason: LinkError): void {
     this.registered = false;
+    this.options.fence?.disconnected();
     clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
     this.options.uplink.close(reason);

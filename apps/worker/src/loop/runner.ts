@@ -10,6 +10,7 @@ import {
 import {
   budgetError,
   budgetQuestion,
+  RESUMED_AFTER_LEASE_LOSS,
   type BudgetCap,
   type DispatchBudget,
   type LogEntryUpdateData,
@@ -50,7 +51,8 @@ export interface RunRequest {
 
 /** How a run ended. `paused`: waiting for a timer; `superseded`: replaced by a newer run (feedback). */
 export type RunEnd = 'completed' | 'failed' | 'cancelled' | 'paused' | 'superseded' | 'shutdown';
-export type StopReason = 'cancel' | 'supersede' | 'shutdown';
+/** `lost`: the server took the run back while this worker was out of contact (decision 0062). */
+export type StopReason = 'cancel' | 'supersede' | 'shutdown' | 'lost';
 
 /** One workflow's agent loop on this worker: Planning -> Executing(N) -> Completed. */
 export class WorkflowRun implements RunContext {
@@ -400,9 +402,22 @@ export class WorkflowRun implements RunContext {
       const from = await revise(this, message ?? '');
       this.deps.logger.info({ workflowId: this.job.workflowId, resumeFromStep: from + 1 }, 'plan revised');
     } else if (action === 'resume' && message) {
+      if (message.startsWith(RESUMED_AFTER_LEASE_LOSS)) this.logLeaseLoss(message);
       return `This step was interrupted and is resumed now: ${message}`;
     }
     return undefined;
+  }
+
+  /** The run was taken back from a worker that lost contact: its log says which command may run twice. */
+  private logLeaseLoss(message: string): void {
+    const phase = this.current.phase;
+    this.log({
+      step_index: phase.kind === 'executing' ? phase.step : null,
+      tool_name: 'resume',
+      tool_input: {},
+      output: message,
+      is_error: false,
+    });
   }
 
   private async drive(template: string | null | undefined, note: string | undefined): Promise<RunEnd> {
@@ -432,6 +447,8 @@ export class WorkflowRun implements RunContext {
   private async ended(err: unknown): Promise<RunEnd> {
     const stopped = err instanceof AbortedError || this.signal.aborted;
     if (stopped && this.stopReason === 'supersede') return 'superseded';
+    // Another worker runs it now: nothing of this one (workspace, status) may reach the server.
+    if (stopped && this.stopReason === 'lost') return 'shutdown';
     await this.syncWorkspace(false).catch((syncErr: unknown) =>
       this.deps.logger.warn(
         { workflowId: this.job.workflowId, error: errorMessage(syncErr) },
