@@ -74,3 +74,4 @@ export { startSmtpServer, parseMail, type SmtpServer, type ReceivedMail } from '
 export { startChatReceiver, type ChatReceiver, type ChatRequest } from './chat-receiver';
 export * from './log-sink';
 export { startOtlpReceiver, spansOfExport, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
+export { startTcpRelay, type TcpRelay } from './tcp-relay';

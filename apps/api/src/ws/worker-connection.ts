@@ -276,8 +276,7 @@ export class WorkerConnection implements WorkerSession {
       worker_id: row.id,
       protocol_version: WORKER_PROTOCOL_VERSION,
       heartbeat_seconds: this.live.config.workers.heartbeatSeconds,
-      // The worker fences its runs by it; the server takes them back only after a margin (decision 0062).
-      lease_seconds: this.live.config.workers.leaseSeconds,
+      ...leaseOf(this.live.config.workers),
     });
     this.logger.info({ worker: row.name, worker_id: row.id, capacity: row.capacity }, 'worker registered');
     this.live.dispatcher.kick();
@@ -326,6 +325,14 @@ export class WorkerConnection implements WorkerSession {
     this.logger.error({ err, worker: this.name }, 'worker message handling failed');
     this.sendError({ code: 'internal', message: 'internal error' });
   }
+}
+
+/**
+ * The lease the worker fences its runs by (the server takes them back only after a margin; decision
+ * 0062). Not told when it is no longer than a heartbeat: a worker would count it as lost between two.
+ */
+function leaseOf({ leaseSeconds, heartbeatSeconds }: { leaseSeconds: number; heartbeatSeconds: number }) {
+  return leaseSeconds === 0 || leaseSeconds > heartbeatSeconds ? { lease_seconds: leaseSeconds } : {};
 }
 
 function frameBytes(data: RawData): number {
