@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { advance, plan, scriptedAgent, type Call } from '@svc/scripted-llm';
 import { eventually, startTcpRelay, type ManagedProcess, type TcpRelay } from '@svc/test-kit';
@@ -11,7 +12,8 @@ const CUT_STEP = 3;
 describe('a worker partitioned past its lease', () => {
   let stack: Stack;
   let relay: TcpRelay | undefined;
-  let dir = '';
+  /** Outside every workspace: what the commands of both workers leave behind. */
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-lease-'));
   /** Each command appends its workspace (so, its worker) to runs-<step>.txt outside the workspaces. */
   const runsOf = (step: number): string[] => {
     const file = path.join(dir, `runs-${step}.txt`);
@@ -39,7 +41,6 @@ describe('a worker partitioned past its lease', () => {
       },
       workerConfig: { sandbox: 'none' },
     });
-    dir = stack.dir;
     // The stack's own worker steps aside: the run goes to the worker behind the relay.
     await stack.workers[0]!.stop('SIGTERM');
     relay = await startTcpRelay(stack.api.url);
@@ -47,6 +48,7 @@ describe('a worker partitioned past its lease', () => {
   afterAll(async () => {
     await stack?.close();
     await relay?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it(
