@@ -60,7 +60,10 @@ describe('a worker partitioned past its lease', () => {
         sandbox: 'none',
       });
       const { id } = await alice.createWorkflow(stack.projectId, 'Six steps, one command each.');
-      await eventually(() => runsOf(CUT_STEP).length === 1, { what: 'the cut step to start', detail: stack.diagnostics });
+      await eventually(() => runsOf(CUT_STEP).length === 1, {
+        what: 'the cut step to start',
+        detail: stack.diagnostics,
+      });
 
       const fenced = isolated.nextLine((line) => line.includes('lease lost'));
       relay!.blackhole();
