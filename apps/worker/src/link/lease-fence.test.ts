@@ -68,13 +68,14 @@ describe('LeaseFence', () => {
     fence.registered(60, at());
     const started = fence.beforeCommand('a', new AbortController().signal);
     let done = false;
-    void started.then(() => (done = true));
+    const settled = started.then(() => (done = true));
     fence.notify();
     await Promise.resolve();
     expect(done).toBe(false);
     unacked.delete('a');
     fence.notify();
-    await started;
+    await settled;
+    expect(done).toBe(true);
 
     unacked.add('a');
     const abort = new AbortController();

@@ -7,6 +7,7 @@ import {
   type ExecMessage,
   type ExecResultMessage,
   type RegisterMessage,
+  type WorkerErrorMessage,
   type WorkerToServerMessage,
 } from '@svc/protocol';
 import WebSocket from 'ws';
@@ -161,11 +162,10 @@ export class WorkerLink {
     const message = parsed.value;
     switch (message.type) {
       case 'registered':
-        this.options.fence?.registered(message.lease_seconds, this.registerSentAt);
-        this.onRegistered(message.worker_id, message.heartbeat_seconds);
+        this.onRegistered(message.worker_id, message.heartbeat_seconds, message.lease_seconds);
         return;
       case 'holding':
-        this.options.fence?.holding(message.workflow_ids);
+        this.onHolding(message.workflow_ids);
         return;
       case 'ack':
         this.options.uplink.ack(message.workflow_id, message.seq);
@@ -180,11 +180,7 @@ export class WorkerLink {
         this.options.uplink.resolveExec(message);
         return;
       case 'error':
-        if (message.workflow_id !== undefined && message.seq !== undefined) {
-          this.options.uplink.refused(message.workflow_id, message.seq, message.error);
-          return;
-        }
-        this.logger.warn({ code: message.error.code, error: message.error.message }, 'server reported an error');
+        this.onError(message);
         return;
       default: {
         const unreachable: never = message;
@@ -193,7 +189,21 @@ export class WorkerLink {
     }
   }
 
-  private onRegistered(workerId: string, heartbeatSeconds: number): void {
+  private onError(message: WorkerErrorMessage): void {
+    if (message.workflow_id !== undefined && message.seq !== undefined) {
+      this.options.uplink.refused(message.workflow_id, message.seq, message.error);
+      return;
+    }
+    this.logger.warn({ code: message.error.code, error: message.error.message }, 'server reported an error');
+  }
+
+  /** The server's answer to the first heartbeat: which runs it fenced are still its own (decision 0062). */
+  private onHolding(workflowIds: string[]): void {
+    this.options.fence?.holding(workflowIds);
+  }
+
+  private onRegistered(workerId: string, heartbeatSeconds: number, leaseSeconds: number | undefined): void {
+    this.options.fence?.registered(leaseSeconds, this.registerSentAt);
     this.registered = true;
     this.attempt = 0;
     this.logger.info({ workerId, resend: this.options.uplink.outbox.size }, 'registered');

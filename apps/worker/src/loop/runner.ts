@@ -448,9 +448,8 @@ export class WorkflowRun implements RunContext {
 
   private async ended(err: unknown): Promise<RunEnd> {
     const stopped = err instanceof AbortedError || this.signal.aborted;
-    if (stopped && this.stopReason === 'supersede') return 'superseded';
-    // Another worker runs it now: nothing of this one (workspace, status) may reach the server.
-    if (stopped && this.stopReason === 'lost') return 'shutdown';
+    const quiet = stopped ? quietEnd(this.stopReason) : undefined;
+    if (quiet) return quiet;
     await this.syncWorkspace(false).catch((syncErr: unknown) =>
       this.deps.logger.warn(
         { workflowId: this.job.workflowId, error: errorMessage(syncErr) },
@@ -468,6 +467,15 @@ export class WorkflowRun implements RunContext {
     this.updates.status('failed', { error: reason, ...budget });
     return 'failed';
   }
+}
+
+/**
+ * A stop that reports nothing: a superseded run starts again here; a lost one runs on another worker now,
+ * so nothing of this one (workspace, status) may reach the server (decision 0062).
+ */
+function quietEnd(reason: StopReason | undefined): RunEnd | undefined {
+  if (reason === 'supersede') return 'superseded';
+  return reason === 'lost' ? 'shutdown' : undefined;
 }
 
 /** The state a run starts from: one this worker still holds, else the server's snapshot, else a new one. */
