@@ -30,7 +30,7 @@ describe('LeaseFence', () => {
     fence.stop();
   });
 
-  it('keeps a fenced run fenced after the reconnect until the server says whose it is', () => {
+  it('keeps a fenced run fenced after the reconnect until the server says whose it is', async () => {
     const { fence, advance, at, lost } = fenceOn(['kept', 'taken']);
     fence.registered(5, at());
     advance(5_001);
@@ -38,7 +38,9 @@ describe('LeaseFence', () => {
     fence.disconnected();
     fence.registered(5, at());
     expect(fence.mayStart('kept')).toBe(false);
+    const upload = fence.beforeUpload('kept', new AbortController().signal);
     fence.holding(['kept']);
+    await upload;
     expect(fence.mayStart('kept')).toBe(true);
     expect(lost).toEqual(['taken']);
     fence.stop();

@@ -17,7 +17,7 @@ export interface LeaseFenceOptions {
  * `lease_seconds` after it last heard of it, plus a margin; the worker counts the same lease from the
  * last message the server is known to have received (a heartbeat's ping that was answered, or the
  * registration), so by its own clock its lease is always up first. Then it fences every run it holds:
- * no command of them starts until the server, answering the first heartbeat after the reconnect
+ * no command of them starts and no workspace is uploaded until the server, answering the first heartbeat after the reconnect
  * (`holding`), says which are still its own; the others stop here (another worker resumes them).
  * Besides, a command starts only when everything its run reported before is stored, so a worker that
  * loses contact starts no command whose run's progress the server does not have: a run resumed
@@ -88,22 +88,38 @@ export class LeaseFence {
     return true;
   }
 
-  /** Whether a command of the run may start now. */
+  /** Whether the run is fenced now (its lease is up, or the server has not confirmed it since). */
+  isFenced(workflowId: string): boolean {
+    return this.check() || this.fenced.has(workflowId);
+  }
+
+  /** Whether a command of the run may start now: not fenced, and what it reported before is stored. */
   mayStart(workflowId: string): boolean {
-    if (this.check()) return false;
-    return !this.fenced.has(workflowId) && !this.options.unacknowledged(workflowId);
+    return !this.isFenced(workflowId) && !this.options.unacknowledged(workflowId);
   }
 
   /** Resolves when a command of the run may start; rejects with AbortedError when `signal` aborts first. */
   beforeCommand(workflowId: string, signal: AbortSignal): Promise<void> {
-    if (this.mayStart(workflowId)) return Promise.resolve();
+    return this.until(() => this.mayStart(workflowId), signal);
+  }
+
+  /**
+   * Resolves when the run is not fenced (its workspace may be uploaded). Unlike a command, an upload
+   * does not wait for acknowledgements: retried, it goes through as soon as the server is back.
+   */
+  beforeUpload(workflowId: string, signal: AbortSignal): Promise<void> {
+    return this.until(() => !this.isFenced(workflowId), signal);
+  }
+
+  private until(ready: () => boolean, signal: AbortSignal): Promise<void> {
+    if (ready()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const done = () => {
         this.waiters.delete(wake);
         signal.removeEventListener('abort', aborted);
       };
       const wake = () => {
-        if (!this.mayStart(workflowId)) return;
+        if (!ready()) return;
         done();
         resolve();
       };

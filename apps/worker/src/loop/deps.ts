@@ -35,7 +35,7 @@ export interface LoopDeps {
   /** The secrets each workflow's work here holds now: the link and the LLM client mask by them. */
   secrets: WorkflowSecrets;
   /** Holds back a run's commands while it is fenced or its earlier updates are unacknowledged (decision 0062). */
-  fence?: Pick<LeaseFence, 'beforeCommand'>;
+  fence?: Pick<LeaseFence, 'beforeCommand' | 'beforeUpload'>;
   /** This worker's server id, once registered. */
   workerId(): string | undefined;
   logger: Logger;

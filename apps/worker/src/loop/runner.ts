@@ -144,7 +144,7 @@ export class WorkflowRun implements RunContext {
   async syncWorkspace(untilStopped = true): Promise<void> {
     const signal = untilStopped ? this.signal : undefined;
     // A fenced run uploads nothing: another worker may own its workspace by now (decision 0062).
-    if (signal) await this.deps.fence?.beforeCommand(this.job.workflowId, signal);
+    if (signal) await this.deps.fence?.beforeUpload(this.job.workflowId, signal);
     const pushed = await this.deps.workspace.push(this.job.workflowId, this.baseline, signal);
     this.baseline = pushed.after;
     this.updates.filesChanged(pushed.changes);
