@@ -100,6 +100,8 @@ export class LeaseFence {
 
   /** Resolves when a command of the run may start; rejects with AbortedError when `signal` aborts first. */
   beforeCommand(workflowId: string, signal: AbortSignal): Promise<void> {
+    if (!this.connected && !this.mayStart(workflowId))
+      this.logger.warn({ workflowId }, 'a command waits until the server has stored what its run reported before');
     return this.until(() => this.mayStart(workflowId), signal);
   }
 
