@@ -59,6 +59,8 @@ export interface Config {
     offlineAfterSeconds: number;
     /** how long a disconnected worker keeps its workflows (0: they go back to the queue at once) */
     leaseSeconds: number;
+    /** the runs go back this long after the lease: the worker's own fence comes first (decision 0062) */
+    leaseMarginSeconds: number;
   };
   http: HttpLimits;
   /** SIGTERM (decision 0061): readiness fails for `delayMs`, then what is in flight has `graceMs` to finish */
@@ -206,6 +208,7 @@ export function buildConfig(env: Env): Config {
       heartbeatSeconds: env.WORKER_HEARTBEAT_SECONDS,
       offlineAfterSeconds: env.WORKER_OFFLINE_AFTER_SECONDS,
       leaseSeconds: env.WORKER_LEASE_SECONDS,
+      leaseMarginSeconds: env.WORKER_LEASE_MARGIN_SECONDS,
     },
     http: {
       trustProxy: parseTrustProxy(env.TRUST_PROXY),

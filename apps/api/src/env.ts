@@ -79,6 +79,8 @@ export const EnvSchema = z.object({
   WORKER_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).default(10),
   WORKER_OFFLINE_AFTER_SECONDS: z.coerce.number().int().min(2).default(30),
   WORKER_LEASE_SECONDS: z.coerce.number().int().min(0).default(60),
+  /** the server takes a lost worker's runs back this long after its lease, which the worker fences itself by (decision 0062) */
+  WORKER_LEASE_MARGIN_SECONDS: z.coerce.number().int().min(0).default(10),
   /** how often each replica looks for forge work missed (PRs, statuses; decision 0047) */
   FORGE_SWEEP_SECONDS: z.coerce.number().min(0.05).max(3600).default(30),
   TRUST_PROXY: z.string().default('loopback'),

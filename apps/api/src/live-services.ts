@@ -150,6 +150,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     logger,
     offlineAfterSeconds: config.workers.offlineAfterSeconds,
     leaseSeconds: config.workers.leaseSeconds,
+    leaseMarginSeconds: config.workers.leaseMarginSeconds,
   });
 
   const detailRetention = new LlmDetailRetention(db, logger);

@@ -6,6 +6,7 @@ import { Executor } from './executor/executor';
 import { LocalJobTokenSigner, ServerJobTokens, type JobTokenSource } from './executor/job-token';
 import { Sandbox } from './executor/sandbox';
 import type { LinkError } from './link/server-link';
+import { LeaseFence } from './link/lease-fence';
 import { Uplink } from './link/uplink';
 import { WorkerLink } from './link/worker-link';
 import { LlmClient } from './llm/llm-client';
@@ -104,6 +105,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       if (workflowId) uplink.sendUpdate(workflowId, { kind: 'llm_call', data: record });
     },
   });
+  // Fences the manager's runs when the lease is up and stops those the server took back (decision 0062).
+  const fence = new LeaseFence({
+    runs: () => manager.activeWorkflows(),
+    unacknowledged: (id) => uplink.outbox.workflowsInProgress().includes(id),
+    onLost: (id) => manager.lost(id),
+    logger,
+  });
   const deps: LoopDeps = {
     config,
     prompts: options.prompts,
@@ -114,6 +122,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     link: uplink,
     secrets,
     workerId: () => uplink.workerId,
+    fence,
     logger,
   };
   const capacity = options.once ? 1 : config.capacity;
@@ -136,6 +145,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     onFatal: (error) => options.onFatal?.(error),
     reconnect: options.reconnect ? { ...options.reconnect, jitter: 0.5 } : undefined,
     logger,
+    fence,
   });
   link.start();
   const stopPruning = scheduleGitCachePruning(deps.workspace.gitCacheDir(), config.gitCacheMaxAgeDays, logger);
@@ -156,6 +166,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       clearTimeout(giveUp);
       stopPruning();
       lifetime.abort();
+      fence.stop();
       link.stop();
       await metricsListener.close();
     },

@@ -129,6 +129,8 @@ const workerMessages: WorkerToServerMessage[] = [
 
 const serverMessages: ServerToWorkerMessage[] = [
   { type: 'registered', worker_id: 'wk-1', protocol_version: 1, heartbeat_seconds: 15 },
+  { type: 'registered', worker_id: 'wk-1', protocol_version: 1, heartbeat_seconds: 15, lease_seconds: 60 },
+  { type: 'holding', workflow_ids: ['wf-1'] },
   { type: 'ack', workflow_id: 'wf-1', seq: 3 },
   {
     type: 'dispatch',

@@ -177,6 +177,12 @@ export const RegisteredMessageSchema = z.object({
   worker_id: IdSchema,
   protocol_version: z.int().min(1),
   heartbeat_seconds: z.int().min(1),
+  /**
+   * How long the server lets this worker keep its runs without hearing from it (WORKER_LEASE_SECONDS);
+   * 0: they go back at once when it disconnects. A worker that knows it fences its runs itself before the
+   * server takes them back (decision 0062); absent from older servers (no fence).
+   */
+  lease_seconds: z.int().min(0).optional(),
 });
 export type RegisteredMessage = z.infer<typeof RegisteredMessageSchema>;
 
@@ -263,8 +269,26 @@ export const WorkerErrorMessageSchema = z.object({
 });
 export type WorkerErrorMessage = z.infer<typeof WorkerErrorMessageSchema>;
 
+/**
+ * The answer to a (re)connected worker's first heartbeat: which of the workflows it reported are still
+ * its own. A run it fenced after losing contact goes on only when listed here, and is dropped otherwise
+ * (another worker has it now; decision 0062). Sent to workers whose `registered` carried `lease_seconds`.
+ */
+export const HoldingMessageSchema = z.object({
+  type: z.literal('holding'),
+  workflow_ids: z.array(IdSchema),
+});
+export type HoldingMessage = z.infer<typeof HoldingMessageSchema>;
+
+/**
+ * How the `message` of a `resume` dispatch starts when the run was taken back from a worker that lost
+ * its lease: the worker that resumes it logs it (the command running then may run twice; decision 0062).
+ */
+export const RESUMED_AFTER_LEASE_LOSS = 'resumed after lease loss';
+
 export const ServerToWorkerMessageSchema = z.discriminatedUnion('type', [
   RegisteredMessageSchema,
+  HoldingMessageSchema,
   AckMessageSchema,
   DispatchMessageSchema,
   ExecMessageSchema,

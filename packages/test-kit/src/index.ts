@@ -76,3 +76,4 @@ export { startChatReceiver, type ChatReceiver, type ChatRequest } from './chat-r
 export * from './log-sink';
 export { startOtlpReceiver, spansOfExport, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
 export { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
+export { startTcpRelay, type TcpRelay } from './tcp-relay';

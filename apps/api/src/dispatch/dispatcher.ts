@@ -165,8 +165,16 @@ export class LiveDispatcher implements Steering {
     const assignedIds = assigned.map((w) => w.id);
     const lost = await this.settle(session, assignedIds, new Set(active ?? assignedIds), first);
     if (lost.length > 0) await this.takeBack(session.workerId, lost);
-    if (first && active) await this.reclaim(session, active, new Set(assignedIds));
-    else if (active && active.length > 0) await this.cancelStale(session, active);
+    if (first && active) {
+      await this.reclaim(session, active, new Set(assignedIds));
+      this.sendHolding(session, active);
+    } else if (active && active.length > 0) await this.cancelStale(session, active);
+  }
+
+  /** A run the worker fenced while it heard nothing goes on only if it is still its own (decision 0062). */
+  private sendHolding(session: WorkerSession, active: readonly string[]): void {
+    const held = active.filter((id) => this.deps.registry.holds(session.workerId, id));
+    session.send({ type: 'holding', workflow_ids: held });
   }
 
   /**

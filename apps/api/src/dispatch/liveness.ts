@@ -13,6 +13,11 @@ export interface LivenessDeps {
   offlineAfterSeconds: number;
   /** How long a disconnected worker keeps its workflows; 0: they go back at once. */
   leaseSeconds: number;
+  /**
+   * Added to the lease before the work goes back: the worker fences its runs when its lease is up by
+   * its own clock, so it stops starting commands before another worker may resume them (decision 0062).
+   */
+  leaseMarginSeconds?: number;
   now?: () => number;
   /** When this server started (ms); now by default. */
   startedAt?: number;
@@ -20,7 +25,7 @@ export interface LivenessDeps {
 
 /**
  * Closes silent worker connections and takes work back from workers whose lease ran out: nobody has
- * heard of them for `leaseSeconds`, counted from the worker row's last_seen_at (so the lease survives
+ * heard of them for `leaseSeconds` plus `leaseMarginSeconds`, counted from the worker row's last_seen_at (so the lease survives
  * a server restart) but never from before this server started (a worker cannot reconnect to a server
  * that is down, so an outage of the server does not use up the lease).
  */
@@ -61,7 +66,7 @@ export class WorkerLiveness {
     await registry.markSilentOffline(offlineAfterMs);
     // A wake-up lost on the bus (a reconnect gap) delays a hand-out until here at most.
     dispatcher.kick();
-    const heardBefore = this.now() - this.deps.leaseSeconds * 1000;
+    const heardBefore = this.now() - (this.deps.leaseSeconds + (this.deps.leaseMarginSeconds ?? 0)) * 1000;
     if (this.startedAt > heardBefore) return;
     const offline = await registry.leaseExpiredIds(new Date(heardBefore));
     if (offline.length === 0) return;

@@ -1,5 +1,5 @@
 import type { Db, DbProvider, Prisma, Workflow } from '@svc/db';
-import type { WorkflowStatus } from '@svc/protocol';
+import { RESUMED_AFTER_LEASE_LOSS, type WorkflowStatus } from '@svc/protocol';
 import type { EventStore, NewEvent, StoredEvent, WorkflowRef } from '../events';
 import { EngineBus, type EngineEvents } from './bus';
 import { claimQueued } from './claim';
@@ -37,6 +37,9 @@ const MAX_RACES = 5;
  * one transaction; after the commit it is announced on `bus`, where browser fan-out, dispatcher wake-ups
  * and cache invalidation (on every replica) listen.
  */
+/** The resume note of a run taken back from a worker that lost it mid-step. */
+const LEASE_LOSS_NOTE = `${RESUMED_AFTER_LEASE_LOSS}: the worker that ran this step lost contact with the server; the command it was running then may have run before`;
+
 export class WorkflowEngine {
   readonly bus: EngineBus;
 
@@ -161,6 +164,9 @@ export class WorkflowEngine {
       { interactive: true, publish: false },
     );
     if (!moved) return false;
+    // The worker resuming it logs that the command running when contact was lost may run twice (decision 0062).
+    if (row.status === 'running')
+      await recordIntent(this.deps.db, row.id, { action: 'resume', message: LEASE_LOSS_NOTE }, true);
     const status = decision.kind === 'move' ? decision.to : null;
     this.announce({ workflow: row, cause: 'lease_expired', status, publish: stored, listChanged: status !== null });
     return true;

@@ -6,6 +6,8 @@ import { createProject, createWorkflow } from '../support/fixtures';
 import { resetWorkers, SETUP_TIMEOUT_MS } from '../ws/clients';
 
 const LEASE_SECONDS = 600;
+/** What the server adds to the lease before it takes runs back (decision 0062). */
+const MARGIN_SECONDS = 30;
 /** Scripted workers send no heartbeats: however slow the machine, none of them may count as silent. */
 const OFFLINE_AFTER_SECONDS = 3600;
 
@@ -35,8 +37,9 @@ describe.each(TEST_PROVIDERS)('a disconnected worker keeps its workflows for its
   };
   const row = (id: string) => server.deps.db.workflow.findUniqueOrThrow({ where: { id } });
   /** A liveness sweep as the server's own would run it `aheadMs` from now (started long before, unless `justStarted`). */
-  const sweepAt = (aheadMs: number, justStarted = false) =>
+  const sweepAt = (aheadMs: number, justStarted = false, leaseMarginSeconds = 0) =>
     new WorkerLiveness({
+      leaseMarginSeconds,
       db: server.deps.db,
       registry: server.runtime.live.registry,
       dispatcher: server.runtime.live.dispatcher,
@@ -84,6 +87,34 @@ describe.each(TEST_PROVIDERS)('a disconnected worker keeps its workflows for its
     await sweepAt((LEASE_SECONDS + 5) * 1000).sweep();
     expect(await other.dispatch(id, 'resume')).toMatchObject({ last_seq: last + 1 });
     expect((await row(id)).assigned_worker_id).toBe(other.id);
+  }, 30_000);
+
+  it('tells the worker its lease, takes its runs back only after the margin, and answers which are still its own', async () => {
+    const first = await start('lease-4');
+    expect(first.inbox.messages.find((m) => m.type === 'registered')).toMatchObject({ lease_seconds: LEASE_SECONDS });
+    const { id, last } = await midway(first);
+    expect((await first.store(id, last + 1, { kind: 'status', data: { status: 'running' } })).type).toBe('ack');
+    const other = await start('lease-5');
+    const offline = (workerId: string) => async () =>
+      (await server.deps.db.worker.findUniqueOrThrow({ where: { id: workerId } })).status === 'offline';
+    first.close();
+    await eventually(offline(first.id));
+    // Past the lease the worker has fenced its runs itself; the server waits for the margin too.
+    await sweepAt((LEASE_SECONDS + MARGIN_SECONDS - 5) * 1000, false, MARGIN_SECONDS).sweep();
+    expect((await row(id)).assigned_worker_id).toBe(first.id);
+
+    // Back: its first heartbeat is answered with the runs that are still its own.
+    const back = await start('lease-4');
+    back.send({ type: 'heartbeat', active_workflows: [id, 'wf-of-nobody'] });
+    expect(await back.inbox.next((m) => m.type === 'holding')).toEqual({ type: 'holding', workflow_ids: [id] });
+
+    back.close();
+    await eventually(offline(back.id));
+    await sweepAt((LEASE_SECONDS + MARGIN_SECONDS + 5) * 1000, false, MARGIN_SECONDS).sweep();
+    // Taken back mid-step: the worker that resumes it is told a command may have run before.
+    expect(await other.dispatch(id, 'resume')).toMatchObject({
+      message: expect.stringMatching(/^resumed after lease loss: .*may have run before/),
+    });
   }, 30_000);
 
   it('does not count the downtime of a restarted server against the lease', async () => {

@@ -86,6 +86,7 @@ describe.each(TEST_PROVIDERS)('worker WebSocket on %s', (provider) => {
       worker_id: worker.id,
       protocol_version: WORKER_PROTOCOL_VERSION,
       heartbeat_seconds: server.deps.config.workers.heartbeatSeconds,
+      lease_seconds: server.deps.config.workers.leaseSeconds,
     });
     const list = await body(await server.request('/svc/api/workers', { as: await server.login('alice') }));
     expect(list.find((w: { name: string }) => w.name === 'builder-1')).toEqual({

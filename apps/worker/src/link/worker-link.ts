@@ -8,11 +8,13 @@ import {
   type ExecMessage,
   type ExecResultMessage,
   type RegisterMessage,
+  type WorkerErrorMessage,
   type WorkerToServerMessage,
 } from '@svc/protocol';
 import WebSocket from 'ws';
 import { backoffDelay, type BackoffOptions } from '@svc/client';
 import { errorMessage, silentLogger, type Logger } from '../util/logger';
+import type { LeaseFence } from './lease-fence';
 import { LinkError } from './server-link';
 import type { Uplink } from './uplink';
 
@@ -36,6 +38,8 @@ export interface WorkerLinkOptions {
   onFatal(error: LinkError): void;
   reconnect?: BackoffOptions;
   logger?: Logger;
+  /** Told of every contact with the server (decision 0062); none: runs are never fenced. */
+  fence?: LeaseFence;
 }
 
 export const WORKER_WS_PATH = '/svc/worker/ws';
@@ -71,6 +75,9 @@ export class WorkerLink {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private awaitingPong = false;
+  /** When the registration and the last ping were sent: an answer proves the server heard of us then. */
+  private registerSentAt = 0;
+  private pingSentAt = 0;
   private readonly logger: Logger;
 
   constructor(private readonly options: WorkerLinkOptions) {
@@ -111,13 +118,17 @@ export class WorkerLink {
     this.socket = socket;
     socket.on('open', () => {
       this.logger.info({ url }, 'connected to server, registering');
+      this.registerSentAt = Date.now();
       this.send({ type: 'register', protocol_version: WORKER_PROTOCOL_VERSION, ...this.options.registration });
     });
     socket.on('message', (data, isBinary) => {
-      if (socket === this.socket) this.receive(isBinary ? '' : data.toString());
+      if (socket !== this.socket) return;
+      this.receive(isBinary ? '' : data.toString());
+      this.options.fence?.notify();
     });
     socket.on('pong', () => {
       this.awaitingPong = false;
+      this.options.fence?.contact(this.pingSentAt);
     });
     socket.on('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
@@ -155,7 +166,10 @@ export class WorkerLink {
     const message = parsed.value;
     switch (message.type) {
       case 'registered':
-        this.onRegistered(message.worker_id, message.heartbeat_seconds);
+        this.onRegistered(message.worker_id, message.heartbeat_seconds, message.lease_seconds);
+        return;
+      case 'holding':
+        this.onHolding(message.workflow_ids);
         return;
       case 'ack':
         this.options.uplink.ack(message.workflow_id, message.seq);
@@ -170,11 +184,7 @@ export class WorkerLink {
         this.options.uplink.resolveExec(message);
         return;
       case 'error':
-        if (message.workflow_id !== undefined && message.seq !== undefined) {
-          this.options.uplink.refused(message.workflow_id, message.seq, message.error);
-          return;
-        }
-        this.logger.warn({ code: message.error.code, error: message.error.message }, 'server reported an error');
+        this.onError(message);
         return;
       default: {
         const unreachable: never = message;
@@ -183,7 +193,21 @@ export class WorkerLink {
     }
   }
 
-  private onRegistered(workerId: string, heartbeatSeconds: number): void {
+  private onError(message: WorkerErrorMessage): void {
+    if (message.workflow_id !== undefined && message.seq !== undefined) {
+      this.options.uplink.refused(message.workflow_id, message.seq, message.error);
+      return;
+    }
+    this.logger.warn({ code: message.error.code, error: message.error.message }, 'server reported an error');
+  }
+
+  /** The server's answer to the first heartbeat: which runs it fenced are still its own (decision 0062). */
+  private onHolding(workflowIds: string[]): void {
+    this.options.fence?.holding(workflowIds);
+  }
+
+  private onRegistered(workerId: string, heartbeatSeconds: number, leaseSeconds: number | undefined): void {
+    this.options.fence?.registered(leaseSeconds, this.registerSentAt);
     this.registered = true;
     this.attempt = 0;
     this.logger.info({ workerId, resend: this.options.uplink.outbox.size }, 'registered');
@@ -216,7 +240,14 @@ export class WorkerLink {
       socket.terminate();
       return;
     }
+    if (this.options.fence?.check()) {
+      // Our lease is up by our clock: the server may take the runs back; a new registration asks it.
+      this.logger.warn({}, 'no answer from the server within the lease; reconnecting');
+      socket.terminate();
+      return;
+    }
     this.awaitingPong = true;
+    this.pingSentAt = Date.now();
     socket.ping();
     // A run that ended while its last updates wait for their ack is still this worker's to report.
     const active = new Set([
@@ -228,6 +259,7 @@ export class WorkerLink {
 
   private teardown(reason: LinkError): void {
     this.registered = false;
+    this.options.fence?.disconnected();
     clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
     this.options.uplink.close(reason);

@@ -2,6 +2,7 @@ import type { DispatchBudget, DispatchRepository, McpServerConfig } from '@svc/p
 import type { ServerApi } from '../api/server-api';
 import type { WorkerConfig } from '../config';
 import type { Executor } from '../executor/executor';
+import type { LeaseFence } from '../link/lease-fence';
 import type { ServerLink } from '../link/server-link';
 import type { ChatModel } from '../llm/llm-client';
 import type { Prompts } from '../prompts';
@@ -33,6 +34,8 @@ export interface LoopDeps {
   link: ServerLink;
   /** The secrets each workflow's work here holds now: the link and the LLM client mask by them. */
   secrets: WorkflowSecrets;
+  /** Holds back a run's commands while it is fenced or its earlier updates are unacknowledged (decision 0062). */
+  fence?: Pick<LeaseFence, 'beforeCommand' | 'beforeUpload'>;
   /** This worker's server id, once registered. */
   workerId(): string | undefined;
   logger: Logger;

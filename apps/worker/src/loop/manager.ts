@@ -91,6 +91,13 @@ export class WorkflowManager implements LinkHandlers {
     run?.stop('cancel');
   }
 
+  /** The server took the fenced run back while this worker was out of contact: it stops here, reporting nothing. */
+  lost(workflowId: string): void {
+    this.queue = this.queue.filter((q) => q.workflow_id !== workflowId);
+    this.followUps.delete(workflowId);
+    this.runs.get(workflowId)?.stop('lost');
+  }
+
   /** Delivered to the loop waiting for it; a workflow not running here is resumed with it. */
   private answer(message: RunDispatch, run: WorkflowRun | undefined): void {
     if (!run) return this.enqueue(message);

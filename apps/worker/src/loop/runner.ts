@@ -10,6 +10,7 @@ import {
 import {
   budgetError,
   budgetQuestion,
+  RESUMED_AFTER_LEASE_LOSS,
   type BudgetCap,
   type DispatchBudget,
   type LogEntryUpdateData,
@@ -50,7 +51,8 @@ export interface RunRequest {
 
 /** How a run ended. `paused`: waiting for a timer; `superseded`: replaced by a newer run (feedback). */
 export type RunEnd = 'completed' | 'failed' | 'cancelled' | 'paused' | 'superseded' | 'shutdown';
-export type StopReason = 'cancel' | 'supersede' | 'shutdown';
+/** `lost`: the server took the run back while this worker was out of contact (decision 0062). */
+export type StopReason = 'cancel' | 'supersede' | 'shutdown' | 'lost';
 
 /** One workflow's agent loop on this worker: Planning -> Executing(N) -> Completed. */
 export class WorkflowRun implements RunContext {
@@ -144,6 +146,8 @@ export class WorkflowRun implements RunContext {
    */
   async syncWorkspace(untilStopped = true): Promise<void> {
     const signal = untilStopped ? this.signal : this.cancelled.signal;
+    // A fenced run uploads nothing: another worker may own its workspace by now (decision 0062).
+    if (untilStopped) await this.deps.fence?.beforeUpload(this.job.workflowId, this.signal);
     const pushed = await this.deps.workspace.push(this.job.workflowId, this.baseline, signal);
     this.baseline = pushed.after;
     this.updates.filesChanged(pushed.changes);
@@ -405,9 +409,22 @@ export class WorkflowRun implements RunContext {
       const from = await revise(this, message ?? '');
       this.deps.logger.info({ workflowId: this.job.workflowId, resumeFromStep: from + 1 }, 'plan revised');
     } else if (action === 'resume' && message) {
+      if (message.startsWith(RESUMED_AFTER_LEASE_LOSS)) this.logLeaseLoss(message);
       return `This step was interrupted and is resumed now: ${message}`;
     }
     return undefined;
+  }
+
+  /** The run was taken back from a worker that lost contact: its log says which command may run twice. */
+  private logLeaseLoss(message: string): void {
+    const phase = this.current.phase;
+    this.log({
+      step_index: phase.kind === 'executing' ? phase.step : null,
+      tool_name: 'resume',
+      tool_input: {},
+      output: message,
+      is_error: false,
+    });
   }
 
   private async drive(template: string | null | undefined, note: string | undefined): Promise<RunEnd> {
@@ -436,7 +453,8 @@ export class WorkflowRun implements RunContext {
 
   private async ended(err: unknown): Promise<RunEnd> {
     const stopped = err instanceof AbortedError || this.signal.aborted;
-    if (stopped && this.stopReason === 'supersede') return 'superseded';
+    const quiet = stopped ? quietEnd(this.stopReason) : undefined;
+    if (quiet) return quiet;
     await this.uploadAfterEnd();
     if (stopped && this.stopReason === 'shutdown') return 'shutdown';
     // Cancelled while it ran, or while the last upload of a failed run was retried.
@@ -458,6 +476,15 @@ export class WorkflowRun implements RunContext {
       this.deps.logger.warn({ workflowId: this.job.workflowId, error: errorMessage(err) }, 'workspace upload failed'),
     );
   }
+}
+
+/**
+ * A stop that reports nothing: a superseded run starts again here; a lost one runs on another worker now,
+ * so nothing of this one (workspace, status) may reach the server (decision 0062).
+ */
+function quietEnd(reason: StopReason | undefined): RunEnd | undefined {
+  if (reason === 'supersede') return 'superseded';
+  return reason === 'lost' ? 'shutdown' : undefined;
 }
 
 /** The state a run starts from: one this worker still holds, else the server's snapshot, else a new one. */

@@ -29,6 +29,8 @@ export function createToolContext(
     signal,
     maskSecrets: (text) => job.secrets?.mask(text) ?? text,
     async runLocal(command, timeoutSeconds) {
+      // Never a command the server could not know was started (decision 0062).
+      await deps.fence?.beforeCommand(job.workflowId, signal);
       const live = new CommandOutput({
         send: (message) => deps.link.sendCommandOutput(message),
         workflowId: job.workflowId,

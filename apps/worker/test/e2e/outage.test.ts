@@ -131,10 +131,11 @@ describe('an API outage while a worker runs a workflow', () => {
       const id = await runThrough({ name: 'long-outage', steps: 5, gatedStep: 2 }, async (worker) => {
         const disconnected = lines(worker, 'disconnected; reconnecting', 3);
         await stack.api.stop('SIGKILL');
-        const retrying = lines(worker, 'server call failed; retrying');
+        // The next step's command waits until the server has stored the run's progress (decision 0062).
+        const waiting = lines(worker, 'a command waits until the server has stored');
         writeFileSync(file('go'), '');
-        // Several reconnect attempts have failed (the next waits seconds) and a REST call waits too.
-        await Promise.all([disconnected, retrying]);
+        // Several reconnect attempts have failed (the next waits seconds) and the next command waits too.
+        await Promise.all([disconnected, waiting]);
         await stack.api.restart();
       });
       // The server kept the workflow with the worker through its restart.
