@@ -126,12 +126,15 @@ describe("a worker's server calls fail for a while (issue 27)", () => {
     'stores the final status only after every earlier update, when the server refuses updates for now',
     async () => {
       const tag = 'held-updates';
-      // Log entries are refused as `unavailable` (they wait in the worker's resend back-off) until the
-      // run's report has gone through: a worker that sent `completed` then would have it stored first.
-      let reportSent = false;
+      // Each log entry is refused once as `unavailable` (it waits in the worker's resend back-off): the
+      // last step's entries are then still on their way when the report is written, and a worker that
+      // sent `completed` at once would have it stored first. (Refusing them for longer would stop the
+      // run: a command starts only once its run's earlier updates are stored, decision 0062.)
+      const refusedOnce = new Set<string>();
       relay.updateFault = (update) => {
-        if (update.kind === 'report') reportSent = true;
-        if (update.kind !== 'log_entry' || reportSent) return null;
+        const key = `${update.workflow_id}/${update.seq}`;
+        if (update.kind !== 'log_entry' || refusedOnce.has(key)) return null;
+        refusedOnce.add(key);
         return { code: 'unavailable', message: 'the database is unavailable; send it again later' };
       };
       const llmFrom = stack.llm.requests.length;
