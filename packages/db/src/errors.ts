@@ -173,11 +173,26 @@ export function classifySqlState(code: string): DbErrorKind {
 }
 
 /**
+ * node-postgres's own errors for a connection lost under a query (the server crashed or its backend was
+ * killed; also through Prisma's pg adapter, which passes them on) or not made in time. They carry no
+ * code, so these exact messages (pg/lib/client.js, pg-pool) are the only way to tell them.
+ */
+const PG_CONNECTION_LOST_MESSAGES = new Set([
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+  'Query read timeout',
+]);
+
+/**
  * Classifies an error of node-postgres itself: a server error by its SQLSTATE (pg's DatabaseError has a
- * `severity`), a socket error by its errno code.
+ * `severity`), a socket error by its errno code, a lost connection by its message (it has no code).
  */
 export function classifyPgError(error: unknown): DbErrorKind | null {
   const { code, severity, syscall } = (error ?? {}) as { code?: unknown; severity?: unknown; syscall?: unknown };
+  if (code === undefined && error instanceof Error && PG_CONNECTION_LOST_MESSAGES.has(error.message))
+    return 'unavailable';
   if (typeof code !== 'string') return null;
   if (typeof severity === 'string' && /^[0-9A-Z]{5}$/.test(code)) return classifySqlState(code);
   if (SOCKET_ERROR_CODES.has(code) && typeof syscall === 'string') return 'unavailable';

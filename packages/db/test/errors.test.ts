@@ -168,6 +168,12 @@ describe('classifying real PostgreSQL errors', () => {
     expect(classifyAnyDbError(await errorOf(() => testDb.handle.pgPool!.query(raise(sqlState))))).toBe(kind);
   });
 
+  it("node-postgres's code-less connection losses are unavailable; a connection ended on purpose is not an error of the database", () => {
+    expect(classifyAnyDbError(new Error('Connection terminated unexpectedly'))).toBe('unavailable');
+    expect(classifyAnyDbError(new Error('timeout exceeded when trying to connect'))).toBe('unavailable');
+    expect(classifyAnyDbError(new Error('Connection terminated'))).toBeNull();
+  });
+
   it('anything else is not a database error', () => {
     expect(classifyAnyDbError(new Error('boom'))).toBeNull();
     expect(classifyAnyDbError(Object.assign(new Error('no file'), { code: 'ENOENT', syscall: 'open' }))).toBeNull();
