@@ -297,7 +297,8 @@ export class WorkerConnection implements WorkerSession {
             this.send({ type: 'error', error: outcome.error, workflow_id: message.workflow_id, seq: message.seq });
           else this.sendAck(message.workflow_id, message.seq);
         },
-        (err: unknown) => this.failed(err),
+        // Refused with its ids, so the worker resends this update rather than wait for an ack.
+        (err: unknown) => this.failed(err, { workflow_id: message.workflow_id, seq: message.seq }),
       )
       .finally(() => this.waiting(-1, -bytes));
   }
@@ -325,11 +326,12 @@ export class WorkerConnection implements WorkerSession {
   }
 
   /** A message that could not be handled: the contract's code (e.g. `unavailable` while the database is down). */
-  private failed(err: unknown): void {
+  private failed(err: unknown, update?: { workflow_id: string; seq: number }): void {
     const { code, message } = toDomainError(err);
     if (code === 'internal') this.logger.error({ err, worker: this.name }, 'worker message handling failed');
     else this.logger.warn({ err, worker: this.name, code }, 'worker message not handled');
-    this.sendError({ code, message });
+    if (update) this.send({ type: 'error', error: { code, message }, ...update });
+    else this.sendError({ code, message });
   }
 }
 

@@ -4,8 +4,11 @@ import path from 'node:path';
 import pg from 'pg';
 import {
   eventually,
+  logEntry,
   startApiProcess,
   startPrivatePostgres,
+  TestWorker,
+  workerToken,
   type ApiProcess,
   type PrivatePostgres,
 } from '@svc/test-kit';
@@ -21,6 +24,9 @@ describe('the API while its PostgreSQL restarts', () => {
   let api: ApiProcess;
   let dataDir: string;
   let probes: Probe[];
+  let worker: TestWorker;
+  let workflowId: string;
+  let seq: number;
 
   beforeAll(async () => {
     postgres = await startPrivatePostgres();
@@ -29,10 +35,20 @@ describe('the API while its PostgreSQL restarts', () => {
     const root = await api.login('root');
     const project = await api.request('/svc/api/projects', { method: 'POST', as: root, json: { name: 'Faults' } });
     expect(project.status).toBe(201);
-    probes = everydayRequests(api, root, ((await project.json()) as { id: string }).id);
+    const projectId = ((await project.json()) as { id: string }).id;
+    const created = await api.request(`/svc/api/projects/${projectId}/workflows`, {
+      as: root,
+      json: { requirement: 'Survive a database restart' },
+    });
+    workflowId = ((await created.json()) as { id: string }).id;
+    worker = await TestWorker.start(api, await workerToken(api), 'restart-worker');
+    worker.keepAlive();
+    seq = (await worker.dispatch(workflowId, 'start')).last_seq as number;
+    probes = everydayRequests(api, root, projectId);
     await expectAllSucceed(probes);
   }, 120_000);
   afterAll(async () => {
+    worker?.close();
     await api?.close();
     await postgres?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -45,6 +61,23 @@ describe('the API while its PostgreSQL restarts', () => {
       detail: () => api.process.tail(),
     });
 
+  /**
+   * A worker update the API cannot store now is refused with its workflow and seq (the worker resends
+   * it after a back-off), never left without an answer; stored once the database is back.
+   */
+  const expectUpdateRefusedThenStored = async (store: () => Promise<void>) => {
+    seq += 1;
+    const update = logEntry(`output ${seq}`);
+    expect(await worker.store(workflowId, seq, update)).toMatchObject({
+      type: 'error',
+      workflow_id: workflowId,
+      seq,
+      error: { code: expect.stringMatching(/^(unavailable|internal)$/) },
+    });
+    await store();
+    expect(await worker.store(workflowId, seq, update)).toMatchObject({ type: 'ack', seq });
+  };
+
   it('answers 503 with Retry-After while the database is down after a fast shutdown, and works once it is back', async () => {
     await postgres.fastShutdown();
     const messages = await expectAllUnavailable(probes);
@@ -53,8 +86,10 @@ describe('the API while its PostgreSQL restarts', () => {
     expect(health.status).toBe(503);
     expect(await health.json()).toMatchObject({ status: 'unavailable', db: 'unavailable' });
 
-    await postgres.start();
-    await backAgain();
+    await expectUpdateRefusedThenStored(async () => {
+      await postgres.start();
+      await backAgain();
+    });
     await expectAllSucceed(probes);
   });
 
