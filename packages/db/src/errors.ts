@@ -47,8 +47,11 @@ const UNAVAILABLE_ADAPTER_KINDS = new Set([
   'TransactionAlreadyClosed',
 ]);
 
-/** What a driver adapter error says: `{ kind, code (postgres SQLSTATE) | extendedCode (SQLite) … }`. */
-type AdapterCause = { kind?: unknown; code?: unknown; extendedCode?: unknown };
+/**
+ * What a driver adapter error says: `{ kind, code (postgres SQLSTATE) | extendedCode (SQLite) … }`, and
+ * the database's own code as `originalCode`.
+ */
+type AdapterCause = { kind?: unknown; code?: unknown; extendedCode?: unknown; originalCode?: unknown };
 
 /**
  * The driver adapter's description of the failure: a bare DriverAdapterError's `cause`, or the one
@@ -62,6 +65,8 @@ function adapterCause(error: Error): AdapterCause | null {
   const cause = (adapterError as { cause?: unknown } | undefined)?.cause;
   return cause && typeof cause === 'object' ? (cause as AdapterCause) : null;
 }
+
+const isTriggerAbort = (cause: AdapterCause | null) => cause?.originalCode === String(SQLITE_CONSTRAINT_TRIGGER);
 
 /** The same constraint kinds Prisma's codes say (P2002, P2003), also for raw statements (P2010). */
 const CONSTRAINT_ADAPTER_KINDS: Record<string, DbErrorKind> = {
@@ -89,9 +94,16 @@ export function classifyDbError(error: unknown): DbErrorKind | null {
   if (!(error instanceof Error) || !PRISMA_ERROR_NAMES.has(error.name)) return null;
   if (error.name === 'PrismaClientInitializationError') return 'unavailable';
   const cause = adapterCause(error);
+  // The libSQL adapter reports a trigger's RAISE(ABORT) as a foreign key violation (P2003); its code says
+  // what it is: the server's own rule failing, not the request's fault.
+  if (isTriggerAbort(cause)) return 'internal';
+  return byCauseThenCode(cause, (error as { code?: unknown }).code);
+}
+
+/** The adapter's cause decides unless it knows no better than `internal`; then Prisma's code does. */
+function byCauseThenCode(cause: AdapterCause | null, code: unknown): DbErrorKind {
   const byCause = cause ? classifyAdapterCause(cause) : null;
   if (byCause && byCause !== 'internal') return byCause;
-  const code = (error as { code?: unknown }).code;
   const byCode = typeof code === 'string' ? KIND_BY_CODE[code] : undefined;
   return byCode ?? byCause ?? 'internal';
 }
@@ -104,8 +116,10 @@ export function classifyAnyDbError(error: unknown): DbErrorKind | null {
   return classifyDbError(error) ?? classifySqliteError(error) ?? classifyPgError(error);
 }
 
-/** SQLite's primary result codes (https://sqlite.org/rescode.html) that mean "not now". */
+/** SQLite's result codes (https://sqlite.org/rescode.html): a full disk; a trigger's RAISE(ABORT). */
 const SQLITE_FULL = 13;
+const SQLITE_CONSTRAINT_TRIGGER = 1811;
+/** The primary ones that mean "not now". */
 const SQLITE_TRANSIENT = new Set([
   5, // BUSY (beyond the busy timeout)
   6, // LOCKED
@@ -123,6 +137,8 @@ export function classifySqliteResultCode(code: number): DbErrorKind {
   if (primary === SQLITE_FULL) return 'storage_full';
   if (SQLITE_TRANSIENT.has(primary)) return 'unavailable';
   if (code === 2067 || code === 1555) return 'conflict'; // CONSTRAINT_UNIQUE, CONSTRAINT_PRIMARYKEY
+  // CONSTRAINT_TRIGGER: a trigger's RAISE(ABORT) is the server's own rule failing, not the request's fault
+  if (code === SQLITE_CONSTRAINT_TRIGGER) return 'internal';
   if (primary === 19 || primary === 20 || primary === 18) return 'invalid_input'; // CONSTRAINT, MISMATCH, TOOBIG
   return 'internal';
 }
@@ -141,6 +157,7 @@ export function classifySqliteError(error: unknown): DbErrorKind | null {
 /** libSQL's `SQLITE_…` code names (extended ones start with their primary's), first match wins. */
 const SQLITE_CODE_KINDS: readonly [RegExp, DbErrorKind][] = [
   [/^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/, 'conflict'],
+  [/^SQLITE_CONSTRAINT_TRIGGER$/, 'internal'],
   [/^SQLITE_(CONSTRAINT|MISMATCH$|TOOBIG$)/, 'invalid_input'],
   [/^SQLITE_FULL/, 'storage_full'],
   [/^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|READONLY|PROTOCOL|NOMEM|INTERRUPT)/, 'unavailable'],

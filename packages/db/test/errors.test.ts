@@ -108,6 +108,26 @@ describe('classifying real SQLite errors', () => {
       'internal',
     );
   });
+
+  it("a trigger's RAISE(ABORT) is the server's failure (internal), not the request's (Prisma and the raw driver)", async () => {
+    const raise = `BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`;
+    await db().$executeRawUnsafe(`CREATE TRIGGER refuse_users BEFORE INSERT ON users ${raise}`);
+    try {
+      // Prisma's libSQL adapter reports it as a foreign key violation (P2003), with the code 1811 kept
+      expect(classifyDbError(await errorOf(() => db().user.create({ data: newUser('refused') })))).toBe('internal');
+    } finally {
+      await db().$executeRawUnsafe('DROP TRIGGER refuse_users');
+    }
+    const raw = new Database(':memory:');
+    try {
+      raw.exec(`CREATE TABLE t (x INTEGER); CREATE TRIGGER refuse_t BEFORE INSERT ON t ${raise}`);
+      const viaDriver = await errorOf(async () => raw.exec('INSERT INTO t VALUES (1)'));
+      expect((viaDriver as { code?: string }).code).toBe('SQLITE_CONSTRAINT_TRIGGER');
+      expect(classifyAnyDbError(viaDriver)).toBe('internal');
+    } finally {
+      raw.close();
+    }
+  });
 });
 
 describe('classifying real PostgreSQL errors', () => {
