@@ -3,8 +3,8 @@ import { closeSync, mkdtempSync, openSync, rmSync, rmdirSync, writeSync } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDb } from '@svc/db';
-import { startApiProcess, TestWorker, workerToken, logEntry, type ApiProcess, type Message } from '@svc/test-kit';
-import { expectAllSucceed, expectAllUnavailable, everydayRequests, type Probe } from '../support/unavailable';
+import { startApiProcess, logEntry, type ApiProcess, type Message, type TestWorker } from '@svc/test-kit';
+import { expectAllSucceed, expectAllUnavailable, startFaultScene, type Probe } from '../support/unavailable';
 
 const TMPFS_SIZE = '48m';
 
@@ -67,21 +67,7 @@ describeMounted(
         shared: { databaseUrl: `file:${databaseFile}`, dataDir },
         env: { DATA_DIR_MIN_FREE_MB: '1' },
       });
-      const root = await api.login('root');
-      const project = await api.request('/svc/api/projects', { method: 'POST', as: root, json: { name: 'Disk' } });
-      expect(project.status).toBe(201);
-      const projectId = ((await project.json()) as { id: string }).id;
-      const created = await api.request(`/svc/api/projects/${projectId}/workflows`, {
-        as: root,
-        json: { requirement: 'Survive a full disk' },
-      });
-      workflowId = ((await created.json()) as { id: string }).id;
-      worker = await TestWorker.start(api, await workerToken(api), 'disk-worker');
-      worker.keepAlive();
-      lastSeq = (await worker.dispatch(workflowId, 'start')).last_seq as number;
-      // after the dispatch: the worker (capacity 1) runs this workflow, the probes' ones wait in the queue
-      probes = everydayRequests(api, root, projectId);
-      await expectAllSucceed(probes);
+      ({ workflowId, worker, lastSeq, probes } = await startFaultScene(api, 'Disk'));
     }, 120_000);
     afterAll(async () => {
       worker?.close();

@@ -7,12 +7,11 @@ import {
   logEntry,
   startApiProcess,
   startPrivatePostgres,
-  TestWorker,
-  workerToken,
   type ApiProcess,
+  type TestWorker,
   type PrivatePostgres,
 } from '@svc/test-kit';
-import { expectAllSucceed, expectAllUnavailable, everydayRequests, type Probe } from '../support/unavailable';
+import { expectAllSucceed, expectAllUnavailable, startFaultScene, type Probe } from '../support/unavailable';
 
 /**
  * The real API on a PostgreSQL of the test's own, which the test shuts down, kills and holds in crash
@@ -32,20 +31,7 @@ describe('the API while its PostgreSQL restarts', () => {
     postgres = await startPrivatePostgres();
     dataDir = mkdtempSync(path.join(tmpdir(), 'svc-pg-restart-'));
     api = await startApiProcess({ provider: 'postgresql', shared: { databaseUrl: postgres.url, dataDir } });
-    const root = await api.login('root');
-    const project = await api.request('/svc/api/projects', { method: 'POST', as: root, json: { name: 'Faults' } });
-    expect(project.status).toBe(201);
-    const projectId = ((await project.json()) as { id: string }).id;
-    const created = await api.request(`/svc/api/projects/${projectId}/workflows`, {
-      as: root,
-      json: { requirement: 'Survive a database restart' },
-    });
-    workflowId = ((await created.json()) as { id: string }).id;
-    worker = await TestWorker.start(api, await workerToken(api), 'restart-worker');
-    worker.keepAlive();
-    seq = (await worker.dispatch(workflowId, 'start')).last_seq as number;
-    probes = everydayRequests(api, root, projectId);
-    await expectAllSucceed(probes);
+    ({ workflowId, worker, lastSeq: seq, probes } = await startFaultScene(api, 'Restart'));
   }, 120_000);
   afterAll(async () => {
     worker?.close();

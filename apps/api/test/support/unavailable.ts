@@ -1,5 +1,5 @@
 import { ErrorBodySchema } from '@svc/protocol';
-import type { ApiProcess } from '@svc/test-kit';
+import { TestWorker, workerToken, type ApiProcess } from '@svc/test-kit';
 
 /** A request an everyday user makes, as a fault test sends it again and again. */
 export interface Probe {
@@ -65,4 +65,35 @@ export async function expectAllSucceed(probes: Probe[]): Promise<void> {
     expect({ context, ok: res.ok }).toEqual({ context, ok: true });
     await res.body?.cancel();
   }
+}
+
+/** What a fault test starts from: a project, a workflow a worker runs, and the everyday requests. */
+export interface FaultScene {
+  workflowId: string;
+  worker: TestWorker;
+  /** the workflow's highest stored seq when the worker got it */
+  lastSeq: number;
+  probes: Probe[];
+}
+
+/**
+ * Signs in root, creates a project and a workflow, and hands it to a registered test worker (capacity
+ * 1: the probes' workflows wait in the queue); checks that every probe succeeds before the fault.
+ */
+export async function startFaultScene(api: ApiProcess, name: string): Promise<FaultScene> {
+  const root = await api.login('root');
+  const project = await api.request('/svc/api/projects', { method: 'POST', as: root, json: { name } });
+  if (project.status !== 201) throw new Error(`project not created: ${project.status}`);
+  const projectId = ((await project.json()) as { id: string }).id;
+  const created = await api.request(`/svc/api/projects/${projectId}/workflows`, {
+    as: root,
+    json: { requirement: `Survive: ${name}` },
+  });
+  const workflowId = ((await created.json()) as { id: string }).id;
+  const worker = await TestWorker.start(api, await workerToken(api), `${name.toLowerCase()}-worker`);
+  worker.keepAlive();
+  const lastSeq = (await worker.dispatch(workflowId, 'start')).last_seq as number;
+  const probes = everydayRequests(api, root, projectId);
+  await expectAllSucceed(probes);
+  return { workflowId, worker, lastSeq, probes };
 }
