@@ -108,7 +108,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // Fences the manager's runs when the lease is up and stops those the server took back (decision 0062).
   const fence = new LeaseFence({
     runs: () => manager.activeWorkflows(),
-    unacknowledged: (id) => uplink.outbox.workflowsInProgress().includes(id),
+    unacknowledged: (id) => uplink.outbox.hasProgress(id),
     onLost: (id) => manager.lost(id),
     logger,
   });

@@ -43,6 +43,19 @@ describe('Outbox', () => {
     expect(outbox.size).toBe(2);
   });
 
+  it('says which workflows still have progress to deliver (a title alone is none)', () => {
+    const outbox = new Outbox();
+    outbox.begin('wf-a', 0);
+    outbox.begin('wf-b', 0);
+    outbox.add('wf-a', { kind: 'title', data: { title: 'A' } });
+    const running = outbox.add('wf-b', status('running'));
+    expect([outbox.hasProgress('wf-a'), outbox.hasProgress('wf-b')]).toEqual([false, true]);
+    expect(outbox.workflowsInProgress()).toEqual(['wf-b']);
+    outbox.ack('wf-b', running.seq);
+    expect(outbox.hasProgress('wf-b')).toBe(false);
+    expect(outbox.workflowsInProgress()).toEqual([]);
+  });
+
   it('refuses an update for a workflow that was never begun', () => {
     expect(() => new Outbox().add('x', status('planning'))).toThrow('was not begun');
   });

@@ -40,8 +40,15 @@ export class Outbox {
    */
   workflowsInProgress(): string[] {
     const ids = new Set<string>();
-    for (const update of this.pending.values()) if (update.kind !== 'title') ids.add(update.workflow_id);
+    for (const update of this.pending.values()) if (isProgress(update)) ids.add(update.workflow_id);
     return [...ids];
+  }
+
+  /** Whether this workflow has progress still to deliver (see workflowsInProgress); stops at the first. */
+  hasProgress(workflowId: string): boolean {
+    for (const update of this.pending.values())
+      if (update.workflow_id === workflowId && isProgress(update)) return true;
+    return false;
   }
 
   /** Drops an acknowledged (or refused for good) update; false when it was not pending (a duplicate or stray ack). */
@@ -63,6 +70,9 @@ export class Outbox {
     return this.pending.size;
   }
 }
+
+/** Everything but a title is progress: the run's record the server must have. */
+const isProgress = (update: UpdateMessage): boolean => update.kind !== 'title';
 
 /** The outbox's key of one update. */
 export function key(workflowId: string, seq: number): string {
