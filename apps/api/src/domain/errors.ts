@@ -39,6 +39,10 @@ const DB_MESSAGES = {
  * seconds, and a client retrying sooner only adds load to one coming back.
  */
 export const DB_RETRY_AFTER_SECONDS = 3;
+const RETRY_LATER = { 'Retry-After': String(DB_RETRY_AFTER_SECONDS) };
+
+/** A write the full disk refused (a database write's or an upload's): try again once space is freed. */
+export const outOfStorage = () => new DomainError('unavailable', OUT_OF_STORAGE_MESSAGE, RETRY_LATER);
 
 /** Maps anything thrown to a DomainError: database errors by their code, body-parser errors by type. */
 export function toDomainError(error: unknown): DomainError {
@@ -46,11 +50,7 @@ export function toDomainError(error: unknown): DomainError {
   const dbKind = classifyAnyDbError(error);
   if (dbKind) {
     const [code, message] = DB_MESSAGES[dbKind];
-    return new DomainError(
-      code,
-      message,
-      isTransientDbError(dbKind) ? { 'Retry-After': String(DB_RETRY_AFTER_SECONDS) } : {},
-    );
+    return new DomainError(code, message, isTransientDbError(dbKind) ? RETRY_LATER : {});
   }
   // Express answers a malformed percent-encoding in a route parameter with a URIError.
   if (error instanceof URIError) return new DomainError('invalid_input', 'the URL is not valid percent-encoding');

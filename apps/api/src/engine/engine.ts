@@ -31,15 +31,15 @@ export interface ActionParts {
 /** Two racing writers: a transition retries from what the winner left at most this often. */
 const MAX_RACES = 5;
 
+/** The resume note of a run taken back from a worker that lost it mid-step. */
+const LEASE_LOSS_NOTE = `${RESUMED_AFTER_LEASE_LOSS}: the worker that ran this step lost contact with the server; the command it was running then may have run before`;
+
 /**
  * The only writer of a run's state: status, question and error, assignment, plan revision, title grant
  * ends. Every change is decided by the table (state-machine.ts) and commits its columns and its events in
  * one transaction; after the commit it is announced on `bus`, where browser fan-out, dispatcher wake-ups
  * and cache invalidation (on every replica) listen.
  */
-/** The resume note of a run taken back from a worker that lost it mid-step. */
-const LEASE_LOSS_NOTE = `${RESUMED_AFTER_LEASE_LOSS}: the worker that ran this step lost contact with the server; the command it was running then may have run before`;
-
 export class WorkflowEngine {
   readonly bus: EngineBus;
 

@@ -180,10 +180,10 @@ export class UpdateIngest {
       }
       const kind = classifyAnyDbError(err);
       const { workflow_id, seq } = batch[0]!.update;
-      // a database that cannot answer now is the outage's log lines, not one per refused update
-      if (isTransientDbError(kind)) this.deps.logger.warn({ err, workflow_id, seq }, 'worker update not stored');
-      else this.deps.logger.error({ err, workflow_id, seq }, 'worker update not stored');
-      const code = isTransientDbError(kind) ? 'unavailable' : kind === 'invalid_input' ? 'invalid_input' : 'internal';
+      const transient = isTransientDbError(kind);
+      // a database that cannot answer now is the outage's warning, not an error per refused update
+      this.deps.logger[transient ? 'warn' : 'error']({ err, workflow_id, seq }, 'worker update not stored');
+      const code = transient ? 'unavailable' : kind === 'invalid_input' ? 'invalid_input' : 'internal';
       const why = kind === 'storage_full' ? ' (the server is out of storage space)' : '';
       batch[0]!.resolve({
         kind: 'refused',

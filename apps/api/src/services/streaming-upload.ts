@@ -4,7 +4,7 @@ import { lstat, mkdir, open, realpath, rename, rm, rmdir } from 'node:fs/promise
 import { basename, dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DB_RETRY_AFTER_SECONDS, DomainError, OUT_OF_STORAGE_MESSAGE } from '../domain/errors';
+import { DomainError, outOfStorage } from '../domain/errors';
 import { invalidPath, UPLOAD_TEMP_PREFIX, type SafePath } from './safe-path';
 
 /**
@@ -41,7 +41,7 @@ export function writeError(error: unknown): DomainError {
   switch ((error as NodeJS.ErrnoException).code) {
     case 'ENOSPC':
     case 'EDQUOT':
-      return new DomainError('unavailable', OUT_OF_STORAGE_MESSAGE, { 'Retry-After': String(DB_RETRY_AFTER_SECONDS) });
+      return outOfStorage();
     case 'EISDIR':
       return new DomainError('conflict', 'a directory exists at that path');
     case 'ENOTDIR':

@@ -415,7 +415,7 @@ export class WorkflowRun implements RunContext {
     return undefined;
   }
 
-  /** The run was taken back from a worker that lost contact: its log says which command may run twice. */
+  /** The run was taken back from a worker that lost contact: its log says the command running then may run twice. */
   private logLeaseLoss(message: string): void {
     const phase = this.current.phase;
     this.log({
