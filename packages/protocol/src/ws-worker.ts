@@ -205,6 +205,28 @@ export const DispatchActionSchema = z.enum([
 ]);
 export type DispatchAction = z.infer<typeof DispatchActionSchema>;
 
+/** Most tool calls of a step a resume dispatch replays; older ones are counted in `omitted`. */
+export const STEP_HISTORY_MAX_CALLS = 100;
+/** Most bytes of tool output a resume dispatch replays (outputs are cut by the worker already). */
+export const STEP_HISTORY_MAX_OUTPUT_BYTES = 256 * 1024;
+
+export const StepToolCallSchema = z.object({
+  tool_name: z.string().min(1),
+  tool_input: z.record(z.string(), z.unknown()),
+  output: z.string(),
+  is_error: z.boolean(),
+});
+export type StepToolCall = z.infer<typeof StepToolCallSchema>;
+
+export const StepHistorySchema = z.object({
+  /** the step (0-based) the calls were made in */
+  step_index: z.int().min(0),
+  calls: z.array(StepToolCallSchema).max(STEP_HISTORY_MAX_CALLS),
+  /** earlier calls of the step left out to stay within the bounds above */
+  omitted: z.int().min(0),
+});
+export type StepHistory = z.infer<typeof StepHistorySchema>;
+
 export const DispatchMessageSchema = z
   .object({
     type: z.literal('dispatch'),
@@ -217,6 +239,11 @@ export const DispatchMessageSchema = z
     snapshot: SnapshotDataSchema.optional(),
     /** feedback text or the user's answer */
     message: z.string().optional(),
+    /**
+     * a run resumed after a lease loss (decision 0063): the tool calls its current step made before the cut,
+     * oldest first, so the step goes on after them instead of running them again
+     */
+    step_history: StepHistorySchema.optional(),
     /** highest seq stored for the workflow (0 when none); the worker continues after it */
     last_seq: z.int().min(0),
     /** the workflow's built-app link (its workspace served at a capability URL); the report names it */

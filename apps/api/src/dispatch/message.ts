@@ -1,5 +1,12 @@
-import type { Db, Workflow } from '@svc/db';
-import type { DispatchAction, DispatchMessage, DispatchRepository, RunSecret } from '@svc/protocol';
+import type { AgentStateSnapshot, Db, Workflow } from '@svc/db';
+import {
+  RESUMED_AFTER_LEASE_LOSS,
+  type DispatchAction,
+  type DispatchMessage,
+  type DispatchRepository,
+  type RunSecret,
+  type StepHistory,
+} from '@svc/protocol';
 import { snapshotData } from '../wire/workflow';
 import type { WorkerSession } from './worker-session';
 import { ensureAppKey, type AppLinks } from '../apps/app-link';
@@ -8,6 +15,7 @@ import { decodeRequires, satisfies } from '../domain/routing';
 import { mcpServerConfigOf } from '../wire/mcp-server';
 import type { RunSecrets } from '../secrets/run-secrets';
 import { traceparentOf } from '@svc/observability';
+import { stepHistoryOf } from './step-history';
 
 export type WorkflowForDispatch = Pick<
   Workflow,
@@ -66,7 +74,26 @@ export async function buildDispatch(
     orderBy: { seq: 'desc' },
   });
   if (!latest) return { ...base, action: 'start' };
-  return { ...base, action, snapshot: snapshotData(latest), ...messageOf(options.message) };
+  return {
+    ...base,
+    action,
+    snapshot: snapshotData(latest),
+    ...messageOf(options.message),
+    ...(await stepHistoryPart(db, workflow.id, latest, action, options.message)),
+  };
+}
+
+/** A run taken back after a lease loss goes on after its step's earlier tool calls (decision 0063). */
+async function stepHistoryPart(
+  db: Db,
+  workflowId: string,
+  latest: AgentStateSnapshot,
+  action: DispatchAction,
+  message: string | undefined,
+): Promise<{ step_history?: StepHistory }> {
+  if (action !== 'resume' || !message?.startsWith(RESUMED_AFTER_LEASE_LOSS)) return {};
+  const history = await stepHistoryOf(db, workflowId, latest);
+  return history ? { step_history: history } : {};
 }
 
 /** The run's trace context (decision 0052), on every dispatch of a run that has a trace. */

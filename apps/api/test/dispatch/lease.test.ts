@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { STEP_HISTORY_MAX_CALLS, type StepToolCall } from '@svc/protocol';
 import { eventually, logEntry, snapshot, TestWorker, workerToken } from '@svc/test-kit';
 import { WorkerLiveness } from '../../src/dispatch/liveness';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
@@ -10,6 +11,13 @@ const LEASE_SECONDS = 600;
 const MARGIN_SECONDS = 30;
 /** Scripted workers send no heartbeats: however slow the machine, none of them may count as silent. */
 const OFFLINE_AFTER_SECONDS = 3600;
+
+const stepCall = (command: string, output: string): StepToolCall => ({
+  tool_name: 'execute_on_worker',
+  tool_input: { command },
+  output,
+  is_error: false,
+});
 
 describe.each(TEST_PROVIDERS)('a disconnected worker keeps its workflows for its lease, on %s', (provider) => {
   let server: TestServer;
@@ -94,6 +102,11 @@ describe.each(TEST_PROVIDERS)('a disconnected worker keeps its workflows for its
     expect(first.inbox.messages.find((m) => m.type === 'registered')).toMatchObject({ lease_seconds: LEASE_SECONDS });
     const { id, last } = await midway(first);
     expect((await first.store(id, last + 1, { kind: 'status', data: { status: 'running' } })).type).toBe('ack');
+    // Step 1 advances to step 2, which makes two calls before the cut.
+    const stepTwo = [stepCall('echo a', 'a\n'), { ...stepCall('false', 'exit 1'), is_error: true }];
+    let seq = last + 1;
+    await first.store(id, ++seq, snapshot('executing', 1, ['done', 'running', 'pending']));
+    for (const call of stepTwo) await first.store(id, ++seq, { kind: 'log_entry', data: { step_index: 1, ...call } });
     const other = await start('lease-5');
     const offline = (workerId: string) => async () =>
       (await server.deps.db.worker.findUniqueOrThrow({ where: { id: workerId } })).status === 'offline';
@@ -111,10 +124,33 @@ describe.each(TEST_PROVIDERS)('a disconnected worker keeps its workflows for its
     back.close();
     await eventually(offline(back.id));
     await sweepAt((LEASE_SECONDS + MARGIN_SECONDS + 5) * 1000, false, MARGIN_SECONDS).sweep();
-    // Taken back mid-step: the worker that resumes it is told a command may have run before.
+    // Taken back mid-step: the worker that resumes it is told a command may have run before, and gets
+    // the step's earlier calls (not step 1's) to go on after them.
     expect(await other.dispatch(id, 'resume')).toMatchObject({
       message: expect.stringMatching(/^resumed after lease loss: .*may have run before/),
+      step_history: { step_index: 1, calls: stepTwo, omitted: 0 },
     });
+  }, 30_000);
+
+  it('replays at most the latest calls of a long step, counting the ones left out', async () => {
+    const first = await start('lease-6');
+    const { id, last } = await midway(first);
+    let seq = last;
+    const calls = STEP_HISTORY_MAX_CALLS + 3;
+    for (let n = 1; n <= calls; n++) await first.store(id, ++seq, logEntry(`call ${n}`));
+    await first.store(id, ++seq, { kind: 'status', data: { status: 'running' } });
+    const other = await start('lease-7');
+    first.close();
+    await eventually(
+      async () => (await server.deps.db.worker.findUniqueOrThrow({ where: { id: first.id } })).status === 'offline',
+    );
+    await sweepAt((LEASE_SECONDS + 5) * 1000).sweep();
+    const { step_history: history } = await other.dispatch(id, 'resume');
+    // midway's own entry is the step's first call.
+    expect(history?.omitted).toBe(calls + 1 - STEP_HISTORY_MAX_CALLS);
+    expect(history?.calls.map((call) => call.output)).toEqual(
+      Array.from({ length: STEP_HISTORY_MAX_CALLS }, (_, i) => `call ${calls - STEP_HISTORY_MAX_CALLS + i + 1}`),
+    );
   }, 30_000);
 
   it('does not count the downtime of a restarted server against the lease', async () => {

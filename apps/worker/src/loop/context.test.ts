@@ -78,6 +78,47 @@ describe('stepMessages', () => {
       RangeError,
     );
   });
+
+  it('replays the calls a step made before it was cut off, each answered by its output, then the note', () => {
+    const state = stateAt(0, []);
+    const messages = stepMessages({
+      systemPrompt: 's',
+      requirement,
+      steps: state.steps,
+      memo: [],
+      stepIndex: 0,
+      note: 'This step was interrupted and is resumed now: resumed after lease loss',
+      earlier: [
+        { tool_name: 'execute_on_worker', tool_input: { command: 'npm init -y' }, output: 'ok', is_error: false },
+        { tool_name: 'save_memo', tool_input: { note: 'uses npm' }, output: 'saved', is_error: false },
+      ],
+    });
+    expect(messages.slice(2)).toEqual([
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'replayed-1',
+            type: 'function',
+            function: { name: 'execute_on_worker', arguments: '{"command":"npm init -y"}' },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'replayed-1', content: 'ok' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'replayed-2', type: 'function', function: { name: 'save_memo', arguments: '{"note":"uses npm"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'replayed-2', content: 'saved' },
+      { role: 'user', content: expect.stringMatching(/^This step was interrupted .*do not repeat them/s) },
+    ]);
+    // The note follows the calls it is about, not the step's opening.
+    expect(String(messages[1]?.content)).not.toContain('# Note');
+  });
 });
 
 describe('planningMessages', () => {

@@ -1,4 +1,5 @@
 import type { Step } from '@svc/agent-core';
+import type { StepToolCall } from '@svc/protocol';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 
 function memoSection(memo: readonly string[]): string {
@@ -34,6 +35,8 @@ export interface StepContextInput {
   stepIndex: number;
   /** Something the step must know on this run only (e.g. why a timer resumed it). */
   note?: string;
+  /** The tool calls the step made before it was cut off (decision 0063): replayed, then the note. */
+  earlier?: readonly StepToolCall[];
 }
 
 /**
@@ -51,13 +54,38 @@ export function stepMessages(input: StepContextInput): ChatCompletionMessagePara
     ...secretsSection(input.secretNames),
     `# Current task: Step ${input.stepIndex + 1} of ${input.steps.length}\n\n## ${step.title}\n\n${step.description}`,
   ];
-  if (input.note) sections.push(`# Note\n\n${input.note}`);
+  const earlier = input.earlier ?? [];
+  if (input.note && earlier.length === 0) sections.push(`# Note\n\n${input.note}`);
   sections.push('Work on this step only. Call advance_step with a summary when it is done and verified.');
-  return [
+  const opening: ChatCompletionMessageParam[] = [
     { role: 'system', content: input.systemPrompt },
     { role: 'user', content: sections.join('\n\n') },
   ];
+  if (earlier.length === 0) return opening;
+  return [...opening, ...replayed(earlier), { role: 'user', content: resumedAfter(input.note) }];
 }
+
+/** Earlier tool calls as the conversation had them: each call, then its result. */
+function replayed(calls: readonly StepToolCall[]): ChatCompletionMessageParam[] {
+  return calls.flatMap((call, index): ChatCompletionMessageParam[] => {
+    const id = `replayed-${index + 1}`;
+    return [
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id, type: 'function', function: { name: call.tool_name, arguments: JSON.stringify(call.tool_input) } },
+        ],
+      },
+      { role: 'tool', tool_call_id: id, content: call.output },
+    ];
+  });
+}
+
+const resumedAfter = (note: string | undefined) =>
+  `${note ?? 'This step was interrupted and is resumed now.'}\n\nThe tool calls above ran before the interruption; ` +
+  'do not repeat them. A command that was running at the interruption is not shown: check whether it finished ' +
+  'before running it again. Go on with the step.';
 
 export interface PlanningContextInput {
   systemPrompt: string;

@@ -1,6 +1,6 @@
 import { advanceStep } from '@svc/agent-core';
 import { EXECUTION_TOOLS } from '../tools/registry';
-import { stepMessages } from './context';
+import { stepMessages, type StepContextInput } from './context';
 import { runConversation } from './conversation';
 import { attempt, sharedEffect } from './effects';
 import type { RunContext } from './run-context';
@@ -9,11 +9,14 @@ import { errorMessage } from '../util/logger';
 
 export type StepOutcome = { kind: 'advanced' } | { kind: 'timer'; seconds: number; reason: string };
 
+/** How a resumed step opens: why it resumed, and the tool calls it made before (decision 0063). */
+export type StepOpening = Pick<StepContextInput, 'note' | 'earlier'>;
+
 /**
  * Executing(N): one step in a fresh context (its own tool history only). Ends when the agent
  * advances (workspace changes are uploaded first) or sets a timer.
  */
-export async function runStep(run: RunContext, note?: string): Promise<StepOutcome> {
+export async function runStep(run: RunContext, opening: StepOpening = {}): Promise<StepOutcome> {
   const { phase } = run.state;
   if (phase.kind !== 'executing') throw new Error(`runStep called while ${phase.kind}`);
   const index = phase.step;
@@ -28,7 +31,7 @@ export async function runStep(run: RunContext, note?: string): Promise<StepOutco
       steps: run.state.steps,
       memo: run.state.memo,
       stepIndex: index,
-      note,
+      ...opening,
       secretNames: run.job.secrets?.names,
     }),
     tools: [...EXECUTION_TOOLS, ...run.mcpTools('all')],

@@ -268,6 +268,7 @@ export class WorkflowManager implements LinkHandlers {
         template: message.template,
         snapshot: message.snapshot,
         message: message.message,
+        stepHistory: message.step_history,
         ...(previous ? { state: previous.state } : {}),
       }),
     )

@@ -10,11 +10,11 @@ import {
 import {
   budgetError,
   budgetQuestion,
-  RESUMED_AFTER_LEASE_LOSS,
   type BudgetCap,
   type DispatchBudget,
   type LogEntryUpdateData,
   type SnapshotData,
+  type StepHistory,
 } from '@svc/protocol';
 import type { ChatModel } from '../llm/llm-client';
 import type { Tool, ToolContext } from '../tools/tool';
@@ -27,7 +27,8 @@ import { AbortedError } from '../util/aborted';
 import type { TreeState } from '../workspace/sync';
 import type { Job, LoopDeps } from './deps';
 import { BudgetedModel, BudgetExceededError, BudgetMeter } from './budget-guard';
-import { runStep } from './execution';
+import { runStep, type StepOpening } from './execution';
+import { resumeOpening } from './resume';
 import { runPlanning } from './planning';
 import { writeReport } from './report';
 import { revise } from './revise';
@@ -47,6 +48,8 @@ export interface RunRequest {
   state?: AgentState;
   /** Feedback text, the user's answer, or why a timer resumed the workflow. */
   message?: string;
+  /** A run resumed after a lease loss: the tool calls its step made before (decision 0063). */
+  stepHistory?: StepHistory;
 }
 
 /** How a run ended. `paused`: waiting for a timer; `superseded`: replaced by a newer run (feedback). */
@@ -165,6 +168,7 @@ export class WorkflowRun implements RunContext {
   async runApprovedCall(call: PendingCall): Promise<{ text: string; isError: boolean }> {
     const info = this.mcp?.tools.find((tool) => tool.name === call.tool);
     if (!this.mcp || !info) return { text: `${call.tool} is no longer offered: the call did not run`, isError: true };
+    await this.deps.fence?.beforeCommand(this.job.workflowId, this.signal);
     const result = await this.mcp.call(info, call.args, this.signal);
     return {
       text: truncateUtf8(result.text, this.deps.config.toolOutputMaxBytes, { marker: true }).text,
@@ -390,8 +394,8 @@ export class WorkflowRun implements RunContext {
       this.current = restoredState(request);
       await this.openRepository(request);
       await this.openMcp();
-      const note = await this.take(request);
-      return await this.finished(await this.drive(request.template, note));
+      const opening = await this.take(request);
+      return await this.finished(await this.drive(request.template, opening));
     } catch (err) {
       return this.finished(await this.ended(err));
     } finally {
@@ -399,8 +403,8 @@ export class WorkflowRun implements RunContext {
     }
   }
 
-  /** Applies what the dispatch brought (an answer, feedback); returns the note a resumed step starts with. */
-  private async take(request: RunRequest): Promise<string | undefined> {
+  /** Applies what the dispatch brought (an answer, feedback); returns how a resumed step opens. */
+  private async take(request: RunRequest): Promise<StepOpening> {
     const { action, message } = request;
     if (action === 'answer' && this.current.pendingQuestion !== null && message !== undefined) {
       await this.answerRestored(message);
@@ -409,25 +413,12 @@ export class WorkflowRun implements RunContext {
       const from = await revise(this, message ?? '');
       this.deps.logger.info({ workflowId: this.job.workflowId, resumeFromStep: from + 1 }, 'plan revised');
     } else if (action === 'resume' && message) {
-      if (message.startsWith(RESUMED_AFTER_LEASE_LOSS)) this.logLeaseLoss(message);
-      return `This step was interrupted and is resumed now: ${message}`;
+      return resumeOpening(this, message, request.stepHistory);
     }
-    return undefined;
+    return {};
   }
 
-  /** The run was taken back from a worker that lost contact: its log says the command running then may run twice. */
-  private logLeaseLoss(message: string): void {
-    const phase = this.current.phase;
-    this.log({
-      step_index: phase.kind === 'executing' ? phase.step : null,
-      tool_name: 'resume',
-      tool_input: {},
-      output: message,
-      is_error: false,
-    });
-  }
-
-  private async drive(template: string | null | undefined, note: string | undefined): Promise<RunEnd> {
+  private async drive(template: string | null | undefined, opening: StepOpening): Promise<RunEnd> {
     const question = this.current.pendingQuestion;
     if (question !== null) await this.answerRestored(await this.waitForAnswer(question));
     if (this.current.phase.kind === 'planning') {
@@ -435,10 +426,10 @@ export class WorkflowRun implements RunContext {
       await runPlanning(this, template);
     }
     if (this.current.phase.kind === 'executing') this.updates.status('running');
-    let stepNote = note;
+    let resumed = opening;
     while (this.current.phase.kind === 'executing') {
-      const outcome = await runStep(this, stepNote);
-      stepNote = undefined;
+      const outcome = await runStep(this, resumed);
+      resumed = {};
       if (outcome.kind === 'timer') {
         await this.syncWorkspace();
         this.updates.status('pending');

@@ -16,6 +16,10 @@ export function createToolContext(
   interruptSignal?: () => AbortSignal,
 ): ToolContext {
   const outputMaxBytes = deps.config.toolOutputMaxBytes;
+  // Nothing acts outside the worker that the server could not know was started (decision 0062).
+  const mayAct = async () => {
+    await deps.fence?.beforeCommand(job.workflowId, signal);
+  };
   return {
     workflowId: job.workflowId,
     projectId: job.projectId,
@@ -28,9 +32,9 @@ export function createToolContext(
     outputMaxBytes,
     signal,
     maskSecrets: (text) => job.secrets?.mask(text) ?? text,
+    mayAct,
     async runLocal(command, timeoutSeconds) {
-      // Never a command the server could not know was started (decision 0062).
-      await deps.fence?.beforeCommand(job.workflowId, signal);
+      await mayAct();
       const live = new CommandOutput({
         send: (message) => deps.link.sendCommandOutput(message),
         workflowId: job.workflowId,
@@ -59,6 +63,7 @@ export function createToolContext(
       }
     },
     async runRemote(request) {
+      await mayAct();
       const result = await deps.link.requestExec(request, signal);
       const status = result.timed_out
         ? `timed out on worker ${request.targetWorker}`
