@@ -48,8 +48,18 @@ export function exitCodeOf(workflow: Workflow): number {
 const STOPPING = new Set<string>([...TERMINAL_WORKFLOW_STATUSES, 'waiting_user']);
 const RETRYABLE = new Set(['network_error', 'unavailable', 'internal', 'bad_response', 'rate_limited']);
 
-/** How one connection to the event stream ended: the workflow to return, or why to reconnect. */
-type StreamEnd = { kind: 'result'; workflow: Workflow } | { kind: 'reconnect'; why: string };
+/** One connection to the event stream: whether it went live, and whether it brought events not printed before. */
+interface Connection {
+  live: boolean;
+  delivered: boolean;
+}
+
+/**
+ * How one connection to the event stream ended: the workflow to return, or why to reconnect (`atOnce`:
+ * the server ended a stream that got somewhere as unavailable, e.g. a replica draining: another one
+ * takes over now).
+ */
+type StreamEnd = { kind: 'result'; workflow: Workflow } | { kind: 'reconnect'; why: string; atOnce?: boolean };
 
 /**
  * Follows a workflow through `GET /workflows/{id}/events` (Server-Sent Events) until it is finished,
@@ -83,7 +93,7 @@ class WorkflowFollower {
       const response = await this.open();
       const end = response ? await this.read(response) : null;
       if (end?.kind === 'result') return end.workflow;
-      if (end) await this.reconnectPause(end.why);
+      if (end) await this.reconnectPause(end.why, end.atOnce);
     }
   }
 
@@ -108,7 +118,7 @@ class WorkflowFollower {
   /** Reads one connection until the workflow gives a result or the stream ends or breaks. */
   private async read(response: Response): Promise<StreamEnd> {
     if (!response.body) throw new CliError('the event stream has no body');
-    const connection = { live: false };
+    const connection: Connection = { live: false, delivered: false };
     try {
       for await (const message of readSse(Readable.fromWeb(response.body as never) as AsyncIterable<Uint8Array>)) {
         this.attempt = 0;
@@ -117,18 +127,26 @@ class WorkflowFollower {
       }
       return { kind: 'reconnect', why: 'the event stream ended' };
     } catch (error) {
-      if (this.options.signal?.aborted || error instanceof ApiError || error instanceof CliError) throw error;
+      if (this.options.signal?.aborted || error instanceof CliError) throw error;
+      // A look at the workflow the server could not answer (it is restarting, draining): follow on.
+      if (error instanceof ApiError) {
+        if (RETRYABLE.has(error.code)) return { kind: 'reconnect', why: error.message };
+        throw error;
+      }
       return { kind: 'reconnect', why: `the event stream broke (${errorText(error)})` };
     }
   }
 
-  private async handle(message: SseEvent, connection: { live: boolean }): Promise<StreamEnd | null> {
+  private async handle(message: SseEvent, connection: Connection): Promise<StreamEnd | null> {
     if (message.event === 'subscribed') {
       connection.live = true;
       return this.onSubscribed();
     }
-    if (message.event === 'error') return streamErrorEnd(message.data);
+    // A connection that got somewhere (live, or new events) and is then told the server is unavailable
+    // reconnects at once: the server is going away. One that got nothing backs off (the server is failing).
+    if (message.event === 'error') return streamErrorEnd(message.data, connection.live || connection.delivered);
     const event = parseBrowserEvent(message.data);
+    if (event && event.seq > this.lastSeq) connection.delivered = true;
     return event ? this.onEvent(event, connection.live) : null;
   }
 
@@ -177,18 +195,22 @@ class WorkflowFollower {
     }
   }
 
-  private async reconnectPause(why: string): Promise<void> {
+  private async reconnectPause(why: string, atOnce = false): Promise<void> {
     if (this.options.signal?.aborted) throw this.options.signal.reason;
+    if (atOnce) return this.options.note(`${why}; reconnecting now`);
     const ms = backoffDelay(this.attempt++, this.backoff);
     this.options.note(`${why}; reconnecting in ${(ms / 1000).toFixed(1)} s`);
     await new Promise<void>((resolve) => setTimeout(resolve, ms));
   }
 }
 
-/** An `error` event: `unavailable` means reconnect; anything else ends the follow with its error. */
-function streamErrorEnd(data: string): StreamEnd {
+/**
+ * An `error` event: `unavailable` means reconnect (at once when the connection `progressed`); anything
+ * else ends the follow with its error.
+ */
+function streamErrorEnd(data: string, progressed: boolean): StreamEnd {
   const error = parseStreamError(data);
-  if (error.code === 'unavailable') return { kind: 'reconnect', why: error.message };
+  if (error.code === 'unavailable') return { kind: 'reconnect', why: error.message, atOnce: progressed };
   const status = error.code === 'unauthenticated' ? 401 : error.code === 'forbidden' ? 403 : 404;
   throw new ApiError(status, error.code as never, error.message);
 }
