@@ -1,0 +1,12 @@
+-- DropIndex
+DROP INDEX "workflows_project_id_created_at_idx";
+
+-- CreateIndex
+CREATE INDEX "workflows_project_id_created_at_id_idx" ON "workflows"("project_id", "created_at", "id");
+
+
+-- Search (decision 0063): substring search of title and requirement through trigram indexes, which
+-- LIKE '%text%' on the lower-cased column uses. Prisma cannot describe expression indexes: written by hand.
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE INDEX "workflows_title_trgm_idx" ON "workflows" USING gin (lower("title") gin_trgm_ops);
+CREATE INDEX "workflows_requirement_trgm_idx" ON "workflows" USING gin (lower("requirement") gin_trgm_ops);
