@@ -25,6 +25,7 @@ export {
   type Prepared,
   type Runnable,
   type Statement,
+  type ExpressionBuilder,
   type JoinBuilder,
   type SelectQueryBuilder,
   type SqlBool,
