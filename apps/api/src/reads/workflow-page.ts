@@ -35,6 +35,8 @@ const ROWS_READ_PER_ROW_SHOWN = 10;
 
 type Where = ExpressionBuilder<Tables, 'workflows'>;
 
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
 /**
  * The workflow list's pages (decision 0063): keyset pages on the (project_id, created_at, id) index,
  * `(created_at, id) < (cursor)` as an index bound. A search reads the newest rows in order while
@@ -88,31 +90,36 @@ export class WorkflowPages {
     return row ? [row.created_at, row.id] : undefined;
   }
 
-  /** Matching rows below `below` found through the search index, newest first. */
+  /**
+   * Matching rows below `below` found through the search index, newest first. The statement leaves the
+   * planner no ordered index walk to prefer (PostgreSQL: ORDER BY a row value; SQLite: CROSS JOIN from
+   * the index), so a rare text never reads the project row by row whatever the plan cached for it.
+   */
   private async indexed(filter: WorkflowFilter, text: string, below: TimeId, take: number) {
-    const hits =
+    const { projectId, onlyId, statuses } = filter;
+    const w = (column: keyof Workflow) => sql.ref(`w.${column}`);
+    const where = sql.join(
+      [
+        sql`${w('project_id')} = ${projectId}`,
+        sql`${w('deleted_at')} IS NULL`,
+        sql`(${w('created_at')}, ${w('id')}) < (${below[0]}, ${below[1]})`,
+        ...(onlyId === undefined ? [] : [sql`${w('id')} = ${onlyId}`]),
+        ...(statuses ? [isAnyOf(this.provider, w('status'), statuses)] : []),
+      ],
+      sql` AND `,
+    );
+    // PostgreSQL: LIKE with the text's own % _ \ escaped is the same substring test, served by pg_trgm.
+    // SQLite: FTS5 finds candidates (its case folding is wider than lower()); instr decides.
+    const statement =
       this.provider === 'postgresql'
-        ? (eb: Where) => {
-            // LIKE with the text's own % _ \ escaped: the same substring test, which the trigram index serves.
-            const pattern = `%${text.replace(/[\\%_]/g, '\\$&')}%`;
-            const like = (column: 'title' | 'requirement') => sql<SqlBool>`lower(${eb.ref(column)}) LIKE lower(${pattern})`;
-            return eb.or([like('title'), like('requirement')]);
-          }
-        : (eb: Where) => {
-            // FTS5 finds candidates (its case folding is wider than SQLite's lower()); `contains` decides.
-            const phrase = `"${text.replace(/"/g, '""')}"`;
-            return eb.and([
-              sql<SqlBool>`${eb.ref('id')} IN (SELECT k.workflow_id FROM workflow_search s JOIN workflow_search_keys k ON k.doc = s.rowid WHERE workflow_search MATCH ${phrase})`,
-              ...this.contains(eb, text),
-            ]);
-          };
-    const query = this.live(filter)
-      .selectAll()
-      .where((eb) => eb.and([eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(below[0], below[1])), hits(eb)]))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(take);
-    return this.rows(query);
+        ? sql`SELECT w.* FROM workflows w WHERE ${where}
+                AND (lower(w.title) LIKE lower(${likePattern(text)}) OR lower(w.requirement) LIKE lower(${likePattern(text)}))
+              ORDER BY (w.created_at, w.id) DESC LIMIT ${take}`
+        : sql`SELECT w.* FROM workflow_search s CROSS JOIN workflow_search_keys k CROSS JOIN workflows w
+              WHERE s.workflow_search MATCH ${`"${text.replace(/"/g, '""')}"`} AND k.doc = s.rowid AND w.id = k.workflow_id
+                AND ${where} AND (instr(lower(w.title), lower(${text})) > 0 OR instr(lower(w.requirement), lower(${text})) > 0)
+              ORDER BY w.created_at DESC, w.id DESC LIMIT ${take}`;
+    return this.rows({ compile: () => statement.compile(this.q) });
   }
 
   /** The project's live workflows the filter allows, before its text. */
