@@ -71,7 +71,11 @@ async function measure(server, cookie, path) {
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
   }
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p90: percentile(times, 90), statuses: [...statuses].map(([s, n]) => `${s}x${n}`).join(' ') };
+  return {
+    p50: percentile(times, 50),
+    p90: percentile(times, 90),
+    statuses: [...statuses].map(([s, n]) => `${s}x${n}`).join(' '),
+  };
 }
 
 const results = [];
@@ -100,7 +104,9 @@ for (const provider of providers) {
         const path = `/svc/api/projects/${project.id}/workflows${query(deepCursor)}`;
         const figures = await measure(server, cookie, path);
         results.push({ provider, size, read, ...figures });
-        console.log(`${provider} ${size} ${read}: p50 ${figures.p50.toFixed(1)} ms, p90 ${figures.p90.toFixed(1)} ms (${figures.statuses})`);
+        console.log(
+          `${provider} ${size} ${read}: p50 ${figures.p50.toFixed(1)} ms, p90 ${figures.p90.toFixed(1)} ms (${figures.statuses})`,
+        );
       }
     } finally {
       await server.stop();

@@ -8,7 +8,7 @@ export {
   isTransientDbError,
   type DbErrorKind,
 } from './errors';
-export type { SqlReader } from './reader';
+export type { ReadOptions, SqlReader } from './reader';
 export {
   queryBuilder,
   compileFor,

@@ -5,9 +5,9 @@ import {
   rowDecoder,
   sql,
   type DbProvider,
+  type ReadOptions,
   type Runnable,
   type ExpressionBuilder,
-  type SqlBool,
   type SqlReader,
   type Tables,
   type Workflow,
@@ -93,7 +93,8 @@ export class WorkflowPages {
   /**
    * Matching rows below `below` found through the search index, newest first. The statement leaves the
    * planner no ordered index walk to prefer (PostgreSQL: ORDER BY a row value; SQLite: CROSS JOIN from
-   * the index), so a rare text never reads the project row by row whatever the plan cached for it.
+   * the index), and PostgreSQL plans it with the text itself: a generic plan cannot see that a text is
+   * rare and reads the project row by row.
    */
   private async indexed(filter: WorkflowFilter, text: string, below: TimeId, take: number) {
     const { projectId, onlyId, statuses } = filter;
@@ -119,7 +120,7 @@ export class WorkflowPages {
               WHERE s.workflow_search MATCH ${`"${text.replace(/"/g, '""')}"`} AND k.doc = s.rowid AND w.id = k.workflow_id
                 AND ${where} AND (instr(lower(w.title), lower(${text})) > 0 OR instr(lower(w.requirement), lower(${text})) > 0)
               ORDER BY w.created_at DESC, w.id DESC LIMIT ${take}`;
-    return this.rows({ compile: () => statement.compile(this.q) });
+    return this.rows({ compile: () => statement.compile(this.q) }, { planWithValues: true });
   }
 
   /** The project's live workflows the filter allows, before its text. */
@@ -130,9 +131,7 @@ export class WorkflowPages {
       .where('project_id', '=', projectId)
       .where('deleted_at', 'is', null)
       .$if(onlyId !== undefined, (query) => query.where('id', '=', onlyId!))
-      .$if(statuses !== undefined, (query) =>
-        query.where((eb) => isAnyOf(this.provider, eb.ref('status'), statuses!)),
-      );
+      .$if(statuses !== undefined, (query) => query.where((eb) => isAnyOf(this.provider, eb.ref('status'), statuses!)));
   }
 
   /** `(created_at, id) < after` and `>= down`: bounds of the index, not filters. */
@@ -153,8 +152,8 @@ export class WorkflowPages {
     return [eb.or([within('title'), within('requirement')])];
   }
 
-  private async rows(query: Runnable): Promise<Workflow[]> {
-    const raw = await this.reader.rows(compileFor(this.provider, query));
+  private async rows(query: Runnable, options?: ReadOptions): Promise<Workflow[]> {
+    const raw = await this.reader.rows(compileFor(this.provider, query), options);
     return raw.map((row) => this.decode<Workflow>(row));
   }
 }

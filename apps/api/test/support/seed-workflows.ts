@@ -9,7 +9,15 @@ import type { TestServer } from './server';
 export async function seedWorkflows(
   server: TestServer,
   provider: DbProvider,
-  seed: { projectId: string; createdBy: string; count: number; firstNumber: number; word: string; rareWord: string; rareEvery: number },
+  seed: {
+    projectId: string;
+    createdBy: string;
+    count: number;
+    firstNumber: number;
+    word: string;
+    rareWord: string;
+    rareEvery: number;
+  },
 ): Promise<void> {
   const { projectId, createdBy, count, firstNumber, word, rareWord, rareEvery } = seed;
   const db = server.deps.db;

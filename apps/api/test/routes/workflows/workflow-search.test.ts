@@ -80,7 +80,10 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
       rareEvery: 1,
     });
     const all = await expected(project.id, () => true);
-    const created = await server.deps.db.workflow.findMany({ where: { project_id: project.id }, select: { created_at: true } });
+    const created = await server.deps.db.workflow.findMany({
+      where: { project_id: project.id },
+      select: { created_at: true },
+    });
     expect(new Set(created.map((w) => w.created_at.toISOString())).size).toBeLessThan(all.length); // ties exist
     expect(await walk(project.id, 'limit=7')).toEqual(all);
     expect(await walk(project.id, 'q=walk&limit=7')).toEqual(all);
