@@ -1,6 +1,6 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
 import { body, createProject, createWorkflow } from '../../support/fixtures';
-import { seedWorkflows } from '../../support/seed-workflows';
+import { seedWorkflows, type SeedWords } from '../../support/seed-workflows';
 
 // Issue 28: the workflow list and its search stay indexed and answer 200 however many rows match.
 describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) => {
@@ -13,6 +13,12 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
     annId = (await server.deps.db.user.findFirstOrThrow({ where: { login: 'ann' } })).id;
   });
   afterAll(async () => server?.close());
+
+  async function seeded(name: string, count: number, words: SeedWords) {
+    const project = await createProject(server, ann, name);
+    await seedWorkflows(server, provider, { projectId: project.id, createdBy: annId, count }, words);
+    return project;
+  }
 
   /** Every page of the list with this query, followed by its cursors; each page must answer 200. */
   async function walk(projectId: string, query: string, as = ann): Promise<string[]> {
@@ -43,16 +49,7 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
     [w.title, w.requirement].some((field) => field.toLowerCase().includes(text.toLowerCase()));
 
   it('answers a search matching 12,000 workflows with every page, dense, rare and short texts alike', async () => {
-    const project = await createProject(server, ann, 'Many');
-    await seedWorkflows(server, provider, {
-      projectId: project.id,
-      createdBy: annId,
-      count: 12_000,
-      firstNumber: 0,
-      word: 'Needle',
-      rareWord: 'Rare needle',
-      rareEvery: 500,
-    });
+    const project = await seeded('Many', 12_000, { word: 'Needle', rare: { word: 'Rare needle', every: 500 } });
     const all = await expected(project.id, () => true);
     expect(all).toHaveLength(12_000);
     expect(await walk(project.id, 'q=needle&limit=1000')).toEqual(all);
@@ -69,16 +66,7 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
   });
 
   it('walks every workflow exactly once in order, ties on the timestamp included', async () => {
-    const project = await createProject(server, ann, 'Keyset');
-    await seedWorkflows(server, provider, {
-      projectId: project.id,
-      createdBy: annId,
-      count: 100,
-      firstNumber: 0,
-      word: 'Walk',
-      rareWord: 'Walk',
-      rareEvery: 1,
-    });
+    const project = await seeded('Keyset', 100, { word: 'Walk' });
     const all = await expected(project.id, () => true);
     const created = await server.deps.db.workflow.findMany({
       where: { project_id: project.id },
