@@ -49,11 +49,17 @@ export function memoryOf(pid) {
   return { rssMiB: field('VmRSS'), peakMiB: field('VmHWM') };
 }
 
-export async function startServerProcess({ provider = 'sqlite', env = {}, nodeArgs = [] } = {}) {
+/** `entry`: the built server to start (another checkout's, to measure before and after a change). */
+export async function startServerProcess({
+  provider = 'sqlite',
+  env = {},
+  nodeArgs = [],
+  entry = join(repoRoot, 'apps/api/dist/index.js'),
+} = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const database = await createDatabase(provider, dataDir);
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'apps/api/dist/index.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     env: {
       ...process.env,
       NODE_ENV: 'production' === env.NODE_ENV ? 'production' : 'test',

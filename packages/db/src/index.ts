@@ -8,7 +8,7 @@ export {
   isTransientDbError,
   type DbErrorKind,
 } from './errors';
-export type { SqlReader } from './reader';
+export type { ReadOptions, SqlReader } from './reader';
 export {
   queryBuilder,
   compileFor,
@@ -25,6 +25,7 @@ export {
   type Prepared,
   type Runnable,
   type Statement,
+  type ExpressionBuilder,
   type JoinBuilder,
   type SelectQueryBuilder,
   type SqlBool,

@@ -8,13 +8,21 @@ import { compileFor, type Runnable } from './query';
  * about a millisecond of CPU per statement, the driver a small fraction of that. Statements come from
  * the query builder (query.ts); rows come back as the driver gives them (see `SqlReader.rows`).
  */
+export interface ReadOptions {
+  /**
+   * PostgreSQL: plan the statement with this run's values (an unnamed statement), never with a cached
+   * generic plan, for a statement whose best plan depends on a value (how rare a search text is).
+   */
+  planWithValues?: boolean;
+}
+
 export interface SqlReader {
   /**
    * Runs one read statement (a builder statement, or a bound `prepare`d one), prepared once per text. Values as the driver returns them: PostgreSQL
    * timestamps as Date, jsonb parsed, COUNT/SUM as strings; SQLite timestamps as ISO text, JSON as
    * text, booleans as 0/1 (`rowDecoder` turns both into the row types).
    */
-  rows(query: Runnable): Promise<unknown[]>;
+  rows(query: Runnable, options?: ReadOptions): Promise<unknown[]>;
   /** The first row of a statement that returns one at most (`rows` without the list); undefined for none. */
   row(query: Runnable): Promise<unknown>;
   close(): Promise<void>;
@@ -39,9 +47,10 @@ export function postgresReader(pool: pg.Pool): SqlReader {
     return name;
   };
   return {
-    async rows(query) {
+    async rows(query, options) {
       const { sql: text, values } = compileFor('postgresql', query);
-      const result = await pool.query({ name: nameOf(text), text, values, types: pgTypes });
+      const name = options?.planWithValues ? undefined : nameOf(text);
+      const result = await pool.query({ ...(name ? { name } : {}), text, values, types: pgTypes });
       return result.rows;
     },
     async row(query) {

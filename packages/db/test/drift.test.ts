@@ -35,8 +35,15 @@ function migrateDiff(provider: string, fromArgs: string[]): string {
   );
 }
 
+// Search objects Prisma cannot describe, written by hand in migration 0023 (decision 0063).
+const HAND_WRITTEN = /^(column|index) (workflow_search|workflows_\w+_trgm_idx)/;
+
 /** Tables, columns (type, nullability, default), keys and indexes, as the database itself reports them. */
 async function structureOf(database: TestDatabase): Promise<string[]> {
+  return (await everythingIn(database)).filter((line) => !HAND_WRITTEN.test(line));
+}
+
+async function everythingIn(database: TestDatabase): Promise<string[]> {
   if (database.provider === 'sqlite') {
     const client = createClient({ url: database.url });
     try {

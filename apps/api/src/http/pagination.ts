@@ -60,10 +60,3 @@ export const TimeIdKeySchema = z.tuple([z.iso.datetime(), z.string().min(1).max(
 
 /** Prisma `where` for rows after `[seq]` in ascending seq order. */
 export const afterSeq = (after: readonly [number] | undefined) => (after ? { seq: { gt: after[0] } } : {});
-
-/** Prisma `where` for rows after `[created_at, id]` in newest-first order. */
-export function beforeTimeId(after: readonly [string, string] | undefined) {
-  if (!after) return {};
-  const at = new Date(after[0]);
-  return { OR: [{ created_at: { lt: at } }, { created_at: at, id: { lt: after[1] } }] };
-}

@@ -9,6 +9,7 @@ import {
   type User,
   type Workflow,
 } from '@svc/db';
+import { WorkflowPages } from './workflow-page';
 import { hotStatements, USER_COLUMNS, type HotStatements } from './hot-statements';
 import type { Role } from '../policies/rules';
 import type { CallRowWithDetail, LogRowJson, ToolInputYaml } from '../wire/logs';
@@ -27,6 +28,8 @@ import type { AppLinks } from '../apps/app-link';
 export class HotReads {
   private readonly statements: HotStatements;
   private readonly decode: ReturnType<typeof decoders>;
+  /** the workflow list's keyset pages and search */
+  readonly workflowPages: WorkflowPages;
 
   constructor(
     private readonly reader: SqlReader,
@@ -38,6 +41,7 @@ export class HotReads {
   ) {
     this.statements = hotStatements(provider);
     this.decode = decoders(provider);
+    this.workflowPages = new WorkflowPages(reader, provider);
   }
 
   /**
@@ -102,15 +106,6 @@ export class HotReads {
     if (workflowIds.length === 0) return new Set();
     const rows = (await this.reader.rows(this.statements.revising.bind({ workflowIds }))) as { workflow_id: string }[];
     return new Set(rows.map((row) => row.workflow_id));
-  }
-
-  /**
-   * The ids of a project's live workflows whose title or requirement contains `text`, ignoring case
-   * (PostgreSQL: all of Unicode; SQLite: ASCII). A substring test, not LIKE: `%` and `_` are just text.
-   */
-  async workflowIdsMatching(projectId: string, text: string): Promise<string[]> {
-    const rows = (await this.reader.rows(this.statements.workflowSearch.bind({ projectId, text }))) as { id: string }[];
-    return rows.map((row) => row.id);
   }
 
   /** Log entries after `afterSeq` (all when undefined) in seq order, at most `take`; tool input as JSON text. */

@@ -40,7 +40,6 @@ export function hotStatements(provider: DbProvider) {
   const jsonField = (column: string, name: string) => jsonText(provider, sql.ref(column), name);
   const isFeedback = (alias: 'f' | 'l') =>
     sql<SqlBool>`${sql.ref(`${alias}.type`)} = 'workflow_action' AND ${jsonField(`${alias}.data`, 'action')} = 'feedback'`;
-  const position = provider === 'sqlite' ? 'instr' : 'strpos';
   const logColumns = q
     .selectFrom('execution_log_entries')
     .select([
@@ -186,18 +185,6 @@ export function hotStatements(provider: DbProvider) {
             ),
           ),
         ),
-    ),
-    workflowSearch: one<{ projectId: string; text: string }>((arg) =>
-      q
-        .selectFrom('workflows')
-        .select('id')
-        .where('project_id', '=', arg('projectId'))
-        .where('deleted_at', 'is', null)
-        .where((eb) => {
-          const contains = (column: 'title' | 'requirement') =>
-            eb(eb.fn<number>(position, [eb.fn('lower', [column]), eb.fn('lower', [eb.val(arg('text'))])]), '>', 0);
-          return eb.or([contains('title'), contains('requirement')]);
-        }),
     ),
     logFirst: firstPage(logColumns),
     logAfter: pageAfter(logColumns),

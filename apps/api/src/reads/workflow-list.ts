@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal';
 import { parseInput } from '../domain/validate';
 import { authorizeProject } from '../policies/access';
 import { presentWorkflowListItem, workerIdOf } from '../wire/workflow';
-import { beforeTimeId, readPageQuery, TimeIdKeySchema, toPage } from '../http/pagination';
+import { readPageQuery, TimeIdKeySchema, toPage } from '../http/pagination';
 import { isUnfinished } from '../workflows';
 
 /**
@@ -21,21 +21,17 @@ export async function workflowListPage(
   const { project } = await authorizeProject(db, principal, projectId, 'workflow.read');
   const page = readPageQuery(query, TimeIdKeySchema);
   const { status, q } = parseInput(WorkflowListQuerySchema, query, 'query');
-  // A job token lists only its own workflow, never its siblings (their requirements are not its business).
-  const onlyOwn = principal.kind === 'job' ? { id: principal.workflowId } : {};
-  const matching = q === undefined ? undefined : await reads.workflowIdsMatching(project.id, q);
-  const rows = await db.workflow.findMany({
-    where: {
-      project_id: project.id,
-      deleted_at: null,
-      ...onlyOwn,
-      ...(status ? { status: { in: status } } : {}),
-      ...(matching ? { AND: [{ id: { in: matching } }] } : {}),
-      ...beforeTimeId(page.after),
+  const rows = await reads.workflowPages.page(
+    {
+      projectId: project.id,
+      // A job token lists only its own workflow, never its siblings (their requirements are not its business).
+      ...(principal.kind === 'job' ? { onlyId: principal.workflowId } : {}),
+      ...(status ? { statuses: status } : {}),
+      ...(q === undefined ? {} : { text: q }),
     },
-    orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
-    take: page.limit + 1,
-  });
+    page.after && [new Date(page.after[0]), page.after[1]],
+    page.limit + 1,
+  );
   const shown = rows.slice(0, page.limit);
   // One statement each for the page's worker names, latest snapshots and plans being revised (only a
   // workflow that had feedback can be), whatever the page size.

@@ -1,0 +1,159 @@
+import {
+  compileFor,
+  isAnyOf,
+  queryBuilder,
+  rowDecoder,
+  sql,
+  type DbProvider,
+  type ReadOptions,
+  type Runnable,
+  type ExpressionBuilder,
+  type SqlReader,
+  type Tables,
+  type Workflow,
+} from '@svc/db';
+import type { WorkflowStatus } from '@svc/protocol';
+
+/** Which of a project's live workflows a list page shows. */
+export interface WorkflowFilter {
+  projectId: string;
+  /** a job token sees its own workflow only */
+  onlyId?: string;
+  statuses?: readonly WorkflowStatus[];
+  /** contained in the title or the requirement, ignoring case (PostgreSQL: Unicode; SQLite: ASCII) */
+  text?: string;
+}
+
+/** A row's place in the list's order (newest first): `[created_at, id]`. */
+export type TimeId = readonly [Date, string];
+
+// The trigram indexes find only texts of 3 characters or more; shorter ones are read row by row.
+const INDEXABLE_CHARS = 3;
+// Rows read in order before a search turns to its index: ten per row of the page. A search that
+// matches at least one row in ten fills its page here without touching the index.
+const ROWS_READ_PER_ROW_SHOWN = 10;
+
+type Where = ExpressionBuilder<Tables, 'workflows'>;
+
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+/**
+ * The workflow list's pages (decision 0063): keyset pages on the (project_id, created_at, id) index,
+ * `(created_at, id) < (cursor)` as an index bound. A search reads the newest rows in order while
+ * matches are dense and takes the rest from its index (PostgreSQL pg_trgm, SQLite FTS5 trigram), so
+ * neither a search that matches every row nor one that matches none reads the whole project.
+ */
+export class WorkflowPages {
+  private readonly q;
+  private readonly decode;
+
+  constructor(
+    private readonly reader: SqlReader,
+    private readonly provider: DbProvider,
+  ) {
+    this.q = queryBuilder(provider);
+    this.decode = rowDecoder(provider, 'workflows');
+  }
+
+  /** Up to `take` workflows after `after` (from the newest when undefined), newest first. */
+  async page(filter: WorkflowFilter, after: TimeId | undefined, take: number): Promise<Workflow[]> {
+    const { text } = filter;
+    if (text === undefined || [...text].length < INDEXABLE_CHARS) return this.scan(filter, after, undefined, take);
+    const boundary = await this.keyAt(filter, after, take * ROWS_READ_PER_ROW_SHOWN);
+    if (!boundary) return this.scan(filter, after, undefined, take);
+    const near = await this.scan(filter, after, boundary, take);
+    if (near.length === take) return near;
+    return [...near, ...(await this.indexed(filter, text, boundary, take - near.length))];
+  }
+
+  /** Rows in order after `after`, down to `down` (inclusive) when given, checked row by row. */
+  private async scan(filter: WorkflowFilter, after: TimeId | undefined, down: TimeId | undefined, take: number) {
+    const query = this.live(filter)
+      .selectAll()
+      .where((eb) => eb.and([...this.range(eb, after, down), ...this.contains(eb, filter.text)]))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(take);
+    return this.rows(query);
+  }
+
+  /** The key of the `count`-th row after `after` (the filter without its text), undefined when fewer. */
+  private async keyAt(filter: WorkflowFilter, after: TimeId | undefined, count: number): Promise<TimeId | undefined> {
+    const query = this.live(filter)
+      .select(['created_at', 'id'])
+      .where((eb) => eb.and(this.range(eb, after, undefined)))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .offset(count - 1);
+    const [row] = await this.rows(query);
+    return row ? [row.created_at, row.id] : undefined;
+  }
+
+  /**
+   * Matching rows below `below` found through the search index, newest first. The statement leaves the
+   * planner no ordered index walk to prefer (PostgreSQL: ORDER BY a row value; SQLite: CROSS JOIN from
+   * the index), and PostgreSQL plans it with the text itself: a generic plan cannot see that a text is
+   * rare and reads the project row by row.
+   */
+  private async indexed(filter: WorkflowFilter, text: string, below: TimeId, take: number) {
+    const { projectId, onlyId, statuses } = filter;
+    const w = (column: keyof Workflow) => sql.ref(`w.${column}`);
+    const where = sql.join(
+      [
+        sql`${w('project_id')} = ${projectId}`,
+        sql`${w('deleted_at')} IS NULL`,
+        sql`(${w('created_at')}, ${w('id')}) < (${below[0]}, ${below[1]})`,
+        ...(onlyId === undefined ? [] : [sql`${w('id')} = ${onlyId}`]),
+        ...(statuses ? [isAnyOf(this.provider, w('status'), statuses)] : []),
+      ],
+      sql` AND `,
+    );
+    // PostgreSQL: LIKE with the text's own % _ \ escaped is the same substring test, served by pg_trgm.
+    // SQLite: FTS5 finds candidates (its case folding is wider than lower()); instr decides.
+    const statement =
+      this.provider === 'postgresql'
+        ? sql`SELECT w.* FROM workflows w WHERE ${where}
+                AND (lower(w.title) LIKE lower(${likePattern(text)}) OR lower(w.requirement) LIKE lower(${likePattern(text)}))
+              ORDER BY (w.created_at, w.id) DESC LIMIT ${take}`
+        : sql`SELECT w.* FROM workflow_search s CROSS JOIN workflow_search_keys k CROSS JOIN workflows w
+              WHERE s.workflow_search MATCH ${`"${text.replace(/"/g, '""')}"`} AND k.doc = s.rowid AND w.id = k.workflow_id
+                AND ${where} AND (instr(lower(w.title), lower(${text})) > 0 OR instr(lower(w.requirement), lower(${text})) > 0)
+              ORDER BY w.created_at DESC, w.id DESC LIMIT ${take}`;
+    return this.rows({ compile: () => statement.compile(this.q) }, { planWithValues: true });
+  }
+
+  /** The project's live workflows the filter allows, before its text. */
+  private live(filter: WorkflowFilter) {
+    const { projectId, onlyId, statuses } = filter;
+    return this.q
+      .selectFrom('workflows')
+      .where('project_id', '=', projectId)
+      .where('deleted_at', 'is', null)
+      .$if(onlyId !== undefined, (query) => query.where('id', '=', onlyId!))
+      .$if(statuses !== undefined, (query) => query.where((eb) => isAnyOf(this.provider, eb.ref('status'), statuses!)));
+  }
+
+  /** `(created_at, id) < after` and `>= down`: bounds of the index, not filters. */
+  private range(eb: Where, after: TimeId | undefined, down: TimeId | undefined) {
+    const key = eb.refTuple('created_at', 'id');
+    return [
+      ...(after ? [eb(key, '<', eb.tuple(after[0], after[1]))] : []),
+      ...(down ? [eb(key, '>=', eb.tuple(down[0], down[1]))] : []),
+    ];
+  }
+
+  /** The substring test itself (not LIKE: `%` and `_` are just text), for the rows read in order. */
+  private contains(eb: Where, text: string | undefined) {
+    if (text === undefined) return [];
+    const position = this.provider === 'sqlite' ? 'instr' : 'strpos';
+    const within = (column: 'title' | 'requirement') =>
+      eb(eb.fn<number>(position, [eb.fn('lower', [column]), eb.fn('lower', [eb.val(text)])]), '>', 0);
+    return [eb.or([within('title'), within('requirement')])];
+  }
+
+  private async rows(query: Runnable, options?: ReadOptions): Promise<Workflow[]> {
+    const raw = await this.reader.rows(compileFor(this.provider, query), options);
+    return raw.map((row) => this.decode<Workflow>(row));
+  }
+}

@@ -1,0 +1,103 @@
+import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
+import { body, createProject, createWorkflow } from '../../support/fixtures';
+import { seedWorkflows, type SeedWords } from '../../support/seed-workflows';
+
+// Issue 28: the workflow list and its search stay indexed and answer 200 however many rows match.
+describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) => {
+  let server: TestServer;
+  let ann: string;
+  let annId: string;
+  beforeAll(async () => {
+    server = await startTestServer(provider);
+    ann = await server.login('ann');
+    annId = (await server.deps.db.user.findFirstOrThrow({ where: { login: 'ann' } })).id;
+  });
+  afterAll(async () => server?.close());
+
+  async function seeded(name: string, count: number, words: SeedWords) {
+    const project = await createProject(server, ann, name);
+    await seedWorkflows(server, provider, { projectId: project.id, createdBy: annId, count }, words);
+    return project;
+  }
+
+  /** Every page of the list with this query, followed by its cursors; each page must answer 200. */
+  async function walk(projectId: string, query: string, as = ann): Promise<string[]> {
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await server.request(
+        `/svc/api/projects/${projectId}/workflows?${query}${cursor ? `&cursor=${cursor}` : ''}`,
+        { as },
+      );
+      expect(res.status).toBe(200);
+      const page = await body(res);
+      ids.push(...page.items.map((w: { id: string }) => w.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    return ids;
+  }
+
+  /** The project's live workflows in the list's order (newest first, ties by id), those `keep` allows. */
+  async function expected(projectId: string, keep: (w: { title: string; requirement: string }) => boolean) {
+    const rows = await server.deps.db.workflow.findMany({
+      where: { project_id: projectId, deleted_at: null },
+      orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+    });
+    return rows.filter(keep).map((w) => w.id);
+  }
+  const containing = (text: string) => (w: { title: string; requirement: string }) =>
+    [w.title, w.requirement].some((field) => field.toLowerCase().includes(text.toLowerCase()));
+
+  it('answers a search matching 12,000 workflows with every page, dense, rare and short texts alike', async () => {
+    const project = await seeded('Many', 12_000, { word: 'Needle', rare: { word: 'Rare needle', every: 500 } });
+    const all = await expected(project.id, () => true);
+    expect(all).toHaveLength(12_000);
+    expect(await walk(project.id, 'q=needle&limit=1000')).toEqual(all);
+    // Short texts (below a trigram) are read row by row.
+    expect(await walk(project.id, 'q=le&limit=1000')).toEqual(all);
+    // A rare text: a few rows per page read in order, the rest through the index.
+    const rare = await expected(project.id, containing('RARE'));
+    expect(rare).toHaveLength(24);
+    expect(await walk(project.id, 'q=RARE&limit=5')).toEqual(rare);
+    expect(await walk(project.id, 'q=requirement%2011999&limit=5')).toEqual(
+      await expected(project.id, containing('requirement 11999')),
+    );
+    expect(await walk(project.id, 'q=nothing%20like%20this')).toEqual([]);
+  });
+
+  it('walks every workflow exactly once in order, ties on the timestamp included', async () => {
+    const project = await seeded('Keyset', 100, { word: 'Walk' });
+    const all = await expected(project.id, () => true);
+    const created = await server.deps.db.workflow.findMany({
+      where: { project_id: project.id },
+      select: { created_at: true },
+    });
+    expect(new Set(created.map((w) => w.created_at.toISOString())).size).toBeLessThan(all.length); // ties exist
+    expect(await walk(project.id, 'limit=7')).toEqual(all);
+    expect(await walk(project.id, 'q=walk&limit=7')).toEqual(all);
+  });
+
+  it('finds by title and requirement as they are now, never deleted ones', async () => {
+    const project = await createProject(server, ann, 'Fields');
+    const renamed = await createWorkflow(server, ann, project.id, 'Build a kiosk');
+    const gone = await createWorkflow(server, ann, project.id, 'Build a kiosk too');
+    await server.deps.db.workflow.update({ where: { id: renamed.id }, data: { title: 'Ticket machine' } });
+    expect(await walk(project.id, 'q=ticket%20MACHINE')).toEqual([renamed.id]);
+    expect(await walk(project.id, 'q=kiosk')).toEqual([gone.id, renamed.id]); // its requirement still says so
+    await server.deps.db.workflow.update({ where: { id: renamed.id }, data: { title: 'Vending machine' } });
+    expect(await walk(project.id, 'q=ticket')).toEqual([]);
+    expect((await server.request(`/svc/api/workflows/${gone.id}`, { method: 'DELETE', as: ann })).status).toBe(204);
+    expect(await walk(project.id, 'q=kiosk')).toEqual([renamed.id]);
+  });
+
+  it("never shows another project's workflows through search", async () => {
+    const mine = await createProject(server, ann, 'Mine');
+    const mineFound = await createWorkflow(server, ann, mine.id, 'Secret plan alpha');
+    const mallory = await server.login('mallory');
+    const theirs = await createProject(server, mallory, 'Theirs');
+    await createWorkflow(server, mallory, theirs.id, 'Secret plan beta');
+    expect(await walk(mine.id, 'q=secret%20plan')).toEqual([mineFound.id]);
+    const res = await server.request(`/svc/api/projects/${mine.id}/workflows?q=secret`, { as: mallory });
+    expect([403, 404]).toContain(res.status);
+  });
+});
