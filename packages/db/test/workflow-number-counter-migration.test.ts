@@ -31,7 +31,9 @@ describe.each(TEST_PROVIDERS)('migration 0024_workflow_number_counter on %s', (p
           ['p3', 0],
         ]);
         // A project made afterwards starts at 0: its first run takes 1.
-        await run(`INSERT INTO "projects" ("id", "name", "created_by", "updated_at") VALUES ('p4', 'S', 'u1', CURRENT_TIMESTAMP)`);
+        await run(
+          `INSERT INTO "projects" ("id", "name", "created_by", "updated_at") VALUES ('p4', 'S', 'u1', CURRENT_TIMESTAMP)`,
+        );
         const [fresh] = await query(`SELECT "last_workflow_number" FROM "projects" WHERE "id" = 'p4'`);
         expect(Number(fresh!.last_workflow_number)).toBe(0);
       });

@@ -38,7 +38,10 @@ describe.each(TEST_PROVIDERS)('run numbers on %s', (provider) => {
     log?.stop();
     expect(statuses).toEqual(oneTo(CONCURRENT).map(() => 201));
     expect(sorted(numbers)).toEqual(oneTo(CONCURRENT));
-    const stored = await server.deps.db.workflow.findMany({ where: { project_id: project.id }, select: { number: true } });
+    const stored = await server.deps.db.workflow.findMany({
+      where: { project_id: project.id },
+      select: { number: true },
+    });
     expect(sorted(stored.map((row) => row.number))).toEqual(oneTo(CONCURRENT));
     if (log) {
       // No statement failed, so no transaction rolled back and no pooled connection was discarded.
