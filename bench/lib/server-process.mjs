@@ -92,9 +92,11 @@ export async function startServerProcess({
     pid: child.pid,
     databaseUrl: database.url,
     dataDir,
-    async stop() {
+    /** `beforeDrop` reads the database once the server has exited (e.g. its statistics). */
+    async stop(beforeDrop = async () => undefined) {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
+      await beforeDrop();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

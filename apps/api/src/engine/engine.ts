@@ -8,6 +8,8 @@ import { decide, UNFINISHED, type RunEvent } from './state-machine';
 import { statusColumns, statusEvents, transitionParts, type Applicable } from './transition-parts';
 import { commitWorkerBatch, type WorkerBatch } from './worker-batch';
 import { newRunTrace } from '../tracing/run-trace';
+import { notFound } from '../domain/errors';
+import { takeRunNumber } from './run-number';
 
 export type { WorkerBatch };
 
@@ -52,13 +54,13 @@ export class WorkflowEngine {
   }
 
   /**
-   * Inserts a new run in the status the table gives a created one, with its action event, in one
-   * transaction. The event is returned unpublished: the caller publishes it once the run is ready.
-   * `alongside` writes the run's own rows (e.g. its repository record) in that transaction: when it
-   * throws, no run is left.
+   * Inserts a new run with its project's next run number, in the status the table gives a created one,
+   * with its action event, in one transaction. The event is returned unpublished: the caller publishes
+   * it once the run is ready. `alongside` writes the run's own rows (e.g. its repository record) in that
+   * transaction: when it throws, no run is left (and its number is not spent).
    */
   async create(
-    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'status'>,
+    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'status' | 'number'>,
     action: (revision: number) => NewEvent,
     alongside?: (tx: Prisma.TransactionClient, workflow: Workflow) => Promise<void>,
   ): Promise<{ workflow: Workflow; stored: StoredEvent[] }> {
@@ -70,7 +72,9 @@ export class WorkflowEngine {
     let workflow: Workflow | null = null;
     const stored = await this.deps.events.appendWith(
       async (tx) => {
-        const row = await tx!.workflow.create({ data: { ...data, ...runTrace, status: decision.to } });
+        const number = await takeRunNumber(tx!, data.project_id);
+        if (number === null) throw notFound('project not found');
+        const row = await tx!.workflow.create({ data: { ...data, ...runTrace, number, status: decision.to } });
         if (alongside) await alongside(tx!, row);
         workflow = row;
         return { groups: [{ workflow: row, events: [action(row.plan_revision)] }] };

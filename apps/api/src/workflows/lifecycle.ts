@@ -70,9 +70,6 @@ type NewWorkflowData = Omit<Prisma.WorkflowUncheckedCreateInput, 'number' | 'sta
 /** A new workflow with its unpublished `created` event, or the one its idempotency key made before. */
 type Inserted = { workflow: Workflow; created: true; stored: StoredEvent[] } | { workflow: Workflow; created: false };
 
-/** Creates racing for run numbers each get one within this many tries (one wins per round). */
-const MAX_NUMBER_ATTEMPTS = 100;
-
 export interface WorkflowLifecycleDeps {
   db: Db;
   events: EventStore;
@@ -437,8 +434,8 @@ export class WorkflowLifecycle {
 
   /**
    * Inserts the workflow with the project's next run number, and its `created` event, in one
-   * transaction. Two creates racing for one number (or one idempotency key) collide on a unique index:
-   * the loser returns the winner's workflow when it carried the same key, else takes the next number.
+   * transaction (the engine takes the number there). Two creates racing with one idempotency key
+   * collide on its unique index: the loser returns the winner's workflow.
    */
   private async insertNumbered(
     projectId: string,
@@ -447,17 +444,13 @@ export class WorkflowLifecycle {
     created: (revision: number) => NewEvent,
     alongside?: (tx: Prisma.TransactionClient, workflow: Workflow) => Promise<void>,
   ): Promise<Inserted> {
-    const { db } = this.deps;
-    for (let attempt = 1; ; attempt++) {
-      const { _max } = await db.workflow.aggregate({ where: { project_id: projectId }, _max: { number: true } });
-      try {
-        const number = (_max.number ?? 0) + 1;
-        return { ...(await this.deps.engine.create({ ...data, number }, created, alongside)), created: true };
-      } catch (err) {
-        if (classifyDbError(err) !== 'conflict' || attempt >= MAX_NUMBER_ATTEMPTS) throw err;
-        const earlier = key === undefined ? null : await this.createdWith(projectId, key);
-        if (earlier) return { workflow: earlier, created: false };
-      }
+    try {
+      return { ...(await this.deps.engine.create(data, created, alongside)), created: true };
+    } catch (err) {
+      const earlier =
+        key === undefined || classifyDbError(err) !== 'conflict' ? null : await this.createdWith(projectId, key);
+      if (earlier) return { workflow: earlier, created: false };
+      throw err;
     }
   }
 

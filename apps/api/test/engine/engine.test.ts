@@ -109,16 +109,23 @@ describe.each(TEST_PROVIDERS)('the workflow engine on %s', (provider) => {
   });
 
   it('creates a run with its created event in one transaction: a failing event insert leaves no run', async () => {
-    const data = { project_id: projectId, created_by: 'ann', requirement: 'r', title: 't', number: 9_999 };
+    const data = { project_id: projectId, created_by: 'ann', requirement: 'r', title: 't' };
+    const lastNumber = async () =>
+      (await db.project.findUniqueOrThrow({ where: { id: projectId } })).last_workflow_number;
+    // Past the numbers this file's runs were inserted with.
+    await db.project.update({ where: { id: projectId }, data: { last_workflow_number: 9_998 } });
+    const before = await lastNumber();
     await failEventInserts(db, provider, 'workflow_action');
     try {
       await expect(engine.create(data, action)).rejects.toThrow(/refused by the test/);
     } finally {
       await allowEventInserts(db, provider);
     }
-    expect(await db.workflow.count({ where: { project_id: projectId, number: 9_999 } })).toBe(0);
+    expect(await db.workflow.count({ where: { project_id: projectId, number: before + 1 } })).toBe(0);
+    // The rolled-back create gave its number back: the next one takes it.
+    expect(await lastNumber()).toBe(before);
     const { workflow, stored } = await engine.create(data, action);
-    expect(workflow).toMatchObject({ status: 'pending', number: 9_999 });
+    expect(workflow).toMatchObject({ status: 'pending', number: before + 1 });
     expect(await rowOf(workflow.id)).toMatchObject({ last_event_seq: 1 });
     expect(stored.map((e) => [e.type, e.seq])).toEqual([['workflow_action', 1]]);
     expect(await eventsOf(workflow.id)).toEqual(['workflow_action']);

@@ -75,6 +75,8 @@ describe('svc as an MCP server (/svc/mcp)', () => {
       data: {
         name: 'P',
         created_by: users.owner.id,
+        // Its run below is inserted here as number 1: a started one takes 2 (decision 0064).
+        last_workflow_number: 1,
         members: {
           create: [
             { user_id: users.owner.id, role: 'owner' },

@@ -473,6 +473,8 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
         data: {
           name: 'P',
           created_by: users.owner.id,
+          // Its two runs below are inserted here, numbered 1 and 2: a created one takes 3 (decision 0064).
+          last_workflow_number: 2,
           members: {
             create: [
               { user_id: users.owner.id, role: 'owner' },
