@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { STEP_HISTORY_MAX_CALLS, type StepToolCall } from '@svc/protocol';
+import { STEP_HISTORY_MAX_CALLS, type DispatchMessage, type StepToolCall } from '@svc/protocol';
 import { eventually, logEntry, snapshot, TestWorker, workerToken } from '@svc/test-kit';
 import { WorkerLiveness } from '../../src/dispatch/liveness';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
@@ -145,7 +145,7 @@ describe.each(TEST_PROVIDERS)('a disconnected worker keeps its workflows for its
       async () => (await server.deps.db.worker.findUniqueOrThrow({ where: { id: first.id } })).status === 'offline',
     );
     await sweepAt((LEASE_SECONDS + 5) * 1000).sweep();
-    const { step_history: history } = await other.dispatch(id, 'resume');
+    const { step_history: history } = (await other.dispatch(id, 'resume')) as DispatchMessage;
     // midway's own entry is the step's first call.
     expect(history?.omitted).toBe(calls + 1 - STEP_HISTORY_MAX_CALLS);
     expect(history?.calls.map((call) => call.output)).toEqual(
