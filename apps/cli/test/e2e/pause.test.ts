@@ -1,21 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Workflow } from '@svc/protocol';
-import { advance, plan, scriptedAgent } from '@svc/scripted-llm';
-import { eventually } from '@svc/test-kit';
 import { E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
+import { gatedTwoLineAgent, startedRun as startedRunOn, workspaceFile as workspaceFileOf } from '../support/gated-run';
 
-/** Step 1's command says it started, then waits for the test's `go` file; each command appends to ran.txt. */
-const WAIT_FOR_GO = 'touch started; while [ ! -f go ]; do sleep 0.05; done; echo one >> ran.txt';
-
-const handler = scriptedAgent({
-  title: 'Two lines',
-  planning: [plan('Wait for the signal', 'Write the second line')],
-  steps: {
-    1: [{ name: 'execute_on_worker', arguments: { command: WAIT_FOR_GO } }, advance('waited')],
-    2: [{ name: 'execute_on_worker', arguments: { command: 'echo two >> ran.txt' } }, advance('written')],
-  },
-});
+const handler = gatedTwoLineAgent('Two lines');
 
 // Issue 23, pause and resume from the CLI (decision 0039): `svc pause [--interrupt]`, `svc resume [--follow]`.
 describe('svc pause and svc resume against a real server, worker and scripted LLM', () => {
@@ -29,16 +17,8 @@ describe('svc pause and svc resume against a real server, worker and scripted LL
   });
 
   const svc = (args: string[], expected: number) => stack.svcExiting(args, expected);
-  const workspaceFile = (id: string, name: string) => path.join(stack.dir, 'worker-workspaces', id, name);
-  /** A run whose step 1 command has started and waits for its `go` file. */
-  const startedRun = async (requirement: string) => {
-    const id = (await svc(['run', '-p', 'ci', requirement], 0)).stdout.trim();
-    await eventually(() => existsSync(workspaceFile(id, 'started')), {
-      what: 'step 1 command to start',
-      detail: stack.diagnostics,
-    });
-    return id;
-  };
+  const workspaceFile = (id: string, name: string) => workspaceFileOf(stack, id, name);
+  const startedRun = (requirement: string) => startedRunOn(stack, requirement);
 
   it(
     'pauses after the running command, shows the step it stopped in, refuses a second pause (exit 1, 409) and resumes to the end',
