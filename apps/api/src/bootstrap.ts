@@ -63,7 +63,11 @@ export async function buildRuntime(
   const migration = await migrate(config.databaseUrl);
   if (migration.applied.length) logger.info({ applied: migration.applied }, 'database migrated');
   logger.info({ replica: config.replicaId }, 'replica');
-  const dbHandle = await createDb({ url: config.databaseUrl, poolSize: config.databasePoolSize });
+  const dbHandle = await createDb({
+    url: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+  });
   // SQLite is one process: in-process delivery only. PostgreSQL may have any number of replicas.
   const bus: ClusterBus =
     dbHandle.provider === 'postgresql'

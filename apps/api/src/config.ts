@@ -37,6 +37,8 @@ export interface Config {
   dataDirMinFreeBytes: number;
   databaseUrl: string;
   databasePoolSize: number;
+  /** PostgreSQL: how long a query waits for a connection before it answers 503 */
+  databaseConnectTimeoutMs: number;
   /** this replica's id on the cluster bus (PostgreSQL LISTEN/NOTIFY) */
   replicaId: string;
   logLevel: Env['LOG_LEVEL'];
@@ -186,6 +188,7 @@ export function buildConfig(env: Env): Config {
     dataDirMinFreeBytes: env.DATA_DIR_MIN_FREE_MB * 1024 * 1024,
     databaseUrl,
     databasePoolSize: env.DATABASE_POOL_SIZE,
+    databaseConnectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000,
     replicaId: env.REPLICA_ID ?? defaultReplicaId(),
     logLevel: env.LOG_LEVEL,
     webDistDir: env.WEB_DIST_DIR ? resolve(env.WEB_DIST_DIR) : null,

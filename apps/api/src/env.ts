@@ -21,6 +21,7 @@ export const EnvSchema = z.object({
   DATA_DIR_MIN_FREE_MB: z.coerce.number().min(0).default(64),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(10),
   /** this API replica's name on the cluster bus; hostname, pid and a random part by default */
   REPLICA_ID: z
     .string()

@@ -38,14 +38,21 @@ export interface CreateDbOptions {
    * ended); waiting for it would hang shutdown.
    */
   closeGraceMs?: number;
+  /**
+   * PostgreSQL: how long a query waits for a connection (a free one in the pool, or a new one to open)
+   * before it fails as unavailable (503), instead of waiting for good on a server that does not answer.
+   */
+  connectTimeoutMs?: number;
 }
 
 const CLOSE_GRACE_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export async function createDb({
   url,
   poolSize = 10,
   closeGraceMs = CLOSE_GRACE_MS,
+  connectTimeoutMs = CONNECT_TIMEOUT_MS,
 }: CreateDbOptions): Promise<DbHandle> {
   const provider = providerOf(url);
   if (provider === 'sqlite') {
@@ -72,7 +79,7 @@ export async function createDb({
     };
   }
   // One pool for Prisma, the reader and the ingest's raw statements.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: connectTimeoutMs });
   // An idle connection that breaks is dropped by the pool; the next query opens a new one.
   pool.on('error', () => undefined);
   const connections = new Set<pg.PoolClient>();

@@ -43,6 +43,25 @@ describe('a PostgreSQL connection lost under a query', () => {
     process.kill(pid!, 'SIGKILL');
   }
 
+  it('waiting past the connect time-out for a pool whose every connection is busy is 503, and the pool recovers', async () => {
+    const small = await createDb({ url: postgres.url, poolSize: 1, connectTimeoutMs: 200 });
+    try {
+      const busy = await small.pgPool!.connect();
+      const error = toDomainError(
+        await small.db.$queryRawUnsafe('SELECT 1').then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      );
+      expect(ERROR_STATUS[error.code]).toBe(503);
+      expect(error.headers['Retry-After']).toMatch(/^\d+$/);
+      busy.release();
+      await expect(small.db.$queryRawUnsafe('SELECT 1 AS one')).resolves.toEqual([{ one: 1 }]);
+    } finally {
+      await small.close();
+    }
+  });
+
   it.each([
     ['through Prisma', () => handle.db.$queryRawUnsafe(SLEEP)],
     ['in a Prisma transaction', () => handle.db.$transaction((tx) => tx.$queryRawUnsafe(SLEEP))],
