@@ -168,7 +168,6 @@ export class WorkflowRun implements RunContext {
   async runApprovedCall(call: PendingCall): Promise<{ text: string; isError: boolean }> {
     const info = this.mcp?.tools.find((tool) => tool.name === call.tool);
     if (!this.mcp || !info) return { text: `${call.tool} is no longer offered: the call did not run`, isError: true };
-    await this.deps.fence?.beforeCommand(this.job.workflowId, this.signal);
     const result = await this.mcp.call(info, call.args, this.signal);
     return {
       text: truncateUtf8(result.text, this.deps.config.toolOutputMaxBytes, { marker: true }).text,
@@ -188,6 +187,9 @@ export class WorkflowRun implements RunContext {
       projectId: this.job.projectId,
       callTimeoutMs: this.deps.config.mcpTimeoutSeconds * 1000,
       ask: (question) => this.askUser(question, this.resumeStatus()),
+      beforeCall: async (signal) => {
+        await this.deps.fence?.beforeCommand(this.job.workflowId, signal);
+      },
       onUnavailable: (server, reason) => {
         this.deps.logger.warn({ workflowId: this.job.workflowId, server, error: reason }, 'MCP server unavailable');
         this.log({

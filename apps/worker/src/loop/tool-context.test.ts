@@ -1,8 +1,6 @@
 import type { ExecResultMessage } from '@svc/protocol';
 import { LeaseFence } from '../link/lease-fence';
 import type { RemoteExecRequest } from '../link/server-link';
-import { mcpTools } from '../mcp/mcp-tools';
-import type { McpSession, McpToolInfo } from '../mcp/session';
 import type { Job, LoopDeps } from './deps';
 import { createToolContext } from './tool-context';
 
@@ -51,29 +49,5 @@ describe('the tool context of a run whose earlier updates are not stored yet', (
     stored();
     await expect(result).resolves.toMatchObject({ isError: false });
     expect(acted).toEqual(['exec make deploy']);
-  });
-
-  it('holds back an MCP tool call until they are', async () => {
-    const { ctx, acted, stored } = setUp();
-    const info = {
-      name: 'mcp__forge__create_issue',
-      server: { name: 'forge', allow_writes: true },
-      tool: { name: 'create_issue', inputSchema: { type: 'object' } },
-      readOnly: false,
-    } as unknown as McpToolInfo;
-    const session = {
-      tools: [info],
-      call: async (called: McpToolInfo) => {
-        acted.push(`mcp ${called.name}`);
-        return { text: 'created', isError: false };
-      },
-    } as unknown as McpSession;
-    const [tool] = mcpTools(session, 'all');
-    const result = tool!.run({ title: 'bug' }, ctx);
-    await settled();
-    expect(acted).toEqual([]);
-    stored();
-    await expect(result).resolves.toEqual({ output: 'created', isError: false });
-    expect(acted).toEqual(['mcp mcp__forge__create_issue']);
   });
 });

@@ -32,7 +32,6 @@ export function createToolContext(
     outputMaxBytes,
     signal,
     maskSecrets: (text) => job.secrets?.mask(text) ?? text,
-    mayAct,
     async runLocal(command, timeoutSeconds) {
       await mayAct();
       const live = new CommandOutput({

@@ -39,7 +39,6 @@ export function mcpTools(session: McpSession, which: 'read-only' | 'all'): Tool[
               effect: { kind: 'mcp_approval', question, call },
             };
           }
-          await ctx.mayAct?.();
           const result = await session.call(info, args, ctx.signal);
           return {
             output: truncateUtf8(result.text, ctx.outputMaxBytes, { marker: true }).text,

@@ -31,6 +31,11 @@ export interface McpSessionOptions {
   ask(question: string): Promise<string>;
   /** a server that could not be reached or listed: the run goes on without it */
   onUnavailable(server: string, reason: string): void;
+  /**
+   * Waits until the run may act outside the worker: every tool call waits here first (not fenced after
+   * a lost lease, everything the run reported before stored; decision 0062). None: calls never wait.
+   */
+  beforeCall?(signal: AbortSignal): Promise<void>;
 }
 
 const CLIENT_INFO = { name: 'svc-worker', version: '1' };
@@ -137,6 +142,7 @@ export class McpSession {
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<{ text: string; isError: boolean }> {
+    await this.options.beforeCall?.(signal);
     const client = await this.client(info.server);
     const bound = new AbortController();
     const timeoutSeconds = Math.round(this.options.callTimeoutMs / 1000);

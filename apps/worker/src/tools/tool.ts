@@ -43,11 +43,6 @@ export interface ToolContext {
   commandTimeoutSeconds: number;
   /** Bytes of tool output that reach the LLM; tools with their own cutting aim below it. */
   outputMaxBytes: number;
-  /**
-   * Waits until the run may act outside the worker (a command, an MCP call): not fenced after a lost
-   * lease, and everything it reported before stored (decision 0062).
-   */
-  mayAct?(): Promise<void>;
   runLocal(command: string, timeoutSeconds: number): Promise<CommandOutcome>;
   runRemote(request: RemoteExecRequest): Promise<CommandOutcome>;
   /** Re-pulls the workspace from the server (after the server changed it, e.g. a template). */
