@@ -59,6 +59,12 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS preloads of the benchmarks (e.g. bench/ws/cpu-profile-hook.cjs).
+    files: ['bench/**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['**/env.ts', '**/*.test.ts', '**/test/**', '**/bench/**', '**/tools/**', '**/scripts/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },

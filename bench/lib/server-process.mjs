@@ -49,6 +49,20 @@ export function memoryOf(pid) {
   return { rssMiB: field('VmRSS'), peakMiB: field('VmHWM') };
 }
 
+async function untilHealthy(child, url) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    const ok = await fetch(`${url}/svc/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error('server did not become healthy');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** `entry`: the built server to start (another checkout's, to measure before and after a change). */
 export async function startServerProcess({
   provider = 'sqlite',
@@ -76,17 +90,7 @@ export async function startServerProcess({
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const ok = await fetch(`${url}/svc/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error('server did not become healthy');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await untilHealthy(child, url);
   return {
     url,
     pid: child.pid,
