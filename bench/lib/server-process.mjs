@@ -50,7 +50,7 @@ export function memoryOf(pid) {
 }
 
 async function untilHealthy(child, url) {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 120_000; // migrations on a fresh database, on a busy machine
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     const ok = await fetch(`${url}/svc/api/health`).then(

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, DbProvider } from '@svc/db';
-import type { DispatchAction } from '@svc/protocol';
+import type { DispatchAction, DispatchMessage } from '@svc/protocol';
 import type { AppLinks } from '../apps/app-link';
 import type { RunSecrets } from '../secrets/run-secrets';
 import { on, type ClusterBus } from '../cluster/bus';
@@ -49,6 +49,8 @@ const deliveryRow = (db: Db, workflowId: string) =>
   db.workflow.findUnique({ where: { id: workflowId }, select: DELIVERY_SELECT });
 type DeliveryRow = NonNullable<Awaited<ReturnType<typeof deliveryRow>>>;
 type QueuedRow = Awaited<ReturnType<typeof queuedPage>>[number];
+/** A claimed run's dispatch, built before it is sent. */
+type PreparedDispatch = { workflow: DeliveryRow; intent: Intent | null; message: DispatchMessage };
 
 /**
  * Hands workflows to the workers connected to this replica (the queue itself is the database:
@@ -275,23 +277,56 @@ export class LiveDispatcher implements Steering {
     );
     if (!sessions.some((s) => (load.get(s.workerId) ?? 0) < s.capacity)) return false;
     const queued = await queuedPage(db, this.deps.provider);
+    const claimed = await this.claimPage(queued, sessions, load);
+    // The claimed runs' dispatches are read and built side by side, and sent in queue order.
+    const prepared = await Promise.allSettled(claimed.map(({ candidate }) => this.prepareDispatch(candidate.id)));
     let handedOut = 0;
-    for (const candidate of queued) if (await this.handOut(candidate, sessions, load)) handedOut++;
+    for (const [i, { candidate, target }] of claimed.entries()) {
+      const built = prepared[i]!;
+      if (built.status === 'fulfilled' && (await this.handOut(candidate, target, built.value))) handedOut++;
+    }
+    // A dispatch that could not be built fails the round (logged), as it did before the others were sent.
+    const failed = prepared.find((p) => p.status === 'rejected');
+    if (failed) throw failed.reason;
     return queued.length === QUEUE_PAGE && handedOut > 0;
   }
 
-  /** Claims a queued workflow for a worker with room (counted in `load`) and dispatches it; false when it was not handed out. */
-  private async handOut(
-    candidate: QueuedRow,
+  /** Claims one at a time: each counts against its worker's room (`load`) and its project's limit. */
+  private async claimPage(
+    queued: readonly QueuedRow[],
     sessions: readonly WorkerSession[],
     load: Map<string, number>,
+  ): Promise<{ candidate: QueuedRow; target: WorkerSession }[]> {
+    const claimed: { candidate: QueuedRow; target: WorkerSession }[] = [];
+    for (const candidate of queued) {
+      const target = pickWorker(sessions, load, candidate.requested_worker_id, candidate.requires);
+      if (!target || !(await this.claim(candidate.id, target))) continue;
+      load.set(target.workerId, (load.get(target.workerId) ?? 0) + 1);
+      claimed.push({ candidate, target });
+    }
+    return claimed;
+  }
+
+  /** A claimed run's dispatch, read after the claim: the seqs stored and granted, and the steering, as they are now. */
+  private async prepareDispatch(workflowId: string): Promise<PreparedDispatch | null> {
+    const workflow = await deliveryRow(this.deps.db, workflowId);
+    if (!workflow) return null;
+    const intent = intentOf(workflow);
+    const [action, carried] = firstDispatch(intent);
+    const message = await buildDispatch(this.deps, workflow, action, {
+      ...carried,
+      reservedSeq: workflow.title_last_seq ?? undefined,
+    });
+    return { workflow, intent, message };
+  }
+
+  /** Sends a claimed run's dispatch; false when it was not handed out. */
+  private async handOut(
+    candidate: QueuedRow,
+    target: WorkerSession,
+    prepared: PreparedDispatch | null,
   ): Promise<boolean> {
-    const target = pickWorker(sessions, load, candidate.requested_worker_id, candidate.requires);
-    if (!target || !(await this.claim(candidate.id, target))) return false;
-    load.set(target.workerId, (load.get(target.workerId) ?? 0) + 1);
-    // Read after the claim: the seqs stored and granted, and the steering, as they are now.
-    const workflow = await deliveryRow(this.deps.db, candidate.id);
-    const sent = workflow !== null && (await this.dispatchTo(target, workflow));
+    const sent = prepared !== null && (await this.dispatchTo(target, prepared));
     // The wait of a run's first dispatch (a resumed run's later waits are not the queue's).
     if (sent && candidate.started_at === null)
       dispatchWait.observe(Math.max(0, (Date.now() - candidate.created_at.getTime()) / 1000));
@@ -299,14 +334,8 @@ export class LiveDispatcher implements Steering {
   }
 
   /** Sends the claimed workflow's dispatch with its steering; a worker that cannot take it gives the claim back. */
-  private async dispatchTo(target: WorkerSession, workflow: DeliveryRow): Promise<boolean> {
+  private async dispatchTo(target: WorkerSession, { workflow, intent, message }: PreparedDispatch): Promise<boolean> {
     const { registry } = this.deps;
-    const intent = intentOf(workflow);
-    const [action, carried] = firstDispatch(intent);
-    const message = await buildDispatch(this.deps, workflow, action, {
-      ...carried,
-      reservedSeq: workflow.title_last_seq ?? undefined,
-    });
     registry.hold(target.workerId, workflow.id);
     if (target.send(message)) {
       // A pause asked while no worker held the run: the new one pauses at its first tool boundary.

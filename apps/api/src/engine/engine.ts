@@ -9,7 +9,7 @@ import { statusColumns, statusEvents, transitionParts, type Applicable } from '.
 import { commitWorkerBatch, type WorkerBatch } from './worker-batch';
 import { newRunTrace } from '../tracing/run-trace';
 import { notFound } from '../domain/errors';
-import { takeRunNumber } from './run-number';
+import { numberInsertedRun, provisionalRunNumber, takeRunNumber } from './run-number';
 
 export type { WorkerBatch };
 
@@ -69,19 +69,32 @@ export class WorkflowEngine {
       throw new Error(`the run table does not declare creation: ${JSON.stringify(decision)}`);
     // Taken here, not inside the transaction, whose Prisma span would be the run's parent (decision 0052).
     const runTrace = newRunTrace();
+    // PostgreSQL numbers the run last, holding the project's counter lock only until the commit; a run
+    // with its own rows (`alongside`, e.g. a branch named after its number) needs its number first.
+    const numberLast = this.deps.provider === 'postgresql' && !alongside;
     let workflow: Workflow | null = null;
     const stored = await this.deps.events.appendWith(
       async (tx) => {
-        const number = await takeRunNumber(tx!, data.project_id);
+        const number = numberLast ? provisionalRunNumber() : await takeRunNumber(tx!, data.project_id);
         if (number === null) throw notFound('project not found');
         const row = await tx!.workflow.create({ data: { ...data, ...runTrace, number, status: decision.to } });
         if (alongside) await alongside(tx!, row);
         workflow = row;
         return { groups: [{ workflow: row, events: [action(row.plan_revision)] }] };
       },
-      { interactive: true, publish: false },
+      {
+        interactive: true,
+        publish: false,
+        beforeCommit: numberLast ? (tx) => this.numberRun(tx, workflow!) : undefined,
+      },
     );
     return { workflow: workflow!, stored };
+  }
+
+  private async numberRun(tx: Prisma.TransactionClient, workflow: Workflow): Promise<void> {
+    const number = await numberInsertedRun(tx, workflow.project_id, workflow.id);
+    if (number === null) throw notFound('project not found');
+    workflow.number = number;
   }
 
   /**

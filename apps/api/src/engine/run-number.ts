@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { Prisma } from '@svc/db';
 
 /**
@@ -13,3 +14,31 @@ export async function takeRunNumber(tx: Prisma.TransactionClient, projectId: str
   const taken = rows[0]?.last_workflow_number;
   return taken === undefined ? null : Number(taken);
 }
+
+/**
+ * PostgreSQL: a run inserted with a provisional number (`provisionalRunNumber`) takes the project's next
+ * one as the last statement of its create's transaction (decision 0066), so the counter's row lock is
+ * held only until the COMMIT that follows, not across the create's other statements. Null when the
+ * project row is gone.
+ */
+export async function numberInsertedRun(
+  tx: Prisma.TransactionClient,
+  projectId: string,
+  workflowId: string,
+): Promise<number | null> {
+  const rows = await tx.$queryRaw<{ number: number | bigint }[]>`
+    WITH taken AS (
+      UPDATE "projects" SET "last_workflow_number" = "last_workflow_number" + 1
+      WHERE "id" = ${projectId} RETURNING "last_workflow_number")
+    UPDATE "workflows" SET "number" = taken."last_workflow_number" FROM taken
+    WHERE "workflows"."id" = ${workflowId} RETURNING "workflows"."number"`;
+  const taken = rows[0]?.number;
+  return taken === undefined ? null : Number(taken);
+}
+
+/**
+ * A negative number no committed run has, for the moment between a run's INSERT and its numbering in
+ * the same transaction. Two uncommitted creates that drew the same one do not fail: the unique index
+ * makes the second wait for the first's commit, by which the first holds its real number.
+ */
+export const provisionalRunNumber = (): number => -randomInt(1, 2 ** 31 - 1);

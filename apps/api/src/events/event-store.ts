@@ -65,11 +65,21 @@ export class EventStore {
   async appendWith(
     prepare: (tx: Prisma.TransactionClient | null) => Promise<EventBatch>,
     /** `client`: what a non-interactive batch is written through (the ingest's raw pool); the db by default */
-    options: { interactive: boolean; client?: RawClient; publish?: boolean },
+    /** `beforeCommit`: an interactive batch's last statements, after its events are written */
+    options: {
+      interactive: boolean;
+      client?: RawClient;
+      publish?: boolean;
+      beforeCommit?: (tx: Prisma.TransactionClient) => Promise<void>;
+    },
   ): Promise<StoredEvent[]> {
     const { db } = this.deps;
     const stored = options.interactive
-      ? await db.$transaction(async (tx) => this.write(tx, await prepare(tx), true))
+      ? await db.$transaction(async (tx) => {
+          const written = await this.write(tx, await prepare(tx), true);
+          await options.beforeCommit?.(tx);
+          return written;
+        })
       : await this.write(options.client ?? db, await prepare(null), false);
     this.deps.outbox?.committed(stored);
     if (options.publish !== false) this.publish(stored);

@@ -51,6 +51,29 @@ describe.each(TEST_PROVIDERS)('run numbers on %s', (provider) => {
     }
   });
 
+  // SQLite's single writer serialises creates anyway: it takes the number first (decision 0066).
+  const onPostgres = provider === 'postgresql' ? it : it.skip;
+  onPostgres('takes the number after inserting the run, so the counter is locked only until the commit', async () => {
+    const pool = server.runtime.dbHandle.pgPool!;
+    const project = await createProject(server, ann, 'Number last');
+    const log = logStatements(pool);
+    const res = await create(project.id, 'Numbered last');
+    log.stop();
+    expect(res.status).toBe(201);
+    expect((await body<{ number: number }>(res)).number).toBe(1);
+    const texts = log.statements.map((s) => s.text);
+    const insert = texts.findIndex((text) =>
+      /^\s*INSERT INTO "public"\."workflows"|^\s*INSERT INTO "workflows"/i.test(text),
+    );
+    const counter = texts.findIndex((text) => /"last_workflow_number" \+ 1/.test(text));
+    expect(insert).toBeGreaterThanOrEqual(0);
+    expect(counter).toBeGreaterThan(insert);
+    // The counter is the transaction's last statement: the next one of the create is its COMMIT.
+    expect(texts.slice(counter + 1).find((text) => /^\s*(COMMIT|INSERT|UPDATE|WITH)/i.test(text))).toMatch(
+      /^\s*COMMIT/i,
+    );
+  });
+
   it('numbers the runs of two projects independently, also while they are created together', async () => {
     const [first, second] = await Promise.all([
       createProject(server, ann, 'First'),
