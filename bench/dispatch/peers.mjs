@@ -21,7 +21,13 @@ async function freshDatabase(label) {
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    // Dropped once the peer's own clients have left (FORCE would end them under it: an error event
+    // that crashes the bench); after 30 s it is forced.
     drop: async () => {
+      const deadline = Date.now() + 30_000;
+      const connected = async () =>
+        (await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name])).rows[0].n;
+      while (Date.now() < deadline && (await connected()) > 0) await new Promise((r) => setTimeout(r, 100));
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await admin.end();
     },
