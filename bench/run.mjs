@@ -4,14 +4,16 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './lib/server-process.mjs';
 
-const USAGE = `Usage: pnpm bench [http] [ws] [files] [scale]
+const USAGE = `Usage: pnpm bench [http] [ws] [files] [scale] [growth]
 
-Builds the server, then runs the chosen benchmarks one after another (default: all four).
+Builds the server, then runs the chosen benchmarks one after another (default: all).
   http    hot REST reads beside a hand-tuned node:http server (bench/api)
   ws      worker updates stored and fanned out to browsers (bench/ws)
   files   streams 2 GiB up and down (bench/files); BENCH_FILE_SIZE (default 2G) and
           BENCH_FILE_BACKENDS (default local,s3) choose what it moves where
   scale   1, 2 and 3 replicas behind haproxy (bench/scale)
+  growth  every read as one project grows to 100,000 workflows and one workflow to 1,000,000 log
+          entries (bench/api/growth.mjs); BENCH_GROWTH_SIZES (default 100,10000,100000) picks the sizes
   -h, --help   show this help`;
 
 const BENCHES = {
@@ -24,6 +26,7 @@ const BENCHES = {
     process.env.BENCH_FILE_BACKENDS ?? 'local,s3',
   ],
   scale: ['bench/scale/scale.mjs'],
+  growth: ['bench/api/growth.mjs', '--sizes', process.env.BENCH_GROWTH_SIZES ?? '100,10000,100000'],
 };
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
