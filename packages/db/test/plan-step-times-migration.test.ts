@@ -41,7 +41,9 @@ describe.each(TEST_PROVIDERS)(`migration ${MIGRATION} on %s`, (provider) => {
           `SELECT "workflow_id", "step_index", "started_at", "finished_at" FROM "plan_step_times" ORDER BY "workflow_id", "step_index"`,
         );
         const second = (value: unknown) => (value === null ? null : new Date(String(value)).getUTCSeconds());
-        expect(times.map((r) => [r.workflow_id, Number(r.step_index), second(r.started_at), second(r.finished_at)])).toEqual([
+        expect(
+          times.map((r) => [r.workflow_id, Number(r.step_index), second(r.started_at), second(r.finished_at)]),
+        ).toEqual([
           ['plain', 0, 9, null],
           // done, then run again (after a revision): the latest start, no finish yet
           ['revising', 0, 1, 2],

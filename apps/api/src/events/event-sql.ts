@@ -154,16 +154,18 @@ export class EventSql {
     if (!upsert) return insert;
     const updated = columns.filter((column) => !upsert.key.includes(column));
     return insert.onConflict((oc) =>
-      oc.columns(upsert.key as unknown as 'seq'[]).doUpdateSet(
-        Object.fromEntries(
-          updated.map((column) => [
-            column,
-            upsert.keepWhenNull.includes(column)
-              ? sql`COALESCE(excluded.${sql.ref(column)}, ${sql.ref(`${table}.${column}`)})`
-              : sql`excluded.${sql.ref(column)}`,
-          ]),
+      oc
+        .columns(upsert.key as unknown as 'seq'[])
+        .doUpdateSet(
+          Object.fromEntries(
+            updated.map((column) => [
+              column,
+              upsert.keepWhenNull.includes(column)
+                ? sql`COALESCE(excluded.${sql.ref(column)}, ${sql.ref(`${table}.${column}`)})`
+                : sql`excluded.${sql.ref(column)}`,
+            ]),
+          ),
         ),
-      ),
     );
   }
 

@@ -3,7 +3,6 @@ import {
   type AgentStateSnapshot,
   type DbProvider,
   type Project,
-  type Row,
   type SqlReader,
   type Statement,
   type User,

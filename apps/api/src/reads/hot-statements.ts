@@ -1,14 +1,12 @@
 import {
   isAnyOf,
   LLM_CALL_LOG_COLUMNS,
-  jsonText,
   prepare,
   queryBuilder,
   sql,
   type DbProvider,
   type JoinBuilder,
   type SelectQueryBuilder,
-  type SqlBool,
   type Tables,
   type User,
 } from '@svc/db';
@@ -37,7 +35,6 @@ export function hotStatements(provider: DbProvider) {
   const q = queryBuilder(provider);
   const one = <A extends Record<string, unknown>>(build: Parameters<typeof prepare<A>>[1]) =>
     prepare<A>(provider, build);
-  const jsonField = (column: string, name: string) => jsonText(provider, sql.ref(column), name);
   const logColumns = q
     .selectFrom('execution_log_entries')
     .select([
