@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './lib/server-process.mjs';
 
-const USAGE = `Usage: pnpm bench [http] [ws] [files] [scale] [dispatch]
+const USAGE = `Usage: pnpm bench [http] [ws] [files] [scale] [dispatch] [growth] [sockets]
 
 Builds the server, then runs the chosen benchmarks one after another (default: all).
   http    hot REST reads beside a hand-tuned node:http server (bench/api)
@@ -13,6 +13,8 @@ Builds the server, then runs the chosen benchmarks one after another (default: a
           BENCH_FILE_BACKENDS (default local,s3) choose what it moves where
   scale   1, 2 and 3 replicas behind haproxy (bench/scale)
   dispatch  svc's dispatch beside graphile-worker, BullMQ and pg-boss (bench/dispatch); PostgreSQL and Redis
+  growth  every read as one project grows to 100,000 workflows and one workflow to 1,000,000 log
+          entries (bench/api/growth.mjs); BENCH_GROWTH_SIZES (default 100,10000,100000) picks the sizes
   -h, --help   show this help`;
 
 const BENCHES = {
@@ -26,6 +28,7 @@ const BENCHES = {
   ],
   scale: ['bench/scale/scale.mjs'],
   dispatch: ['bench/dispatch/dispatch.mjs'],
+  growth: ['bench/api/growth.mjs', '--sizes', process.env.BENCH_GROWTH_SIZES ?? '100,10000,100000'],
 };
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {

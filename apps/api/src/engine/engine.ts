@@ -256,4 +256,4 @@ export class WorkflowEngine {
 }
 
 const revision = (parts: ActionParts): Prisma.WorkflowUpdateManyMutationInput =>
-  parts.revisePlan ? { plan_revision: { increment: 1 } } : {};
+  parts.revisePlan ? { plan_revision: { increment: 1 }, plan_revising: true } : {};

@@ -6,6 +6,8 @@ import {
   queryBuilder,
   selectRows,
   prepare,
+  sql,
+  type SqlBool,
   type Compilable,
   type Prepared,
   type DbProvider,
@@ -24,6 +26,12 @@ export interface TableRows<T extends TableName = TableName> {
   /** the columns each row gives (their types come from the schema) */
   columns: readonly (keyof Tables[T] & string)[];
   rows: object[];
+  /**
+   * The rows replace those with the same `key` (a small table of current values, e.g. plan step times):
+   * every other column takes the new value, except that a null in `keepWhenNull` keeps the stored one.
+   * At most one row per key in a batch.
+   */
+  upsert?: { key: readonly string[]; keepWhenNull: readonly string[] };
 }
 
 /** One workflow's share of an append: how many events it reserves, and the highest worker-update seq (0: none). */
@@ -132,13 +140,33 @@ export class EventSql {
       .returning(['workflows.id as id', 'workflows.last_event_seq as last_event_seq']);
   }
 
-  private tableInsert(db: QueryBuilder, { table, columns }: TableRows, json: string) {
+  private tableInsert(db: QueryBuilder, { table, columns, upsert }: TableRows, json: string) {
     const source = jsonRecords<Record<string, unknown>>(this.provider, columnTypes(table, columns), json).as('x');
     // The table is one of several: its columns were checked against it where the rows were declared.
-    return db
+    const insert = db
       .insertInto(table as 'events')
       .columns(columns as unknown as 'seq'[])
-      .expression((eb) => eb.selectFrom(source).select(columns as unknown as 'seq'[]));
+      .expression((eb) => {
+        const select = eb.selectFrom(source).select(columns as unknown as 'seq'[]);
+        // SQLite would read the upsert's `ON CONFLICT` after a bare `FROM x` as a join's ON: a WHERE ends the SELECT.
+        return upsert ? select.where(sql<SqlBool>`${sql.lit(1)} = ${sql.lit(1)}`) : select;
+      });
+    if (!upsert) return insert;
+    const updated = columns.filter((column) => !upsert.key.includes(column));
+    return insert.onConflict((oc) =>
+      oc
+        .columns(upsert.key as unknown as 'seq'[])
+        .doUpdateSet(
+          Object.fromEntries(
+            updated.map((column) => [
+              column,
+              upsert.keepWhenNull.includes(column)
+                ? sql`COALESCE(excluded.${sql.ref(column)}, ${sql.ref(`${table}.${column}`)})`
+                : sql`excluded.${sql.ref(column)}`,
+            ]),
+          ),
+        ),
+    );
   }
 
   /** The events, each with seq = its workflow's counter after the append - n + ord (`c`: the counters). */

@@ -12,6 +12,7 @@ const row = (over: Partial<IngestWorkflow> = {}): IngestWorkflow => ({
   title_worker_id: null,
   title_first_seq: null,
   title_last_seq: null,
+  plan_revising: false,
   ...over,
 });
 const update = (seq: number, body: UpdateBody) =>
@@ -41,6 +42,29 @@ describe('planUpdate', () => {
     ]);
     expect(rows.snapshots[0]).toMatchObject({ seq: 2, phase: 'executing', current_step: 1 });
     expect(rows.workerUpdates).toHaveLength(1);
+  });
+
+  it("keeps each step's times in one row per step: a batch's last start, and a finish after it", () => {
+    const plan = new WorkflowPlan(row(), { seq: 1, steps: steps('running', 'pending', 'pending') });
+    const rows = emptyRows();
+    planUpdate(plan, rows, 'w1', update(2, snapshot(1, 'done', 'running', 'pending')), now, false);
+    planUpdate(plan, rows, 'w1', update(3, snapshot(2, 'done', 'done', 'running')), now, false);
+    expect(rows.stepTimes).toEqual([
+      // step 0 ran before this batch: its stored start stays (null keeps it)
+      { workflow_id: 'wf', step_index: 0, started_at: null, finished_at: now },
+      { workflow_id: 'wf', step_index: 1, started_at: now, finished_at: now },
+      { workflow_id: 'wf', step_index: 2, started_at: now, finished_at: null },
+    ]);
+  });
+
+  it('clears the awaited revision with the first snapshot after feedback, and only then', () => {
+    const revising = new WorkflowPlan(row({ plan_revising: true }), { seq: 5, steps: steps('done') });
+    // even an older snapshot arriving late: its event comes after the feedback's
+    planUpdate(revising, emptyRows(), 'w1', update(3, snapshot(0, 'running')), now, false);
+    expect(revising.patch).toEqual({ plan_revising: false });
+    const settled = new WorkflowPlan(row(), null);
+    planUpdate(settled, emptyRows(), 'w1', update(1, snapshot(0, 'running')), now, false);
+    expect(settled.patch).toEqual({});
   });
 
   it('stores a snapshot older than the known one without announcing steps from it', () => {

@@ -9,8 +9,11 @@ import { logEntryEvents } from '../events/stored-rows';
 import type { NewEvent } from '../events';
 import { planWorkerStatus, planWorkerTitle, type PlannedEvent, type RunChanges, type RunRow } from '../engine';
 
-/** The workflow columns an update batch reads (the engine checks worker updates against them). */
-export type IngestWorkflow = RunRow;
+/**
+ * The workflow columns an update batch reads (the engine checks worker updates against them), and
+ * whether feedback awaits a revised plan (the next snapshot clears it).
+ */
+export type IngestWorkflow = RunRow & { plan_revising: boolean };
 
 /** The latest snapshot seen of a workflow, to diff the next one against. */
 export interface KnownSnapshot {
@@ -29,6 +32,8 @@ export class WorkflowPlan implements RunChanges {
   releasedBy: string | null = null;
   titleStored = false;
   listChanged = false;
+  /** this batch's rows of `plan_step_times` by step index (in PlannedRows.stepTimes too) */
+  readonly stepTimes = new Map<number, StepTimeRow>();
 
   constructor(
     readonly row: IngestWorkflow,
@@ -50,6 +55,15 @@ export interface PlannedRows {
   /** after llmCalls: each refers to its call */
   llmCallDetails: Prisma.LlmCallDetailCreateManyInput[];
   stepDiffs: Prisma.StepDiffCreateManyInput[];
+  /** one per (workflow, step) whose times changed; a null started_at keeps the stored one (see sql.ts) */
+  stepTimes: StepTimeRow[];
+}
+
+export interface StepTimeRow {
+  workflow_id: string;
+  step_index: number;
+  started_at: Date | null;
+  finished_at: Date | null;
 }
 
 export const emptyRows = (): PlannedRows => ({
@@ -59,6 +73,7 @@ export const emptyRows = (): PlannedRows => ({
   llmCalls: [],
   llmCallDetails: [],
   stepDiffs: [],
+  stepTimes: [],
 });
 
 /** What the planning of a batch needs besides the plan: whether LLM call details are kept at all. */
@@ -133,15 +148,35 @@ function planSnapshot({ plan, rows, update, now, base }: UpdateContext<'snapshot
     throw error;
   }
   rows.snapshots.push(snapshotRow(update.data, base, now));
+  // Any snapshot after the feedback answers it, as the event order has it (decision 0067).
+  if (plan.row.plan_revising) [plan.patch.plan_revising, plan.row.plan_revising] = [false, false];
   const previous = plan.snapshot ?? plan.knownSnapshot;
   if (previous && previous.seq >= update.seq) return {};
   plan.snapshot = { seq: update.seq, steps };
+  const changes = diffSteps(previous?.steps ?? [], steps);
+  for (const change of changes) timeStep(plan, rows, change.index, change.to, now);
   return {
-    derived: diffSteps(previous?.steps ?? [], steps).map((change) => ({
+    derived: changes.map((change) => ({
       type: 'plan_step_status',
       data: { index: change.index, title: change.title, status: change.to },
     })),
   };
+}
+
+/**
+ * A step's times as its plan_step_status events give them: becoming running starts it afresh (and
+ * clears its finish), becoming done finishes it; other statuses change neither.
+ */
+function timeStep(plan: WorkflowPlan, rows: PlannedRows, index: number, status: string, now: Date): void {
+  if (status !== 'running' && status !== 'done') return;
+  let row = plan.stepTimes.get(index);
+  if (!row) {
+    row = { workflow_id: plan.row.id, step_index: index, started_at: null, finished_at: null };
+    plan.stepTimes.set(index, row);
+    rows.stepTimes.push(row);
+  }
+  if (status === 'running') [row.started_at, row.finished_at] = [now, null];
+  else row.finished_at = now;
 }
 
 function snapshotRow(

@@ -1,4 +1,5 @@
 import {
+  encodeParameter,
   isAnyOf,
   LLM_CALL_LOG_COLUMNS,
   prepare,
@@ -10,7 +11,7 @@ import {
   type TableName,
 } from '@svc/db';
 import type { RawClient, TableRows } from '../events';
-import type { PlannedRows } from './plan';
+import type { PlannedRows, StepTimeRow } from './plan';
 
 /** A table and the columns its planned rows give (checked against the schema's table types). */
 const rowsOf = <T extends TableName>(table: T, columns: TableRows<T>['columns']) => ({ table, columns });
@@ -54,15 +55,26 @@ const ROW_TABLES = {
     'truncated',
     'created_at',
   ]),
-} satisfies Record<keyof PlannedRows, { table: TableName }>;
+  stepTimes: {
+    ...rowsOf('plan_step_times', ['workflow_id', 'step_index', 'started_at', 'finished_at']),
+    upsert: { key: ['workflow_id', 'step_index'], keepWhenNull: ['started_at'] },
+  },
+} satisfies Record<keyof PlannedRows, { table: TableName; upsert?: TableRows['upsert'] }>;
 
 /** A batch's rows as the event store's extra tables. */
-export function batchTables(rows: PlannedRows): TableRows[] {
+export function batchTables(provider: DbProvider, rows: PlannedRows): TableRows[] {
   return (Object.keys(ROW_TABLES) as (keyof PlannedRows)[]).map((key) => ({
     ...(ROW_TABLES[key] as TableRows),
-    rows: rows[key],
+    rows: key === 'stepTimes' ? rows.stepTimes.map((row) => encodedTimes(provider, row)) : rows[key],
   }));
 }
+
+/** The JSON rows carry timestamps as the database's text (the event store stamps only `created_at`). */
+const encodedTimes = (provider: DbProvider, row: StepTimeRow) => ({
+  ...row,
+  started_at: row.started_at && encodeParameter(provider, row.started_at),
+  finished_at: row.finished_at && encodeParameter(provider, row.finished_at),
+});
 
 /** The reads of the worker-update hot path (the writes go through the event store). */
 export class IngestSql {
@@ -109,6 +121,7 @@ const WORKFLOW_COLUMNS = [
   'title_worker_id',
   'title_first_seq',
   'title_last_seq',
+  'plan_revising',
 ] as const;
 type WorkflowRow = Pick<Row<'workflows'>, (typeof WORKFLOW_COLUMNS)[number]>;
 

@@ -225,7 +225,7 @@ export class UpdateIngest {
       const endTimer = ingestCommitDuration.startTimer();
       await this.deps.engine.applyWorkerUpdates({
         runs: [...plans.values()],
-        tables: batchTables(planned),
+        tables: batchTables(this.deps.provider, planned),
         at: now,
         client,
       });
@@ -347,7 +347,7 @@ export class UpdateIngest {
   /** The cache's highest stored seqs and snapshots (the engine announced the rest; stale rows are gone already). */
   private afterCommit(plans: Map<string, WorkflowPlan>): void {
     for (const plan of plans.values()) {
-      this.workflows.stored(plan.row.id, plan.maxSeq);
+      this.workflows.stored(plan.row.id, plan.maxSeq, plan.patch.plan_revising === false);
       if (plan.released === 'finished') this.snapshots.delete(plan.row.id);
       else if (plan.snapshot) this.snapshots.set(plan.row.id, plan.snapshot);
     }

@@ -34,6 +34,7 @@ export class IngestWorkflows {
           ...read,
           last_update_seq: Number(read.last_update_seq),
           plan_revision: Number(read.plan_revision),
+          plan_revising: Boolean(read.plan_revising), // SQLite: 0/1
         };
         this.rows.set(row.id, row);
         known.set(row.id, row); // even if the bound evicted it again at once
@@ -47,10 +48,11 @@ export class IngestWorkflows {
     return found;
   }
 
-  /** After a commit: the new highest stored seq. */
-  stored(id: string, maxSeq: number): void {
+  /** After a commit: the new highest stored seq, and whether it answered the feedback awaiting a revised plan. */
+  stored(id: string, maxSeq: number, revised: boolean): void {
     const row = this.rows.peek(id);
     if (row) row.last_update_seq = Math.max(row.last_update_seq, maxSeq);
+    if (row && revised) row.plan_revising = false;
   }
 
   forgetHere(ids: Iterable<string>): void {

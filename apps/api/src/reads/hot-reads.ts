@@ -3,7 +3,6 @@ import {
   type AgentStateSnapshot,
   type DbProvider,
   type Project,
-  type Row,
   type SqlReader,
   type Statement,
   type User,
@@ -13,8 +12,7 @@ import { WorkflowPages } from './workflow-page';
 import { hotStatements, USER_COLUMNS, type HotStatements } from './hot-statements';
 import type { Role } from '../policies/rules';
 import type { CallRowWithDetail, LogRowJson, ToolInputYaml } from '../wire/logs';
-import type { SnapshotRow, StepEvent } from '../wire/workflow';
-import type { StepStatus } from '@svc/protocol';
+import type { SnapshotRow, StepTimes } from '../wire/workflow';
 import type { AppLinks } from '../apps/app-link';
 
 /**
@@ -87,25 +85,10 @@ export class HotReads {
     return new Map(rows.map(({ workflow_id, ...row }) => [workflow_id, row]));
   }
 
-  /** The workflow's plan_step_status events in seq order (the plan's step times). */
-  async stepEvents(workflowId: string): Promise<StepEvent[]> {
-    const rows = (await this.reader.rows(this.statements.stepEvents.bind({ workflowId }))).map((raw) =>
-      this.decode.event<Pick<Row<'events'>, 'seq' | 'data' | 'created_at'>>(raw),
-    );
-    return rows.map((row) => {
-      const data = row.data as { index: number; status: StepStatus };
-      return { seq: row.seq, index: data.index, status: data.status, at: row.created_at };
-    });
-  }
-
-  /**
-   * Which of these workflows are having their plan revised: their latest feedback came after their
-   * latest snapshot (the worker has not sent the revised plan yet). One statement for them all.
-   */
-  async revising(workflowIds: readonly string[]): Promise<Set<string>> {
-    if (workflowIds.length === 0) return new Set();
-    const rows = (await this.reader.rows(this.statements.revising.bind({ workflowIds }))) as { workflow_id: string }[];
-    return new Set(rows.map((row) => row.workflow_id));
+  /** The workflow's kept step times (table plan_step_times), one row per step that ran or finished. */
+  async stepTimes(workflowId: string): Promise<StepTimes[]> {
+    const rows = await this.reader.rows(this.statements.stepTimes.bind({ workflowId }));
+    return rows.map((raw) => this.decode.stepTime<StepTimes>(raw));
   }
 
   /** Log entries after `afterSeq` (all when undefined) in seq order, at most `take`; tool input as JSON text. */
@@ -185,7 +168,7 @@ function decoders(provider: DbProvider) {
     userAndWorkflow: rowDecoder(provider, 'workflows', userKinds),
     user: rowDecoder(provider, 'users'),
     snapshot: rowDecoder(provider, 'agent_state_snapshots'),
-    event: rowDecoder(provider, 'events'),
+    stepTime: rowDecoder(provider, 'plan_step_times'),
     logEntry: rowDecoder(provider, 'execution_log_entries'),
     llmCall: rowDecoder(provider, 'llm_call_logs', { has_detail: 'boolean' }),
     project: rowDecoder(provider, 'projects'),

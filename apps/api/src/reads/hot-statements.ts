@@ -1,14 +1,12 @@
 import {
   isAnyOf,
   LLM_CALL_LOG_COLUMNS,
-  jsonText,
   prepare,
   queryBuilder,
   sql,
   type DbProvider,
   type JoinBuilder,
   type SelectQueryBuilder,
-  type SqlBool,
   type Tables,
   type User,
 } from '@svc/db';
@@ -37,9 +35,6 @@ export function hotStatements(provider: DbProvider) {
   const q = queryBuilder(provider);
   const one = <A extends Record<string, unknown>>(build: Parameters<typeof prepare<A>>[1]) =>
     prepare<A>(provider, build);
-  const jsonField = (column: string, name: string) => jsonText(provider, sql.ref(column), name);
-  const isFeedback = (alias: 'f' | 'l') =>
-    sql<SqlBool>`${sql.ref(`${alias}.type`)} = 'workflow_action' AND ${jsonField(`${alias}.data`, 'action')} = 'feedback'`;
   const logColumns = q
     .selectFrom('execution_log_entries')
     .select([
@@ -152,39 +147,12 @@ export function hotStatements(provider: DbProvider) {
             .whereRef('m.workflow_id', '=', 's.workflow_id'),
         ),
     ),
-    stepEvents: one<{ workflowId: string }>((arg) =>
+    // The primary key (workflow_id, step_index): as many rows as the plan has steps, whatever the log holds.
+    stepTimes: one<{ workflowId: string }>((arg) =>
       q
-        .selectFrom('events')
-        .select(['seq', 'data', 'created_at'])
-        .where('workflow_id', '=', arg('workflowId'))
-        .where('type', '=', sql.lit('plan_step_status'))
-        .orderBy('seq'),
-    ),
-    revising: one<{ workflowIds: readonly string[] }>((arg) =>
-      q
-        .selectFrom('events as f')
-        .select('f.workflow_id')
-        .where((eb) => isAnyOf(provider, eb.ref('f.workflow_id'), arg('workflowIds')))
-        .where(isFeedback('f'))
-        .where('f.seq', '=', (eb) =>
-          eb
-            .selectFrom('events as l')
-            .select((l) => l.fn.max('l.seq').as('seq'))
-            .whereRef('l.workflow_id', '=', 'f.workflow_id')
-            .where(isFeedback('l')),
-        )
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('events as u')
-                .select(sql.lit(1).as('later'))
-                .whereRef('u.workflow_id', '=', 'f.workflow_id')
-                .whereRef('u.seq', '>', 'f.seq')
-                .where(sql<SqlBool>`u.type = 'workflow_update' AND ${jsonField('u.data', 'kind')} = 'snapshot'`),
-            ),
-          ),
-        ),
+        .selectFrom('plan_step_times')
+        .select(['step_index', 'started_at', 'finished_at'])
+        .where('workflow_id', '=', arg('workflowId')),
     ),
     logFirst: firstPage(logColumns),
     logAfter: pageAfter(logColumns),

@@ -12,13 +12,9 @@ const bySeq = (row: { seq: number }) => [row.seq] as const;
 /** What the history reads of one (already authorized) workflow answer. */
 export const workflowViews = {
   plan: async (reads: HotReads, workflow: Workflow, _query: unknown) => {
-    const [latest, stepEvents, revising] = await Promise.all([
-      reads.latestSnapshot(workflow.id),
-      reads.stepEvents(workflow.id),
-      reads.revising([workflow.id]),
-    ]);
+    const [latest, stepTimes] = await Promise.all([reads.latestSnapshot(workflow.id), reads.stepTimes(workflow.id)]);
     const status = workflow.status as WorkflowStatus;
-    return presentPlan({ latest, status, stepEvents, revising: revising.has(workflow.id) });
+    return presentPlan({ latest, status, stepTimes, revising: workflow.plan_revising });
   },
   log: async (reads: HotReads, workflow: Workflow, query: unknown) => {
     const page = readPageQuery(query, SeqKeySchema);

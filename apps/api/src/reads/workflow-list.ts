@@ -33,13 +33,10 @@ export async function workflowListPage(
     page.limit + 1,
   );
   const shown = rows.slice(0, page.limit);
-  // One statement each for the page's worker names, latest snapshots and plans being revised (only a
-  // workflow that had feedback can be), whatever the page size.
-  const revisable = shown.filter((w) => w.plan_revision > 0 && isUnfinished(w.status)).map((w) => w.id);
-  const [names, snapshots, revising] = await Promise.all([
+  // One statement each for the page's worker names and latest snapshots, whatever the page size.
+  const [names, snapshots] = await Promise.all([
     reads.workerNames([...new Set(shown.map(workerIdOf).filter((id): id is string => id !== null))]),
     reads.latestSnapshots(shown.map((w) => w.id)),
-    reads.revising(revisable),
   ]);
   return toPage(
     rows,
@@ -51,7 +48,7 @@ export async function workflowListPage(
         names.get(workerIdOf(w) ?? '') ?? null,
         reads.appLinks.linkOf(w),
         snapshots.get(w.id) ?? null,
-        revising.has(w.id),
+        w.plan_revising && isUnfinished(w.status),
       ),
   );
 }

@@ -1,5 +1,5 @@
 import type { WorkflowStatus } from '@svc/protocol';
-import { presentPlan, progressOf, type SnapshotRow, type StepEvent } from './workflow';
+import { presentPlan, progressOf, type SnapshotRow, type StepTimes } from './workflow';
 
 const steps = (statuses: string[]) => statuses.map((status, i) => ({ title: `S${i}`, description: `do ${i}`, status }));
 const executing = (step: number, statuses: string[]): SnapshotRow => ({
@@ -11,26 +11,24 @@ const executing = (step: number, statuses: string[]): SnapshotRow => ({
 });
 const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
 const iso = (second: number) => at(second).toISOString();
-let seq = 0;
-const event = (index: number, status: StepEvent['status'], second: number): StepEvent => ({
-  seq: ++seq,
-  index,
-  status,
-  at: at(second),
+const timed = (index: number, started: number | null, finished: number | null): StepTimes => ({
+  step_index: index,
+  started_at: started === null ? null : at(started),
+  finished_at: finished === null ? null : at(finished),
 });
 
-const plan = (latest: SnapshotRow | null, status: WorkflowStatus, stepEvents: StepEvent[] = [], revising = false) =>
-  presentPlan({ latest, status, stepEvents, revising });
+const plan = (latest: SnapshotRow | null, status: WorkflowStatus, stepTimes: StepTimes[] = [], revising = false) =>
+  presentPlan({ latest, status, stepTimes, revising });
 
 describe('presentPlan', () => {
   const midway = executing(1, ['done', 'running', 'pending']);
-  const events = [event(0, 'running', 1), event(0, 'done', 5), event(1, 'running', 5)];
+  const events = [timed(0, 1, 5), timed(1, 5, null)];
 
   it('is empty before any snapshot', () => {
     expect(plan(null, 'pending')).toEqual([]);
   });
 
-  it('gives a running workflow its running step, with the times of the latest events', () => {
+  it('gives a running workflow its running step, with the kept times', () => {
     expect(plan(midway, 'running', events)).toEqual([
       { index: 0, title: 'S0', description: 'do 0', status: 'done', started_at: iso(1), finished_at: iso(5) },
       { index: 1, title: 'S1', description: 'do 1', status: 'running', started_at: iso(5), finished_at: null },
@@ -64,18 +62,9 @@ describe('presentPlan', () => {
     },
   );
 
-  it('times a step again when it runs again after a revision invalidated it', () => {
-    const rerun = [...events, event(1, 'done', 9), event(1, 'pending', 12), event(1, 'running', 20)];
-    expect(plan(midway, 'running', rerun)[1]).toMatchObject({
-      status: 'running',
-      started_at: iso(20),
-      finished_at: null,
-    });
-  });
-
   it('shows every step pending while feedback is being turned into a revised plan', () => {
     const completed: SnapshotRow = { ...midway, phase: 'completed', current_step: -1, steps: steps(['done', 'done']) };
-    const revising = plan(completed, 'running', [event(0, 'done', 1), event(1, 'done', 2)], true);
+    const revising = plan(completed, 'running', [timed(0, null, 1), timed(1, null, 2)], true);
     expect(revising.map((s) => [s.status, s.finished_at])).toEqual([
       ['pending', null],
       ['pending', null],
@@ -87,7 +76,7 @@ describe('presentPlan', () => {
   it('shows a completed plan all done, with a done step never seen running still finished', () => {
     const completed: SnapshotRow = { ...midway, phase: 'completed', current_step: -1, steps: steps(['done', 'done']) };
     expect(
-      plan(completed, 'completed', [event(0, 'done', 3)]).map((s) => [s.status, s.started_at, s.finished_at]),
+      plan(completed, 'completed', [timed(0, null, 3)]).map((s) => [s.status, s.started_at, s.finished_at]),
     ).toEqual([
       ['done', null, iso(3)],
       ['done', null, null],

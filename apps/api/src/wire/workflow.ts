@@ -4,7 +4,6 @@ import type {
   PlanStepInfo,
   SnapshotData,
   SnapshotListItem,
-  StepStatus,
   Workflow,
   WorkflowListItem,
   WorkflowProgress,
@@ -96,30 +95,31 @@ export function presentSnapshot(row: AgentStateSnapshot): SnapshotListItem {
   return { id: row.id, seq: row.seq, created_at: row.created_at.toISOString(), snapshot: snapshotData(row) };
 }
 
-/** A stored `plan_step_status` event: which step changed to what, and when. */
-export interface StepEvent {
-  seq: number;
-  index: number;
-  status: StepStatus;
-  at: Date;
+/** A step's times as table plan_step_times keeps them (ingest/plan.ts `timeStep`). */
+export interface StepTimes {
+  step_index: number;
+  /** when it last became running */
+  started_at: Date | null;
+  /** when it became done after that */
+  finished_at: Date | null;
 }
 
 export interface PlanInput {
   latest: SnapshotRow | null;
   status: WorkflowStatus;
-  /** the workflow's plan_step_status events in seq order */
-  stepEvents: readonly StepEvent[];
+  /** the workflow's step times, any order */
+  stepTimes: readonly StepTimes[];
   /** feedback came after the latest snapshot: the worker has not sent the revised plan yet */
   revising: boolean;
 }
 
 /**
- * GET /workflows/{id}/plan: the plan the latest snapshot describes (none yet: empty), each step timed by
- * its latest plan_step_status events, as agent-core's projectPlan shows it for the workflow's status.
+ * GET /workflows/{id}/plan: the plan the latest snapshot describes (none yet: empty), each step with
+ * its kept times, as agent-core's projectPlan shows it for the workflow's status.
  */
-export function presentPlan({ latest, status, stepEvents, revising }: PlanInput): PlanStepInfo[] {
+export function presentPlan({ latest, status, stepTimes, revising }: PlanInput): PlanStepInfo[] {
   if (!latest) return [];
-  const times = stepTimes(stepEvents);
+  const times = new Map(stepTimes.map((row) => [row.step_index, row]));
   return projectPlan(reportedPlan(latest, times), status, revising);
 }
 
@@ -135,27 +135,10 @@ function reportedPlan(latest: SnapshotRow, times: ReadonlyMap<number, StepTimes>
       title: step.title,
       description: step.description,
       status: step.status,
-      started_at: iso(timed?.started ?? null),
-      finished_at: iso(timed?.finished ?? null),
+      started_at: iso(timed?.started_at ?? null),
+      finished_at: iso(timed?.finished_at ?? null),
     };
   });
-}
-
-interface StepTimes {
-  started: Date | null;
-  finished: Date | null;
-}
-
-/** Each step's times: when it last became running, and when it became done after that. */
-function stepTimes(events: readonly StepEvent[]): Map<number, StepTimes> {
-  const times = new Map<number, StepTimes>();
-  for (const event of events) {
-    let step = times.get(event.index);
-    if (!step) times.set(event.index, (step = { started: null, finished: null }));
-    if (event.status === 'running') [step.started, step.finished] = [event.at, null];
-    else if (event.status === 'done') step.finished = event.at;
-  }
-  return times;
 }
 
 const iso = (at: Date | null) => at?.toISOString() ?? null;

@@ -83,7 +83,7 @@ describe.each(TEST_PROVIDERS)('the workflow engine on %s', (provider) => {
     const rows = emptyRows();
     const update = { type: 'update', workflow_id: id, seq: row.last_update_seq + 1, ...body } as UpdateMessage;
     const error = planUpdate(plan, rows, WORKER, update, new Date(), false);
-    if (!error) await engine.applyWorkerUpdates({ runs: [plan], tables: batchTables(rows), at: new Date() });
+    if (!error) await engine.applyWorkerUpdates({ runs: [plan], tables: batchTables(provider, rows), at: new Date() });
     return error;
   }
 

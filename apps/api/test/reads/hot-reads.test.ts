@@ -33,11 +33,14 @@ describe.each(TEST_PROVIDERS)('hot reads on %s', (provider) => {
       current_step: 1,
       steps: ['a', 'b'].map((title, i) => ({ title, description: title, status: ['done', 'running'][i]! })),
     });
-    await server.deps.events.append(failed, [
-      { type: 'plan_step_status', data: { index: 0, title: 'a', status: 'running' } },
-      { type: 'plan_step_status', data: { index: 0, title: 'a', status: 'done' } },
-      { type: 'plan_step_status', data: { index: 1, title: 'b', status: 'running' } },
-    ]);
+    // the step times its plan_step_status events kept (step 0 ran and finished, step 1 is running)
+    const at = (minute: number) => new Date(`2026-01-01T10:0${minute}:00.000Z`);
+    await server.deps.db.planStepTime.createMany({
+      data: [
+        { workflow_id: failed.id, step_index: 0, started_at: at(1), finished_at: at(2) },
+        { workflow_id: failed.id, step_index: 1, started_at: at(2), finished_at: null },
+      ],
+    });
     await storeSnapshot(server.deps.db, workflow.id, 2, {
       phase: 'executing',
       current_step: 1,

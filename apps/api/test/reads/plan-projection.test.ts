@@ -54,8 +54,8 @@ const snapshotOf = ({ steps, running }: { steps: number; running: number }) => (
   })),
 });
 
-// The list progress and GET /plan read "is a revised plan awaited" and "the latest snapshot" with SQL
-// (reads/hot-reads.ts). Their answers must be what the plan projector gives for the same event log.
+// The list progress and GET /plan read "is a revised plan awaited" (workflows.plan_revising) and "the
+// latest snapshot" with SQL (reads/hot-reads.ts). Their answers must be what the plan projector gives.
 describe.each(TEST_PROVIDERS)('the SQL plan reads against the plan projector on %s', (provider) => {
   let server: TestServer;
   let ann: string;
@@ -85,7 +85,8 @@ describe.each(TEST_PROVIDERS)('the SQL plan reads against the plan projector on 
     const feedbacks = c.happenings.filter((h) => h === 'feedback').length;
     await server.deps.db.workflow.update({
       where: { id: workflow.id },
-      data: { status: c.status, plan_revision: feedbacks },
+      // The flag feedback sets and a snapshot clears (their writes: plan-times.test.ts).
+      data: { status: c.status, plan_revision: feedbacks, plan_revising: revisingOf(c.happenings) },
     });
     return workflow.id;
   }
