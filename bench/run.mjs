@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './lib/server-process.mjs';
 
-const USAGE = `Usage: pnpm bench [http] [ws] [files] [scale]
+const USAGE = `Usage: pnpm bench [http] [ws] [files] [scale] [sockets]
 
 Builds the server, then runs the chosen benchmarks one after another (default: all four).
   http    hot REST reads beside a hand-tuned node:http server (bench/api)
@@ -12,6 +12,7 @@ Builds the server, then runs the chosen benchmarks one after another (default: a
   files   streams 2 GiB up and down (bench/files); BENCH_FILE_SIZE (default 2G) and
           BENCH_FILE_BACKENDS (default local,s3) choose what it moves where
   scale   1, 2 and 3 replicas behind haproxy (bench/scale)
+  sockets 10,000 idle browsers and 1,000 idle workers on one process beside a bare ws server (bench/sockets)
   -h, --help   show this help`;
 
 const BENCHES = {
@@ -24,6 +25,7 @@ const BENCHES = {
     process.env.BENCH_FILE_BACKENDS ?? 'local,s3',
   ],
   scale: ['bench/scale/scale.mjs'],
+  sockets: ['bench/sockets/sockets.mjs'],
 };
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
