@@ -136,7 +136,10 @@ async function fanOut(worker, subscribers) {
     let waiting = subscribers.length;
     const sent = performance.now();
     const all = new Promise((resolve, reject) => {
-      setTimeout(() => reject(new Error(`event ${e}: ${waiting} subscribers still waiting after 60 s`)), 60_000).unref();
+      setTimeout(
+        () => reject(new Error(`event ${e}: ${waiting} subscribers still waiting after 60 s`)),
+        60_000,
+      ).unref();
       for (const ws of subscribers) {
         const onMessage = (raw) => {
           if (!raw.toString().startsWith('{"type":"workflow_update"')) return;
@@ -218,10 +221,7 @@ async function workerRound(target) {
     // The real worker heartbeats every heartbeat_seconds (10 by default), with what it runs.
     for (const [i, w] of workers.entries()) {
       const beat = () => w.ws.send('{"type":"heartbeat","active_workflows":[]}');
-      const spread = setTimeout(
-        () => heartbeats.push(setInterval(beat, 10_000)) && beat(),
-        (i * 10_000) / workerCount,
-      );
+      const spread = setTimeout(() => heartbeats.push(setInterval(beat, 10_000)) && beat(), (i * 10_000) / workerCount);
       heartbeats.push(spread);
     }
     await new Promise((r) => setTimeout(r, 10_000)); // every worker has sent its first heartbeat
@@ -229,7 +229,13 @@ async function workerRound(target) {
     const rssMiB = memoryOf(server.pid).rssMiB;
     for (const t of heartbeats) clearInterval(t);
     await closeAll(workers.map((w) => w.ws));
-    return { target, workerConnect: connectSeconds, workerRssMiB: rssMiB, workerRssGrowthMiB: rssMiB - baseline, workerIdleCpu: idleCpuMsPerSecond };
+    return {
+      target,
+      workerConnect: connectSeconds,
+      workerRssMiB: rssMiB,
+      workerRssGrowthMiB: rssMiB - baseline,
+      workerIdleCpu: idleCpuMsPerSecond,
+    };
   } finally {
     for (const t of heartbeats) clearInterval(t);
     await server.stop();
@@ -268,8 +274,14 @@ console.log(`\nsvc on ${provider}, ${rounds} round(s); ranges over the rounds, r
 console.log('| | svc | bare ws | svc / bare |');
 console.log('|---|---:|---:|---:|');
 for (const [label, key, digits] of ROWS) {
-  const ratios = results.svc.map((row, i) => row[key] / results.bare[i][key]);
+  const ratios = results.svc.filter((_, i) => results.bare[i]).map((row, i) => row[key] / results.bare[i][key]);
   console.log(
-    `| ${label} | ${range(results.svc.map((r) => r[key]), digits)} | ${range(results.bare.map((r) => r[key]), digits)} | ${range(ratios, 2)} |`,
+    `| ${label} | ${range(
+      results.svc.map((r) => r[key]),
+      digits,
+    )} | ${range(
+      results.bare.map((r) => r[key]),
+      digits,
+    )} | ${ratios.length ? range(ratios, 2) : ''} |`,
   );
 }

@@ -18,30 +18,30 @@ describe.each(TEST_PROVIDERS)('worker heartbeats on %s', (provider) => {
 
   it('keeps heartbeats in memory and writes every due row in one statement', async () => {
     const { registry } = suite.server.runtime.live;
-    const workers = [await suite.start('beat-1'), await suite.start('beat-2')];
+    const [first, second] = [await suite.start('beat-1'), await suite.start('beat-2')];
+    const workers = [first, second];
     const registered = await Promise.all(workers.map(async (w) => (await row(w.id)).last_seen_at));
     for (const worker of workers) await heartbeat(worker);
 
     // No write per heartbeat: the rows still say when the workers registered.
-    for (const [i, worker] of workers.entries())
-      expect((await row(worker.id)).last_seen_at).toEqual(registered[i]);
+    for (const [i, worker] of workers.entries()) expect((await row(worker.id)).last_seen_at).toEqual(registered[i]);
     // Not due before the interval has passed since the rows were written.
     expect(await registry.persistHeartbeats(60 * 60 * 1000)).toBe(0);
 
     // Another replica took one for silent meanwhile: the write says online, held here, again.
     await suite.server.deps.db.worker.update({
-      where: { id: workers[0].id },
+      where: { id: first.id },
       data: { status: 'offline', replica_id: null },
     });
     expect(await registry.persistHeartbeats(0)).toBe(2);
     for (const [i, worker] of workers.entries()) {
       const written = await row(worker.id);
-      expect(written.last_seen_at.getTime()).toBeGreaterThan(registered[i].getTime());
+      expect(written.last_seen_at.getTime()).toBeGreaterThan(registered[i]!.getTime());
       expect(written).toMatchObject({ status: 'online', replica_id: suite.server.runtime.live.bus.replicaId });
     }
     // Nothing heard since: nothing to write.
     expect(await registry.persistHeartbeats(0)).toBe(0);
-    await heartbeat(workers[1]);
+    await heartbeat(second);
     expect(await registry.persistHeartbeats(0)).toBe(1);
   });
 

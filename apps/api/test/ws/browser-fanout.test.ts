@@ -33,23 +33,24 @@ describe.each(TEST_PROVIDERS)('fan-out to many sockets of one session on %s', (p
     await worker.inbox.next((m) => m.type === 'ack' && m.seq === burst[burst.length - 1]);
     const stored = await storedStream(suite.server.deps.db, suite.server.deps.dbProvider, id);
     for (const [i, { inbox }] of browsers.entries()) {
-      const expected = stored.filter((e) => e.seq > subscribed[i].last_seq);
+      const expected = stored.filter((e) => e.seq > subscribed[i]!.last_seq);
       await eventually(() => workflowEvents(inbox, id).length >= expected.length);
       const received = workflowEvents(inbox, id);
       expect(received.map((e) => e.seq)).toEqual(expected.map((e) => e.seq));
       expect(received.map((e) => e.type)).toEqual(expected.map((e) => e.type));
     }
 
-    const [leaving, ...staying] = browsers;
+    const last = burst[burst.length - 1]!;
+    const [leaving, ...staying] = browsers as [(typeof browsers)[number], ...typeof browsers];
     leaving.ws.send(JSON.stringify({ type: 'unsubscribe', workflow_id: id }));
     await roundTrip(leaving);
     expect(hub.subscriberCount(id)).toBe(SOCKETS - 1);
     const heard = browsers.map(({ inbox }) => workflowEvents(inbox, id).length);
-    await worker.store(id, burst[burst.length - 1] + 1, logEntry('after the unsubscribe'));
+    await worker.store(id, last + 1, logEntry('after the unsubscribe'));
     for (const [i, { inbox }] of staying.entries())
-      await eventually(() => workflowEvents(inbox, id).length > heard[i + 1]);
+      await eventually(() => workflowEvents(inbox, id).length > heard[i + 1]!);
     await roundTrip(leaving);
-    expect(workflowEvents(leaving.inbox, id)).toHaveLength(heard[0]);
+    expect(workflowEvents(leaving.inbox, id)).toHaveLength(heard[0]!);
 
     // A closed socket's subscriptions go with it.
     for (const { ws } of browsers) ws.close();
