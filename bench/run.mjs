@@ -15,6 +15,7 @@ Builds the server, then runs the chosen benchmarks one after another (default: a
   dispatch  svc's dispatch beside graphile-worker, BullMQ and pg-boss (bench/dispatch); PostgreSQL and Redis
   growth  every read as one project grows to 100,000 workflows and one workflow to 1,000,000 log
           entries (bench/api/growth.mjs); BENCH_GROWTH_SIZES (default 100,10000,100000) picks the sizes
+  sockets 10,000 idle browsers and 1,000 idle workers on one process beside a bare ws server (bench/sockets)
   -h, --help   show this help`;
 
 const BENCHES = {
@@ -29,6 +30,7 @@ const BENCHES = {
   scale: ['bench/scale/scale.mjs'],
   dispatch: ['bench/dispatch/dispatch.mjs'],
   growth: ['bench/api/growth.mjs', '--sizes', process.env.BENCH_GROWTH_SIZES ?? '100,10000,100000'],
+  sockets: ['bench/sockets/sockets.mjs'],
 };
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {

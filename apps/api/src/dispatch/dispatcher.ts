@@ -159,7 +159,8 @@ export class LiveDispatcher implements Steering {
   async heartbeat(session: WorkerSession, active: readonly string[] | undefined): Promise<void> {
     const { registry, db } = this.deps;
     const first = registry.reconcile(session);
-    if (!first && active === undefined) return;
+    // A later heartbeat only acts on the workflows it names: an idle worker's costs no read.
+    if (!first && (active === undefined || active.length === 0)) return;
     const assigned = await db.workflow.findMany({
       where: { assigned_worker_id: session.workerId, ...unfinishedWhere },
       select: { id: true },

@@ -59,6 +59,9 @@ export class WorkerLiveness {
   async sweep(): Promise<void> {
     const { db, registry, dispatcher, logger, offlineAfterSeconds } = this.deps;
     const offlineAfterMs = offlineAfterSeconds * 1000;
+    // A live worker's row is at most a sixth of the offline limit plus one sweep (half of it at most)
+    // behind, so no other replica takes it for silent; one statement, not one per heartbeat.
+    await registry.persistHeartbeats(offlineAfterMs / 6);
     for (const session of registry.silent(offlineAfterMs)) {
       logger.warn({ worker: session.name }, 'worker missed its heartbeats; closing its connection');
       session.close(WS_CLOSE_HEARTBEAT_MISSED, `no heartbeat for ${offlineAfterSeconds}s`);

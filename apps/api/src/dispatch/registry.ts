@@ -11,6 +11,8 @@ interface Connection {
   session: WorkerSession;
   /** Date.now() of the last heartbeat (or of the registration) */
   lastSeenAt: number;
+  /** the last_seen_at its row was last given (registration, or persistHeartbeats) */
+  persistedAt: number;
   /** Workflows this connection runs: dispatched to it here, or reported in its heartbeats. */
   holding: Set<string>;
   /** Set by the first heartbeat, which says what a (re)connected worker really runs. */
@@ -61,9 +63,11 @@ export class WorkerRegistry {
   /** Makes `session` the worker's connection; an older one of the same worker is closed (newest wins). */
   attach(session: WorkerSession): void {
     const previous = this.connections.get(session.workerId)?.session;
+    const now = Date.now();
     this.connections.set(session.workerId, {
       session,
-      lastSeenAt: Date.now(),
+      lastSeenAt: now,
+      persistedAt: now,
       holding: new Set(),
       reconciled: false,
       served: false,
@@ -100,14 +104,30 @@ export class WorkerRegistry {
     if (this.isCurrent(session)) this.connections.delete(session.workerId);
   }
 
-  async heartbeat(session: WorkerSession): Promise<void> {
+  /** A heartbeat is kept in memory; persistHeartbeats writes the rows now and then (decision 0068). */
+  heartbeat(session: WorkerSession): void {
     const connection = this.current(session);
-    if (!connection) return;
-    connection.lastSeenAt = Date.now();
+    if (connection) connection.lastSeenAt = Date.now();
+  }
+
+  /**
+   * Writes last_seen_at (and online, and this replica) in one statement for the workers connected here
+   * heard from since their row was written, when that is `staleAfterMs` ago or more: every replica reads
+   * the rows for liveness and leases, and a row kept well within the offline limit is all they need.
+   * Returns how many rows it wrote.
+   */
+  async persistHeartbeats(staleAfterMs: number): Promise<number> {
+    const at = Date.now();
+    const due = [...this.connections.entries()].filter(
+      ([, c]) => c.lastSeenAt > c.persistedAt && at - c.persistedAt >= staleAfterMs,
+    );
+    if (due.length === 0) return 0;
     await this.deps.db.worker.updateMany({
-      where: { id: session.workerId },
-      data: { last_seen_at: new Date(connection.lastSeenAt), status: 'online', replica_id: this.deps.replicaId },
+      where: { id: { in: due.map(([id]) => id) } },
+      data: { last_seen_at: new Date(at), status: 'online', replica_id: this.deps.replicaId },
     });
+    for (const [, connection] of due) connection.persistedAt = at;
+    return due.length;
   }
 
   /** True the first time it is called for a connection: its first heartbeat says what it really runs. */

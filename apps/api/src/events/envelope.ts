@@ -18,3 +18,12 @@ export function envelope(event: StoredEvent): string {
   }
   return text;
 }
+
+const encoded = new WeakMap<StoredEvent, Buffer>();
+
+/** The envelope as UTF-8 bytes, encoded once per event: a fan-out to thousands sends the same buffer. */
+export function envelopeBytes(event: StoredEvent): Buffer {
+  let bytes = encoded.get(event);
+  if (bytes === undefined) encoded.set(event, (bytes = Buffer.from(envelope(event))));
+  return bytes;
+}

@@ -47,10 +47,14 @@ export class WorkflowSubscription<C extends EventSubscriber = EventSubscriber> {
   /** highest seq the client has (or was told it has) */
   lastSent = 0;
 
-  /** Starts the subscription after `lastSent`: replays, then goes live. */
-  begin(lastSent: number): Promise<void> {
+  /**
+   * Starts the subscription after `lastSent`: replays, then goes live. `storedUpTo`, the workflow's
+   * last seq read after this subscription was registered: a client that has it all needs no read
+   * (whatever is stored later arrives live).
+   */
+  begin(lastSent: number, storedUpTo?: number): Promise<void> {
     this.lastSent = lastSent;
-    return this.replay();
+    return this.replay(storedUpTo === undefined || lastSent < storedUpTo);
   }
 
   private async catchUp(): Promise<void> {
@@ -65,9 +69,9 @@ export class WorkflowSubscription<C extends EventSubscriber = EventSubscriber> {
   }
 
   /** Replays what is stored after `lastSent`, then what arrived meanwhile (caller set catchingUp). */
-  private async replay(): Promise<void> {
+  private async replay(read = true): Promise<void> {
     try {
-      for (;;) {
+      while (read) {
         const page = await this.events.since(
           { id: this.workflowId, project_id: this.projectId },
           this.lastSent,
@@ -77,7 +81,7 @@ export class WorkflowSubscription<C extends EventSubscriber = EventSubscriber> {
           if (!this.active || !(await this.client.roomToSend())) return;
           this.deliver(event);
         }
-        if (page.length < REPLAY_PAGE) break;
+        read = page.length === REPLAY_PAGE;
       }
       // Everything committed before the held events has been read; what is held follows in seq order.
       const held = this.held.sort((a, b) => a.seq - b.seq);

@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import type { BrowserServerMessage, WsErrorInfo } from '@svc/protocol';
 import type { Principal } from '../auth/principal';
 import type { EventSubscriber, StoredEvent, WorkflowSubscription } from '../events';
-import { envelope } from '../events/envelope';
+import { envelopeBytes } from '../events/envelope';
 import { TickCork } from './tick-cork';
 
 /**
@@ -21,6 +21,9 @@ export interface BrowserClientLimits {
   /** bytes the server may hold for one client before it is dropped */
   maxBufferedBytes: number;
 }
+
+/** A text frame, also when the message is already bytes. */
+const AS_TEXT = { binary: false } as const;
 
 /** One browser socket: its caller, its subscriptions, and sending with a bound on what is buffered. */
 export class BrowserClient implements EventSubscriber {
@@ -45,20 +48,23 @@ export class BrowserClient implements EventSubscriber {
     return !this.dropped && this.socket.readyState === WebSocket.OPEN;
   }
 
-  /** Sends a serialized message; a client whose backlog is over the limit is closed and dropped instead. */
-  sendText(text: string): boolean {
+  /**
+   * Sends a serialized message (text, or its UTF-8 bytes shared by every subscriber); a client whose
+   * backlog is over the limit is closed and dropped instead.
+   */
+  sendText(text: string | Buffer): boolean {
     if (!this.open) return false;
     if (this.socket.bufferedAmount + text.length > this.limits.maxBufferedBytes) {
       this.drop(WS_CLOSE_TOO_SLOW, 'client reads too slowly; reconnect with since_seq');
       return false;
     }
     this.cork.hold();
-    this.socket.send(text);
+    this.socket.send(text, AS_TEXT);
     return true;
   }
 
   sendEvent(event: StoredEvent): boolean {
-    return this.sendText(envelope(event));
+    return this.sendText(envelopeBytes(event));
   }
 
   send(message: BrowserServerMessage): boolean {

@@ -18,9 +18,10 @@ import { toDomainError } from '../domain/errors';
 import type { StoredEvent } from '../events';
 import { BrowserClient, WS_CLOSE_SESSION_REVOKED } from './browser-client';
 import { BrowserSubscriptions } from './browser-subscriptions';
-import { envelope } from '../events/envelope';
-import { authenticateBrowserUpgrade, refuseUpgrade, shuttingDown } from './upgrade-auth';
+import { envelopeBytes } from '../events/envelope';
+import { authenticateBrowserUpgrade, principalFromToken, refuseUpgrade, shuttingDown } from './upgrade-auth';
 import { MessageBucket } from './rate-limit';
+import { SharedChecks } from './shared-checks';
 import { streamOwner } from '../http/stream-slots';
 
 export interface BrowserHubOptions {
@@ -32,6 +33,13 @@ export interface BrowserHubOptions {
   /** how often every socket's credential is checked again (revocations by other replicas, deleted users) */
   revalidateIntervalMs: number;
 }
+
+/**
+ * How long one answer about a credential (who it is, whether it still holds) serves every socket of it:
+ * a reconnect storm or a sweep reads the database once per credential, not once per socket. Revocations
+ * made here forget the answers at once (decision 0068).
+ */
+const CREDENTIAL_ANSWER_MS = 1000;
 
 export const BROWSER_HUB_DEFAULTS: BrowserHubOptions = {
   maxPayloadBytes: 64 * 1024,
@@ -51,6 +59,10 @@ export class BrowserHub {
   private readonly pinger: NodeJS.Timeout;
   private readonly revalidator: NodeJS.Timeout;
   private readonly options: BrowserHubOptions;
+  /** by token id: why the credential stopped being valid, or null */
+  private readonly credentialProblems = new SharedChecks<string | null>(CREDENTIAL_ANSWER_MS);
+  /** by token text: who opens a socket with it */
+  private readonly principals = new SharedChecks<Principal>(CREDENTIAL_ANSWER_MS);
 
   constructor(
     private readonly deps: AppDeps,
@@ -75,6 +87,7 @@ export class BrowserHub {
     this.pinger.unref();
     // A revoked session (logout, token revocation) closes its sockets at once on this replica.
     this.stopRevocations = deps.tokens.onRevoked((jti) => {
+      this.forgetAnswers();
       for (const client of this.clients) if (client.principal.claims.jti === jti) this.revoked(client, 'token revoked');
     });
     this.revalidator = setInterval(
@@ -94,14 +107,23 @@ export class BrowserHub {
   async revalidate(): Promise<void> {
     if (this.clients.size === 0) return;
     await this.deps.tokens.refreshRevocations();
+    this.forgetAnswers();
     await Promise.all([...this.clients].map((client) => this.stillValid(client)));
+  }
+
+  /** The next upgrade, message and subscribe of every credential asks the database again. */
+  private forgetAnswers(): void {
+    this.credentialProblems.clear();
+    this.principals.clear();
+    this.subscriptions.forgetAccess();
   }
 
   private async stillValid(client: BrowserClient): Promise<boolean> {
     if (!client.open) return false;
     let reason: string | null = null;
     try {
-      reason = await credentialProblem(client.principal, this.deps);
+      const { principal } = client;
+      reason = await this.credentialProblems.get(principal.claims.jti, () => credentialProblem(principal, this.deps));
     } catch (err) {
       // A database hiccup is not a revocation: the next check decides.
       this.deps.logger.warn({ err }, 'browser socket re-validation failed');
@@ -121,10 +143,17 @@ export class BrowserHub {
     return this.clients.size;
   }
 
+  /** How many sockets follow the workflow here (observability and tests). */
+  subscriberCount(workflowId: string): number {
+    return this.subscriptions.workflowSubscribers(workflowId);
+  }
+
   async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     let principal: Principal;
     try {
-      principal = await authenticateBrowserUpgrade(req, this.deps);
+      principal = await authenticateBrowserUpgrade(req, this.deps, (token) =>
+        this.principals.get(token, () => principalFromToken(token, this.deps)),
+      );
     } catch (err) {
       if (toDomainError(err).code === 'internal')
         this.deps.logger.error({ err }, 'browser socket authentication failed');
@@ -218,14 +247,14 @@ export class BrowserHub {
   /** Fans one event out: workflow subscribers, project subscribers, or everyone (worker_status). */
   private route(event: StoredEvent): void {
     if (event.type === 'worker_status' && !event.project_id) {
-      const text = envelope(event);
-      for (const client of this.clients) client.sendText(text);
+      const bytes = envelopeBytes(event);
+      for (const client of this.clients) client.sendText(bytes);
       return;
     }
     if (event.workflow_id) this.subscriptions.forWorkflow(event.workflow_id, (sub) => sub.onEvent(event));
     if (event.project_id && isProjectEventType(event.type)) {
       this.subscriptions.forProject(event.project_id, (client) => {
-        if (!event.workflow_id || !client.workflows.has(event.workflow_id)) client.sendText(envelope(event));
+        if (!event.workflow_id || !client.workflows.has(event.workflow_id)) client.sendText(envelopeBytes(event));
       });
     }
     // who may see what is checked again after membership changes and deletions

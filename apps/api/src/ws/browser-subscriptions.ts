@@ -3,6 +3,13 @@ import { DomainError, toDomainError } from '../domain/errors';
 import { authorizeProject, authorizeWorkflow } from '../policies/access';
 import { WorkflowSubscription } from '../events';
 import type { BrowserClient } from './browser-client';
+import { JoinedReads, SharedChecks } from './shared-checks';
+
+/**
+ * How long "this credential may read this workflow" serves further subscribes of the same credential
+ * (the tabs of a session reconnecting); forgotten at once when a project's access changes (decision 0068).
+ */
+const ACCESS_ANSWER_MS = 1000;
 
 /** Most subscriptions (workflows plus projects) one socket may hold. */
 export const MAX_SUBSCRIPTIONS_PER_CLIENT = 500;
@@ -16,23 +23,39 @@ export class BrowserSubscriptions {
   private readonly byProject = new Map<string, Set<BrowserClient>>();
   /** per followed project, how to stop bringing other replicas' events of it here */
   private readonly projectWatches = new Map<string, () => void>();
+  /** by token id and workflow: the workflow a subscribe may follow */
+  private readonly readable = new SharedChecks<{ id: string; project_id: string }>(ACCESS_ANSWER_MS);
+  /** by workflow: its last seq, one read for the subscribes waiting for it */
+  private readonly latestSeqs = new JoinedReads<number>();
 
   constructor(private readonly deps: AppDeps) {}
 
+  /** Forgets who may read what (access changed, a credential was revoked): the next subscribe asks the database. */
+  forgetAccess(): void {
+    this.readable.clear();
+  }
+
   async subscribeWorkflow(client: BrowserClient, workflowId: string, sinceSeq: number | undefined): Promise<void> {
     const { db, events } = this.deps;
-    const { workflow } = await authorizeWorkflow(db, client.principal, workflowId, 'workflow.read');
+    const { principal } = client;
+    const workflow = await this.readable.get(`${principal.claims.jti} ${workflowId}`, async () => {
+      const { workflow: row } = await authorizeWorkflow(db, principal, workflowId, 'workflow.read');
+      return { id: row.id, project_id: row.project_id };
+    });
     this.unsubscribeWorkflow(client, workflow.id);
     this.checkRoom(client);
     // Registered before reading the current seq, so nothing announced from here on can be missed.
     const sub = new WorkflowSubscription(client, workflow.id, workflow.project_id, events);
     client.workflows.set(workflow.id, sub);
     add(this.byWorkflow, workflow.id, sub);
-    const current =
-      (await db.workflow.findUnique({ where: { id: workflow.id }, select: { last_event_seq: true } }))
-        ?.last_event_seq ?? 0;
+    const current = await this.latestSeqs.get(
+      workflow.id,
+      async () =>
+        (await db.workflow.findUnique({ where: { id: workflow.id }, select: { last_event_seq: true } }))
+          ?.last_event_seq ?? 0,
+    );
     // No since_seq, or one from the future: the client starts from now.
-    await sub.begin(sinceSeq === undefined || sinceSeq > current ? current : sinceSeq);
+    await sub.begin(sinceSeq === undefined || sinceSeq > current ? current : sinceSeq, current);
     if (client.workflows.get(workflow.id) === sub)
       client.send({ type: 'subscribed', workflow_id: workflow.id, last_seq: sub.lastSent });
   }
@@ -69,6 +92,11 @@ export class BrowserSubscriptions {
     for (const id of [...client.projects]) this.unsubscribeProject(client, id);
   }
 
+  /** How many sockets follow the workflow here (observability and tests). */
+  workflowSubscribers(workflowId: string): number {
+    return this.byWorkflow.get(workflowId)?.size ?? 0;
+  }
+
   forWorkflow(workflowId: string, visit: (sub: WorkflowSubscription<BrowserClient>) => void): void {
     const subs = this.byWorkflow.get(workflowId);
     if (subs) for (const sub of subs) visit(sub);
@@ -82,6 +110,7 @@ export class BrowserSubscriptions {
   /** Drops (with an error message) the subscriptions in the project their owners may no longer see. */
   recheckProject(projectId: string): void {
     const { db } = this.deps;
+    this.forgetAccess();
     const checks: Promise<void>[] = [];
     for (const client of this.byProject.get(projectId) ?? []) {
       checks.push(

@@ -1,5 +1,12 @@
 import type { Duplex } from 'node:stream';
 
+/** Sockets held this tick; one callback uncorks them all (not one closure per socket per tick). */
+const held: TickCork[] = [];
+
+function uncorkHeld(): void {
+  for (const cork of held.splice(0)) cork.release();
+}
+
 /**
  * Holds a socket's writes until the end of the current tick, so the many small frames one commit fans
  * out leave in one write instead of one system call each.
@@ -13,9 +20,11 @@ export class TickCork {
     if (this.corked || this.socket.destroyed) return;
     this.corked = true;
     this.socket.cork();
-    process.nextTick(() => {
-      this.corked = false;
-      this.socket.uncork();
-    });
+    if (held.push(this) === 1) process.nextTick(uncorkHeld);
+  }
+
+  release(): void {
+    this.corked = false;
+    this.socket.uncork();
   }
 }

@@ -34,8 +34,8 @@ export const refusal = (code: ErrorCode, message: string) => new DomainError(cod
 /** An upgrade that reaches a draining server (503): the client retries, and the balancer picks another replica. */
 export const shuttingDown = () => refusal('unavailable', 'the server is shutting down; reconnect');
 
-async function principalFrom(token: string | null, deps: AppDeps): Promise<Principal> {
-  if (token === null) throw refusal('unauthenticated', 'sign in first');
+/** The caller a token names (verified, its user read); throws `unauthenticated` for a bad one. */
+export function principalFromToken(token: string, deps: AppDeps): Promise<Principal> {
   return authenticateToken(token, deps.tokens, deps.db, deps.config.adminUsers);
 }
 
@@ -44,9 +44,16 @@ async function principalFrom(token: string | null, deps: AppDeps): Promise<Princ
  * is the server's own or an allowed one (the one origin policy, http/origin-policy.ts, shared with the
  * REST cross-site guard). Only bearer clients (no ambient cookie) may omit `Origin`.
  */
-export async function authenticateBrowserUpgrade(req: IncomingMessage, deps: AppDeps): Promise<Principal> {
+export async function authenticateBrowserUpgrade(
+  req: IncomingMessage,
+  deps: AppDeps,
+  /** how a token becomes its caller (the hub shares one answer between the sockets of a credential) */
+  resolve: (token: string) => Promise<Principal> = (token) => principalFromToken(token, deps),
+): Promise<Principal> {
   const viaBearer = req.headers.authorization !== undefined;
-  const principal = await principalFrom(tokenFromRequest(req.headers), deps);
+  const token = tokenFromRequest(req.headers);
+  if (token === null) throw refusal('unauthenticated', 'sign in first');
+  const principal = await resolve(token);
   if (principal.kind !== 'user') throw refusal('forbidden', `a ${principal.kind} token cannot open the browser socket`);
   if (req.headers.origin === undefined && !viaBearer && req.headers['sec-fetch-site'] !== 'same-origin')
     throw refusal('forbidden', 'a cookie-authenticated socket needs an Origin header');
@@ -60,10 +67,17 @@ export async function authenticateBrowserUpgrade(req: IncomingMessage, deps: App
 export { originAllowed };
 
 /** A worker socket: `Authorization: Bearer <worker-scope JWT>` only. */
-export async function authenticateWorkerUpgrade(req: IncomingMessage, deps: AppDeps): Promise<Principal> {
+export async function authenticateWorkerUpgrade(
+  req: IncomingMessage,
+  deps: AppDeps,
+  /** how a token becomes its caller (the hub shares one answer between the workers of a token) */
+  resolve: (token: string) => Promise<Principal> = (token) => principalFromToken(token, deps),
+): Promise<Principal> {
   if (req.headers.authorization === undefined)
     throw refusal('unauthenticated', 'a worker authenticates with Authorization: Bearer <worker token>');
-  const principal = await principalFrom(tokenFromRequest(req.headers), deps);
+  const token = tokenFromRequest(req.headers);
+  if (token === null) throw refusal('unauthenticated', 'sign in first');
+  const principal = await resolve(token);
   if (principal.kind !== 'worker') throw refusal('forbidden', 'a worker-scope token is required');
   return principal;
 }

@@ -227,7 +227,7 @@ export class WorkerConnection implements WorkerSession {
 
   private heartbeat(message: HeartbeatMessage): Promise<void> | undefined {
     const { registry, dispatcher } = this.live;
-    this.live.background.run(registry.heartbeat(this));
+    registry.heartbeat(this);
     const first = !registry.isReconciled(this.workerId);
     const reconciled = dispatcher.heartbeat(this, message.active_workflows);
     // The first heartbeat says what a (re)connected worker runs: the updates it resends after it

@@ -7,7 +7,9 @@ import type { AppDeps } from '../deps';
 import { toDomainError } from '../domain/errors';
 import type { LiveServices } from '../live-services';
 import { ExecRelay } from './exec-relay';
-import { authenticateWorkerUpgrade, refuseUpgrade, shuttingDown } from './upgrade-auth';
+import { authenticateWorkerUpgrade, principalFromToken, refuseUpgrade, shuttingDown } from './upgrade-auth';
+import { SharedChecks } from './shared-checks';
+import type { Principal } from '../auth/principal';
 import { WorkerConnection } from './worker-connection';
 
 /** Close code of a worker socket whose token was revoked (as for a browser's revoked session). */
@@ -31,6 +33,8 @@ export class WorkerHub {
   /** each open connection's token id: revoking the worker token closes its socket (DELETE /tokens/{id}) */
   private readonly tokenIds = new Map<WorkerConnection, string>();
   private readonly stopRevocations: () => void;
+  /** by token text: who connects with it (a fleet sharing a token reconnecting reads it once a second) */
+  private readonly principals = new SharedChecks<Principal>(1000);
 
   constructor(
     private readonly deps: AppDeps,
@@ -39,6 +43,7 @@ export class WorkerHub {
     this.exec = new ExecRelay(live.registry, deps.db, live.bus, deps.tokens, deps.secrets.runs);
     this.logger = deps.logger.child({ component: 'worker-ws' });
     this.stopRevocations = deps.tokens.onRevoked((jti) => {
+      this.principals.clear();
       for (const [connection, tokenId] of this.tokenIds)
         if (tokenId === jti) connection.close(WS_CLOSE_TOKEN_REVOKED, 'worker token revoked');
     });
@@ -54,7 +59,8 @@ export class WorkerHub {
   async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     let token: TokenClaims;
     try {
-      token = (await authenticateWorkerUpgrade(req, this.deps)).claims;
+      const resolve = (text: string) => this.principals.get(text, () => principalFromToken(text, this.deps));
+      token = (await authenticateWorkerUpgrade(req, this.deps, resolve)).claims;
     } catch (err) {
       if (toDomainError(err).code === 'internal')
         this.deps.logger.error({ err }, 'worker socket authentication failed');

@@ -103,9 +103,11 @@ describe.each(TEST_PROVIDERS)('worker WebSocket on %s', (provider) => {
     const before = (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).last_seen_at;
     await new Promise((r) => setTimeout(r, 20));
     worker.send({ type: 'heartbeat', active_workflows: [] });
-    await eventually(
-      async () => (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).last_seen_at > before,
-    );
+    // Heartbeats are written in batches (decision 0068): this one is written once it has been handled.
+    await eventually(async () => {
+      await server.runtime.live.registry.persistHeartbeats(0);
+      return (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).last_seen_at > before;
+    });
 
     worker.close();
     await eventually(
