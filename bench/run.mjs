@@ -12,7 +12,10 @@ Builds the server, then runs the chosen benchmarks one after another (default: a
   files   streams 2 GiB up and down (bench/files); BENCH_FILE_SIZE (default 2G) and
           BENCH_FILE_BACKENDS (default local,s3) choose what it moves where
   scale   1, 2 and 3 replicas behind haproxy (bench/scale)
-  -h, --help   show this help`;
+  -h, --help   show this help
+http and ws repeat each case in rounds, svc and its peer alternating, and print the spread (decision 0069):
+  BENCH_ROUNDS=N   rounds per case (default 3; --rounds N when running the script itself)
+  BENCH_HOG=1      a process keeps one core busy for the whole run (--hog when running the script itself)`;
 
 const BENCHES = {
   http: ['bench/api/http-load.mjs'],
