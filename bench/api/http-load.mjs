@@ -72,7 +72,9 @@ async function measure(server, path, headers) {
   await runWrk(`${server.url}${path}`, { seconds: 2, connections, threads, headers });
   const cpuBefore = cpuMsOf(server.pid);
   const result = await runWrk(`${server.url}${path}`, { seconds, connections, threads, headers });
-  return { ...result, cpuMsPerRequest: (cpuMsOf(server.pid) - cpuBefore) / result.requests };
+  // No answer within the run: its latencies are unknown (wrk prints 0), not zero.
+  const unanswered = result.requests === 0 ? { p50: NaN, p99: NaN } : {};
+  return { ...result, ...unanswered, cpuMsPerRequest: (cpuMsOf(server.pid) - cpuBefore) / result.requests };
 }
 
 const rows = [];
