@@ -16,7 +16,10 @@ Builds the server, then runs the chosen benchmarks one after another (default: a
   growth  every read as one project grows to 100,000 workflows and one workflow to 1,000,000 log
           entries (bench/api/growth.mjs); BENCH_GROWTH_SIZES (default 100,10000,100000) picks the sizes
   sockets 10,000 idle browsers and 1,000 idle workers on one process beside a bare ws server (bench/sockets)
-  -h, --help   show this help`;
+  -h, --help   show this help
+http and ws repeat each case in rounds, svc and its peer alternating, and print the spread (decision 0069):
+  BENCH_ROUNDS=N   rounds per case (default 3; --rounds N when running the script itself)
+  BENCH_HOG=1      a process keeps one core busy for the whole run (--hog when running the script itself)`;
 
 const BENCHES = {
   http: ['bench/api/http-load.mjs'],

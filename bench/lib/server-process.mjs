@@ -63,6 +63,12 @@ async function untilHealthy(child, url) {
   }
 }
 
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
+export function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** `entry`: the built server to start (another checkout's, to measure before and after a change). */
 export async function startServerProcess({
   provider = 'sqlite',

@@ -145,9 +145,12 @@ export async function stream(workers, browsers, { warmupMs, measureMs, window = 
   await new Promise((r) => setTimeout(r, warmupMs));
   state.measuring = true;
   const started = performance.now();
+  // onMeasure samples the server: as the window opens, every 200 ms, and as it closes.
+  onMeasure?.();
   const sampling = onMeasure ? setInterval(onMeasure, 200) : undefined;
   await new Promise((r) => setTimeout(r, measureMs));
   clearInterval(sampling);
+  onMeasure?.();
   state.measuring = false;
   const seconds = (performance.now() - started) / 1000;
   state.stopped = true;

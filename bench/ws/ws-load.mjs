@@ -3,20 +3,33 @@
 // workflows (spread evenly, or all on one: "hot"). Reports updates/s stored and acknowledged and the
 // p50/p99 latency from a worker's send to a browser's receipt, for svc on SQLite and PostgreSQL
 // (apps/api/dist, started as a child process) and for bench/ws/bare-server.mjs.
-// Usage: node bench/ws/ws-load.mjs [--seconds 10] [--window 64] [--targets bare,sqlite,postgresql] [--cases 1x1,10x100,10x100hot,10x100@2000]
+// Each case runs --rounds times with the targets' order rotating between rounds, and the summary gives
+// the spread over the rounds of each target, its ratio to bare in the same round, and p99 (decision 0069).
+// Usage: node bench/ws/ws-load.mjs [--seconds 10] [--window 64] [--targets bare,sqlite,postgresql]
+//          [--cases 1x1,10x100,10x100hot,10x100@2000] [--rounds 3] [--hog] [--profile <dir>]
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { devLogin, freePort, memoryOf, percentile, repoRoot, startServerProcess } from '../lib/server-process.mjs';
+import {
+  cpuMsOf,
+  devLogin,
+  freePort,
+  memoryOf,
+  percentile,
+  repoRoot,
+  startServerProcess,
+} from '../lib/server-process.mjs';
 import { connectBrowser, connectWorker, DEFAULT_WINDOW, stream } from './load-clients.mjs';
 import { growth, storedBytes } from './storage.mjs';
 import { benchArgs } from '../lib/args.mjs';
+import { conditions, formatSpread, loadRecorder, rotate, roundsOptions, startCpuHog } from '../lib/rounds.mjs';
 
 const args = benchArgs();
 const measureMs = Number(args.seconds ?? 10) * 1000;
 const warmupMs = 3000;
 
 const targets = (args.targets ?? 'bare,sqlite,postgresql').split(',');
+const options = roundsOptions(args);
 const cases = (args.cases ?? '1x1,10x100,10x100hot').split(',').map((c) => {
   // NxM[hot][@rate]: `@2000` paces the workers to 2,000 updates/s in all (RSS at a given load).
   const [, n, m, hot, rate] = /^(\d+)x(\d+)(hot)?(?:@(\d+))?$/.exec(c);
@@ -80,13 +93,19 @@ async function runCase(target, testCase) {
     const { workers, browsers } = await connectClients(server, svc, testCase);
     const before = svc ? await storedBytes(server.databaseUrl) : null;
     let rssMiB = 0;
+    const cpuMs = [];
     const result = await stream(workers, browsers, {
       warmupMs,
       measureMs,
       window,
       rate: testCase.rate,
-      onMeasure: () => (rssMiB = Math.max(rssMiB, memoryOf(server.pid).rssMiB)),
+      onMeasure: () => {
+        cpuMs.push(cpuMsOf(server.pid));
+        rssMiB = Math.max(rssMiB, memoryOf(server.pid).rssMiB);
+      },
     });
+    // Server CPU per acknowledged update: steadier than throughput when other processes take the cores.
+    const cpuMsPerUpdate = (cpuMs.at(-1) - cpuMs[0]) / Math.max(1, result.acked);
     for (const ws of [...workers.map((w) => w.ws), ...browsers]) ws.terminate();
     const storage = svc ? await storageGrowth(server, before, result) : null;
     result.latencies.sort((a, b) => a - b);
@@ -99,6 +118,7 @@ async function runCase(target, testCase) {
       p99: percentile(result.latencies, 99),
       errors: result.errors,
       rssMiB: Math.round(rssMiB),
+      cpuMsPerUpdate,
       ...storage,
     };
   } finally {
@@ -136,22 +156,56 @@ async function storageGrowth(server, before, result) {
 }
 
 const rows = [];
-for (const testCase of cases) {
-  for (const target of targets) {
-    const row = await runCase(target, testCase);
-    rows.push(row);
-    console.error(JSON.stringify(row));
+const hog = options.hog ? startCpuHog() : null;
+const load = loadRecorder();
+try {
+  for (const testCase of cases) {
+    for (let round = 0; round < options.rounds; round++) {
+      for (const target of rotate(targets, round)) {
+        const row = { round, ...(await runCase(target, testCase)) };
+        rows.push(row);
+        console.error(JSON.stringify(row));
+      }
+    }
   }
+} finally {
+  await hog?.stop();
 }
+const bareOf = (r) => rows.find((b) => b.case === r.case && b.round === r.round && b.target === 'bare');
 console.log(
-  '\n| case (N workers x M browsers) | server | updates/s stored+acked | x bare | deliveries/s | p50 ms | p99 ms | server RSS MiB | bytes stored / payload byte |',
+  '\n| case (N workers x M browsers) | round | server | updates/s stored+acked | x bare | deliveries/s | p50 ms | p99 ms | server RSS MiB | bytes stored / payload byte |',
 );
-console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   const label = r.target === 'bare' ? 'bare ws (no storage)' : `svc, ${r.target}`;
-  const bare = rows.find((b) => b.case === r.case && b.target === 'bare');
+  const bare = bareOf(r);
   const ratio = bare ? (r.updatesPerSecond / bare.updatesPerSecond).toFixed(2) : '';
   console.log(
-    `| ${r.case} | ${label} | ${r.updatesPerSecond} | ${ratio} | ${r.deliveriesPerSecond} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.rssMiB} | ${r.perPayloadByte?.toFixed(1) ?? ''} |`,
+    `| ${r.case} | ${r.round + 1} | ${label} | ${r.updatesPerSecond} | ${ratio} | ${r.deliveriesPerSecond} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.rssMiB} | ${r.perPayloadByte?.toFixed(1) ?? ''} |`,
   );
+}
+console.log(`\n${conditions(options, load)}; ranges are min–max over the rounds, ratios to bare within a round\n`);
+console.log(
+  '| case | server | updates/s | x bare | p50 ms | p99 ms | p99 / bare p99 | server CPU ms per update | x bare | RSS MiB |',
+);
+console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const testCase of cases) {
+  for (const target of targets) {
+    const of = rows.filter((r) => r.case === testCase.name && r.target === target);
+    const range = (pick, digits = 0) => formatSpread(of.map(pick), digits);
+    const versusBare = (pick, digits) => range((r) => pick(r) / (bareOf(r) ? pick(bareOf(r)) : NaN), digits);
+    const cells = [
+      testCase.name,
+      target === 'bare' ? 'bare ws' : `svc, ${target}`,
+      range((r) => r.updatesPerSecond),
+      versusBare((r) => r.updatesPerSecond, 2),
+      range((r) => r.p50, 1),
+      range((r) => r.p99, 1),
+      versusBare((r) => r.p99, 2),
+      range((r) => r.cpuMsPerUpdate, 3),
+      versusBare((r) => r.cpuMsPerUpdate, 1),
+      range((r) => r.rssMiB),
+    ];
+    console.log(`| ${cells.join(' | ')} |`);
+  }
 }

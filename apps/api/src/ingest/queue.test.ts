@@ -75,6 +75,28 @@ describe('GroupCommitQueue', () => {
     await queue.flush();
   });
 
+  it('starts the batch after a full one on a later turn of the event loop, not in the same one', async () => {
+    const { queue, batches, finishers } = harness(1, 2);
+    for (let n = 1; n <= 5; n++) queue.push({ key: 'a', n });
+    await settle();
+    expect(numbers(batches)).toEqual([[1, 2]]);
+    finishers.shift()!();
+    // Every promise reaction the batch's end sets off has run; the backlog waits for the next turn,
+    // so what the first batch sent (its acks and events) is written before the next one runs.
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(numbers(batches)).toEqual([[1, 2]]);
+    await settle();
+    expect(numbers(batches)).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    finishers.shift()!();
+    await settle();
+    finishers.shift()!();
+    await queue.flush();
+    expect(numbers(batches)).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
   it('caps batch size and concurrency, and flush waits for everything', async () => {
     const { queue, batches, finishers } = harness(2, 2);
     for (let n = 1; n <= 7; n++) queue.push({ key: `k${n}`, n });

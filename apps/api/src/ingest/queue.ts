@@ -40,13 +40,7 @@ export class GroupCommitQueue<T> {
 
   push(item: T): void {
     this.queue.push(item);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    // setImmediate lets the frames already read from the sockets join this batch.
-    setImmediate(() => {
-      this.scheduled = false;
-      this.start();
-    });
+    this.schedule();
   }
 
   /** Resolves when everything pushed so far is stored. */
@@ -55,6 +49,20 @@ export class GroupCommitQueue<T> {
       if (this.running.size === 0) this.start();
       await Promise.all([...this.running]);
     }
+  }
+
+  /**
+   * Starts batches on the next turn of the event loop (setImmediate): the frames already read from the
+   * sockets join the batch, and a batch that ended gets its acks and events written before the next one
+   * runs (a backlog of full batches would otherwise run back to back in one turn, holding them all).
+   */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.start();
+    });
   }
 
   private start(): void {
@@ -72,7 +80,7 @@ export class GroupCommitQueue<T> {
           else this.inFlight.delete(key);
         }
         this.running.delete(done);
-        this.start();
+        this.schedule();
       });
       this.running.add(done);
     }
