@@ -48,7 +48,8 @@ export class RunningOutput {
     running.chunks.push(message);
     running.bytes += chunkBytes(message);
     // Whole chunks leave from the front: the page sees their offsets jump, as when a worker skips output.
-    while (running.bytes > this.maxBytes && running.chunks.length > 1) running.bytes -= chunkBytes(running.chunks.shift()!);
+    while (running.bytes > this.maxBytes && running.chunks.length > 1)
+      running.bytes -= chunkBytes(running.chunks.shift()!);
   }
 
   /** The workflow's running commands, each as `started` (when seen) then its kept output, oldest command first. */

@@ -68,7 +68,13 @@ describe('command output across two API replicas', () => {
       const watcherOnB = await subscribeBrowser(b, cluster.alice, id);
       try {
         const routing = { type: 'command_output', workflow_id: id, call_id: 'run-r' };
-        worker.send({ ...routing, event: 'started', step_index: 3, command: 'make check', started_at: new Date().toISOString() });
+        worker.send({
+          ...routing,
+          event: 'started',
+          step_index: 3,
+          command: 'make check',
+          started_at: new Date().toISOString(),
+        });
         worker.send({ ...routing, event: 'output', stream: 'stdout', offset: 0, chunk: 'so far\n' });
         const seenOutput = (m: Message) => m.type === 'command_output' && m.data.event === 'output';
         await watcherOnB.inbox.next(seenOutput);
