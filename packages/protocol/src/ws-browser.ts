@@ -183,7 +183,9 @@ export type BrowserErrorMessage = z.infer<typeof BrowserErrorMessageSchema>;
 
 /**
  * Live output of a running command, relayed from the worker (see CommandOutputMessageSchema). Outside
- * the seq envelope: never stored, never replayed; a client that subscribes mid-command sees what follows.
+ * the seq envelope, never stored as events: a subscribe is answered (after `subscribed`) with the running
+ * commands' `started` and output so far (bounded), then live pieces follow; a piece may come twice or
+ * out of order, so a client orders them by (stream, offset) and drops repeats.
  */
 export const BrowserCommandOutputMessageSchema = z.object({
   type: z.literal('command_output'),

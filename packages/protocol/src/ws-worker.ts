@@ -126,6 +126,8 @@ const CommandChunkFields = {
   /** UTF-8 bytes of this stream before the chunk (a jump means bytes were skipped to keep up) */
   offset: z.int().min(0),
   chunk: z.string().max(COMMAND_OUTPUT_CHUNK_MAX_BYTES),
+  /** when the worker sent the chunk: the time the log shows beside the lines it starts */
+  at: TimestampSchema.optional(),
 };
 const CommandFinishedFields = {
   event: z.literal('finished'),

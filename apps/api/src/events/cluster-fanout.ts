@@ -77,6 +77,10 @@ export class ClusterFanout implements EventFanout {
     return this.local.subscribeCommandOutput(listener);
   }
 
+  runningCommandOutput(workflowId: string): BrowserCommandOutputMessage[] {
+    return this.local.runningCommandOutput(workflowId);
+  }
+
   watchWorkflow(workflowId: string, resync: () => void): () => void {
     let set = this.workflows.get(workflowId);
     if (!set) this.workflows.set(workflowId, (set = new Set()));

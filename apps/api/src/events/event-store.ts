@@ -102,8 +102,8 @@ export class EventStore {
   }
 
   /**
-   * Live output of a running command, for the workflow's subscribers on every replica. Ephemeral: not
-   * stored, no seq, never replayed; it does not touch the stream of stored events.
+   * Live output of a running command, for the workflow's subscribers on every replica. Not stored, no
+   * seq; each replica keeps the running commands' output in memory for pages that subscribe mid-command.
    */
   publishCommandOutput(message: BrowserCommandOutputMessage): void {
     this.deps.fanout.publishCommandOutput(message);
@@ -111,6 +111,10 @@ export class EventStore {
 
   subscribeCommandOutput(listener: (message: BrowserCommandOutputMessage) => void): () => void {
     return this.deps.fanout.subscribeCommandOutput(listener);
+  }
+
+  runningCommandOutput(workflowId: string): BrowserCommandOutputMessage[] {
+    return this.deps.fanout.runningCommandOutput(workflowId);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { BrowserCommandOutputMessage } from '@svc/protocol';
 import { CommandOutputListeners } from './command-output';
+import { RunningOutput } from './running-output';
 import type { StoredEvent } from './types';
 
 /**
@@ -20,11 +21,14 @@ export interface EventFanout {
   /** Live command output: never stored, no seq; delivered here and on every other replica. */
   publishCommandOutput(message: BrowserCommandOutputMessage): void;
   subscribeCommandOutput(listener: (message: BrowserCommandOutputMessage) => void): () => void;
+  /** The workflow's running commands' output so far (their `started` first), for a page that subscribes now. */
+  runningCommandOutput(workflowId: string): BrowserCommandOutputMessage[];
 }
 
 export class LocalFanout implements EventFanout {
   private readonly emitter = new EventEmitter();
   private readonly output = new CommandOutputListeners();
+  private readonly running = new RunningOutput();
 
   constructor() {
     this.emitter.setMaxListeners(0);
@@ -48,7 +52,12 @@ export class LocalFanout implements EventFanout {
   }
 
   publishCommandOutput(message: BrowserCommandOutputMessage): void {
+    this.running.record(message);
     this.output.deliver(message);
+  }
+
+  runningCommandOutput(workflowId: string): BrowserCommandOutputMessage[] {
+    return this.running.replay(workflowId);
   }
 
   subscribeCommandOutput(listener: (message: BrowserCommandOutputMessage) => void): () => void {

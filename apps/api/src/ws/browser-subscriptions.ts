@@ -56,8 +56,10 @@ export class BrowserSubscriptions {
     );
     // No since_seq, or one from the future: the client starts from now.
     await sub.begin(sinceSeq === undefined || sinceSeq > current ? current : sinceSeq, current);
-    if (client.workflows.get(workflow.id) === sub)
-      client.send({ type: 'subscribed', workflow_id: workflow.id, last_seq: sub.lastSent });
+    if (client.workflows.get(workflow.id) !== sub) return;
+    client.send({ type: 'subscribed', workflow_id: workflow.id, last_seq: sub.lastSent });
+    // The running commands' output so far; live pieces may overtake it, the page orders them by offset.
+    for (const message of events.runningCommandOutput(workflow.id)) client.send(message);
   }
 
   unsubscribeWorkflow(client: BrowserClient, workflowId: string): void {

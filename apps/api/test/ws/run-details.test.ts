@@ -80,6 +80,35 @@ describe.each(TEST_PROVIDERS)('run page data on %s', (provider) => {
     expect(output(otherPage.inbox)).toEqual([]);
   });
 
+  it('answers a subscribe mid-command with the running command (its step and command line) and its output so far', async () => {
+    const { worker, id } = await running('replayer');
+    const watcher = await subscribed(id);
+    const routing = { type: 'command_output', workflow_id: id, call_id: 'call-r' };
+    const startedAt = new Date().toISOString();
+    worker.send({ ...routing, event: 'started', step_index: 1, command: 'npm test', started_at: startedAt });
+    worker.send({ ...routing, event: 'output', stream: 'stdout', offset: 0, chunk: 'first line\n' });
+    worker.send({ ...routing, event: 'output', stream: 'stderr', offset: 0, chunk: 'a warning\n' });
+    await watcher.inbox.next((m) => m.type === 'command_output' && m.data.stream === 'stderr');
+
+    // A page opened now (a reload) gets it all after `subscribed`, with the step index and command.
+    const late = await subscribed(id);
+    await late.inbox.next((m) => m.type === 'command_output' && m.data.stream === 'stderr');
+    expect(output(late.inbox).map((m: Message) => m.data)).toEqual([
+      { call_id: 'call-r', event: 'started', step_index: 1, command: 'npm test', started_at: startedAt },
+      { call_id: 'call-r', event: 'output', stream: 'stdout', offset: 0, chunk: 'first line\n' },
+      { call_id: 'call-r', event: 'output', stream: 'stderr', offset: 0, chunk: 'a warning\n' },
+    ]);
+    const subscribedAt = late.inbox.messages.findIndex((m) => m.type === 'subscribed');
+    expect(late.inbox.messages.findIndex((m) => m.type === 'command_output')).toBeGreaterThan(subscribedAt);
+
+    // Once it finished, a new page gets nothing of it (the stored log entry has it).
+    worker.send({ ...routing, event: 'finished', exit_code: 0, duration_ms: 5 });
+    await watcher.inbox.next((m) => m.type === 'command_output' && m.data.event === 'finished');
+    const after = await subscribed(id);
+    await roundTrip(after);
+    expect(output(after.inbox)).toEqual([]);
+  });
+
   it('refuses output for a workflow the worker does not hold, and relays nothing', async () => {
     const { id } = await running('holder');
     const intruder = await suite.start('intruder');

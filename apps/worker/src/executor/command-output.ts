@@ -122,7 +122,8 @@ export class CommandOutput {
     segment.bytes = segment.bytes.subarray(take);
     this.pendingBytes -= take;
     if (segment.bytes.length === 0) this.segments.shift();
-    this.emit({ event: 'output', stream: segment.stream, offset, chunk: decodeUtf8(chunk) });
+    const at = new Date().toISOString();
+    this.emit({ event: 'output', stream: segment.stream, offset, chunk: decodeUtf8(chunk), at });
     return true;
   }
 

@@ -21,6 +21,7 @@ import { LogToolbar } from './LogToolbar';
 import { useCommandOutput } from './useCommandOutput';
 import type { RunningCommands } from './running-commands';
 import { useFollow } from './useFollow';
+import { useLineHash } from './useLineHash';
 import './log.css';
 import { inBackground } from '../../lib/background';
 
@@ -35,14 +36,23 @@ export interface ExecutionLogProps {
 
 /**
  * Per live command, the last log entry seq the page had when it first heard of it: log entry seqs are
- * not the event stream's, so the page itself notes where each command began.
+ * not the event stream's, so the page itself notes where each command began. A command heard of before
+ * the log's first page loaded (replayed on subscribe) is noted once it has loaded; until then no stored
+ * entry can be its result (an earlier run of the same command line must not take its place).
  */
-function useAfterSeq(entries: readonly LogEntry[], running: RunningCommands): ReadonlyMap<string, number> {
+function useAfterSeq(
+  entries: readonly LogEntry[],
+  running: RunningCommands,
+  loaded: boolean,
+): ReadonlyMap<string, number> {
   const seen = useRef(new Map<string, number>());
   const last = entries.length > 0 ? entries[entries.length - 1]!.seq : 0;
   // recorded while rendering: the same inputs give the same value, so a repeated render changes nothing
-  for (const callId of running.keys()) if (!seen.current.has(callId)) seen.current.set(callId, last);
-  return seen.current;
+  if (loaded) for (const callId of running.keys()) if (!seen.current.has(callId)) seen.current.set(callId, last);
+  if (loaded) return seen.current;
+  const unknown = new Map(seen.current);
+  for (const callId of running.keys()) if (!unknown.has(callId)) unknown.set(callId, Number.POSITIVE_INFINITY);
+  return unknown;
 }
 
 /** The log's entries, loaded pages and live ones merged, as items with the commands running now. */
@@ -55,7 +65,7 @@ function useLogItems(workflowId: string, live: readonly ExecutionLogEntry[]) {
   });
   const running = useCommandOutput(workflowId);
   const entries = mergeLog(log.data?.pages.flatMap((p) => p.items) ?? [], live) as LogEntry[];
-  return { log, items: logItems(entries, running, useAfterSeq(entries, running)) };
+  return { log, items: logItems(entries, running, useAfterSeq(entries, running, log.isSuccess)) };
 }
 
 /** The step shown alone: the caller's when it controls it (`stepFilter` given), else the log's own. */
@@ -97,9 +107,12 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
   );
   const follow = useFollow(followRevision(shown));
   const ids = useId();
+  const selected = useLineHash();
+  const [timestamps, setTimestamps] = useState(false);
+  const view = { query: deferredQuery, selected };
 
   return (
-    <div className="log">
+    <div className={`log${timestamps ? ' log-timestamps' : ''}`}>
       <LogToolbar
         filter={filter}
         tools={toolNames(items)}
@@ -107,6 +120,8 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
         onShowAllSteps={() => setStep(null)}
         following={follow.following}
         onFollowingChange={follow.setFollowing}
+        timestamps={timestamps}
+        onTimestampsChange={setTimestamps}
       />
       <p className="muted small log-count" role="status" id={`${ids}-count`}>
         {shown.length !== items.length ? `${shown.length} of ${items.length} entries` : `${items.length} entries`}
@@ -130,6 +145,7 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
             section={section}
             titleOf={titleOf}
             onOnlyThisStep={step === null ? setStep : null}
+            view={view}
           />
         ))}
         {log.hasNextPage && (

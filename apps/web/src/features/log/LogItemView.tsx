@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { formatDuration } from '../../lib/format';
 import { formatClock, formatFullTime } from './format-time';
 import { commandOf, isError, type LogItem } from './log-model';
-import { assembledOutput, type RunningCommand } from './running-commands';
+import { assembledOutput, lineTimes, type RunningCommand } from './running-commands';
 import { LogOutput } from './LogOutput';
 
 function Time({ iso }: { iso: string }) {
@@ -42,7 +42,13 @@ function RunningBadge({ finished }: { finished: RunningCommand['finished'] }) {
   return <span className={`badge ${exit !== 0 ? 'badge-failed' : 'badge-completed'}`}>{`exit ${exit}`}</span>;
 }
 
-function RunningCommandView({ command }: { command: RunningCommand }) {
+/** What the log shows every output with: the search text, and the line the location hash selects. */
+export interface OutputView {
+  query: string;
+  selected: { seq: number; line: number } | null;
+}
+
+function RunningCommandView({ command, view }: { command: RunningCommand; view: OutputView }) {
   return (
     <>
       <Head tool="execute_on_worker">
@@ -58,12 +64,12 @@ function RunningCommandView({ command }: { command: RunningCommand }) {
       {command.droppedChars > 0 && (
         <p className="muted small">Earlier output is left out here; the log entry has it all.</p>
       )}
-      <LogOutput text={assembledOutput(command)} stream />
+      <LogOutput text={assembledOutput(command)} stream query={view.query} lineTimes={lineTimes(command)} />
     </>
   );
 }
 
-function StoredEntryView({ item }: { item: Extract<LogItem, { kind: 'entry' }> }) {
+function StoredEntryView({ item, view }: { item: Extract<LogItem, { kind: 'entry' }>; view: OutputView }) {
   const { entry } = item;
   const command = commandOf(entry);
   return (
@@ -87,23 +93,30 @@ function StoredEntryView({ item }: { item: Extract<LogItem, { kind: 'entry' }> }
           <pre className="code">{entry.tool_input}</pre>
         </details>
       )}
-      {entry.output && <LogOutput text={entry.output} />}
+      {entry.output && (
+        <LogOutput
+          text={entry.output}
+          query={view.query}
+          seq={entry.seq}
+          selectedLine={view.selected?.seq === entry.seq ? view.selected.line : null}
+        />
+      )}
     </>
   );
 }
 
 /** One log item: a stored tool call, or a command running now with its output streaming in. */
-export function LogItemView({ item }: { item: LogItem }) {
+export function LogItemView({ item, view }: { item: LogItem; view: OutputView }) {
   const error = isError(item);
   if (item.kind === 'running')
     return (
       <li className={`log-entry log-running${error ? ' log-error' : ''}`} data-call-id={item.command.callId}>
-        <RunningCommandView command={item.command} />
+        <RunningCommandView command={item.command} view={view} />
       </li>
     );
   return (
     <li className={`log-entry${error ? ' log-error' : ''}`} data-seq={item.entry.seq} data-tool={item.entry.tool_name}>
-      <StoredEntryView item={item} />
+      <StoredEntryView item={item} view={view} />
     </li>
   );
 }

@@ -1,5 +1,5 @@
 import { stepName, type RevisionSection, type StepGroup } from './log-model';
-import { LogItemView } from './LogItemView';
+import { LogItemView, type OutputView } from './LogItemView';
 
 interface GroupProps {
   group: StepGroup;
@@ -7,6 +7,7 @@ interface GroupProps {
   title: string | undefined;
   /** offers "Only this step" (when no step is shown alone yet) */
   onOnlyThisStep: ((step: number) => void) | null;
+  view: OutputView;
 }
 
 /** One plan revision's entries: a marker where feedback revised the plan, then its step groups. */
@@ -14,10 +15,12 @@ export function LogSection({
   section,
   titleOf,
   onOnlyThisStep,
+  view,
 }: {
   section: RevisionSection;
   titleOf(index: number | null, revision: number): string | undefined;
   onOnlyThisStep: GroupProps['onOnlyThisStep'];
+  view: OutputView;
 }) {
   return (
     <section className="log-revision" data-revision={section.revision}>
@@ -28,13 +31,14 @@ export function LogSection({
           group={group}
           title={titleOf(group.stepIndex, section.revision)}
           onOnlyThisStep={onOnlyThisStep}
+          view={view}
         />
       ))}
     </section>
   );
 }
 
-function LogStepGroup({ group, title, onOnlyThisStep }: GroupProps) {
+function LogStepGroup({ group, title, onOnlyThisStep, view }: GroupProps) {
   const { stepIndex } = group;
   return (
     <div className="log-step-group" data-step={stepIndex ?? 'none'}>
@@ -54,6 +58,7 @@ function LogStepGroup({ group, title, onOnlyThisStep }: GroupProps) {
           <LogItemView
             key={item.kind === 'entry' ? `seq-${item.entry.seq}` : `call-${item.command.callId}`}
             item={item}
+            view={view}
           />
         ))}
       </ol>

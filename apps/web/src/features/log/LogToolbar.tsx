@@ -9,10 +9,22 @@ interface Props {
   onShowAllSteps(): void;
   following: boolean;
   onFollowingChange(following: boolean): void;
+  /** live output lines show when they arrived */
+  timestamps: boolean;
+  onTimestampsChange(shown: boolean): void;
 }
 
 /** The log's search box, filters (errors, tool, the step shown alone) and the follow switch. */
-export function LogToolbar({ filter, tools, onFilterChange, onShowAllSteps, following, onFollowingChange }: Props) {
+export function LogToolbar({
+  filter,
+  tools,
+  onFilterChange,
+  onShowAllSteps,
+  following,
+  onFollowingChange,
+  timestamps,
+  onTimestampsChange,
+}: Props) {
   return (
     <div className="log-toolbar" role="group" aria-label="Log search and filters">
       <input
@@ -50,6 +62,9 @@ export function LogToolbar({ filter, tools, onFilterChange, onShowAllSteps, foll
           </button>
         </span>
       )}
+      <button type="button" aria-pressed={timestamps} onClick={() => onTimestampsChange(!timestamps)}>
+        Timestamps
+      </button>
       <button
         type="button"
         className="log-follow"

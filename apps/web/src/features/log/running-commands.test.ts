@@ -1,5 +1,11 @@
 import type { CommandOutputData } from '@svc/protocol';
-import { assembledOutput, insertChunk, runningCommandsReducer, type RunningCommands } from './running-commands';
+import {
+  assembledOutput,
+  insertChunk,
+  lineTimes,
+  runningCommandsReducer,
+  type RunningCommands,
+} from './running-commands';
 
 const started: CommandOutputData = {
   call_id: 'c1',
@@ -58,5 +64,14 @@ describe('live command output assembly', () => {
   it('returns the same state for a repeated chunk (nothing to render again)', () => {
     const once = fold([out(0, 'a')]);
     expect(runningCommandsReducer(once, out(0, 'a'))).toBe(once);
+  });
+
+  it('gives each line the time of the chunk it starts in', () => {
+    const timed = (offset: number, chunk: string, at?: string): CommandOutputData => ({
+      ...out(offset, chunk),
+      ...(at ? { at } : {}),
+    });
+    const state = fold([started, timed(0, 'a\nb', 'T1'), timed(3, 'c\nd\n', 'T2'), timed(7, 'e')]);
+    expect(lineTimes(state.get('c1')!)).toEqual(['T1', 'T1', 'T2', null]);
   });
 });

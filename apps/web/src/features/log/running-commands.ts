@@ -3,6 +3,8 @@ export interface OutputChunk {
   stream: 'stdout' | 'stderr';
   offset: number;
   text: string;
+  /** when the worker sent it (absent from older workers) */
+  at?: string;
 }
 
 /** A command the worker runs (or ran) while the page watched, assembled from `command_output` messages. */
@@ -81,7 +83,9 @@ export function runningCommandsReducer(
       break;
     case 'output': {
       if (event.offset < current.droppedBelow[event.stream]) return state;
-      const chunks = insertChunk(current.chunks, { stream: event.stream, offset: event.offset, text: event.chunk });
+      const chunk: OutputChunk = { stream: event.stream, offset: event.offset, text: event.chunk };
+      if (event.at) chunk.at = event.at;
+      const chunks = insertChunk(current.chunks, chunk);
       if (chunks === current.chunks) return state;
       next = bound({ ...current, chunks }, maxChars);
       break;
@@ -98,4 +102,17 @@ export function runningCommandsReducer(
 /** The output as one text, streams interleaved as they arrived. */
 export function assembledOutput(command: RunningCommand): string {
   return command.chunks.map((c) => c.text).join('');
+}
+
+/** Per line of the assembled output, the time of the chunk that line starts in (null when unknown). */
+export function lineTimes(command: RunningCommand): (string | null)[] {
+  const times: (string | null)[] = [];
+  let atLineStart = true;
+  for (const chunk of command.chunks) {
+    for (let i = 0; i < chunk.text.length; i++) {
+      if (atLineStart) times.push(chunk.at ?? null);
+      atLineStart = chunk.text[i] === '\n';
+    }
+  }
+  return times;
 }

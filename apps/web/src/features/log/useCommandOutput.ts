@@ -6,8 +6,8 @@ import { runningCommandsReducer, type RunningCommands } from './running-commands
 const reduce = (state: RunningCommands, event: CommandOutputData) => runningCommandsReducer(state, event);
 
 /**
- * Commands the worker runs while the page is open, with their output as it streams in (ephemeral
- * `command_output` messages; a page that joins mid-command sees what follows). Mount it keyed by workflow.
+ * Commands the worker runs while the page is open, with their output as it streams in (`command_output`
+ * messages; a page that joins mid-command first gets the output so far). Mount it keyed by workflow.
  */
 export function useCommandOutput(workflowId: string): RunningCommands {
   const socket = useLiveSocket();
