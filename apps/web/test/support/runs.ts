@@ -108,8 +108,9 @@ export interface RunFixture {
   close(): Promise<void>;
 }
 
-export async function startRunFixture(login: string): Promise<RunFixture> {
-  const server = await startWebServer();
+/** `env` adds to the server's environment (e.g. a longer worker lease). */
+export async function startRunFixture(login: string, env: Record<string, string> = {}): Promise<RunFixture> {
+  const server = await startWebServer(env);
   const workerName = `${login}-worker`;
   const started = await startWorker(server, workerName);
   let worker = started.worker;
