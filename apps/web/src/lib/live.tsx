@@ -1,5 +1,5 @@
 import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
+import { onlineManager, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { BrowserEvent } from '@svc/protocol';
 import { browserSocketUrl, LiveSocket, type ConnectionState } from './ws';
 import { inBackground } from './background';
@@ -19,6 +19,7 @@ const LiveContext = createContext<LiveSocket | null>(null);
 /** Holds the app's one live socket while someone is signed in. */
 export function LiveProvider({ enabled, children }: { enabled: boolean; children: ReactNode }) {
   const [socket, setSocket] = useState<LiveSocket | null>(null);
+  const queryClient = useQueryClient();
   useEffect(() => {
     if (!enabled) return;
     const live = new LiveSocket({
@@ -27,16 +28,44 @@ export function LiveProvider({ enabled, children }: { enabled: boolean; children
       probe: serverAnswers,
     });
     setSocket(live);
+    const stopCatchingUp = catchUpAfterOutages(live, queryClient);
+    // Back online: reconnect now rather than at the end of the back-off.
+    const stopOnline = onlineManager.subscribe((online) => online && live.retryNow());
     return () => {
+      stopCatchingUp();
+      stopOnline();
       live.close();
       setSocket(null);
     };
-  }, [enabled]);
+  }, [enabled, queryClient]);
   return (
     <LiveContext.Provider value={socket}>
       <FallbackPolling />
       {children}
     </LiveContext.Provider>
+  );
+}
+
+/**
+ * When the socket opens again after a drop, everything the page shows is reloaded (the session check
+ * among it): what changed meanwhile shows without a page reload, also where no event is replayed.
+ */
+function catchUpAfterOutages(live: LiveSocket, queryClient: QueryClient): () => void {
+  let dropped = false;
+  return live.onStateChange((state) => {
+    if (state === 'reconnecting' || state === 'refused') dropped = true;
+    else if (state === 'open' && dropped) {
+      dropped = false;
+      inBackground(queryClient.invalidateQueries({ refetchType: 'active' }));
+    }
+  });
+}
+
+/** Whether the browser says it is online (its online/offline events, as react-query follows them). */
+export function useOnline(): boolean {
+  return useSyncExternalStore(
+    (notify) => onlineManager.subscribe(notify),
+    () => onlineManager.isOnline(),
   );
 }
 
@@ -51,10 +80,11 @@ function FallbackPolling() {
   const polling = state === 'reconnecting' || state === 'refused';
   useEffect(() => {
     if (!polling) return;
-    const timer = setInterval(
-      () => inBackground(queryClient.invalidateQueries({ refetchType: 'active' })),
-      POLL_INTERVAL_MS,
-    );
+    // Only while the server answers: polling a server that is down only piles up failed requests.
+    const poll = async () => {
+      if (await serverAnswers()) await queryClient.invalidateQueries({ refetchType: 'active' });
+    };
+    const timer = setInterval(() => inBackground(poll()), POLL_INTERVAL_MS);
     return () => clearInterval(timer);
   }, [polling, queryClient]);
   return null;

@@ -3,6 +3,7 @@ import {
   type BrowserClientMessage,
   type BrowserCommandOutputMessage,
   type BrowserEvent,
+  type BrowserEventOf,
   type BrowserServerMessage,
   type CommandOutputData,
 } from '@svc/protocol';
@@ -16,6 +17,10 @@ export interface WorkflowListener {
 }
 
 export type ProjectListener = (event: BrowserEvent) => void;
+
+/** A `worker_status` event (every signed-in socket gets them: no subscription). */
+export type WorkerStatusEvent = BrowserEventOf<'worker_status'>;
+export type WorkerListener = (event: WorkerStatusEvent) => void;
 
 interface WorkflowEntry {
   listeners: Set<WorkflowListener>;
@@ -37,6 +42,13 @@ export interface Delivery {
 export class SubscriptionBook {
   private readonly workflows = new Map<string, WorkflowEntry>();
   private readonly projects = new Map<string, Set<ProjectListener>>();
+  private readonly workerListeners = new Set<WorkerListener>();
+
+  /** Follows the workers' online status; the returned function stops following. */
+  addWorkerListener(listener: WorkerListener): () => void {
+    this.workerListeners.add(listener);
+    return () => this.workerListeners.delete(listener);
+  }
 
   /** Adds a listener; returns the message to send when it is the workflow's first, else null. */
   addWorkflow(workflowId: string, listener: WorkflowListener): BrowserClientMessage | null {
@@ -128,6 +140,10 @@ export class SubscriptionBook {
   }
 
   private receiveEvent(event: BrowserEvent): Delivery {
+    if (event.type === 'worker_status') {
+      const listeners = [...this.workerListeners];
+      return { deliver: () => listeners.forEach((l) => runSafely(() => l(event))), duplicate: false };
+    }
     const entry = event.workflow_id ? this.workflows.get(event.workflow_id) : undefined;
     if (entry && !recordSeq(entry, event.seq)) return { deliver: () => undefined, duplicate: true };
     const targets: (() => void)[] = [];

@@ -8,10 +8,15 @@ import {
   type BrowserClientMessage,
   type WsErrorInfo,
 } from '@svc/protocol';
-import { SubscriptionBook, type ProjectListener, type WorkflowListener } from './subscription-book';
+import {
+  SubscriptionBook,
+  type ProjectListener,
+  type WorkerListener,
+  type WorkflowListener,
+} from './subscription-book';
 import { inBackground } from './background';
 
-export type { ProjectListener, WorkflowListener } from './subscription-book';
+export type { ProjectListener, WorkerListener, WorkflowListener } from './subscription-book';
 
 /** The part of the browser's WebSocket this client uses (the `ws` package's socket fits it too). */
 export interface SocketLike {
@@ -105,6 +110,11 @@ export class LiveSocket {
   subscribeProject(projectId: string, listener: ProjectListener): () => void {
     this.send(this.book.addProject(projectId, listener));
     return () => this.send(this.book.removeProject(projectId, listener));
+  }
+
+  /** Follows the workers' online status (`worker_status` events, sent to every signed-in socket). */
+  onWorkerStatus(listener: WorkerListener): () => void {
+    return this.book.addWorkerListener(listener);
   }
 
   /** Last seq seen for a workflow (null before the server confirmed the subscription). */

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { NavLink, Outlet, useLocation } from 'react-router';
 import type { User } from '@svc/protocol';
+import { errorMessage } from '../lib/api';
+import { sessionRetry } from '../lib/query-client';
 import { queryKeys } from '../lib/query-keys';
 import { LiveProvider } from '../lib/live';
 import { ConnectionStatus } from '../components/ConnectionBanner';
@@ -16,20 +18,37 @@ import { ThemeToggle } from '../features/shell/ThemeToggle';
 import { WaitingAlerts, WaitingButton, WaitingPanel } from '../features/shell/WaitingRuns';
 import { AdminNavLink } from '../features/admin/AdminTabs';
 
-/** Sign-in gate, header, project sidebar and the live socket around every signed-in page. */
+/**
+ * Sign-in gate, header, project sidebar and the live socket around every signed-in page. Once signed
+ * in, a failed session re-check (the server is down) keeps the page: only "signed out" leaves it.
+ */
 export function RootLayout() {
   useThemeChoice();
-  const me = useQuery({ queryKey: queryKeys.me, queryFn: fetchMe });
-  if (me.isPending) return <Loading what="svc" />;
-  if (me.isError) {
-    return (
-      <main className="sign-in">
-        <ErrorNote error={me.error} />
-      </main>
-    );
-  }
-  if (!me.data) return <SignInPage />;
-  return <SignedInLayout user={me.data} />;
+  const me = useQuery({ queryKey: queryKeys.me, queryFn: fetchMe, ...sessionRetry });
+  if (me.data) return <SignedInLayout user={me.data} />;
+  if (me.data === null) return <SignInPage />;
+  if (me.isError) return <SessionCheckFailed error={me.error} onRetry={() => void me.refetch()} />;
+  if (me.failureCount > 0) return <SessionCheckFailed error={me.failureReason} retrying />;
+  return <Loading what="svc" />;
+}
+
+/** The first session check failed: retried by itself while the failure may pass, else on request. */
+function SessionCheckFailed({ error, retrying, onRetry }: { error: unknown; retrying?: boolean; onRetry?(): void }) {
+  return (
+    <main className="sign-in">
+      <div className="card">
+        <h1>svc</h1>
+        <ErrorNote>
+          {retrying ? `The server cannot be reached (${errorMessage(error)}). Trying again…` : errorMessage(error)}
+        </ErrorNote>
+        {onRetry && (
+          <button type="button" onClick={onRetry}>
+            Try again
+          </button>
+        )}
+      </div>
+    </main>
+  );
 }
 
 function SignedInLayout({ user }: { user: User }) {

@@ -3,7 +3,7 @@ import { eventually, snapshot } from '@svc/test-kit';
 import type { UpdateBody, Workflow } from '@svc/protocol';
 import { launchChromium } from './chromium';
 import { signIn } from './pages';
-import { expectJson, startWebServer, startWorker, type TestServer, type TestWorker } from './server';
+import { expectJson, startWebServer, startWorker, TestWorker, type TestServer } from './server';
 
 /**
  * Starts, steers and reads runs of one project through the real REST API and a scripted worker on
@@ -14,10 +14,15 @@ export class RunFixtures {
 
   constructor(
     private readonly server: TestServer,
-    private readonly worker: TestWorker,
+    private worker: TestWorker,
     private readonly cookie: string,
     readonly projectId: string,
   ) {}
+
+  /** Goes on with another connection of the worker (after the server restarted), its seqs where they were. */
+  useWorker(worker: TestWorker): void {
+    this.worker = worker;
+  }
 
   /** Creates a run as the user and waits until the worker was given it. */
   async create(requirement: string): Promise<Workflow> {
@@ -98,12 +103,18 @@ export interface RunFixture {
   store(body: UpdateBody): Promise<void>;
   /** The workflow page, with `?tab=` and other query parameters. */
   open(query?: string): Promise<void>;
+  /** Connects the worker again (under the same name, so it holds its runs still) and sends through it from now on. */
+  reconnectWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startRunFixture(login: string): Promise<RunFixture> {
-  const server = await startWebServer();
-  const { worker, token: workerBearer } = await startWorker(server, `${login}-worker`);
+/** `env` adds to the server's environment (e.g. a longer worker lease). */
+export async function startRunFixture(login: string, env: Record<string, string> = {}): Promise<RunFixture> {
+  const server = await startWebServer(env);
+  const workerName = `${login}-worker`;
+  const started = await startWorker(server, workerName);
+  let worker = started.worker;
+  const workerBearer = started.token;
   const browser = await launchChromium();
   const page = await browser.context.newPage();
   // a missing element fails the step with its locator instead of the whole test's time-out
@@ -118,7 +129,9 @@ export async function startRunFixture(login: string): Promise<RunFixture> {
   const workflow = await runs.create('Build a shop with a cart');
   return {
     server,
-    worker,
+    get worker() {
+      return worker;
+    },
     workerBearer,
     browser,
     page,
@@ -129,6 +142,12 @@ export async function startRunFixture(login: string): Promise<RunFixture> {
     async open(query = '') {
       await page.goto(`${server.url}/projects/${project.id}/workflows/${workflow.id}${query}`);
       await page.locator('[data-following="true"]').waitFor();
+    },
+    async reconnectWorker() {
+      worker.close();
+      worker = await TestWorker.start(server, workerBearer, workerName, 5);
+      worker.keepAlive();
+      runs.useWorker(worker);
     },
     async close() {
       await browser.close();

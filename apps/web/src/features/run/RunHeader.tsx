@@ -12,6 +12,7 @@ import { useNow } from '../../lib/use-now';
 import { useCopy } from '../../lib/use-copy';
 import { POLL_MS } from './poll';
 import { PullRequestLink } from '../forge/PullRequestLink';
+import { useRunWait } from './RunWaits';
 
 interface Props {
   workflow: Workflow;
@@ -23,6 +24,7 @@ interface Props {
 
 /** Title, run number, status and where the run is; its times, worker, tokens and cost; its actions. */
 export function RunHeader({ workflow, progress, following, usage, titleRef }: Props) {
+  const wait = useRunWait(workflow);
   return (
     <header className="run-head">
       <div className="run-title-line">
@@ -36,8 +38,9 @@ export function RunHeader({ workflow, progress, following, usage, titleRef }: Pr
         </span>
       </div>
       <p className="run-progress" data-testid="run-progress" aria-live="polite">
-        {progress}
+        {wait.progress ?? progress}
       </p>
+      {wait.note}
       <RunFacts workflow={workflow} usage={usage} />
       <PullRequestLink workflowId={workflow.id} showBranch />
       <div className="run-actions">

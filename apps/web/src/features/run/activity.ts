@@ -52,9 +52,11 @@ export function replayActivity(workflowId: string, signal?: AbortSignal): Promis
     source.addEventListener('subscribed', () => finish(() => resolve(stored)));
     source.addEventListener('error', (event) => {
       // A named `error` event is the server refusing the stream, but `unavailable` (a replica shutting
-      // down, a slow reader dropped) asks for a reconnect; a plain one is a lost connection.
-      const refused = event instanceof MessageEvent && errorCodeOf(event) !== 'unavailable';
-      if (!refused && source.readyState !== EventSource.CLOSED && ++reconnects <= MAX_REPLAY_RECONNECTS) return;
+      // down, a slow reader dropped) asks for a reconnect: the stream's end that follows (a plain error
+      // event, the connection lost) is what counts it, so one drop counts once.
+      if (event instanceof MessageEvent) {
+        if (errorCodeOf(event) === 'unavailable') return;
+      } else if (source.readyState !== EventSource.CLOSED && ++reconnects <= MAX_REPLAY_RECONNECTS) return;
       finish(() => reject(new Error('The activity could not be loaded: the event stream was refused or lost.')));
     });
   });

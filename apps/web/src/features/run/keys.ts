@@ -10,4 +10,6 @@ export const runKeys = {
   plan: (workflowId: string) => [...queryKeys.workflowAll(workflowId), 'run-plan'] as const,
   activity: (workflowId: string) => [...queryKeys.workflowAll(workflowId), 'activity'] as const,
   usage: (workflowId: string) => [...queryKeys.workflowAll(workflowId), 'llm-usage'] as const,
+  /** keyed by the status too: a run that goes back to `pending` looks its timers up again */
+  timers: (workflowId: string, status: string) => [...queryKeys.workflowAll(workflowId), 'timers', status] as const,
 };

@@ -137,8 +137,13 @@ export function CreateWorkflowForm({ projectId }: { projectId: string }) {
         <div>
           {/* aria-disabled, not disabled: focus stays on the button (an error is read out next to it) */}
           <button type="submit" className="primary" aria-disabled={create.isPending || undefined}>
-            {submitLabel(create.isPending, rerunOf !== null)}
+            {submitLabel(create.isPending, create.isPaused, rerunOf !== null)}
           </button>
+          {create.isPaused && (
+            <p className="hint" role="status">
+              You are offline: the run starts when the connection is back.
+            </p>
+          )}
         </div>
       </form>
     </section>
@@ -173,7 +178,8 @@ function RequiredLabelsField({ id, value, onChange }: { id: string; value: strin
   );
 }
 
-function submitLabel(pending: boolean, rerun: boolean): string {
+function submitLabel(pending: boolean, paused: boolean, rerun: boolean): string {
+  if (paused) return 'Waiting for the connection…';
   if (pending) return 'Starting…';
   return rerun ? 'Start re-run' : 'Start workflow';
 }
@@ -227,5 +233,6 @@ function useStartRun(projectId: string) {
     inFlight.current = true;
     create.mutate({ body, key }, { onSettled: () => (inFlight.current = false) });
   };
-  return { start, isPending: create.isPending, error: create.error };
+  // paused: offline, so react-query holds the request and sends it once back online
+  return { start, isPending: create.isPending, isPaused: create.isPaused, error: create.error };
 }
