@@ -4,14 +4,15 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './lib/server-process.mjs';
 
-const USAGE = `Usage: pnpm bench [http] [ws] [files] [scale]
+const USAGE = `Usage: pnpm bench [http] [ws] [files] [scale] [web]
 
-Builds the server, then runs the chosen benchmarks one after another (default: all four).
+Builds the server, then runs the chosen benchmarks one after another (default: all five).
   http    hot REST reads beside a hand-tuned node:http server (bench/api)
   ws      worker updates stored and fanned out to browsers (bench/ws)
   files   streams 2 GiB up and down (bench/files); BENCH_FILE_SIZE (default 2G) and
           BENCH_FILE_BACKENDS (default local,s3) choose what it moves where
   scale   1, 2 and 3 replicas behind haproxy (bench/scale)
+  web     the web app's first-load bytes on the wire, cold and warm cache, in Chromium (bench/web)
   -h, --help   show this help`;
 
 const BENCHES = {
@@ -24,6 +25,7 @@ const BENCHES = {
     process.env.BENCH_FILE_BACKENDS ?? 'local,s3',
   ],
   scale: ['bench/scale/scale.mjs'],
+  web: ['bench/web/first-load.mjs'],
 };
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
@@ -40,7 +42,8 @@ const run = (command, args) => {
   const result = spawnSync(command, args, { cwd: repoRoot, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 };
-run('pnpm', ['turbo', 'run', 'build', '--filter=@svc/api', '--filter=@svc/test-kit', '--output-logs=errors-only']);
+const builds = ['--filter=@svc/api', '--filter=@svc/test-kit', ...(chosen.includes('web') ? ['--filter=@svc/web'] : [])];
+run('pnpm', ['turbo', 'run', 'build', ...builds, '--output-logs=errors-only']);
 // scale runs Debian's haproxy (the load balancer) and wrk (the HTTP client), installed like the tests' tools.
 if (chosen.includes('scale')) run('bash', ['-c', 'source scripts/lib/bootstrap.sh && ensure_haproxy && ensure_wrk']);
 for (const name of chosen) {

@@ -25,6 +25,7 @@ export function LlmCallsTable({ workflowId, live }: { workflowId: string; live: 
       {items.length === 0 ? (
         <Empty>No LLM calls yet.</Empty>
       ) : (
+        <div className="llm-table-scroll">
         <table className="table numbers llm-table">
           <caption className="visually-hidden">LLM calls</caption>
           <thead>
@@ -59,6 +60,7 @@ export function LlmCallsTable({ workflowId, live }: { workflowId: string; live: 
             <TotalsRow totals={totals} />
           </tfoot>
         </table>
+        </div>
       )}
       {calls.hasNextPage && (
         <button type="button" onClick={() => inBackground(calls.fetchNextPage())} disabled={calls.isFetchingNextPage}>
