@@ -42,7 +42,11 @@ const run = (command, args) => {
   const result = spawnSync(command, args, { cwd: repoRoot, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 };
-const builds = ['--filter=@svc/api', '--filter=@svc/test-kit', ...(chosen.includes('web') ? ['--filter=@svc/web'] : [])];
+const builds = [
+  '--filter=@svc/api',
+  '--filter=@svc/test-kit',
+  ...(chosen.includes('web') ? ['--filter=@svc/web'] : []),
+];
 run('pnpm', ['turbo', 'run', 'build', ...builds, '--output-logs=errors-only']);
 // scale runs Debian's haproxy (the load balancer) and wrk (the HTTP client), installed like the tests' tools.
 if (chosen.includes('scale')) run('bash', ['-c', 'source scripts/lib/bootstrap.sh && ensure_haproxy && ensure_wrk']);

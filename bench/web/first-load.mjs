@@ -2,9 +2,9 @@
 // Chromium (empty cache) opens the projects page signed in, and every response's bytes on the wire are
 // summed by kind. A second load of the same page shows what a returning visitor fetches.
 //   node bench/web/first-load.mjs [path]      (default path: /)
-// BENCH_WEB_DIST serves another build (e.g. an older checkout's apps/web/dist, to compare). Chromium asks
-// for brotli only over https, so on this http server it takes gzip; the brotli figure beside it adds up
-// the build's .br copies of the same files, what a browser gets over https.
+// BENCH_WEB_DIST serves another build (e.g. an older checkout's apps/web/dist, to compare). Browsers ask
+// for brotli only from secure origins (https, loopback); the brotli figure adds up the build's .br copies
+// of the files loaded, what such a browser gets whatever this one negotiated.
 // Needs apps/api and apps/web built (`pnpm bench web` builds both) and /usr/bin/chromium.
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -42,11 +42,16 @@ try {
   const page = await context.newPage();
   const load = async () => {
     const totals = {};
+    const encodings = new Set();
     const pending = [];
     page.on('requestfinished', (request) =>
       pending.push(
-        request.sizes().then(({ responseBodySize }) => {
+        Promise.all([request.sizes(), request.response()]).then(([sizes, response]) => {
+          // -1 for a response taken from the cache: nothing crossed the wire
+          const responseBodySize = Math.max(0, sizes.responseBodySize);
           const kind = kindOf(request.url(), request.resourceType());
+          const encoding = response?.headers()['content-encoding'];
+          if (encoding && kind !== 'api') encodings.add(encoding);
           totals[kind] = (totals[kind] ?? 0) + responseBodySize;
           if (kind !== 'api' && responseBodySize > 0)
             totals.brotli = (totals.brotli ?? 0) + brotliSize(new URL(request.url()).pathname);
@@ -59,7 +64,7 @@ try {
     const ms = performance.now() - startedAt;
     await Promise.all(pending);
     page.removeAllListeners('requestfinished');
-    return { totals, ms };
+    return { totals, ms, encodings };
   };
   const kib = (n) => `${((n ?? 0) / 1024).toFixed(1)} KiB`;
   for (const [label, run] of [
@@ -69,7 +74,8 @@ try {
     const app = (run.totals.html ?? 0) + (run.totals.js ?? 0) + (run.totals.css ?? 0);
     console.log(
       `${label} of ${path}: app ${kib(app)} on the wire (html ${kib(run.totals.html)}, js ${kib(run.totals.js)}, ` +
-        `css ${kib(run.totals.css)}); as brotli over https ${kib(run.totals.brotli)}; api ${kib(run.totals.api)}; ` +
+        `css ${kib(run.totals.css)}; encodings: ${[...run.encodings].join(', ') || 'none'}); ` +
+        `all as brotli ${kib(run.totals.brotli)}; api ${kib(run.totals.api)}; ` +
         `heading on screen after ${run.ms.toFixed(0)} ms`,
     );
   }

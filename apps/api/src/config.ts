@@ -314,7 +314,8 @@ function kbEmbeddingsConfig(env: Env): Config['kbEmbeddings'] {
  * decision 0072), so the links it makes (built apps, notifications) name what the person opened; bound
  * to all interfaces, no one name is right and it stays `localhost`.
  */
-const publicUrlOf = (env: Env) => (env.PUBLIC_URL ?? `http://${browserHostOf(env.HOST)}:${env.PORT}`).replace(/\/$/, '');
+const publicUrlOf = (env: Env) =>
+  (env.PUBLIC_URL ?? `http://${browserHostOf(env.HOST)}:${env.PORT}`).replace(/\/$/, '');
 
 const browserHostOf = (host: string): string => {
   if (host === '0.0.0.0' || host === '::' || host === '') return 'localhost';

@@ -40,10 +40,11 @@ const webAppHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-const isFile = (path: string) => stat(path).then(
-  (s) => s.isFile(),
-  () => false,
-);
+const isFile = (path: string) =>
+  stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 /**
  * The path (as sent) of the file under `dir` that answers `urlPath`: the file itself, else the shell for a

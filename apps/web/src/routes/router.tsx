@@ -12,6 +12,17 @@ const lazyPage =
   async () => ({ Component: pick(await load()) });
 
 const admin = () => import('./AdminRoutes');
+const workflowPage = () => import('./WorkflowRoute');
+
+/**
+ * The project page, and once it is loaded the run page's code in the background: "Start" opens a run,
+ * whose page then shows without waiting for its chunk. A failed prefetch changes nothing: opening the page loads it.
+ */
+const projectPage = async () => {
+  const page = await import('./ProjectRoute');
+  workflowPage().catch(() => undefined);
+  return page;
+};
 
 export function createRouter() {
   return createBrowserRouter([
@@ -19,15 +30,36 @@ export function createRouter() {
       path: '/',
       element: <RootLayout />,
       children: [
-        { index: true, lazy: lazyPage(() => import('./HomeRoute'), (m) => m.HomeRoute) },
-        { path: 'projects/:projectId', lazy: lazyPage(() => import('./ProjectRoute'), (m) => m.ProjectRoute) },
         {
-          path: 'projects/:projectId/workflows/:workflowId',
-          lazy: lazyPage(() => import('./WorkflowRoute'), (m) => m.WorkflowRoute),
+          index: true,
+          lazy: lazyPage(
+            () => import('./HomeRoute'),
+            (m) => m.HomeRoute,
+          ),
         },
-        { path: 'kb', lazy: lazyPage(() => import('./KbRoute'), (m) => m.KbRoute) },
-        { path: 'settings', lazy: lazyPage(() => import('./SettingsRoute'), (m) => m.SettingsRoute) },
-        { path: 'invite', lazy: lazyPage(() => import('./InviteRoute'), (m) => m.InviteRoute) },
+        { path: 'projects/:projectId', lazy: lazyPage(projectPage, (m) => m.ProjectRoute) },
+        { path: 'projects/:projectId/workflows/:workflowId', lazy: lazyPage(workflowPage, (m) => m.WorkflowRoute) },
+        {
+          path: 'kb',
+          lazy: lazyPage(
+            () => import('./KbRoute'),
+            (m) => m.KbRoute,
+          ),
+        },
+        {
+          path: 'settings',
+          lazy: lazyPage(
+            () => import('./SettingsRoute'),
+            (m) => m.SettingsRoute,
+          ),
+        },
+        {
+          path: 'invite',
+          lazy: lazyPage(
+            () => import('./InviteRoute'),
+            (m) => m.InviteRoute,
+          ),
+        },
         { path: 'admin', lazy: lazyPage(admin, (m) => m.AdminIndexRoute) },
         { path: 'admin/workers', lazy: lazyPage(admin, (m) => m.WorkersRoute) },
         { path: 'admin/tokens', lazy: lazyPage(admin, (m) => m.TokensRoute) },

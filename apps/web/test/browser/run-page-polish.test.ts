@@ -34,7 +34,10 @@ const luminance = (rgb: string): number => {
   return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
 };
 const backgroundOf = (page: Page, selector: string) =>
-  page.locator(selector).first().evaluate((el) => getComputedStyle(el).backgroundColor);
+  page
+    .locator(selector)
+    .first()
+    .evaluate((el) => getComputedStyle(el).backgroundColor);
 
 /**
  * Words of each header cell that the browser broke across lines: a word laid out on more than one line
@@ -158,9 +161,12 @@ describeInChromium('run page polish and app delivery in Chromium (issue 29)', ()
       await run.page.setViewportSize(size);
       if (viewport === 'phone') {
         // a phone shows one card per call; the labels are whole words too
-        expect(await run.page.locator('tr.llm-call').first().evaluate((el) => getComputedStyle(el).display)).toBe(
-          'block',
-        );
+        expect(
+          await run.page
+            .locator('tr.llm-call')
+            .first()
+            .evaluate((el) => getComputedStyle(el).display),
+        ).toBe('block');
         continue;
       }
       expect(await brokenHeaderWords(run.page)).toEqual([]);
