@@ -135,7 +135,7 @@ describeInChromium('run page polish and app delivery in Chromium (issue 29)', ()
 
     // the shell (a few hundred bytes: too small to be worth compressing) is revalidated on every load
     expect(responses.get('/kb')).toMatchObject({ type: 'document', cache: 'no-cache' });
-    // Chromium offers brotli only over https; on http it takes gzip
+    // Chromium offers brotli only to secure origins (https, loopback); elsewhere it takes gzip
     const compressed = expect.stringMatching(/^(br|gzip)$/);
     const scripts = [...responses].filter(([path]) => path.endsWith('.js'));
     const styles = [...responses].filter(([path]) => path.endsWith('.css'));
