@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from './lib/server-process.mjs';
 
-const USAGE = `Usage: pnpm bench [http] [ws] [files] [scale] [dispatch] [growth] [sockets]
+const USAGE = `Usage: pnpm bench [http] [ws] [files] [scale] [dispatch] [growth] [sockets] [web]
 
 Builds the server, then runs the chosen benchmarks one after another (default: all).
   http    hot REST reads beside a hand-tuned node:http server (bench/api)
@@ -16,6 +16,7 @@ Builds the server, then runs the chosen benchmarks one after another (default: a
   growth  every read as one project grows to 100,000 workflows and one workflow to 1,000,000 log
           entries (bench/api/growth.mjs); BENCH_GROWTH_SIZES (default 100,10000,100000) picks the sizes
   sockets 10,000 idle browsers and 1,000 idle workers on one process beside a bare ws server (bench/sockets)
+  web     the web app's first-load bytes on the wire, cold and warm cache, in Chromium (bench/web)
   -h, --help   show this help
 http and ws repeat each case in rounds, svc and its peer alternating, and print the spread (decision 0069):
   BENCH_ROUNDS=N   rounds per case (default 3; --rounds N when running the script itself)
@@ -34,6 +35,7 @@ const BENCHES = {
   dispatch: ['bench/dispatch/dispatch.mjs'],
   growth: ['bench/api/growth.mjs', '--sizes', process.env.BENCH_GROWTH_SIZES ?? '100,10000,100000'],
   sockets: ['bench/sockets/sockets.mjs'],
+  web: ['bench/web/first-load.mjs'],
 };
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
@@ -50,7 +52,12 @@ const run = (command, args) => {
   const result = spawnSync(command, args, { cwd: repoRoot, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 };
-run('pnpm', ['turbo', 'run', 'build', '--filter=@svc/api', '--filter=@svc/test-kit', '--output-logs=errors-only']);
+const builds = [
+  '--filter=@svc/api',
+  '--filter=@svc/test-kit',
+  ...(chosen.includes('web') ? ['--filter=@svc/web'] : []),
+];
+run('pnpm', ['turbo', 'run', 'build', ...builds, '--output-logs=errors-only']);
 // scale runs Debian's haproxy (the load balancer) and wrk (the HTTP client), installed like the tests' tools.
 if (chosen.includes('scale')) run('bash', ['-c', 'source scripts/lib/bootstrap.sh && ensure_haproxy && ensure_wrk']);
 for (const name of chosen) {

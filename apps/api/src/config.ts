@@ -309,8 +309,18 @@ function kbEmbeddingsConfig(env: Env): Config['kbEmbeddings'] {
   return { url: env.KB_EMBEDDINGS_URL, model: env.KB_EMBEDDINGS_MODEL, apiKey: env.KB_EMBEDDINGS_API_KEY ?? null };
 }
 
-/** PUBLIC_URL without its trailing `/`; unset, it follows PORT. */
-const publicUrlOf = (env: Env) => (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, '');
+/**
+ * PUBLIC_URL without its trailing `/`. Unset, it is the address the server prints on start (HOST and PORT,
+ * decision 0072), so the links it makes (built apps, notifications) name what the person opened; bound
+ * to all interfaces, no one name is right and it stays `localhost`.
+ */
+const publicUrlOf = (env: Env) =>
+  (env.PUBLIC_URL ?? `http://${browserHostOf(env.HOST)}:${env.PORT}`).replace(/\/$/, '');
+
+const browserHostOf = (host: string): string => {
+  if (host === '0.0.0.0' || host === '::' || host === '') return 'localhost';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+};
 
 /** S3 can copy an object of at most 5 GiB in one request (a staged multipart upload is copied into place). */
 const S3_MAX_COPY_BYTES = 5 * 1024 ** 3;

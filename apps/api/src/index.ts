@@ -52,6 +52,8 @@ async function main(): Promise<void> {
   logger.info(
     {
       url: running.url,
+      // where links point (app links, notifications): the same address unless PUBLIC_URL says otherwise
+      public_url: config.publicUrl,
       provider: config.auth.provider,
       database: runtime.dbHandle.provider,
       replica: config.replicaId,

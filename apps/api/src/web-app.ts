@@ -1,6 +1,7 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { extname, join, sep } from 'node:path';
 
 /**
  * The web app's Content-Security-Policy (issue 21, finding 9): it inserts rendered markdown as HTML,
@@ -22,18 +23,84 @@ export const WEB_APP_CSP = [
   "form-action 'self'",
 ].join('; ');
 
+/** Vite names every file under /assets/ by its content hash: a name never changes content (decision 0072). */
+export const FINGERPRINTED_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+/** The shell names the current build's assets, so a browser revalidates it on every load (a 304 when unchanged). */
+export const SHELL_CACHE_CONTROL = 'no-cache';
+
+/** What apps/web's build precompresses (its vite.config.ts), in the order the server prefers them. */
+const PRECOMPRESSED = [
+  { encoding: 'br', suffix: '.br' },
+  { encoding: 'gzip', suffix: '.gz' },
+] as const;
+const COMPRESSIBLE = /\.(?:js|mjs|css|html|svg|json|map|txt)$/;
+
 const webAppHeaders: RequestHandler = (_req, res, next) => {
   res.set('Content-Security-Policy', WEB_APP_CSP);
   next();
 };
 
+const isFile = (path: string) =>
+  stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+
 /**
- * Serves the built web app with an index.html fallback for its client-side routes, under its CSP. A file
- * missing under /assets/ (Vite's build output, e.g. a page open across a deploy) is a 404, not the index page.
+ * The path (as sent) of the file under `dir` that answers `urlPath`: the file itself, else the shell for a
+ * client-side route.
+ * Null for a missing asset (a page open across a deploy gets a 404, not HTML as its script) or a path
+ * that leaves `dir`.
+ */
+async function servedFileOf(dir: string, urlPath: string): Promise<string | null> {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0')) return null;
+  const full = join(dir, decoded);
+  if (full !== dir && !full.startsWith(dir.endsWith(sep) ? dir : dir + sep)) return null;
+  if (await isFile(full)) return urlPath;
+  return decoded.startsWith('/assets/') ? null : '/index.html';
+}
+
+/** The precompressed copy of `file` the client accepts, best first (br, then gzip), if the build made one. */
+async function precompressedOf(dir: string, file: string, req: Request) {
+  if (!COMPRESSIBLE.test(file)) return null;
+  for (const candidate of PRECOMPRESSED) {
+    if (req.acceptsEncodings(candidate.encoding) !== candidate.encoding) continue;
+    if (await isFile(join(dir, decodeURIComponent(file) + candidate.suffix))) return candidate;
+  }
+  return null;
+}
+
+/**
+ * Serves the built web app (issue 29, finding 5): the shell (index.html, also the answer to every
+ * client-side route) is never cached without revalidation, fingerprinted assets are cached for a year as
+ * immutable, and text files are sent as the build's brotli or gzip copy when the browser accepts one.
+ * A file missing under /assets/ is a 404, not the index page. Everything is sent under the app's CSP.
  */
 export function serveWebApp(app: Express, dir: string | null): void {
   if (!dir || !existsSync(join(dir, 'index.html'))) return;
+  const files = express.static(dir, { index: false, cacheControl: false, fallthrough: true });
   app.use(webAppHeaders);
-  app.use(express.static(dir, { index: 'index.html', maxAge: '1h' }));
-  app.get(/^\/(?!svc\/|assets\/).*/, (_req, res) => res.sendFile(join(dir, 'index.html')));
+  app.use((req, res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path.startsWith('/svc/')) return next();
+    void (async () => {
+      const file = await servedFileOf(dir, req.path);
+      if (!file) return next();
+      res.set('Cache-Control', file.startsWith('/assets/') ? FINGERPRINTED_CACHE_CONTROL : SHELL_CACHE_CONTROL);
+      if (COMPRESSIBLE.test(file)) res.vary('Accept-Encoding');
+      const copy = await precompressedOf(dir, file, req);
+      if (copy) {
+        // send takes the type from the served name (…js.br), unless one is set already.
+        res.type(extname(file));
+        res.set('Content-Encoding', copy.encoding);
+      }
+      req.url = copy ? file + copy.suffix : file;
+      files(req, res, next);
+    })().catch(next);
+  });
 }

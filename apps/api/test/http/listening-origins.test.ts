@@ -50,8 +50,10 @@ describe.each([
     }
   });
 
-  it('accepts the public URL that follows PORT (http://localhost:PORT) whatever the Host', async () => {
-    const { ws } = await socketFrom(`http://localhost:${port}`, `10.1.2.3:${port}`);
+  it('accepts the public URL that follows HOST and PORT (the address it prints) whatever the Host', async () => {
+    // decision 0072: bound to loopback it is http://127.0.0.1:PORT, bound to all interfaces http://localhost:PORT
+    const publicName = host === '127.0.0.1' ? '127.0.0.1' : 'localhost';
+    const { ws } = await socketFrom(`http://${publicName}:${port}`, `10.1.2.3:${port}`);
     ws.close();
   });
 
@@ -59,7 +61,7 @@ describe.each([
     ['another port', (p: number) => [`http://127.0.0.1:${p + 1}`, `127.0.0.1:${p}`]],
     ['another host', (p: number) => ['https://evil.example', `127.0.0.1:${p}`]],
     ['a DNS name pointing at the server', (p: number) => [`http://rebind.example:${p}`, `rebind.example:${p}`]],
-    ['an origin that is not the Host', (p: number) => [`http://127.0.0.1:${p}`, `localhost:${p}`]],
+    ['an origin that is not the Host', (p: number) => [`http://[::1]:${p}`, `127.0.0.1:${p}`]],
     ['the opaque origin', (p: number) => ['null', `127.0.0.1:${p}`]],
   ])('refuses %s with 403 and a request id, on the socket and for writes', async (_case, make) => {
     const [origin, hostHeader] = make(port) as [string, string];

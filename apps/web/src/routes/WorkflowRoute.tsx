@@ -9,7 +9,7 @@ import { useProjects } from '../features/projects/hooks';
 import { ReceivedSoFarContext } from '../features/workflow/live-context';
 import { planView } from '@svc/agent-core';
 import { QuestionBox } from '../features/workflow/QuestionBox';
-import { WorkflowTabs } from '../features/workflow/WorkflowTabs';
+import { JumpToTabs, useOpenTab, WorkflowTabs } from '../features/workflow/WorkflowTabs';
 import { useRun } from '../features/run/useRun';
 import { useActivity } from '../features/run/useActivity';
 import { useUsage } from '../features/run/useUsage';
@@ -41,6 +41,7 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
   useDocumentTitle(workflow ? runTitle(workflow) : null);
   const steps = run.plan.steps;
   const [stepFilter, setStepFilter] = useStepFilter(steps.length);
+  const reportTabOpen = useOpenTab() === 'report';
   const back = <BackLink projectId={projectId} />;
   if (run.record.isPending) return <Loading what="the workflow" />;
   if (!workflow) return <WorkflowMissing back={back} error={run.record.error} />;
@@ -59,7 +60,13 @@ function WorkflowPage({ projectId, workflowId }: { projectId: string; workflowId
             usage={usage}
             titleRef={titleRef}
           />
-          <RunOutcome workflow={workflow} step={current} cancelledBy={latest('cancelled')} />
+          <JumpToTabs />
+          <RunOutcome
+            workflow={workflow}
+            step={current}
+            cancelledBy={latest('cancelled')}
+            reportTabOpen={reportTabOpen}
+          />
           <RoutingNote workflow={workflow} />
           <QuestionBox workflow={workflow} actions={actions} />
           <TriggerPayload workflowId={workflow.id} />
@@ -130,6 +137,7 @@ function WorkflowMissing({ back, error }: { back: ReactNode; error: unknown }) {
   return (
     <div>
       {back}
+      <h1 tabIndex={-1}>{notFound ? 'Run not found' : 'The run could not be loaded'}</h1>
       <ErrorNote>{notFound ? 'This workflow does not exist or you cannot see it.' : undefined}</ErrorNote>
       {!notFound && <ErrorNote error={error} />}
     </div>

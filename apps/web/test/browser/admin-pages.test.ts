@@ -107,12 +107,16 @@ describeInChromium('knowledge base and settings in Chromium against the real ser
     await auditPage(page, 'settings-prices');
   });
 
-  it('shows the server’s reason when a value is refused, and saves a valid one', async () => {
+  it('shows the server’s reason in words when a value is refused, and saves a valid one', async () => {
     const retention = page.getByRole('region', { name: 'LLM call detail retention (days)' });
     const value = retention.getByRole('textbox', { name: 'Value' });
     await value.fill('-3');
     await retention.getByRole('button', { name: 'Save' }).click();
-    await expectText(retention.getByRole('alert'), /llm_detail_retention_days: must be a whole number/);
+    // the setting by its label, not the request field and key (`body.value: llm_detail_retention_days: …`)
+    await expectText(
+      retention.getByRole('alert'),
+      'Not saved: LLM call detail retention (days) must be a whole number.',
+    );
     await value.fill('14');
     await retention.getByRole('button', { name: 'Save' }).click();
     const root = await server.login('root');

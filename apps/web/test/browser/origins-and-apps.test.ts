@@ -93,7 +93,9 @@ describeInChromium('origins and built apps in Chromium', () => {
       }),
       201,
     );
-    expect(workflow.app_link).toMatch(new RegExp(`^http://localhost:${port}/svc/apps/[A-Za-z0-9_-]{43}/$`));
+    // without PUBLIC_URL the link is on the address the server prints (decision 0072), not on localhost
+    expect(server.url).toBe(`http://127.0.0.1:${port}`);
+    expect(workflow.app_link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/svc/apps/[A-Za-z0-9_-]{43}/$`));
     const workspace = join(server.dataDir, 'workspaces', project.id, workflow.id);
     writeFileSync(
       join(workspace, 'index.html'),
@@ -112,7 +114,7 @@ describeInChromium('origins and built apps in Chromium', () => {
     );
 
     // Signed in at the app link's origin, so a session cookie exists that the app could try to use.
-    const page = await signedInPage(`http://localhost:${port}`, 'cid');
+    const page = await signedInPage(new URL(workflow.app_link!).origin, 'cid');
     const sentCookies: Record<string, string | undefined> = {};
     page.on('request', (request) => {
       const path = new URL(request.url()).pathname;

@@ -25,40 +25,42 @@ export function LlmCallsTable({ workflowId, live }: { workflowId: string; live: 
       {items.length === 0 ? (
         <Empty>No LLM calls yet.</Empty>
       ) : (
-        <table className="table numbers llm-table">
-          <caption className="visually-hidden">LLM calls</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Phase</th>
-              <th scope="col">Model</th>
-              <th scope="col">Step</th>
-              <th scope="col">Prompt tokens</th>
-              <th scope="col">Completion tokens</th>
-              <th scope="col">Latency</th>
-              <th scope="col" className="llm-outcome">
-                Result
-              </th>
-              <th scope="col" className="llm-toggle-cell">
-                Messages
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((call) => (
-              <LlmCallRow
-                key={call.id}
-                workflowId={workflowId}
-                call={call}
-                expanded={open.has(call.id)}
-                onToggle={() => toggle(call.id)}
-              />
-            ))}
-          </tbody>
-          <tfoot>
-            <TotalsRow totals={totals} />
-          </tfoot>
-        </table>
+        <div className="llm-table-scroll">
+          <table className="table numbers llm-table">
+            <caption className="visually-hidden">LLM calls</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Phase</th>
+                <th scope="col">Model</th>
+                <th scope="col">Step</th>
+                <th scope="col">Prompt tokens</th>
+                <th scope="col">Completion tokens</th>
+                <th scope="col">Latency</th>
+                <th scope="col" className="llm-outcome">
+                  Result
+                </th>
+                <th scope="col" className="llm-toggle-cell">
+                  Messages
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((call) => (
+                <LlmCallRow
+                  key={call.id}
+                  workflowId={workflowId}
+                  call={call}
+                  expanded={open.has(call.id)}
+                  onToggle={() => toggle(call.id)}
+                />
+              ))}
+            </tbody>
+            <tfoot>
+              <TotalsRow totals={totals} />
+            </tfoot>
+          </table>
+        </div>
       )}
       {calls.hasNextPage && (
         <button type="button" onClick={() => inBackground(calls.fetchNextPage())} disabled={calls.isFetchingNextPage}>

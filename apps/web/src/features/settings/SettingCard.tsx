@@ -6,6 +6,7 @@ import { ErrorNote } from '../../components/Feedback';
 import { putSetting } from './api';
 import { PriceEditor } from './PriceEditor';
 import { rowsOf } from './prices';
+import { settingSaveError } from './save-error';
 
 /** One documented setting: its label, what it does, its default and value; administrators change it. */
 export function SettingCard({
@@ -49,7 +50,7 @@ export function SettingCard({
             key={current}
             value={current}
             busy={save.isPending}
-            error={save.error}
+            error={settingSaveError(save.error, definition)}
             describedBy={`${id}-help`}
             onSave={onSave}
           />
@@ -63,7 +64,7 @@ export function SettingCard({
           definition={definition}
           value={current}
           busy={save.isPending}
-          error={save.error}
+          error={settingSaveError(save.error, definition)}
           onSave={onSave}
         />
       ) : (
@@ -90,7 +91,7 @@ function ValueEditor({
   definition: SettingDefinition;
   value: string;
   busy: boolean;
-  error: unknown;
+  error: string | null;
   onSave(value: string): void;
 }) {
   const [draft, setDraft] = useState(value);
@@ -125,7 +126,7 @@ function ValueEditor({
       <button type="submit" className="primary" disabled={busy || draft === value}>
         Save
       </button>
-      <ErrorNote error={error} />
+      <ErrorNote>{error}</ErrorNote>
     </form>
   );
 }

@@ -25,11 +25,36 @@ interface Props {
   onStepFilterChange(step: number | null): void;
 }
 
+/** The open tab, from the URL (`?tab=`; the log when none or an unknown one is named). */
+export function useOpenTab(): Tab {
+  const [params] = useSearchParams();
+  const requested = params.get('tab');
+  return isTab(requested) ? requested : 'log';
+}
+
+const JUMP_LABELS: Record<Tab, string> = {
+  log: 'Jump to the log',
+  llm: 'Jump to the LLM calls',
+  files: 'Jump to the files',
+  report: 'Jump to the report',
+};
+
+/**
+ * On a narrow screen the plan comes before the tabs, so a long plan pushes the log far down (issue 29,
+ * finding 6): this link, right under the run's header, goes to the open tab. Wide screens show both side by side.
+ */
+export function JumpToTabs() {
+  return (
+    <a href="#run-tabs" className="jump-to-tabs">
+      {JUMP_LABELS[useOpenTab()]}
+    </a>
+  );
+}
+
 /** Log, LLM calls, files and report as tabs; the open tab is in the URL (`?tab=`), so it can be linked. */
 export function WorkflowTabs({ workflow, live, stepFilter, onStepFilterChange }: Props) {
-  const [params, setParams] = useSearchParams();
-  const requested = params.get('tab');
-  const tab: Tab = isTab(requested) ? requested : 'log';
+  const [, setParams] = useSearchParams();
+  const tab = useOpenTab();
   const buttons = useRef<(HTMLButtonElement | null)[]>([]);
   const select = (next: Tab) => setParams((p) => (p.set('tab', next), p), { replace: true });
   // Arrow keys move between tabs (WAI-ARIA tabs pattern).
@@ -41,7 +66,7 @@ export function WorkflowTabs({ workflow, live, stepFilter, onStepFilterChange }:
     buttons.current[next]?.focus();
   };
   return (
-    <section className="card tabs">
+    <section className="card tabs" id="run-tabs" tabIndex={-1}>
       <div role="tablist" aria-label="Workflow details" onKeyDown={onKeyDown}>
         {TABS.map(([id, label], i) => (
           <button
