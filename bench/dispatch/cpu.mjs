@@ -1,19 +1,6 @@
 // CPU time of the processes a dispatch target's work runs in: a process by pid (/proc, Linux), the
 // PostgreSQL backends serving one database, Redis (its INFO). Milliseconds of user + system time.
-import { readFileSync } from 'node:fs';
-
-const TICK_MS = 10; // USER_HZ is 100 on Linux
-
-/** User + system CPU of a process so far, in ms (0 once it is gone). */
-export function processCpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
+import { cpuMsOf } from '../lib/server-process.mjs';
 
 /**
  * CPU of the PostgreSQL backends of database `name` over a phase: `start()` samples them, the returned
@@ -22,7 +9,7 @@ export function processCpuMs(pid) {
 export function backendCpu(admin, name) {
   const sample = async () => {
     const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name]);
-    return new Map(rows.map(({ pid }) => [pid, processCpuMs(pid)]));
+    return new Map(rows.map(({ pid }) => [pid, cpuMsOf(pid)]));
   };
   return {
     async start() {

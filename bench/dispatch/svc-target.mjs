@@ -2,9 +2,8 @@
 // protocol receives its `dispatch`, sends one `status: completed` update and counts the job done at
 // its `ack` (the server acks after the commit). Title jobs are answered with a `title` update, as the
 // real worker does. The server runs on a fresh PostgreSQL database (bench/lib/server-process.mjs).
-import { devLogin, startServerProcess } from '../lib/server-process.mjs';
+import { cpuMsOf, devLogin, startServerProcess } from '../lib/server-process.mjs';
 import { openSocket } from '../ws/load-clients.mjs';
-import { processCpuMs } from './cpu.mjs';
 
 const WORKER_PROTOCOL_VERSION = 1;
 
@@ -99,7 +98,7 @@ export async function svcTarget({ nodeArgs = [], env = {}, entry } = {}) {
       for (const worker of workers) worker.close();
       workers = [];
     },
-    serverCpuMs: () => processCpuMs(server.pid),
+    serverCpuMs: () => cpuMsOf(server.pid),
     /** creates answered 503 and sent again */
     refusedEnqueues: () => refused,
     stop: () => server.stop(),

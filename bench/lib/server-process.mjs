@@ -63,10 +63,33 @@ async function untilHealthy(child, url) {
   }
 }
 
-/** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms); 0 once it is gone. */
 export function cpuMsOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  let stat;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The bare `ws` server of bench/ws (the peer the socket benches compare svc with), on a free port. */
+export async function startBareWsServer() {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(repoRoot, 'bench/ws/bare-server.mjs'), String(port)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
 }
 
 /** `entry`: the built server to start (another checkout's, to measure before and after a change). */

@@ -5,11 +5,18 @@
 // Usage: node bench/sockets/sockets.mjs [--rounds 2] [--provider sqlite|postgresql] [--idle-seconds 30]
 //        [--browsers 10000] [--workers 1000] [--events 20] [--entry <another build's dist/index.js>]
 //        [--targets bare,svc] [--profile <dir>]
-import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { benchArgs } from '../lib/args.mjs';
-import { devLogin, freePort, memoryOf, percentile, repoRoot, startServerProcess } from '../lib/server-process.mjs';
+import {
+  cpuMsOf,
+  devLogin,
+  memoryOf,
+  percentile,
+  repoRoot,
+  startBareWsServer,
+  startServerProcess,
+} from '../lib/server-process.mjs';
 import { connectBrowser, connectWorker } from '../ws/load-clients.mjs';
 
 // Two sides of 10,000+ sockets need more descriptors than the usual 1,024 (or 20,000): raise the limit
@@ -35,7 +42,6 @@ const targets = (args.targets ?? 'bare,svc').split(',');
 const connectSizes = [1000, 5000].filter((n) => n < browserCount);
 /** upgrades in flight at once from the bench (a page load storm, not one socket at a time) */
 const CONNECT_CONCURRENCY = 200;
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 // The per-user stream cap (32 by default) and the per-process one are policies: the bench's browsers are
 // one signed-in user, so both are lifted (as in bench/ws).
@@ -51,33 +57,11 @@ const serverEnv = {
     : {}),
 };
 
-/** CPU milliseconds the process has used (user + system). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
-
 async function idleCpu(pid) {
-  const before = cpuMs(pid);
+  const before = cpuMsOf(pid);
   const started = performance.now();
   await new Promise((r) => setTimeout(r, idleMs));
-  return (cpuMs(pid) - before) / ((performance.now() - started) / 1000);
-}
-
-async function startBare() {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(repoRoot, 'bench/ws/bare-server.mjs'), String(port)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise((resolve) => child.stdout.once('data', resolve));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
+  return (cpuMsOf(pid) - before) / ((performance.now() - started) / 1000);
 }
 
 async function startSvc(workflows) {
@@ -164,7 +148,7 @@ async function fanOut(worker, subscribers) {
 async function browserRound(target) {
   const bare = target === 'bare';
   // svc: two queued workflows; the fan-out worker (capacity 1) is handed one, the other is only watched.
-  const server = bare ? await startBare() : await startSvc(2);
+  const server = bare ? await startBareWsServer() : await startSvc(2);
   try {
     const worker = await connectWorker(server.url, server.token, 'fan-out', bare ? 'wf-0' : undefined);
     // Heartbeats as the real worker's (10 s), naming its run: a silent worker is cut after 30 s.
@@ -203,7 +187,7 @@ async function browserRound(target) {
 /** Workers: `workerCount` register (connect time), then heartbeat as the real worker does while idle. */
 async function workerRound(target) {
   const bare = target === 'bare';
-  const server = bare ? await startBare() : await startSvc(0);
+  const server = bare ? await startBareWsServer() : await startSvc(0);
   const heartbeats = [];
   try {
     const baseline = memoryOf(server.pid).rssMiB;

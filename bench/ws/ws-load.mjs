@@ -7,16 +7,15 @@
 // the spread over the rounds of each target, its ratio to bare in the same round, and p99 (decision 0069).
 // Usage: node bench/ws/ws-load.mjs [--seconds 10] [--window 64] [--targets bare,sqlite,postgresql]
 //          [--cases 1x1,10x100,10x100hot,10x100@2000] [--rounds 3] [--hog] [--profile <dir>]
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import {
   cpuMsOf,
   devLogin,
-  freePort,
   memoryOf,
   percentile,
   repoRoot,
+  startBareWsServer,
   startServerProcess,
 } from '../lib/server-process.mjs';
 import { connectBrowser, connectWorker, DEFAULT_WINDOW, stream } from './load-clients.mjs';
@@ -53,22 +52,6 @@ const serverEnv = {
     : {}),
 };
 
-async function startBare() {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(repoRoot, 'bench/ws/bare-server.mjs'), String(port)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise((resolve) => child.stdout.once('data', resolve));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
-}
-
 /** svc: N pending workflows created through REST, a worker token, browser credentials. */
 async function prepareSvc(server, n) {
   const cookie = await devLogin(server.url);
@@ -87,7 +70,7 @@ async function prepareSvc(server, n) {
 
 async function runCase(target, testCase) {
   const bare = target === 'bare';
-  const server = bare ? await startBare() : await startServerProcess({ provider: target, env: serverEnv });
+  const server = bare ? await startBareWsServer() : await startServerProcess({ provider: target, env: serverEnv });
   try {
     const svc = bare ? null : await prepareSvc(server, testCase.n);
     const { workers, browsers } = await connectClients(server, svc, testCase);

@@ -3,23 +3,13 @@ import { auditPage } from '../support/audit';
 import { describeInChromium } from '../support/chromium';
 import { expectText } from '../support/pages';
 import { expectJson } from '../support/server';
-import { logUpdate, startRunFixture, threeStepPlan, type RunFixture } from '../support/runs';
+import { CART_PATCH, logUpdate, startRunFixture, threeStepPlan, type RunFixture } from '../support/runs';
 
 jest.setTimeout(90_000);
 
 const ESC = '\u001b';
 const FIRST = `${ESC}[32mPASS${ESC}[0m cart.test.ts\n`;
 const SECOND = 'Tests: 12 passed\n';
-const PATCH = [
-  'diff --git a/shop/cart.ts b/shop/cart.ts',
-  '--- a/shop/cart.ts',
-  '+++ b/shop/cart.ts',
-  '@@ -1,2 +1,2 @@',
-  ' export const items = [];',
-  '-export const total = 0;',
-  '+export const total = items.length;',
-  '',
-].join('\n');
 
 /** CONTRACT-V2 in the page: live command output, durations, revision markers, LLM call detail, step diffs. */
 describeInChromium('live command output, revisions, LLM detail and step diffs in Chromium', () => {
@@ -139,7 +129,7 @@ describeInChromium('live command output, revisions, LLM detail and step diffs in
       data: {
         step_index: 1,
         files: [{ path: 'shop/cart.ts', status: 'modified', additions: 1, deletions: 1, binary: false }],
-        patch: PATCH,
+        patch: CART_PATCH,
         truncated: false,
       },
     });

@@ -5,20 +5,9 @@ import { auditPage, VIEWPORTS, type ViewportName } from '../support/audit';
 import { describeInChromium } from '../support/chromium';
 import { expectText } from '../support/pages';
 import { snapshot, WEB_DIST_DIR } from '../support/server';
-import { startRunFixture, threeStepPlan, type RunFixture } from '../support/runs';
+import { CART_PATCH, startRunFixture, threeStepPlan, type RunFixture } from '../support/runs';
 
 jest.setTimeout(120_000);
-
-const PATCH = [
-  'diff --git a/shop/cart.ts b/shop/cart.ts',
-  '--- a/shop/cart.ts',
-  '+++ b/shop/cart.ts',
-  '@@ -1,2 +1,2 @@',
-  ' export const items = [];',
-  '-export const total = 0;',
-  '+export const total = items.length;',
-  '',
-].join('\n');
 
 const SCHEMES = ['light', 'dark'] as const;
 /** The size of a built file (the build compresses files of 1 KiB and more). */
@@ -88,7 +77,7 @@ describeInChromium('run page polish and app delivery in Chromium (issue 29)', ()
       data: {
         step_index: 0,
         files: [{ path: 'shop/cart.ts', status: 'modified', additions: 1, deletions: 1, binary: false }],
-        patch: PATCH,
+        patch: CART_PATCH,
         truncated: false,
       },
     });

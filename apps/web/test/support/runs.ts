@@ -157,6 +157,18 @@ export async function startRunFixture(login: string, env: Record<string, string>
   };
 }
 
+/** A one-file diff, as a step's `patch` update carries it. */
+export const CART_PATCH = [
+  'diff --git a/shop/cart.ts b/shop/cart.ts',
+  '--- a/shop/cart.ts',
+  '+++ b/shop/cart.ts',
+  '@@ -1,2 +1,2 @@',
+  ' export const items = [];',
+  '-export const total = 0;',
+  '+export const total = items.length;',
+  '',
+].join('\n');
+
 export const threeStepPlan = (current: number, statuses: ('done' | 'running' | 'pending')[]): UpdateBody => ({
   kind: 'snapshot',
   data: {
