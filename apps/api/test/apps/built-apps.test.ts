@@ -203,11 +203,15 @@ describe('APP_ORIGIN', () => {
     },
   );
 
-  it('is optional, and PUBLIC_URL follows PORT when unset', () => {
+  it('is optional, and PUBLIC_URL follows HOST and PORT when unset', () => {
     const config = configFromEnv({ ...base, PORT: '18260', PUBLIC_URL: '' });
     expect({ publicUrl: config.publicUrl, appOrigin: config.appOrigin }).toEqual({
-      publicUrl: 'http://localhost:18260',
+      publicUrl: 'http://127.0.0.1:18260',
       appOrigin: null,
     });
+    // Bound to every interface, the address a browser on this machine opens.
+    expect(configFromEnv({ ...base, HOST: '0.0.0.0', PORT: '18260', PUBLIC_URL: '' }).publicUrl).toBe(
+      'http://localhost:18260',
+    );
   });
 });

@@ -45,7 +45,9 @@ describe('repository commands from the READMEs', () => {
   it('`pnpm bench --help` prints the usage and exits 0 without building or running anything', async () => {
     const help = await exitOf('pnpm', ['--silent', 'bench', '--help']);
     expect(help).toMatchObject({ code: 0, stderr: '' });
-    expect(help.stdout).toMatch(/^Usage: pnpm bench \[http\] \[ws\] \[files\] \[scale\]\n/);
+    expect(help.stdout).toMatch(
+      /^Usage: pnpm bench \[http\] \[ws\] \[files\] \[scale\] \[dispatch\] \[growth\] \[sockets\] \[web\]\n/,
+    );
     expect(await exitOf('pnpm', ['--silent', 'bench', 'nope'])).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('unknown benchmark(s): nope'),
