@@ -75,6 +75,26 @@ export function cpuMsOf(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * A signed-in svc for the socket benches: a worker token, a project named `name` with `workflows` pending
+ * workflows created through REST, and the browser credentials (cookie and origin).
+ */
+export async function prepareSvcProject(server, { name, workflows }) {
+  const cookie = await devLogin(server.url);
+  const headers = { cookie, origin: server.url, 'content-type': 'application/json' };
+  const post = async (path, body) => {
+    const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const { token } = await post('/svc/api/token', { scope: 'worker' });
+  const project = await post('/svc/api/projects', { name });
+  const workflowIds = [];
+  for (let i = 0; i < workflows; i++)
+    workflowIds.push((await post(`/svc/api/projects/${project.id}/workflows`, { requirement: `${name} ${i}` })).id);
+  return { token, workflowIds, browserHeaders: { cookie, origin: server.url } };
+}
+
 /** The bare `ws` server of bench/ws (the peer the socket benches compare svc with), on a free port. */
 export async function startBareWsServer() {
   const port = await freePort();

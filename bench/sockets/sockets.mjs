@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { benchArgs } from '../lib/args.mjs';
 import {
   cpuMsOf,
-  devLogin,
   memoryOf,
   percentile,
+  prepareSvcProject,
   repoRoot,
   startBareWsServer,
   startServerProcess,
@@ -66,19 +66,7 @@ async function idleCpu(pid) {
 
 async function startSvc(workflows) {
   const server = await startServerProcess({ provider, env: serverEnv, ...(args.entry ? { entry: args.entry } : {}) });
-  const cookie = await devLogin(server.url);
-  const headers = { cookie, origin: server.url, 'content-type': 'application/json' };
-  const post = async (path, body) => {
-    const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
-  const { token } = await post('/svc/api/token', { scope: 'worker' });
-  const project = await post('/svc/api/projects', { name: 'sockets bench' });
-  const workflowIds = [];
-  for (let n = 0; n < workflows; n++)
-    workflowIds.push((await post(`/svc/api/projects/${project.id}/workflows`, { requirement: `watched ${n}` })).id);
-  return { ...server, token, workflowIds, browserHeaders: { cookie, origin: server.url } };
+  return { ...server, ...(await prepareSvcProject(server, { name: 'sockets bench', workflows })) };
 }
 
 /** Opens and subscribes `count` browsers, CONNECT_CONCURRENCY at a time; `watched(i)` is browser i's workflow. */

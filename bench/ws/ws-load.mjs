@@ -11,9 +11,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import {
   cpuMsOf,
-  devLogin,
   memoryOf,
   percentile,
+  prepareSvcProject,
   repoRoot,
   startBareWsServer,
   startServerProcess,
@@ -52,27 +52,11 @@ const serverEnv = {
     : {}),
 };
 
-/** svc: N pending workflows created through REST, a worker token, browser credentials. */
-async function prepareSvc(server, n) {
-  const cookie = await devLogin(server.url);
-  const headers = { cookie, origin: server.url, 'content-type': 'application/json' };
-  const post = async (path, body) => {
-    const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
-  const { token } = await post('/svc/api/token', { scope: 'worker' });
-  const project = await post('/svc/api/projects', { name: 'ws bench' });
-  for (let i = 0; i < n; i++)
-    await post(`/svc/api/projects/${project.id}/workflows`, { requirement: `bench workflow ${i}` });
-  return { token, browserHeaders: { cookie, origin: server.url } };
-}
-
 async function runCase(target, testCase) {
   const bare = target === 'bare';
   const server = bare ? await startBareWsServer() : await startServerProcess({ provider: target, env: serverEnv });
   try {
-    const svc = bare ? null : await prepareSvc(server, testCase.n);
+    const svc = bare ? null : await prepareSvcProject(server, { name: 'ws bench', workflows: testCase.n });
     const { workers, browsers } = await connectClients(server, svc, testCase);
     const before = svc ? await storedBytes(server.databaseUrl) : null;
     let rssMiB = 0;
