@@ -22,6 +22,9 @@ export interface BrowserClientLimits {
   maxBufferedBytes: number;
 }
 
+/** How long a dropped client's backlog may stay unchanged before its connection is cut. */
+const DROP_GRACE_MS = 5000;
+
 /** A text frame, also when the message is already bytes. */
 const AS_TEXT = { binary: false } as const;
 
@@ -90,12 +93,25 @@ export class BrowserClient implements EventSubscriber {
 
   /**
    * Stops sending at once. The close frame queues behind the backlog (already bounded), so a client that
-   * still reads sees the code; one that does not is cut after a grace period.
+   * still reads sees the code; one whose backlog stops shrinking for a grace period is cut. Progress, not a
+   * fixed deadline, decides: a slow but reading client on a busy host still gets the close code.
    */
   drop(code: number, reason: string): void {
     if (this.dropped) return;
     this.dropped = true;
     this.socket.close(code, reason);
-    setTimeout(() => this.socket.terminate(), 5000).unref();
+    let backlog = Number.POSITIVE_INFINITY;
+    const watchdog = setInterval(() => {
+      const now = this.socket.bufferedAmount;
+      // Once the close frame is written, ws's own close timeout ends a peer that never answers it.
+      if (this.socket.readyState === WebSocket.CLOSED || now === 0) return clearInterval(watchdog);
+      if (now < backlog) {
+        backlog = now;
+        return;
+      }
+      clearInterval(watchdog);
+      this.socket.terminate();
+    }, DROP_GRACE_MS);
+    watchdog.unref();
   }
 }

@@ -265,6 +265,8 @@ export class BrowserHub {
   /** Ping/pong liveness: a client that did not answer the last ping is cut. */
   private ping(): void {
     for (const client of this.clients) {
+      // a closing socket is ended by its close handshake or the drop watchdog, not by a missed pong
+      if (client.socket.readyState !== client.socket.OPEN) continue;
       if (!client.isAlive) {
         client.socket.terminate();
         continue;

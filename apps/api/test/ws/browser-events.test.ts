@@ -170,4 +170,18 @@ describe.each(TEST_PROVIDERS)('browser events on %s', (provider) => {
     expect(slow.inbox.ofType('log_entry').length).toBeLessThan(12);
     fast.ws.close();
   }, 90_000);
+
+  it('cuts a dropped browser that never reads again once its backlog stops shrinking', async () => {
+    const { worker, id, seq } = await running('stalled');
+    const before = suite.server.sockets.browsers.size;
+    const stalled = await openBrowser(suite.server, suite.alice);
+    stalled.ws.send(JSON.stringify({ type: 'subscribe', workflow_id: id }));
+    await stalled.inbox.next((m) => m.type === 'subscribed');
+    (stalled.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    const big = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 12; i++) await worker.store(id, seq.next++, logEntry(`${i}:${big}`));
+    // the server holds no socket for it any more: the watchdog terminated it
+    await eventually(() => suite.server.sockets.browsers.size === before);
+    stalled.ws.terminate();
+  }, 90_000);
 });
