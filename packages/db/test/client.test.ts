@@ -72,7 +72,8 @@ describe.each(TEST_PROVIDERS)('database on %s', (provider) => {
     } finally {
       await fresh.drop();
     }
-  });
+    // three child processes each start node and the migrator: slow on a loaded 2-core machine
+  }, 120_000);
 });
 
 describe('closing a PostgreSQL handle', () => {
