@@ -118,6 +118,12 @@ describeInChromium('the LLM trace of a run in Chromium', () => {
       await run.page.keyboard.press('Enter');
       expect(await call.getAttribute('aria-pressed')).toBe('true');
       const detail = run.page.locator('#trace-detail');
+      // a phone shows the messages under the timeline and goes there; a wide screen beside it, and stays
+      const heading = detail.getByRole('heading', { level: 3 });
+      await heading.waitFor();
+      expect(await heading.evaluate((el) => el === document.activeElement)).toBe(size === VIEWPORTS.phone);
+      await detail.getByRole('button', { name: 'Back to the call on the timeline' }).click();
+      expect(await call.evaluate((el) => el === document.activeElement)).toBe(true);
       await expectText(detail.locator('.llm-role-system pre'), 'You are the executor of a plan.');
       await expectText(detail.locator('.llm-tool-call code'), 'write_file');
       expect(await detail.locator('.llm-tool-call pre').innerText()).toBe('{\n  "path": "cart.ts"\n}');

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { LlmCallLog } from '@svc/protocol';
 import { queryKeys } from '../../lib/query-keys';
@@ -146,13 +146,25 @@ function TraceCallButton({
   );
 }
 
+/** Below this width the messages come after the whole timeline (trace.css), so choosing a call goes to them. */
+const STACKED = '(max-width: 999px)';
+
+const callButton = (callId: string) => document.querySelector<HTMLElement>(`.trace-call[data-call-id="${callId}"]`);
+
 function TraceCallDetail({ workflowId, call }: { workflowId: string; call: LlmCallLog }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (window.matchMedia(STACKED).matches) heading.current?.focus();
+  }, [call.id]);
   return (
     <section id="trace-detail" className="trace-detail" aria-labelledby="trace-detail-heading">
-      <h3 id="trace-detail-heading">
+      <h3 id="trace-detail-heading" ref={heading} tabIndex={-1}>
         {call.model} at {formatClock(call.created_at)}
         {call.attempt > 1 && `, attempt ${call.attempt}`}
       </h3>
+      <button type="button" className="link-button trace-back" onClick={() => callButton(call.id)?.focus()}>
+        Back to the call on the timeline
+      </button>
       {call.error !== null && <p className="llm-failed">Failed: {call.error}</p>}
       <LlmCallDetailView key={call.id} workflowId={workflowId} callId={call.id} known={call.has_detail} />
     </section>
