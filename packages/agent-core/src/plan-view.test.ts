@@ -51,9 +51,10 @@ describe('projectPlan', () => {
     },
   );
 
-  it('shows every step pending and untimed while a revised plan is awaited, unless the workflow is finished', () => {
-    const projected = projectPlan(plan('done', 'done'), 'running', true);
+  it('keeps done steps done and timed while a revised plan is awaited, the rest pending and untimed', () => {
+    const projected = projectPlan(plan('done', 'running', 'pending'), 'running', true);
     expect(projected.map((s) => [s.status, s.started_at, s.finished_at])).toEqual([
+      ['done', T1, T2],
       ['pending', null, null],
       ['pending', null, null],
     ]);

@@ -5,8 +5,9 @@ import { TERMINAL_WORKFLOW_STATUSES, type PlanStepInfo, type StepStatus, type Wo
  * over it) and the workflow's status: the one set of rules GET /workflows/{id}/plan answers with and the
  * web app shows. A plan already projected may be projected again with a newer status (idempotent).
  *
- * - While feedback is being turned into a revised plan (`revising`, workflow not finished) every step is
- *   pending: the old plan no longer says what is done.
+ * - While feedback is being turned into a revised plan (`revising`, workflow not finished) a done step
+ *   stays done with its times (what was finished stays finished; the revised plan says what runs again)
+ *   and every other step is pending (issue 29, decision 0076).
  * - Only a running or paused workflow has a running step (a paused run stays in the step it stopped
  *   in, and goes on there when resumed). A step reported running (or interrupted before) is pending
  *   otherwise, and says `interrupted` when the workflow failed or was cancelled.
@@ -36,7 +37,7 @@ function projectStep(step: PlanStepInfo, status: WorkflowStatus, invalidated: bo
 
 /** A step reported running, or interrupted while running, runs only while the workflow runs. */
 function projectedStatus(step: PlanStepInfo, status: WorkflowStatus, invalidated: boolean): StepStatus {
-  if (invalidated) return 'pending';
+  if (invalidated) return step.status === 'done' ? 'done' : 'pending';
   if (!wasRunning(step)) return step.status;
   return status === 'running' || status === 'paused' ? 'running' : 'pending';
 }

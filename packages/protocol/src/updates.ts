@@ -55,6 +55,8 @@ export const LlmCallDetailDataSchema = z.object({
   messages: z.array(z.unknown()),
   reply: LlmReplyDetailSchema,
   truncated: z.boolean(),
+  /** the request's OpenAI tool definitions; absent when it offered none (or from older workers) */
+  tools: z.array(z.unknown()).optional(),
 });
 export type LlmCallDetailData = z.infer<typeof LlmCallDetailDataSchema>;
 

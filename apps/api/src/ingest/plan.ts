@@ -8,6 +8,7 @@ import { presentLlmCall } from '../wire/logs';
 import { logEntryEvents } from '../events/stored-rows';
 import type { NewEvent } from '../events';
 import { planWorkerStatus, planWorkerTitle, type PlannedEvent, type RunChanges, type RunRow } from '../engine';
+import { storedMessages } from '../wire/llm-detail';
 
 /**
  * The workflow columns an update batch reads (the engine checks worker updates against them), and
@@ -229,7 +230,7 @@ function planLlmCall({ rows, update, now, base, context }: UpdateContext<'llm_ca
   if (storeDetail) {
     rows.llmCallDetails.push({
       call_id: row.id,
-      messages: JSON.stringify(detail.messages),
+      messages: storedMessages(detail.messages, detail.tools),
       reply: JSON.stringify(detail.reply),
       truncated: detail.truncated,
       created_at: now,

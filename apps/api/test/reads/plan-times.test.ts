@@ -7,8 +7,8 @@ import { SETUP_TIMEOUT_MS } from '../ws/clients';
 /**
  * GET /plan reads its step times from plan_step_times and "a revised plan is awaited" from
  * workflows.plan_revising (decision 0067). Its answers must be what the stored events say: each step
- * started when its last `running` event came, finished at its `done` event after that; every step
- * pending while the latest feedback has no snapshot after it.
+ * started when its last `running` event came, finished at its `done` event after that; while the latest
+ * feedback has no snapshot after it, the done steps stay done and timed and the others are pending.
  */
 describe.each(TEST_PROVIDERS)('the plan kept as state, against the events, on %s', (provider) => {
   let server: TestServer;
@@ -87,12 +87,12 @@ describe.each(TEST_PROVIDERS)('the plan kept as state, against the events, on %s
       ).status,
     ).toBe(200);
     plan = await planOf(id);
-    // awaiting the revised plan: the old plan shown all pending, untimed
+    // awaiting the revised plan: the finished step stays done with its times, the running one is pending
     expect(plan.map((s) => [s.status, s.finished_at])).toEqual([
-      ['pending', null],
+      ['done', before[0]!.finished_at],
       ['pending', null],
     ]);
-    expect(await progressOf(id)).toEqual({ done: 0, total: 2 });
+    expect(await progressOf(id)).toEqual({ done: 1, total: 2 });
 
     // The revised plan adds a step and runs steps 0 and 1 again: their times are the latest ones.
     await report(snapshot('executing', 1, ['done', 'running', 'pending']));

@@ -273,6 +273,34 @@ describe.each(TEST_PROVIDERS)('run page data on %s', (provider) => {
     expect(echoed.map((m: Message) => 'detail' in m.data.data)).toEqual([false, false]);
   });
 
+  it('keeps the tool definitions a call offered with its detail (decision 0076)', async () => {
+    const { worker, id, seq } = await running('tool-offerer');
+    const tools = [
+      {
+        type: 'function',
+        function: { name: 'write_file', description: 'Write a file', parameters: { type: 'object' } },
+      },
+    ];
+    const detail = {
+      messages: [{ role: 'user', content: 'Write it' }],
+      reply: { role: 'assistant', content: 'Done' },
+      truncated: false,
+    };
+    await worker.store(id, seq.next++, llmCall({ detail: { ...detail, tools } }));
+    await worker.store(id, seq.next++, llmCall({ detail }));
+    const [offered, plain] = (await body(await get(`/workflows/${id}/llm-calls`))).items;
+    expect(await body(await get(`/workflows/${id}/llm-calls/${offered.id}`))).toEqual({
+      id: offered.id,
+      ...detail,
+      tools,
+      created_at: offered.created_at,
+    });
+    // a call that offered no tools (and every detail stored before tools were kept) has no `tools`
+    const none = await body(await get(`/workflows/${id}/llm-calls/${plain.id}`));
+    expect(none).toEqual({ id: plain.id, ...detail, created_at: plain.created_at });
+    expect('tools' in none).toBe(false);
+  });
+
   it('keeps details for llm_detail_retention_days: none at 0, older ones pruned by the sweep', async () => {
     const { worker, id, seq } = await running('forgetful');
     const { db } = suite.server.deps;

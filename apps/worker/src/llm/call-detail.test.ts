@@ -1,5 +1,9 @@
 import { LlmCallDetailDataSchema } from '@svc/protocol';
-import type { ChatCompletionMessage, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import { boundDetail } from './call-detail';
 
 const reply: ChatCompletionMessage = {
@@ -55,5 +59,27 @@ describe('boundDetail', () => {
     expect(bytes(detail)).toBeLessThanOrEqual(4096);
     expect(detail.messages.length).toBeLessThan(400);
     expect((detail.messages.at(-1) as { content: string }).content).toMatch(/^message 399 /);
+  });
+
+  it('keeps the tool definitions the request offered, and leaves them out before any message', () => {
+    const tools: ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: { name: 'write_file', description: 'Write a file', parameters: { type: 'object', properties: {} } },
+      },
+    ];
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Build a todo app' }];
+    const detail = boundDetail(messages, reply, 65_536, tools)!;
+    expect(detail.tools).toEqual(tools);
+    expect(LlmCallDetailDataSchema.parse(detail)).toEqual(detail);
+    expect(boundDetail(messages, reply, 65_536, [])).not.toHaveProperty('tools');
+
+    const bulky: ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'big', description: 'd'.repeat(5000), parameters: { type: 'object' } } },
+    ];
+    const bounded = boundDetail(messages, reply, 1024, bulky)!;
+    expect(bytes(bounded)).toBeLessThanOrEqual(1024);
+    expect(bounded).not.toHaveProperty('tools');
+    expect(bounded.messages).toEqual(messages);
   });
 });

@@ -1,6 +1,10 @@
 import type { LlmCallDetailData, LlmReplyDetail } from '@svc/protocol';
 import { truncateUtf8, utf8ByteLength } from '@svc/text';
-import type { ChatCompletionMessage, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 
 /** Least bytes a text keeps when texts are cut to fit: enough to recognise it. */
 const MIN_TEXT_BYTES = 64;
@@ -70,8 +74,9 @@ function cutTexts(detail: LlmCallDetailData, maxBytes: number): boolean {
   return false;
 }
 
-/** Leaves out the oldest messages, then the reply's content, until `detail` fits. */
+/** Leaves out the tool definitions, then the oldest messages, then the reply's content, until `detail` fits. */
 function dropOldest(detail: LlmCallDetailData, maxBytes: number): void {
+  if (size(detail) > maxBytes) delete detail.tools;
   while (detail.messages.length > 0 && size(detail) > maxBytes) detail.messages.shift();
   if (size(detail) > maxBytes) detail.reply = { role: detail.reply.role, content: null };
 }
@@ -79,18 +84,21 @@ function dropOldest(detail: LlmCallDetailData, maxBytes: number): void {
 /**
  * What an LLM call sent and got back, at most `maxBytes` of JSON (UTF-8). Too large, every text is cut
  * (UTF-8-safely, marked) to one common cap, so short texts stay whole and long ones shrink alike; if
- * that is not enough, the oldest messages go. Undefined when `maxBytes` is 0 (no detail is sent).
+ * that is not enough, the tool definitions go, then the oldest messages. Undefined when `maxBytes` is 0
+ * (no detail is sent).
  */
 export function boundDetail(
   messages: readonly ChatCompletionMessageParam[],
   reply: ChatCompletionMessage,
   maxBytes: number,
+  tools: readonly ChatCompletionTool[] = [],
 ): LlmCallDetailData | undefined {
   if (maxBytes <= 0) return undefined;
   const detail: LlmCallDetailData = {
     messages: structuredClone(messages) as unknown[],
     reply: replyDetailOf(reply),
     truncated: false,
+    ...(tools.length > 0 ? { tools: structuredClone(tools) as unknown[] } : {}),
   };
   if (size(detail) <= maxBytes) return detail;
   detail.truncated = true;

@@ -155,6 +155,8 @@ interface Sent {
   /** Reported when the endpoint names no model. */
   model: string;
   detailMaxBytes: number;
+  /** the tool definitions the request offered */
+  tools?: ChatCompletionTool[];
 }
 
 function completionFacts(completion: ChatCompletion, sent: Sent): AttemptFacts {
@@ -164,7 +166,7 @@ function completionFacts(completion: ChatCompletion, sent: Sent): AttemptFacts {
     model: completion.model || sent.model,
     usage: { prompt: completion.usage?.prompt_tokens ?? null, completion: completion.usage?.completion_tokens ?? null },
     finishReason: choice?.finish_reason ?? null,
-    detail: choice ? boundDetail(sent.messages, choice.message, sent.detailMaxBytes) : undefined,
+    detail: choice ? boundDetail(sent.messages, choice.message, sent.detailMaxBytes, sent.tools) : undefined,
   };
 }
 
@@ -357,7 +359,11 @@ export class LlmClient implements ChatModel {
       );
       const { model } = this.config;
       const detailMaxBytes = this.options.detailMaxBytes ?? 0;
-      return completionOutcome(completion, { messages: next.sent, started, model, detailMaxBytes }, continuing);
+      return completionOutcome(
+        completion,
+        { messages: next.sent, started, model, detailMaxBytes, tools: request.tools },
+        continuing,
+      );
     } catch (err) {
       if (err instanceof OpenAI.APIUserAbortError || request.signal?.aborted) throw new AbortedError();
       const facts = {

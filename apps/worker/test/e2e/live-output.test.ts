@@ -106,6 +106,12 @@ describe('live command output, log entries, LLM call details and step diffs thro
         expect(detail.messages.length).toBeGreaterThan(0);
         expect(JSON.stringify(detail.messages)).toContain('Build something that prints as it goes.');
         expect(detail.reply.role).toBe('assistant');
+        // and the tools it offered (decision 0076): the planning call offers submit_plan
+        const planning = calls.find((c) => c.phase === 'planning')!;
+        const offered = await alice.json<LlmCallDetail>(`/workflows/${workflow.id}/llm-calls/${planning.id}`);
+        expect(offered.tools?.map((tool) => (tool as { function: { name: string } }).function.name)).toContain(
+          'submit_plan',
+        );
       } finally {
         browser.close();
       }

@@ -69,6 +69,8 @@ export const LlmCallDetailSchema = z.object({
   id: IdSchema,
   messages: z.array(z.unknown()),
   reply: z.object({ role: z.string(), content: z.string().nullable(), tool_calls: z.array(z.unknown()).optional() }),
+  /** the OpenAI tool definitions the request offered; absent when it offered none or they were not kept */
+  tools: z.array(z.unknown()).optional(),
   truncated: z.boolean(),
   created_at: TimestampSchema,
 });

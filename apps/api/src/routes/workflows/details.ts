@@ -5,6 +5,7 @@ import type { OperationHandler, Handlers } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
 import { authorizeWorkflow } from '../../policies/access';
 import { notFound } from '../../domain/errors';
+import { readStoredMessages } from '../../wire/llm-detail';
 
 /** Most step diffs one answer holds (a step has one per revision that ran it). */
 const MAX_DIFFS = 500;
@@ -22,15 +23,26 @@ export function workflowDetailHandlers(deps: AppDeps): Handlers<'getLlmCall' | '
       where: { call_id: input.params.call_id, call: { workflow_id: workflow.id } },
     });
     if (!detail) throw notFound('no stored detail for this LLM call (none was sent, or it was pruned)');
+    const { messages, tools } = readStoredMessages(detail.messages);
     const body: LlmCallDetail = {
       id: detail.call_id,
-      messages: JSON.parse(detail.messages) as unknown[],
+      messages,
       reply: JSON.parse(detail.reply) as LlmCallDetail['reply'],
+      ...(tools ? { tools } : {}),
       truncated: detail.truncated,
       created_at: detail.created_at.toISOString(),
     };
     const masker = await deps.secrets.runs.maskerOf(workflow.id);
-    res.json(masker ? { ...body, messages: masker.maskJson(body.messages), reply: masker.maskJson(body.reply) } : body);
+    res.json(
+      masker
+        ? {
+            ...body,
+            messages: masker.maskJson(body.messages),
+            reply: masker.maskJson(body.reply),
+            ...(body.tools ? { tools: masker.maskJson(body.tools) } : {}),
+          }
+        : body,
+    );
   };
 
   const listDiffs: OperationHandler<'listDiffs'> = async (req, res, input) => {

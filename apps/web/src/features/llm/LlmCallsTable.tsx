@@ -1,11 +1,8 @@
 import { useState } from 'react';
-import { useInfiniteQuery } from '@tanstack/react-query';
 import type { LlmCallLog, LlmCallTotals } from '@svc/protocol';
-import { queryKeys } from '../../lib/query-keys';
 import { formatDuration, formatNumber } from '../../lib/format';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
-import { mergeLlmCalls, NO_TOTALS } from '../workflow/history-merge';
-import { getLlmCallPage } from './api';
+import { useLlmCalls } from './useLlmCalls';
 import { LlmCallRow } from './LlmCallRow';
 import './llm.css';
 import { inBackground } from '../../lib/background';
@@ -69,25 +66,6 @@ export function LlmCallsTable({ workflowId, live }: { workflowId: string; live: 
       )}
     </div>
   );
-}
-
-/** The calls loaded so far merged with the live ones, and their totals (the server's once all pages are in). */
-function useLlmCalls(workflowId: string, live: readonly LlmCallLog[]) {
-  const calls = useInfiniteQuery({
-    queryKey: queryKeys.llmCalls(workflowId),
-    queryFn: ({ pageParam }) => getLlmCallPage(workflowId, pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-  });
-  const pages = calls.data?.pages ?? [];
-  const serverTotals = pages[0]?.totals ?? NO_TOTALS;
-  const { items, totals } = mergeLlmCalls(
-    pages.flatMap((p) => p.items),
-    serverTotals,
-    pages.length > 0 && !calls.hasNextPage,
-    live,
-  );
-  return { calls, items, totals };
 }
 
 /** A set of ids and a function that adds an id to it or removes it. */

@@ -33,10 +33,23 @@ export const ChatMessageSchema = z
   .loose();
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 
+/** An OpenAI tool definition the request offered; the parameters are a JSON schema. */
+const ToolDefinitionSchema = z
+  .object({
+    type: z.string().optional(),
+    function: z
+      .object({ name: z.string(), description: z.string().optional(), parameters: z.unknown() })
+      .partial()
+      .optional(),
+  })
+  .loose();
+export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;
+
 export const LlmCallDetailSchema = z.object({
   id: IdSchema,
   messages: z.array(ChatMessageSchema),
   reply: ChatMessageSchema.nullable(),
+  tools: z.array(ToolDefinitionSchema).optional(),
   truncated: z.boolean(),
   created_at: TimestampSchema,
 });

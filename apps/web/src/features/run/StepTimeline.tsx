@@ -4,6 +4,9 @@ import { elapsedMs, formatClock, formatElapsed } from './time';
 import { useNow } from '../../lib/use-now';
 import type { PlanStepInfo, Workflow } from '@svc/protocol';
 import type { WorkflowAction } from './wire';
+import { planChanges, type PlanChanges } from './plan-diff';
+import { usePlanBefore } from './usePlanBefore';
+import { RevisionChanges, StepChangeBadge, StepWas } from './PlanChanges';
 
 const LABELS: Record<StepDisplay, string> = {
   done: 'Done',
@@ -45,6 +48,7 @@ export function StepTimeline({ workflow, steps, loading, error, revising, revise
   const { steps: shownSteps, done, total, current } = planView(steps, workflow.status);
   const ticking = current?.display === 'running';
   const now = useNow(ticking);
+  const changes = useRevisionChanges(workflow.id, steps, revising ? null : revisedBy);
   return (
     <section aria-labelledby="plan-heading" className="card run-timeline">
       <div className="section-head">
@@ -56,7 +60,7 @@ export function StepTimeline({ workflow, steps, loading, error, revising, revise
         )}
       </div>
       {workflow.plan_revision > 0 && (
-        <RevisionMarker revision={workflow.plan_revision} action={revisedBy} revising={revising} />
+        <RevisionMarker revision={workflow.plan_revision} action={revisedBy} revising={revising} changes={changes} />
       )}
       {loading && steps.length === 0 && <Loading what="the plan" />}
       <ErrorNote error={error} />
@@ -84,11 +88,13 @@ export function StepTimeline({ workflow, steps, loading, error, revising, revise
                 </span>
                 <span className="visually-hidden">Step {step.index + 1}: </span>
                 <span className="plan-step-title">{step.title}</span>
+                <StepChangeBadge change={changes?.steps[step.index]} />
                 <span className={`step-state step-${shown}`} data-step-status={shown}>
                   <span aria-hidden="true">{ICONS[shown]}</span> {LABELS[shown]}
                 </span>
                 <StepDuration step={step} shown={shown} workflow={workflow} now={now} />
               </button>
+              <StepWas change={changes?.steps[step.index]} />
               {step.description && <p className="plan-step-description">{step.description}</p>}
             </li>
           );
@@ -96,6 +102,19 @@ export function StepTimeline({ workflow, steps, loading, error, revising, revise
       </ol>
     </section>
   );
+}
+
+/**
+ * What the latest revision changed, compared with the plan when its feedback came; null while the
+ * revised plan is awaited (`feedback` null) or the old plan is still loading.
+ */
+function useRevisionChanges(
+  workflowId: string,
+  steps: readonly PlanStepInfo[],
+  feedback: WorkflowAction | null,
+): PlanChanges | null {
+  const before = usePlanBefore(workflowId, feedback?.ts ?? null);
+  return feedback && before ? planChanges(before.steps, steps) : null;
 }
 
 function StepDuration({
@@ -128,10 +147,12 @@ function RevisionMarker({
   revision,
   action,
   revising,
+  changes,
 }: {
   revision: number;
   action: WorkflowAction | null;
   revising: boolean;
+  changes: PlanChanges | null;
 }) {
   return (
     <div className="revision-marker" data-testid="revision-marker" data-revision={revision}>
@@ -147,6 +168,8 @@ function RevisionMarker({
         )}
       </p>
       {action?.message && <blockquote className="revision-feedback">{action.message}</blockquote>}
+      {revising && <div className="small">Finished steps stay done until the revised plan says what runs again.</div>}
+      {changes && <RevisionChanges changes={changes} />}
     </div>
   );
 }

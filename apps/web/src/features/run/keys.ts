@@ -9,6 +9,9 @@ export const runKeys = {
   record: (workflowId: string) => [...queryKeys.workflowAll(workflowId), 'run-record'] as const,
   plan: (workflowId: string) => [...queryKeys.workflowAll(workflowId), 'run-plan'] as const,
   activity: (workflowId: string) => [...queryKeys.workflowAll(workflowId), 'activity'] as const,
+  /** the plan as it was when feedback came at this time */
+  planBefore: (workflowId: string, feedbackTs: string) =>
+    [...queryKeys.workflowAll(workflowId), 'plan-before', feedbackTs] as const,
   usage: (workflowId: string) => [...queryKeys.workflowAll(workflowId), 'llm-usage'] as const,
   /** keyed by the status too: a run that goes back to `pending` looks its timers up again */
   timers: (workflowId: string, status: string) => [...queryKeys.workflowAll(workflowId), 'timers', status] as const,

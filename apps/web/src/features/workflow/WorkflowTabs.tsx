@@ -4,12 +4,14 @@ import type { Workflow } from '@svc/protocol';
 import type { LiveState } from './live-state';
 import { ExecutionLog } from './ExecutionLog';
 import { LlmCallsTable } from './LlmCallsTable';
+import { TraceView } from '../llm/TraceView';
 import { FilesBrowser } from './FilesBrowser';
 import { ReportView } from './ReportView';
 
 const TABS = [
   ['log', 'Execution log'],
   ['llm', 'LLM calls'],
+  ['trace', 'Trace'],
   ['files', 'Files'],
   ['report', 'Report'],
 ] as const;
@@ -35,6 +37,7 @@ export function useOpenTab(): Tab {
 const JUMP_LABELS: Record<Tab, string> = {
   log: 'Jump to the log',
   llm: 'Jump to the LLM calls',
+  trace: 'Jump to the LLM trace',
   files: 'Jump to the files',
   report: 'Jump to the report',
 };
@@ -51,7 +54,7 @@ export function JumpToTabs() {
   );
 }
 
-/** Log, LLM calls, files and report as tabs; the open tab is in the URL (`?tab=`), so it can be linked. */
+/** Log, LLM calls, their trace, files and report as tabs; the open tab is in the URL (`?tab=`), so it can be linked. */
 export function WorkflowTabs({ workflow, live, stepFilter, onStepFilterChange }: Props) {
   const [, setParams] = useSearchParams();
   const tab = useOpenTab();
@@ -96,6 +99,7 @@ export function WorkflowTabs({ workflow, live, stepFilter, onStepFilterChange }:
           />
         )}
         {tab === 'llm' && <LlmCallsTable workflowId={workflow.id} live={live.llmCalls} />}
+        {tab === 'trace' && <TraceView workflowId={workflow.id} live={live.llmCalls} />}
         {tab === 'files' && <FilesBrowser workflowId={workflow.id} />}
         {tab === 'report' && <ReportView workflow={workflow} />}
       </div>
