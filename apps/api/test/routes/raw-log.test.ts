@@ -44,6 +44,7 @@ describe.each(TEST_PROVIDERS)('raw log on %s', (provider) => {
     suite.workers.push(worker);
     const workflow = (await createWorkflow(suite.server, suite.alice, suite.projectId)) as {
       id: string;
+      project_id: string;
       number: number;
     };
     const { last_seq } = await worker.dispatch(workflow.id, 'start');

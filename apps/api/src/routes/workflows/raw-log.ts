@@ -12,6 +12,8 @@ import { maskedText } from '../../secrets/mask-text';
 import { checkDeclaredLength, pipeBody } from '../files/request-body';
 import { guardUnreadBody } from '../files/operations';
 
+/** The first line of a command's log output: how it ended (`[exit code 1]`, `[timed out after 60s …]`). */
+const STATUS_LINE = /^\[[^\n]*\]\n/;
 /** Log entries read per query while a raw log streams (the log itself may be any length). */
 const ENTRIES_PER_READ = 200;
 
@@ -98,6 +100,9 @@ async function* rawLogText(
   for await (const entry of logEntries(db, workflowId, step)) {
     yield Buffer.from(entryHeading(entry));
     const object = entry.output_object && (await outputObject(area, workflowId, entry.output_object));
+    // The worker's status line (`[exit code 0]`) heads the cut output; the whole output goes after it.
+    const status = object && STATUS_LINE.exec(entry.output)?.[0];
+    if (status) yield Buffer.from(status);
     const output = object ? ((await area.read(object)) as AsyncIterable<Buffer>) : [Buffer.from(entry.output)];
     let endsLine = true;
     for await (const bytes of output) {
