@@ -267,7 +267,9 @@ export class WorkflowLifecycle {
     await storage
       .commandOutputs(project.id)
       .destroy()
-      .catch((err: unknown) => this.deps.logger.warn({ err, project_id: project.id }, 'could not remove command outputs'));
+      .catch((err: unknown) =>
+        this.deps.logger.warn({ err, project_id: project.id }, 'could not remove command outputs'),
+      );
     // Right after the change, not in its transaction: the deletion is only done once the files are archived.
     if (audit)
       await recordAudit(db, audit, {

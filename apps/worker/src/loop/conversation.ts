@@ -126,8 +126,9 @@ class Conversation {
   /** Runs one tool call, logs it and answers it in the context, its output cut to the byte budget. */
   private async runCall(call: FunctionCall): Promise<ToolEffect | undefined> {
     const startedAt = Date.now();
-    const { input, output, isError, stoppedBy, outputObject } = await inToolSpan({ name: call.function.name, id: call.id }, () =>
-      this.invoke(call),
+    const { input, output, isError, stoppedBy, outputObject } = await inToolSpan(
+      { name: call.function.name, id: call.id },
+      () => this.invoke(call),
     );
     // Masked before the cut (which could halve a value) and before the output enters the conversation.
     const masked = this.options.toolContext.maskSecrets?.(output) ?? output;

@@ -68,7 +68,9 @@ export const ExecutionLogEntrySchema = z.object({
 export type ExecutionLogEntry = z.infer<typeof ExecutionLogEntrySchema>;
 
 /** The name a worker gives a command's whole output (a fresh UUID or another opaque token). */
-export const CommandOutputNameSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64');
+export const CommandOutputNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64');
 
 /** PUT /workflows/{id}/command-outputs/{name} answer: what was kept. */
 export const CommandOutputStoredSchema = z.object({

@@ -80,8 +80,7 @@ function entryHeading(entry: LogRow): string {
   const startedAt = new Date(entry.created_at.getTime() - (entry.duration_ms ?? 0)).toISOString();
   const where = entry.step_index === null ? 'outside the plan' : `step ${entry.step_index + 1}`;
   const input = entry.tool_input as { command?: unknown } | null;
-  const command =
-    entry.tool_name === 'execute_on_worker' && typeof input?.command === 'string' ? input.command : null;
+  const command = entry.tool_name === 'execute_on_worker' && typeof input?.command === 'string' ? input.command : null;
   const what = command === null ? `[${entry.tool_name}]` : `$ ${command}`;
   const status = entry.is_error ? ' (failed)' : '';
   return `[${startedAt}] ${where}${status}\n${what}\n`;
