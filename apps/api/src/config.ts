@@ -53,7 +53,13 @@ export interface Config {
   /** the forge side of repositories (decision 0047) */
   forges: { sweepSeconds: number };
   /** `s3` null: workspaces and object storage on the local disk under dataDir */
-  storage: { maxUploadBytes: number; backend: Env['STORAGE_BACKEND']; s3: S3Settings | null };
+  /** `commandOutputMaxBytes`: bytes of one command's whole output kept (decision 0073) */
+  storage: {
+    maxUploadBytes: number;
+    commandOutputMaxBytes: number;
+    backend: Env['STORAGE_BACKEND'];
+    s3: S3Settings | null;
+  };
   templates: { repoUrl: string | null; localPath: string };
   kbEmbeddings: { url: string; model: string; apiKey: string | null } | null;
   workers: {
@@ -326,7 +332,11 @@ const browserHostOf = (host: string): string => {
 const S3_MAX_COPY_BYTES = 5 * 1024 ** 3;
 
 function storageConfig(env: Env): Config['storage'] {
-  const common = { maxUploadBytes: env.STORAGE_MAX_UPLOAD_BYTES, backend: env.STORAGE_BACKEND };
+  const common = {
+    maxUploadBytes: env.STORAGE_MAX_UPLOAD_BYTES,
+    commandOutputMaxBytes: env.COMMAND_OUTPUT_MAX_BYTES,
+    backend: env.STORAGE_BACKEND,
+  };
   if (env.STORAGE_BACKEND === 'local') return { ...common, s3: null };
   if (!env.S3_BUCKET) throw new ConfigError('STORAGE_BACKEND=s3 needs S3_BUCKET (the bucket must exist)');
   if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY))

@@ -64,6 +64,13 @@ export const EnvSchema = z.object({
     .int()
     .min(1)
     .default(2 * 1024 ** 3),
+  /** bytes of one command's whole output kept (decision 0073); past it the head and the tail */
+  COMMAND_OUTPUT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 ** 3)
+    .default(10 * 1024 ** 2),
   STORAGE_BACKEND: z.enum(['local', 's3']).default('local'),
   S3_ENDPOINT: optionalUrl,
   S3_REGION: z.string().min(1).default('us-east-1'),

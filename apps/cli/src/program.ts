@@ -288,8 +288,12 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
   followOptions(
     program
       .command('logs')
-      .description('the execution log (--follow: live, until the workflow ends)')
-      .argument('<workflow>', 'workflow id'),
+      .description(
+        'the execution log (--follow: live, until the workflow ends; --raw: every command and its whole output as text)',
+      )
+      .argument('<workflow>', 'workflow id')
+      .option('--raw', 'the raw log to stdout: each command line, then its whole output')
+      .option('--step <n>', 'with --raw: only step n (numbered from 1, as the run page shows)'),
   ).action(run((ctx, id: string, flags: Parameters<typeof logsCommand>[2]) => logsCommand(ctx, id, flags)));
   program
     .command('report')

@@ -32,6 +32,7 @@ const call = (stepIndex: number | null, tool: string, output: string): BrowserEv
     revision: 0,
     duration_ms: 1,
     command: null,
+    output_total_bytes: null,
     created_at: envelope.ts,
   };
   return { ...envelope, seq: entry.seq, type: 'log_entry', data: entry };

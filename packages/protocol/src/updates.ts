@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BudgetCapSchema } from './rest/budgets';
 import { RepositoryUpdateDataSchema } from './rest/repositories';
+import { CommandOutputNameSchema } from './rest/logs';
 import { LlmCallPhaseSchema, PhaseSchema, StepIndexSchema, StepStatusSchema, WorkflowStatusSchema } from './common';
 
 /** One plan step as stored in a snapshot. */
@@ -35,6 +36,17 @@ export const LogEntryUpdateDataSchema = z.object({
   is_error: z.boolean(),
   /** how long the tool call took, measured by the worker */
   duration_ms: z.int().min(0).optional(),
+  /**
+   * The command's whole output, uploaded before this update (PUT /workflows/{id}/command-outputs/{name});
+   * absent from older workers and for tools other than local commands (decision 0073).
+   */
+  output_object: z
+    .object({
+      name: CommandOutputNameSchema,
+      /** bytes the command wrote in total */
+      total_bytes: z.int().min(0),
+    })
+    .optional(),
 });
 export type LogEntryUpdateData = z.infer<typeof LogEntryUpdateDataSchema>;
 

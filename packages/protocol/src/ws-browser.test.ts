@@ -58,6 +58,7 @@ const serverMessages: BrowserServerMessage[] = [
       revision: 2,
       duration_ms: 12,
       command: null,
+      output_total_bytes: null,
       created_at: env.ts,
     },
   },
@@ -163,7 +164,7 @@ describe('browser server messages', () => {
     };
     expect(parseJsonMessage(BrowserServerMessageSchema, JSON.stringify(old))).toEqual({
       ok: true,
-      value: { ...old, data: { ...old.data, revision: 0, duration_ms: null, command: null } },
+      value: { ...old, data: { ...old.data, revision: 0, duration_ms: null, command: null, output_total_bytes: null } },
     });
   });
 

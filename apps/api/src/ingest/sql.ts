@@ -41,6 +41,8 @@ const ROW_TABLES = {
     'is_error',
     'revision',
     'duration_ms',
+    'output_object',
+    'output_total_bytes',
     'created_at',
   ]),
   llmCalls: rowsOf('llm_call_logs', [...LLM_CALL_LOG_COLUMNS]),

@@ -48,6 +48,8 @@ export function hotStatements(provider: DbProvider) {
       'is_error',
       'revision',
       'duration_ms',
+      'output_object',
+      'output_total_bytes',
       'created_at',
     ]);
   const llmCallColumns = q

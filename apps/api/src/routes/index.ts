@@ -21,6 +21,7 @@ import { pauseHandlers } from './workflows/pause';
 import { historyHandlers } from './workflows/history';
 import { workflowDetailHandlers } from './workflows/details';
 import { reportHandlers } from './workflows/report';
+import { rawLogHandlers } from './workflows/raw-log';
 import { archiveHandlers } from './workflows/archive';
 import { waitingHandlers } from './workflows/waiting';
 import { kbHandlers } from './kb/router';
@@ -72,6 +73,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...historyHandlers(deps),
       ...workflowDetailHandlers(deps),
       ...reportHandlers(deps),
+      ...rawLogHandlers(deps),
       ...archiveHandlers(deps),
       ...appLinkHandlers(deps),
       ...kbHandlers(deps),

@@ -5,6 +5,7 @@ export const projectWorkspacesDir = (dataDir: string, projectId: string) => join
 export const workflowWorkspaceDir = (dataDir: string, projectId: string, workflowId: string) =>
   join(dataDir, 'workspaces', projectId, workflowId);
 export const projectStorageDir = (dataDir: string, projectId: string) => join(dataDir, 'storage', projectId);
+export const commandOutputsDir = (dataDir: string, projectId: string) => join(dataDir, 'command-outputs', projectId);
 export const archiveDir = (dataDir: string, projectId: string, at: Date) =>
   join(dataDir, 'archive', `${projectId}-${at.toISOString().replace(/[:.]/g, '-')}`);
 

@@ -38,6 +38,8 @@ describe('presentLogEntry', () => {
       is_error: false,
       revision: 2,
       duration_ms: 31,
+      output_object: null,
+      output_total_bytes: null,
       created_at: created,
     });
     expect(entry).toEqual({
@@ -51,6 +53,7 @@ describe('presentLogEntry', () => {
       revision: 2,
       duration_ms: 31,
       command: null,
+      output_total_bytes: null,
       created_at: '2026-01-02T03:04:05.000Z',
     });
   });
@@ -67,6 +70,8 @@ describe('presentLogEntry', () => {
       is_error: false,
       revision: 0,
       duration_ms: null,
+      output_object: null,
+      output_total_bytes: null,
       created_at: new Date('2026-01-02T03:04:05.000Z'),
     };
     const entry = presentLogEntry(row);

@@ -1,7 +1,7 @@
 import type { LRUCache } from 'lru-cache';
 import { stringify } from 'yaml';
 import type { ExecutionLogEntry as LogRow, LlmCallLog as CallRow } from '@svc/db';
-import type { ExecutionLogEntry, LlmCallLog } from '@svc/protocol';
+import type { ExecutionLogEntry, LlmCallLog, LogEntryUpdateData } from '@svc/protocol';
 
 /** A stored LLM call with whether its detail (messages and reply) is stored. */
 export type CallRowWithDetail = CallRow & { has_detail: boolean };
@@ -21,6 +21,15 @@ export function presentLlmCall(call: CallRowWithDetail): LlmCallLog {
     has_detail: call.has_detail,
     created_at: call.created_at.toISOString(),
   };
+}
+
+/** A log entry update's whole-output reference as its row's columns (decision 0073). */
+export function outputObjectColumns(data: Pick<LogEntryUpdateData, 'output_object'>) {
+  const object = data.output_object;
+  // The column is a 32-bit integer; a count past it says "over 2 GiB" well enough.
+  return object
+    ? { output_object: object.name, output_total_bytes: Math.min(object.total_bytes, 2 ** 31 - 1) }
+    : { output_object: null, output_total_bytes: null };
 }
 
 /** The stored JSON tool input as YAML text (multi-line strings become readable block scalars). */
@@ -61,6 +70,7 @@ function presentEntry(entry: Omit<LogRow, 'tool_input'>, toolInput: string, comm
     revision: entry.revision,
     duration_ms: entry.duration_ms,
     command,
+    output_total_bytes: entry.output_object === null ? null : entry.output_total_bytes,
     created_at: entry.created_at.toISOString(),
   };
 }

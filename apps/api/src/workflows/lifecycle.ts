@@ -224,7 +224,19 @@ export class WorkflowLifecycle {
       { columns: { deleted_at: new Date() }, alongside: audit && runAudit(audit, 'run.deleted', workflow) },
     );
     if (deleted.kind === 'applied' && deleted.moved) await this.stopped(workflow);
+    await this.removeCommandOutputs(workflow);
     this.deps.events.publishProject(workflow.project_id, { change: 'workflow_deleted', workflow_id: workflow.id });
+  }
+
+  /** A deleted run's whole command outputs go (decision 0073); its log keeps the cut previews. */
+  private async removeCommandOutputs(workflow: Pick<Workflow, 'id' | 'project_id'>): Promise<void> {
+    const area = this.deps.storage.commandOutputs(workflow.project_id);
+    try {
+      const folder = await area.resolve(workflow.id);
+      if (folder.stat) await area.delete(folder);
+    } catch (err) {
+      this.deps.logger.warn({ err, workflow_id: workflow.id }, 'could not remove the command outputs of a deleted run');
+    }
   }
 
   /**
@@ -251,6 +263,13 @@ export class WorkflowLifecycle {
       throw err;
     }
     this.deps.logger.info({ project_id: project.id, archive_path: archivePath }, 'project deleted and archived');
+    // Command outputs are the server's, not the project's files: they are not archived (decision 0073).
+    await storage
+      .commandOutputs(project.id)
+      .destroy()
+      .catch((err: unknown) =>
+        this.deps.logger.warn({ err, project_id: project.id }, 'could not remove command outputs'),
+      );
     // Right after the change, not in its transaction: the deletion is only done once the files are archived.
     if (audit)
       await recordAudit(db, audit, {

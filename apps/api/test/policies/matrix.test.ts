@@ -147,6 +147,11 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 200 404', 'listLlmCalls', (w) => `/workflows/${w.workflow}/llm-calls`),
   row('401 404 200 200 200 404 200 404', 'getExecutionLog', (w) => `/workflows/${w.workflow}/log`),
   row('401 404 200 200 200 404 200 404', 'listDiffs', (w) => `/workflows/${w.workflow}/diffs`),
+  row('401 404 200 200 200 404 200 404', 'getRawLog', (w) => `/workflows/${w.workflow}/log/raw`),
+  // A command's whole output: only the worker running the workflow stores one (decision 0073).
+  row('401 404 403 403 403 404 200 404', 'putCommandOutput', (w) => `/workflows/${w.workflow}/command-outputs/c1`, {
+    body: 'output',
+  }),
   // No call has a stored detail: who may look is told apart by 401/404, the detail itself is tested elsewhere.
   row('401 404 404 404 404 404 404 404', 'getLlmCall', (w) => `/workflows/${w.workflow}/llm-calls/no-such-call`),
   row('401 404 200 200 200 404 200 404', 'getReport', (w) => `/workflows/${w.workflow}/report`),

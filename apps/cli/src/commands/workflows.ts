@@ -19,6 +19,7 @@ import { findRepository } from './repositories';
 import { EXIT, usageError } from '../errors';
 import { exitCodeOf, followWorkflow } from '../follow';
 import { EventPrinter, logEntryLines, summary } from '../render';
+import { download } from '../transfer';
 
 export interface FollowFlags {
   follow?: boolean;
@@ -275,7 +276,9 @@ export async function cancelCommand(ctx: Context, workflowId: string): Promise<n
   return EXIT.ok;
 }
 
-export async function logsCommand(ctx: Context, workflowId: string, flags: FollowFlags): Promise<number> {
+export async function logsCommand(ctx: Context, workflowId: string, flags: LogsFlags): Promise<number> {
+  if (flags.raw) return rawLogCommand(ctx, workflowId, flags.step);
+  if (flags.step !== undefined) throw usageError('--step goes with --raw');
   if (flags.follow) return follow(ctx, workflowId, flags, { printReplay: true });
   const entries: ExecutionLogEntry[] = [];
   let cursor: string | undefined;
@@ -288,6 +291,21 @@ export async function logsCommand(ctx: Context, workflowId: string, flags: Follo
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
   if (ctx.json) ctx.out(JSON.stringify(entries));
+  return EXIT.ok;
+}
+
+export interface LogsFlags extends FollowFlags {
+  raw?: boolean;
+  step?: string;
+}
+
+/** The raw log (decision 0073) streamed to stdout as it arrives; `step` counts from 1 as the run page does. */
+async function rawLogCommand(ctx: Context, workflowId: string, step: string | undefined): Promise<number> {
+  const number = step === undefined ? undefined : Number(step);
+  if (number !== undefined && !(Number.isInteger(number) && number >= 1))
+    throw usageError('--step: a step number, from 1');
+  const query = number === undefined ? {} : { step: number - 1 };
+  await download(ctx, `${workflowPath(workflowId)}/log/raw`, '-', query);
   return EXIT.ok;
 }
 

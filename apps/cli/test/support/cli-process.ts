@@ -50,14 +50,16 @@ export class CliProcess {
     readonly args: string[],
     readonly child: ChildProcess,
   ) {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      const text = chunk.toString();
+    // Decoded across chunks: a character split between two reads stays whole.
+    child.stdout!.setEncoding('utf8');
+    child.stderr!.setEncoding('utf8');
+    child.stdout!.on('data', (text: string) => {
       this.stdout += text;
       const lines = (this.partial + text).split('\n');
       this.partial = lines.pop() ?? '';
       for (const line of lines) for (const listener of this.listeners) listener(line);
     });
-    child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    child.stderr!.on('data', (text: string) => (this.stderr += text));
     this.exited = new Promise((resolve) =>
       child.once('close', (code) => resolve({ code, stdout: this.stdout, stderr: this.stderr })),
     );

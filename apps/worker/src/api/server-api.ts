@@ -164,6 +164,20 @@ export class ServerApi {
     );
   }
 
+  /** A command's whole output, stored before the log entry that names it (decision 0073). */
+  uploadCommandOutput(workflowId: string, name: string, content: Uint8Array, signal?: AbortSignal): Promise<void> {
+    return this.call(
+      (s) =>
+        this.client.requestVoid(`${workflowPath(workflowId)}/command-outputs/${encodeURIComponent(name)}`, {
+          method: 'PUT',
+          body: content,
+          contentType: 'application/octet-stream',
+          signal: s,
+        }),
+      signal,
+    );
+  }
+
   deleteFile(workflowId: string, relPath: string, signal?: AbortSignal): Promise<void> {
     return this.call(
       (s) => this.client.requestVoid(this.filesPath(workflowId, relPath), { method: 'DELETE', signal: s }),

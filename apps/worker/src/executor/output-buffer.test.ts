@@ -50,6 +50,16 @@ describe('HeadTailBuffer', () => {
     expect(buffer.text()).toBe(input);
   });
 
+  it('gives the kept bytes as they were written: all of them, or head, marker and tail like text()', () => {
+    const whole = new HeadTailBuffer(64);
+    const bytes = Buffer.from([0x61, 0xff, ...Buffer.from('é€😀\n')]);
+    whole.push(bytes);
+    expect(whole.bytes()).toEqual(bytes);
+    const cut = new HeadTailBuffer(8);
+    cut.push(Buffer.from('é€😀\n'.repeat(10)));
+    expect(cut.bytes().toString()).toBe(cut.text());
+  });
+
   it('leaves bytes that are not UTF-8 to the decoder', () => {
     const buffer = new HeadTailBuffer(8);
     buffer.push(Buffer.from([0x61, 0xff, 0xfe, 0x62, ...Buffer.from('x'.repeat(20)), 0x80, 0x80, 0x63]));

@@ -51,6 +51,19 @@ export class HeadTailBuffer {
     }
   }
 
+  /** The kept bytes as they were written; a cut in the middle is marked as in `text` (decision 0073). */
+  bytes(): Buffer {
+    const headBytes = Buffer.concat(this.head);
+    const tailBytes = Buffer.concat(this.tail);
+    const omitted = this.total - this.headBytes - this.tailBytes;
+    if (omitted === 0) return Buffer.concat([headBytes, tailBytes]);
+    const headEnd = utf8PrefixEnd(headBytes);
+    const tailStart = utf8SuffixStart(tailBytes);
+    const left = omitted + (headBytes.length - headEnd) + tailStart;
+    const marker = Buffer.from(`\n…[${left} bytes of output omitted]…\n`);
+    return Buffer.concat([headBytes.subarray(0, headEnd), marker, tailBytes.subarray(tailStart)]);
+  }
+
   /**
    * Decoded text; a cut in the middle is marked with the number of bytes left out. The head ends and
    * the tail starts on character boundaries: a character the byte limits split is left out whole.

@@ -7,7 +7,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ChatModel } from '../llm/llm-client';
 import { invokeTool, toolSpec } from '../tools/invoke';
-import type { Tool, ToolContext, ToolEffect } from '../tools/tool';
+import type { OutputObject, Tool, ToolContext, ToolEffect } from '../tools/tool';
 import { inToolSpan } from '../tracing/spans';
 
 /** A phase made no progress: the LLM kept talking without finishing within its turn budget. */
@@ -59,6 +59,7 @@ interface CallOutcome {
   input: Record<string, unknown>;
   output: string;
   isError: boolean;
+  outputObject?: OutputObject;
   stoppedBy?: ToolEffect;
 }
 
@@ -125,8 +126,9 @@ class Conversation {
   /** Runs one tool call, logs it and answers it in the context, its output cut to the byte budget. */
   private async runCall(call: FunctionCall): Promise<ToolEffect | undefined> {
     const startedAt = Date.now();
-    const { input, output, isError, stoppedBy } = await inToolSpan({ name: call.function.name, id: call.id }, () =>
-      this.invoke(call),
+    const { input, output, isError, stoppedBy, outputObject } = await inToolSpan(
+      { name: call.function.name, id: call.id },
+      () => this.invoke(call),
     );
     // Masked before the cut (which could halve a value) and before the output enters the conversation.
     const masked = this.options.toolContext.maskSecrets?.(output) ?? output;
@@ -138,6 +140,7 @@ class Conversation {
       output: cut,
       is_error: isError,
       duration_ms: Date.now() - startedAt,
+      ...(outputObject ? { output_object: outputObject } : {}),
     });
     this.messages.push({ role: 'tool', tool_call_id: call.id, content: cut });
     return stoppedBy;
@@ -155,7 +158,8 @@ class Conversation {
       };
     }
     const { input, result } = await invokeTool(tool, call.function.arguments, this.options.toolContext);
-    if (!result.effect) return { input, output: result.output, isError: result.isError };
+    if (!result.effect)
+      return { input, output: result.output, isError: result.isError, outputObject: result.outputObject };
     const outcome = await this.options.onEffect(result.effect);
     return {
       input,

@@ -51,3 +51,57 @@ describe('the tool context of a run whose earlier updates are not stored yet', (
     expect(acted).toEqual(['exec make deploy']);
   });
 });
+
+/** A local command whose output the log entry holds cut (decision 0073). */
+function localCommand(upload: (name: string, content: Uint8Array) => Promise<void>) {
+  const output = Buffer.from('é€😀\n'.repeat(2_000));
+  const warnings: string[] = [];
+  const deps = {
+    config: { name: 'w', toolOutputMaxBytes: 4096, commandTimeoutSeconds: 60 },
+    workspace: { dir: () => '/tmp/none' },
+    workerId: () => 'worker-1',
+    api: {
+      withSignal: () => ({}),
+      uploadCommandOutput: (_id: string, name: string, bytes: Uint8Array) => upload(name, bytes),
+    },
+    link: { sendCommandOutput: () => {} },
+    logger: { warn: (_fields: unknown, message: string) => warnings.push(message) },
+    executor: {
+      run: async (request: { onOutput(stream: 'stdout', chunk: Buffer): void }) => {
+        request.onOutput('stdout', output.subarray(0, 7));
+        request.onOutput('stdout', output.subarray(7));
+        return {
+          exitCode: 0,
+          signal: null,
+          output: 'cut',
+          outputBytes: output.length,
+          truncated: true,
+          timedOut: false,
+          cancelled: false,
+          durationMs: 1,
+        };
+      },
+    },
+  } as unknown as LoopDeps;
+  return { ctx: createToolContext(deps, job, 0, new AbortController().signal), output, warnings };
+}
+
+describe('a local command whose output is cut', () => {
+  it('stores its whole output first and names it in the outcome', async () => {
+    const uploads: { name: string; content: Buffer }[] = [];
+    const { ctx, output } = localCommand(async (name, content) => {
+      uploads.push({ name, content: Buffer.from(content) });
+    });
+    const outcome = await ctx.runLocal('yes', 60);
+    expect(uploads).toHaveLength(1);
+    expect(uploads[0]!.content).toEqual(output);
+    expect(outcome.outputObject).toEqual({ name: uploads[0]!.name, total_bytes: output.length });
+  });
+
+  it('goes on with the cut output when the server does not take it', async () => {
+    const { ctx, warnings } = localCommand(() => Promise.reject(new Error('HTTP 500')));
+    const outcome = await ctx.runLocal('yes', 60);
+    expect(outcome).toEqual({ text: '[exit code 0]\ncut', isError: false });
+    expect(warnings).toEqual(['could not store a command output']);
+  });
+});

@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { CommandOutput } from '../executor/command-output';
 import { describeCommandResult } from '../executor/executor';
-import type { ToolContext } from '../tools/tool';
+import { HeadTailBuffer } from '../executor/output-buffer';
+import type { OutputObject, ToolContext } from '../tools/tool';
+import { AbortedError } from '../util/aborted';
+import { errorMessage } from '../util/logger';
 import type { Job, LoopDeps } from './deps';
 
 /** Room kept for the status line and the cut marker within the output budget. */
 const OUTPUT_HEADROOM_BYTES = 256;
+/** A command's whole output kept for the raw log (head and tail past it); the server bounds it again (decision 0073). */
+export const WHOLE_OUTPUT_MAX_BYTES = 10 * 1024 * 1024;
 
 export function createToolContext(
   deps: LoopDeps,
@@ -41,6 +46,7 @@ export function createToolContext(
       });
       const started = new Date();
       live.started(stepIndex, command, started);
+      const whole = new HeadTailBuffer(WHOLE_OUTPUT_MAX_BYTES);
       let exitCode: number | null = null;
       try {
         const result = await deps.executor.run({
@@ -50,12 +56,18 @@ export function createToolContext(
           timeoutSeconds,
           maxOutputBytes: Math.max(256, outputMaxBytes - OUTPUT_HEADROOM_BYTES),
           signal: interruptSignal ? AbortSignal.any([signal, interruptSignal()]) : signal,
-          onOutput: (stream, chunk) => live.push(stream, chunk),
+          onOutput: (stream, chunk) => {
+            live.push(stream, chunk);
+            whole.push(chunk);
+          },
           secrets: job.secrets,
         });
         exitCode = result.timedOut || result.cancelled ? null : result.exitCode;
         const described = describeCommandResult(result, timeoutSeconds);
-        return result.cancelled && !signal.aborted ? interrupted(described) : described;
+        const outcome = result.cancelled && !signal.aborted ? interrupted(described) : described;
+        // Only a cut output needs its whole: otherwise the log entry holds all of it.
+        const outputObject = result.truncated ? await keepWholeOutput(deps, job, whole, signal) : undefined;
+        return outputObject ? { ...outcome, outputObject } : outcome;
       } finally {
         // Also when the command could not start: a page showing it running must see it end.
         live.finished(exitCode, Date.now() - started.getTime());
@@ -76,6 +88,27 @@ export function createToolContext(
       return [...state.keys()].sort();
     },
   };
+}
+
+/**
+ * Uploads a command's whole output under a fresh name for its log entry to name. A server that refuses
+ * it costs the raw log its whole, not the run: the entry keeps its cut output.
+ */
+async function keepWholeOutput(
+  deps: LoopDeps,
+  job: Job,
+  whole: HeadTailBuffer,
+  signal: AbortSignal,
+): Promise<OutputObject | undefined> {
+  const name = randomUUID();
+  try {
+    await deps.api.uploadCommandOutput(job.workflowId, name, whole.bytes(), signal);
+    return { name, total_bytes: whole.totalBytes };
+  } catch (err) {
+    if (err instanceof AbortedError) throw err;
+    deps.logger.warn({ workflowId: job.workflowId, error: errorMessage(err) }, 'could not store a command output');
+    return undefined;
+  }
 }
 
 /** A command a pause killed: the log and the agent (once resumed) see it did not finish. */

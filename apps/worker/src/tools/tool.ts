@@ -1,4 +1,5 @@
 import type { PlannedStep } from '@svc/agent-core';
+import type { LogEntryUpdateData } from '@svc/protocol';
 import type { z } from 'zod';
 import type { ServerApi } from '../api/server-api';
 import type { RemoteExecRequest } from '../link/server-link';
@@ -18,7 +19,11 @@ export interface ToolResult {
   output: string;
   isError: boolean;
   effect?: ToolEffect;
+  /** A command's whole output, stored on the server when `output` had to be cut (decision 0073). */
+  outputObject?: OutputObject;
 }
+
+export type OutputObject = NonNullable<LogEntryUpdateData['output_object']>;
 
 export type ToolApi = Pick<
   ServerApi,
@@ -28,6 +33,7 @@ export type ToolApi = Pick<
 export interface CommandOutcome {
   text: string;
   isError: boolean;
+  outputObject?: OutputObject;
 }
 
 /** Everything a tool may touch, handed in by the loop for one workflow (and step). */

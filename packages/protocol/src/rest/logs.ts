@@ -58,9 +58,33 @@ export const ExecutionLogEntrySchema = z.object({
   duration_ms: z.int().min(0).nullable().default(null),
   /** the command of an `execute_on_worker` call, null for other tools */
   command: z.string().nullable().default(null),
+  /**
+   * bytes the command wrote when its whole output is kept for the raw log (GET /workflows/{id}/log/raw,
+   * decision 0073); null when `output` is all there is
+   */
+  output_total_bytes: z.int().min(0).nullable().default(null),
   created_at: TimestampSchema,
 });
 export type ExecutionLogEntry = z.infer<typeof ExecutionLogEntrySchema>;
+
+/** The name a worker gives a command's whole output (a fresh UUID or another opaque token). */
+export const CommandOutputNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64');
+
+/** PUT /workflows/{id}/command-outputs/{name} answer: what was kept. */
+export const CommandOutputStoredSchema = z.object({
+  name: CommandOutputNameSchema,
+  /** bytes kept (at most COMMAND_OUTPUT_MAX_BYTES plus the cut marker) */
+  size: z.int().min(0),
+  /** bytes received */
+  received_bytes: z.int().min(0),
+});
+export type CommandOutputStored = z.infer<typeof CommandOutputStoredSchema>;
+
+/** GET /workflows/{id}/log/raw query: one step's commands (the whole run's when absent). */
+export const RawLogQuerySchema = z.object({ step: z.coerce.number().int().min(0).max(1_000_000).optional() });
+export type RawLogQuery = z.infer<typeof RawLogQuerySchema>;
 
 export const ExecutionLogPageSchema = pageSchema(ExecutionLogEntrySchema);
 

@@ -163,6 +163,7 @@ const responses = [
           revision: 1,
           duration_ms: 40,
           command: null,
+          output_total_bytes: 120000,
           created_at: ts,
         },
       ],

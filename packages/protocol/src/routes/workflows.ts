@@ -1,7 +1,9 @@
 import { EmptyRequestSchema, PageQuerySchema } from '../common';
 import { EventStreamQuerySchema } from '../rest/events';
 import {
+  CommandOutputStoredSchema,
   ExecutionLogPageSchema,
+  RawLogQuerySchema,
   LlmCallDetailSchema,
   LlmCallPageSchema,
   StepDiffListSchema,
@@ -169,6 +171,33 @@ export const WORKFLOW_OPERATIONS = defineOperations({
     query: PageQuerySchema,
     summary: 'Execution log, tool_input as YAML (paginated)',
     responses: { 200: json('a page', ExecutionLogPageSchema) },
+    errors: [400],
+  },
+  getRawLog: {
+    ...history,
+    path: `${API}/workflows/{id}/log/raw`,
+    query: RawLogQuerySchema,
+    summary:
+      "The run's commands as a plain-text download: each command line with its time, then its whole output (as kept under COMMAND_OUTPUT_MAX_BYTES); `step` narrows to one step",
+    responses: {
+      200: {
+        description: 'text/plain attachment `run-<number>.log` or `run-<number>-step-<step>.log`, streamed',
+        contentType: 'text/plain',
+      },
+    },
+    errors: [400],
+  },
+  putCommandOutput: {
+    method: 'PUT',
+    path: `${API}/workflows/{id}/command-outputs/{name}`,
+    tag: 'history',
+    auth: 'required',
+    action: 'workflow.worker',
+    params: pathParams({ id: 'workflow id', name: 'the name the log entry will give (`output_object.name`)' }),
+    summary:
+      "A worker stores one command's whole output before the log entry naming it (streamed; past COMMAND_OUTPUT_MAX_BYTES its head and tail are kept)",
+    body: { contentTypes: ['application/octet-stream'], required: true },
+    responses: { 200: json('stored', CommandOutputStoredSchema) },
     errors: [400],
   },
   getLlmCall: {

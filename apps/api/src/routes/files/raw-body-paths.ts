@@ -8,7 +8,7 @@ import type { RequestHandler } from 'express';
  * Express routing is.
  */
 export const RAW_BODY_PATH =
-  /^\/svc\/api\/(?:workflows\/[^/?#]+\/files|projects\/[^/?#]+\/storage|hooks\/[^/?#]+)(?:[/?#]|$)/i;
+  /^\/svc\/api\/(?:workflows\/[^/?#]+\/(?:files|command-outputs)|projects\/[^/?#]+\/storage|hooks\/[^/?#]+)(?:[/?#]|$)/i;
 
 /** Whether body-parser would read a body (type-is `hasBody`): chunked, or any Content-Length, even 0. */
 export const mayHaveBody = (headers: IncomingHttpHeaders) =>

@@ -18,7 +18,7 @@ import {
 } from '../streaming-upload';
 import { sweepStaleUploads } from '../upload-sweep';
 import { workspaceTar } from '../workspace-archive';
-import { archiveDir, projectStorageDir, workflowWorkspaceDir } from '../workspace-paths';
+import { archiveDir, commandOutputsDir, projectStorageDir, workflowWorkspaceDir } from '../workspace-paths';
 import type { EntryStat, Storage, StorageArea, StorageTarget, StagedWrite, WriteOptions } from './types';
 
 /** Read size for served files: large reads keep multi-GB downloads cheap in syscalls. */
@@ -131,6 +131,10 @@ export class LocalStorage implements Storage {
     return new LocalArea(projectStorageDir(this.dataDir, projectId));
   }
 
+  commandOutputs(projectId: string): StorageArea {
+    return new LocalArea(commandOutputsDir(this.dataDir, projectId));
+  }
+
   archiveLocation(projectId: string, at: Date): string {
     return archiveDir(this.dataDir, projectId, at);
   }
@@ -145,7 +149,7 @@ export class LocalStorage implements Storage {
   }
 
   async sweepStaleUploads(): Promise<number> {
-    const roots = [join(this.dataDir, 'workspaces'), join(this.dataDir, 'storage')];
+    const roots = ['workspaces', 'storage', 'command-outputs'].map((folder) => join(this.dataDir, folder));
     return (await sweepStaleUploads(roots)).length;
   }
 

@@ -211,7 +211,7 @@ export class S3Area implements StorageArea {
 const timestamp = (at: Date) => at.toISOString().replace(/[:.]/g, '-');
 
 /**
- * Keys: `<prefix>workspaces/<project>/<workflow>/…`, `<prefix>storage/<project>/…`,
+ * Keys: `<prefix>workspaces/<project>/<workflow>/…`, `<prefix>storage/<project>/…`, `<prefix>command-outputs/<project>/<workflow>/…`,
  * `<prefix>archive/<project>-<time>/{workspaces,storage}/…` and `<prefix>uploads/` for staged uploads.
  */
 export class S3Storage implements Storage {
@@ -234,6 +234,10 @@ export class S3Storage implements Storage {
 
   projectStorage(projectId: string): StorageArea {
     return new S3Area(this.objects, `${this.prefix}storage/${projectId}/`, this.staging);
+  }
+
+  commandOutputs(projectId: string): StorageArea {
+    return new S3Area(this.objects, `${this.prefix}command-outputs/${projectId}/`, this.staging);
   }
 
   /** A project's object prefixes, by the name of their folder in its archive. */

@@ -93,6 +93,11 @@ export interface Storage {
   readonly backend: StorageBackend;
   workspace(projectId: string, workflowId: string): StorageArea;
   projectStorage(projectId: string): StorageArea;
+  /**
+   * The whole outputs of a project's commands (decision 0073), one folder per workflow: server-side
+   * objects, never a user's files, so outside the workspaces and the object storage.
+   */
+  commandOutputs(projectId: string): StorageArea;
   /** Where `archiveProject` will put a project's files (stored with the deleted project). */
   archiveLocation(projectId: string, at: Date): string;
   /** Moves a project's workspaces and object storage to the archive. */

@@ -5,7 +5,7 @@ import { queryKeys } from '../../lib/query-keys';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
 import { getPlan } from '../workflow/api';
 import { mergeLog } from '../workflow/history-merge';
-import { getLogPage } from './api';
+import { getLogPage, rawLogUrl } from './api';
 import {
   groupLog,
   logItems,
@@ -109,7 +109,7 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
   const ids = useId();
   const selected = useLineHash();
   const [timestamps, setTimestamps] = useState(false);
-  const view = { query: deferredQuery, selected };
+  const view = { query: deferredQuery, selected, rawLog: (at: number | null) => rawLogUrl(workflowId, at) };
 
   return (
     <div className={`log${timestamps ? ' log-timestamps' : ''}`}>
@@ -123,9 +123,16 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
         timestamps={timestamps}
         onTimestampsChange={setTimestamps}
       />
-      <p className="muted small log-count" role="status" id={`${ids}-count`}>
-        {shown.length !== items.length ? `${shown.length} of ${items.length} entries` : `${items.length} entries`}
-      </p>
+      <div className="log-count-row">
+        <p className="muted small log-count" role="status" id={`${ids}-count`}>
+          {shown.length !== items.length ? `${shown.length} of ${items.length} entries` : `${items.length} entries`}
+        </p>
+        {items.length > 0 && (
+          <a className="small" href={rawLogUrl(workflowId, null)} download>
+            Download raw log of the run
+          </a>
+        )}
+      </div>
       {log.isPending && <Loading what="the execution log" />}
       <ErrorNote error={log.error} />
       {!log.isPending && items.length === 0 && <Empty>Nothing has run yet.</Empty>}

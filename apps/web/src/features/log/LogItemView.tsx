@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
-import { formatDuration } from '../../lib/format';
+import { formatBytes, formatDuration } from '../../lib/format';
 import { formatClock, formatFullTime } from './format-time';
-import { commandOf, isError, type LogItem } from './log-model';
+import { commandOf, isError, stepName, type LogItem } from './log-model';
 import { assembledOutput, lineTimes, type RunningCommand } from './running-commands';
 import { LogOutput } from './LogOutput';
 
@@ -46,6 +46,25 @@ function RunningBadge({ finished }: { finished: RunningCommand['finished'] }) {
 export interface OutputView {
   query: string;
   selected: { seq: number; line: number } | null;
+  /** where the raw log of a step (or, with null, of the run) downloads: a cut output links there */
+  rawLog(step: number | null): string;
+}
+
+const OMITTED = /…\[(\d+) bytes of output omitted\]…/;
+
+/** A cut output says how much is left out here and where the whole of it is (the raw log). */
+function CutOutputNote({ entry, view }: { entry: Extract<LogItem, { kind: 'entry' }>['entry']; view: OutputView }) {
+  const omitted = OMITTED.exec(entry.output)?.[1];
+  if (entry.output_total_bytes === null || omitted === undefined) return null;
+  const where = entry.step_index === null ? 'the run' : stepName(entry.step_index).toLowerCase();
+  return (
+    <p className="muted small log-cut-note">
+      {formatBytes(Number(omitted))} of {formatBytes(entry.output_total_bytes)} left out here.{' '}
+      <a href={view.rawLog(entry.step_index)} download>
+        Download the whole output (raw log of {where})
+      </a>
+    </p>
+  );
 }
 
 function RunningCommandView({ command, view }: { command: RunningCommand; view: OutputView }) {
@@ -93,6 +112,7 @@ function StoredEntryView({ item, view }: { item: Extract<LogItem, { kind: 'entry
           <pre className="code">{entry.tool_input}</pre>
         </details>
       )}
+      <CutOutputNote entry={entry} view={view} />
       {entry.output && (
         <LogOutput
           text={entry.output}

@@ -52,6 +52,11 @@ function LogStepGroup({ group, title, onOnlyThisStep, view }: GroupProps) {
             Only this step
           </button>
         )}
+        {stepIndex !== null && (
+          <a className="small" href={view.rawLog(stepIndex)} download>
+            Download raw log
+          </a>
+        )}
       </div>
       <ol className="log-entries">
         {group.items.map((item) => (

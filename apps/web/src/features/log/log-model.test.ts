@@ -17,6 +17,7 @@ const entry = (over: Partial<LogEntry> = {}): LogEntry => {
     revision: 0,
     duration_ms: 10,
     command: 'ls',
+    output_total_bytes: null,
     ...over,
   };
 };

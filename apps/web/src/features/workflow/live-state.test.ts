@@ -22,6 +22,7 @@ const logEntry = (seq: number): ExecutionLogEntry => ({
   revision: 0,
   duration_ms: 12,
   command: 'ls',
+  output_total_bytes: null,
   created_at: ts,
 });
 const workflow: Workflow = {

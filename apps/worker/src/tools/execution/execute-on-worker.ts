@@ -23,6 +23,7 @@ export const executeOnWorker = defineTool({
     const outcome = local
       ? await ctx.runLocal(command, timeout)
       : await ctx.runRemote({ targetWorker: worker, workflowId: ctx.workflowId, command, timeoutSeconds: timeout });
-    return outcome.isError ? fail(outcome.text) : ok(outcome.text);
+    const result = outcome.isError ? fail(outcome.text) : ok(outcome.text);
+    return outcome.outputObject ? { ...result, outputObject: outcome.outputObject } : result;
   },
 });
