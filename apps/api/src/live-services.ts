@@ -124,7 +124,16 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     fanOutTransitions(engine, events),
     forgetStaleRuns(engine, bus, (ids) => ingest.forgetCached(ids)),
   ];
-  const timers = new TimerScheduler({ db, logger, target: dispatcher, bus });
+  const timers: TimerScheduler = new TimerScheduler({
+    db,
+    logger,
+    target: {
+      timerFired: (workflowId, reason) => dispatcher.timerFired(workflowId, reason),
+      // the lifecycle exists by the time the scheduler starts
+      questionTimedOut: (workflowId, deadline): Promise<boolean> => workflows.answerByTimeout(workflowId, deadline),
+    },
+    bus,
+  });
   const workflows = new WorkflowLifecycle({
     db,
     events,

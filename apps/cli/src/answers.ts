@@ -3,10 +3,12 @@ import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { CliError, EXIT } from './errors';
 import { terminalSafe } from './terminal-text';
+import { choiceLines, pickChoice, type Asked } from './choices';
 
 /** Where answers to the agent's questions come from; null: none is available (the caller exits 3). */
 export interface AnswerSource {
-  answer(question: string): Promise<string | null>;
+  /** `asked` tells the question's choices (a typed number picks one) and its deadline. */
+  answer(question: string, asked?: Asked): Promise<string | null>;
   close(): void;
 }
 
@@ -39,13 +41,14 @@ export class LineAnswers implements AnswerSource {
     });
   }
 
-  async answer(question: string): Promise<string | null> {
+  async answer(question: string, asked?: Asked): Promise<string | null> {
+    const extra = asked ? choiceLines(asked).map((line) => `  ${line}\n`) : [];
     for (;;) {
-      this.prompt?.write(`\n? ${terminalSafe(question)}\n> `);
+      this.prompt?.write(`\n? ${terminalSafe(question)}\n${extra.join('')}> `);
       const line =
         this.lines.shift() ?? (this.ended ? null : await new Promise<string | null>((r) => (this.waiting = r)));
       if (line === null) return null;
-      if (line.trim() !== '') return line;
+      if (line.trim() !== '') return pickChoice(asked?.question_choices, line);
       // a blank answer is refused by the server: ask again on a terminal, skip it in piped input
     }
   }

@@ -176,7 +176,7 @@ class WorkflowFollower {
     const workflow = await this.client.request(workflowPath(this.options.workflowId), WorkflowSchema);
     if (isTerminal(workflow)) return { kind: 'result', workflow };
     if (workflow.status !== 'waiting_user') return null;
-    const answer = this.options.answers ? await this.options.answers.answer(workflow.question ?? '') : null;
+    const answer = this.options.answers ? await this.options.answers.answer(workflow.question ?? '', workflow) : null;
     if (answer === null) return { kind: 'result', workflow };
     await this.postAnswer(answer);
     return null;

@@ -1,5 +1,6 @@
 import type { BrowserEvent, ExecutionLogEntry, SnapshotData, StepStatus } from '@svc/protocol';
 import { EventPrinter } from './render';
+import { choiceLines, pickChoice } from './choices';
 
 let seq = 0;
 const envelope = { workflow_id: 'w1', ts: '2026-01-01T00:00:00.000Z' };
@@ -108,5 +109,28 @@ describe('EventPrinter', () => {
       '<== step 1/2 done: Write hello',
       '==> step 2/2: Show it',
     ]);
+  });
+});
+
+describe('a question with choices', () => {
+  const asked = {
+    question_choices: ['yes', 'no'],
+    question_default: 'no',
+    question_deadline: '2026-11-28T10:42:00.000Z',
+  };
+
+  it('lists the choices by number and says when the default is taken', () => {
+    expect(choiceLines(asked)).toEqual([
+      'choices: 1) yes  2) no (answer one, or its number)',
+      `answers "no" automatically at ${new Date(asked.question_deadline).toLocaleString()}`,
+    ]);
+    expect(choiceLines({ question_choices: null, question_default: null, question_deadline: null })).toEqual([]);
+  });
+
+  it('takes a choice, or its number, and leaves other text to the server to refuse', () => {
+    expect(pickChoice(asked.question_choices, 'no')).toBe('no');
+    expect(pickChoice(asked.question_choices, ' 1 ')).toBe('yes');
+    expect(pickChoice(asked.question_choices, '3')).toBe('3');
+    expect(pickChoice(null, '2')).toBe('2');
   });
 });

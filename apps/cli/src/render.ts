@@ -7,6 +7,7 @@ import type {
   WorkflowStatusEventData,
   RepositoryPushedEventData,
 } from '@svc/protocol';
+import { choiceLines } from './choices';
 
 /**
  * Turns workflow events into lines for a person (plan changes, steps, tool calls with output, statuses).
@@ -121,8 +122,9 @@ function pushLine({ pushed, branch, head_sha, error }: RepositoryPushedEventData
     : `push of ${branch} failed: ${error ?? 'unknown'}`;
 }
 
-function statusLine({ status, question, error }: WorkflowStatusEventData): string {
-  if (status === 'waiting_user') return `status: waiting_user: ${question ?? ''}`;
+function statusLine({ status, question, choices, error }: WorkflowStatusEventData): string {
+  if (status === 'waiting_user')
+    return `status: waiting_user: ${question ?? ''}${choices?.length ? ` [${choices.join(' | ')}]` : ''}`;
   if (status === 'failed') return `status: failed${error ? `: ${error}` : ''}`;
   return `status: ${status}`;
 }
@@ -155,6 +157,9 @@ export function summary(workflow: Workflow): string {
     case 'waiting_user':
       return (
         `workflow ${workflow.id} waits for an answer: ${workflow.question ?? ''}\n` +
+        choiceLines(workflow)
+          .map((line) => `${line}\n`)
+          .join('') +
         `answer it with: svc answer ${workflow.id} "<answer>" --follow   (or run with --answer-file)`
       );
     default:

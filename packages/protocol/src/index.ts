@@ -3,6 +3,7 @@ export * from './common';
 export * from './secrets';
 export * from './mcp-servers';
 export * from './updates';
+export * from './questions';
 export * from './parse';
 export * from './rest/auth';
 export * from './rest/tokens';

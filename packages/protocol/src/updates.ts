@@ -3,6 +3,7 @@ import { BudgetCapSchema } from './rest/budgets';
 import { RepositoryUpdateDataSchema } from './rest/repositories';
 import { CommandOutputNameSchema } from './rest/logs';
 import { LlmCallPhaseSchema, PhaseSchema, StepIndexSchema, StepStatusSchema, WorkflowStatusSchema } from './common';
+import { checkQuestionOptions, QuestionOptionsShape } from './questions';
 
 /** One plan step as stored in a snapshot. */
 export const SnapshotStepSchema = z.object({
@@ -95,13 +96,17 @@ export const LlmCallUpdateDataSchema = z.object({
 });
 export type LlmCallUpdateData = z.infer<typeof LlmCallUpdateDataSchema>;
 
-export const StatusUpdateDataSchema = z.object({
-  status: WorkflowStatusSchema,
-  question: z.string().optional(),
-  error: z.string().optional(),
-  /** the worker stopped at the run's budget: `waiting_user` on the budget question, or `failed` */
-  budget_exceeded: z.array(BudgetCapSchema).optional(),
-});
+export const StatusUpdateDataSchema = z
+  .object({
+    status: WorkflowStatusSchema,
+    question: z.string().optional(),
+    /** with `question`: the answers it accepts, its default, and when the server takes the default (decision 0075) */
+    ...QuestionOptionsShape,
+    error: z.string().optional(),
+    /** the worker stopped at the run's budget: `waiting_user` on the budget question, or `failed` */
+    budget_exceeded: z.array(BudgetCapSchema).optional(),
+  })
+  .superRefine(checkQuestionOptions);
 export type StatusUpdateData = z.infer<typeof StatusUpdateDataSchema>;
 
 export const TitleUpdateDataSchema = z.object({ title: z.string().min(1).max(500) });

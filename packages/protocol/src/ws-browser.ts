@@ -44,6 +44,10 @@ export type PlanStepStatusEventData = z.infer<typeof PlanStepStatusEventDataSche
 export const WorkflowStatusEventDataSchema = z.object({
   status: WorkflowStatusSchema,
   question: z.string().nullable().optional(),
+  /** with a question: the answers it accepts, its default, and when the server answers with it (decision 0075) */
+  choices: z.array(z.string()).optional(),
+  default: z.string().optional(),
+  deadline: TimestampSchema.optional(),
   error: z.string().nullable().optional(),
 });
 export type WorkflowStatusEventData = z.infer<typeof WorkflowStatusEventDataSchema>;
@@ -66,6 +70,8 @@ export const WorkflowActionEventDataSchema = z.object({
   message: z.string().nullable(),
   /** the workflow's plan revision after the action */
   revision: z.int().min(0),
+  /** an answer nobody gave: the question's deadline passed and the server took its default (decision 0075) */
+  by_timeout: z.literal(true).optional(),
 });
 export type WorkflowActionEventData = z.infer<typeof WorkflowActionEventDataSchema>;
 

@@ -26,6 +26,8 @@ export interface ActionParts {
   revisePlan?: boolean;
   /** other columns written with the status (e.g. the soft delete's `deleted_at`) */
   columns?: Prisma.WorkflowUpdateManyMutationInput;
+  /** what else the row must still match for the transition to apply (e.g. the question it answers) */
+  expect?: Prisma.WorkflowWhereInput;
   /** other rows written in the transition's transaction, once it applies (e.g. its audit row) */
   alongside?: (tx: Prisma.TransactionClient, after: Workflow) => Promise<void>;
 }
@@ -123,7 +125,7 @@ export class WorkflowEngine {
     let after: Workflow | null = null;
     const stored = await this.deps.events.appendWith(
       async (tx) => {
-        const where = { id: seen.id, deleted_at: null, status: seen.status };
+        const where = { ...parts.expect, id: seen.id, deleted_at: null, status: seen.status };
         const data = { ...statusColumns(decision, new Date()), ...parts.columns, ...revision(parts) };
         // A transition that writes no column still needs the status it was decided from.
         const count =

@@ -1,5 +1,6 @@
 import type { Prisma } from '@svc/db';
 import type { NewEvent } from '../events';
+import { NO_QUESTION_OPTIONS } from './question-options';
 import { isFinished, type Decision } from './state-machine';
 
 export type Applicable = Exclude<Decision, { kind: 'refuse' }>;
@@ -29,6 +30,8 @@ export function statusColumns(decision: Applicable, at: Date): Prisma.WorkflowUp
     finished_at: isFinished(decision.to) ? at : null,
   };
   for (const column of decision.clears) columns[column] = null;
+  // A question's choices, default and deadline go with it.
+  if (decision.clears.includes('question')) Object.assign(columns, NO_QUESTION_OPTIONS);
   return columns;
 }
 

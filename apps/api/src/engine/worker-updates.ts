@@ -1,6 +1,7 @@
 import type { Prisma } from '@svc/db';
 import type { StatusUpdateData, TitleUpdateData, WorkflowStatus, WsErrorInfo } from '@svc/protocol';
 import type { NewEvent, WorkflowRef } from '../events';
+import { NO_QUESTION_OPTIONS, questionOptionColumns, type QuestionColumns } from './question-options';
 import { decide, isFinished, UNFINISHED, type RunEvent } from './state-machine';
 
 /** The columns of a run that worker updates are checked against (the ingest caches them). */
@@ -56,18 +57,40 @@ export function planWorkerStatus(
     return {
       error: { code: 'conflict', message: `update ${seq}: ${decision.reason} (status is ${changes.row.status})` },
     };
+  const asked = questionParts(changes.row.status, data);
   released(changes, workerId, status);
   if (decision.kind === 'stay') return { events: [] };
-  changes.statusPatch = { status, question: question ?? null, error: error ?? null };
+  changes.statusPatch = { status, question: question ?? null, error: error ?? null, ...asked.columns };
   if (changes.released === 'paused') changes.statusPatch.assigned_worker_id = null;
   changes.row.status = status;
   changes.listChanged = true;
   const event: PlannedEvent = {
     type: 'workflow_status',
-    data: { status, question: question ?? null, error: error ?? null },
+    data: { status, question: question ?? null, error: error ?? null, ...asked.eventData },
     statusChange: true,
   };
   return { events: [event, ...budgetStop(changes.statusPatch, data)] };
+}
+
+/**
+ * The question columns a report writes (its choices, default and deadline; none left once it is not
+ * waiting) and what its event tells of them. A worker re-asking a restored question (waiting_user again)
+ * keeps what the server stored for it, its deadline included.
+ */
+function questionParts(
+  from: string,
+  data: StatusUpdateData,
+): { columns: Partial<typeof NO_QUESTION_OPTIONS | QuestionColumns>; eventData: Record<string, unknown> } {
+  if (data.status !== 'waiting_user') return { columns: NO_QUESTION_OPTIONS, eventData: {} };
+  if (from === 'waiting_user') return { columns: {}, eventData: {} };
+  const columns = questionOptionColumns(data, new Date());
+  const { question_choices, question_default, question_deadline } = columns;
+  const eventData = {
+    ...(question_choices !== null ? { choices: JSON.parse(question_choices) as string[] } : {}),
+    ...(question_default !== null ? { default: question_default } : {}),
+    ...(question_deadline !== null ? { deadline: question_deadline.toISOString() } : {}),
+  };
+  return { columns, eventData };
 }
 
 /** The worker stopped the run at its budget: the stop is stamped and told with a `budget_exceeded` event. */

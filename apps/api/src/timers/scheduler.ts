@@ -6,8 +6,14 @@ import { WakeLoop } from '../lib/wake-loop';
 export interface TimerSchedulerDeps {
   db: Db;
   logger: Logger;
-  /** Resumes a workflow whose timer fired, with the timer's reason (the dispatcher). */
-  target: { timerFired(workflowId: string, reason: string): Promise<void> };
+  /**
+   * Resumes a workflow whose timer fired, with the timer's reason (the dispatcher); answers a question
+   * whose deadline passed with its default (the lifecycle; it answers once however many replicas call).
+   */
+  target: {
+    timerFired(workflowId: string, reason: string): Promise<void>;
+    questionTimedOut(workflowId: string, deadline: Date): Promise<unknown>;
+  };
   /** the other replicas: told when timers change here, and telling this one when theirs change */
   bus: ClusterBus;
   /** Longest sleep between looks at the table (timers another server created are seen by then). */
@@ -15,12 +21,15 @@ export interface TimerSchedulerDeps {
 }
 
 const DUE_PAGE = 100;
+/** A question with a deadline still open. */
+const OPEN_DEADLINE = { status: 'waiting_user', deleted_at: null, question_deadline: { not: null } } as const;
 
 /**
  * Fires stored timers once, at their time. The table is the schedule: the scheduler sleeps until the
  * earliest pending timer, so timers set before a restart fire after it. Every replica schedules every
  * timer and claims it with a conditional UPDATE (pending -> fired), so it fires once, on whichever
  * replica is alive and first; a timer set on one replica wakes the others' schedulers over the bus.
+ * An open question's deadline (decision 0075) is scheduled the same way, from the workflows table.
  */
 export class TimerScheduler {
   private readonly maxSleepMs: number;
@@ -61,13 +70,37 @@ export class TimerScheduler {
       for (const timer of due) await this.fire(timer, now);
       if (due.length < DUE_PAGE || this.loop.isStopped) break;
     }
-    const next = await db.timer.findFirst({
-      where: { status: 'pending' },
-      orderBy: { fire_at: 'asc' },
-      select: { fire_at: true },
-    });
-    if (!next) return this.maxSleepMs;
-    return Math.min(Math.max(next.fire_at.getTime() - Date.now(), 0), this.maxSleepMs);
+    await this.answerDueQuestions();
+    const [next, nextQuestion] = await Promise.all([
+      db.timer.findFirst({ where: { status: 'pending' }, orderBy: { fire_at: 'asc' }, select: { fire_at: true } }),
+      db.workflow.findFirst({
+        where: OPEN_DEADLINE,
+        orderBy: { question_deadline: 'asc' },
+        select: { question_deadline: true },
+      }),
+    ]);
+    const times = [next?.fire_at, nextQuestion?.question_deadline].filter((t): t is Date => t != null);
+    if (times.length === 0) return this.maxSleepMs;
+    const earliest = Math.min(...times.map((t) => t.getTime()));
+    return Math.min(Math.max(earliest - Date.now(), 0), this.maxSleepMs);
+  }
+
+  /** Questions whose deadline passed get their default (a page at a time; each answers at most once). */
+  private async answerDueQuestions(): Promise<void> {
+    for (;;) {
+      const due = await this.deps.db.workflow.findMany({
+        where: { ...OPEN_DEADLINE, question_deadline: { lte: new Date() } },
+        orderBy: { question_deadline: 'asc' },
+        select: { id: true, question_deadline: true },
+        take: DUE_PAGE,
+      });
+      let answered = 0;
+      for (const { id, question_deadline } of due) {
+        if (await this.deps.target.questionTimedOut(id, question_deadline!)) answered++;
+      }
+      // A page that answered nothing (others answered them meanwhile) would come back the same.
+      if (due.length < DUE_PAGE || answered === 0 || this.loop.isStopped) return;
+    }
   }
 
   private async fire(timer: TimerRow, now: Date): Promise<void> {

@@ -11,6 +11,7 @@ import type {
 } from '@svc/protocol';
 import { TERMINAL_WORKFLOW_STATUSES } from '@svc/protocol';
 import { decodeRequires } from '../domain/routing';
+import { choicesOf } from '../engine/question-options';
 
 /** The worker a workflow names: the one running it, or the one the user asked for until one picks it up. */
 export const workerIdOf = (workflow: Pick<WorkflowRow, 'assigned_worker_id' | 'requested_worker_id'>) =>
@@ -28,6 +29,10 @@ export function presentWorkflow(workflow: WorkflowRow, workerName: string | null
     requirement: workflow.requirement,
     status: workflow.status as WorkflowStatus,
     question: workflow.question,
+    // choices, default and deadline of the open question (issue 29, decision 0075)
+    question_choices: choicesOf(workflow),
+    question_default: workflow.question_default,
+    question_deadline: workflow.question_deadline?.toISOString() ?? null,
     error: workflow.error,
     worker_id: workerIdOf(workflow),
     template: workflow.template,

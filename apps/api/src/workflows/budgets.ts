@@ -15,7 +15,7 @@ import {
   type WorkflowBudget,
 } from '@svc/protocol';
 import { conflict, notFound } from '../domain/errors';
-import type { WorkflowEngine } from '../engine';
+import { NO_QUESTION_OPTIONS, type WorkflowEngine } from '../engine';
 import { actionEvent, type Actor } from './actor';
 import type { Steering } from './steering';
 import { budgetText, callsBeforeLast, callsByModel, llmPrices, spendOf, storedBudget } from './spend';
@@ -159,7 +159,8 @@ export class RunBudgets {
     const message = policy === 'pause' ? budgetQuestion(detail) : budgetError(detail);
     const columns: Prisma.WorkflowUpdateManyMutationInput =
       policy === 'pause'
-        ? { budget_exceeded_at: new Date(), question: message }
+        ? // the budget question replaces an open one, whose choices and deadline end with it
+          { budget_exceeded_at: new Date(), question: message, ...NO_QUESTION_OPTIONS }
         : { budget_exceeded_at: new Date(), error: message };
     const data: BudgetExceededEventData = { policy, reached, message, by: 'server' };
     const applied = await this.deps.engine.apply(

@@ -1,15 +1,15 @@
 import { recordAudit, type AuditContext } from '../audit/record';
 import type { Logger } from 'pino';
 import { classifyDbError, type Db, type Prisma, type Project, type Timer, type Workflow } from '@svc/db';
-import { MAX_REQUIRED_LABELS, type CreateWorkflowRequest, type WorkflowStatus } from '@svc/protocol';
+import { answersChoices, MAX_REQUIRED_LABELS, type CreateWorkflowRequest, type WorkflowStatus } from '@svc/protocol';
 import { newAppKey } from '../apps/app-link';
 import { conflict, DomainError, invalidInput, notFound } from '../domain/errors';
 import { encodeRequires, labelsOf, satisfies } from '../domain/routing';
 import type { EventStore, NewEvent, StoredEvent } from '../events';
-import { decide, type ActionParts, type Applied, type RunEvent, type WorkflowEngine } from '../engine';
+import { choicesOf, decide, type ActionParts, type Applied, type RunEvent, type WorkflowEngine } from '../engine';
 import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
-import { actionEvent, type Actor } from './actor';
+import { actionEvent, TIMEOUT_ACTOR, type Actor } from './actor';
 import { concurrencyColumns, supersededBy, supersededReason } from './concurrency';
 import { unfinishedWhere } from './status';
 import type { Steering, TimerSchedule } from './steering';
@@ -150,12 +150,50 @@ export class WorkflowLifecycle {
     return { workflow, created: true };
   }
 
+  /**
+   * A question with choices takes only one of them (400, nothing changed); the answer applies only to the
+   * question it was checked against, so a deadline's default or a newer question in between wins (409).
+   */
   async answer(workflow: Workflow, actor: Actor, answer: string): Promise<Workflow> {
-    const updated = await this.apply(workflow, { type: 'answered' }, (revision) =>
-      actionEvent('answered', actor, revision, answer),
+    const choices = workflow.status === 'waiting_user' ? choicesOf(workflow) : null;
+    if (!answersChoices(choices, answer))
+      throw invalidInput(`the answer must be one of the choices: ${choices!.map((c) => JSON.stringify(c)).join(', ')}`);
+    const updated = await this.apply(
+      workflow,
+      { type: 'answered' },
+      (revision) => actionEvent('answered', actor, revision, answer),
+      { expect: { question: workflow.question, question_choices: workflow.question_choices } },
     );
     await this.steer('answer', workflow.id, answer);
     return updated;
+  }
+
+  /**
+   * The open question's deadline passed unanswered: the server answers with its default, recorded as
+   * such (`by_timeout`). Only while that question is open, so of this, a user's answer and another
+   * replica's timeout, exactly one answers it. False when it was answered (or changed) meanwhile.
+   */
+  async answerByTimeout(workflowId: string, deadline: Date): Promise<boolean> {
+    const workflow = await this.deps.db.workflow.findFirst({
+      where: { id: workflowId, deleted_at: null, status: 'waiting_user', question_deadline: deadline },
+    });
+    const fallback = workflow?.question_default;
+    if (!workflow || fallback == null) return false;
+    const applied = await this.deps.engine.apply(
+      workflow,
+      { type: 'answered' },
+      {
+        action: (revision) => actionEvent('answered', TIMEOUT_ACTOR, revision, fallback, true),
+        expect: { question_deadline: deadline },
+      },
+    );
+    if (applied.kind !== 'applied') return false;
+    this.deps.logger.info(
+      { workflow_id: workflowId, answer: fallback },
+      'question timed out: answered with its default',
+    );
+    await this.steer('answer', workflowId, fallback);
+    return true;
   }
 
   /**
@@ -478,7 +516,7 @@ export class WorkflowLifecycle {
     workflow: Workflow,
     event: RunEvent,
     action: (revision: number) => ReturnType<typeof actionEvent>,
-    options: Pick<ActionParts, 'revisePlan' | 'alongside'> = {},
+    options: Pick<ActionParts, 'revisePlan' | 'alongside' | 'expect'> = {},
   ): Promise<Workflow> {
     const applied: Applied = await this.deps.engine.apply(workflow, event, { action, ...options });
     if (applied.kind === 'gone') throw notFound('workflow not found');

@@ -13,6 +13,7 @@ import {
   type Workflow,
 } from '@svc/protocol';
 import { FileAnswers, LineAnswers, type AnswerSource } from '../answers';
+import { choiceLines, pickChoice } from '../choices';
 import type { Context } from '../context';
 import { concurrencyFields, type ConcurrencyFlags } from './concurrency';
 import { findRepository } from './repositories';
@@ -170,7 +171,7 @@ export async function statusCommand(ctx: Context, workflowId: string): Promise<n
       ...plan.map(
         (s) => `  [${s.status === 'done' ? 'x' : s.status === 'running' ? '>' : ' '}] ${s.index + 1}. ${s.title}`,
       ),
-      ...(workflow.question ? [`question: ${workflow.question}`] : []),
+      ...(workflow.question ? [`question: ${workflow.question}`, ...choiceLines(workflow)] : []),
       ...(workflow.error ? [`error: ${workflow.error}`] : []),
       ...(workflow.app_url ? [`app: ${workflow.app_url}`] : []),
       ...(workflow.requires.length ? [`requires: ${workflow.requires.join(', ')}`] : []),
@@ -240,7 +241,10 @@ export async function answerCommand(
   answerArg: string | undefined,
   flags: FollowFlags & { file?: string },
 ): Promise<number> {
-  const answer = await textFrom(ctx, 'answer', answerArg, flags.file);
+  const typed = await textFrom(ctx, 'answer', answerArg, flags.file);
+  // A question with choices takes one of them; its number (as `svc status` lists them) stands for it.
+  const asked = await ctx.client().request(workflowPath(workflowId), WorkflowSchema);
+  const answer = pickChoice(asked.question_choices, typed);
   return act(
     ctx,
     workflowId,

@@ -28,7 +28,8 @@ export async function sharedEffect(
   }
   if (effect.kind === 'ask_user') {
     if (run.state.pendingQuestion !== null) return { output: 'Rejected: a question is already open.', isError: true };
-    const answer = await run.askUser(effect.question, resumeStatus);
+    const { kind: _kind, question, ...options } = effect;
+    const answer = await run.askUser(question, resumeStatus, options);
     return { output: `The user answered: ${answer}` };
   }
   if (effect.kind === 'mcp_approval') {

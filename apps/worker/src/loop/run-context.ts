@@ -1,5 +1,5 @@
 import type { AgentState } from '@svc/agent-core';
-import type { LogEntryUpdateData } from '@svc/protocol';
+import type { LogEntryUpdateData, QuestionOptions } from '@svc/protocol';
 import type { ChatModel } from '../llm/llm-client';
 import type { PendingCall } from '../mcp/approval';
 import type { Tool, ToolContext } from '../tools/tool';
@@ -19,9 +19,10 @@ export interface RunContext {
   apply(transition: { state: AgentState }): void;
   /**
    * Puts a question to the user (status waiting_user), waits for the answer, records it and
-   * restores `resumeStatus`. Rejects with AbortedError when the workflow is cancelled.
+   * restores `resumeStatus`. Rejects with AbortedError when the workflow is cancelled. `options` (choices,
+   * default, timeout) go to the server with the question; the server enforces them (decision 0075).
    */
-  askUser(question: string, resumeStatus: 'planning' | 'running'): Promise<string>;
+  askUser(question: string, resumeStatus: 'planning' | 'running', options?: QuestionOptions): Promise<string>;
   /** Uploads workspace changes since the last sync and reports them as `file_changed`. */
   syncWorkspace(): Promise<void>;
   toolContext(stepIndex: number | null): ToolContext;

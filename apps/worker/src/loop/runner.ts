@@ -13,6 +13,7 @@ import {
   type BudgetCap,
   type DispatchBudget,
   type LogEntryUpdateData,
+  type QuestionOptions,
   type SnapshotData,
   type StepHistory,
 } from '@svc/protocol';
@@ -330,10 +331,14 @@ export class WorkflowRun implements RunContext {
     this.apply(saveMemo(this.current, truncateUtf8(memo, 4000, { marker: true }).text));
   }
 
-  async askUser(question: string, resumeStatus: 'planning' | 'running'): Promise<string> {
+  async askUser(
+    question: string,
+    resumeStatus: 'planning' | 'running',
+    options: QuestionOptions = {},
+  ): Promise<string> {
     this.apply(askUser(this.current, question));
     await this.syncWorkspace();
-    const answer = await this.waitForAnswer(question);
+    const answer = await this.waitForAnswer(question, options);
     this.apply(answerUser(this.current, answer));
     this.updates.status(resumeStatus);
     return answer;
@@ -381,12 +386,12 @@ export class WorkflowRun implements RunContext {
     this.pause.stop();
   }
 
-  private waitForAnswer(question: string): Promise<string> {
+  private waitForAnswer(question: string, options: QuestionOptions): Promise<string> {
     return new Promise((resolve, reject) => {
       if (this.signal.aborted) return reject(new AbortedError());
       // The waiter is in place before the status goes out, so an immediate answer is not missed.
       this.answerWaiter = { resolve, reject };
-      this.updates.status('waiting_user', { question });
+      this.updates.status('waiting_user', { question, ...options });
     });
   }
 
@@ -422,7 +427,8 @@ export class WorkflowRun implements RunContext {
 
   private async drive(template: string | null | undefined, opening: StepOpening): Promise<RunEnd> {
     const question = this.current.pendingQuestion;
-    if (question !== null) await this.answerRestored(await this.waitForAnswer(question));
+    // The server kept the restored question's choices and deadline: a repeated waiting_user keeps them.
+    if (question !== null) await this.answerRestored(await this.waitForAnswer(question, {}));
     if (this.current.phase.kind === 'planning') {
       this.updates.status('planning');
       await runPlanning(this, template);

@@ -1,6 +1,7 @@
 import type { PlannedStep } from '@svc/agent-core';
 import type { LogEntryUpdateData } from '@svc/protocol';
 import type { z } from 'zod';
+import type { QuestionOptions } from '@svc/protocol';
 import type { ServerApi } from '../api/server-api';
 import type { RemoteExecRequest } from '../link/server-link';
 import type { PendingCall } from '../mcp/approval';
@@ -10,7 +11,7 @@ export type ToolEffect =
   | { kind: 'submit_plan'; steps: PlannedStep[] }
   | { kind: 'advance_step'; summary: string }
   | { kind: 'save_memo'; note: string }
-  | { kind: 'ask_user'; question: string }
+  | ({ kind: 'ask_user'; question: string } & QuestionOptions)
   | { kind: 'set_timer'; seconds: number; reason: string }
   /** an MCP tool call that waits for a person's approval (decision 0042) */
   | { kind: 'mcp_approval'; question: string; call: PendingCall };

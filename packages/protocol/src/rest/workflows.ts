@@ -24,6 +24,11 @@ export const WorkflowSchema = z.object({
   status: WorkflowStatusSchema,
   /** open ask_user question while waiting_user */
   question: z.string().nullable(),
+  /** the answers the open question accepts (one of them, exactly); null: any text (decision 0075) */
+  question_choices: z.array(z.string()).nullable(),
+  /** the answer the server gives when `question_deadline` passes unanswered */
+  question_default: z.string().nullable(),
+  question_deadline: TimestampSchema.nullable(),
   /** why the workflow failed */
   error: z.string().nullable(),
   worker_id: IdSchema.nullable(),

@@ -98,6 +98,8 @@ export const WORKFLOW_OPERATIONS = defineOperations({
     ...action,
     path: `${API}/workflows/{id}/answer`,
     summary: 'Answer the question of a workflow waiting for the user',
+    description:
+      'A question with `question_choices` takes exactly one of them; any other answer is refused (400) and nothing changes.',
     body: jsonBody(AnswerRequestSchema),
     responses: { 200: theWorkflow },
     errors: [400, 409],

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type ComponentProps } from 'react';
 import { answerQuestion, sendFeedback } from './api';
 import { AnsweredElsewhere } from './AnsweredElsewhere';
 import { TextSubmitForm } from './TextSubmitForm';
+import { DeadlineNote, QuestionChoices } from './QuestionChoices';
 import { useWorkflowMutation } from './useWorkflowMutation';
 import { usePageFocus, type FocusRescue } from '../run/focus-rescue';
 import type { Workflow } from '@svc/protocol';
@@ -39,9 +40,38 @@ export function QuestionBox({ workflow, actions }: { workflow: Workflow; actions
       <h2 id="question-heading">{open ? 'The agent asks' : 'The agent asked'}</h2>
       <p className="question">{question}</p>
       {!open && <AnsweredElsewhere status={workflow.status} actions={actions} />}
-      {/* one form in both modes, so a reader typing when the question closes keeps the text box */}
-      <TextSubmitForm {...(open ? answer.mode : feedback)} value={draft} onChange={setDraft} />
+      <AnswerArea
+        workflow={workflow}
+        mode={open ? answer.mode : feedback}
+        open={open}
+        draft={draft}
+        setDraft={setDraft}
+      />
     </section>
+  );
+}
+
+/**
+ * How the open question is answered: a question with choices takes one of them, as buttons (decision
+ * 0075); any other, and a draft kept after the question closed, the text box.
+ */
+function AnswerArea(props: {
+  workflow: Workflow;
+  mode: FormMode;
+  open: boolean;
+  draft: string;
+  setDraft(text: string): void;
+}) {
+  const { workflow, mode, open } = props;
+  const choices = workflow.question_choices?.length ? workflow.question_choices : null;
+  const deadline = { fallback: workflow.question_default, deadline: workflow.question_deadline };
+  if (open && choices) return <QuestionChoices choices={choices} {...deadline} answer={mode} />;
+  return (
+    <>
+      {open && <DeadlineNote {...deadline} />}
+      {/* one form in both modes, so a reader typing when the question closes keeps the text box */}
+      <TextSubmitForm {...mode} value={props.draft} onChange={props.setDraft} />
+    </>
   );
 }
 

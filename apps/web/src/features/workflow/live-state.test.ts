@@ -32,6 +32,9 @@ const workflow: Workflow = {
   requirement: 'Build a shop\nwith a cart',
   status: 'running',
   question: null,
+  question_choices: null,
+  question_default: null,
+  question_deadline: null,
   error: null,
   worker_id: null,
   template: null,
@@ -193,6 +196,34 @@ describe('liveWorkflow', () => {
       status: 'waiting_user',
       question: 'Which currency?',
       app_url: 'http://apps.local/shop',
+    });
+  });
+
+  it('takes the choices, default and deadline of a live question, and drops them with the question', () => {
+    const data = {
+      status: 'waiting_user' as const,
+      question: 'Deploy?',
+      choices: ['yes', 'no'],
+      default: 'no',
+      deadline: '2026-11-28T10:42:00.000Z',
+    };
+    const asking = fold({ ...envelope, type: 'workflow_status', seq: 5, data });
+    expect(liveWorkflow(loaded(workflow), asking)).toMatchObject({
+      question: 'Deploy?',
+      question_choices: ['yes', 'no'],
+      question_default: 'no',
+      question_deadline: '2026-11-28T10:42:00.000Z',
+    });
+    const answered = fold({
+      ...envelope,
+      type: 'workflow_status',
+      seq: 6,
+      data: { status: 'running', question: null },
+    });
+    expect(liveWorkflow(loaded({ ...workflow, ...data, question_choices: ['yes', 'no'] }), answered)).toMatchObject({
+      question_choices: null,
+      question_default: null,
+      question_deadline: null,
     });
   });
 

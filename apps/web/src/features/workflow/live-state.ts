@@ -157,7 +157,17 @@ function liveWaitingReason(
   return newer(live.waitingReason, after) ? live.waitingReason.data : loaded.waiting_reason;
 }
 
-type StatusFields = Pick<Workflow, 'status' | 'question' | 'error' | 'started_at' | 'finished_at'>;
+type StatusFields = Pick<
+  Workflow,
+  | 'status'
+  | 'question'
+  | 'question_choices'
+  | 'question_default'
+  | 'question_deadline'
+  | 'error'
+  | 'started_at'
+  | 'finished_at'
+>;
 
 /** The status a newer status event set (if any), with the question or error it carries only while they apply. */
 function liveStatus(loaded: Workflow, status: Stamped<WorkflowStatusEventData> | null): StatusFields {
@@ -172,18 +182,42 @@ function liveStatus(loaded: Workflow, status: Stamped<WorkflowStatusEventData> |
 function statusFields(
   loaded: Workflow,
   current: Workflow['status'],
-  said: { question?: string | null; error?: string | null },
+  said: { question?: string | null; error?: string | null; choices?: string[]; default?: string; deadline?: string },
   changedAt: string | null,
 ): StatusFields {
   const finished = TERMINAL_WORKFLOW_STATUSES.includes(current);
+  const question = current === 'waiting_user' ? (said.question ?? loaded.question) : null;
   return {
     status: current,
-    question: current === 'waiting_user' ? (said.question ?? loaded.question) : null,
+    question,
+    ...questionOptions(loaded, question, said),
     error: current === 'failed' ? (said.error ?? loaded.error) : null,
     started_at: loaded.started_at ?? (current !== 'pending' ? changedAt : null),
     finished_at: finished ? (changedAt ?? loaded.finished_at) : null,
   };
 }
+
+/**
+ * The open question's choices, default and deadline: a status event that asks tells them; the record's
+ * hold for the question it has (a worker re-asking it sends them no more).
+ */
+function questionOptions(
+  loaded: Workflow,
+  question: string | null,
+  said: { choices?: string[]; default?: string; deadline?: string },
+): Pick<Workflow, 'question_choices' | 'question_default' | 'question_deadline'> {
+  const none = { question_choices: null, question_default: null, question_deadline: null };
+  if (question === null) return none;
+  const told = { question_choices: said.choices, question_default: said.default, question_deadline: said.deadline };
+  if (Object.values(told).some((value) => value !== undefined)) return { ...none, ...definedOf(told) };
+  if (question !== loaded.question) return none;
+  const { question_choices, question_default, question_deadline } = loaded;
+  return { question_choices, question_default, question_deadline };
+}
+
+/** The entries of `record` that are not undefined. */
+const definedOf = <T extends object>(record: T): Partial<T> =>
+  Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>;
 
 /** Whether feedback was sent live and no plan has arrived since: the agent is revising its plan. */
 export const awaitingRevisedPlan = (live: LiveState): boolean => live.feedbackAt > live.snapshotAt;

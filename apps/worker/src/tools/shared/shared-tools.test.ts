@@ -94,4 +94,35 @@ describe('ask_user', () => {
       'invalid arguments for ask_user: question: Invalid input: expected string, received undefined',
     );
   });
+
+  it('passes choices, a default and a timeout on to the loop', async () => {
+    const { result } = await env.call(askUser, {
+      question: 'Deploy now?',
+      choices: ['yes', 'no'],
+      default: 'no',
+      timeout_seconds: 600,
+    });
+    expect(result.effect).toEqual({
+      kind: 'ask_user',
+      question: 'Deploy now?',
+      choices: ['yes', 'no'],
+      default: 'no',
+      timeout_seconds: 600,
+    });
+  });
+
+  it.each([
+    [{ choices: ['yes'] }, 'choices: Too small: expected array to have >=2 items'],
+    [{ choices: Array.from({ length: 11 }, (_, i) => `c${i}`) }, 'choices: Too big: expected array to have <=10 items'],
+    [{ choices: ['yes', 'x'.repeat(101)] }, 'choices.1: Too big: expected string to have <=100 characters'],
+    [{ choices: ['yes', 'yes'] }, 'choices: choices must be distinct'],
+    [{ choices: ['yes', 'no'], default: 'maybe' }, 'default: default must be one of the choices'],
+    [{ choices: ['yes', 'no'], timeout_seconds: 60 }, 'timeout_seconds: timeout_seconds needs a default'],
+    [{ default: 'yes', timeout_seconds: 5 }, 'timeout_seconds: Too small: expected number to be >=10'],
+    [{ default: 'yes', timeout_seconds: 604_801 }, 'timeout_seconds: Too big: expected number to be <=604800'],
+  ])('answers an invalid option %j with a tool error the LLM can read', async (options, message) => {
+    const { result } = await env.call(askUser, { question: 'Deploy now?', ...options });
+    expect(result).toMatchObject({ isError: true, output: `invalid arguments for ask_user: ${message}` });
+    expect(result.effect).toBeUndefined();
+  });
 });

@@ -1,0 +1,30 @@
+import type { Prisma, Workflow } from '@svc/db';
+import type { QuestionOptions } from '@svc/protocol';
+
+/** The columns of an open question besides its text (decision 0075); null when there is no question. */
+export const NO_QUESTION_OPTIONS = {
+  question_choices: null,
+  question_default: null,
+  question_deadline: null,
+} satisfies Prisma.WorkflowUpdateManyMutationInput;
+
+export interface QuestionColumns {
+  question_choices: string | null;
+  question_default: string | null;
+  question_deadline: Date | null;
+}
+
+/** The columns a reported question writes: its choices, its default and its deadline counted from `at`. */
+export function questionOptionColumns(options: QuestionOptions, at: Date): QuestionColumns {
+  return {
+    question_choices: options.choices ? JSON.stringify(options.choices) : null,
+    question_default: options.default ?? null,
+    question_deadline:
+      options.timeout_seconds === undefined ? null : new Date(at.getTime() + options.timeout_seconds * 1000),
+  };
+}
+
+/** The stored choices of the open question; null when any answer goes. */
+export function choicesOf(row: Pick<Workflow, 'question_choices'>): string[] | null {
+  return row.question_choices === null ? null : (JSON.parse(row.question_choices) as string[]);
+}
