@@ -1,4 +1,4 @@
-import { WorkflowListQuerySchema } from '@svc/protocol';
+import { WorkflowListQuerySchema, type WorkflowListQuery } from '@svc/protocol';
 import type { Db } from '@svc/db';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../auth/principal';
@@ -23,20 +23,8 @@ export async function workflowListPage(
   const { db, reads } = deps;
   const { project } = await authorizeProject(db, principal, projectId, 'workflow.read');
   const page = readPageQuery(query, CountedTimeIdKeySchema);
-  const { status, q, author, worker, since, until } = parseInput(WorkflowListQuerySchema, query, 'query');
-  const authorId = author === undefined ? undefined : await userIdOf(db, author);
-  if (authorId === null) return { items: [], next_cursor: null, total: 0, offset: 0 };
-  const filter: WorkflowFilter = {
-    projectId: project.id,
-    // A job token lists only its own workflow, never its siblings (their requirements are not its business).
-    ...(principal.kind === 'job' ? { onlyId: principal.workflowId } : {}),
-    ...(status ? { statuses: status } : {}),
-    ...(q === undefined ? {} : { text: q }),
-    ...(authorId === undefined ? {} : { authorId }),
-    ...(worker === undefined ? {} : { workerId: worker }),
-    ...(since === undefined ? {} : { since: new Date(since) }),
-    ...(until === undefined ? {} : { until: new Date(until) }),
-  };
+  const filter = await filterOf(db, principal, project.id, parseInput(WorkflowListQuerySchema, query, 'query'));
+  if (!filter) return { items: [], next_cursor: null, total: 0, offset: 0 };
   const after = page.after && ([new Date(page.after[0]), page.after[1]] as const);
   // The first page counts; its cursor carries the counts on (a cursor without them is counted again).
   const carried = page.after?.length === 4 ? { before: page.after[2], total: page.after[3] } : undefined;
@@ -68,6 +56,28 @@ export async function workflowListPage(
   );
   // A run created or deleted while paging moves the count; the page may then end past `total`.
   return { ...listed, total: Math.max(counts.total, counts.before + listed.items.length), offset: counts.before };
+}
+
+/** The list's filter from its checked query; null when it names an author who does not exist (nothing matches). */
+async function filterOf(
+  db: Db,
+  principal: Principal,
+  projectId: string,
+  { status, q, author, worker, since, until }: WorkflowListQuery,
+): Promise<WorkflowFilter | null> {
+  const authorId = author === undefined ? undefined : await userIdOf(db, author);
+  if (authorId === null) return null;
+  return {
+    projectId,
+    // A job token lists only its own workflow, never its siblings (their requirements are not its business).
+    ...(principal.kind === 'job' ? { onlyId: principal.workflowId } : {}),
+    ...(status ? { statuses: status } : {}),
+    ...(q === undefined ? {} : { text: q }),
+    ...(authorId === undefined ? {} : { authorId }),
+    ...(worker === undefined ? {} : { workerId: worker }),
+    ...(since === undefined ? {} : { since: new Date(since) }),
+    ...(until === undefined ? {} : { until: new Date(until) }),
+  };
 }
 
 /** The user an `author` filter names, by id or login; null when there is none (nothing matches). */
