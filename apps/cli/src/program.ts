@@ -31,6 +31,7 @@ import {
   statusCommand,
 } from './commands/workflows';
 import { listCommand, type ListFlags } from './commands/run-list';
+import { registerWorkerCommands } from './commands/workers';
 import { registerScheduleCommands } from './commands/schedules';
 import { addTriggerCommands } from './commands/triggers';
 import { addForgeCommands } from './commands/forge';
@@ -381,6 +382,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
   registerRepositoryCommands(program, run, project);
   registerMcpCommands(program, run, project);
   registerAuditCommand(program, run, project);
+  registerWorkerCommands(program, run);
   program
     .command('admin')
     .description('administration')

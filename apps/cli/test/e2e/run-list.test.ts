@@ -1,6 +1,7 @@
-import type { Workflow, WorkflowListItem } from '@svc/protocol';
+import path from 'node:path';
+import type { Worker, Workflow, WorkflowListItem } from '@svc/protocol';
 import { plan, scriptedAgent } from '@svc/scripted-llm';
-import { E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
+import { E2E_TIMEOUT_MS, startStack, WORKER_NAME, type CliStack } from '../support/stack';
 
 /** `svc list` with the run list's filters (issue 29) against a real server. */
 describe('svc list filters', () => {
@@ -34,6 +35,29 @@ describe('svc list filters', () => {
       expect(text).toMatch(/^1-\d+ of \d+$/m);
       const refused = await stack.svcExiting(['list', '-p', stack.projectId, '--since', 'yesterday'], 1);
       expect(refused.stderr).toContain('since');
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'pauses, drains and resumes a worker for an administrator, and refuses anyone else',
+    async () => {
+      const root = { env: { SVC_CONFIG: path.join(stack.dir, 'root.json') } };
+      await stack.svcExiting(['login', '--url', stack.api.url, '--dev-user', 'root'], 0, root);
+      const res = await fetch(`${stack.api.url}/svc/api/workers`, {
+        headers: { authorization: `Bearer ${stack.token}` },
+      });
+      const worker = ((await res.json()) as Worker[]).find((w) => w.name === WORKER_NAME)!;
+      const change = async (what: string) =>
+        JSON.parse((await stack.svcExiting(['workers', what, worker.id, '--json'], 0, root)).stdout) as Worker;
+      expect((await change('pause')).admin_state).toBe('paused');
+      expect(['draining', 'drained']).toContain((await change('drain')).admin_state);
+      expect((await change('resume')).admin_state).toBe('active');
+      const text = (await stack.svcExiting(['workers', 'pause', worker.id], 0, root)).stdout;
+      expect(text).toMatch(new RegExp(`^${worker.id}\\s+${WORKER_NAME}\\s+paused\\s+`));
+      await stack.svcExiting(['workers', 'resume', worker.id], 0, root);
+      const refused = await stack.svcExiting(['workers', 'pause', worker.id], 1);
+      expect(refused.stderr).toContain('not allowed: workers.manage');
     },
     E2E_TIMEOUT_MS,
   );
