@@ -23,7 +23,6 @@ import {
   cancelCommand,
   createProjectCommand,
   feedbackCommand,
-  listCommand,
   logsCommand,
   projectsCommand,
   reportCommand,
@@ -31,6 +30,8 @@ import {
   runCommand,
   statusCommand,
 } from './commands/workflows';
+import { listCommand, type ListFlags } from './commands/run-list';
+import { registerWorkerCommands } from './commands/workers';
 import { registerScheduleCommands } from './commands/schedules';
 import { addTriggerCommands } from './commands/triggers';
 import { addForgeCommands } from './commands/forge';
@@ -239,10 +240,20 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
 
   program
     .command('list')
-    .description("list a project's workflows")
+    .description("list a project's runs, newest first: author, worker, duration, question or failure, and the count")
     .addOption(project())
     .option('--limit <n>', 'at most this many', (v) => Number.parseInt(v, 10))
-    .action(run((ctx, flags: { limit?: number }) => listCommand(ctx, flags)));
+    .option('--cursor <cursor>', 'the page after this cursor (printed under a full page)')
+    .option('--status <statuses>', 'only these statuses, comma separated (e.g. running,waiting_user)')
+    .option(
+      '--author <user>',
+      'only runs this user started (login or id; schedule and trigger runs count as their maker)',
+    )
+    .option('--worker <id>', 'only runs this worker took')
+    .option('--since <time>', 'created at or after (YYYY-MM-DD or an RFC 3339 time)')
+    .option('--until <time>', 'created before (YYYY-MM-DD or an RFC 3339 time)')
+    .option('-q, --query <text>', 'title or requirement contains this text')
+    .action(run((ctx, flags: ListFlags) => listCommand(ctx, flags)));
   program
     .command('status')
     .description('a workflow and its plan')
@@ -375,6 +386,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void, argvJso
   registerRepositoryCommands(program, run, project);
   registerMcpCommands(program, run, project);
   registerAuditCommand(program, run, project);
+  registerWorkerCommands(program, run);
   program
     .command('admin')
     .description('administration')

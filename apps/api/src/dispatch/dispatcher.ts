@@ -270,7 +270,7 @@ export class LiveDispatcher implements Steering {
   /** One page of the queue; true when a full page was handed out and more may wait. */
   private async pumpOnce(): Promise<boolean> {
     const { db, registry } = this.deps;
-    const sessions = registry.connected();
+    const sessions = await this.takingRuns(registry.connected());
     if (sessions.length === 0) return false;
     const load = await activeCounts(
       db,
@@ -290,6 +290,17 @@ export class LiveDispatcher implements Steering {
     const failed = prepared.find((p) => p.status === 'rejected');
     if (failed) throw failed.reason;
     return queued.length === QUEUE_PAGE && handedOut > 0;
+  }
+
+  /** The connected workers an administrator has not paused (read each round: the pause is in the database). */
+  private async takingRuns(sessions: readonly WorkerSession[]): Promise<WorkerSession[]> {
+    if (sessions.length === 0) return [];
+    const paused = await this.deps.db.worker.findMany({
+      where: { id: { in: sessions.map((s) => s.workerId) }, paused_at: { not: null } },
+      select: { id: true },
+    });
+    const pausedIds = new Set(paused.map((w) => w.id));
+    return sessions.filter((s) => !pausedIds.has(s.workerId));
   }
 
   /** Claims one at a time: each counts against its worker's room (`load`) and its project's limit. */
@@ -358,7 +369,12 @@ export class LiveDispatcher implements Steering {
       select: { ...DISPATCH_SELECT, title_last_seq: true },
     });
     if (!workflow) return;
-    const target = pickWorker(this.deps.registry.connected(), new Map(), null, workflow.requires);
+    const target = pickWorker(
+      await this.takingRuns(this.deps.registry.connected()),
+      new Map(),
+      null,
+      workflow.requires,
+    );
     if (!target) return;
     const grant = await this.deps.engine.grantTitle(workflow, target.workerId);
     if (!grant) return;

@@ -57,6 +57,14 @@ export function toPage<Row, Item>(
 /** Key schemas of the lists: by seq (logs, calls, snapshots) and newest first by time and id (workflows). */
 export const SeqKeySchema = z.tuple([z.int().min(0)]);
 export const TimeIdKeySchema = z.tuple([z.iso.datetime(), z.string().min(1).max(200)]);
+/**
+ * The run list's key (decision 0074): `[created_at, id]`, then how many matching rows the pages up to it
+ * showed and the total the first page counted, so later pages are not counted again.
+ */
+export const CountedTimeIdKeySchema = z.union([
+  z.tuple([z.iso.datetime(), z.string().min(1).max(200), z.int().min(0), z.int().min(0)]),
+  TimeIdKeySchema,
+]);
 
 /** Prisma `where` for rows after `[seq]` in ascending seq order. */
 export const afterSeq = (after: readonly [number] | undefined) => (after ? { seq: { gt: after[0] } } : {});

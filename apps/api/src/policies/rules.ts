@@ -132,6 +132,8 @@ const USER_GLOBAL_RULES: Readonly<Record<GlobalAction, (user: UserPrincipal) => 
   'token.worker': adminSession,
   'tokens.manage_any': adminSession,
   'queue.read': adminUnnarrowed,
+  // pause, resume and drain workers: an administrator's session or unnarrowed api token (the CLI)
+  'workers.manage': adminUnnarrowed,
   // an administrator's CLI with an unnarrowed api token may manage them too (values stay write-only)
   'secrets.instance': adminUnnarrowed,
   // an administrator's CLI with an unnarrowed api token reads (and exports) the whole audit log

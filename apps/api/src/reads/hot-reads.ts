@@ -9,6 +9,7 @@ import {
   type Workflow,
 } from '@svc/db';
 import { WorkflowPages } from './workflow-page';
+import { RunAuthors } from './run-authors';
 import { hotStatements, USER_COLUMNS, type HotStatements } from './hot-statements';
 import type { Role } from '../policies/rules';
 import type { CallRowWithDetail, LogRowJson, ToolInputYaml } from '../wire/logs';
@@ -28,6 +29,8 @@ export class HotReads {
   private readonly decode: ReturnType<typeof decoders>;
   /** the workflow list's keyset pages and search */
   readonly workflowPages: WorkflowPages;
+  /** who started each run of a list page */
+  readonly runAuthors: RunAuthors;
 
   constructor(
     private readonly reader: SqlReader,
@@ -40,6 +43,7 @@ export class HotReads {
     this.statements = hotStatements(provider);
     this.decode = decoders(provider);
     this.workflowPages = new WorkflowPages(reader, provider);
+    this.runAuthors = new RunAuthors(reader, provider);
   }
 
   /**

@@ -1,15 +1,18 @@
-import { WorkflowListQuerySchema } from '@svc/protocol';
+import { WorkflowListQuerySchema, type WorkflowListQuery } from '@svc/protocol';
+import type { Db } from '@svc/db';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../domain/validate';
 import { authorizeProject } from '../policies/access';
 import { presentWorkflowListItem, workerIdOf } from '../wire/workflow';
-import { readPageQuery, TimeIdKeySchema, toPage } from '../http/pagination';
+import { CountedTimeIdKeySchema, readPageQuery, toPage } from '../http/pagination';
 import { isUnfinished } from '../workflows';
+import type { WorkflowFilter } from './workflow-page';
 
 /**
  * `GET /projects/{id}/workflows` (and MCP `list_runs`): a page of a project's workflows, newest first,
- * `query` as the URL's (`status`, `q`, `limit`, `cursor`), checked after the caller is authorized.
+ * `query` as the URL's (`status`, `q`, `author`, `worker`, `since`, `until`, `limit`, `cursor`), checked
+ * after the caller is authorized, with how many match and how many come before the page (decision 0074).
  */
 export async function workflowListPage(
   deps: Pick<AppDeps, 'db' | 'reads'>,
@@ -19,29 +22,28 @@ export async function workflowListPage(
 ) {
   const { db, reads } = deps;
   const { project } = await authorizeProject(db, principal, projectId, 'workflow.read');
-  const page = readPageQuery(query, TimeIdKeySchema);
-  const { status, q } = parseInput(WorkflowListQuerySchema, query, 'query');
-  const rows = await reads.workflowPages.page(
-    {
-      projectId: project.id,
-      // A job token lists only its own workflow, never its siblings (their requirements are not its business).
-      ...(principal.kind === 'job' ? { onlyId: principal.workflowId } : {}),
-      ...(status ? { statuses: status } : {}),
-      ...(q === undefined ? {} : { text: q }),
-    },
-    page.after && [new Date(page.after[0]), page.after[1]],
-    page.limit + 1,
-  );
+  const page = readPageQuery(query, CountedTimeIdKeySchema);
+  const filter = await filterOf(db, principal, project.id, parseInput(WorkflowListQuerySchema, query, 'query'));
+  if (!filter) return { items: [], next_cursor: null, total: 0, offset: 0 };
+  const after = page.after && ([new Date(page.after[0]), page.after[1]] as const);
+  // The first page counts; its cursor carries the counts on (a cursor without them is counted again).
+  const carried = page.after?.length === 4 ? { before: page.after[2], total: page.after[3] } : undefined;
+  const [rows, counts] = await Promise.all([
+    reads.workflowPages.page(filter, after, page.limit + 1),
+    carried ?? reads.workflowPages.count(filter, after),
+  ]);
   const shown = rows.slice(0, page.limit);
-  // One statement each for the page's worker names and latest snapshots, whatever the page size.
-  const [names, snapshots] = await Promise.all([
+  // One statement each for the page's worker names, latest snapshots and authors, whatever the page size.
+  const [names, snapshots, authors] = await Promise.all([
     reads.workerNames([...new Set(shown.map(workerIdOf).filter((id): id is string => id !== null))]),
     reads.latestSnapshots(shown.map((w) => w.id)),
+    reads.runAuthors.of(shown),
   ]);
-  return toPage(
+  const now = new Date();
+  const listed = toPage(
     rows,
     page.limit,
-    (w) => [w.created_at.toISOString(), w.id],
+    (w) => [w.created_at.toISOString(), w.id, counts.before + page.limit, counts.total],
     (w) =>
       presentWorkflowListItem(
         w,
@@ -49,6 +51,37 @@ export async function workflowListPage(
         reads.appLinks.linkOf(w),
         snapshots.get(w.id) ?? null,
         w.plan_revising && isUnfinished(w.status),
+        { author: authors.get(w.id)!, now },
       ),
   );
+  // A run created or deleted while paging moves the count; the page may then end past `total`.
+  return { ...listed, total: Math.max(counts.total, counts.before + listed.items.length), offset: counts.before };
+}
+
+/** The list's filter from its checked query; null when it names an author who does not exist (nothing matches). */
+async function filterOf(
+  db: Db,
+  principal: Principal,
+  projectId: string,
+  { status, q, author, worker, since, until }: WorkflowListQuery,
+): Promise<WorkflowFilter | null> {
+  const authorId = author === undefined ? undefined : await userIdOf(db, author);
+  if (authorId === null) return null;
+  return {
+    projectId,
+    // A job token lists only its own workflow, never its siblings (their requirements are not its business).
+    ...(principal.kind === 'job' ? { onlyId: principal.workflowId } : {}),
+    ...(status ? { statuses: status } : {}),
+    ...(q === undefined ? {} : { text: q }),
+    ...(authorId === undefined ? {} : { authorId }),
+    ...(worker === undefined ? {} : { workerId: worker }),
+    ...(since === undefined ? {} : { since: new Date(since) }),
+    ...(until === undefined ? {} : { until: new Date(until) }),
+  };
+}
+
+/** The user an `author` filter names, by id or login; null when there is none (nothing matches). */
+async function userIdOf(db: Db, author: string): Promise<string | null> {
+  const user = await db.user.findFirst({ where: { OR: [{ id: author }, { login: author }] }, select: { id: true } });
+  return user?.id ?? null;
 }

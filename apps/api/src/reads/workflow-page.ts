@@ -22,6 +22,13 @@ export interface WorkflowFilter {
   statuses?: readonly WorkflowStatus[];
   /** contained in the title or the requirement, ignoring case (PostgreSQL: Unicode; SQLite: ASCII) */
   text?: string;
+  /** started by this user (created_by) */
+  authorId?: string;
+  /** taken by this worker (assigned_worker_id) */
+  workerId?: string;
+  /** created at or after `since` and before `until` (bounds of the (project_id, …, created_at, id) indexes) */
+  since?: Date;
+  until?: Date;
 }
 
 /** A row's place in the list's order (newest first): `[created_at, id]`. */
@@ -97,7 +104,7 @@ export class WorkflowPages {
    * rare and reads the project row by row.
    */
   private async indexed(filter: WorkflowFilter, text: string, below: TimeId, take: number) {
-    const { projectId, onlyId, statuses } = filter;
+    const { projectId, onlyId, statuses, authorId, workerId, since, until } = filter;
     const w = (column: keyof Workflow) => sql.ref(`w.${column}`);
     const where = sql.join(
       [
@@ -106,6 +113,10 @@ export class WorkflowPages {
         sql`(${w('created_at')}, ${w('id')}) < (${below[0]}, ${below[1]})`,
         ...(onlyId === undefined ? [] : [sql`${w('id')} = ${onlyId}`]),
         ...(statuses ? [isAnyOf(this.provider, w('status'), statuses)] : []),
+        ...(authorId === undefined ? [] : [sql`${w('created_by')} = ${authorId}`]),
+        ...(workerId === undefined ? [] : [sql`${w('assigned_worker_id')} = ${workerId}`]),
+        ...(since === undefined ? [] : [sql`${w('created_at')} >= ${since}`]),
+        ...(until === undefined ? [] : [sql`${w('created_at')} < ${until}`]),
       ],
       sql` AND `,
     );
@@ -123,15 +134,50 @@ export class WorkflowPages {
     return this.rows({ compile: () => statement.compile(this.q) }, { planWithValues: true });
   }
 
+  /**
+   * How many workflows match the filter, and how many of them come before the page after `after` (the
+   * cursor's row and the newer ones): one
+   * COUNT on the filter's index (decision 0074), made for the first page only (the cursor carries it
+   * on). It reads the index entries of the rows the indexed filters allow, never the rest of the table;
+   * a text is tested on those rows (PostgreSQL: the LIKE its trigram indexes serve).
+   */
+  async count(filter: WorkflowFilter, after: TimeId | undefined): Promise<{ total: number; before: number }> {
+    const query = this.live(filter)
+      .where((eb) => eb.and(this.matches(eb, filter.text)))
+      .select((eb) => [
+        eb.fn.countAll().as('total'),
+        after
+          ? eb.fn
+              .count(eb.case().when(eb.refTuple('created_at', 'id'), '>=', eb.tuple(after[0], after[1])).then(1).end())
+              .as('before')
+          : sql.lit(0).as('before'),
+      ]);
+    const [row] = (await this.reader.rows(compileFor(this.provider, query))) as { total: unknown; before: unknown }[];
+    // COUNT comes back as text from PostgreSQL (bigint), as a number from SQLite.
+    return { total: Number(row?.total ?? 0), before: Number(row?.before ?? 0) };
+  }
+
   /** The project's live workflows the filter allows, before its text. */
   private live(filter: WorkflowFilter) {
-    const { projectId, onlyId, statuses } = filter;
+    const { projectId, onlyId, statuses, authorId, workerId, since, until } = filter;
     return this.q
       .selectFrom('workflows')
       .where('project_id', '=', projectId)
       .where('deleted_at', 'is', null)
       .$if(onlyId !== undefined, (query) => query.where('id', '=', onlyId!))
-      .$if(statuses !== undefined, (query) => query.where((eb) => isAnyOf(this.provider, eb.ref('status'), statuses!)));
+      .$if(statuses !== undefined, (query) => query.where((eb) => isAnyOf(this.provider, eb.ref('status'), statuses!)))
+      .$if(authorId !== undefined, (query) => query.where('created_by', '=', authorId!))
+      .$if(workerId !== undefined, (query) => query.where('assigned_worker_id', '=', workerId!))
+      .$if(since !== undefined, (query) => query.where('created_at', '>=', since!))
+      .$if(until !== undefined, (query) => query.where('created_at', '<', until!));
+  }
+
+  /** The text test of a count: PostgreSQL's LIKE (served by pg_trgm), else the substring test itself. */
+  private matches(eb: Where, text: string | undefined) {
+    if (text === undefined || this.provider !== 'postgresql') return this.contains(eb, text);
+    const like = (column: 'title' | 'requirement') =>
+      eb(eb.fn('lower', [column]), 'like', eb.fn('lower', [eb.val(likePattern(text))]));
+    return [eb.or([like('title'), like('requirement')])];
   }
 
   /** `(created_at, id) < after` and `>= down`: bounds of the index, not filters. */

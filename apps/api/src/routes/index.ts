@@ -31,6 +31,7 @@ import { storageHandlers } from './storage';
 import { templateHandlers } from './templates';
 import { workerHandlers } from './workers/router';
 import { queueHandlers } from './workers/queue';
+import { workerAdminHandlers } from './workers/admin';
 import { timerHandlers } from './timers/router';
 import { scheduleHandlers } from './schedules/router';
 import { mcpServerHandlers } from './mcp-servers/router';
@@ -83,6 +84,7 @@ export function apiRouter(deps: AppDeps, authenticate: Authenticator, direct?: D
       ...templateHandlers(deps),
       ...workerHandlers(deps),
       ...queueHandlers(deps),
+      ...workerAdminHandlers(deps),
       ...timerHandlers(deps),
       ...scheduleHandlers(deps),
       ...eventHandlers(deps),

@@ -2,6 +2,7 @@ import type { AgentStateSnapshot, Workflow as WorkflowRow } from '@svc/db';
 import { fromSnapshot, planFromState, projectPlan } from '@svc/agent-core';
 import type {
   PlanStepInfo,
+  RunAuthor,
   SnapshotData,
   SnapshotListItem,
   Workflow,
@@ -64,16 +65,22 @@ function waitingReasonOf(workflow: WorkflowRow): string | null {
   return workflow.waiting_reason;
 }
 
-/** A list item: the workflow and the progress its latest snapshot shows (null before any plan). */
+/**
+ * A list item: the workflow, the progress its latest snapshot shows (null before any plan), who started
+ * it, and how long it ran (to `now` while it has not finished).
+ */
 export function presentWorkflowListItem(
   workflow: WorkflowRow,
   workerName: string | null,
   appLink: string | null,
   latest: SnapshotRow | null,
   revising: boolean,
+  { author, now }: { author: RunAuthor; now: Date },
 ): WorkflowListItem {
   const progress = latest ? progressOf(latest, workflow.status as WorkflowStatus, revising) : null;
-  return { ...presentWorkflow(workflow, workerName, appLink), progress };
+  const { started_at, finished_at } = workflow;
+  const duration_ms = started_at ? Math.max(0, (finished_at ?? now).getTime() - started_at.getTime()) : null;
+  return { ...presentWorkflow(workflow, workerName, appLink), progress, author, duration_ms };
 }
 
 /** The snapshot columns the plan and the progress are rebuilt from. */

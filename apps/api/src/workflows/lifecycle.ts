@@ -363,6 +363,11 @@ export class WorkflowLifecycle {
     await this.steer('workflowQueued', projectId);
   }
 
+  /** A worker was resumed: the queue may go to it now (every replica pumps). */
+  async workerResumed(workerId: string): Promise<void> {
+    await this.steer('workflowQueued', workerId);
+  }
+
   /** A durable resume (the agent's `set_timer`): the workflow is not dispatched while the timer is pending. */
   async setTimer(workflow: Workflow, seconds: number, reason: string): Promise<Timer> {
     const decision = decide(workflow.status as WorkflowStatus, { type: 'timer_set' });

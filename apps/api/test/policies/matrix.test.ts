@@ -44,6 +44,8 @@ interface World {
   webhookDelivery: string;
   /** a repository of the project, which the world's workflow works in */
   repository: string;
+  /** a worker of this world only (an administrator pauses it) */
+  worker: string;
 }
 
 interface RouteCase {
@@ -234,6 +236,10 @@ const ROUTES: RouteCase[] = [
   row('401 200 200 200 200 200 200 403', 'listWorkers', () => '/workers'),
   // The queue by label set: administrators (a session or an unnarrowed api token), for autoscalers.
   row('401 403 403 403 200 403 403 403', 'getQueue', () => '/admin/queue'),
+  // Pausing, draining and resuming a worker: administrators (a session or an unnarrowed api token).
+  row('401 403 403 403 200 403 403 403', 'pauseWorker', (w) => `/admin/workers/${w.worker}/pause`, { body: {} }),
+  row('401 403 403 403 200 403 403 403', 'drainWorker', (w) => `/admin/workers/${w.worker}/drain`, { body: {} }),
+  row('401 403 403 403 200 403 403 403', 'resumeWorker', (w) => `/admin/workers/${w.worker}/resume`, { body: {} }),
   // Workspace files (mounted with `use`: the inventory names each method the handler serves).
   row('401 404 200 200 200 404 200 404', 'listFiles', (w) => `/workflows/${w.workflow}/files`, {
     variant: 'listing',
@@ -607,7 +613,9 @@ describe.each(TEST_PROVIDERS)('policy matrix on %s', (provider) => {
           expires_at: new Date(Date.now() + 3_600_000),
         },
       });
+      const ownWorker = await tx.worker.create({ data: { name: `matrix-${project.id}`, labels: [] } });
       return {
+        worker: ownWorker.id,
         linkToken,
         project: project.id,
         workflow: workflow.id,

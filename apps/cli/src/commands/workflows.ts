@@ -6,7 +6,6 @@ import {
   PlanResponseSchema,
   ProjectListSchema,
   ProjectSchema,
-  WorkflowPageSchema,
   WorkflowSchema,
   type BrowserEvent,
   type ExecutionLogEntry,
@@ -178,15 +177,6 @@ export async function statusCommand(ctx: Context, workflowId: string): Promise<n
       ...(workflow.waiting_reason ? [`waiting: ${workflow.waiting_reason}`] : []),
     ].join('\n'),
   );
-  return EXIT.ok;
-}
-
-export async function listCommand(ctx: Context, flags: { limit?: number }): Promise<number> {
-  const projectId = await ctx.projectId();
-  const page = await ctx.client().request(`/projects/${encodeURIComponent(projectId)}/workflows`, WorkflowPageSchema, {
-    query: { limit: flags.limit },
-  });
-  ctx.result(page.items, () => page.items.map((w) => `${w.id}  ${w.status.padEnd(12)}  ${w.title}`).join('\n'));
   return EXIT.ok;
 }
 

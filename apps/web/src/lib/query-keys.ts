@@ -7,8 +7,7 @@ export const queryKeys = {
   members: (projectId: string) => ['projects', projectId, 'members'] as const,
   /** prefix of every run list of the project, whatever its filter */
   workflows: (projectId: string) => ['projects', projectId, 'workflows'] as const,
-  workflowList: (projectId: string, statuses: readonly string[], q: string) =>
-    ['projects', projectId, 'workflows', { statuses: [...statuses], q }] as const,
+  workflowList: (projectId: string, filter: object) => ['projects', projectId, 'workflows', filter] as const,
   /** runs waiting for the signed-in user's answer, across projects */
   waiting: ['waiting-runs'] as const,
   /** prefix of everything about one workflow */

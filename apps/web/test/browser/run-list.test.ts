@@ -4,6 +4,11 @@ import { join } from 'node:path';
 import type { Workflow } from '@svc/protocol';
 import type { Page, Request } from 'playwright-core';
 import { eventually, startApiProcess } from '@svc/test-kit';
+
+async function expectOk<T>(res: Response): Promise<T> {
+  expect(res.status).toBe(200);
+  return (await res.json()) as T;
+}
 import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { createProjectInUi, expectText, signIn } from '../support/pages';
@@ -126,6 +131,68 @@ describeInChromium('the project page and its run list in Chromium against the re
     );
     expect(await page.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe('');
     page.off('request', onRequest);
+  });
+
+  it('shows who started each run, its worker, its question or failure, and the count', async () => {
+    await expectText(page.getByTestId('run-count'), '1–6 of 6');
+    await expectText(item(made.running!).getByTestId('run-author'), 'Started by olivia');
+    await expectText(item(made.running!).getByTestId('run-worker'), 'on list-worker');
+    await expectText(item(made.waiting!).getByTestId('run-question'), 'Asks: Which currency should prices use?');
+    await expectText(item(made.failed!).getByTestId('run-error'), 'Failed: npm install failed');
+  });
+
+  it('filters by author, worker and creation date, keeps them in the URL, and opens a filtered link as it was', async () => {
+    const base = `${server.url}/projects/${runs.projectId}`;
+    const all = ['cancelled', 'failed', 'completed', 'waiting', 'running', 'pending'].map((k) => made[k]!.id);
+    const author = page.getByRole('combobox', { name: 'Author' });
+    await eventually(async () =>
+      expect(
+        await author.locator('option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
+      ).toContain('olivia'),
+    );
+    await author.selectOption('olivia');
+    await expectListed(page, all);
+    expect(new URL(page.url()).searchParams.get('author')).toBe('olivia');
+
+    // The worker filter lists the runs the server says the worker took (it holds the unfinished ones).
+    const workers = await expectOk<{ id: string; name: string }[]>(
+      await server.request('/svc/api/workers', { as: await server.login('olivia') }),
+    );
+    const listWorker = workers.find((w) => w.name === 'list-worker')!;
+    const byWorker = await expectOk<{ items: { id: string }[] }>(
+      await server.request(`/svc/api/projects/${runs.projectId}/workflows?worker=${listWorker.id}`, {
+        as: await server.login('olivia'),
+      }),
+    );
+    expect(byWorker.items.map((w) => w.id)).toEqual(expect.arrayContaining([made.running!.id, made.waiting!.id]));
+    const worker = page.getByRole('combobox', { name: 'Ran on' });
+    await worker.selectOption({ label: 'list-worker' });
+    await expectListed(
+      page,
+      byWorker.items.map((w) => w.id),
+    );
+    expect(new URL(page.url()).searchParams.get('worker')).toBe(listWorker.id);
+    await auditPage(page, 'run-list-filtered');
+
+    // Keyboard only: the Created from date is reached with Tab from the worker filter and typed in.
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await worker.focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('date');
+    await page.getByLabel('Created from', { exact: true }).fill(tomorrow);
+    await page.getByText('No workflow matches.').waitFor();
+    expect(new URL(page.url()).searchParams.get('since')).toBe(tomorrow);
+
+    // The filtered view is a link: opened afresh, it shows the same filters and list.
+    const link = page.url();
+    await page.goto(link);
+    await page.getByText('No workflow matches.').waitFor();
+    expect(await page.getByLabel('Created from', { exact: true }).inputValue()).toBe(tomorrow);
+    expect(await worker.inputValue()).toBe(listWorker.id);
+    await page.getByRole('button', { name: 'Clear the filters' }).click();
+    await expectListed(page, all);
+    expect(new URL(page.url()).search).toBe('');
+    await page.goto(base);
   });
 
   it('shows each template’s description in the picker and the chosen one in full', async () => {

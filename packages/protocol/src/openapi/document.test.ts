@@ -63,7 +63,7 @@ describe('the OpenAPI document', () => {
     });
     // List items are workflows with their plan progress.
     expect(doc.components.schemas.WorkflowPage.properties.items.items.required).toEqual(
-      expect.arrayContaining(['id', 'number', 'progress']),
+      expect.arrayContaining(['id', 'number', 'progress', 'author', 'duration_ms']),
     );
     const list = doc.paths['/svc/api/projects/{id}/workflows'].get;
     expect(list.parameters).toEqual(
@@ -72,6 +72,10 @@ describe('the OpenAPI document', () => {
         expect.objectContaining({ name: 'cursor', in: 'query', required: false }),
         expect.objectContaining({ name: 'status', in: 'query', required: false }),
         expect.objectContaining({ name: 'q', in: 'query', required: false }),
+        expect.objectContaining({ name: 'author', in: 'query', required: false }),
+        expect.objectContaining({ name: 'worker', in: 'query', required: false }),
+        expect.objectContaining({ name: 'since', in: 'query', required: false }),
+        expect.objectContaining({ name: 'until', in: 'query', required: false }),
       ]),
     );
     const events = doc.paths['/svc/api/workflows/{id}/events'].get;

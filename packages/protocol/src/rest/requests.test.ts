@@ -140,4 +140,19 @@ describe('WorkflowListQuery', () => {
   it.each(['', 'done', 'running,', 'Running'])('refuses the status list %j', (status) => {
     expect(parseWith(WorkflowListQuerySchema, { status }).ok).toBe(false);
   });
+
+  it('reads the author, worker and created-at range filters', () => {
+    const query = { author: 'ann', worker: 'w1', since: '2026-01-01T00:00:00Z', until: '2026-02-01T00:00:00+01:00' };
+    expect(parseWith(WorkflowListQuerySchema, query)).toEqual({ ok: true, value: { ...query, limit: 100 } });
+  });
+
+  it.each([
+    { since: 'yesterday' },
+    { until: '2026-01-01' },
+    { since: '2026-02-01T00:00:00Z', until: '2026-01-01T00:00:00Z' },
+    { author: '' },
+    { worker: '' },
+  ])('refuses the filter %j', (query) => {
+    expect(parseWith(WorkflowListQuerySchema, query).ok).toBe(false);
+  });
 });

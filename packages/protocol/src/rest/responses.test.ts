@@ -65,10 +65,22 @@ const responses = [
     WorkflowPageSchema,
     {
       items: [
-        { ...workflow, progress: { done: 1, total: 3 } },
-        { ...workflow, progress: null },
+        {
+          ...workflow,
+          progress: { done: 1, total: 3 },
+          author: { kind: 'user', user_id: 'u', login: 'ann', name: null },
+          duration_ms: 1500,
+        },
+        {
+          ...workflow,
+          progress: null,
+          author: { kind: 'schedule', user_id: 'u', login: null, name: null },
+          duration_ms: null,
+        },
       ],
       next_cursor: 'c2',
+      total: 312,
+      offset: 50,
     },
   ],
   [

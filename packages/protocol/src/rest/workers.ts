@@ -15,6 +15,11 @@ export const WorkerSchema = z.object({
   status: WorkerStatusSchema,
   last_seen_at: TimestampSchema.nullable(),
   version: z.string(),
+  /**
+   * what an administrator set (decision 0074): `active` takes runs; `paused` and `draining` take no new
+   * ones; `drained` is draining with no unfinished run left. Optional: an older server does not send it.
+   */
+  admin_state: z.enum(['active', 'paused', 'draining', 'drained']).optional(),
 });
 export type Worker = z.infer<typeof WorkerSchema>;
 

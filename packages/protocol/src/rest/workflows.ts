@@ -71,10 +71,35 @@ export type Workflow = z.infer<typeof WorkflowSchema>;
 export const WorkflowProgressSchema = z.object({ done: z.int().min(0), total: z.int().min(0) });
 export type WorkflowProgress = z.infer<typeof WorkflowProgressSchema>;
 
-export const WorkflowListItemSchema = WorkflowSchema.extend({ progress: WorkflowProgressSchema.nullable() });
+/**
+ * Who started a run (decision 0074): a person, or a schedule's tick or a trigger's delivery on behalf
+ * of the person who made the schedule or trigger (`user_id`; login and name null when the user is gone).
+ */
+export const RunAuthorSchema = z.object({
+  kind: z.enum(['user', 'schedule', 'trigger']),
+  user_id: IdSchema,
+  login: z.string().nullable(),
+  name: z.string().nullable(),
+});
+export type RunAuthor = z.infer<typeof RunAuthorSchema>;
+
+export const WorkflowListItemSchema = WorkflowSchema.extend({
+  progress: WorkflowProgressSchema.nullable(),
+  author: RunAuthorSchema,
+  /** from started_at to finished_at, or to now while it runs; null before a worker took it */
+  duration_ms: z.int().min(0).nullable(),
+});
 export type WorkflowListItem = z.infer<typeof WorkflowListItemSchema>;
 
-export const WorkflowPageSchema = pageSchema(WorkflowListItemSchema);
+/**
+ * A page of the run list with its counts: `total` workflows match the filter, `offset` of them come
+ * before this page (the page shows `offset + 1` to `offset + items.length` of `total`).
+ */
+export const WorkflowPageSchema = pageSchema(WorkflowListItemSchema).extend({
+  total: z.int().min(0),
+  offset: z.int().min(0),
+});
+export type WorkflowPage = z.infer<typeof WorkflowPageSchema>;
 
 /** `GET /projects/{id}/workflows?status=running,waiting_user&q=text`: a comma list of statuses, a search text. */
 export const WorkflowListQuerySchema = PageQuerySchema.extend({
@@ -93,6 +118,17 @@ export const WorkflowListQuerySchema = PageQuerySchema.extend({
     })
     .optional(),
   q: z.string().min(1).max(MAX_NAME_CHARS).optional(),
+  /** the person who started the runs (schedule and trigger runs: who made the schedule or trigger): a user id or login */
+  author: z.string().min(1).max(200).optional(),
+  /** the worker that took the runs: a worker id */
+  worker: IdSchema.optional(),
+  /** created at or after this instant */
+  since: TimestampSchema.optional(),
+  /** created before this instant */
+  until: TimestampSchema.optional(),
+}).refine((query) => !query.since || !query.until || Date.parse(query.since) < Date.parse(query.until), {
+  message: 'since must be before until',
+  path: ['until'],
 });
 export type WorkflowListQuery = z.infer<typeof WorkflowListQuerySchema>;
 

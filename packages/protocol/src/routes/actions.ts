@@ -36,6 +36,7 @@ export type GlobalAction =
   | 'settings.read'
   | 'settings.write'
   | 'workers.read'
+  | 'workers.manage' // pause, resume and drain a worker (administrators; decision 0074)
   | 'queue.read' // the queue by label set (administrators; autoscalers use an administrator's api token)
   | 'templates.read'
   | 'token.api'

@@ -5,7 +5,13 @@ import {
   SettingsSchema,
 } from '../rest/settings';
 import { TemplateListSchema } from '../rest/templates';
-import { CreateTimerRequestSchema, TimerListSchema, TimerSchema, WorkerListSchema } from '../rest/workers';
+import {
+  CreateTimerRequestSchema,
+  TimerListSchema,
+  TimerSchema,
+  WorkerListSchema,
+  WorkerSchema,
+} from '../rest/workers';
 import { API, defineOperations, json, jsonBody, noContent, pathParams, workflowId } from './operation';
 
 /** Settings, templates, workers and timers. */
@@ -57,6 +63,39 @@ export const ADMIN_OPERATIONS = defineOperations({
     action: 'workers.read',
     summary: 'Registered workers, online or offline',
     responses: { 200: json('workers', WorkerListSchema) },
+  },
+  pauseWorker: {
+    method: 'POST',
+    path: `${API}/admin/workers/{id}/pause`,
+    tag: 'workers',
+    auth: 'required',
+    action: 'workers.manage',
+    params: pathParams({ id: 'worker id' }),
+    summary: 'Pause a worker (administrators): it gets no new runs and goes on with the ones it has',
+    responses: { 200: json('the worker', WorkerSchema) },
+    errors: [404],
+  },
+  drainWorker: {
+    method: 'POST',
+    path: `${API}/admin/workers/{id}/drain`,
+    tag: 'workers',
+    auth: 'required',
+    action: 'workers.manage',
+    params: pathParams({ id: 'worker id' }),
+    summary: 'Drain a worker (administrators): paused, and `drained` once it holds no unfinished run',
+    responses: { 200: json('the worker', WorkerSchema) },
+    errors: [404],
+  },
+  resumeWorker: {
+    method: 'POST',
+    path: `${API}/admin/workers/{id}/resume`,
+    tag: 'workers',
+    auth: 'required',
+    action: 'workers.manage',
+    params: pathParams({ id: 'worker id' }),
+    summary: 'Resume a paused or draining worker (administrators): it takes runs again',
+    responses: { 200: json('the worker', WorkerSchema) },
+    errors: [404],
   },
   listTimers: {
     method: 'GET',

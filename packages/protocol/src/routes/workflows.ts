@@ -51,7 +51,7 @@ export const WORKFLOW_OPERATIONS = defineOperations({
     params: projectId,
     query: WorkflowListQuerySchema,
     summary:
-      "A project's workflows, newest first (paginated), with plan progress; `status` is a comma list of statuses, `q` searches title and requirement",
+      "A project's workflows, newest first (paginated), with plan progress, author and duration, and the count matching the filter; `status` is a comma list of statuses, `q` searches title and requirement, `author` (user id or login), `worker` (worker id), `since`/`until` (created-at range)",
     responses: { 200: json('a page of workflows', WorkflowPageSchema) },
     errors: [400],
   },

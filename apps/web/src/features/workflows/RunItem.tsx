@@ -23,6 +23,7 @@ export function RunItem({ projectId, run, now }: { projectId: string; run: Workf
         <StatusBadge status={run.status} />
       </div>
       <p className="workflow-preview">{previewLines(run.requirement, 2, 200)}</p>
+      <RunReason run={run} />
       <p className="run-meta small">
         {run.progress && run.progress.total > 0 && <Progress done={run.progress.done} total={run.progress.total} />}
         <span className="run-duration" data-testid="run-duration">
@@ -32,6 +33,7 @@ export function RunItem({ projectId, run, now }: { projectId: string; run: Workf
               ? `Took ${formatDuration(duration)}`
               : `${formatDuration(duration)} so far`}
         </span>
+        <RunWho run={run} />
         <span className="run-time">
           {run.started_at ? 'Started ' : 'Created '}
           <time dateTime={run.started_at ?? run.created_at}>{formatTime(run.started_at ?? run.created_at)}</time>
@@ -42,6 +44,45 @@ export function RunItem({ projectId, run, now }: { projectId: string; run: Workf
       </p>
     </li>
   );
+}
+
+/** The question a waiting run asks, or why a failed run failed. */
+function RunReason({ run }: { run: WorkflowListItem }) {
+  if (run.status === 'waiting_user' && run.question)
+    return (
+      <p className="run-reason small" data-testid="run-question">
+        Asks: {shorten(run.question, 200)}
+      </p>
+    );
+  if (run.status === 'failed' && run.error)
+    return (
+      <p className="run-reason small" data-testid="run-error">
+        Failed: {shorten(run.error, 200)}
+      </p>
+    );
+  return null;
+}
+
+/** Who started the run and the worker that has it. */
+function RunWho({ run }: { run: WorkflowListItem }) {
+  return (
+    <>
+      <span className="run-author" data-testid="run-author">
+        {authorText(run.author)}
+      </span>
+      {run.worker_name && (
+        <span className="run-worker" data-testid="run-worker">
+          on {run.worker_name}
+        </span>
+      )}
+    </>
+  );
+}
+
+/** "Started by ann", or "scheduled by ann" / "triggered by ann" for a schedule's or trigger's run. */
+function authorText(author: WorkflowListItem['author']): string {
+  const who = author.name ?? author.login ?? 'a removed user';
+  return `${author.kind === 'schedule' ? 'Scheduled' : author.kind === 'trigger' ? 'Triggered' : 'Started'} by ${who}`;
 }
 
 function Progress({ done, total }: { done: number; total: number }) {

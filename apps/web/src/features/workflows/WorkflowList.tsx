@@ -13,7 +13,7 @@ import { queryKeys } from '../../lib/query-keys';
 import { useNow } from '../../lib/use-now';
 import { usePollInterval, useProjectEvents } from '../../lib/live';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
-import { listWorkflows } from './api';
+import { listWorkflows, type RunFilter } from './api';
 import { RunFilters } from './RunFilters';
 import { RunItem } from './RunItem';
 import { inBackground } from '../../lib/background';
@@ -32,13 +32,21 @@ export function parseStatuses(param: string | null): WorkflowStatus[] {
 
 const isActive = (run: WorkflowListItem) => !TERMINAL_WORKFLOW_STATUSES.includes(run.status);
 
-/** The list's filters in the address (`?status=`, `?q=`), and a setter that replaces the history entry. */
+/** The address's filter parameters besides `status` (so a filtered view is a link). */
+const TEXT_PARAMS = ['q', 'author', 'worker', 'since', 'until'] as const;
+export type FilterChange = Partial<Record<'status' | (typeof TEXT_PARAMS)[number], string>>;
+
+/** The list's filters in the address (`?status=`, `?q=`, `?author=`, …), and a setter that replaces the history entry. */
 function useFilterParams() {
   const [params, setParams] = useSearchParams();
   const statuses = parseStatuses(params.get('status'));
-  const q = params.get('q') ?? '';
+  const texts = Object.fromEntries(TEXT_PARAMS.map((key) => [key, params.get(key) ?? ''])) as Record<
+    (typeof TEXT_PARAMS)[number],
+    string
+  >;
+  const filter: RunFilter = { statuses, ...texts };
   const setFilter = useCallback(
-    (next: { status?: string; q?: string }) =>
+    (next: FilterChange) =>
       setParams(
         (current) => {
           for (const [key, value] of Object.entries(next)) {
@@ -51,7 +59,8 @@ function useFilterParams() {
       ),
     [setParams],
   );
-  return { statuses, q, filtered: statuses.length > 0 || q.trim() !== '', setFilter };
+  const filtered = statuses.length > 0 || TEXT_PARAMS.some((key) => texts[key].trim() !== '');
+  return { filter, filtered, setFilter };
 }
 
 /** How often to refetch: at least every ACTIVE_LIST_REFRESH_MS while a listed run is active, else the poll. */
@@ -61,12 +70,12 @@ function refetchEvery(pages: readonly { items: readonly WorkflowListItem[] }[] |
 }
 
 /** The matching workflows page by page, refetched when the project's live events say something changed. */
-function useWorkflowPages(projectId: string, statuses: WorkflowStatus[], q: string) {
+function useWorkflowPages(projectId: string, filter: RunFilter) {
   const queryClient = useQueryClient();
   const poll = usePollInterval();
   const workflows = useInfiniteQuery({
-    queryKey: queryKeys.workflowList(projectId, statuses, q.trim()),
-    queryFn: ({ pageParam }) => listWorkflows(projectId, { statuses, q }, pageParam),
+    queryKey: queryKeys.workflowList(projectId, { ...filter, q: filter.q.trim() }),
+    queryFn: ({ pageParam }) => listWorkflows(projectId, filter, pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (page) => page.next_cursor ?? undefined,
     placeholderData: keepPreviousData,
@@ -83,19 +92,19 @@ function useWorkflowPages(projectId: string, statuses: WorkflowStatus[], q: stri
 
 /** The project's workflows, newest first, filtered by status and text, kept current by the project's live events. */
 export function WorkflowList({ projectId }: { projectId: string }) {
-  const { statuses, q, filtered, setFilter } = useFilterParams();
-  const workflows = useWorkflowPages(projectId, statuses, q);
+  const { filter, filtered, setFilter } = useFilterParams();
+  const workflows = useWorkflowPages(projectId, filter);
   const items = workflows.data?.pages.flatMap((page) => page.items) ?? [];
   const now = useNow(items.some((run) => run.started_at && !run.finished_at));
   return (
     <section aria-labelledby="workflows-heading">
       <h2 id="workflows-heading">Workflows</h2>
-      <RunFilters status={statuses.join(',')} q={q} onChange={setFilter} />
+      <RunFilters projectId={projectId} filter={filter} onChange={setFilter} />
       <ListNotes
         workflows={workflows}
         count={items.length}
         filtered={filtered}
-        onClear={() => setFilter({ status: '', q: '' })}
+        onClear={() => setFilter({ status: '', q: '', author: '', worker: '', since: '', until: '' })}
       />
       <ul className="workflow-list" aria-busy={workflows.isFetching && workflows.isPlaceholderData}>
         {items.map((run) => (
@@ -128,12 +137,14 @@ function ListNotes({
   onClear(): void;
 }) {
   const loaded = workflows.isSuccess;
+  // The first page's count: the pages shown so far are 1 to `count` of it.
+  const total = workflows.data?.pages[0]?.total ?? 0;
   return (
     <>
       {workflows.isPending && <Loading what="workflows" />}
       <ErrorNote error={workflows.error} />
-      <p className="visually-hidden" role="status">
-        {loaded && filtered ? `${count}${workflows.hasNextPage ? '+' : ''} matching workflows` : ''}
+      <p className="run-count small" role="status" data-testid="run-count">
+        {loaded && count > 0 ? `1–${count} of ${Math.max(total, count)}${filtered ? ' matching' : ''}` : ''}
       </p>
       {loaded && count === 0 && <NoWorkflows filtered={filtered} onClear={onClear} />}
     </>

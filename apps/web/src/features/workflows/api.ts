@@ -13,10 +13,23 @@ const enc = encodeURIComponent;
 
 export const WORKFLOW_PAGE_SIZE = 100;
 
-/** What the run list shows: server-side filters (empty means all). */
+/** What the run list shows: server-side filters (empty means all); `since`/`until` are days (YYYY-MM-DD). */
 export interface RunFilter {
   statuses: readonly WorkflowStatus[];
   q: string;
+  author: string;
+  worker: string;
+  since: string;
+  until: string;
+}
+
+/** A day's start in UTC; `inclusive` the next day's start, so "to 5 Jan" keeps the runs made on 5 Jan. */
+export function dayStart(day: string, inclusive = false): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
+  const at = new Date(`${day}T00:00:00Z`);
+  if (Number.isNaN(at.getTime())) return undefined;
+  if (inclusive) at.setUTCDate(at.getUTCDate() + 1);
+  return at.toISOString();
 }
 
 export const listWorkflows = (projectId: string, filter: RunFilter, cursor?: string) =>
@@ -26,6 +39,10 @@ export const listWorkflows = (projectId: string, filter: RunFilter, cursor?: str
       cursor,
       status: filter.statuses.length ? filter.statuses.join(',') : undefined,
       q: filter.q.trim() || undefined,
+      author: filter.author || undefined,
+      worker: filter.worker || undefined,
+      since: dayStart(filter.since),
+      until: dayStart(filter.until, true),
     },
   });
 
