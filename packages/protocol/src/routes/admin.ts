@@ -12,7 +12,22 @@ import {
   WorkerListSchema,
   WorkerSchema,
 } from '../rest/workers';
-import { API, defineOperations, json, jsonBody, noContent, pathParams, workflowId } from './operation';
+import { API, defineOperations, json, jsonBody, noContent, pathParams, workflowId, type Operation } from './operation';
+
+/** pause, drain and resume: one shape, each with its own path and summary. */
+function workerAdminOperation<V extends string>(verb: V, summary: string) {
+  return {
+    method: 'POST',
+    path: `${API}/admin/workers/{id}/${verb}`,
+    tag: 'workers',
+    auth: 'required',
+    action: 'workers.manage',
+    params: pathParams({ id: 'worker id' }),
+    summary,
+    responses: { 200: json('the worker', WorkerSchema) },
+    errors: [404],
+  } as const satisfies Operation;
+}
 
 /** Settings, templates, workers and timers. */
 export const ADMIN_OPERATIONS = defineOperations({
@@ -64,39 +79,18 @@ export const ADMIN_OPERATIONS = defineOperations({
     summary: 'Registered workers, online or offline',
     responses: { 200: json('workers', WorkerListSchema) },
   },
-  pauseWorker: {
-    method: 'POST',
-    path: `${API}/admin/workers/{id}/pause`,
-    tag: 'workers',
-    auth: 'required',
-    action: 'workers.manage',
-    params: pathParams({ id: 'worker id' }),
-    summary: 'Pause a worker (administrators): it gets no new runs and goes on with the ones it has',
-    responses: { 200: json('the worker', WorkerSchema) },
-    errors: [404],
-  },
-  drainWorker: {
-    method: 'POST',
-    path: `${API}/admin/workers/{id}/drain`,
-    tag: 'workers',
-    auth: 'required',
-    action: 'workers.manage',
-    params: pathParams({ id: 'worker id' }),
-    summary: 'Drain a worker (administrators): paused, and `drained` once it holds no unfinished run',
-    responses: { 200: json('the worker', WorkerSchema) },
-    errors: [404],
-  },
-  resumeWorker: {
-    method: 'POST',
-    path: `${API}/admin/workers/{id}/resume`,
-    tag: 'workers',
-    auth: 'required',
-    action: 'workers.manage',
-    params: pathParams({ id: 'worker id' }),
-    summary: 'Resume a paused or draining worker (administrators): it takes runs again',
-    responses: { 200: json('the worker', WorkerSchema) },
-    errors: [404],
-  },
+  pauseWorker: workerAdminOperation(
+    'pause',
+    'Pause a worker (administrators): it gets no new runs and goes on with the ones it has',
+  ),
+  drainWorker: workerAdminOperation(
+    'drain',
+    'Drain a worker (administrators): paused, and `drained` once it holds no unfinished run',
+  ),
+  resumeWorker: workerAdminOperation(
+    'resume',
+    'Resume a paused or draining worker (administrators): it takes runs again',
+  ),
   listTimers: {
     method: 'GET',
     path: `${API}/workflows/{id}/timers`,
