@@ -1,6 +1,7 @@
-import { Navigate } from 'react-router';
+import { Navigate, useParams } from 'react-router';
 import { TokensPage } from '../features/admin/TokensPage';
 import { WorkersPage } from '../features/admin/WorkersPage';
+import { WorkerDetailPage } from '../features/admin/WorkerDetailPage';
 import { InstanceSecretsPage } from '../features/secrets/InstanceSecretsPage';
 import { AuditPage } from '../features/audit/AuditPage';
 import { DeletedProjectsPage } from '../features/admin/DeletedProjectsPage';
@@ -13,6 +14,12 @@ export function AdminIndexRoute() {
 /** `/admin/workers` */
 export function WorkersRoute() {
   return <WorkersPage />;
+}
+
+/** `/admin/workers/:workerId` */
+export function WorkerDetailRoute() {
+  const { workerId = '' } = useParams();
+  return <WorkerDetailPage workerId={workerId} />;
 }
 
 /** `/admin/tokens` */

@@ -62,6 +62,7 @@ export function createRouter() {
         },
         { path: 'admin', lazy: lazyPage(admin, (m) => m.AdminIndexRoute) },
         { path: 'admin/workers', lazy: lazyPage(admin, (m) => m.WorkersRoute) },
+        { path: 'admin/workers/:workerId', lazy: lazyPage(admin, (m) => m.WorkerDetailRoute) },
         { path: 'admin/tokens', lazy: lazyPage(admin, (m) => m.TokensRoute) },
         { path: 'admin/secrets', lazy: lazyPage(admin, (m) => m.InstanceSecretsRoute) },
         { path: 'admin/audit', lazy: lazyPage(admin, (m) => m.AuditRoute) },

@@ -1,23 +1,30 @@
-import { useEffect, useState } from 'react';
+import { useRef } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import type { WorkerListItem } from '@svc/protocol';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback';
-import { StatusBadge } from '../../components/StatusBadge';
 import { useDocumentTitle } from '../../lib/document-title';
+import { useCurrentUser } from '../auth/user-context';
 import { AdminTabs } from './AdminTabs';
 import { QueueTable } from './QueueTable';
 import { adminKeys, listWorkersWithRuns } from './api';
-import { formatAgo, formatMoment } from './time';
+import { AdminStateBadge, WorkerActions } from './WorkerAdminState';
+import { useNow, WorkerFacts } from './WorkerFacts';
+import { WorkerRuns } from './WorkerRuns';
 import './admin.css';
 
 /** How often the list is re-read: workers report every few seconds, so "last seen" stays current. */
-const REFRESH_MS = 5_000;
+export const WORKERS_REFRESH_MS = 5_000;
 
-/** Every registered worker: online or not, capacity, labels, version, last seen, the runs it holds. */
+/** Every registered worker: online or not, paused or not, capacity, labels, version, last seen, its runs. */
 export function WorkersPage() {
   useDocumentTitle('Workers');
-  const workers = useQuery({ queryKey: adminKeys.workers, queryFn: listWorkersWithRuns, refetchInterval: REFRESH_MS });
+  const user = useCurrentUser();
+  const workers = useQuery({
+    queryKey: adminKeys.workers,
+    queryFn: listWorkersWithRuns,
+    refetchInterval: WORKERS_REFRESH_MS,
+  });
   const now = useNow(workers.dataUpdatedAt);
   return (
     <div className="admin-page">
@@ -33,90 +40,30 @@ export function WorkersPage() {
       )}
       <ul className="worker-list">
         {workers.data?.map((worker) => (
-          <WorkerCard key={worker.id} worker={worker} now={now} />
+          <WorkerCard key={worker.id} worker={worker} now={now} canManage={user.is_admin} />
         ))}
       </ul>
     </div>
   );
 }
 
-/** The clock "last seen" is measured against: the last refresh, ticking each second in between. */
-function useNow(refreshedAt: number): number {
-  const [now, setNow] = useState(Date.now);
-  useEffect(() => {
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, [refreshedAt]);
-  return now;
-}
-
-function WorkerCard({ worker, now }: { worker: WorkerListItem; now: number }) {
-  const runs = worker.current_runs ?? [];
-  const hidden = worker.active - runs.length;
+function WorkerCard({ worker, now, canManage }: { worker: WorkerListItem; now: number; canManage: boolean }) {
+  const heading = useRef<HTMLHeadingElement>(null);
   return (
     <li className="card worker" aria-labelledby={`worker-${worker.id}`}>
       <div className="token-head">
-        <h2 id={`worker-${worker.id}`}>{worker.name}</h2>
-        <span className={`token-state state-${worker.status}`}>{worker.status}</span>
+        <h2 id={`worker-${worker.id}`} ref={heading} tabIndex={-1}>
+          <Link to={`/admin/workers/${encodeURIComponent(worker.id)}`}>{worker.name}</Link>
+        </h2>
+        <span className="worker-badges">
+          <AdminStateBadge worker={worker} />
+          <span className={`token-state state-${worker.status}`}>{worker.status}</span>
+        </span>
       </div>
-      <dl className="facts">
-        <div>
-          <dt>Capacity</dt>
-          <dd>
-            {worker.active} of {worker.capacity} busy
-          </dd>
-        </div>
-        <div>
-          <dt>Labels</dt>
-          <dd>
-            {worker.labels.length === 0 ? (
-              <span className="muted">none</span>
-            ) : (
-              worker.labels.map((label) => (
-                <span key={label} className="label-chip">
-                  {label}
-                </span>
-              ))
-            )}
-          </dd>
-        </div>
-        <div>
-          <dt>Version</dt>
-          <dd>{worker.version || <span className="muted">unknown</span>}</dd>
-        </div>
-        <div>
-          <dt>Last seen</dt>
-          <dd>
-            {worker.last_seen_at ? (
-              <>
-                <time dateTime={worker.last_seen_at}>{formatMoment(worker.last_seen_at)}</time>{' '}
-                <span className="muted">({formatAgo(worker.last_seen_at, now)})</span>
-              </>
-            ) : (
-              'never'
-            )}
-          </dd>
-        </div>
-      </dl>
+      <WorkerFacts worker={worker} now={now} />
+      {canManage && <WorkerActions worker={worker} focusAfter={() => heading.current} />}
       <h3 className="runs-heading">Current runs</h3>
-      {runs.length === 0 && hidden <= 0 ? (
-        <p className="muted small">Idle.</p>
-      ) : (
-        <ul className="worker-runs">
-          {runs.map((run) => (
-            <li key={run.workflow_id}>
-              <Link
-                to={`/projects/${encodeURIComponent(run.project_id)}/workflows/${encodeURIComponent(run.workflow_id)}`}
-              >
-                #{run.number} {run.title}
-              </Link>{' '}
-              <StatusBadge status={run.status} />
-            </li>
-          ))}
-          {hidden > 0 && <li className="muted small">{hidden} more in projects you are not a member of</li>}
-        </ul>
-      )}
+      <WorkerRuns worker={worker} />
     </li>
   );
 }

@@ -4,6 +4,7 @@ import {
   ProjectSchema,
   TokenResponseSchema,
   WorkerListSchema,
+  WorkerSchema,
 } from '@svc/protocol';
 import { apiJson, apiVoid } from '../../lib/api';
 
@@ -30,3 +31,8 @@ export const listWorkersWithRuns = () => apiJson('/workers', WorkerListSchema);
 export const listDeletedProjects = () => apiJson('/admin/deleted-projects', DeletedProjectListSchema);
 export const restoreProject = (id: string) =>
   apiJson(`/projects/${encodeURIComponent(id)}/restore`, ProjectSchema, { method: 'POST' });
+
+/** What an administrator may do to a worker (decision 0074). */
+export type WorkerAction = 'pause' | 'drain' | 'resume';
+export const changeWorker = (id: string, action: WorkerAction) =>
+  apiJson(`/admin/workers/${encodeURIComponent(id)}/${action}`, WorkerSchema, { method: 'POST' });
