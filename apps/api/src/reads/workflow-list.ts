@@ -39,7 +39,6 @@ export async function workflowListPage(
     reads.latestSnapshots(shown.map((w) => w.id)),
     reads.runAuthors.of(shown),
   ]);
-  const now = new Date();
   const listed = toPage(
     rows,
     page.limit,
@@ -51,7 +50,7 @@ export async function workflowListPage(
         reads.appLinks.linkOf(w),
         snapshots.get(w.id) ?? null,
         w.plan_revising && isUnfinished(w.status),
-        { author: authors.get(w.id)!, now },
+        authors.get(w.id)!,
       ),
   );
   // A run created or deleted while paging moves the count; the page may then end past `total`.

@@ -67,7 +67,8 @@ function waitingReasonOf(workflow: WorkflowRow): string | null {
 
 /**
  * A list item: the workflow, the progress its latest snapshot shows (null before any plan), who started
- * it, and how long it ran (to `now` while it has not finished).
+ * it, and how long it ran once it has finished (a running one's time is the client's clock minus `started_at`:
+ * an answer that changed with the clock would differ on every read, e.g. across a backup and restore).
  */
 export function presentWorkflowListItem(
   workflow: WorkflowRow,
@@ -75,11 +76,11 @@ export function presentWorkflowListItem(
   appLink: string | null,
   latest: SnapshotRow | null,
   revising: boolean,
-  { author, now }: { author: RunAuthor; now: Date },
+  author: RunAuthor,
 ): WorkflowListItem {
   const progress = latest ? progressOf(latest, workflow.status as WorkflowStatus, revising) : null;
   const { started_at, finished_at } = workflow;
-  const duration_ms = started_at ? Math.max(0, (finished_at ?? now).getTime() - started_at.getTime()) : null;
+  const duration_ms = started_at && finished_at ? Math.max(0, finished_at.getTime() - started_at.getTime()) : null;
   return { ...presentWorkflow(workflow, workerName, appLink), progress, author, duration_ms };
 }
 

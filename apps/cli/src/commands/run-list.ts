@@ -46,7 +46,7 @@ export function listText(page: WorkflowPage): string {
       w.status.padEnd(12),
       authorText(w).padEnd(16),
       (w.worker_name ?? '-').padEnd(14),
-      durationText(w.duration_ms).padStart(8),
+      durationText(w.duration_ms ?? (w.started_at ? Date.now() - Date.parse(w.started_at) : null)).padStart(8),
       w.title,
     ].join('  '),
     ...(w.status === 'waiting_user' && w.question ? [`    question: ${w.question}`] : []),

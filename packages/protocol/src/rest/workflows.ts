@@ -86,7 +86,7 @@ export type RunAuthor = z.infer<typeof RunAuthorSchema>;
 export const WorkflowListItemSchema = WorkflowSchema.extend({
   progress: WorkflowProgressSchema.nullable(),
   author: RunAuthorSchema,
-  /** from started_at to finished_at, or to now while it runs; null before a worker took it */
+  /** from started_at to finished_at; null until it has finished (a client times a running one from started_at) */
   duration_ms: z.int().min(0).nullable(),
 });
 export type WorkflowListItem = z.infer<typeof WorkflowListItemSchema>;
