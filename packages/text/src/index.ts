@@ -9,5 +9,12 @@ export {
   type TruncateOptions,
   type TruncateUtf8Result,
 } from './truncate';
-export { codePointLength, replaceLoneSurrogates, utf8ByteLength, utf8PrefixEnd, utf8SuffixStart } from './utf8';
+export {
+  codePointLength,
+  omittedOutputMarker,
+  replaceLoneSurrogates,
+  utf8ByteLength,
+  utf8PrefixEnd,
+  utf8SuffixStart,
+} from './utf8';
 export { SECRET_MASK, SECRET_MIN_LENGTH, SecretMasker, type MaskingStream } from './secret-mask';

@@ -78,3 +78,6 @@ export function utf8SuffixStart(bytes: Uint8Array, start = 0): number {
   while (at < bytes.length && at - start < 3 && isContinuation(bytes[at] as number)) at++;
   return at;
 }
+
+/** The line that stands for the middle of a command's output a head-and-tail bound left out (worker and server). */
+export const omittedOutputMarker = (bytes: number): string => `\n…[${bytes} bytes of output omitted]…\n`;

@@ -1,12 +1,9 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import { utf8PrefixEnd, utf8SuffixStart } from '@svc/text';
+import { omittedOutputMarker, utf8PrefixEnd, utf8SuffixStart } from '@svc/text';
 import type { StorageArea } from './storage';
 
 /** Where one command's whole output lives in its project's command-output area (decision 0073). */
 export const commandOutputPath = (workflowId: string, name: string) => `${workflowId}/${name}.log`;
-
-/** The line that stands for the bytes a bound left out (the worker's preview uses the same words). */
-export const omittedMarker = (bytes: number) => `\n…[${bytes} bytes of output omitted]…\n`;
 
 /**
  * Passes a stream through while it fits `maxBytes`; past it keeps the first and the last half, cut on
@@ -51,7 +48,7 @@ export class HeadTailBound extends Transform {
       return done();
     }
     const start = utf8SuffixStart(tail);
-    this.push(omittedMarker(this.dropped + start));
+    this.push(omittedOutputMarker(this.dropped + start));
     this.push(tail.subarray(start));
     done();
   }

@@ -1,4 +1,4 @@
-import { decodeUtf8, utf8PrefixEnd, utf8SuffixStart } from '@svc/text';
+import { decodeUtf8, omittedOutputMarker, utf8PrefixEnd, utf8SuffixStart } from '@svc/text';
 
 /**
  * Keeps the first and the last `maxBytes / 2` bytes of a stream. The head shows how a command
@@ -51,7 +51,10 @@ export class HeadTailBuffer {
     }
   }
 
-  /** The kept bytes as they were written; a cut in the middle is marked as in `text` (decision 0073). */
+  /**
+   * The kept bytes as they were written; a cut in the middle is marked with the number of bytes left out.
+   * The head ends and the tail starts on character boundaries: a character the limits split is left out whole.
+   */
   bytes(): Buffer {
     const headBytes = Buffer.concat(this.head);
     const tailBytes = Buffer.concat(this.tail);
@@ -60,25 +63,13 @@ export class HeadTailBuffer {
     const headEnd = utf8PrefixEnd(headBytes);
     const tailStart = utf8SuffixStart(tailBytes);
     const left = omitted + (headBytes.length - headEnd) + tailStart;
-    const marker = Buffer.from(`\n…[${left} bytes of output omitted]…\n`);
+    const marker = Buffer.from(omittedOutputMarker(left));
     return Buffer.concat([headBytes.subarray(0, headEnd), marker, tailBytes.subarray(tailStart)]);
   }
 
-  /**
-   * Decoded text; a cut in the middle is marked with the number of bytes left out. The head ends and
-   * the tail starts on character boundaries: a character the byte limits split is left out whole.
-   */
+  /** The kept bytes decoded (see `bytes`). */
   text(): string {
-    const omitted = this.total - this.headBytes - this.tailBytes;
-    // Decode in one piece when nothing is left out, so a character split across head and tail survives.
-    if (omitted === 0) return decodeUtf8(Buffer.concat([...this.head, ...this.tail]));
-    const headBytes = Buffer.concat(this.head);
-    const tailBytes = Buffer.concat(this.tail);
-    const headEnd = utf8PrefixEnd(headBytes);
-    const tailStart = utf8SuffixStart(tailBytes);
-    const left = omitted + (headBytes.length - headEnd) + tailStart;
-    const head = decodeUtf8(headBytes.subarray(0, headEnd));
-    const tail = decodeUtf8(tailBytes.subarray(tailStart));
-    return `${head}\n…[${left} bytes of output omitted]…\n${tail}`;
+    // Decoded in one piece: a character split across head and tail survives when nothing is left out.
+    return decodeUtf8(this.bytes());
   }
 }
