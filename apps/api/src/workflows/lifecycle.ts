@@ -358,14 +358,12 @@ export class WorkflowLifecycle {
     return restored;
   }
 
-  /** A project's `max_running` changed: runs it held back may go now. */
-  async limitsChanged(projectId: string): Promise<void> {
-    await this.steer('workflowQueued', projectId);
-  }
-
-  /** A worker was resumed: the queue may go to it now (every replica pumps). */
-  async workerResumed(workerId: string): Promise<void> {
-    await this.steer('workflowQueued', workerId);
+  /**
+   * What held queued runs back changed (a project's `max_running`, a worker resumed): every replica pumps
+   * its queue again. `subject` names what changed, for the log should the wake fail.
+   */
+  async queueMayMove(subject: string): Promise<void> {
+    await this.steer('workflowQueued', subject);
   }
 
   /** A durable resume (the agent's `set_timer`): the workflow is not dispatched while the timer is pending. */

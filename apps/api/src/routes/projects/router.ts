@@ -63,7 +63,7 @@ export function projectHandlers(
     const updated = count ? await db.project.findUnique({ where: { id: project.id } }) : null;
     if (!updated) throw notFound('project not found');
     deps.events.publishProject(project.id, { change: 'updated' });
-    if (body.max_running !== undefined) await deps.workflows.limitsChanged(project.id);
+    if (body.max_running !== undefined) await deps.workflows.queueMayMove(project.id);
     res.json(presentProject(updated, role));
   };
 

@@ -23,7 +23,7 @@ export function workerAdminHandlers(deps: AppDeps): Handlers<'pauseWorker' | 'dr
     const data =
       what === 'resume' ? { paused_at: null, draining: false } : { paused_at: pausedAt, draining: what === 'drain' };
     await db.worker.update({ where: { id }, data });
-    if (what === 'resume') await deps.workflows.workerResumed(id);
+    if (what === 'resume') await deps.workflows.queueMayMove(id);
     res.json(await presentWorkerById(db, id));
   };
   return {
