@@ -9,7 +9,7 @@ import type { ScriptedHandler } from '@svc/scripted-llm';
 import { startApiProcess } from '@svc/test-kit';
 import { CLI_VERSION } from '../../src/version';
 import { phaseOf, plan, scriptedAgent } from '@svc/scripted-llm';
-import { E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
+import { closeStackAfterSuite, E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
 import type { CliResult } from '../support/cli-process';
 
 const exec = promisify(execFile);
@@ -65,14 +65,7 @@ describe('svc (the CLI as a process) against a real server, worker and scripted 
   beforeAll(async () => {
     stack = await startStack(handler);
   }, E2E_TIMEOUT_MS);
-  afterEach(() => {
-    // A test that timed out says what its `svc` had printed and what the server and worker logged.
-    const leftovers = stack?.leftovers();
-    if (leftovers) console.error(leftovers);
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+  closeStackAfterSuite(() => stack);
 
   const svc = (args: string[], expected: number, options?: Parameters<CliStack['svc']>[1]) =>
     stack.svcExiting(args, expected, options);

@@ -1,5 +1,5 @@
 import { advance, plan, scriptedAgent } from '@svc/scripted-llm';
-import { E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
+import { closeStackAfterSuite, E2E_TIMEOUT_MS, startStack, type CliStack } from '../support/stack';
 
 /** 12,000 lines of `é€😀` (10 bytes each): 120,000 bytes, far past the worker's log entry budget. */
 const LINES = 12_000;
@@ -26,13 +26,7 @@ describe('svc logs --raw against a real server, worker and scripted LLM', () => 
       }),
     );
   }, E2E_TIMEOUT_MS);
-  afterEach(() => {
-    const leftovers = stack?.leftovers();
-    if (leftovers) console.error(leftovers);
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+  closeStackAfterSuite(() => stack);
 
   it(
     'writes a step’s and the run’s raw log to stdout, the long output whole',

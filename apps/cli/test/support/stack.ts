@@ -179,3 +179,17 @@ export async function startStack(handler: ScriptedHandler, env: Record<string, s
     throw error;
   }
 }
+
+/**
+ * The suite's hooks around its stack: after each test, what a timed-out `svc` had printed and what the
+ * server and worker logged; after all, the stack stopped.
+ */
+export function closeStackAfterSuite(stack: () => CliStack | undefined): void {
+  afterEach(() => {
+    const leftovers = stack()?.leftovers();
+    if (leftovers) console.error(leftovers);
+  });
+  afterAll(async () => {
+    await stack()?.close();
+  });
+}
