@@ -96,7 +96,15 @@ describe('planUpdate', () => {
       now,
       false,
     );
-    expect(done.statusPatch).toEqual({ status: 'failed', question: null, error: 'boom' });
+    // A finished run has no open question: its text, choices, default and deadline are cleared together.
+    expect(done.statusPatch).toEqual({
+      status: 'failed',
+      question: null,
+      question_choices: null,
+      question_default: null,
+      question_deadline: null,
+      error: 'boom',
+    });
     expect(done.released).toBe('finished');
   });
 

@@ -62,13 +62,15 @@ describe('presentPlan', () => {
     },
   );
 
-  it('shows every step pending while feedback is being turned into a revised plan', () => {
+  it('keeps done steps done, and every other step pending, while feedback is being turned into a revised plan', () => {
     const completed: SnapshotRow = { ...midway, phase: 'completed', current_step: -1, steps: steps(['done', 'done']) };
     const revising = plan(completed, 'running', [timed(0, null, 1), timed(1, null, 2)], true);
     expect(revising.map((s) => [s.status, s.finished_at])).toEqual([
-      ['pending', null],
-      ['pending', null],
+      ['done', iso(1)],
+      ['done', iso(2)],
     ]);
+    const interrupted = plan(midway, 'running', [], true);
+    expect(interrupted.map((s) => s.status)).toEqual(['done', 'pending', 'pending']);
     // A workflow that ended before the revision arrived shows its last plan as it was.
     expect(plan(completed, 'completed', [], true).map((s) => s.status)).toEqual(['done', 'done']);
   });
@@ -91,9 +93,9 @@ describe('progressOf', () => {
     expect(progressOf(planning, 'planning', false)).toEqual({ done: 0, total: 1 });
   });
 
-  it('counts nothing done while a revised plan is awaited, unless the workflow finished first', () => {
+  it('counts the finished steps while a revised plan is awaited (the revision says what runs again)', () => {
     const midway = executing(2, ['done', 'done', 'running']);
-    expect(progressOf(midway, 'pending', true)).toEqual({ done: 0, total: 3 });
+    expect(progressOf(midway, 'pending', true)).toEqual({ done: 2, total: 3 });
     expect(progressOf(midway, 'failed', true)).toEqual({ done: 2, total: 3 });
   });
 });

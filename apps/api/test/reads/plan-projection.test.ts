@@ -131,5 +131,6 @@ describe.each(TEST_PROVIDERS)('the SQL plan reads against the plan projector on 
         : null;
       expect({ case: c, progress: listed.get(ids[i]!)!.progress }).toEqual({ case: c, progress });
     }
-  });
+    // Thirty stored cases and sixty reads, one after another: minutes on a loaded 2-core machine.
+  }, 180_000);
 });

@@ -4,12 +4,15 @@ export interface LoggedStatement {
   text: string;
   /** the statement was refused by PostgreSQL (its transaction is then rolled back) */
   failed: boolean;
+  /** which pooled connection sent it: a transaction's statements share one, other work interleaves */
+  connection: number;
 }
 
 type Query = (...args: unknown[]) => unknown;
-type Recorder = (text: string, failed: boolean) => void;
+type Recorder = (text: string, failed: boolean, connection: number) => void;
 /** the log a connection reports to: the latest that saw it acquired */
 const RECORD = Symbol('statement log');
+let connections = 0;
 
 /**
  * Every statement the pool's connections send while the log is open, and whether it failed: the
@@ -18,8 +21,8 @@ const RECORD = Symbol('statement log');
 export function logStatements(pool: pg.Pool): { statements: LoggedStatement[]; stop(): void } {
   const statements: LoggedStatement[] = [];
   let open = true;
-  const record: Recorder = (text, failed) => {
-    if (open) statements.push({ text, failed });
+  const record: Recorder = (text, failed, connection) => {
+    if (open) statements.push({ text, failed, connection });
   };
   const patch = (client: pg.PoolClient) => {
     const target = client as unknown as { query: Query; [RECORD]?: Recorder };
@@ -27,7 +30,8 @@ export function logStatements(pool: pg.Pool): { statements: LoggedStatement[]; s
     target[RECORD] = record;
     if (patched) return;
     const query = client.query.bind(client) as Query;
-    const report: Recorder = (text, failed) => target[RECORD]?.(text, failed);
+    const connection = ++connections;
+    const report = (text: string, failed: boolean) => target[RECORD]?.(text, failed, connection);
     target.query = (...args: unknown[]) => {
       const first = args[0];
       const text = typeof first === 'string' ? first : String((first as { text?: string }).text);

@@ -99,6 +99,7 @@ describe.each(TEST_PROVIDERS)('worker WebSocket on %s', (provider) => {
       last_seen_at: expect.any(String),
       version: '1.0.0',
       current_runs: [],
+      admin_state: 'active',
     });
     const before = (await server.deps.db.worker.findUniqueOrThrow({ where: { id: worker.id } })).last_seen_at;
     await new Promise((r) => setTimeout(r, 20));
