@@ -1,15 +1,10 @@
-import { Navigate, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import { TokensPage } from '../features/admin/TokensPage';
 import { WorkersPage } from '../features/admin/WorkersPage';
 import { WorkerDetailPage } from '../features/admin/WorkerDetailPage';
 import { InstanceSecretsPage } from '../features/secrets/InstanceSecretsPage';
 import { AuditPage } from '../features/audit/AuditPage';
 import { DeletedProjectsPage } from '../features/admin/DeletedProjectsPage';
-
-/** `/admin`: the workers page first. */
-export function AdminIndexRoute() {
-  return <Navigate to="/admin/workers" replace />;
-}
 
 /** `/admin/workers` */
 export function WorkersRoute() {

@@ -1,4 +1,4 @@
-import { createBrowserRouter, type RouteObject } from 'react-router';
+import { createBrowserRouter, redirect, type RouteObject } from 'react-router';
 import type { ComponentType } from 'react';
 import { RootLayout } from './RootLayout';
 import { NotFoundRoute } from './NotFoundRoute';
@@ -60,7 +60,9 @@ export function createRouter() {
             (m) => m.InviteRoute,
           ),
         },
-        { path: 'admin', lazy: lazyPage(admin, (m) => m.AdminIndexRoute) },
+        // The workers page first, redirected inside the navigation: a <Navigate> rendered by a lazily
+        // loaded page redirected only once its effect ran, and the admin pages sometimes never showed.
+        { path: 'admin', loader: () => redirect('/admin/workers') },
         { path: 'admin/workers', lazy: lazyPage(admin, (m) => m.WorkersRoute) },
         { path: 'admin/workers/:workerId', lazy: lazyPage(admin, (m) => m.WorkerDetailRoute) },
         { path: 'admin/tokens', lazy: lazyPage(admin, (m) => m.TokensRoute) },
