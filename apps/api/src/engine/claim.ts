@@ -56,7 +56,8 @@ function compiled(provider: DbProvider, statement: ReturnType<typeof sql>): Stat
 const claimStatement = (provider: DbProvider, workflowId: string, workerId: string) =>
   compiled(
     provider,
-    sql`UPDATE workflows SET assigned_worker_id = ${workerId} WHERE id = ${workflowId} AND ${dispatchable}`,
+    // last_worker_id stays when the run is released: a worker's runs list finds it (decision 0078).
+    sql`UPDATE workflows SET assigned_worker_id = ${workerId}, last_worker_id = ${workerId} WHERE id = ${workflowId} AND ${dispatchable}`,
   );
 
 /**

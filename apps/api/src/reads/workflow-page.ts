@@ -24,7 +24,7 @@ export interface WorkflowFilter {
   text?: string;
   /** started by this user (created_by) */
   authorId?: string;
-  /** taken by this worker (assigned_worker_id) */
+  /** last taken by this worker (last_worker_id, decision 0078): held now or finished */
   workerId?: string;
   /** created at or after `since` and before `until` (bounds of the (project_id, …, created_at, id) indexes) */
   since?: Date;
@@ -114,7 +114,7 @@ export class WorkflowPages {
         ...(onlyId === undefined ? [] : [sql`${w('id')} = ${onlyId}`]),
         ...(statuses ? [isAnyOf(this.provider, w('status'), statuses)] : []),
         ...(authorId === undefined ? [] : [sql`${w('created_by')} = ${authorId}`]),
-        ...(workerId === undefined ? [] : [sql`${w('assigned_worker_id')} = ${workerId}`]),
+        ...(workerId === undefined ? [] : [sql`${w('last_worker_id')} = ${workerId}`]),
         ...(since === undefined ? [] : [sql`${w('created_at')} >= ${since}`]),
         ...(until === undefined ? [] : [sql`${w('created_at')} < ${until}`]),
       ],
@@ -167,7 +167,7 @@ export class WorkflowPages {
       .$if(onlyId !== undefined, (query) => query.where('id', '=', onlyId!))
       .$if(statuses !== undefined, (query) => query.where((eb) => isAnyOf(this.provider, eb.ref('status'), statuses!)))
       .$if(authorId !== undefined, (query) => query.where('created_by', '=', authorId!))
-      .$if(workerId !== undefined, (query) => query.where('assigned_worker_id', '=', workerId!))
+      .$if(workerId !== undefined, (query) => query.where('last_worker_id', '=', workerId!))
       .$if(since !== undefined, (query) => query.where('created_at', '>=', since!))
       .$if(until !== undefined, (query) => query.where('created_at', '<', until!));
   }

@@ -236,6 +236,8 @@ const ROUTES: RouteCase[] = [
   row('401 200 200 200 200 200 200 403', 'listWorkers', () => '/workers'),
   // The queue by label set: administrators (a session or an unnarrowed api token), for autoscalers.
   row('401 403 403 403 200 403 403 403', 'getQueue', () => '/admin/queue'),
+  // A worker's runs (decision 0078): whoever reads workers, each seeing only the runs they may read.
+  row('401 200 200 200 200 200 200 403', 'listWorkerRuns', (w) => `/workers/${w.worker}/runs`),
   // Pausing, draining and resuming a worker: administrators (a session or an unnarrowed api token).
   row('401 403 403 403 200 403 403 403', 'pauseWorker', (w) => `/admin/workers/${w.worker}/pause`, { body: {} }),
   row('401 403 403 403 200 403 403 403', 'drainWorker', (w) => `/admin/workers/${w.worker}/drain`, { body: {} }),

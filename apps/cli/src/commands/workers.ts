@@ -1,12 +1,16 @@
 import type { Command } from 'commander';
-import { WorkerSchema } from '@svc/protocol';
+import { WorkerRunPageSchema, WorkerSchema, type WorkerRunPage } from '@svc/protocol';
 import type { Context } from '../context';
 import { EXIT } from '../errors';
+import { durationText } from './run-list';
 
 type Action = (ctx: Context, ...args: never[]) => Promise<number> | number;
 type Run = (action: Action) => (this: Command, ...args: unknown[]) => Promise<void>;
 
-/** `svc workers pause|resume|drain <id>`: an administrator takes a worker out of dispatch or back (decision 0074). */
+/**
+ * `svc workers pause|resume|drain <id>`: an administrator takes a worker out of dispatch or back (decision
+ * 0074); `svc workers runs <id>`: the runs it last took that the caller may see (decision 0078).
+ */
 export function registerWorkerCommands(program: Command, run: Run): void {
   const workers = program.command('workers').description('worker administration (administrators)');
   const changes = {
@@ -32,4 +36,35 @@ export function registerWorkerCommands(program: Command, run: Run): void {
         }),
       );
   }
+  workers
+    .command('runs')
+    .description('the runs the worker last took, held now or finished, newest first (in projects you can see)')
+    .argument('<worker>', 'worker id')
+    .option('--limit <n>', 'rows per page (default 100, at most 1000)', (v) => Number(v))
+    .option('--cursor <cursor>', 'the next page (printed after a full page)')
+    .action(
+      run(async (ctx: Context, id: string, flags: { limit?: number; cursor?: string }) => {
+        const page = await ctx.client().request(`/workers/${encodeURIComponent(id)}/runs`, WorkerRunPageSchema, {
+          query: { limit: flags.limit, cursor: flags.cursor },
+        });
+        ctx.result(page, () => workerRunsText(page));
+        return EXIT.ok;
+      }),
+    );
+}
+
+/** One line per run (id, status, duration, project #number, title; then its failure), and the next page. */
+export function workerRunsText(page: WorkerRunPage): string {
+  if (page.items.length === 0) return 'no runs';
+  const lines = page.items.flatMap((r) => [
+    [
+      r.workflow_id,
+      r.status.padEnd(12),
+      durationText(r.duration_ms ?? (r.started_at ? Date.now() - Date.parse(r.started_at) : null)).padStart(8),
+      `${r.project_name} #${r.number}`,
+      r.title,
+    ].join('  '),
+    ...(r.status === 'failed' && r.error ? [`    failed: ${r.error}`] : []),
+  ]);
+  return [...lines, ...(page.next_cursor ? [`next: --cursor ${page.next_cursor}`] : [])].join('\n');
 }

@@ -61,4 +61,28 @@ describe('svc list filters', () => {
     },
     E2E_TIMEOUT_MS,
   );
+
+  it(
+    'lists the runs a worker took, finished ones included, and refuses an unknown worker',
+    async () => {
+      const followed = (await stack.svcExiting(['--json', 'run', '-p', stack.projectId, 'Finish me.', '--follow'], 0))
+        .stdout;
+      // --follow --json prints the events, then a result line with the finished workflow
+      const finished = (JSON.parse(followed.trim().split('\n').at(-1)!) as { workflow: Workflow }).workflow;
+      expect(finished.status).toBe('completed');
+      const res = await fetch(`${stack.api.url}/svc/api/workers`, {
+        headers: { authorization: `Bearer ${stack.token}` },
+      });
+      const worker = ((await res.json()) as Worker[]).find((w) => w.name === WORKER_NAME)!;
+      const page = JSON.parse((await stack.svcExiting(['workers', 'runs', worker.id, '--json'], 0)).stdout) as {
+        items: { workflow_id: string; status: string }[];
+      };
+      expect(page.items).toContainEqual(expect.objectContaining({ workflow_id: finished.id, status: 'completed' }));
+      const text = (await stack.svcExiting(['workers', 'runs', worker.id], 0)).stdout;
+      expect(text).toMatch(new RegExp(`^${finished.id}\\s+completed\\s+\\S+\\s+.+ #${finished.number}\\s+`, 'm'));
+      const unknown = await stack.svcExiting(['workers', 'runs', 'no-such-worker'], 1);
+      expect(unknown.stderr).toContain('worker not found');
+    },
+    E2E_TIMEOUT_MS,
+  );
 });

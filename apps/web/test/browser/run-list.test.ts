@@ -154,7 +154,7 @@ describeInChromium('the project page and its run list in Chromium against the re
     await expectListed(page, all);
     expect(new URL(page.url()).searchParams.get('author')).toBe('olivia');
 
-    // The worker filter lists the runs the server says the worker took (it holds the unfinished ones).
+    // The worker filter lists the runs the server says the worker last took, held or finished (decision 0078).
     const workers = await expectOk<{ id: string; name: string }[]>(
       await server.request('/svc/api/workers', { as: await server.login('olivia') }),
     );

@@ -140,4 +140,43 @@ describeInChromium('worker administration (pause, drain, resume, detail) in Chro
     expect(new URL(page.url()).searchParams.get('worker')).toBe(workerId);
     await expectListed(page, [workflowId]);
   });
+
+  it('lists the runs the worker took, the finished one with its duration, and says when a worker has none', async () => {
+    const root = await server.login('root');
+    const finished = await expectJson<{ id: string }>(
+      await server.request(`/svc/api/projects/${projectId}/workflows`, {
+        method: 'POST',
+        as: root,
+        json: { requirement: 'Ship the shop' },
+      }),
+      201,
+    );
+    const dispatch = await worker.dispatch(finished.id, 'start');
+    await worker.store(finished.id, dispatch.last_seq + 1, { kind: 'status', data: { status: 'completed' } });
+
+    await page.goto(`${server.url}/admin/workers/${workerId}`);
+    const recent = page.getByRole('region', { name: 'Recent runs' });
+    const done = recent.getByRole('listitem').filter({ hasText: 'Ship the shop' });
+    await expectText(done, /Completed/i);
+    expect(await done.innerText()).toMatch(/Shop · took /);
+    expect(await done.getByRole('link', { name: /Ship the shop/ }).getAttribute('href')).toBe(
+      `/projects/${projectId}/workflows/${finished.id}`,
+    );
+    const held = recent.getByRole('link', { name: /Build the shop/ });
+    expect(await held.getAttribute('href')).toBe(`/projects/${projectId}/workflows/${workflowId}`);
+    await auditPage(page, 'worker-detail-recent-runs');
+
+    const idle = await startWorker(server, 'idle-box', 1);
+    try {
+      const workers = await expectJson<{ id: string; name: string }[]>(
+        await server.request('/svc/api/workers', { as: root }),
+        200,
+      );
+      await page.goto(`${server.url}/admin/workers/${workers.find((w) => w.name === 'idle-box')!.id}`);
+      await expectText(page.getByRole('region', { name: 'Recent runs' }), /No runs yet/);
+      await auditPage(page, 'worker-detail-no-runs');
+    } finally {
+      idle.worker.close();
+    }
+  });
 });

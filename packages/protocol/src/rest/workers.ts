@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema, TimestampSchema, WorkflowStatusSchema } from '../common';
+import { IdSchema, pageSchema, TimestampSchema, WorkflowStatusSchema } from '../common';
 
 export const WorkerStatusSchema = z.enum(['online', 'offline']);
 export type WorkerStatus = z.infer<typeof WorkerStatusSchema>;
@@ -42,6 +42,23 @@ export type WorkerListItem = z.infer<typeof WorkerListItemSchema>;
 
 /** GET /workers: a plain array (one entry per registered worker). */
 export const WorkerListSchema = z.array(WorkerListItemSchema);
+
+/**
+ * One entry of `GET /workers/{id}/runs` (decision 0078): a run the worker last took, held now or finished,
+ * in a project the caller can see. `duration_ms` is `started_at` to `finished_at`, null until it finished.
+ */
+export const WorkerRunHistoryItemSchema = WorkerRunSchema.extend({
+  project_name: z.string(),
+  started_at: TimestampSchema.nullable(),
+  finished_at: TimestampSchema.nullable(),
+  duration_ms: z.int().min(0).nullable(),
+  error: z.string().nullable(),
+});
+export type WorkerRunHistoryItem = z.infer<typeof WorkerRunHistoryItemSchema>;
+
+/** `GET /workers/{id}/runs`: newest first (by creation), keyset pages. */
+export const WorkerRunPageSchema = pageSchema(WorkerRunHistoryItemSchema);
+export type WorkerRunPage = z.infer<typeof WorkerRunPageSchema>;
 
 export const TimerStatusSchema = z.enum(['pending', 'fired', 'cancelled']);
 export type TimerStatus = z.infer<typeof TimerStatusSchema>;

@@ -120,7 +120,7 @@ export const WorkflowListQuerySchema = PageQuerySchema.extend({
   q: z.string().min(1).max(MAX_NAME_CHARS).optional(),
   /** the person who started the runs (schedule and trigger runs: who made the schedule or trigger): a user id or login */
   author: z.string().min(1).max(200).optional(),
-  /** the worker that took the runs: a worker id */
+  /** the worker that last took the runs, held now or finished (decision 0078): a worker id */
   worker: IdSchema.optional(),
   /** created at or after this instant */
   since: TimestampSchema.optional(),

@@ -10,8 +10,10 @@ import {
   TimerListSchema,
   TimerSchema,
   WorkerListSchema,
+  WorkerRunPageSchema,
   WorkerSchema,
 } from '../rest/workers';
+import { PageQuerySchema } from '../common';
 import { API, defineOperations, json, jsonBody, noContent, pathParams, workflowId, type Operation } from './operation';
 
 /** pause, drain and resume: one shape, each with its own path and summary. */
@@ -78,6 +80,19 @@ export const ADMIN_OPERATIONS = defineOperations({
     action: 'workers.read',
     summary: 'Registered workers, online or offline',
     responses: { 200: json('workers', WorkerListSchema) },
+  },
+  listWorkerRuns: {
+    method: 'GET',
+    path: `${API}/workers/{id}/runs`,
+    tag: 'workers',
+    auth: 'required',
+    action: 'workers.read',
+    params: pathParams({ id: 'worker id' }),
+    query: PageQuerySchema,
+    summary:
+      'The runs a worker last took, held now or finished, newest first (paginated): only runs in projects the caller can see',
+    responses: { 200: json('a page of runs', WorkerRunPageSchema) },
+    errors: [400, 404],
   },
   pauseWorker: workerAdminOperation(
     'pause',

@@ -3,11 +3,19 @@ import type { WorkerRun, WorkflowStatus } from '@svc/protocol';
 import type { Principal } from '../../auth/principal';
 import { unfinishedWhere } from '../../workflows';
 
-/** The projects whose runs the caller may see, as a workflow filter (the same rule as canSeeProject). */
-function visibleRunsWhere(principal: Principal): Prisma.WorkflowWhereInput | null {
+/**
+ * The projects whose runs the caller may see, as a workflow filter (the same rule as canSeeProject); a
+ * worker sees its own runs; null: none.
+ */
+export function visibleRunsWhere(principal: Principal): Prisma.WorkflowWhereInput | null {
   switch (principal.kind) {
     case 'worker':
-      return { assigned_worker_id: { in: [...principal.workerIds] } };
+      return {
+        OR: [
+          { assigned_worker_id: { in: [...principal.workerIds] } },
+          { last_worker_id: { in: [...principal.workerIds] } },
+        ],
+      };
     case 'job':
       return null;
     case 'user': {

@@ -25,7 +25,7 @@ describe.each(TEST_PROVIDERS)('run list filters on %s', (provider) => {
     const bob = await server.login('bob');
     const { db } = server.deps;
     for (const name of ['north', 'south']) workers[name] = (await db.worker.create({ data: { name, labels: [] } })).id;
-    // a1..a5 by ann and b1, b2 by bob, one day apart (a1 oldest); a2, a3 ran on north, b1 on south.
+    // a1..a5 by ann and b1, b2 by bob, one day apart (a1 oldest); a2, a3, a4 ran on north, b1 on south.
     const plan = ['a1', 'a2', 'a3', 'b1', 'a4', 'b2', 'a5'];
     for (const [day, key] of plan.entries()) {
       const w = await createWorkflow(server, key.startsWith('a') ? ann : bob, project.id, `Run ${key}`);
@@ -37,6 +37,8 @@ describe.each(TEST_PROVIDERS)('run list filters on %s', (provider) => {
         where: { id: ids[key] },
         data: {
           assigned_worker_id: finished ? null : workers[worker],
+          // set with assigned_worker_id by the claim and kept once the run is released (decision 0078)
+          last_worker_id: workers[worker],
           requested_worker_id: finished ? workers[worker] : null,
           status: finished ? 'failed' : 'running',
           error: finished ? 'tests failed' : null,
@@ -47,7 +49,7 @@ describe.each(TEST_PROVIDERS)('run list filters on %s', (provider) => {
     await ran('a2', 'north', false);
     await ran('a3', 'north', false);
     await ran('b1', 'south', false);
-    await ran('a4', 'north', true); // finished: no longer assigned, so not north's
+    await ran('a4', 'north', true); // finished: no longer assigned, still north's last run
     await db.workflow.update({ where: { id: ids.a5 }, data: { schedule_id: 'some-schedule' } });
   });
   afterAll(async () => server?.close());
@@ -66,7 +68,9 @@ describe.each(TEST_PROVIDERS)('run list filters on %s', (provider) => {
     expect(byBob.total).toBe(2);
     const bobId = (await server.deps.db.user.findFirstOrThrow({ where: { login: 'bob' } })).id;
     expect(keys(await list(`author=${bobId}`))).toEqual(['b2', 'b1']);
-    expect(keys(await list(`worker=${workers.north}`))).toEqual(['a3', 'a2']);
+    // "Ran on": the runs north holds and the ones it finished (decision 0078)
+    expect(keys(await list(`worker=${workers.north}`))).toEqual(['a4', 'a3', 'a2']);
+    expect((await list(`worker=${workers.north}&status=failed`)).total).toBe(1);
     const range = await list('since=2026-01-02T00:00:00Z&until=2026-01-05T00:00:00Z');
     expect(keys(range)).toEqual(['b1', 'a3', 'a2']);
     expect(range.total).toBe(3);

@@ -10,13 +10,14 @@ import { AdminTabs } from './AdminTabs';
 import { adminKeys, listWorkersWithRuns } from './api';
 import { AdminStateBadge, WorkerActions } from './WorkerAdminState';
 import { useNow, WorkerFacts } from './WorkerFacts';
+import { WorkerRecentRuns } from './WorkerRecentRuns';
 import { WorkerRuns } from './WorkerRuns';
 import { WORKERS_REFRESH_MS } from './WorkersPage';
 import './admin.css';
 
 /**
- * `/admin/workers/:workerId`: one worker's state, capacity and the runs it holds now. Read from the
- * workers list (no per-worker endpoint), so it shares the list's cache and refresh.
+ * `/admin/workers/:workerId`: one worker's state, capacity, the runs it holds now (read from the workers
+ * list, so it shares the list's cache and refresh) and the runs it took lately (`GET /workers/{id}/runs`).
  */
 export function WorkerDetailPage({ workerId }: { workerId: string }) {
   const workers = useQuery({
@@ -79,9 +80,10 @@ function WorkerDetail({ worker, now }: { worker: WorkerListItem; now: number }) 
             ))}
           </p>
         )}
-        <p className="muted small">
-          Finished runs no longer name the worker that ran them, so recent runs are not listed here.
-        </p>
+      </section>
+      <section className="card" aria-labelledby="worker-recent-heading">
+        <h2 id="worker-recent-heading">Recent runs</h2>
+        <WorkerRecentRuns workerId={worker.id} />
       </section>
     </>
   );
