@@ -9,8 +9,6 @@ import type { Job, LoopDeps } from './deps';
 
 /** Room kept for the status line and the cut marker within the output budget. */
 const OUTPUT_HEADROOM_BYTES = 256;
-/** A command's whole output kept for the raw log (head and tail past it); the server bounds it again (decision 0073). */
-export const WHOLE_OUTPUT_MAX_BYTES = 10 * 1024 * 1024;
 
 export function createToolContext(
   deps: LoopDeps,
@@ -46,7 +44,8 @@ export function createToolContext(
       });
       const started = new Date();
       live.started(stepIndex, command, started);
-      const whole = new HeadTailBuffer(WHOLE_OUTPUT_MAX_BYTES);
+      // The whole output for the raw log (decision 0073), bounded by `command_output_max_bytes` (0080).
+      const whole = new HeadTailBuffer(deps.config.commandOutputMaxBytes);
       let exitCode: number | null = null;
       try {
         const result = await deps.executor.run({
