@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CommandOutput } from '../executor/command-output';
 import { describeCommandResult } from '../executor/executor';
 import { HeadTailBuffer } from '../executor/output-buffer';
+import { OutputTimes, outputLineTimes } from '../executor/line-times';
 import type { OutputObject, ToolContext } from '../tools/tool';
 import { AbortedError } from '../util/aborted';
 import { errorMessage } from '../util/logger';
@@ -46,6 +47,8 @@ export function createToolContext(
       live.started(stepIndex, command, started);
       // The whole output for the raw log (decision 0073), bounded by `command_output_max_bytes` (0080).
       const whole = new HeadTailBuffer(deps.config.commandOutputMaxBytes);
+      // when the lines the log entry shows arrived (decision 0080): it holds at most its byte budget of them
+      const times = new OutputTimes(started.getTime(), outputMaxBytes);
       let exitCode: number | null = null;
       try {
         const result = await deps.executor.run({
@@ -58,6 +61,7 @@ export function createToolContext(
           onOutput: (stream, chunk) => {
             live.push(stream, chunk);
             whole.push(chunk);
+            times.push(chunk.length);
           },
           secrets: job.secrets,
         });
@@ -66,7 +70,8 @@ export function createToolContext(
         const outcome = result.cancelled && !signal.aborted ? interrupted(described) : described;
         // Only a cut output needs its whole: otherwise the log entry holds all of it.
         const outputObject = result.truncated ? await keepWholeOutput(deps, job, whole, signal) : undefined;
-        return outputObject ? { ...outcome, outputObject } : outcome;
+        const lineTimes = outputLineTimes(outcome.text, times, started);
+        return { ...outcome, ...(outputObject ? { outputObject } : {}), ...(lineTimes ? { lineTimes } : {}) };
       } finally {
         // Also when the command could not start: a page showing it running must see it end.
         live.finished(exitCode, Date.now() - started.getTime());
