@@ -46,14 +46,10 @@ export class OutputTimes {
 
   /** When the byte at `offset` arrived (ms after the start); null when not kept. */
   at(offset: number): number | null {
-    if (this.dropped && offset >= this.edgeBytes && offset < (this.tail[0]?.offset ?? 0)) return null;
+    const inMiddle = offset >= this.edgeBytes && offset < (this.tail[0]?.offset ?? 0);
+    if (this.dropped && inMiddle) return null;
     const marks = offset < this.edgeBytes ? this.head : [...this.head, ...this.tail];
-    let found: Mark | undefined;
-    for (const mark of marks) {
-      if (mark.offset > offset) break;
-      found = mark;
-    }
-    return found?.ms ?? null;
+    return marks.findLast((mark) => mark.offset <= offset)?.ms ?? null;
   }
 
   get totalBytes(): number {
