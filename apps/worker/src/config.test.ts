@@ -31,6 +31,7 @@ describe('worker config', () => {
       appBaseUrl: undefined,
       promptsDir: undefined,
       toolOutputMaxBytes: 16384,
+      commandOutputMaxBytes: 10_485_760,
       commandTimeoutSeconds: 600,
       maxTurnsPerStep: 40,
       updateWindow: 64,

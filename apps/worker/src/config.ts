@@ -72,6 +72,7 @@ const fileSchema = z
     prompts_dir: nonEmpty.optional(),
     llm: llmSchema,
     tool_output_max_bytes: z.number().int().min(256).default(16384),
+    command_output_max_bytes: z.number().int().min(1024).max(1_073_741_824).default(10_485_760),
     command_timeout_seconds: z.number().positive().default(600),
     max_turns_per_step: z.number().int().min(1).default(40),
     update_window: z.number().int().min(1).max(10_000).default(DEFAULT_UPDATE_WINDOW),
@@ -145,6 +146,8 @@ export interface WorkerConfig {
   promptsDir: string | undefined;
   llm: LlmConfig;
   toolOutputMaxBytes: number;
+  /** A command's whole output kept for the raw log, head and tail past it (decision 0080). */
+  commandOutputMaxBytes: number;
   commandTimeoutSeconds: number;
   maxTurnsPerStep: number;
   /** Updates sent to the server and not yet acknowledged at most. */
@@ -256,6 +259,7 @@ export function resolveConfig(raw: unknown, ctx: ConfigContext): WorkerConfig {
     },
     // Capped, so a log entry always fits one frame of the worker socket.
     toolOutputMaxBytes: Math.min(file.tool_output_max_bytes, TOOL_OUTPUT_MAX_BYTES_LIMIT),
+    commandOutputMaxBytes: file.command_output_max_bytes,
     commandTimeoutSeconds: file.command_timeout_seconds,
     maxTurnsPerStep: file.max_turns_per_step,
     updateWindow: file.update_window,

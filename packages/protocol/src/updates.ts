@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BudgetCapSchema } from './rest/budgets';
 import { RepositoryUpdateDataSchema } from './rest/repositories';
-import { CommandOutputNameSchema } from './rest/logs';
+import { CommandOutputNameSchema, OutputLineTimesSchema } from './rest/logs';
 import { LlmCallPhaseSchema, PhaseSchema, StepIndexSchema, StepStatusSchema, WorkflowStatusSchema } from './common';
 import { checkQuestionOptions, QuestionOptionsShape } from './questions';
 
@@ -48,6 +48,8 @@ export const LogEntryUpdateDataSchema = z.object({
       total_bytes: z.int().min(0),
     })
     .optional(),
+  /** when the lines of `output` started (decision 0080); absent from older workers and for other tools */
+  output_line_times: OutputLineTimesSchema.optional(),
 });
 export type LogEntryUpdateData = z.infer<typeof LogEntryUpdateDataSchema>;
 

@@ -59,6 +59,7 @@ const serverMessages: BrowserServerMessage[] = [
       duration_ms: 12,
       command: null,
       output_total_bytes: null,
+      output_line_times: null,
       created_at: env.ts,
     },
   },
@@ -164,7 +165,17 @@ describe('browser server messages', () => {
     };
     expect(parseJsonMessage(BrowserServerMessageSchema, JSON.stringify(old))).toEqual({
       ok: true,
-      value: { ...old, data: { ...old.data, revision: 0, duration_ms: null, command: null, output_total_bytes: null } },
+      value: {
+        ...old,
+        data: {
+          ...old.data,
+          revision: 0,
+          duration_ms: null,
+          command: null,
+          output_total_bytes: null,
+          output_line_times: null,
+        },
+      },
     });
   });
 

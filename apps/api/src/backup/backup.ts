@@ -11,7 +11,8 @@ import { copyTree, hashOf, isInside, liveDatabaseFiles, slashed, writeHashed, ty
 import { pgDump } from './postgres';
 
 /** The data folder's parts in the order they are copied (see `takeBackup`); anything else follows. */
-const DATA_ORDER = ['workspaces', 'storage', 'archive'];
+// Command outputs before the archive: a project deleted during the copy moves them there (decision 0080).
+const DATA_ORDER = ['workspaces', 'storage', 'command-outputs', 'archive'];
 
 async function hashFile(path: string, backupPath: string): Promise<ManifestFile> {
   const mode = (await stat(path)).mode & 0o777;

@@ -1,6 +1,6 @@
 import type { ExecutionLogEntry as LogRow } from '@svc/db';
 import type { LogEntryUpdateData } from '@svc/protocol';
-import { outputObjectColumns, presentLogEntry } from '../wire/logs';
+import { outputLineTimesColumn, outputObjectColumns, presentLogEntry } from '../wire/logs';
 import { toStoredEvent, type EventRecord, type NewEvent, type StoredEvent } from './types';
 
 /** What a log entry update's `workflow_update` row keeps besides the update, to rebuild its `log_entry` event. */
@@ -38,7 +38,7 @@ export function eventsOfRow(row: EventRecord, projectId: string): StoredEvent[] 
   const event = toStoredEvent(row, projectId);
   const stored = row.data as Partial<StoredLogEntryUpdate> | null;
   if (row.type !== 'workflow_update' || stored?.kind !== 'log_entry' || !stored.entry || !stored.data) return [event];
-  const { duration_ms, output_object, ...update } = stored.data;
+  const { duration_ms, output_object, output_line_times, ...update } = stored.data;
   const logRow: LogRow = {
     ...update,
     ...stored.entry,
@@ -47,6 +47,7 @@ export function eventsOfRow(row: EventRecord, projectId: string): StoredEvent[] 
     tool_input: update.tool_input as LogRow['tool_input'],
     duration_ms: duration_ms ?? null,
     ...outputObjectColumns({ output_object }),
+    ...outputLineTimesColumn({ output_line_times }),
     created_at: row.created_at,
   };
   return [

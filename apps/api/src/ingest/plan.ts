@@ -4,7 +4,7 @@ import { v7 as timeOrderedId } from 'uuid';
 import { diffSteps, fromSnapshot, SnapshotError, type Step } from '@svc/agent-core';
 import type { Prisma } from '@svc/db';
 import type { UpdateMessage, WsErrorInfo } from '@svc/protocol';
-import { outputObjectColumns, presentLlmCall } from '../wire/logs';
+import { outputLineTimesColumn, outputObjectColumns, presentLlmCall } from '../wire/logs';
 import { logEntryEvents } from '../events/stored-rows';
 import type { NewEvent } from '../events';
 import { planWorkerStatus, planWorkerTitle, type PlannedEvent, type RunChanges, type RunRow } from '../engine';
@@ -199,7 +199,7 @@ function snapshotRow(
 }
 
 function planLogEntry({ plan, rows, update, now, base }: UpdateContext<'log_entry'>): Planned {
-  const { duration_ms, output_object, ...entry } = update.data;
+  const { duration_ms, output_object, output_line_times, ...entry } = update.data;
   const row = {
     id: timeOrderedId(),
     ...base,
@@ -208,6 +208,7 @@ function planLogEntry({ plan, rows, update, now, base }: UpdateContext<'log_entr
     revision: plan.row.plan_revision,
     duration_ms: duration_ms ?? null,
     ...outputObjectColumns({ output_object }),
+    ...outputLineTimesColumn({ output_line_times }),
     created_at: now,
   };
   rows.logEntries.push(row);

@@ -43,6 +43,7 @@ const ROW_TABLES = {
     'duration_ms',
     'output_object',
     'output_total_bytes',
+    'output_line_times',
     'created_at',
   ]),
   llmCalls: rowsOf('llm_call_logs', [...LLM_CALL_LOG_COLUMNS]),

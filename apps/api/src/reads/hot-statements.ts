@@ -50,6 +50,7 @@ export function hotStatements(provider: DbProvider) {
       'duration_ms',
       'output_object',
       'output_total_bytes',
+      'output_line_times',
       'created_at',
     ]);
   const llmCallColumns = q

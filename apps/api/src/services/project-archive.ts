@@ -2,7 +2,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rmdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { conflict } from '../domain/errors';
-import { archiveDir, archiveFolderName, projectStorageDir, projectWorkspacesDir } from './workspace-paths';
+import {
+  archiveDir,
+  archiveFolderName,
+  commandOutputsDir,
+  projectStorageDir,
+  projectWorkspacesDir,
+} from './workspace-paths';
 import { removeUploadTemps } from './upload-sweep';
 
 export interface ArchivedFiles {
@@ -13,7 +19,8 @@ export interface ArchivedFiles {
 }
 
 /**
- * Moves a project's workspaces and object storage into `<data>/archive/<id>-<ts>/{workspaces,storage}`
+ * Moves a project's workspaces, object storage and command outputs into
+ * `<data>/archive/<id>-<ts>/{workspaces,storage,command-outputs}`
  * with rename (atomic on one file system, nothing is copied or destroyed). A failure half-way moves
  * back what was already moved and rethrows.
  */
@@ -22,6 +29,8 @@ export async function archiveProjectFiles(dataDir: string, projectId: string, at
   const sources = [
     { from: projectWorkspacesDir(dataDir, projectId), to: join(path, 'workspaces') },
     { from: projectStorageDir(dataDir, projectId), to: join(path, 'storage') },
+    // runs' whole command outputs: a restored run's raw log is whole again (decision 0080)
+    { from: commandOutputsDir(dataDir, projectId), to: join(path, 'command-outputs') },
   ];
   await mkdir(path, { recursive: true });
   const moved: typeof sources = [];
@@ -59,6 +68,7 @@ export async function restoreProjectFiles(dataDir: string, projectId: string, ar
   const moves = [
     { from: join(path, 'workspaces'), to: projectWorkspacesDir(dataDir, projectId) },
     { from: join(path, 'storage'), to: projectStorageDir(dataDir, projectId) },
+    { from: join(path, 'command-outputs'), to: commandOutputsDir(dataDir, projectId) },
   ].filter((move) => existsSync(move.from));
   for (const move of moves) {
     if (!existsSync(move.to)) continue;

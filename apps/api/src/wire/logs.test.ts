@@ -40,6 +40,7 @@ describe('presentLogEntry', () => {
       duration_ms: 31,
       output_object: null,
       output_total_bytes: null,
+      output_line_times: null,
       created_at: created,
     });
     expect(entry).toEqual({
@@ -54,6 +55,7 @@ describe('presentLogEntry', () => {
       duration_ms: 31,
       command: null,
       output_total_bytes: null,
+      output_line_times: null,
       created_at: '2026-01-02T03:04:05.000Z',
     });
   });
@@ -72,6 +74,7 @@ describe('presentLogEntry', () => {
       duration_ms: null,
       output_object: null,
       output_total_bytes: null,
+      output_line_times: null,
       created_at: new Date('2026-01-02T03:04:05.000Z'),
     };
     const entry = presentLogEntry(row);

@@ -1,7 +1,7 @@
 import type { LRUCache } from 'lru-cache';
 import { stringify } from 'yaml';
 import type { ExecutionLogEntry as LogRow, LlmCallLog as CallRow } from '@svc/db';
-import type { ExecutionLogEntry, LlmCallLog, LogEntryUpdateData } from '@svc/protocol';
+import { OutputLineTimesSchema, type ExecutionLogEntry, type LlmCallLog, type LogEntryUpdateData } from '@svc/protocol';
 
 /** A stored LLM call with whether its detail (messages and reply) is stored. */
 export type CallRowWithDetail = CallRow & { has_detail: boolean };
@@ -30,6 +30,22 @@ export function outputObjectColumns(data: Pick<LogEntryUpdateData, 'output_objec
   return object
     ? { output_object: object.name, output_total_bytes: Math.min(object.total_bytes, 2 ** 31 - 1) }
     : { output_object: null, output_total_bytes: null };
+}
+
+/** A log entry update's line times as their row's column: JSON text (decision 0080). */
+export function outputLineTimesColumn(data: Pick<LogEntryUpdateData, 'output_line_times'>) {
+  return { output_line_times: data.output_line_times ? JSON.stringify(data.output_line_times) : null };
+}
+
+/** The stored line times, or null when none (or, never expected, unreadable: the entry still shows). */
+function storedLineTimes(text: string | null): ExecutionLogEntry['output_line_times'] {
+  if (text === null) return null;
+  try {
+    const parsed = OutputLineTimesSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The stored JSON tool input as YAML text (multi-line strings become readable block scalars). */
@@ -71,6 +87,7 @@ function presentEntry(entry: Omit<LogRow, 'tool_input'>, toolInput: string, comm
     duration_ms: entry.duration_ms,
     command,
     output_total_bytes: entry.output_object === null ? null : entry.output_total_bytes,
+    output_line_times: storedLineTimes(entry.output_line_times),
     created_at: entry.created_at.toISOString(),
   };
 }

@@ -301,13 +301,6 @@ export class WorkflowLifecycle {
       throw err;
     }
     this.deps.logger.info({ project_id: project.id, archive_path: archivePath }, 'project deleted and archived');
-    // Command outputs are the server's, not the project's files: they are not archived (decision 0073).
-    await storage
-      .commandOutputs(project.id)
-      .destroy()
-      .catch((err: unknown) =>
-        this.deps.logger.warn({ err, project_id: project.id }, 'could not remove command outputs'),
-      );
     // Right after the change, not in its transaction: the deletion is only done once the files are archived.
     if (audit)
       await recordAudit(db, audit, {

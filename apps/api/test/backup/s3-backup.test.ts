@@ -14,6 +14,7 @@ import { restoreBackup } from '../../src/backup/restore';
 import { BackupError } from '../../src/backup/manifest';
 import { startTestServer, testConfig, type TestServer } from '../support/server';
 import { createProject, createWorkflow } from '../support/fixtures';
+import { storeCutCommandOutput, wholeOutput } from '../support/command-output';
 
 /** Issue 26: with STORAGE_BACKEND=s3 the backup holds every object of the prefix, and a restore puts them back. */
 describe('backup and restore with S3 storage', () => {
@@ -55,7 +56,11 @@ describe('backup and restore with S3 storage', () => {
     };
     await put(`/svc/api/workflows/${workflow.id}/files/site/index.html`, '<h1>on s3</h1>');
     await put(`/svc/api/projects/${project.id}/storage/data/blob.bin`, blob);
+    // whole command outputs of a live run and of a deleted project's run (decision 0080)
+    await storeCutCommandOutput(source, project.id, workflow.id, wholeOutput('live'));
     const gone = await createProject(source, ann, 'Gone');
+    const goneRun = await createWorkflow(source, ann, gone.id);
+    await storeCutCommandOutput(source, gone.id, goneRun.id, wholeOutput('gone'));
     await put(`/svc/api/projects/${gone.id}/storage/kept.txt`, 'archived');
     expect((await source.request(`/svc/api/projects/${gone.id}`, { method: 'DELETE', as: ann })).status).toBe(204);
 
@@ -66,7 +71,9 @@ describe('backup and restore with S3 storage', () => {
       expect.arrayContaining([
         `objects/workspaces/${project.id}/${workflow.id}/site/index.html`,
         `objects/storage/${project.id}/data/blob.bin`,
+        `objects/command-outputs/${project.id}/${workflow.id}/whole.log`,
         expect.stringMatching(new RegExp(`^objects/archive/${gone.id}-[^/]+/storage/kept.txt$`)),
+        expect.stringMatching(new RegExp(`^objects/archive/${gone.id}-[^/]+/command-outputs/${goneRun.id}/whole.log$`)),
       ]),
     );
     expect(manifest.storage).toMatchObject({ backend: 's3', bucket: s3.bucket, prefix: 'source/' });
@@ -85,6 +92,7 @@ describe('backup and restore with S3 storage', () => {
     expect(await (await get(`/svc/api/workflows/${workflow.id}/files/site/index.html?raw`)).text()).toBe(
       '<h1>on s3</h1>',
     );
+    expect(await (await get(`/svc/api/workflows/${workflow.id}/log/raw`)).text()).toContain(wholeOutput('live'));
     const root = await request(running.url, '/svc/auth/dev-login', {
       method: 'POST',
       json: { login: 'root' },
@@ -97,6 +105,7 @@ describe('backup and restore with S3 storage', () => {
     });
     expect(restored.status).toBe(200);
     expect(await (await get(`/svc/api/projects/${gone.id}/storage/kept.txt`)).text()).toBe('archived');
+    expect(await (await get(`/svc/api/workflows/${goneRun.id}/log/raw`)).text()).toContain(wholeOutput('gone'));
 
     // the prefix now holds objects: another restore there is refused before anything is written
     const second = await emptyInstallation('restored');

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { eventually, snapshot } from '@svc/test-kit';
-import type { UpdateBody, Workflow } from '@svc/protocol';
+import type { OutputLineTimes, UpdateBody, Workflow } from '@svc/protocol';
 import { launchChromium } from './chromium';
 import { signIn } from './pages';
 import { expectJson, startWebServer, startWorker, TestWorker, type TestServer } from './server';
@@ -189,7 +189,7 @@ export const logUpdate = (
   toolName: string,
   input: Record<string, unknown>,
   output: string,
-  extra: { is_error?: boolean; duration_ms?: number } = {},
+  extra: { is_error?: boolean; duration_ms?: number; output_line_times?: OutputLineTimes } = {},
 ): UpdateBody => ({
   kind: 'log_entry',
   data: { step_index: stepIndex, tool_name: toolName, tool_input: input, output, is_error: false, ...extra },

@@ -1,4 +1,4 @@
-import type { LlmCallPhase, LogEntryUpdateData } from '@svc/protocol';
+import type { LlmCallPhase, LogEntryUpdateData, OutputLineTimes } from '@svc/protocol';
 import { truncateUtf8 } from '@svc/text';
 import type {
   ChatCompletionMessageParam,
@@ -60,6 +60,7 @@ interface CallOutcome {
   output: string;
   isError: boolean;
   outputObject?: OutputObject;
+  lineTimes?: OutputLineTimes;
   stoppedBy?: ToolEffect;
 }
 
@@ -126,7 +127,7 @@ class Conversation {
   /** Runs one tool call, logs it and answers it in the context, its output cut to the byte budget. */
   private async runCall(call: FunctionCall): Promise<ToolEffect | undefined> {
     const startedAt = Date.now();
-    const { input, output, isError, stoppedBy, outputObject } = await inToolSpan(
+    const { input, output, isError, stoppedBy, outputObject, lineTimes } = await inToolSpan(
       { name: call.function.name, id: call.id },
       () => this.invoke(call),
     );
@@ -141,6 +142,7 @@ class Conversation {
       is_error: isError,
       duration_ms: Date.now() - startedAt,
       ...(outputObject ? { output_object: outputObject } : {}),
+      ...(lineTimes ? { output_line_times: lineTimes } : {}),
     });
     this.messages.push({ role: 'tool', tool_call_id: call.id, content: cut });
     return stoppedBy;
@@ -159,7 +161,13 @@ class Conversation {
     }
     const { input, result } = await invokeTool(tool, call.function.arguments, this.options.toolContext);
     if (!result.effect)
-      return { input, output: result.output, isError: result.isError, outputObject: result.outputObject };
+      return {
+        input,
+        output: result.output,
+        isError: result.isError,
+        outputObject: result.outputObject,
+        lineTimes: result.lineTimes,
+      };
     const outcome = await this.options.onEffect(result.effect);
     return {
       input,

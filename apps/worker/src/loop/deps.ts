@@ -17,6 +17,7 @@ export interface LoopDeps {
     WorkerConfig,
     | 'name'
     | 'toolOutputMaxBytes'
+    | 'commandOutputMaxBytes'
     | 'commandTimeoutSeconds'
     | 'maxTurnsPerStep'
     | 'appBaseUrl'

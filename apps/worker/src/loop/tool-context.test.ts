@@ -53,11 +53,14 @@ describe('the tool context of a run whose earlier updates are not stored yet', (
 });
 
 /** A local command whose output the log entry holds cut (decision 0073). */
-function localCommand(upload: (name: string, content: Uint8Array) => Promise<void>) {
+function localCommand(
+  upload: (name: string, content: Uint8Array) => Promise<void>,
+  commandOutputMaxBytes = 10_485_760,
+) {
   const output = Buffer.from('é€😀\n'.repeat(2_000));
   const warnings: string[] = [];
   const deps = {
-    config: { name: 'w', toolOutputMaxBytes: 4096, commandTimeoutSeconds: 60 },
+    config: { name: 'w', toolOutputMaxBytes: 4096, commandOutputMaxBytes, commandTimeoutSeconds: 60 },
     workspace: { dir: () => '/tmp/none' },
     workerId: () => 'worker-1',
     api: {
@@ -98,10 +101,29 @@ describe('a local command whose output is cut', () => {
     expect(outcome.outputObject).toEqual({ name: uploads[0]!.name, total_bytes: output.length });
   });
 
+  it('keeps head and tail of `command_output_max_bytes` when the whole is bigger', async () => {
+    const uploads: Buffer[] = [];
+    const { ctx, output } = localCommand(async (_name, content) => {
+      uploads.push(Buffer.from(content));
+    }, 2_000);
+    const outcome = await ctx.runLocal('yes', 60);
+    const kept = uploads[0]!.toString();
+    const [head, tail] = kept.split(/\n…\[\d+ bytes of output omitted\]…\n/);
+    expect(output.toString().startsWith(head!)).toBe(true);
+    expect(output.toString().endsWith(tail!)).toBe(true);
+    // each half is at most half the bound, less only what a character the cut splits leaves out
+    for (const half of [head!, tail!]) {
+      expect(Buffer.byteLength(half)).toBeLessThanOrEqual(1_000);
+      expect(Buffer.byteLength(half)).toBeGreaterThan(1_000 - 4);
+    }
+    expect(outcome.outputObject).toMatchObject({ total_bytes: output.length });
+  });
+
   it('goes on with the cut output when the server does not take it', async () => {
     const { ctx, warnings } = localCommand(() => Promise.reject(new Error('HTTP 500')));
     const outcome = await ctx.runLocal('yes', 60);
-    expect(outcome).toEqual({ text: '[exit code 0]\ncut', isError: false });
+    expect(outcome).toMatchObject({ text: '[exit code 0]\ncut', isError: false });
+    expect(outcome.outputObject).toBeUndefined();
     expect(warnings).toEqual(['could not store a command output']);
   });
 });

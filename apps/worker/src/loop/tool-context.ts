@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CommandOutput } from '../executor/command-output';
 import { describeCommandResult } from '../executor/executor';
 import { HeadTailBuffer } from '../executor/output-buffer';
+import { OutputTimes, outputLineTimes } from '../executor/line-times';
 import type { OutputObject, ToolContext } from '../tools/tool';
 import { AbortedError } from '../util/aborted';
 import { errorMessage } from '../util/logger';
@@ -9,8 +10,6 @@ import type { Job, LoopDeps } from './deps';
 
 /** Room kept for the status line and the cut marker within the output budget. */
 const OUTPUT_HEADROOM_BYTES = 256;
-/** A command's whole output kept for the raw log (head and tail past it); the server bounds it again (decision 0073). */
-export const WHOLE_OUTPUT_MAX_BYTES = 10 * 1024 * 1024;
 
 export function createToolContext(
   deps: LoopDeps,
@@ -46,7 +45,10 @@ export function createToolContext(
       });
       const started = new Date();
       live.started(stepIndex, command, started);
-      const whole = new HeadTailBuffer(WHOLE_OUTPUT_MAX_BYTES);
+      // The whole output for the raw log (decision 0073), bounded by `command_output_max_bytes` (0080).
+      const whole = new HeadTailBuffer(deps.config.commandOutputMaxBytes);
+      // when the lines the log entry shows arrived (decision 0080): it holds at most its byte budget of them
+      const times = new OutputTimes(started.getTime(), outputMaxBytes);
       let exitCode: number | null = null;
       try {
         const result = await deps.executor.run({
@@ -59,6 +61,7 @@ export function createToolContext(
           onOutput: (stream, chunk) => {
             live.push(stream, chunk);
             whole.push(chunk);
+            times.push(chunk.length);
           },
           secrets: job.secrets,
         });
@@ -67,7 +70,8 @@ export function createToolContext(
         const outcome = result.cancelled && !signal.aborted ? interrupted(described) : described;
         // Only a cut output needs its whole: otherwise the log entry holds all of it.
         const outputObject = result.truncated ? await keepWholeOutput(deps, job, whole, signal) : undefined;
-        return outputObject ? { ...outcome, outputObject } : outcome;
+        const lineTimes = outputLineTimes(outcome.text, times, started);
+        return { ...outcome, ...(outputObject ? { outputObject } : {}), ...(lineTimes ? { lineTimes } : {}) };
       } finally {
         // Also when the command could not start: a page showing it running must see it end.
         live.finished(exitCode, Date.now() - started.getTime());

@@ -1,5 +1,5 @@
 import type { PlannedStep } from '@svc/agent-core';
-import type { LogEntryUpdateData } from '@svc/protocol';
+import type { LogEntryUpdateData, OutputLineTimes } from '@svc/protocol';
 import type { z } from 'zod';
 import type { QuestionOptions } from '@svc/protocol';
 import type { ServerApi } from '../api/server-api';
@@ -22,6 +22,8 @@ export interface ToolResult {
   effect?: ToolEffect;
   /** A command's whole output, stored on the server when `output` had to be cut (decision 0073). */
   outputObject?: OutputObject;
+  /** When the lines of `output` started (decision 0080). */
+  lineTimes?: OutputLineTimes;
 }
 
 export type OutputObject = NonNullable<LogEntryUpdateData['output_object']>;
@@ -35,6 +37,7 @@ export interface CommandOutcome {
   text: string;
   isError: boolean;
   outputObject?: OutputObject;
+  lineTimes?: OutputLineTimes;
 }
 
 /** Everything a tool may touch, handed in by the loop for one workflow (and step). */

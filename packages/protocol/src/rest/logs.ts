@@ -42,6 +42,24 @@ export type LlmCallTotals = z.infer<typeof LlmCallTotalsSchema>;
 export const LlmCallPageSchema = pageSchema(LlmCallLogSchema).extend({ totals: LlmCallTotalsSchema });
 export type LlmCallPage = z.infer<typeof LlmCallPageSchema>;
 
+/** Most pairs a log entry's line times hold: a worker sends none past it (a frame has room for them). */
+export const OUTPUT_LINE_TIMES_MAX_PAIRS = 20_000;
+
+/**
+ * When the lines of a command's stored output started, compactly (decision 0080): `lines` holds
+ * `[line, ms]` pairs, ascending by line (0-based, as `output` splits on line breaks): that line and the
+ * ones up to the next pair started `ms` after `started_at` (the worker's clock, as live output's `at`);
+ * `ms` null for lines the command did not write (the status line, the cut marker).
+ */
+export const OutputLineTimesSchema = z.object({
+  started_at: TimestampSchema,
+  lines: z
+    .array(z.tuple([z.int().min(0), z.int().min(0).nullable()]))
+    .max(OUTPUT_LINE_TIMES_MAX_PAIRS)
+    .refine((pairs) => pairs.every((pair, i) => i === 0 || pair[0] > pairs[i - 1]![0]), 'lines must ascend'),
+});
+export type OutputLineTimes = z.infer<typeof OutputLineTimesSchema>;
+
 /** One execution log entry (GET /workflows/{id}/log, `log_entry` event). */
 export const ExecutionLogEntrySchema = z.object({
   id: IdSchema,
@@ -63,6 +81,8 @@ export const ExecutionLogEntrySchema = z.object({
    * decision 0073); null when `output` is all there is
    */
   output_total_bytes: z.int().min(0).nullable().default(null),
+  /** when the lines of `output` started (decision 0080); null when not known (older workers, other tools) */
+  output_line_times: OutputLineTimesSchema.nullable().default(null),
   created_at: TimestampSchema,
 });
 export type ExecutionLogEntry = z.infer<typeof ExecutionLogEntrySchema>;

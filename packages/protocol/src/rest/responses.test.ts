@@ -179,6 +179,14 @@ const responses = [
           duration_ms: 40,
           command: null,
           output_total_bytes: 120000,
+          output_line_times: {
+            started_at: ts,
+            lines: [
+              [0, null],
+              [1, 0],
+              [3, 1500],
+            ],
+          },
           created_at: ts,
         },
       ],

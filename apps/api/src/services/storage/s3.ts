@@ -212,7 +212,7 @@ const timestamp = (at: Date) => at.toISOString().replace(/[:.]/g, '-');
 
 /**
  * Keys: `<prefix>workspaces/<project>/<workflow>/…`, `<prefix>storage/<project>/…`, `<prefix>command-outputs/<project>/<workflow>/…`,
- * `<prefix>archive/<project>-<time>/{workspaces,storage}/…` and `<prefix>uploads/` for staged uploads.
+ * `<prefix>archive/<project>-<time>/{workspaces,storage,command-outputs}/…` and `<prefix>uploads/` for staged uploads.
  */
 export class S3Storage implements Storage {
   readonly backend = 's3' as const;
@@ -245,6 +245,7 @@ export class S3Storage implements Storage {
     return [
       ['workspaces', `${this.prefix}workspaces/${projectId}/`],
       ['storage', `${this.prefix}storage/${projectId}/`],
+      ['command-outputs', `${this.prefix}command-outputs/${projectId}/`],
     ] as const;
   }
 

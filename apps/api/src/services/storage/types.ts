@@ -100,7 +100,7 @@ export interface Storage {
   commandOutputs(projectId: string): StorageArea;
   /** Where `archiveProject` will put a project's files (stored with the deleted project). */
   archiveLocation(projectId: string, at: Date): string;
-  /** Moves a project's workspaces and object storage to the archive. */
+  /** Moves a project's workspaces, object storage and command outputs to the archive (decision 0080). */
   archiveProject(projectId: string, at: Date): Promise<ArchivedProject>;
   /**
    * Moves an archived project's files (at the `location` archiveLocation gave) back to their places;

@@ -2,6 +2,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../../support/server';
 import { body, captureEvents, createProject, createWorkflow, recordingSteering } from '../../support/fixtures';
+import { storeCutCommandOutput, wholeOutput } from '../../support/command-output';
+
+const WHOLE_OUTPUT = wholeOutput('restored');
 
 /** Issue 26: an administrator lists deleted projects and brings one back from its archive. */
 describe.each(TEST_PROVIDERS)('restoring a deleted project on %s', (provider) => {
@@ -26,6 +29,8 @@ describe.each(TEST_PROVIDERS)('restoring a deleted project on %s', (provider) =>
       server.request(path, { method: 'PUT', as: ann, body: content, headers: { 'content-type': 'text/plain' } });
     expect((await put(`/svc/api/workflows/${workflow.id}/files/index.html`, '<h1>kept</h1>')).status).toBeLessThan(300);
     expect((await put(`/svc/api/projects/${project.id}/storage/assets/logo.svg`, '<svg/>')).status).toBeLessThan(300);
+    // a cut command output whose whole the run keeps (decision 0073), as a worker leaves it
+    await storeCutCommandOutput(server, project.id, workflow.id, WHOLE_OUTPUT);
     expect((await server.request(`/svc/api/projects/${project.id}`, { method: 'DELETE', as: ann })).status).toBe(204);
     return { project, workflow };
   }
@@ -43,6 +48,8 @@ describe.each(TEST_PROVIDERS)('restoring a deleted project on %s', (provider) =>
     const { project, workflow } = await deletedProject('Back');
     const row = await server.deps.db.project.findUniqueOrThrow({ where: { id: project.id } });
     expect(existsSync(row.archive_path!)).toBe(true);
+    expect(existsSync(join(row.archive_path!, 'command-outputs', workflow.id, 'whole.log'))).toBe(true);
+    expect(existsSync(join(server.dataDir, 'command-outputs', project.id))).toBe(false);
 
     const refused = await server.request(`/svc/api/projects/${project.id}/restore`, { method: 'POST', as: ann });
     expect(refused.status).toBe(403);
@@ -76,6 +83,10 @@ describe.each(TEST_PROVIDERS)('restoring a deleted project on %s', (provider) =>
     expect(await file.text()).toBe('<h1>kept</h1>');
     const object = await server.request(`/svc/api/projects/${project.id}/storage/assets/logo.svg`, { as: ann });
     expect(await object.text()).toBe('<svg/>');
+    // the run's raw log is whole again: its command output was archived and came back (decision 0080)
+    const raw = await server.request(`/svc/api/workflows/${workflow.id}/log/raw`, { as: ann });
+    expect(raw.status).toBe(200);
+    expect(await raw.text()).toContain(WHOLE_OUTPUT);
 
     // once restored it is live: a second restore finds no deleted project and writes nothing
     const again = await server.request(`/svc/api/projects/${project.id}/restore`, { method: 'POST', as: root });

@@ -4,6 +4,7 @@ import { formatClock, formatFullTime } from './format-time';
 import { commandOf, isError, stepName, type LogItem } from './log-model';
 import { assembledOutput, lineTimes, type RunningCommand } from './running-commands';
 import { LogOutput } from './LogOutput';
+import { lineCount, storedLineTimes } from './output-lines';
 
 function Time({ iso }: { iso: string }) {
   return (
@@ -118,6 +119,9 @@ function StoredEntryView({ item, view }: { item: Extract<LogItem, { kind: 'entry
           text={entry.output}
           query={view.query}
           seq={entry.seq}
+          lineTimes={
+            entry.output_line_times ? storedLineTimes(entry.output_line_times, lineCount(entry.output)) : undefined
+          }
           selectedLine={view.selected?.seq === entry.seq ? view.selected.line : null}
         />
       )}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ExecutionLogEntrySchema, pageSchema } from '@svc/protocol';
+import { ExecutionLogEntrySchema, OutputLineTimesSchema, pageSchema } from '@svc/protocol';
 import { apiJson, apiUrl } from '../../lib/api';
 
 /** The log entry with the CONTRACT-V2 fields, defaulted for a server that does not send them yet. */
@@ -8,6 +8,7 @@ export const LogEntrySchema = ExecutionLogEntrySchema.extend({
   duration_ms: z.int().min(0).nullable().default(null),
   command: z.string().nullable().default(null),
   output_total_bytes: z.int().min(0).nullable().default(null),
+  output_line_times: OutputLineTimesSchema.nullable().default(null),
 });
 
 export const LOG_PAGE_SIZE = 500;

@@ -18,6 +18,7 @@ const entry = (over: Partial<LogEntry> = {}): LogEntry => {
     duration_ms: 10,
     command: 'ls',
     output_total_bytes: null,
+    output_line_times: null,
     ...over,
   };
 };

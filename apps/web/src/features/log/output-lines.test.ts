@@ -1,5 +1,13 @@
 import { parseAnsi } from './ansi';
-import { lineAnchor, markMatches, matchingLines, parseLineAnchor, segmentLines } from './output-lines';
+import {
+  lineAnchor,
+  lineCount,
+  markMatches,
+  matchingLines,
+  parseLineAnchor,
+  segmentLines,
+  storedLineTimes,
+} from './output-lines';
 
 const plain = (text: string) => ({ text, fg: null, bg: null, bold: false });
 
@@ -33,5 +41,29 @@ describe('output lines', () => {
     expect(parseLineAnchor(`#${lineAnchor(12, 40)}`)).toEqual({ seq: 12, line: 40 });
     expect(parseLineAnchor('#log-x-L1')).toBeNull();
     expect(parseLineAnchor('')).toBeNull();
+  });
+});
+
+describe('stored line times (decision 0080)', () => {
+  it('spreads the pairs over the lines, null where the worker gave none', () => {
+    const times = {
+      started_at: '2026-11-28T10:00:00.000Z',
+      lines: [
+        [0, null],
+        [1, 1_500],
+        [3, null],
+        [4, 61_000],
+      ] as [number, number | null][],
+    };
+    expect(storedLineTimes(times, lineCount('[exit code 0]\na\nb\n…[9 bytes of output omitted]…\nc\nd\n'))).toEqual([
+      null,
+      '2026-11-28T10:00:01.500Z',
+      '2026-11-28T10:00:01.500Z',
+      null,
+      '2026-11-28T10:01:01.000Z',
+      '2026-11-28T10:01:01.000Z',
+    ]);
+    // pairs past the shown lines are left out
+    expect(storedLineTimes(times, 2)).toEqual([null, '2026-11-28T10:00:01.500Z']);
   });
 });

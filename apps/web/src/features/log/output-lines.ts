@@ -1,3 +1,4 @@
+import type { OutputLineTimes } from '@svc/protocol';
 import type { AnsiSegment } from './ansi';
 
 /** A piece of one output line: its terminal style, and whether it is (part of) a search match. */
@@ -70,3 +71,21 @@ export function parseLineAnchor(hash: string): { seq: number; line: number } | n
   const found = /^#?log-(\d+)-L(\d+)$/.exec(hash);
   return found ? { seq: Number(found[1]), line: Number(found[2]) } : null;
 }
+
+/**
+ * Per line (0-based) of a stored output, when it started (decision 0080): the entry's compact pairs
+ * spread over its `lineCount` lines, null where the worker gave none (status line, cut marker).
+ */
+export function storedLineTimes(times: OutputLineTimes, lineCount: number): (string | null)[] {
+  const start = Date.parse(times.started_at);
+  const out: (string | null)[] = [];
+  times.lines.forEach(([first, ms], i) => {
+    const next = Math.min(times.lines[i + 1]?.[0] ?? lineCount, lineCount);
+    const at = ms === null ? null : new Date(start + ms).toISOString();
+    for (let line = first; line < next; line++) out[line] = at;
+  });
+  return Array.from({ length: lineCount }, (_, line) => out[line] ?? null);
+}
+
+/** How many lines `LogOutput` shows for `text` (a trailing line break opens none). */
+export const lineCount = (text: string) => text.replace(/\n$/, '').split('\n').length;

@@ -13,6 +13,7 @@ const entry = (seq: number, output = `out ${seq}`): ExecutionLogEntry => ({
   duration_ms: null,
   command: null,
   output_total_bytes: null,
+  output_line_times: null,
   created_at: '2026-01-01T00:00:00Z',
 });
 const call = (id: string, minute: number, prompt = 10): LlmCallLog => ({

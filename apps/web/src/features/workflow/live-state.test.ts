@@ -23,6 +23,7 @@ const logEntry = (seq: number): ExecutionLogEntry => ({
   duration_ms: 12,
   command: 'ls',
   output_total_bytes: null,
+  output_line_times: null,
   created_at: ts,
 });
 const workflow: Workflow = {

@@ -13,10 +13,13 @@ describe('execute_on_worker', () => {
     const { result } = await env.call(executeOnWorker, {
       command: 'echo "$SVC_WORKFLOW_ID $SVC_PROJECT_ID $SVC_URL"; basename "$PWD"; test -n "$SVC_JWT"',
     });
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       output: `[exit code 0]\n${env.workflowId} ${env.projectId} ${env.server.api.url}\n${env.workflowId}\n`,
       isError: false,
     });
+    // the status line has no time; the output's lines have the time they arrived (decision 0080)
+    expect(result.lineTimes?.lines[0]).toEqual([0, null]);
+    expect(result.lineTimes?.lines.slice(1).every(([line, ms]) => line >= 1 && line <= 2 && ms !== null)).toBe(true);
   });
 
   it('runs locally when the worker named is this one', async () => {
@@ -26,11 +29,18 @@ describe('execute_on_worker', () => {
 
   it('reports a failing command as an error and keeps long output within the budget', async () => {
     const failing = await env.call(executeOnWorker, { command: 'echo broken >&2; exit 2' });
-    expect(failing.result).toEqual({ output: '[exit code 2]\nbroken\n', isError: true });
+    expect(failing.result).toMatchObject({ output: '[exit code 2]\nbroken\n', isError: true });
     const long = await env.call(executeOnWorker, { command: 'seq 1 5000' });
     expect(Buffer.byteLength(long.result.output)).toBeLessThanOrEqual(1024);
     expect(long.result.output).toMatch(/^\[exit code 0\]\n1\n2\n/);
     expect(long.result.output).toMatch(/4999\n5000\n$/);
+    // per shown line: the command's lines are timed, the status and the cut marker are not
+    const lines = long.result.output.replace(/\n$/, '').split('\n');
+    const pairs = long.result.lineTimes!.lines;
+    const timeOf = (line: number) => pairs.filter(([first]) => first <= line).at(-1)![1];
+    expect(lines.map((text, n) => [text.startsWith('…[') || n === 0, timeOf(n) === null])).toEqual(
+      lines.map((text, n) => [text.startsWith('…[') || n === 0, text.startsWith('…[') || n === 0]),
+    );
   });
 
   it('applies the time-out it is given', async () => {

@@ -24,6 +24,10 @@ export const executeOnWorker = defineTool({
       ? await ctx.runLocal(command, timeout)
       : await ctx.runRemote({ targetWorker: worker, workflowId: ctx.workflowId, command, timeoutSeconds: timeout });
     const result = outcome.isError ? fail(outcome.text) : ok(outcome.text);
-    return outcome.outputObject ? { ...result, outputObject: outcome.outputObject } : result;
+    return {
+      ...result,
+      ...(outcome.outputObject ? { outputObject: outcome.outputObject } : {}),
+      ...(outcome.lineTimes ? { lineTimes: outcome.lineTimes } : {}),
+    };
   },
 });
