@@ -28,3 +28,17 @@ export function questionOptionColumns(options: QuestionOptions, at: Date): Quest
 export function choicesOf(row: Pick<Workflow, 'question_choices'>): string[] | null {
   return row.question_choices === null ? null : (JSON.parse(row.question_choices) as string[]);
 }
+
+/** The open question's options as the wire's optional fields (`workflow_status`, `GET /me/waiting`): only those it has. */
+export function questionOptionFields(columns: QuestionColumns): {
+  choices?: string[];
+  default?: string;
+  deadline?: string;
+} {
+  const choices = choicesOf(columns);
+  return {
+    ...(choices !== null ? { choices } : {}),
+    ...(columns.question_default !== null ? { default: columns.question_default } : {}),
+    ...(columns.question_deadline !== null ? { deadline: columns.question_deadline.toISOString() } : {}),
+  };
+}

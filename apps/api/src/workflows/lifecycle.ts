@@ -10,6 +10,7 @@ import { choicesOf, decide, type ActionParts, type Applied, type RunEvent, type 
 import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
 import { actionEvent, TIMEOUT_ACTOR, type Actor } from './actor';
+import { timedOutLogEntry } from './timed-out';
 import { concurrencyColumns, supersededBy, supersededReason } from './concurrency';
 import { unfinishedWhere } from './status';
 import type { Steering, TimerSchedule } from './steering';
@@ -185,6 +186,7 @@ export class WorkflowLifecycle {
       {
         action: (revision) => actionEvent('answered', TIMEOUT_ACTOR, revision, fallback, true),
         expect: { question_deadline: deadline },
+        logEntry: await timedOutLogEntry(this.deps.db, workflow, fallback, deadline),
       },
     );
     if (applied.kind !== 'applied') return false;
