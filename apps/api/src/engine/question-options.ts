@@ -24,6 +24,10 @@ export function questionOptionColumns(options: QuestionOptions, at: Date): Quest
   };
 }
 
+/** Why an answer outside a question's choices is refused (the REST, MCP and answer-link refusals). */
+export const notAChoice = (choices: readonly string[]) =>
+  `the answer must be one of the choices: ${choices.map((c) => JSON.stringify(c)).join(', ')}`;
+
 /** The stored choices of the open question; null when any answer goes. */
 export function choicesOf(row: Pick<Workflow, 'question_choices'>): string[] | null {
   return row.question_choices === null ? null : (JSON.parse(row.question_choices) as string[]);

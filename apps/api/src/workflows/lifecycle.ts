@@ -6,7 +6,15 @@ import { newAppKey } from '../apps/app-link';
 import { conflict, DomainError, invalidInput, notFound } from '../domain/errors';
 import { encodeRequires, labelsOf, satisfies } from '../domain/routing';
 import type { EventStore, NewEvent, StoredEvent } from '../events';
-import { choicesOf, decide, type ActionParts, type Applied, type RunEvent, type WorkflowEngine } from '../engine';
+import {
+  choicesOf,
+  decide,
+  notAChoice,
+  type ActionParts,
+  type Applied,
+  type RunEvent,
+  type WorkflowEngine,
+} from '../engine';
 import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
 import { actionEvent, TIMEOUT_ACTOR, type Actor } from './actor';
@@ -157,8 +165,7 @@ export class WorkflowLifecycle {
    */
   async answer(workflow: Workflow, actor: Actor, answer: string): Promise<Workflow> {
     const choices = workflow.status === 'waiting_user' ? choicesOf(workflow) : null;
-    if (!answersChoices(choices, answer))
-      throw invalidInput(`the answer must be one of the choices: ${choices!.map((c) => JSON.stringify(c)).join(', ')}`);
+    if (!answersChoices(choices, answer)) throw invalidInput(notAChoice(choices!));
     const updated = await this.apply(
       workflow,
       { type: 'answered' },

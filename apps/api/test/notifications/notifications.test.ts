@@ -65,13 +65,13 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
   const userId = async (login: string) => (await server.deps.db.user.findUniqueOrThrow({ where: { login } })).id;
 
   /** A run a real worker socket took up and moved to `waiting_user` with `question`. */
-  async function waitingRun(question: string) {
+  async function waitingRun(question: string, options: Record<string, unknown> = {}) {
     const { id } = await createWorkflow(server, alice, projectId, 'Ship the shop');
     const { last_seq } = await worker.dispatch(id, 'start');
     const seq = { next: (last_seq as number) + 1 };
     await worker.store(id, seq.next++, { kind: 'status', data: { status: 'planning' } });
     await worker.store(id, seq.next++, snapshot('executing', 0, ['running', 'pending']));
-    await worker.store(id, seq.next++, { kind: 'status', data: { status: 'waiting_user', question } });
+    await worker.store(id, seq.next++, { kind: 'status', data: { status: 'waiting_user', question, ...options } });
     return { id, seq };
   }
 
@@ -241,6 +241,44 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).status).toBe('running');
     // an unknown token
     expect((await fetch(link.replace(/[A-Za-z0-9_-]{43}$/, 'A'.repeat(43)))).status).toBe(404);
+  });
+
+  it('answer link of a question with choices: a button per choice, the default and its time; a non-choice is refused and leaves the link usable', async () => {
+    await prefs(alice, { email: { enabled: true, address: 'alice@example.test', events: ['waiting_for_input'] } });
+    const { id } = await waitingRun('Deploy now?', {
+      choices: ['yes', 'no <later>'],
+      default: 'no <later>',
+      timeout_seconds: 3600,
+    });
+    const link = linkOf(await smtp.nextMail((m) => m.to.includes('alice@example.test') && m.text.includes(id)));
+    const deadline = (await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).question_deadline!;
+    const page = await (await fetch(link)).text();
+    expect(page).toContain('<button type="submit" name="answer" value="yes">yes</button>');
+    expect(page).toContain(
+      '<button type="submit" name="answer" value="no &lt;later&gt;">no &lt;later&gt; (default)</button>',
+    );
+    expect(page).not.toContain('<textarea');
+    expect(page).toContain(`“no &lt;later&gt;” is given automatically at <time datetime="${deadline.toISOString()}">`);
+    const seq = /name="question_seq" value="(\d+)"/.exec(page)![1]!;
+    const post = (answer: string) =>
+      fetch(link, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ answer, question_seq: seq }).toString(),
+      });
+
+    const refused = await post('maybe');
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain(
+      'The answer must be one of the choices: &quot;yes&quot;, &quot;no &lt;later&gt;&quot;',
+    );
+    expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).status).toBe('waiting_user');
+    expect((await fetch(link)).status).toBe(200);
+
+    // a button press posts its choice
+    const answered = await post('no <later>');
+    expect(answered.status).toBe(200);
+    expect((await worker.dispatch(id, 'answer')).message).toBe('no <later>');
   });
 
   it('answer link: refused after expiry, after the question was answered elsewhere, for a stale question, and for a removed member', async () => {
