@@ -20,6 +20,13 @@ const linkOf = (mail: ReceivedMail) => {
   return match[0];
 };
 
+/** The answer page's form post: the answer and the question the page showed. */
+const answerForm = (answer: string, seq: string) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams({ answer, question_seq: seq }).toString(),
+});
+
 // Issue 25 (decision 0045): notifications by e-mail through a real SMTP server process and by chat webhooks
 // to real HTTP receivers; the single-use answer link of a waiting-for-input mail; the throttle.
 describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
@@ -214,12 +221,7 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     }
     const page = await (await fetch(link)).text();
     const seq = /name="question_seq" value="(\d+)"/.exec(page)![1]!;
-    const post = (answer: string, questionSeq = seq) =>
-      fetch(link, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ answer, question_seq: questionSeq }).toString(),
-      });
+    const post = (answer: string, questionSeq = seq) => fetch(link, answerForm(answer, questionSeq));
 
     const answered = await post('8080, please');
     expect(answered.status).toBe(200);
@@ -260,12 +262,7 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     expect(page).not.toContain('<textarea');
     expect(page).toContain(`“no &lt;later&gt;” is given automatically at <time datetime="${deadline.toISOString()}">`);
     const seq = /name="question_seq" value="(\d+)"/.exec(page)![1]!;
-    const post = (answer: string) =>
-      fetch(link, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ answer, question_seq: seq }).toString(),
-      });
+    const post = (answer: string) => fetch(link, answerForm(answer, seq));
 
     const refused = await post('maybe');
     expect(refused.status).toBe(400);
@@ -286,11 +283,6 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     // the outbox mails each question as the run asks it
     const linkFor = async (runId: string, to: string) =>
       linkOf(await smtp.nextMail((m) => m.to.includes(to) && m.text.includes(runId)));
-    const form = (answer: string, seq: string) => ({
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ answer, question_seq: seq }).toString(),
-    });
     const seqOf = async (link: string) =>
       /name="question_seq" value="(\d+)"/.exec(await (await fetch(link)).text())![1]!;
 
@@ -307,7 +299,7 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
         })
       ).status,
     ).toBe(200);
-    const refused = await fetch(closed, form('green', closedSeq));
+    const refused = await fetch(closed, answerForm('green', closedSeq));
     expect(refused.status).toBe(410);
     expect(await refused.text()).toContain('answered already or replaced');
 
@@ -319,14 +311,14 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
       where: { workflow_id: second.id },
       data: { expires_at: new Date(0) },
     });
-    const late = await fetch(expired, form('tabs', expiredSeq));
+    const late = await fetch(expired, answerForm('tabs', expiredSeq));
     expect(late.status).toBe(410);
     expect(await late.text()).toContain('expired');
 
     // a form typed for another question than the open one
     const third = await waitingRun('Monday or Friday?');
     const stale = await linkFor(third.id, 'bob@example.test');
-    expect((await fetch(stale, form('Monday', String(Number(await seqOf(stale)) - 1)))).status).toBe(410);
+    expect((await fetch(stale, answerForm('Monday', String(Number(await seqOf(stale)) - 1)))).status).toBe(410);
 
     // bob leaves the project: his link no longer answers (and the run still waits)
     const fourth = await waitingRun('Ship today?');
@@ -340,7 +332,7 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
         })
       ).status,
     ).toBe(204);
-    const removed = await fetch(bobs, form('yes', bobsSeq));
+    const removed = await fetch(bobs, answerForm('yes', bobsSeq));
     expect(removed.status).toBe(403);
     expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id: fourth.id } })).status).toBe('waiting_user');
     // and hears nothing more: membership is checked again at send time
