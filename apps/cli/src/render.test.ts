@@ -1,5 +1,5 @@
 import type { BrowserEvent, ExecutionLogEntry, SnapshotData, StepStatus } from '@svc/protocol';
-import { EventPrinter } from './render';
+import { EventPrinter, logEntryLines } from './render';
 import { choiceLines, pickChoice } from './choices';
 
 let seq = 0;
@@ -132,5 +132,32 @@ describe('a question with choices', () => {
     expect(pickChoice(asked.question_choices, ' 1 ')).toBe('yes');
     expect(pickChoice(asked.question_choices, '3')).toBe('3');
     expect(pickChoice(null, '2')).toBe('2');
+  });
+});
+
+describe('a question answered by its deadline (decision 0079)', () => {
+  it('is a log entry of svc logs and svc follow, saying which default was given', () => {
+    const entry: ExecutionLogEntry = {
+      id: 'timeout',
+      seq: 42,
+      step_index: 0,
+      tool_name: 'question_timeout',
+      tool_input: 'question: Deploy now?\nchoices:\n  - yes\n  - no\ndefault: no\ndeadline: 2026-01-01T00:10:00.000Z\n',
+      output:
+        'No answer came by the deadline (2026-01-01T00:10:00.000Z): the question was answered with its default "no".',
+      is_error: false,
+      revision: 0,
+      duration_ms: null,
+      command: null,
+      output_total_bytes: null,
+      created_at: envelope.ts,
+    };
+    const lines = logEntryLines(entry);
+    expect(lines[0]).toBe('  $ question_timeout');
+    expect(lines).toContain('      default: no');
+    expect(lines.at(-1)).toBe(
+      '    | No answer came by the deadline (2026-01-01T00:10:00.000Z): the question was answered with its default "no".',
+    );
+    expect(printed([{ ...envelope, seq: 42, type: 'log_entry', data: entry }])).toEqual(lines);
   });
 });

@@ -7,6 +7,7 @@ import { clearIntent, clearSteering, grantTitle, recordIntent, type Intent } fro
 import { decide, UNFINISHED, type RunEvent } from './state-machine';
 import { statusColumns, statusEvents, transitionParts, type Applicable } from './transition-parts';
 import { commitWorkerBatch, type WorkerBatch } from './worker-batch';
+import { serverLogEntryEvent, type ServerLogEntry } from './server-log-entry';
 import { newRunTrace } from '../tracing/run-trace';
 import { notFound } from '../domain/errors';
 import { numberInsertedRun, provisionalRunNumber, takeRunNumber } from './run-number';
@@ -30,6 +31,8 @@ export interface ActionParts {
   expect?: Prisma.WorkflowWhereInput;
   /** other rows written in the transition's transaction, once it applies (e.g. its audit row) */
   alongside?: (tx: Prisma.TransactionClient, after: Workflow) => Promise<void>;
+  /** an execution log entry the server writes with the transition, after its events */
+  logEntry?: ServerLogEntry;
 }
 
 /** Two racing writers: a transition retries from what the winner left at most this often. */
@@ -136,6 +139,7 @@ export class WorkflowEngine {
         after = await tx!.workflow.findUniqueOrThrow({ where: { id: seen.id } });
         if (parts.alongside) await parts.alongside(tx!, after);
         const { events } = transitionParts(decision, parts.action, after.plan_revision, new Date());
+        if (parts.logEntry) events.push(await serverLogEntryEvent(tx!, after, events.length, parts.logEntry));
         return { groups: [{ workflow: seen, events }] };
       },
       { interactive: true, publish: false },

@@ -24,7 +24,25 @@ export function questionOptionColumns(options: QuestionOptions, at: Date): Quest
   };
 }
 
+/** Why an answer outside a question's choices is refused (the REST, MCP and answer-link refusals). */
+export const notAChoice = (choices: readonly string[]) =>
+  `the answer must be one of the choices: ${choices.map((c) => JSON.stringify(c)).join(', ')}`;
+
 /** The stored choices of the open question; null when any answer goes. */
 export function choicesOf(row: Pick<Workflow, 'question_choices'>): string[] | null {
   return row.question_choices === null ? null : (JSON.parse(row.question_choices) as string[]);
+}
+
+/** The open question's options as the wire's optional fields (`workflow_status`, `GET /me/waiting`): only those it has. */
+export function questionOptionFields(columns: QuestionColumns): {
+  choices?: string[];
+  default?: string;
+  deadline?: string;
+} {
+  const choices = choicesOf(columns);
+  return {
+    ...(choices !== null ? { choices } : {}),
+    ...(columns.question_default !== null ? { default: columns.question_default } : {}),
+    ...(columns.question_deadline !== null ? { deadline: columns.question_deadline.toISOString() } : {}),
+  };
 }

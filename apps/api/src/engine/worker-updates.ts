@@ -1,7 +1,12 @@
 import type { Prisma } from '@svc/db';
 import type { StatusUpdateData, TitleUpdateData, WorkflowStatus, WsErrorInfo } from '@svc/protocol';
 import type { NewEvent, WorkflowRef } from '../events';
-import { NO_QUESTION_OPTIONS, questionOptionColumns, type QuestionColumns } from './question-options';
+import {
+  NO_QUESTION_OPTIONS,
+  questionOptionColumns,
+  questionOptionFields,
+  type QuestionColumns,
+} from './question-options';
 import { decide, isFinished, UNFINISHED, type RunEvent } from './state-machine';
 
 /** The columns of a run that worker updates are checked against (the ingest caches them). */
@@ -84,13 +89,7 @@ function questionParts(
   if (data.status !== 'waiting_user') return { columns: NO_QUESTION_OPTIONS, eventData: {} };
   if (from === 'waiting_user') return { columns: {}, eventData: {} };
   const columns = questionOptionColumns(data, new Date());
-  const { question_choices, question_default, question_deadline } = columns;
-  const eventData = {
-    ...(question_choices !== null ? { choices: JSON.parse(question_choices) as string[] } : {}),
-    ...(question_default !== null ? { default: question_default } : {}),
-    ...(question_deadline !== null ? { deadline: question_deadline.toISOString() } : {}),
-  };
-  return { columns, eventData };
+  return { columns, eventData: questionOptionFields(columns) };
 }
 
 /** The worker stopped the run at its budget: the stop is stamped and told with a `budget_exceeded` event. */

@@ -131,7 +131,7 @@ type Data = Record<string, unknown>;
 const DESCRIBERS: Partial<Record<StoredEvent['type'], (data: Data) => string>> = {
   workflow_status: (data) => {
     const detail = data.question ?? data.error;
-    return `status ${String(data.status)}${typeof detail === 'string' ? `: ${detail}` : ''}`;
+    return `status ${String(data.status)}${typeof detail === 'string' ? `: ${detail}` : ''}${questionOptions(data)}`;
   },
   plan_step_status: (data) => `step ${Number(data.index) + 1} ${String(data.status)}: ${String(data.title)}`,
   log_entry: (data) =>
@@ -140,10 +140,23 @@ const DESCRIBERS: Partial<Record<StoredEvent['type'], (data: Data) => string>> =
     }`,
   workflow_title: (data) => `title: ${String(data.title)}`,
   workflow_action: (data) =>
-    `${String(data.action)} by ${(data.actor as { login?: string } | undefined)?.login ?? 'someone'}`,
+    data.by_timeout === true
+      ? `${String(data.action)} by svc with the default "${String(data.message)}": the question timed out`
+      : `${String(data.action)} by ${(data.actor as { login?: string } | undefined)?.login ?? 'someone'}`,
   llm_call: (data) => `LLM call (${String(data.phase)})`,
   file_changed: (data) => `file ${data.deleted ? 'deleted' : 'written'}: ${String(data.path)}`,
 };
+
+/** A question's choices, default and deadline (decision 0079), as the tail of its status line. */
+function questionOptions(data: Data): string {
+  const parts = [
+    Array.isArray(data.choices) ? `choices: ${data.choices.map((c) => JSON.stringify(c)).join(', ')}` : null,
+    typeof data.default === 'string'
+      ? `default ${JSON.stringify(data.default)}${typeof data.deadline === 'string' ? ` at ${data.deadline}` : ''}`
+      : null,
+  ].filter((part) => part !== null);
+  return parts.length > 0 ? ` (${parts.join('; ')})` : '';
+}
 
 /** A one-line account of an event (the progress notification's message). */
 export function describeEvent(event: StoredEvent): string {

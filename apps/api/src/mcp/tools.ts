@@ -116,7 +116,8 @@ export function registerTools(server: McpServer, deps: AppDeps, principal: Princ
   server.registerTool(
     'get_run',
     {
-      description: "A run's status, title, open question or error, and the step it is at.",
+      description:
+        "A run's status, title, open question (with its choices, default and deadline) or error, and the step it is at.",
       inputSchema: { run_id: runId },
       annotations: READS,
     },
@@ -187,8 +188,14 @@ export function registerTools(server: McpServer, deps: AppDeps, principal: Princ
   server.registerTool(
     'answer',
     {
-      description: 'Answers the question a run is waiting on (status waiting_user); the run goes on.',
-      inputSchema: { run_id: runId, answer: z.string().min(1).describe('the answer') },
+      description:
+        'Answers the question a run is waiting on (status waiting_user); the run goes on. A question with ' +
+        '`question_choices` takes exactly one of them (anything else is refused with invalid_input); one with ' +
+        '`question_default` is answered with it at `question_deadline` unless answered before.',
+      inputSchema: {
+        run_id: runId,
+        answer: z.string().min(1).describe('the answer (one of question_choices, if any)'),
+      },
       annotations: CHANGES,
     },
     (args) =>

@@ -6,10 +6,19 @@ import { newAppKey } from '../apps/app-link';
 import { conflict, DomainError, invalidInput, notFound } from '../domain/errors';
 import { encodeRequires, labelsOf, satisfies } from '../domain/routing';
 import type { EventStore, NewEvent, StoredEvent } from '../events';
-import { choicesOf, decide, type ActionParts, type Applied, type RunEvent, type WorkflowEngine } from '../engine';
+import {
+  choicesOf,
+  decide,
+  notAChoice,
+  type ActionParts,
+  type Applied,
+  type RunEvent,
+  type WorkflowEngine,
+} from '../engine';
 import type { Storage } from '../services/storage';
 import type { TemplateCatalog } from '../services/templates';
 import { actionEvent, TIMEOUT_ACTOR, type Actor } from './actor';
+import { timedOutLogEntry } from './timed-out';
 import { concurrencyColumns, supersededBy, supersededReason } from './concurrency';
 import { unfinishedWhere } from './status';
 import type { Steering, TimerSchedule } from './steering';
@@ -156,8 +165,7 @@ export class WorkflowLifecycle {
    */
   async answer(workflow: Workflow, actor: Actor, answer: string): Promise<Workflow> {
     const choices = workflow.status === 'waiting_user' ? choicesOf(workflow) : null;
-    if (!answersChoices(choices, answer))
-      throw invalidInput(`the answer must be one of the choices: ${choices!.map((c) => JSON.stringify(c)).join(', ')}`);
+    if (!answersChoices(choices, answer)) throw invalidInput(notAChoice(choices!));
     const updated = await this.apply(
       workflow,
       { type: 'answered' },
@@ -185,6 +193,7 @@ export class WorkflowLifecycle {
       {
         action: (revision) => actionEvent('answered', TIMEOUT_ACTOR, revision, fallback, true),
         expect: { question_deadline: deadline },
+        logEntry: await timedOutLogEntry(this.deps.db, workflow, fallback, deadline),
       },
     );
     if (applied.kind !== 'applied') return false;

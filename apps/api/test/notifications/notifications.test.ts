@@ -20,6 +20,13 @@ const linkOf = (mail: ReceivedMail) => {
   return match[0];
 };
 
+/** The answer page's form post: the answer and the question the page showed. */
+const answerForm = (answer: string, seq: string) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams({ answer, question_seq: seq }).toString(),
+});
+
 // Issue 25 (decision 0045): notifications by e-mail through a real SMTP server process and by chat webhooks
 // to real HTTP receivers; the single-use answer link of a waiting-for-input mail; the throttle.
 describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
@@ -65,13 +72,13 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
   const userId = async (login: string) => (await server.deps.db.user.findUniqueOrThrow({ where: { login } })).id;
 
   /** A run a real worker socket took up and moved to `waiting_user` with `question`. */
-  async function waitingRun(question: string) {
+  async function waitingRun(question: string, options: Record<string, unknown> = {}) {
     const { id } = await createWorkflow(server, alice, projectId, 'Ship the shop');
     const { last_seq } = await worker.dispatch(id, 'start');
     const seq = { next: (last_seq as number) + 1 };
     await worker.store(id, seq.next++, { kind: 'status', data: { status: 'planning' } });
     await worker.store(id, seq.next++, snapshot('executing', 0, ['running', 'pending']));
-    await worker.store(id, seq.next++, { kind: 'status', data: { status: 'waiting_user', question } });
+    await worker.store(id, seq.next++, { kind: 'status', data: { status: 'waiting_user', question, ...options } });
     return { id, seq };
   }
 
@@ -214,12 +221,7 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     }
     const page = await (await fetch(link)).text();
     const seq = /name="question_seq" value="(\d+)"/.exec(page)![1]!;
-    const post = (answer: string, questionSeq = seq) =>
-      fetch(link, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ answer, question_seq: questionSeq }).toString(),
-      });
+    const post = (answer: string, questionSeq = seq) => fetch(link, answerForm(answer, questionSeq));
 
     const answered = await post('8080, please');
     expect(answered.status).toBe(200);
@@ -243,16 +245,44 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     expect((await fetch(link.replace(/[A-Za-z0-9_-]{43}$/, 'A'.repeat(43)))).status).toBe(404);
   });
 
+  it('answer link of a question with choices: a button per choice, the default and its time; a non-choice is refused and leaves the link usable', async () => {
+    await prefs(alice, { email: { enabled: true, address: 'alice@example.test', events: ['waiting_for_input'] } });
+    const { id } = await waitingRun('Deploy now?', {
+      choices: ['yes', 'no <later>'],
+      default: 'no <later>',
+      timeout_seconds: 3600,
+    });
+    const link = linkOf(await smtp.nextMail((m) => m.to.includes('alice@example.test') && m.text.includes(id)));
+    const deadline = (await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).question_deadline!;
+    const page = await (await fetch(link)).text();
+    expect(page).toContain('<button type="submit" name="answer" value="yes">yes</button>');
+    expect(page).toContain(
+      '<button type="submit" name="answer" value="no &lt;later&gt;">no &lt;later&gt; (default)</button>',
+    );
+    expect(page).not.toContain('<textarea');
+    expect(page).toContain(`“no &lt;later&gt;” is given automatically at <time datetime="${deadline.toISOString()}">`);
+    const seq = /name="question_seq" value="(\d+)"/.exec(page)![1]!;
+    const post = (answer: string) => fetch(link, answerForm(answer, seq));
+
+    const refused = await post('maybe');
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain(
+      'The answer must be one of the choices: &quot;yes&quot;, &quot;no &lt;later&gt;&quot;',
+    );
+    expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).status).toBe('waiting_user');
+    expect((await fetch(link)).status).toBe(200);
+
+    // a button press posts its choice
+    const answered = await post('no <later>');
+    expect(answered.status).toBe(200);
+    expect((await worker.dispatch(id, 'answer')).message).toBe('no <later>');
+  });
+
   it('answer link: refused after expiry, after the question was answered elsewhere, for a stale question, and for a removed member', async () => {
     await prefs(bob, { email: { enabled: true, address: 'bob@example.test', events: ['waiting_for_input'] } });
     // the outbox mails each question as the run asks it
     const linkFor = async (runId: string, to: string) =>
       linkOf(await smtp.nextMail((m) => m.to.includes(to) && m.text.includes(runId)));
-    const form = (answer: string, seq: string) => ({
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ answer, question_seq: seq }).toString(),
-    });
     const seqOf = async (link: string) =>
       /name="question_seq" value="(\d+)"/.exec(await (await fetch(link)).text())![1]!;
 
@@ -269,7 +299,7 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
         })
       ).status,
     ).toBe(200);
-    const refused = await fetch(closed, form('green', closedSeq));
+    const refused = await fetch(closed, answerForm('green', closedSeq));
     expect(refused.status).toBe(410);
     expect(await refused.text()).toContain('answered already or replaced');
 
@@ -281,14 +311,14 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
       where: { workflow_id: second.id },
       data: { expires_at: new Date(0) },
     });
-    const late = await fetch(expired, form('tabs', expiredSeq));
+    const late = await fetch(expired, answerForm('tabs', expiredSeq));
     expect(late.status).toBe(410);
     expect(await late.text()).toContain('expired');
 
     // a form typed for another question than the open one
     const third = await waitingRun('Monday or Friday?');
     const stale = await linkFor(third.id, 'bob@example.test');
-    expect((await fetch(stale, form('Monday', String(Number(await seqOf(stale)) - 1)))).status).toBe(410);
+    expect((await fetch(stale, answerForm('Monday', String(Number(await seqOf(stale)) - 1)))).status).toBe(410);
 
     // bob leaves the project: his link no longer answers (and the run still waits)
     const fourth = await waitingRun('Ship today?');
@@ -302,7 +332,7 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
         })
       ).status,
     ).toBe(204);
-    const removed = await fetch(bobs, form('yes', bobsSeq));
+    const removed = await fetch(bobs, answerForm('yes', bobsSeq));
     expect(removed.status).toBe(403);
     expect((await server.deps.db.workflow.findUniqueOrThrow({ where: { id: fourth.id } })).status).toBe('waiting_user');
     // and hears nothing more: membership is checked again at send time

@@ -98,6 +98,35 @@ describe.each(TEST_PROVIDERS)('questions with choices on %s', (provider) => {
     expect((await answer(id, 'yes')).status).toBe(409);
   });
 
+  it('leaves an entry in the execution log, in the waiting step, saying the question timed out into its default (decision 0079)', async () => {
+    const { worker, id } = await asked({ default: 'yes', timeout_seconds: 600 });
+    const deadline = await comeDue(id);
+    suite.server.runtime.live.timers.notify();
+    await worker.dispatch(id, 'answer');
+    const log = await body(await suite.server.request(`/svc/api/workflows/${id}/log`, { as: suite.alice }));
+    const entry = log.items.at(-1);
+    expect(entry).toMatchObject({
+      tool_name: 'question_timeout',
+      step_index: 0,
+      is_error: false,
+      output: `No answer came by the deadline (${deadline.toISOString()}): the question was answered with its default "yes".`,
+    });
+    expect(entry.tool_input).toContain('question: Deploy now?');
+    expect(entry.tool_input).toContain('default: yes');
+    // the same entry as a live `log_entry` event, with the row's seq, right after the answer's action event
+    const events = await db().event.findMany({ where: { workflow_id: id }, orderBy: { seq: 'asc' } });
+    const logged = events.find((e) => e.type === 'log_entry');
+    expect(logged).toMatchObject({ seq: entry.seq });
+    expect(logged!.data).toMatchObject({ tool_name: 'question_timeout', output: entry.output });
+    const before = events[events.indexOf(logged!) - 1]!;
+    expect(before).toMatchObject({ type: 'workflow_action', data: expect.objectContaining({ by_timeout: true }) });
+    // an answer by a person leaves no such entry
+    const other = await asked({ default: 'yes', timeout_seconds: 600 });
+    expect((await answer(other.id, 'no')).status).toBe(200);
+    const otherLog = await body(await suite.server.request(`/svc/api/workflows/${other.id}/log`, { as: suite.alice }));
+    expect(otherLog.items.map((e: { tool_name: string }) => e.tool_name)).not.toContain('question_timeout');
+  });
+
   it('gives exactly one answer when a person answers just as the deadline passes', async () => {
     const { timers } = suite.server.runtime.live;
     for (let round = 0; round < 3; round++) {

@@ -187,7 +187,7 @@ export class WorkflowRun implements RunContext {
       workflowId: this.job.workflowId,
       projectId: this.job.projectId,
       callTimeoutMs: this.deps.config.mcpTimeoutSeconds * 1000,
-      ask: (question) => this.askUser(question, this.resumeStatus()),
+      ask: (question, options) => this.askUser(question, this.resumeStatus(), options),
       beforeCall: async (signal) => {
         await this.deps.fence?.beforeCommand(this.job.workflowId, signal);
       },

@@ -1,4 +1,5 @@
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_CHOICE_CHARS, MAX_QUESTION_CHOICES } from '@svc/protocol';
 
 type Params = ElicitRequest['params'];
 type FormParams = Extract<Params, { requestedSchema: unknown }>;
@@ -6,18 +7,60 @@ type FieldSchema = FormParams['requestedSchema']['properties'][string];
 
 const DECLINE = /^\s*(no|decline|cancel|refuse)\b/i;
 
+/** An elicitation as a question: its text, and its choices when its answers are few (decision 0079). */
+export interface ElicitationQuestion {
+  question: string;
+  choices?: string[];
+}
+
+/** A choice that declines; a form value that reads as a decline cannot be a choice beside it. */
+const DECLINE_CHOICE = 'decline';
+
 /**
  * An MCP server's elicitation as an `ask_user` question. The loop has one way to ask a person (a text
  * question, a text answer), so a form becomes a list of its fields to answer as JSON (or as the value
- * alone when there is one field), and a URL to visit becomes a question to answer once done.
+ * alone when there is one field), and a URL to visit becomes a question to answer once done. A URL, and
+ * a form of one enum or boolean field, have few answers: those are its choices, buttons for the person.
  */
-export function elicitationQuestion(server: string, params: Params): string {
+export function elicitationQuestion(server: string, params: Params): ElicitationQuestion {
   // The server's text never passes for an approval question (approval.ts), whatever it holds.
   const intro = `The MCP server "${server}" asks: ${params.message.replaceAll('[mcp-call', '[mcp call')}`;
   if (!('requestedSchema' in params)) {
-    return `${intro}\n\nOpen ${String((params as { url?: string }).url)} and answer "done" when finished, or "no" to decline.`;
+    return {
+      question: `${intro}\n\nOpen ${String((params as { url?: string }).url)} and answer "done" when finished, or "no" to decline.`,
+      choices: ['done', 'no'],
+    };
   }
-  const schema = params.requestedSchema;
+  const choices = singleFieldChoices(params.requestedSchema.properties);
+  if (choices)
+    return { question: `${intro}\n\nAnswer with one of the choices, or "${DECLINE_CHOICE}" to decline.`, choices };
+  return { question: formQuestion(intro, params.requestedSchema) };
+}
+
+/**
+ * The values of a form's only field when it is an enum or a boolean, and "decline"; null when they do not
+ * fit a question's choices (too many, too long, or one that would read as a decline).
+ */
+function singleFieldChoices(properties: FormParams['requestedSchema']['properties']): string[] | null {
+  const fields = Object.values(properties);
+  if (fields.length !== 1) return null;
+  const field = fields[0]!;
+  const values =
+    field.type === 'boolean'
+      ? ['true', 'false']
+      : 'enum' in field && Array.isArray(field.enum)
+        ? field.enum.map(String)
+        : null;
+  if (!values) return null;
+  const choices = [...values, DECLINE_CHOICE];
+  const fits =
+    new Set(choices).size === choices.length &&
+    choices.length <= MAX_QUESTION_CHOICES &&
+    values.every((v) => v.trim() === v && v.length > 0 && v.length <= MAX_CHOICE_CHARS && !DECLINE.test(v));
+  return fits ? choices : null;
+}
+
+function formQuestion(intro: string, schema: FormParams['requestedSchema']): string {
   const required = new Set(schema.required ?? []);
   const fields = Object.entries(schema.properties).map(
     ([name, field]) =>

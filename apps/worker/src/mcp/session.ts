@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerConfig, RunSecret } from '@svc/protocol';
+import type { McpServerConfig, QuestionOptions, RunSecret } from '@svc/protocol';
 import type { Executor } from '../executor/executor';
 import { errorMessage } from '../util/logger';
 import { elicitationQuestion, elicitationResult } from './elicitation';
@@ -27,8 +27,8 @@ export interface McpSessionOptions {
   projectId: string;
   /** a call's time bound, not counting the time a person takes to answer its elicitations */
   callTimeoutMs: number;
-  /** puts a question to a person and waits for the answer (an elicitation) */
-  ask(question: string): Promise<string>;
+  /** puts a question to a person and waits for the answer (an elicitation), with its choices if any */
+  ask(question: string, options: QuestionOptions): Promise<string>;
   /** a server that could not be reached or listed: the run goes on without it */
   onUnavailable(server: string, reason: string): void;
   /**
@@ -110,7 +110,8 @@ export class McpSession {
       // A person's time to answer does not count against the call's time bound.
       this.timer?.pause();
       try {
-        const answer = await this.options.ask(elicitationQuestion(server.name, request.params));
+        const { question, ...options } = elicitationQuestion(server.name, request.params);
+        const answer = await this.options.ask(question, options);
         return elicitationResult(request.params, answer);
       } finally {
         this.timer?.resume();

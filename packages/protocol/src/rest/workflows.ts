@@ -144,6 +144,10 @@ export const WaitingWorkflowSchema = z.object({
   number: z.int().min(0),
   title: z.string(),
   question: z.string().nullable(),
+  /** the open question's options, when it has them (as on `workflow_status`; decisions 0075, 0079) */
+  choices: z.array(z.string()).optional(),
+  default: z.string().optional(),
+  deadline: TimestampSchema.optional(),
 });
 export type WaitingWorkflow = z.infer<typeof WaitingWorkflowSchema>;
 export const WaitingWorkflowsSchema = z.object({ count: z.int().min(0), items: z.array(WaitingWorkflowSchema) });

@@ -57,6 +57,7 @@ export const NOTIFICATION_OPERATIONS = defineOperations({
     params: answerToken,
     summary: "An answer link's page: the run's question and a form to answer it (no session)",
     description:
+      'A question with choices shows a button per choice (and its default and deadline). ' +
       'Showing the page does not use the link (mail scanners open links). A used, expired or unknown link, ' +
       'or one whose question was answered or replaced, gets a page saying so (410; 404 for an unknown one).',
     responses: {
@@ -78,7 +79,8 @@ export const NOTIFICATION_OPERATIONS = defineOperations({
     description:
       'Form fields `answer` and `question_seq` (the question the page showed). The answer goes through the ' +
       'same path as `POST /workflows/{id}/answer`, as the person the mail was sent to, who must still be a ' +
-      'member of the project. The link is used up by the first answer.',
+      "member of the project. The link is used up by the first answer; an answer outside the question's " +
+      'choices is refused (400) before that, so the link stays usable.',
     body: { contentTypes: ['application/x-www-form-urlencoded'], required: true, description: 'answer, question_seq' },
     responses: {
       200: { description: 'the page confirming the answer', contentType: 'text/html' },

@@ -1,11 +1,13 @@
 import type { Request, Response } from 'express';
-import { AnswerRequestSchema } from '@svc/protocol';
+import { AnswerRequestSchema, answersChoices } from '@svc/protocol';
 import type { User, Workflow } from '@svc/db';
 import type { AppDeps } from '../../deps';
 import type { Handlers, OperationHandler } from '../../http/mount';
 import { DomainError } from '../../domain/errors';
 import type { LinkRefusal } from '../../notifications';
 import { escapeHtml } from '../../notifications/messages';
+import { choicesOf, notAChoice } from '../../engine';
+import { answerFields, defaultNote } from './answer-form';
 
 /**
  * The page of an answer link: no script, no outside resource, nothing framed; the token in its URL must
@@ -28,7 +30,7 @@ function sendPage(res: Response, status: number, title: string, body: string): v
         `<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)} · svc</title>` +
         `<style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;line-height:1.5}` +
         `pre{white-space:pre-wrap;background:#f4f4f5;padding:.75rem;border-radius:6px}textarea{width:100%;min-height:8rem}` +
-        `button{margin-top:.5rem;padding:.5rem 1rem}</style></head><body><h1>${escapeHtml(title)}</h1>\n${body}\n</body></html>`,
+        `button{margin:.5rem .5rem 0 0;padding:.5rem 1rem}fieldset{border:0;padding:0;margin:0}</style></head><body><h1>${escapeHtml(title)}</h1>\n${body}\n</body></html>`,
     );
 }
 
@@ -84,9 +86,8 @@ export function answerPageHandlers(deps: AppDeps): Handlers<'getAnswerPage' | 'p
       `Run #${workflow.number} is waiting for your answer`,
       `<p><strong>${escapeHtml(workflow.title)}</strong></p><pre>${escapeHtml(question.question)}</pre>` +
         `<form method="post" action="${escapeHtml(action)}">` +
-        `<input type="hidden" name="question_seq" value="${question.seq}">` +
-        `<label for="answer">Your answer</label><textarea id="answer" name="answer" required maxlength="100000"></textarea>` +
-        `<button type="submit">Send the answer</button></form>` +
+        `<input type="hidden" name="question_seq" value="${question.seq}">${answerFields(workflow)}</form>` +
+        defaultNote(workflow) +
         `<p><small>This link answers once, as you, without signing in.</small></p>${runLink(workflow)}`,
     );
   };
@@ -101,6 +102,15 @@ export function answerPageHandlers(deps: AppDeps): Handlers<'getAnswerPage' | 'p
     const parsed = AnswerRequestSchema.safeParse({ answer: form.answer });
     if (!parsed.success)
       return sendPage(res, 400, 'Answer link', '<p>The answer is empty or too long. Go back and try again.</p>');
+    // checked before the link is taken, so a refused answer leaves it usable (the lifecycle checks again)
+    const choices = choicesOf(workflow);
+    if (!answersChoices(choices, parsed.data.answer))
+      return sendPage(
+        res,
+        400,
+        'Answer link',
+        `<p>${escapeHtml(sentence(notAChoice(choices!)))}. Go back and pick one.</p>`,
+      );
     const member = await memberOf(workflow.project_id, link.user_id);
     if (!member) return sendPage(res, 403, 'Answer link', '<p>You are no longer a member of this run’s project.</p>');
     if (!(await notifications.links.take(link))) return refuse(res, 'used', workflow);
@@ -110,6 +120,8 @@ export function answerPageHandlers(deps: AppDeps): Handlers<'getAnswerPage' | 'p
 
   return { getAnswerPage, postAnswerPage };
 }
+
+const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 const runOf = (link: { workflow_id: string; project_id: string }) => ({
   id: link.workflow_id,

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps';
 import type { OperationHandler, Handlers } from '../../http/mount';
 import { principalOf } from '../../auth/authenticate';
 import { unauthenticated } from '../../domain/errors';
+import { questionOptionFields } from '../../engine';
 
 /** At most this many items; `count` is the whole number. */
 const WAITING_ITEMS_MAX = 100;
@@ -36,6 +37,9 @@ export function waitingHandlers(deps: AppDeps): Handlers<'getMyWaitingWorkflows'
           number: true,
           title: true,
           question: true,
+          question_choices: true,
+          question_default: true,
+          question_deadline: true,
           project: { select: { name: true } },
         },
       }),
@@ -49,6 +53,7 @@ export function waitingHandlers(deps: AppDeps): Handlers<'getMyWaitingWorkflows'
         number: row.number,
         title: row.title,
         question: row.question,
+        ...questionOptionFields(row),
       })),
     };
     res.json(body);

@@ -238,4 +238,36 @@ describe.each(TEST_PROVIDERS)('workflow runs on %s', (provider) => {
     expect(await waiting(carol)).toEqual({ count: 0, items: [] });
     expect((await server.request('/svc/api/me/waiting')).status).toBe(401);
   });
+
+  it("tells a waiting question's choices, default and deadline, and leaves them out of a free-text question (decision 0079)", async () => {
+    const erin = await server.login('erin');
+    const project = await createProject(server, erin, 'Erin shop');
+    const choosing = await createWorkflow(server, erin, project.id, 'Deploy');
+    const free = await createWorkflow(server, erin, project.id, 'Name it');
+    const deadline = new Date('2030-01-02T03:04:05.000Z');
+    await server.deps.db.workflow.update({
+      where: { id: choosing.id },
+      data: {
+        status: 'waiting_user',
+        question: 'Deploy now?',
+        question_choices: JSON.stringify(['yes', 'no']),
+        question_default: 'no',
+        question_deadline: deadline,
+      },
+    });
+    await setStatus(free.id, 'waiting_user', 'Which name?');
+    const res = await server.request('/svc/api/me/waiting', { as: erin });
+    const items = (await body(res)).items as Record<string, unknown>[];
+    expect(items.find((w) => w.id === choosing.id)).toMatchObject({
+      question: 'Deploy now?',
+      choices: ['yes', 'no'],
+      default: 'no',
+      deadline: deadline.toISOString(),
+    });
+    const plain = items.find((w) => w.id === free.id)!;
+    expect(plain.question).toBe('Which name?');
+    expect(plain).not.toHaveProperty('choices');
+    expect(plain).not.toHaveProperty('default');
+    expect(plain).not.toHaveProperty('deadline');
+  });
 });

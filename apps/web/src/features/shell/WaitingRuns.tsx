@@ -6,6 +6,8 @@ import { useProjects } from '../projects/hooks';
 import { turnNotificationsOff, turnNotificationsOn, useNotifyState } from './notifications';
 import { runPath, useWaitingAlerts, useWaitingRefresh, useWaitingRuns, WAITING_WATCHED_PROJECTS } from './waiting';
 import { inBackground } from '../../lib/background';
+import { DeadlineNote } from '../workflow/QuestionChoices';
+import { WaitingChoices } from './WaitingChoices';
 
 export const WAITING_PANEL_ID = 'waiting-panel';
 const WAITING_BUTTON_ID = 'waiting-button';
@@ -75,6 +77,11 @@ export function WaitingPanel({ onClose }: { onClose(): void }) {
               </Link>{' '}
               <span className="muted">in {shorten(run.project_name, 40)}</span>
               {run.question && <p className="waiting-question">{shorten(run.question, 200)}</p>}
+              {run.choices ? (
+                <WaitingChoices run={{ ...run, choices: run.choices }} />
+              ) : (
+                <DeadlineNote fallback={run.default ?? null} deadline={run.deadline ?? null} />
+              )}
             </li>
           ))}
         </ul>

@@ -1,0 +1,41 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { WaitingWorkflow } from '@svc/protocol';
+import { ErrorNote } from '../../components/Feedback';
+import { queryKeys } from '../../lib/query-keys';
+import { inBackground } from '../../lib/background';
+import { answerQuestion } from '../workflow/api';
+import { DeadlineNote } from '../workflow/QuestionChoices';
+
+/**
+ * A waiting run's choices as buttons in the waiting list (decision 0079): one press answers the run
+ * from here; the list drops it once the server took the answer.
+ */
+export function WaitingChoices({ run }: { run: WaitingWorkflow & { choices: string[] } }) {
+  const queryClient = useQueryClient();
+  const answer = useMutation({
+    mutationFn: (choice: string) => answerQuestion(run.id, choice),
+    onSuccess: (workflow) => {
+      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.waiting }));
+      inBackground(queryClient.invalidateQueries({ queryKey: queryKeys.workflows(workflow.project_id) }));
+    },
+  });
+  return (
+    <div className="waiting-choices">
+      <div role="group" aria-label={`Answer run #${run.number}`} className="inline-actions">
+        {run.choices.map((choice) => (
+          <button
+            key={choice}
+            type="button"
+            className={`small${choice === run.default ? ' primary' : ''}`}
+            disabled={answer.isPending}
+            onClick={() => answer.mutate(choice)}
+          >
+            {choice}
+          </button>
+        ))}
+      </div>
+      <DeadlineNote fallback={run.default ?? null} deadline={run.deadline ?? null} />
+      <ErrorNote error={answer.error} />
+    </div>
+  );
+}
