@@ -1,5 +1,5 @@
 import { AgentTransitionError, saveMemo } from '@svc/agent-core';
-import { APPROVAL_CHOICES, isAffirmative } from '../mcp/approval';
+import { isAffirmative } from '../mcp/approval';
 import type { ToolEffect } from '../tools/tool';
 import type { EffectOutcome } from './conversation';
 import type { RunContext } from './run-context';
@@ -34,7 +34,7 @@ export async function sharedEffect(
   }
   if (effect.kind === 'mcp_approval') {
     if (run.state.pendingQuestion !== null) return { output: 'Rejected: a question is already open.', isError: true };
-    const answer = await run.askUser(effect.question, resumeStatus, { choices: [...APPROVAL_CHOICES] });
+    const answer = await run.askUser(effect.question, resumeStatus);
     if (!isAffirmative(answer)) return { output: `The user refused this call: ${answer}`, isError: true };
     const result = await run.runApprovedCall(effect.call);
     return { output: result.text, isError: result.isError };

@@ -41,9 +41,6 @@ export function pendingCallOf(question: string | null): PendingCall | null {
 /** Whether a question text could pass for an approval question (ask_user refuses those). */
 export const looksLikeApproval = (question: string): boolean => question.includes(MARKER);
 
-/** The answers an approval question takes (decision 0079): the buttons the person sees, a yes and a no. */
-export const APPROVAL_CHOICES = ['yes', 'no'] as const;
-
 /** A yes: "yes", "y", "ok", "approve(d)", "allow", "go ahead", "run it", ... (anything else refuses). */
 export function isAffirmative(answer: string): boolean {
   return /^\s*(y|yes|yep|ok|okay|sure|approve[ds]?|allow(ed)?|go ahead|run it|do it|confirm(ed)?)\b/i.test(answer);

@@ -90,7 +90,8 @@ describe('MCP servers the agent uses (stdio in the sandbox, Streamable HTTP)', (
       const approval = await stack.waitForStatus(id, 'waiting_user');
       expect(approval.question).toContain('"order" of the MCP server "shop"');
       expect(approval.question).toContain('"count": 3');
-      expect(approval.question_choices).toEqual(['yes', 'no']);
+      // Free text, so a refusal can say why ("no, use the staging shop"): decision 0079.
+      expect(approval.question_choices ?? null).toBeNull();
       expect(shop.calls.map((c) => c.tool)).toEqual(['lookup']);
       expect(shop.refused).toBe(0);
 
