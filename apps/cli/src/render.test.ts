@@ -34,6 +34,7 @@ const call = (stepIndex: number | null, tool: string, output: string): BrowserEv
     duration_ms: 1,
     command: null,
     output_total_bytes: null,
+    output_line_times: null,
     created_at: envelope.ts,
   };
   return { ...envelope, seq: entry.seq, type: 'log_entry', data: entry };
@@ -150,6 +151,7 @@ describe('a question answered by its deadline (decision 0079)', () => {
       duration_ms: null,
       command: null,
       output_total_bytes: null,
+      output_line_times: null,
       created_at: envelope.ts,
     };
     const lines = logEntryLines(entry);
