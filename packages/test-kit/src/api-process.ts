@@ -95,6 +95,9 @@ export async function startApiProcess(options: ApiProcessOptions = {}): Promise<
     AUTH_PROVIDER: 'dev',
     ADMIN_USERS: 'root',
     LOG_LEVEL: 'info',
+    // A client sending on a keep-alive connection just as the server closes it idle gets ECONNRESET: on
+    // a loaded machine a test's pause between requests can outlast the 5 s default.
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: '120000',
     ...options.env,
   };
   let child: ManagedProcess;

@@ -35,6 +35,9 @@ export function testConfig(databaseUrl: string, dataDir: string, env: Record<str
     AUTH_PROVIDER: 'dev',
     ADMIN_USERS: 'root',
     LOG_LEVEL: 'silent',
+    // A client sending on a keep-alive connection just as the server closes it idle gets ECONNRESET: on
+    // a loaded machine a test's pause between requests can outlast the 5 s default.
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: '120000',
     ...env,
   });
 }
