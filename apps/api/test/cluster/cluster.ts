@@ -62,6 +62,9 @@ export async function startCluster(env: Record<string, string> = {}, count = 2):
       aliceOn: (replica) => new Session(replica.url, alice),
       async worker(replica, name, capacity = 1) {
         const worker = await TestWorker.start(replica, token, name, capacity);
+        // Alive from registration: with WORKER_OFFLINE_AFTER_SECONDS 2, a loaded machine's slow create
+        // left a silent worker offline before its run was dispatched, and the test waited for nothing.
+        worker.keepAlive();
         workers.push(worker);
         return worker;
       },
