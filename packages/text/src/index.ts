@@ -11,6 +11,7 @@ export {
 } from './truncate';
 export {
   codePointLength,
+  OMITTED_OUTPUT_MARKER,
   omittedOutputMarker,
   replaceLoneSurrogates,
   utf8ByteLength,

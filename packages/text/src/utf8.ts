@@ -81,3 +81,5 @@ export function utf8SuffixStart(bytes: Uint8Array, start = 0): number {
 
 /** The line that stands for the middle of a command's output a head-and-tail bound left out (worker and server). */
 export const omittedOutputMarker = (bytes: number): string => `\n…[${bytes} bytes of output omitted]…\n`;
+/** Finds the line `omittedOutputMarker` writes; its group 1 is the number of bytes left out. */
+export const OMITTED_OUTPUT_MARKER = /\n…\[(\d+) bytes of output omitted\]…\n/;

@@ -6,7 +6,7 @@ import type { AppDeps } from '../deps';
 import type { Handlers, OperationHandler } from '../http/mount';
 import { principalOf } from '../auth/authenticate';
 import { authorizeGlobal, authorizeProject } from '../policies/access';
-import { readPageQuery, TimeIdKeySchema, toPage } from '../http/pagination';
+import { newestFirstAfter, readPageQuery, TimeIdKeySchema, toPage } from '../http/pagination';
 import { streamResponse } from '../http/stream-response';
 
 const EXPORT_BATCH = 500;
@@ -49,11 +49,6 @@ function whereOf(filters: Filters, projectId?: string): Prisma.AuditEventWhereIn
 
 const ORDER = [{ at: 'desc' as const }, { id: 'desc' as const }];
 
-/** Rows strictly after `[at, id]` in newest-first order. */
-const afterKey = (at: Date, id: string): Prisma.AuditEventWhereInput => ({
-  OR: [{ at: { lt: at } }, { at, id: { lt: id } }],
-});
-
 const wantsJsonLines = (req: Request, format: string | undefined): boolean =>
   format === 'jsonl' || (format === undefined && /application\/x-ndjson/i.test(req.headers.accept ?? ''));
 
@@ -61,7 +56,7 @@ async function* jsonLines(db: Db, where: Prisma.AuditEventWhereInput): AsyncIter
   let after: AuditRow | undefined;
   for (;;) {
     const rows = await db.auditEvent.findMany({
-      where: after ? { AND: [where, afterKey(after.at, after.id)] } : where,
+      where: after ? { AND: [where, newestFirstAfter('at', after.at, after.id)] } : where,
       orderBy: ORDER,
       take: EXPORT_BATCH,
     });
@@ -81,7 +76,7 @@ async function answer(deps: AppDeps, req: Request, res: Response, query: AuditQu
   }
   const { limit, after } = readPageQuery(req.query, TimeIdKeySchema);
   const rows = await deps.db.auditEvent.findMany({
-    where: after ? { AND: [where, afterKey(new Date(after[0]), after[1])] } : where,
+    where: after ? { AND: [where, newestFirstAfter('at', new Date(after[0]), after[1])] } : where,
     orderBy: ORDER,
     take: limit + 1,
   });

@@ -24,9 +24,12 @@ export function questionOptionColumns(options: QuestionOptions, at: Date): Quest
   };
 }
 
+/** A question's choices as they are written in messages: quoted, comma-separated. */
+export const quotedChoices = (choices: readonly unknown[]) => choices.map((c) => JSON.stringify(c)).join(', ');
+
 /** Why an answer outside a question's choices is refused (the REST, MCP and answer-link refusals). */
 export const notAChoice = (choices: readonly string[]) =>
-  `the answer must be one of the choices: ${choices.map((c) => JSON.stringify(c)).join(', ')}`;
+  `the answer must be one of the choices: ${quotedChoices(choices)}`;
 
 /** The stored choices of the open question; null when any answer goes. */
 export function choicesOf(row: Pick<Workflow, 'question_choices'>): string[] | null {

@@ -68,3 +68,13 @@ export const CountedTimeIdKeySchema = z.union([
 
 /** Prisma `where` for rows after `[seq]` in ascending seq order. */
 export const afterSeq = (after: readonly [number] | undefined) => (after ? { seq: { gt: after[0] } } : {});
+
+/**
+ * Prisma `where` for rows strictly after `[at, id]` in newest-first order on the time column `field`
+ * (lists ordered by `[{ [field]: 'desc' }, { id: 'desc' }]`).
+ */
+export function newestFirstAfter<F extends string>(field: F, at: Date, id: string) {
+  return { OR: [{ [field]: { lt: at } }, { [field]: at, id: { lt: id } }] } as {
+    OR: [Record<F, { lt: Date }>, Record<F, Date> & { id: { lt: string } }];
+  };
+}

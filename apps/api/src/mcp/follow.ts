@@ -11,6 +11,7 @@ import { DomainError, toDomainError } from '../domain/errors';
 import { authorizeWorkflow } from '../policies/access';
 import { WorkflowSubscription, type EventSubscriber, type StoredEvent } from '../events';
 import { streamOwner } from '../http/stream-slots';
+import { quotedChoices } from '../engine';
 
 /** Where following a run stops: a person has to act (answer, resume) or the run is over. */
 const WAITS_FOR_A_PERSON: readonly WorkflowStatus[] = ['waiting_user', 'paused'];
@@ -150,7 +151,7 @@ const DESCRIBERS: Partial<Record<StoredEvent['type'], (data: Data) => string>> =
 /** A question's choices, default and deadline (decision 0079), as the tail of its status line. */
 function questionOptions(data: Data): string {
   const parts = [
-    Array.isArray(data.choices) ? `choices: ${data.choices.map((c) => JSON.stringify(c)).join(', ')}` : null,
+    Array.isArray(data.choices) ? `choices: ${quotedChoices(data.choices)}` : null,
     typeof data.default === 'string'
       ? `default ${JSON.stringify(data.default)}${typeof data.deadline === 'string' ? ` at ${data.deadline}` : ''}`
       : null,

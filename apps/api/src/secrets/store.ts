@@ -1,7 +1,7 @@
 import { recordAudit, type AuditContext, type AuditEntry } from '../audit/record';
 import { classifyDbError, type Db } from '@svc/db';
 import type { Page, SecretEvent, SecretEventKind, SecretInfo, SecretVisibility } from '@svc/protocol';
-import { encodeCursor } from '../http/pagination';
+import { encodeCursor, newestFirstAfter } from '../http/pagination';
 import { sealSecret, type SecretRef } from './cipher';
 import type { SecretKeyring } from './keyring';
 
@@ -115,12 +115,8 @@ export class SecretStore {
    */
   async events(owner: SecretOwner, limit: number, after?: readonly [string, string]): Promise<Page<SecretEvent>> {
     const scopeWhere = owner.scope === 'project' ? { project_id: owner.projectId } : { scope: 'instance' };
-    const at = after ? new Date(after[0]) : null;
     const rows = await this.deps.db.secretEvent.findMany({
-      where: {
-        ...scopeWhere,
-        ...(at && after ? { OR: [{ at: { lt: at } }, { at, id: { lt: after[1] } }] } : {}),
-      },
+      where: { ...scopeWhere, ...(after ? newestFirstAfter('at', new Date(after[0]), after[1]) : {}) },
       orderBy: [{ at: 'desc' }, { id: 'desc' }],
       take: limit + 1,
     });

@@ -79,9 +79,13 @@ export function presentWorkflowListItem(
   author: RunAuthor,
 ): WorkflowListItem {
   const progress = latest ? progressOf(latest, workflow.status as WorkflowStatus, revising) : null;
-  const { started_at, finished_at } = workflow;
-  const duration_ms = started_at && finished_at ? Math.max(0, finished_at.getTime() - started_at.getTime()) : null;
+  const duration_ms = runDurationMs(workflow);
   return { ...presentWorkflow(workflow, workerName, appLink), progress, author, duration_ms };
+}
+
+/** How long a finished run ran, `started_at` to `finished_at`; null before it finished (decision 0074). */
+export function runDurationMs({ started_at, finished_at }: Pick<WorkflowRow, 'started_at' | 'finished_at'>) {
+  return started_at && finished_at ? Math.max(0, finished_at.getTime() - started_at.getTime()) : null;
 }
 
 /** The snapshot columns the plan and the progress are rebuilt from. */

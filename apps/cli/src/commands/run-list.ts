@@ -46,7 +46,7 @@ export function listText(page: WorkflowPage): string {
       w.status.padEnd(12),
       authorText(w).padEnd(16),
       (w.worker_name ?? '-').padEnd(14),
-      durationText(w.duration_ms ?? (w.started_at ? Date.now() - Date.parse(w.started_at) : null)).padStart(8),
+      runDurationText(w).padStart(8),
       w.title,
     ].join('  '),
     ...(w.status === 'waiting_user' && w.question ? [`    question: ${w.question}`] : []),
@@ -65,6 +65,10 @@ function authorText({ author }: WorkflowListItem): string {
 }
 
 /** 42s, 3m05s, 2h07m; `-` before a worker took the run. */
+/** How long a run took, or has been running so far (the server gives `duration_ms` only once it finished). */
+export const runDurationText = (run: { duration_ms: number | null; started_at: string | null }): string =>
+  durationText(run.duration_ms ?? (run.started_at ? Date.now() - Date.parse(run.started_at) : null));
+
 export function durationText(ms: number | null): string {
   if (ms === null) return '-';
   const seconds = Math.floor(ms / 1000);

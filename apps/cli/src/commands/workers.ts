@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { WorkerRunPageSchema, WorkerSchema, type WorkerRunPage } from '@svc/protocol';
 import type { Context } from '../context';
 import { EXIT } from '../errors';
-import { durationText } from './run-list';
+import { runDurationText } from './run-list';
 
 type Action = (ctx: Context, ...args: never[]) => Promise<number> | number;
 type Run = (action: Action) => (this: Command, ...args: unknown[]) => Promise<void>;
@@ -60,7 +60,7 @@ export function workerRunsText(page: WorkerRunPage): string {
     [
       r.workflow_id,
       r.status.padEnd(12),
-      durationText(r.duration_ms ?? (r.started_at ? Date.now() - Date.parse(r.started_at) : null)).padStart(8),
+      runDurationText(r).padStart(8),
       `${r.project_name} #${r.number}`,
       r.title,
     ].join('  '),

@@ -1,13 +1,11 @@
 import { OUTPUT_LINE_TIMES_MAX_PAIRS, type OutputLineTimes } from '@svc/protocol';
+import { OMITTED_OUTPUT_MARKER } from '@svc/text';
 
 /** A piece of output: its first byte's offset in the stream, and when it arrived (ms after the start). */
 interface Mark {
   offset: number;
   ms: number;
 }
-
-/** The cut marker between a cut output's head and tail (`omittedOutputMarker` of @svc/text). */
-const CUT_MARKER = /\n…\[\d+ bytes of output omitted\]…\n/;
 
 /**
  * When a command's output arrived, kept only for its first and its last `edgeBytes` bytes: the part a
@@ -67,7 +65,7 @@ export function outputLineTimes(text: string, times: OutputTimes, startedAt: Dat
   const statusEnd = text.indexOf('\n');
   if (statusEnd === -1 || times.totalBytes === 0) return undefined;
   const body = text.slice(statusEnd + 1);
-  const cut = CUT_MARKER.exec(body);
+  const cut = OMITTED_OUTPUT_MARKER.exec(body);
   const perLine: (number | null)[] = [null];
   const addLines = (part: string, offset: number) => {
     let at = offset;

@@ -2,15 +2,11 @@ import type { Db, Prisma } from '@svc/db';
 import type { WorkerRunHistoryItem, WorkerRunPage, WorkflowStatus } from '@svc/protocol';
 import type { Principal } from '../../auth/principal';
 import { notFound } from '../../domain/errors';
-import { readPageQuery, TimeIdKeySchema, toPage } from '../../http/pagination';
+import { newestFirstAfter, readPageQuery, TimeIdKeySchema, toPage } from '../../http/pagination';
+import { runDurationMs } from '../../wire/workflow';
 import { visibleRunsWhere } from './current-runs';
 
 const ORDER = [{ created_at: 'desc' as const }, { id: 'desc' as const }];
-
-/** Rows strictly after `[created_at, id]` in newest-first order. */
-const afterKey = (at: Date, id: string): Prisma.WorkflowWhereInput => ({
-  OR: [{ created_at: { lt: at } }, { created_at: at, id: { lt: id } }],
-});
 
 const SELECT = {
   id: true,
@@ -37,7 +33,7 @@ function present(row: Row): WorkerRunHistoryItem {
     status: row.status as WorkflowStatus,
     started_at: started_at?.toISOString() ?? null,
     finished_at: finished_at?.toISOString() ?? null,
-    duration_ms: started_at && finished_at ? Math.max(0, finished_at.getTime() - started_at.getTime()) : null,
+    duration_ms: runDurationMs(row),
     error: row.error,
   };
 }
@@ -62,7 +58,7 @@ export async function workerRunsPage(
     AND: [
       { last_worker_id: workerId, deleted_at: null, project: { deleted_at: null } },
       visible,
-      ...(after ? [afterKey(new Date(after[0]), after[1])] : []),
+      ...(after ? [newestFirstAfter('created_at', new Date(after[0]), after[1])] : []),
     ],
   };
   const rows = await db.workflow.findMany({ where, select: SELECT, orderBy: ORDER, take: limit + 1 });

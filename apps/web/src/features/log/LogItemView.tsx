@@ -3,6 +3,7 @@ import { formatBytes, formatDuration } from '../../lib/format';
 import { formatClock, formatFullTime } from './format-time';
 import { commandOf, isError, stepName, type LogItem } from './log-model';
 import { assembledOutput, lineTimes, type RunningCommand } from './running-commands';
+import { OMITTED_OUTPUT_MARKER } from '@svc/text';
 import { LogOutput } from './LogOutput';
 import { lineCount, storedLineTimes } from './output-lines';
 
@@ -51,11 +52,9 @@ export interface OutputView {
   rawLog(step: number | null): string;
 }
 
-const OMITTED = /…\[(\d+) bytes of output omitted\]…/;
-
 /** A cut output says how much is left out here and where the whole of it is (the raw log). */
 function CutOutputNote({ entry, view }: { entry: Extract<LogItem, { kind: 'entry' }>['entry']; view: OutputView }) {
-  const omitted = OMITTED.exec(entry.output)?.[1];
+  const omitted = OMITTED_OUTPUT_MARKER.exec(entry.output)?.[1];
   if (entry.output_total_bytes === null || omitted === undefined) return null;
   const where = entry.step_index === null ? 'the run' : stepName(entry.step_index).toLowerCase();
   return (

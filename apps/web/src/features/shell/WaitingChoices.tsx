@@ -1,10 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { WaitingWorkflow } from '@svc/protocol';
-import { ErrorNote } from '../../components/Feedback';
 import { queryKeys } from '../../lib/query-keys';
 import { inBackground } from '../../lib/background';
 import { answerQuestion } from '../workflow/api';
-import { DeadlineNote } from '../workflow/QuestionChoices';
+import { QuestionChoices } from '../workflow/QuestionChoices';
 
 /**
  * A waiting run's choices as buttons in the waiting list (decision 0079): one press answers the run
@@ -20,22 +19,13 @@ export function WaitingChoices({ run }: { run: WaitingWorkflow & { choices: stri
     },
   });
   return (
-    <div className="waiting-choices">
-      <div role="group" aria-label={`Answer run #${run.number}`} className="inline-actions">
-        {run.choices.map((choice) => (
-          <button
-            key={choice}
-            type="button"
-            className={`small${choice === run.default ? ' primary' : ''}`}
-            disabled={answer.isPending}
-            onClick={() => answer.mutate(choice)}
-          >
-            {choice}
-          </button>
-        ))}
-      </div>
-      <DeadlineNote fallback={run.default ?? null} deadline={run.deadline ?? null} />
-      <ErrorNote error={answer.error} />
-    </div>
+    <QuestionChoices
+      choices={run.choices}
+      fallback={run.default ?? null}
+      deadline={run.deadline ?? null}
+      label={`Answer run #${run.number}`}
+      compact
+      answer={{ busy: answer.isPending, error: answer.error, onSubmit: answer.mutateAsync }}
+    />
   );
 }

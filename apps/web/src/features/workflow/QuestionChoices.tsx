@@ -7,6 +7,10 @@ interface Props {
   deadline: string | null;
   /** what answering does: sends the choice, busy while it goes, its error */
   answer: { busy: boolean; error: unknown; onSubmit(choice: string): Promise<unknown> };
+  /** the button group's name; without it the run page's question heading names it */
+  label?: string;
+  /** small buttons in a list (the header's waiting list), not the run page's question box */
+  compact?: boolean;
 }
 
 /** The deadline as a reader's clock time: "10:42" today, with the date when it is another day. */
@@ -27,15 +31,16 @@ export function DeadlineNote({ fallback, deadline }: Pick<Props, 'fallback' | 'd
 }
 
 /** A question's choices as buttons (one answers it), for a question that takes only one of them. */
-export function QuestionChoices({ choices, fallback, deadline, answer }: Props) {
+export function QuestionChoices({ choices, fallback, deadline, answer, label, compact = false }: Props) {
+  const named = label === undefined ? { 'aria-labelledby': 'question-heading' } : { 'aria-label': label };
   return (
-    <div className="stack">
-      <div role="group" aria-labelledby="question-heading" className="inline-actions question-choices">
+    <div className={compact ? 'waiting-choices' : 'stack'}>
+      <div role="group" {...named} className="inline-actions question-choices">
         {choices.map((choice) => (
           <button
             key={choice}
             type="button"
-            className={choice === fallback ? 'primary' : undefined}
+            className={[compact && 'small', choice === fallback && 'primary'].filter(Boolean).join(' ') || undefined}
             disabled={answer.busy}
             onClick={() => void answer.onSubmit(choice).catch(() => undefined)}
           >
