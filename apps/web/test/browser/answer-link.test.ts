@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { NotificationPreferences, Workflow } from '@svc/protocol';
 import { startSmtpServer, type SmtpServer } from '@svc/test-kit';
+import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { expectJson, startWebServer, startWorker, type TestServer, type TestWorker } from '../support/server';
 import { createProject, planUpdate, ScriptedRun } from './run-support';
@@ -79,10 +80,12 @@ describeInChromium('the answer link of a waiting-for-input mail in Chromium (rea
     expect(await browser.context.cookies(server.url)).toEqual([]);
     await page.getByRole('heading', { name: `Run #${created.number} is waiting for your answer` }).waitFor();
     expect(await page.locator('pre').innerText()).toBe(question);
+    await auditPage(page, 'answer-link');
     await page.getByRole('textbox', { name: 'Your answer' }).fill('Euro, with the € sign');
     await page.getByRole('button', { name: 'Send the answer' }).click();
     await page.getByRole('heading', { name: 'Answer sent' }).waitFor();
     await page.getByText(`Your answer was sent to run #${created.number}.`).waitFor();
+    await auditPage(page, 'answer-link-sent');
 
     // the run got it: the worker is steered with the answer, the run no longer waits, quinn answered
     const steered = await worker.dispatch(created.id, 'answer');
@@ -98,6 +101,7 @@ describeInChromium('the answer link of a waiting-for-input mail in Chromium (rea
     const again = await page.goto(link);
     expect(again?.status()).toBe(410);
     await page.getByText('This answer link was used already: each link answers once.').waitFor();
+    await auditPage(page, 'answer-link-used');
     expect(await page.getByRole('textbox', { name: 'Your answer' }).count()).toBe(0);
     expect(await browser.context.cookies(server.url)).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import type { Workflow } from '@svc/protocol';
+import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { createProjectInUi, expectText, signIn } from '../support/pages';
 import { expectJson, startWebServer, startWorker, type TestServer, type TestWorker } from '../support/server';
@@ -40,6 +41,7 @@ describeInChromium('budgets in the web app (Chromium, real server)', () => {
     await form.getByRole('spinbutton', { name: 'Tokens' }).fill('5000');
     await form.getByRole('button', { name: 'Save default' }).click();
     await form.getByRole('status').waitFor();
+    await auditPage(page, 'project-budget-saved');
     const saved = await expectJson<{ budget: unknown }>(
       await server.request(`/svc/api/projects/${projectId}/budget`, { as: alice }),
       200,
@@ -69,6 +71,7 @@ describeInChromium('budgets in the web app (Chromium, real server)', () => {
     await openRun(page, runUrl(server, projectId, created.id));
     const budget = page.getByRole('region', { name: 'Budget' });
     await expectText(budget.locator('.budget-row.reached dd span'), '1 / 1 — reached');
+    await auditPage(page, 'run-budget-reached');
 
     const form = page.getByRole('form', { name: 'Raise the budget' });
     await form.getByRole('spinbutton', { name: 'LLM calls' }).fill('5');

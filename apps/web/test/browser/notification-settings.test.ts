@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import type { NotificationPreferences } from '@svc/protocol';
 import { describeInChromium, launchChromium } from '../support/chromium';
-import { expectNoAxeViolations } from '../support/audit';
+import { auditPage } from '../support/audit';
 import { expectText, signIn } from '../support/pages';
 import { expectJson, startWebServer, type TestServer } from '../support/server';
 
@@ -79,7 +79,7 @@ describeInChromium('notification settings in Chromium against the real server', 
     await expectValues(again.email, again.chat);
     // the URL is a credential: never shown back, only its host
     expect(await page.content()).not.toContain('s3cret');
-    await expectNoAxeViolations(page, 'the settings page with saved notifications');
+    await auditPage(page, 'settings-notifications');
   });
 
   it('shows the server’s message for an invalid address and saves nothing', async () => {

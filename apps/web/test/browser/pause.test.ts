@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { expectText, signIn } from '../support/pages';
 import { startWebServer, startWorker, type TestServer, type TestWorker } from '../support/server';
@@ -56,6 +57,7 @@ describeInChromium('run page: Pause and Resume (Chromium, real server)', () => {
     expect(await shownSteps(page)).toEqual(['done', 'paused', 'pending']);
     await expectText(page.locator('.timeline .plan-step[aria-current="step"] .plan-step-title'), 'Build the cart');
     await expectText(page.getByTestId('pause-controls'), 'Resume');
+    await auditPage(page, 'run-paused');
 
     const resumeSent = dispatched(run.id, 'resume');
     await page.getByRole('button', { name: 'Resume' }).click();

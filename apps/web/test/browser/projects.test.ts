@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import type { Project } from '@svc/protocol';
+import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { createProjectInUi, expectText, projectIdFromUrl, signIn, signOut } from '../support/pages';
 import { expectJson, startWebServer, startWorker, type TestServer } from '../support/server';
@@ -106,6 +107,7 @@ describeInChromium('projects in Chromium against the real server', () => {
 
   it('signs out back to the sign-in form', async () => {
     await signOut(page);
+    await auditPage(page, 'sign-in');
     expect(
       (
         await server.request('/svc/api/me', {

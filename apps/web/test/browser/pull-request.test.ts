@@ -1,6 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import type { DispatchRepository, RepositoryUpdateData, Workflow } from '@svc/protocol';
 import { startStandInForge, type StandInForge } from '@svc/test-kit';
+import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { expectText, signIn } from '../support/pages';
 import { expectJson, startWebServer, startWorker, type TestServer, type TestWorker } from '../support/server';
@@ -149,6 +150,7 @@ describeInChromium('the pull request of a run in Chromium (real server, stand-in
     expect(await inActivity.getAttribute('href')).toBe(pull.url);
     expect((await inActivity.getAttribute('rel'))?.split(' ')).toContain('noopener');
     expect(await page.evaluate(() => (window as unknown as { samePageMark?: string }).samePageMark)).toBe('kept');
+    await auditPage(page, 'run-pull-request-opened');
 
     // the activity keeps seq order: started, pushed, opened; a reload replays the same from the stored events
     const order = () =>
@@ -178,5 +180,6 @@ describeInChromium('the pull request of a run in Chromium (real server, stand-in
     // nothing was pushed: no pull request on the forge, none in the activity
     expect(forge.pulls.filter((p) => p.head === repository.branch)).toEqual([]);
     expect(await entry('pull_request_opened').count()).toBe(0);
+    await auditPage(page, 'run-push-failed');
   });
 });

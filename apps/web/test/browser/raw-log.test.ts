@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { auditPage } from '../support/audit';
 import { describeInChromium } from '../support/chromium';
 import { expectText } from '../support/pages';
 import { logUpdate, startRunFixture, threeStepPlan, type RunFixture } from '../support/runs';
@@ -56,6 +57,7 @@ describeInChromium('raw log downloads in Chromium against the real server', () =
       entry.locator('.log-cut-note'),
       /^82 KiB of 98 KiB left out here\. Download the whole output \(raw log of step 1\)$/,
     );
+    await auditPage(run.page, 'workflow-log-cut-output');
     const { name, text } = await download(entry.getByRole('link', { name: /Download the whole output/ }));
     expect(name).toBe('run-1-step-1.log');
     const body = text.replace(/^[^\n]*\n\$ npm run build\n\[exit code 0\]\n/, '');

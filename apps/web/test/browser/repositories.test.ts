@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
+import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { createProjectInUi, signIn, unfoldedForm } from '../support/pages';
 import { startWebServer, type TestServer } from '../support/server';
@@ -56,9 +57,10 @@ describeInChromium('repositories in Chromium against the real server', () => {
     const webhookUrl = await item.locator('p.hint code').innerText();
     // The credential is never shown back.
     expect(await page.content()).not.toContain('ghp_browser-test-token');
+    await auditPage(page, 'project-repository-connected');
     expect((await ping(webhookUrl, first, 'ping-1')).status).toBe(200);
 
-    await item.getByRole('button', { name: 'Rotate the webhook secret of shop' }).click();
+    await item.getByRole('button', { name: 'Rotate webhook secret of shop' }).click();
     await item.getByRole('button', { name: 'Rotate secret' }).click();
     const rotated = item.getByRole('status').filter({ hasText: 'New webhook secret of shop' });
     const second = await rotated.locator('code').innerText();

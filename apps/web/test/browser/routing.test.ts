@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { WORKER_PROTOCOL_VERSION } from '@svc/protocol';
+import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { createProjectInUi, expectText, signIn, signOut } from '../support/pages';
 import { startWebServer, startWorker, TestWorker, workerToken, type TestServer } from '../support/server';
@@ -37,6 +38,7 @@ describeInChromium('worker label routing in Chromium against the real server', (
     await expectText(note, /Runs on a worker with the labels\s*gpu\s*linux/);
     // Arrives live (workflow_routing) or with the record: either way without a reload.
     await expectText(note.getByRole('status'), /^Waiting: no online worker has the labels gpu, linux\./);
+    await auditPage(page, 'run-waiting-for-labels');
 
     // An administrator sees the run in the queue by label set.
     await signOut(page);
@@ -45,6 +47,7 @@ describeInChromium('worker label routing in Chromium against the real server', (
     const queue = page.getByRole('region', { name: 'Queue' });
     const row = queue.getByRole('row', { name: /gpu, linux/ });
     await expectText(row, /gpu, linux\s+1\s+\d+ s\s+0/);
+    await auditPage(page, 'workers-queue');
 
     // A worker with the labels registers: the notice goes away on the open run page.
     await page.goto(runUrl);

@@ -160,7 +160,7 @@ describeInChromium('run page polish and app delivery in Chromium (issue 29)', ()
       }
       expect(await brokenHeaderWords(run.page)).toEqual([]);
       const box = await run.page
-        .locator('.llm-table-scroll')
+        .locator('.table-scroll')
         .evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
       expect(box.scroll).toBeLessThanOrEqual(box.client);
     }

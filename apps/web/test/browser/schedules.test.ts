@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { eventually } from '@svc/test-kit';
-import { expectNoAxeViolations } from '../support/audit';
+import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { createProjectInUi, expectText, signIn, unfoldedForm } from '../support/pages';
 import { startWebServer, type TestServer } from '../support/server';
@@ -56,7 +56,7 @@ describeInChromium('schedules panel in Chromium against the real server', () => 
       await server.request(`/svc/api/projects/${projectId}/workflows`, { as: await server.login('sam') })
     ).json();
     expect((runs as { items: { id: string }[] }).items.map((w) => w.id)).toContain(href!.split('/').pop());
-    await expectNoAxeViolations(page, 'project page with a schedule');
+    await auditPage(page, 'project-schedule');
 
     await item.getByRole('button', { name: 'Pause' }).click();
     await expectText(item.locator('.schedule-next'), 'Paused');

@@ -124,6 +124,15 @@ describeInChromium('the app shell in Chromium against the real server', () => {
     expect(await page.evaluate(() => localStorage.getItem('svc-theme'))).toBeNull();
   });
 
+  it('answers an unknown address with "Page not found" and a way back to the projects', async () => {
+    await page.goto(`${server.url}/no/such/page`);
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    expect(await page.title()).toMatch(/^Page not found/);
+    await auditPage(page, 'page-not-found');
+    await page.getByRole('link', { name: 'Back to your projects' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Shop' }).waitFor();
+  });
+
   it('counts the runs waiting for the user in the header and the tab title, live', async () => {
     runs = new RunFixtures(server, worker, await server.login('olivia'), projectId);
     await waitingButton('0').waitFor();

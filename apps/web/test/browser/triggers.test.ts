@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
+import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { createProjectInUi, signIn, unfoldedForm } from '../support/pages';
 import { startWebServer, type TestServer } from '../support/server';
@@ -34,6 +35,7 @@ describeInChromium('triggers in Chromium against the real server', () => {
     const secret = await page.getByTestId('trigger-secret').innerText();
     expect(url).toMatch(new RegExp(`^${server.url}/svc/api/hooks/`));
     expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    await auditPage(page, 'project-trigger-secret');
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await page.getByTestId('trigger-secret').count()).toBe(0);
 
@@ -53,11 +55,13 @@ describeInChromium('triggers in Chromium against the real server', () => {
     await page.getByRole('button', { name: 'Deliveries' }).click();
     const deliveries = page.getByRole('list', { name: 'Deliveries' });
     await deliveries.getByText(/browser-1/).waitFor();
+    await auditPage(page, 'project-trigger-deliveries');
     await deliveries.getByRole('link', { name: 'run' }).click();
     await page.getByRole('heading', { name: 'Fix issue #9: Dark mode' }).waitFor();
     const payload = page.locator('details.trigger-payload');
     await payload.getByText('Started by trigger').waitFor();
     await payload.locator('summary').click();
     expect(JSON.parse(await payload.locator('pre').innerText())).toEqual(JSON.parse(raw));
+    await auditPage(page, 'run-trigger-payload');
   });
 });

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '@svc/test-kit';
+import { auditPage } from '../support/audit';
 import { describeInChromium, launchChromium } from '../support/chromium';
 import { createProjectInUi, signIn, unfoldedForm } from '../support/pages';
 import { startWebServer, type TestServer } from '../support/server';
@@ -42,6 +43,7 @@ describeInChromium('outbound webhooks in Chromium against the real server', () =
     const secret = await page.getByTestId('webhook-secret').innerText();
     expect(secret).toMatch(/^whsec_[0-9a-f]{64}$/);
     receiver.secret = secret;
+    await auditPage(page, 'project-webhook-secret');
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await page.getByTestId('webhook-secret').count()).toBe(0);
 
@@ -73,6 +75,7 @@ describeInChromium('outbound webhooks in Chromium against the real server', () =
     await page.getByRole('button', { name: 'Refresh' }).click();
     await delivery.locator('summary').click();
     await delivery.getByText('(redelivery)').waitFor();
+    await auditPage(page, 'project-webhook-deliveries');
     expect(receiver.received.filter((d) => d.deliveryId === first.deliveryId)).toHaveLength(2);
   });
 });

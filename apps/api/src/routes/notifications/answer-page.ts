@@ -30,7 +30,7 @@ function sendPage(res: Response, status: number, title: string, body: string): v
         `<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)} · svc</title>` +
         `<style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;line-height:1.5}` +
         `pre{white-space:pre-wrap;background:#f4f4f5;padding:.75rem;border-radius:6px}textarea{width:100%;min-height:8rem}` +
-        `button{margin:.5rem .5rem 0 0;padding:.5rem 1rem}fieldset{border:0;padding:0;margin:0}</style></head><body><h1>${escapeHtml(title)}</h1>\n${body}\n</body></html>`,
+        `button{margin:.5rem .5rem 0 0;padding:.5rem 1rem}fieldset{border:0;padding:0;margin:0}</style></head><body><main><h1>${escapeHtml(title)}</h1>\n${body}\n</main></body></html>`,
     );
 }
 

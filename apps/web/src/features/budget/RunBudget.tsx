@@ -49,8 +49,16 @@ function SpendBars({ view, budget }: { view: WorkflowBudget; budget: Budget }) {
           </div>
         );
       })}
-      <p className="muted">policy: {budget.on_exceed === 'pause' ? 'pause and ask' : 'fail the run'}</p>
-      {rows.length === 0 && <p className="muted">no caps</p>}
+      <div className="budget-row muted">
+        <dt>When reached</dt>
+        <dd>{budget.on_exceed === 'pause' ? 'pause and ask' : 'fail the run'}</dd>
+      </div>
+      {rows.length === 0 && (
+        <div className="budget-row muted">
+          <dt>Caps</dt>
+          <dd>none</dd>
+        </div>
+      )}
     </dl>
   );
 }

@@ -22,7 +22,7 @@ export function LlmCallsTable({ workflowId, live }: { workflowId: string; live: 
       {items.length === 0 ? (
         <Empty>No LLM calls yet.</Empty>
       ) : (
-        <div className="llm-table-scroll">
+        <div className="table-scroll">
           <table className="table numbers llm-table">
             <caption className="visually-hidden">LLM calls</caption>
             <thead>

@@ -101,7 +101,7 @@ function RepositoryItem({
           />
           <ConfirmButton
             label="Rotate webhook secret"
-            ariaLabel={`Rotate the webhook secret of ${repository.name}`}
+            ariaLabel={`Rotate webhook secret of ${repository.name}`}
             small
             question="Replace the forge webhook secret now? The old one stops working at once: paste the new one into the forge's webhook settings."
             confirmLabel="Rotate secret"

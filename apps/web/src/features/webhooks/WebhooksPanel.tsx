@@ -156,34 +156,40 @@ function DeliveryItem({
           <span className="badge">{delivery.state}</span> · {delivery.last_status_code ?? '—'} · {delivery.attempts}{' '}
           attempt{delivery.attempts === 1 ? '' : 's'}
         </summary>
-        <table>
-          <thead>
-            <tr>
-              <th>#</th>
-              <th>when</th>
-              <th>status</th>
-              <th>ms</th>
-              <th>answer</th>
-            </tr>
-          </thead>
-          <tbody>
-            {delivery.attempt_log.map((a) => (
-              <tr key={`${a.attempt}-${a.at}`}>
-                <td>
-                  {a.attempt}
-                  {a.redelivery && ' (redelivery)'}
-                </td>
-                <td>{new Date(a.at).toLocaleString()}</td>
-                <td>{a.status_code ?? a.error}</td>
-                <td>{a.duration_ms}</td>
-                <td>
-                  <code>{a.response_excerpt}</code>
-                </td>
+        {/* scrolls sideways on a phone; focusable so the keyboard can scroll it too */}
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Attempts">
+          <table>
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>when</th>
+                <th>status</th>
+                <th>ms</th>
+                <th>answer</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-        <pre>{delivery.payload}</pre>
+            </thead>
+            <tbody>
+              {delivery.attempt_log.map((a) => (
+                <tr key={`${a.attempt}-${a.at}`}>
+                  <td>
+                    {a.attempt}
+                    {a.redelivery && ' (redelivery)'}
+                  </td>
+                  <td>{new Date(a.at).toLocaleString()}</td>
+                  <td>{a.status_code ?? a.error}</td>
+                  <td>{a.duration_ms}</td>
+                  <td>
+                    <code>{a.response_excerpt}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {/* focusable: a long payload scrolls sideways, and keyboard users must reach it (axe scrollable-region-focusable) */}
+        <pre tabIndex={0} role="region" aria-label="Payload">
+          {delivery.payload}
+        </pre>
       </details>
       <button type="button" onClick={onRedeliver} disabled={busy}>
         Redeliver
