@@ -17,6 +17,8 @@ Builds the server, then runs the chosen benchmarks one after another (default: a
           entries (bench/api/growth.mjs); BENCH_GROWTH_SIZES (default 100,10000,100000) picks the sizes
   sockets 10,000 idle browsers and 1,000 idle workers on one process beside a bare ws server (bench/sockets)
   web     the web app's first-load bytes on the wire, cold and warm cache, in Chromium (bench/web)
+  plan    time from "Start workflow" to the first plan step on screen, in Chromium with a real worker
+          and the scripted LLM (bench/web/first-plan-step.mjs); BENCH_PLAN_RUNS (default 10) runs
   -h, --help   show this help
 http and ws repeat each case in rounds, svc and its peer alternating, and print the spread (decision 0069):
   BENCH_ROUNDS=N   rounds per case (default 3; --rounds N when running the script itself)
@@ -36,6 +38,7 @@ const BENCHES = {
   growth: ['bench/api/growth.mjs', '--sizes', process.env.BENCH_GROWTH_SIZES ?? '100,10000,100000'],
   sockets: ['bench/sockets/sockets.mjs'],
   web: ['bench/web/first-load.mjs'],
+  plan: ['bench/web/first-plan-step.mjs'],
 };
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
@@ -55,7 +58,8 @@ const run = (command, args) => {
 const builds = [
   '--filter=@svc/api',
   '--filter=@svc/test-kit',
-  ...(chosen.includes('web') ? ['--filter=@svc/web'] : []),
+  ...(chosen.includes('web') || chosen.includes('plan') ? ['--filter=@svc/web'] : []),
+  ...(chosen.includes('plan') ? ['--filter=@svc/worker', '--filter=@svc/scripted-llm'] : []),
 ];
 run('pnpm', ['turbo', 'run', 'build', ...builds, '--output-logs=errors-only']);
 // scale runs Debian's haproxy (the load balancer) and wrk (the HTTP client), installed like the tests' tools.
