@@ -222,7 +222,14 @@ describe('two API replicas on one PostgreSQL database', () => {
           lines: Array.from({ length: 600 }, (_, i): [number, number | null] => [i, i === 0 ? null : i * 3]),
         },
       };
-      target.send({ type: 'exec_result', request_id: exec.request_id, exit_code: 0, output, timed_out: false, ...whole });
+      target.send({
+        type: 'exec_result',
+        request_id: exec.request_id,
+        exit_code: 0,
+        output,
+        timed_out: false,
+        ...whole,
+      });
       expect(await asker.inbox.next((m) => m.type === 'exec_result')).toEqual({
         type: 'exec_result',
         request_id: 'req-1',

@@ -151,7 +151,11 @@ describe.each(TEST_PROVIDERS)('raw log on %s', (provider) => {
     const job = await jobTokenOf(workflow.id);
     const stored = await putAs(job, workflow.id, 'remote', 'the whole remote output\n');
     expect(stored.status).toBe(200);
-    await worker.store(workflow.id, seq + 1, commandEntry(0, '[exit code 0 on worker b]\ncut', { name: 'remote', total_bytes: 24 }));
+    await worker.store(
+      workflow.id,
+      seq + 1,
+      commandEntry(0, '[exit code 0 on worker b]\ncut', { name: 'remote', total_bytes: 24 }),
+    );
     const raw = await suite.server.request(`/svc/api/workflows/${workflow.id}/log/raw`, { as: suite.alice });
     expect(await raw.text()).toMatch(/\$ make step-0\n\[exit code 0 on worker b\]\nthe whole remote output\n\n$/);
 

@@ -79,7 +79,13 @@ describe.each(TEST_PROVIDERS)('execute_on_worker relay on %s', (provider) => {
       output: 'a\nb',
       timed_out: false,
       output_object: { name: 'o-1', total_bytes: 90_000 },
-      output_line_times: { started_at: '2026-01-02T03:04:05.678Z', lines: [[0, null], [1, 3]] as [number, number | null][] },
+      output_line_times: {
+        started_at: '2026-01-02T03:04:05.678Z',
+        lines: [
+          [0, null],
+          [1, 3],
+        ] as [number, number | null][],
+      },
     };
     target.send(result);
     expect(await asker.inbox.next((m) => m.type === 'exec_result' && m.request_id === 'req-whole')).toEqual({
@@ -197,7 +203,10 @@ describe('an exec result between replicas, in bus messages', () => {
     const parts = resultParts('x', 'replica-a', plain);
     expect(parts.every((p) => p.extra === undefined)).toBe(true);
     expect({ type: 'exec_result', request_id: 'r', ...joinResultParts(parts) }).toEqual(plain);
-    const broken = [...parts, { ...parts[0]!, part: parts.length, output: '', extra: '{"output_object":{"name":"../x"' }];
+    const broken = [
+      ...parts,
+      { ...parts[0]!, part: parts.length, output: '', extra: '{"output_object":{"name":"../x"' },
+    ];
     expect(joinResultParts(broken)).toEqual({ exit_code: 0, output: result.output, timed_out: false });
   });
 

@@ -175,25 +175,13 @@ export class WorkflowManager implements LinkHandlers {
       });
       exitCode = result.timedOut || result.cancelled ? null : result.exitCode;
       const output = result.startError ?? result.output;
-      // Stored for the asker's workflow with the exec's job token: this worker's own token cannot reach it.
-      const outputObject =
-        result.truncated && message.job_token
-          ? await whole.keep({
-              api: this.deps.api.withToken(message.job_token),
-              logger: this.deps.logger,
-              workflowId: message.workflow_id,
-            })
-          : undefined;
-      // Any one status line: the asker puts its own before the output.
-      const lineTimes = result.startError ? undefined : whole.lineTimes(`[status]\n${output}`);
       return {
         type: 'exec_result',
         request_id: message.request_id,
         exit_code: result.exitCode,
         output,
         timed_out: result.timedOut,
-        ...(outputObject ? { output_object: outputObject } : {}),
-        ...(lineTimes ? { output_line_times: lineTimes } : {}),
+        ...(result.startError ? {} : await this.keepWhole(message, whole, output, result.truncated)),
       };
     } catch (err) {
       return {
@@ -207,6 +195,32 @@ export class WorkflowManager implements LinkHandlers {
       // Before the result goes back: the server relays output only while the exec is pending.
       live.finished(exitCode, Date.now() - started.getTime());
     }
+  }
+
+  /**
+   * What the asker's log entry names beside the output: its whole (only when cut), stored for the
+   * asker's workflow with the exec's job token (this worker's own token cannot reach it), and line times.
+   */
+  private async keepWhole(
+    message: ExecMessage,
+    whole: WholeOutput,
+    output: string,
+    truncated: boolean,
+  ): Promise<Pick<ExecResultMessage, 'output_object' | 'output_line_times'>> {
+    const outputObject =
+      truncated && message.job_token
+        ? await whole.keep({
+            api: this.deps.api.withToken(message.job_token),
+            logger: this.deps.logger,
+            workflowId: message.workflow_id,
+          })
+        : undefined;
+    // Any one status line: the asker puts its own before the output.
+    const lineTimes = whole.lineTimes(`[status]\n${output}`);
+    return {
+      ...(outputObject ? { output_object: outputObject } : {}),
+      ...(lineTimes ? { output_line_times: lineTimes } : {}),
+    };
   }
 
   /** Resolves when every run and title generation has ended (tests, shutdown). */

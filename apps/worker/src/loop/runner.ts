@@ -173,7 +173,12 @@ export class WorkflowRun implements RunContext {
     const result = await this.mcp.call(info, call.args, this.signal);
     const cut = truncateUtf8(result.text, this.deps.config.toolOutputMaxBytes, { marker: true });
     // The raw log gets the whole result, as for a call that needed no approval (decision 0081).
-    const store = { api: this.deps.api, logger: this.deps.logger, workflowId: this.job.workflowId, signal: this.signal };
+    const store = {
+      api: this.deps.api,
+      logger: this.deps.logger,
+      workflowId: this.job.workflowId,
+      signal: this.signal,
+    };
     const whole = this.job.secrets?.mask(result.text) ?? result.text;
     const outputObject = cut.truncated
       ? await keepWholeText(store, whole, this.deps.config.commandOutputMaxBytes)

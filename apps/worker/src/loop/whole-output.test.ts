@@ -16,7 +16,9 @@ function store(answer: () => Promise<void> = async () => {}) {
         await answer();
       },
     },
-    logger: { warn: (_fields: unknown, message: string) => warnings.push(message) } as WholeOutputStore['logger'],
+    logger: {
+      warn: (_fields: unknown, message: string) => warnings.push(message),
+    } as unknown as WholeOutputStore['logger'],
   };
   return { target, uploads, warnings };
 }

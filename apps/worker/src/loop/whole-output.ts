@@ -58,7 +58,11 @@ export class WholeOutput {
 }
 
 /** Stores a tool's whole text result (an MCP tool's) that its log entry holds cut. */
-export function keepWholeText(store: WholeOutputStore, text: string, maxBytes: number): Promise<OutputObject | undefined> {
+export function keepWholeText(
+  store: WholeOutputStore,
+  text: string,
+  maxBytes: number,
+): Promise<OutputObject | undefined> {
   const whole = new HeadTailBuffer(maxBytes);
   whole.push(Buffer.from(text));
   return uploadWholeOutput(store, whole);

@@ -70,7 +70,7 @@ describe('execute_on_worker', () => {
     }
   });
 
-  it("names the whole output the other worker stored for this run, with its line times (decision 0081)", async () => {
+  it('names the whole output the other worker stored for this run, with its line times (decision 0081)', async () => {
     const mac = await TestWorker.start(env.server.api, env.server.token, 'mac-studio');
     const lineTimes = {
       started_at: '2026-11-28T10:00:00.000Z',
