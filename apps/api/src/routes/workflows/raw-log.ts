@@ -93,6 +93,13 @@ function entryHeading(entry: LogRow): string {
 }
 
 /**
+ * The worker's status line (`[exit code 0]`) heading a command's cut output; the whole output goes
+ * after it. Another tool's output (an MCP result) has none: a first line in brackets is its own.
+ */
+const statusLine = (entry: LogRow): string | undefined =>
+  entry.tool_name === 'execute_on_worker' ? STATUS_LINE.exec(entry.output)?.[0] : undefined;
+
+/**
  * The raw log as it is read: each entry's heading, then its whole output from the object store when
  * one was kept, else the stored (possibly cut) output. Objects are streamed, never held whole.
  */
@@ -105,9 +112,7 @@ async function* rawLogText(
   for await (const entry of logEntries(db, workflowId, step)) {
     yield Buffer.from(entryHeading(entry));
     const object = entry.output_object && (await outputObject(area, workflowId, entry.output_object));
-    // The worker's status line (`[exit code 0]`) heads a command's cut output; the whole output goes
-    // after it. Another tool's output (an MCP result) has none: a first line in brackets is its own.
-    const status = object && entry.tool_name === 'execute_on_worker' && STATUS_LINE.exec(entry.output)?.[0];
+    const status = object && statusLine(entry);
     if (status) yield Buffer.from(status);
     const output = object ? ((await area.read(object)) as AsyncIterable<Buffer>) : [Buffer.from(entry.output)];
     let endsLine = true;
