@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BudgetCapSchema } from './rest/budgets';
 import { RepositoryUpdateDataSchema } from './rest/repositories';
-import { CommandOutputNameSchema, OutputLineTimesSchema } from './rest/logs';
+import { OutputLineTimesSchema, OutputObjectSchema } from './rest/logs';
 import { LlmCallPhaseSchema, PhaseSchema, StepIndexSchema, StepStatusSchema, WorkflowStatusSchema } from './common';
 import { checkQuestionOptions, QuestionOptionsShape } from './questions';
 
@@ -41,13 +41,7 @@ export const LogEntryUpdateDataSchema = z.object({
    * The command's whole output, uploaded before this update (PUT /workflows/{id}/command-outputs/{name});
    * absent from older workers and for tools other than local commands (decision 0073).
    */
-  output_object: z
-    .object({
-      name: CommandOutputNameSchema,
-      /** bytes the command wrote in total */
-      total_bytes: z.int().min(0),
-    })
-    .optional(),
+  output_object: OutputObjectSchema.optional(),
   /** when the lines of `output` started (decision 0080); absent from older workers and for other tools */
   output_line_times: OutputLineTimesSchema.optional(),
 });

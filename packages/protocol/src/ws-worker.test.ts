@@ -117,6 +117,24 @@ const workerMessages: WorkerToServerMessage[] = [
   { type: 'command_output', workflow_id: 'wf-1', call_id: 'c1', event: 'finished', exit_code: null, duration_ms: 30 },
   { type: 'exec_result', request_id: 'r1', exit_code: 0, output: 'ok', timed_out: false },
   { type: 'exec_result', request_id: 'r2', exit_code: null, output: '', timed_out: true },
+  // a cut output's whole and its line times (decision 0081)
+  {
+    type: 'exec_result',
+    request_id: 'r4',
+    exit_code: 0,
+    output: 'a\n…[9 bytes of output omitted]…\nz',
+    timed_out: false,
+    output_object: { name: '7d9f2c1e-5b7a-4c1e-9f55-0c8b1f0e2a11', total_bytes: 13 },
+    output_line_times: {
+      started_at: '2026-01-02T03:04:05.678Z',
+      lines: [
+        [0, null],
+        [1, 0],
+        [2, null],
+        [3, 40],
+      ],
+    },
+  },
   {
     type: 'exec_request',
     request_id: 'r3',
@@ -162,6 +180,14 @@ const serverMessages: ServerToWorkerMessage[] = [
   },
   { type: 'exec', request_id: 'r3', workflow_id: 'wf-1', command: 'nvidia-smi' },
   { type: 'exec_result', request_id: 'r3', exit_code: 1, output: 'not found', timed_out: false },
+  {
+    type: 'exec_result',
+    request_id: 'r3',
+    exit_code: 0,
+    output: 'cut',
+    timed_out: false,
+    output_object: { name: 'o1', total_bytes: 70_000 },
+  },
   { type: 'error', error: { code: 'invalid_input', message: 'seq: expected int' } },
 ];
 
@@ -259,6 +285,36 @@ describe('worker -> server messages', () => {
       'register without capacity',
       { type: 'register', protocol_version: 1, name: 'w', labels: [], version: '1', hostname: 'h' },
       'capacity',
+    ],
+    [
+      'exec_result naming an output object with a path',
+      {
+        type: 'exec_result',
+        request_id: 'r',
+        exit_code: 0,
+        output: 'x',
+        timed_out: false,
+        output_object: { name: '../other/o1', total_bytes: 1 },
+      },
+      'output_object.name',
+    ],
+    [
+      'exec_result with line times that do not ascend',
+      {
+        type: 'exec_result',
+        request_id: 'r',
+        exit_code: 0,
+        output: 'x',
+        timed_out: false,
+        output_line_times: {
+          started_at: '2026-01-02T03:04:05.678Z',
+          lines: [
+            [1, 0],
+            [0, null],
+          ],
+        },
+      },
+      'output_line_times.lines',
     ],
     [
       'exec_request without target',

@@ -6,6 +6,7 @@ import { McpServerConfigSchema } from './mcp-servers';
 import { DispatchRepositorySchema } from './rest/repositories';
 import { WsErrorInfoSchema, type ErrorCode } from './errors';
 import { SnapshotDataSchema, UPDATE_DATA_SCHEMAS, type UpdateKind } from './updates';
+import { OutputLineTimesSchema, OutputObjectSchema } from './rest/logs';
 
 /** Version of the worker protocol; a worker sending another one is closed with WS_CLOSE_UNSUPPORTED_VERSION. */
 export const WORKER_PROTOCOL_VERSION = 1;
@@ -94,6 +95,16 @@ export const ExecResultMessageSchema = z.object({
   exit_code: z.int().nullable(),
   output: z.string(),
   timed_out: z.boolean(),
+  /**
+   * The command's whole output when `output` is cut, stored by the worker that ran it for the asker's
+   * workflow with the exec's job token (decision 0081); absent from older workers.
+   */
+  output_object: OutputObjectSchema.optional(),
+  /**
+   * When the lines of `output` started (decision 0080), counted as in the asker's log entry: line 0 is
+   * the asker's status line, `output` starts at line 1; absent from older workers.
+   */
+  output_line_times: OutputLineTimesSchema.optional(),
 });
 export type ExecResultMessage = z.infer<typeof ExecResultMessageSchema>;
 

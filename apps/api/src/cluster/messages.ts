@@ -61,6 +61,11 @@ export type ClusterMessage =
       exit_code: number | null;
       output: string;
       timed_out: boolean;
+      /**
+       * A piece of the JSON of the result's `output_object` and `output_line_times` (decision 0081): the
+       * parts after the output's carry it (with an empty `output`); older replicas ignore it.
+       */
+      extra?: string;
     };
 
 export type ClusterMessageType = ClusterMessage['type'];

@@ -47,6 +47,7 @@ const OWNER_ONLY = new Set<ProjectAction>([
 const WORKER_ACTIONS = new Set<ProjectAction>([
   'workflow.read',
   'workflow.worker',
+  'command_output.write',
   'files.read',
   'files.write',
   'token.job',
@@ -54,6 +55,8 @@ const WORKER_ACTIONS = new Set<ProjectAction>([
 const JOB_ACTIONS = new Set<ProjectAction>([
   'project.read',
   'workflow.read',
+  // another worker's command for this workflow stores its whole output with the exec's job token (decision 0081)
+  'command_output.write',
   'files.read',
   'files.write',
   'storage.read',
@@ -82,7 +85,7 @@ type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 type JobPrincipal = Extract<Principal, { kind: 'job' }>;
 
 function userMayInProject(user: UserPrincipal, action: ProjectAction, scope: ProjectScope): boolean {
-  if (action === 'workflow.worker') return false;
+  if (action === 'workflow.worker' || action === 'command_output.write') return false;
   // An `api` token is a leaf credential: it mints no further tokens (see docs/decisions/0010-sign-in.md).
   if (action === 'token.job') return user.scope === 'session';
   if (OWNER_ONLY.has(action)) return user.isAdmin || scope.role === 'owner';

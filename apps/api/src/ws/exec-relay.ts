@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@svc/db';
-import type { ExecRequestMessage, ExecResultMessage, RunSecret } from '@svc/protocol';
+import {
+  ExecResultMessageSchema,
+  parseJsonMessage,
+  type ExecRequestMessage,
+  type ExecResultMessage,
+  type RunSecret,
+} from '@svc/protocol';
 import { on, type ClusterBus } from '../cluster/bus';
 import type { ClusterMessage } from '../cluster/messages';
 import type { WorkerRegistry } from '../dispatch/registry';
@@ -37,7 +43,7 @@ interface PendingExec {
   workflowId: string;
   timer: NodeJS.Timeout;
   /** parts of a result relayed from another replica */
-  parts?: string[];
+  parts?: ExecResultPart[];
 }
 
 /** An exec this replica runs for an asker connected to another one. */
@@ -277,23 +283,7 @@ export class ExecRelay {
 
   /** A result for an asker on another replica, in parts that fit the bus. */
   private sendBack(id: string, origin: string, result: ExecResultMessage): void {
-    const output =
-      result.output.length > MAX_RELAYED_OUTPUT_CHARS
-        ? `${result.output.slice(0, MAX_RELAYED_OUTPUT_CHARS)}\n[output cut at ${MAX_RELAYED_OUTPUT_CHARS} characters]`
-        : result.output;
-    const parts = Math.max(1, Math.ceil(output.length / OUTPUT_PART_CHARS));
-    for (let part = 0; part < parts; part++) {
-      this.bus.publish({
-        type: 'exec_result',
-        id,
-        to: origin,
-        part,
-        parts,
-        exit_code: result.exit_code,
-        output: output.slice(part * OUTPUT_PART_CHARS, (part + 1) * OUTPUT_PART_CHARS),
-        timed_out: result.timed_out,
-      });
-    }
+    for (const part of resultParts(id, origin, result)) this.bus.publish(part);
   }
 
   private resultFromOtherReplica(message: ExecResultPart): void {
@@ -301,17 +291,11 @@ export class ExecRelay {
     const pending = this.pending.get(message.id);
     if (!pending || pending.targetId !== null) return;
     pending.parts ??= [];
-    pending.parts[message.part] = message.output;
+    pending.parts[message.part] = message;
     if (pending.parts.filter((p) => p !== undefined).length < message.parts) return;
-    const output = pending.parts.join('');
+    const result = joinResultParts(pending.parts);
     this.settle(message.id, () =>
-      pending.requester.send({
-        type: 'exec_result',
-        request_id: pending.requestId,
-        exit_code: message.exit_code,
-        output,
-        timed_out: message.timed_out,
-      }),
+      pending.requester.send({ type: 'exec_result', request_id: pending.requestId, ...result }),
     );
   }
 
@@ -322,6 +306,55 @@ export class ExecRelay {
     this.pending.delete(id);
     then();
   }
+}
+
+/** The fields of a result beside its output that travel as JSON in the parts after the output's. */
+const ResultExtraSchema = ExecResultMessageSchema.pick({ output_object: true, output_line_times: true });
+
+/** An `exec_result` as bus messages: the output a part at a time, then the JSON of its extra fields. */
+export function resultParts(id: string, origin: string, result: ExecResultMessage): ExecResultPart[] {
+  const output =
+    result.output.length > MAX_RELAYED_OUTPUT_CHARS
+      ? `${result.output.slice(0, MAX_RELAYED_OUTPUT_CHARS)}\n[output cut at ${MAX_RELAYED_OUTPUT_CHARS} characters]`
+      : result.output;
+  const extraFields = {
+    ...(result.output_object ? { output_object: result.output_object } : {}),
+    ...(result.output_line_times ? { output_line_times: result.output_line_times } : {}),
+  };
+  const extra = Object.keys(extraFields).length > 0 ? JSON.stringify(extraFields) : '';
+  const pieces = [
+    ...chunks(output, 1).map((text) => ({ output: text })),
+    ...chunks(extra, 0).map((text) => ({ output: '', extra: text })),
+  ];
+  return pieces.map((piece, part) => ({
+    type: 'exec_result',
+    id,
+    to: origin,
+    part,
+    parts: pieces.length,
+    exit_code: result.exit_code,
+    timed_out: result.timed_out,
+    ...piece,
+  }));
+}
+
+/** The result the parts (all of them, in any order) carry; extra fields that do not parse are left out. */
+export function joinResultParts(parts: ExecResultPart[]): Omit<ExecResultMessage, 'type' | 'request_id'> {
+  const first = parts[0]!;
+  const extra = parts.map((p) => p.extra ?? '').join('');
+  const fields = extra ? parseJsonMessage(ResultExtraSchema, extra) : null;
+  return {
+    exit_code: first.exit_code,
+    output: parts.map((p) => p.output).join(''),
+    timed_out: first.timed_out,
+    ...(fields?.ok ? fields.value : {}),
+  };
+}
+
+/** `text` in pieces of OUTPUT_PART_CHARS, at least `min` of them. */
+function chunks(text: string, min: number): string[] {
+  const count = Math.max(min, Math.ceil(text.length / OUTPUT_PART_CHARS));
+  return Array.from({ length: count }, (_, i) => text.slice(i * OUTPUT_PART_CHARS, (i + 1) * OUTPUT_PART_CHARS));
 }
 
 function errorResult(requestId: string, output: string, timedOut: boolean): ExecResultMessage {

@@ -195,7 +195,7 @@ describe('two API replicas on one PostgreSQL database', () => {
   );
 
   it(
-    'execute_on_worker reaches a target connected to the other replica, and its whole output comes back',
+    'execute_on_worker reaches a target connected to the other replica, and its whole output (with its object and line times) comes back',
     async () => {
       const { a, b } = cluster;
       const asker = await cluster.worker(a, 'asker-for-exec');
@@ -214,13 +214,29 @@ describe('two API replicas on one PostgreSQL database', () => {
       expect(exec).toMatchObject({ workflow_id: id, command: 'nvidia-smi', timeout_seconds: 30 });
       // Larger than one NOTIFY, with characters JSON escapes.
       const output = Array.from({ length: 600 }, (_, i) => `GPU ${i}: "ok" \u00e9\n`).join('');
-      target.send({ type: 'exec_result', request_id: exec.request_id, exit_code: 0, output, timed_out: false });
+      // The whole output's object and enough line times that they too need parts (decision 0081).
+      const whole = {
+        output_object: { name: 'o-remote', total_bytes: 123_456 },
+        output_line_times: {
+          started_at: '2026-01-02T03:04:05.678Z',
+          lines: Array.from({ length: 600 }, (_, i): [number, number | null] => [i, i === 0 ? null : i * 3]),
+        },
+      };
+      target.send({
+        type: 'exec_result',
+        request_id: exec.request_id,
+        exit_code: 0,
+        output,
+        timed_out: false,
+        ...whole,
+      });
       expect(await asker.inbox.next((m) => m.type === 'exec_result')).toEqual({
         type: 'exec_result',
         request_id: 'req-1',
         exit_code: 0,
         output,
         timed_out: false,
+        ...whole,
       });
     },
     CLUSTER_TIMEOUT_MS,

@@ -150,7 +150,8 @@ const ROUTES: RouteCase[] = [
   row('401 404 200 200 200 404 200 404', 'getExecutionLog', (w) => `/workflows/${w.workflow}/log`),
   row('401 404 200 200 200 404 200 404', 'listDiffs', (w) => `/workflows/${w.workflow}/diffs`),
   row('401 404 200 200 200 404 200 404', 'getRawLog', (w) => `/workflows/${w.workflow}/log/raw`),
-  // A command's whole output: only the worker running the workflow stores one (decision 0073).
+  // A command's whole output: the worker running the workflow stores one (decision 0073), or a job token of
+  // that workflow, create only (0081, test/routes/raw-log.test.ts); another workflow's job token gets 404.
   row('401 404 403 403 403 404 200 404', 'putCommandOutput', (w) => `/workflows/${w.workflow}/command-outputs/c1`, {
     body: 'output',
   }),

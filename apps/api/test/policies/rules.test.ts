@@ -28,6 +28,7 @@ const PROJECT_ACTIONS: ProjectAction[] = [
   'workflow.create',
   'workflow.control',
   'workflow.worker',
+  'command_output.write',
   'files.read',
   'files.write',
   'storage.read',
@@ -76,7 +77,7 @@ describe('canGlobally', () => {
 describe('canInProject', () => {
   const member = { projectId: 'p1', role: 'member' } as const;
   const memberActions = PROJECT_ACTIONS.filter(
-    (a) => !['project.delete', 'members.manage', 'workflow.worker'].includes(a),
+    (a) => !['project.delete', 'members.manage', 'workflow.worker', 'command_output.write'].includes(a),
   );
   it.each<[string, Principal, ProjectScope, ProjectAction[]]>([
     ['a member session', user({}), member, memberActions],
@@ -90,13 +91,13 @@ describe('canInProject', () => {
       'an owner session',
       user({}),
       { projectId: 'p1', role: 'owner' },
-      PROJECT_ACTIONS.filter((a) => a !== 'workflow.worker'),
+      PROJECT_ACTIONS.filter((a) => a !== 'workflow.worker' && a !== 'command_output.write'),
     ],
     [
       'an administrator without a role',
       user({ isAdmin: true, scope: 'api' }),
       { projectId: 'p1', role: null },
-      PROJECT_ACTIONS.filter((a) => a !== 'workflow.worker' && a !== 'token.job'),
+      PROJECT_ACTIONS.filter((a) => !['workflow.worker', 'command_output.write', 'token.job'].includes(a)),
     ],
     ['a stranger', user({}), { projectId: 'p1', role: null }, []],
     ['a token narrowed to another project', user({ projectId: 'p2' }), member, []],
@@ -104,7 +105,7 @@ describe('canInProject', () => {
       'a worker on its workflow',
       worker,
       { projectId: 'p1', role: null, workflowId: 'wf1', assignedWorkerId: 'w1' },
-      ['workflow.read', 'workflow.worker', 'files.read', 'files.write', 'token.job'],
+      ['workflow.read', 'workflow.worker', 'command_output.write', 'files.read', 'files.write', 'token.job'],
     ],
     [
       'a worker on another worker’s workflow',
@@ -117,13 +118,29 @@ describe('canInProject', () => {
       'a job project-wide',
       job,
       { projectId: 'p1', role: null },
-      ['project.read', 'workflow.read', 'files.read', 'files.write', 'storage.read', 'storage.write'],
+      [
+        'project.read',
+        'workflow.read',
+        'command_output.write',
+        'files.read',
+        'files.write',
+        'storage.read',
+        'storage.write',
+      ],
     ],
     [
-      'a job on its workflow',
+      'a job on its workflow (another worker stores its command output for it, decision 0081)',
       job,
       { projectId: 'p1', role: null, workflowId: 'wf1' },
-      ['project.read', 'workflow.read', 'files.read', 'files.write', 'storage.read', 'storage.write'],
+      [
+        'project.read',
+        'workflow.read',
+        'command_output.write',
+        'files.read',
+        'files.write',
+        'storage.read',
+        'storage.write',
+      ],
     ],
     ['a job on another workflow', job, { projectId: 'p1', role: null, workflowId: 'wf2' }, []],
     ['a job in another project', job, { projectId: 'p2', role: null }, []],

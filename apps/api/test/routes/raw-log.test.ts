@@ -125,6 +125,74 @@ describe.each(TEST_PROVIDERS)('raw log on %s', (provider) => {
     expect((await area.resolve(workflow.id)).stat).toBeNull();
   });
 
+  /** A job token of `workflowId`, minted by the worker running it (what the exec relay hands another worker). */
+  const jobTokenOf = async (workflowId: string) =>
+    (
+      await body<{ token: string }>(
+        await suite.server.request('/svc/api/token', {
+          method: 'POST',
+          as: suite.token,
+          json: { scope: 'job', workflow_id: workflowId },
+        }),
+      )
+    ).token;
+
+  const putAs = (as: string, workflowId: string, name: string, content: string) =>
+    suite.server.request(`/svc/api/workflows/${workflowId}/command-outputs/${name}`, {
+      method: 'PUT',
+      as,
+      headers: { 'content-type': 'application/octet-stream' },
+      body: content,
+    });
+
+  it("takes another worker's output with the workflow's job token, never a replacement nor another workflow's (decision 0081)", async () => {
+    const { worker, workflow, seq } = await runWithWorker('raw-job-token');
+    const { workflow: other } = await runWithWorker('raw-job-token-other');
+    const job = await jobTokenOf(workflow.id);
+    const stored = await putAs(job, workflow.id, 'remote', 'the whole remote output\n');
+    expect(stored.status).toBe(200);
+    await worker.store(
+      workflow.id,
+      seq + 1,
+      commandEntry(0, '[exit code 0 on worker b]\ncut', { name: 'remote', total_bytes: 24 }),
+    );
+    const raw = await suite.server.request(`/svc/api/workflows/${workflow.id}/log/raw`, { as: suite.alice });
+    expect(await raw.text()).toMatch(/\$ make step-0\n\[exit code 0 on worker b\]\nthe whole remote output\n\n$/);
+
+    // A command of the run has the same kind of token and can read the names: it may not rewrite an output.
+    const replaced = await putAs(job, workflow.id, 'remote', 'forged');
+    expect(replaced.status).toBe(409);
+    expect(await body(replaced)).toMatchObject({ error: { code: 'conflict' } });
+    // The run's worker still may (a retried upload).
+    expect((await putAs(suite.token, workflow.id, 'remote', 'the whole remote output\n')).status).toBe(200);
+
+    // Attacker: a job token of one workflow stores nothing for another, even in the same project.
+    const foreign = await putAs(await jobTokenOf(other.id), workflow.id, 'foreign', 'forged');
+    expect(foreign.status).toBe(404);
+    const area = suite.server.deps.storage.commandOutputs(suite.projectId);
+    expect((await area.resolve(commandOutputPath(workflow.id, 'foreign'))).stat).toBeNull();
+    const raw2 = await suite.server.request(`/svc/api/workflows/${workflow.id}/log/raw`, { as: suite.alice });
+    expect(await raw2.text()).not.toContain('forged');
+  });
+
+  it("gives an MCP tool's whole result as it is: a first line in brackets is no status line", async () => {
+    const { worker, workflow, seq } = await runWithWorker('raw-mcp');
+    expect((await putOutput(workflow.id, 'mcp', Buffer.from('[page 1]\nwhole result\n'))).status).toBe(200);
+    await worker.store(workflow.id, seq + 1, {
+      kind: 'log_entry',
+      data: {
+        step_index: 0,
+        tool_name: 'mcp__docs__search',
+        tool_input: { q: 'x' },
+        output: '[page 1]\ncut',
+        is_error: false,
+        output_object: { name: 'mcp', total_bytes: 22 },
+      },
+    });
+    const raw = await suite.server.request(`/svc/api/workflows/${workflow.id}/log/raw`, { as: suite.alice });
+    expect(await raw.text()).toMatch(/\n\[mcp__docs__search\]\n\[page 1\]\nwhole result\n\n$/);
+  });
+
   it('refuses a name that is not a plain token, storing nothing', async () => {
     const { workflow } = await runWithWorker('raw-names');
     const refused = await putOutput(workflow.id, 'a.b', Buffer.from('x'));

@@ -63,7 +63,10 @@ export class ServerApi {
   private readonly logger: Logger;
   private readonly signal: AbortSignal | undefined;
 
-  constructor(options: ServerApiOptions, client?: SvcClient) {
+  constructor(
+    private readonly options: ServerApiOptions,
+    client?: SvcClient,
+  ) {
     this.client =
       client ??
       new SvcClient({
@@ -80,15 +83,17 @@ export class ServerApi {
   /** The same API whose calls also stop when `signal` aborts (a workflow's run). */
   withSignal(signal: AbortSignal): ServerApi {
     return new ServerApi(
-      {
-        serverUrl: '',
-        token: '',
-        retry: this.retry,
-        logger: this.logger,
-        signal: this.signalWith(signal),
-      },
+      { ...this.options, retry: this.retry, logger: this.logger, signal: this.signalWith(signal) },
       this.client,
     );
+  }
+
+  /**
+   * The same API calling with another bearer token: the job token of another worker's `exec`, for
+   * what the command's output needs on the asker's workflow (decision 0081).
+   */
+  withToken(token: string): ServerApi {
+    return new ServerApi({ ...this.options, token, retry: this.retry, logger: this.logger, signal: this.signal });
   }
 
   private filesPath(workflowId: string, relPath: string): string {

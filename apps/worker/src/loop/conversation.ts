@@ -23,6 +23,8 @@ export interface EffectOutcome {
   output?: string;
   isError?: boolean;
   stop?: boolean;
+  /** the whole of a cut `output` (an approved MCP call's, decision 0081) */
+  outputObject?: OutputObject;
 }
 
 export interface ConversationOptions {
@@ -174,6 +176,7 @@ class Conversation {
       output: outcome.output ?? result.output,
       isError: outcome.isError ?? result.isError,
       stoppedBy: outcome.stop ? result.effect : undefined,
+      outputObject: outcome.outputObject,
     };
   }
 }

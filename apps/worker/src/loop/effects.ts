@@ -37,7 +37,7 @@ export async function sharedEffect(
     const answer = await run.askUser(effect.question, resumeStatus);
     if (!isAffirmative(answer)) return { output: `The user refused this call: ${answer}`, isError: true };
     const result = await run.runApprovedCall(effect.call);
-    return { output: result.text, isError: result.isError };
+    return { output: result.text, isError: result.isError, outputObject: result.outputObject };
   }
   return undefined;
 }

@@ -10,6 +10,7 @@ import type { LoopDeps } from './deps';
 import { WorkflowRun, type RunEnd } from './runner';
 import { generateTitle } from './title';
 import { WorkflowUpdates } from './updates';
+import { commandOutputBudget, WholeOutput } from './whole-output';
 import { inAgentSpan, inDispatchContext } from '../tracing/spans';
 
 /** A run's log ids: its id, and its trace's when the dispatch carries one (decision 0057). */
@@ -145,14 +146,17 @@ export class WorkflowManager implements LinkHandlers {
 
   private async runExec(message: ExecMessage, secrets: RunSecrets): Promise<ExecResultMessage> {
     const timeout = message.timeout_seconds ?? this.deps.config.commandTimeoutSeconds;
+    const outputMaxBytes = this.deps.config.toolOutputMaxBytes;
     // The asker's page sees the output live too (the server relays it while this exec is pending).
     const live = new CommandOutput({
       send: (output) => this.deps.link.sendCommandOutput(output),
       workflowId: message.workflow_id,
       callId: randomUUID(),
     });
-    const started = Date.now();
-    live.started(null, message.command, new Date(started));
+    const started = new Date();
+    live.started(null, message.command, started);
+    // Kept as for a local command: the asker's log entry names the whole output (decision 0081).
+    const whole = new WholeOutput(started, this.deps.config.commandOutputMaxBytes, outputMaxBytes);
     let exitCode: number | null = null;
     try {
       const result = await this.deps.executor.run({
@@ -161,8 +165,12 @@ export class WorkflowManager implements LinkHandlers {
         ...(message.job_token ? { jobToken: { token: message.job_token, projectId: message.project_id } } : {}),
         command: message.command,
         timeoutSeconds: timeout,
-        maxOutputBytes: this.deps.config.toolOutputMaxBytes,
-        onOutput: (stream, chunk) => live.push(stream, chunk),
+        // the asker's entry puts its status line before it, as before a local command's
+        maxOutputBytes: commandOutputBudget(outputMaxBytes),
+        onOutput: (stream, chunk) => {
+          live.push(stream, chunk);
+          whole.push(chunk);
+        },
         secrets,
       });
       exitCode = result.timedOut || result.cancelled ? null : result.exitCode;
@@ -173,6 +181,7 @@ export class WorkflowManager implements LinkHandlers {
         exit_code: result.exitCode,
         output,
         timed_out: result.timedOut,
+        ...(result.startError ? {} : await this.keepWhole(message, whole, output, result.truncated)),
       };
     } catch (err) {
       return {
@@ -184,8 +193,34 @@ export class WorkflowManager implements LinkHandlers {
       };
     } finally {
       // Before the result goes back: the server relays output only while the exec is pending.
-      live.finished(exitCode, Date.now() - started);
+      live.finished(exitCode, Date.now() - started.getTime());
     }
+  }
+
+  /**
+   * What the asker's log entry names beside the output: its whole (only when cut), stored for the
+   * asker's workflow with the exec's job token (this worker's own token cannot reach it), and line times.
+   */
+  private async keepWhole(
+    message: ExecMessage,
+    whole: WholeOutput,
+    output: string,
+    truncated: boolean,
+  ): Promise<Pick<ExecResultMessage, 'output_object' | 'output_line_times'>> {
+    const outputObject =
+      truncated && message.job_token
+        ? await whole.keep({
+            api: this.deps.api.withToken(message.job_token),
+            logger: this.deps.logger,
+            workflowId: message.workflow_id,
+          })
+        : undefined;
+    // Any one status line: the asker puts its own before the output.
+    const lineTimes = whole.lineTimes(`[status]\n${output}`);
+    return {
+      ...(outputObject ? { output_object: outputObject } : {}),
+      ...(lineTimes ? { output_line_times: lineTimes } : {}),
+    };
   }
 
   /** Resolves when every run and title generation has ended (tests, shutdown). */

@@ -2,7 +2,7 @@ import type { AgentState } from '@svc/agent-core';
 import type { LogEntryUpdateData, QuestionOptions } from '@svc/protocol';
 import type { ChatModel } from '../llm/llm-client';
 import type { PendingCall } from '../mcp/approval';
-import type { Tool, ToolContext } from '../tools/tool';
+import type { OutputObject, Tool, ToolContext } from '../tools/tool';
 import type { Job, LoopDeps } from './deps';
 import type { WorkflowUpdates } from './updates';
 
@@ -29,7 +29,7 @@ export interface RunContext {
   /** The run's MCP tools: `read-only` for planning, `all` for execution. */
   mcpTools(which: 'read-only' | 'all'): Tool[];
   /** Runs an MCP call a person approved, bounded in time and output. */
-  runApprovedCall(call: PendingCall): Promise<{ text: string; isError: boolean }>;
+  runApprovedCall(call: PendingCall): Promise<{ text: string; isError: boolean; outputObject?: OutputObject }>;
   log(entry: LogEntryUpdateData): void;
   /** A step is done: its changes become a commit of the run's repository titled as the step (when it has one). */
   commitStep(stepIndex: number): Promise<void>;

@@ -18,7 +18,7 @@ import {
   type StepHistory,
 } from '@svc/protocol';
 import type { ChatModel } from '../llm/llm-client';
-import type { Tool, ToolContext } from '../tools/tool';
+import type { OutputObject, Tool, ToolContext } from '../tools/tool';
 import { isAffirmative, pendingCallOf, type PendingCall } from '../mcp/approval';
 import { mcpTools } from '../mcp/mcp-tools';
 import { McpSession } from '../mcp/session';
@@ -37,6 +37,7 @@ import { PauseGate } from './pause-gate';
 import type { RunContext } from './run-context';
 import { createToolContext } from './tool-context';
 import { WorkflowUpdates } from './updates';
+import { keepWholeText } from './whole-output';
 import { RunRepository } from '../workspace/git-repository';
 import { REPORT_PATH } from './report';
 
@@ -166,14 +167,23 @@ export class WorkflowRun implements RunContext {
     return this.mcp ? mcpTools(this.mcp, which) : [];
   }
 
-  async runApprovedCall(call: PendingCall): Promise<{ text: string; isError: boolean }> {
+  async runApprovedCall(call: PendingCall): Promise<{ text: string; isError: boolean; outputObject?: OutputObject }> {
     const info = this.mcp?.tools.find((tool) => tool.name === call.tool);
     if (!this.mcp || !info) return { text: `${call.tool} is no longer offered: the call did not run`, isError: true };
     const result = await this.mcp.call(info, call.args, this.signal);
-    return {
-      text: truncateUtf8(result.text, this.deps.config.toolOutputMaxBytes, { marker: true }).text,
-      isError: result.isError,
+    const cut = truncateUtf8(result.text, this.deps.config.toolOutputMaxBytes, { marker: true });
+    // The raw log gets the whole result, as for a call that needed no approval (decision 0081).
+    const store = {
+      api: this.deps.api,
+      logger: this.deps.logger,
+      workflowId: this.job.workflowId,
+      signal: this.signal,
     };
+    const whole = this.job.secrets?.mask(result.text) ?? result.text;
+    const outputObject = cut.truncated
+      ? await keepWholeText(store, whole, this.deps.config.commandOutputMaxBytes)
+      : undefined;
+    return { text: cut.text, isError: result.isError, ...(outputObject ? { outputObject } : {}) };
   }
 
   /** Connects the run's MCP servers (the worker's and the project's); one that fails is logged and left out. */
@@ -326,6 +336,7 @@ export class WorkflowRun implements RunContext {
       tool_input: call.args,
       output: outcome.text,
       is_error: outcome.isError,
+      ...('outputObject' in outcome && outcome.outputObject ? { output_object: outcome.outputObject } : {}),
     });
     const memo = `The MCP call ${call.tool} ${JSON.stringify(call.args)} that waited for approval: ${outcome.text}`;
     this.apply(saveMemo(this.current, truncateUtf8(memo, 4000, { marker: true }).text));

@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { CommandOutput } from '../executor/command-output';
 import { describeCommandResult } from '../executor/executor';
-import { HeadTailBuffer } from '../executor/output-buffer';
-import { OutputTimes, outputLineTimes } from '../executor/line-times';
-import type { OutputObject, ToolContext } from '../tools/tool';
-import { AbortedError } from '../util/aborted';
-import { errorMessage } from '../util/logger';
+import type { ToolContext } from '../tools/tool';
 import type { Job, LoopDeps } from './deps';
-
-/** Room kept for the status line and the cut marker within the output budget. */
-const OUTPUT_HEADROOM_BYTES = 256;
+import { commandOutputBudget, keepWholeText, WholeOutput, type WholeOutputStore } from './whole-output';
 
 export function createToolContext(
   deps: LoopDeps,
@@ -20,6 +14,7 @@ export function createToolContext(
   interruptSignal?: () => AbortSignal,
 ): ToolContext {
   const outputMaxBytes = deps.config.toolOutputMaxBytes;
+  const store: WholeOutputStore = { api: deps.api, logger: deps.logger, workflowId: job.workflowId, signal };
   // Nothing acts outside the worker that the server could not know was started (decision 0062).
   const mayAct = async () => {
     await deps.fence?.beforeCommand(job.workflowId, signal);
@@ -45,10 +40,8 @@ export function createToolContext(
       });
       const started = new Date();
       live.started(stepIndex, command, started);
-      // The whole output for the raw log (decision 0073), bounded by `command_output_max_bytes` (0080).
-      const whole = new HeadTailBuffer(deps.config.commandOutputMaxBytes);
-      // when the lines the log entry shows arrived (decision 0080): it holds at most its byte budget of them
-      const times = new OutputTimes(started.getTime(), outputMaxBytes);
+      // The whole output for the raw log and the line times (decisions 0073, 0080).
+      const whole = new WholeOutput(started, deps.config.commandOutputMaxBytes, outputMaxBytes);
       let exitCode: number | null = null;
       try {
         const result = await deps.executor.run({
@@ -56,12 +49,11 @@ export function createToolContext(
           projectId: job.projectId,
           command,
           timeoutSeconds,
-          maxOutputBytes: Math.max(256, outputMaxBytes - OUTPUT_HEADROOM_BYTES),
+          maxOutputBytes: commandOutputBudget(outputMaxBytes),
           signal: interruptSignal ? AbortSignal.any([signal, interruptSignal()]) : signal,
           onOutput: (stream, chunk) => {
             live.push(stream, chunk);
             whole.push(chunk);
-            times.push(chunk.length);
           },
           secrets: job.secrets,
         });
@@ -69,8 +61,8 @@ export function createToolContext(
         const described = describeCommandResult(result, timeoutSeconds);
         const outcome = result.cancelled && !signal.aborted ? interrupted(described) : described;
         // Only a cut output needs its whole: otherwise the log entry holds all of it.
-        const outputObject = result.truncated ? await keepWholeOutput(deps, job, whole, signal) : undefined;
-        const lineTimes = outputLineTimes(outcome.text, times, started);
+        const outputObject = result.truncated ? await whole.keep(store) : undefined;
+        const lineTimes = whole.lineTimes(outcome.text);
         return { ...outcome, ...(outputObject ? { outputObject } : {}), ...(lineTimes ? { lineTimes } : {}) };
       } finally {
         // Also when the command could not start: a page showing it running must see it end.
@@ -85,34 +77,23 @@ export function createToolContext(
         : result.exit_code === null
           ? `killed on worker ${request.targetWorker}`
           : `exit code ${result.exit_code} on worker ${request.targetWorker}`;
-      return { text: `[${status}]\n${result.output || '(no output)'}`, isError: result.exit_code !== 0 };
+      const text = `[${status}]\n${result.output || '(no output)'}`;
+      // The target stored the whole output for this run and timed the lines (decision 0081); its times
+      // count this status line, and hold only while the conversation does not cut the text again.
+      const lineTimes = Buffer.byteLength(text) <= outputMaxBytes ? result.output_line_times : undefined;
+      return {
+        text,
+        isError: result.exit_code !== 0,
+        ...(result.output_object ? { outputObject: result.output_object } : {}),
+        ...(result.output && lineTimes ? { lineTimes } : {}),
+      };
     },
+    keepWholeText: (text) => keepWholeText(store, text, deps.config.commandOutputMaxBytes),
     async refreshWorkspace() {
       const state = await deps.workspace.pull(job.workflowId, signal);
       return [...state.keys()].sort();
     },
   };
-}
-
-/**
- * Uploads a command's whole output under a fresh name for its log entry to name. A server that refuses
- * it costs the raw log its whole, not the run: the entry keeps its cut output.
- */
-async function keepWholeOutput(
-  deps: LoopDeps,
-  job: Job,
-  whole: HeadTailBuffer,
-  signal: AbortSignal,
-): Promise<OutputObject | undefined> {
-  const name = randomUUID();
-  try {
-    await deps.api.uploadCommandOutput(job.workflowId, name, whole.bytes(), signal);
-    return { name, total_bytes: whole.totalBytes };
-  } catch (err) {
-    if (err instanceof AbortedError) throw err;
-    deps.logger.warn({ workflowId: job.workflowId, error: errorMessage(err) }, 'could not store a command output');
-    return undefined;
-  }
 }
 
 /** A command a pause killed: the log and the agent (once resumed) see it did not finish. */

@@ -40,10 +40,11 @@ export function mcpTools(session: McpSession, which: 'read-only' | 'all'): Tool[
             };
           }
           const result = await session.call(info, args, ctx.signal);
-          return {
-            output: truncateUtf8(result.text, ctx.outputMaxBytes, { marker: true }).text,
-            isError: result.isError,
-          };
+          const cut = truncateUtf8(result.text, ctx.outputMaxBytes, { marker: true });
+          // The raw log gets the whole result (decision 0081), masked as the entry is.
+          const whole = cut.truncated ? (ctx.maskSecrets?.(result.text) ?? result.text) : null;
+          const outputObject = whole === null ? undefined : await ctx.keepWholeText?.(whole);
+          return { output: cut.text, isError: result.isError, ...(outputObject ? { outputObject } : {}) };
         },
       }),
     );

@@ -1,5 +1,5 @@
 import type { PlannedStep } from '@svc/agent-core';
-import type { LogEntryUpdateData, OutputLineTimes } from '@svc/protocol';
+import type { OutputLineTimes, OutputObject } from '@svc/protocol';
 import type { z } from 'zod';
 import type { QuestionOptions } from '@svc/protocol';
 import type { ServerApi } from '../api/server-api';
@@ -26,7 +26,7 @@ export interface ToolResult {
   lineTimes?: OutputLineTimes;
 }
 
-export type OutputObject = NonNullable<LogEntryUpdateData['output_object']>;
+export type { OutputObject };
 
 export type ToolApi = Pick<
   ServerApi,
@@ -55,6 +55,8 @@ export interface ToolContext {
   outputMaxBytes: number;
   runLocal(command: string, timeoutSeconds: number): Promise<CommandOutcome>;
   runRemote(request: RemoteExecRequest): Promise<CommandOutcome>;
+  /** Stores a tool's whole text result that its log entry holds cut (an MCP tool's, decision 0081). */
+  keepWholeText?(text: string): Promise<OutputObject | undefined>;
   /** Re-pulls the workspace from the server (after the server changed it, e.g. a template). */
   refreshWorkspace(): Promise<string[]>;
   signal: AbortSignal;

@@ -10,11 +10,14 @@ const EVERYTHING = path.join(
   'dist/index.js',
 );
 const SHOP_KEY = { name: 'X-Shop-Key', value: 'shop-key-1234' };
+/** More than a log entry holds (16 KiB): the entry is cut, the raw log has it whole (decision 0081). */
+const LONG_ECHO = Array.from({ length: 2_000 }, (_, i) => `echo ${i}`).join(' ');
 
 const agent = scriptedAgent({
   planning: [
     { name: 'mcp__shop__lookup', arguments: { item: 'apples' } },
     { name: 'mcp__everything__echo', arguments: { message: 'hello from planning' } },
+    { name: 'mcp__everything__echo', arguments: { message: LONG_ECHO } },
     plan('Order apples', 'Ask who orders', 'Look around', 'Order pears'),
   ],
   steps: {
@@ -155,6 +158,12 @@ describe('MCP servers the agent uses (stdio in the sandbox, Streamable HTTP)', (
         output: 'ordered 3 apples; now 15',
         is_error: false,
       });
+      // A result cut for the agent is kept whole for the raw log (decision 0081).
+      const long = log.find((e) => e.tool_name === 'mcp__everything__echo' && e.output.includes('echo 0 '));
+      expect(long?.output).toMatch(/…\[truncated \d+ bytes\]$/);
+      expect(long?.output_total_bytes).toBeGreaterThan(Buffer.byteLength(LONG_ECHO));
+      const raw = await alice.text(`/workflows/${id}/log/raw`);
+      expect(raw).toContain(`[mcp__everything__echo]\nEcho: ${LONG_ECHO}\n`);
     },
     E2E_TIMEOUT_MS,
   );

@@ -92,6 +92,14 @@ export const CommandOutputNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, at most 64');
 
+/** A command's whole output as the worker stored it (PUT /workflows/{id}/command-outputs/{name}; decision 0073). */
+export const OutputObjectSchema = z.object({
+  name: CommandOutputNameSchema,
+  /** bytes the command wrote in total */
+  total_bytes: z.int().min(0),
+});
+export type OutputObject = z.infer<typeof OutputObjectSchema>;
+
 /** PUT /workflows/{id}/command-outputs/{name} answer: what was kept. */
 export const CommandOutputStoredSchema = z.object({
   name: CommandOutputNameSchema,

@@ -10,6 +10,7 @@ export type ProjectAction =
   | 'workflow.create'
   | 'workflow.control' // answer, feedback, cancel, retry, delete, pause, resume
   | 'workflow.worker' // what a worker does to a workflow it runs: updates, files, timers
+  | 'command_output.write' // store a command's whole output: the run's worker, or a job token of the workflow (decision 0081)
   | 'files.read'
   | 'files.write'
   | 'storage.read'

@@ -194,13 +194,13 @@ export const WORKFLOW_OPERATIONS = defineOperations({
     path: `${API}/workflows/{id}/command-outputs/{name}`,
     tag: 'history',
     auth: 'required',
-    action: 'workflow.worker',
+    action: 'command_output.write',
     params: pathParams({ id: 'workflow id', name: 'the name the log entry will give (`output_object.name`)' }),
     summary:
-      "A worker stores one command's whole output before the log entry naming it (streamed; past COMMAND_OUTPUT_MAX_BYTES its head and tail are kept)",
+      "A worker stores one command's whole output before the log entry naming it (streamed; past COMMAND_OUTPUT_MAX_BYTES its head and tail are kept). The run's worker token, or a job token of the workflow (another worker running a command for it); a job token may not replace an output (409)",
     body: { contentTypes: ['application/octet-stream'], required: true },
     responses: { 200: json('stored', CommandOutputStoredSchema) },
-    errors: [400],
+    errors: [400, 409],
   },
   getLlmCall: {
     ...history,

@@ -9,6 +9,7 @@ import { streamResponse } from '../../http/stream-response';
 import { commandOutputPath, HeadTailBound, outputObject } from '../../services/command-outputs';
 import type { StorageArea } from '../../services/storage';
 import { maskedText } from '../../secrets/mask-text';
+import { conflict } from '../../domain/errors';
 import { checkDeclaredLength, pipeBody } from '../files/request-body';
 import { guardUnreadBody } from '../files/operations';
 
@@ -42,13 +43,18 @@ export function rawLogHandlers(deps: AppDeps): Handlers<'getRawLog' | 'putComman
 
   const putCommandOutput: OperationHandler<'putCommandOutput'> = (req, res, input) =>
     guardUnreadBody(req, res, async () => {
-      const { workflow } = await authorizeWorkflow(deps.db, principalOf(req), input.params.id, 'workflow.worker');
+      const principal = principalOf(req);
+      const { workflow } = await authorizeWorkflow(deps.db, principal, input.params.id, 'command_output.write');
       const name = parseInput(CommandOutputNameSchema, input.params.name, 'path.name');
       const { commandOutputMaxBytes } = deps.config.storage;
       // What arrives past the bound is counted and dropped, so the body itself has no size limit here.
       const bound = new HeadTailBound(commandOutputMaxBytes);
       const area = deps.storage.commandOutputs(workflow.project_id);
       const target = await area.resolve(commandOutputPath(workflow.id, name));
+      // A job token is also the SVC_JWT of the run's commands, which can read the log's object names:
+      // it may add an output, never replace one a log entry names (decision 0081).
+      if (principal.kind === 'job' && target.stat !== null)
+        throw conflict('a command output of that name is already stored');
       checkDeclaredLength(req, Number.MAX_SAFE_INTEGER);
       const written = await area.write(target, pipeBody(req, bound), {
         maxBytes: commandOutputMaxBytes + 64,
@@ -87,6 +93,13 @@ function entryHeading(entry: LogRow): string {
 }
 
 /**
+ * The worker's status line (`[exit code 0]`) heading a command's cut output; the whole output goes
+ * after it. Another tool's output (an MCP result) has none: a first line in brackets is its own.
+ */
+const statusLine = (entry: LogRow): string | undefined =>
+  entry.tool_name === 'execute_on_worker' ? STATUS_LINE.exec(entry.output)?.[0] : undefined;
+
+/**
  * The raw log as it is read: each entry's heading, then its whole output from the object store when
  * one was kept, else the stored (possibly cut) output. Objects are streamed, never held whole.
  */
@@ -99,8 +112,7 @@ async function* rawLogText(
   for await (const entry of logEntries(db, workflowId, step)) {
     yield Buffer.from(entryHeading(entry));
     const object = entry.output_object && (await outputObject(area, workflowId, entry.output_object));
-    // The worker's status line (`[exit code 0]`) heads the cut output; the whole output goes after it.
-    const status = object && STATUS_LINE.exec(entry.output)?.[0];
+    const status = object && statusLine(entry);
     if (status) yield Buffer.from(status);
     const output = object ? ((await area.read(object)) as AsyncIterable<Buffer>) : [Buffer.from(entry.output)];
     let endsLine = true;

@@ -69,4 +69,43 @@ describe('execute_on_worker', () => {
       mac.close();
     }
   });
+
+  it('names the whole output the other worker stored for this run, with its line times (decision 0081)', async () => {
+    const mac = await TestWorker.start(env.server.api, env.server.token, 'mac-studio');
+    const lineTimes = {
+      started_at: '2026-11-28T10:00:00.000Z',
+      lines: [
+        [0, null],
+        [1, 5],
+      ] as [number, number | null][],
+    };
+    const answer = async (command: string, output: string) => {
+      const pending = env.call(executeOnWorker, { command, worker: 'mac-studio' });
+      const exec = await mac.inbox.next((m) => m.type === 'exec' && m.command === command);
+      mac.send({
+        type: 'exec_result',
+        request_id: exec.request_id,
+        exit_code: 0,
+        output,
+        timed_out: false,
+        output_object: { name: 'o-mac', total_bytes: 99_999 },
+        output_line_times: lineTimes,
+      });
+      return (await pending).result;
+    };
+    try {
+      expect(await answer('make', 'built\n')).toEqual({
+        output: '[exit code 0 on worker mac-studio]\nbuilt\n',
+        isError: false,
+        outputObject: { name: 'o-mac', total_bytes: 99_999 },
+        lineTimes,
+      });
+      // An output past this worker's budget is cut again: the other worker's line numbers no longer hold.
+      const cutAgain = await answer('make all', 'x'.repeat(2_000));
+      expect(cutAgain.outputObject).toEqual({ name: 'o-mac', total_bytes: 99_999 });
+      expect(cutAgain.lineTimes).toBeUndefined();
+    } finally {
+      mac.close();
+    }
+  });
 });
