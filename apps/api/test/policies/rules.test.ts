@@ -40,6 +40,16 @@ const user = (fields: { isAdmin?: boolean; scope?: 'session' | 'api'; projectId?
   ({ kind: 'user', isAdmin: false, scope: 'session', projectId: null, ...fields }) as Principal;
 const worker = { kind: 'worker', workerIds: ['w1'] } as unknown as Principal;
 const job = { kind: 'job', projectId: 'p1', workflowId: 'wf1' } as unknown as Principal;
+/** What a job token may do in its project (written out here, not imported: the rules are under test). */
+const JOB_ACTIONS: ProjectAction[] = [
+  'project.read',
+  'workflow.read',
+  'command_output.write',
+  'files.read',
+  'files.write',
+  'storage.read',
+  'storage.write',
+];
 
 const allowedGlobally = (principal: Principal) => GLOBAL_ACTIONS.filter((a) => canGlobally(principal, a));
 const allowedIn = (principal: Principal, scope: ProjectScope) =>
@@ -114,33 +124,12 @@ describe('canInProject', () => {
       [],
     ],
     ['a worker project-wide', worker, { projectId: 'p1', role: null }, []],
-    [
-      'a job project-wide',
-      job,
-      { projectId: 'p1', role: null },
-      [
-        'project.read',
-        'workflow.read',
-        'command_output.write',
-        'files.read',
-        'files.write',
-        'storage.read',
-        'storage.write',
-      ],
-    ],
+    ['a job project-wide', job, { projectId: 'p1', role: null }, JOB_ACTIONS],
     [
       'a job on its workflow (another worker stores its command output for it, decision 0081)',
       job,
       { projectId: 'p1', role: null, workflowId: 'wf1' },
-      [
-        'project.read',
-        'workflow.read',
-        'command_output.write',
-        'files.read',
-        'files.write',
-        'storage.read',
-        'storage.write',
-      ],
+      JOB_ACTIONS,
     ],
     ['a job on another workflow', job, { projectId: 'p1', role: null, workflowId: 'wf2' }, []],
     ['a job in another project', job, { projectId: 'p2', role: null }, []],
