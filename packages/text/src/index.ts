@@ -1,3 +1,4 @@
+export { ByteTail } from './byte-tail';
 export { decodeUtf8 } from './decode';
 export { TextInputError, type TextInputErrorCode } from './errors';
 export {

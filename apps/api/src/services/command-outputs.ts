@@ -1,5 +1,5 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import { omittedOutputMarker, utf8PrefixEnd, utf8SuffixStart } from '@svc/text';
+import { ByteTail, omittedOutputMarker, utf8PrefixEnd, utf8SuffixStart } from '@svc/text';
 import type { StorageArea } from './storage';
 
 /** Where one command's whole output lives in its project's command-output area (decision 0073). */
@@ -11,18 +11,14 @@ export const commandOutputPath = (workflowId: string, name: string) => `${workfl
  */
 export class HeadTailBound extends Transform {
   private readonly headLimit: number;
-  private readonly tailLimit: number;
   private headBytes = 0;
-  private tail: Buffer[] = [];
-  private tailBytes = 0;
-  /** bytes dropped from the tail's front so far */
-  private dropped = 0;
+  private readonly tail: ByteTail;
   received = 0;
 
   constructor(maxBytes: number) {
     super();
     this.headLimit = Math.ceil(maxBytes / 2);
-    this.tailLimit = Math.floor(maxBytes / 2);
+    this.tail = new ByteTail(Math.floor(maxBytes / 2));
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
@@ -36,35 +32,21 @@ export class HeadTailBound extends Transform {
       this.headBytes = take === rest.length ? this.headBytes + take : this.headLimit;
       rest = rest.subarray(take);
     }
-    if (rest.length > 0) this.keepTail(rest);
+    if (rest.length > 0) this.tail.push(rest);
     done();
   }
 
   override _flush(done: TransformCallback): void {
-    const tail = Buffer.concat(this.tail);
-    if (this.dropped === 0) {
+    const tail = this.tail.bytes();
+    if (this.tail.dropped === 0) {
       // Nothing left out: what passed plus the tail is the whole stream.
       this.push(tail);
       return done();
     }
     const start = utf8SuffixStart(tail);
-    this.push(omittedOutputMarker(this.dropped + start));
+    this.push(omittedOutputMarker(this.tail.dropped + start));
     this.push(tail.subarray(start));
     done();
-  }
-
-  private keepTail(bytes: Buffer): void {
-    this.tail.push(bytes);
-    this.tailBytes += bytes.length;
-    while (this.tailBytes > this.tailLimit) {
-      const first = this.tail[0] as Buffer;
-      const excess = this.tailBytes - this.tailLimit;
-      const cut = Math.min(first.length, excess);
-      if (cut === first.length) this.tail.shift();
-      else this.tail[0] = first.subarray(cut);
-      this.tailBytes -= cut;
-      this.dropped += cut;
-    }
   }
 }
 

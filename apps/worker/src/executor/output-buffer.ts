@@ -1,4 +1,4 @@
-import { decodeUtf8, omittedOutputMarker, utf8PrefixEnd, utf8SuffixStart } from '@svc/text';
+import { ByteTail, decodeUtf8, omittedOutputMarker, utf8PrefixEnd, utf8SuffixStart } from '@svc/text';
 
 /**
  * Keeps the first and the last `maxBytes / 2` bytes of a stream. The head shows how a command
@@ -7,15 +7,13 @@ import { decodeUtf8, omittedOutputMarker, utf8PrefixEnd, utf8SuffixStart } from 
 export class HeadTailBuffer {
   private readonly head: Buffer[] = [];
   private headBytes = 0;
-  private tail: Buffer[] = [];
-  private tailBytes = 0;
+  private readonly tail: ByteTail;
   private total = 0;
   private readonly headLimit: number;
-  private readonly tailLimit: number;
 
   constructor(maxBytes: number) {
     this.headLimit = Math.ceil(maxBytes / 2);
-    this.tailLimit = Math.floor(maxBytes / 2);
+    this.tail = new ByteTail(Math.floor(maxBytes / 2));
   }
 
   get totalBytes(): number {
@@ -23,7 +21,7 @@ export class HeadTailBuffer {
   }
 
   get truncated(): boolean {
-    return this.total > this.headBytes + this.tailBytes;
+    return this.total > this.headBytes + this.tail.length;
   }
 
   push(chunk: Buffer): void {
@@ -35,20 +33,7 @@ export class HeadTailBuffer {
       this.headBytes += take.length;
       rest = rest.subarray(take.length);
     }
-    if (rest.length === 0 || this.tailLimit === 0) return;
-    this.tail.push(rest);
-    this.tailBytes += rest.length;
-    while (this.tailBytes > this.tailLimit) {
-      const first = this.tail[0] as Buffer;
-      const excess = this.tailBytes - this.tailLimit;
-      if (first.length <= excess) {
-        this.tail.shift();
-        this.tailBytes -= first.length;
-      } else {
-        this.tail[0] = first.subarray(excess);
-        this.tailBytes -= excess;
-      }
-    }
+    if (rest.length > 0) this.tail.push(rest);
   }
 
   /**
@@ -57,8 +42,8 @@ export class HeadTailBuffer {
    */
   bytes(): Buffer {
     const headBytes = Buffer.concat(this.head);
-    const tailBytes = Buffer.concat(this.tail);
-    const omitted = this.total - this.headBytes - this.tailBytes;
+    const tailBytes = this.tail.bytes();
+    const omitted = this.tail.dropped;
     if (omitted === 0) return Buffer.concat([headBytes, tailBytes]);
     const headEnd = utf8PrefixEnd(headBytes);
     const tailStart = utf8SuffixStart(tailBytes);
