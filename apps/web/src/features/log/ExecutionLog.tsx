@@ -125,7 +125,9 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
       />
       <div className="log-count-row">
         <p className="muted small log-count" role="status" id={`${ids}-count`}>
-          {shown.length !== items.length ? `${shown.length} of ${items.length} entries` : `${items.length} entries`}
+          {shown.length !== items.length
+            ? `${shown.length} of ${items.length} entries`
+            : `${items.length} ${items.length === 1 ? 'entry' : 'entries'}`}
         </p>
         {items.length > 0 && (
           <a className="small" href={rawLogUrl(workflowId, null)} download>
