@@ -10,6 +10,8 @@ export interface ReceivedMail {
   subject: string;
   /** the text/plain part (quoted-printable and base64 decoded), or the whole body when there is no part */
   text: string;
+  /** the text/html part, decoded; null when there is none */
+  html: string | null;
   /** the message as received */
   raw: string;
 }
@@ -116,21 +118,24 @@ function splitHead(part: string): [string, string] {
   return [part.slice(0, at), part.slice(at + gap)];
 }
 
-/** Enough of RFC 5322 / MIME for tests: the subject and the text/plain part. */
+/** Enough of RFC 5322 / MIME for tests: the subject, the text/plain part and the text/html part. */
 export function parseMail(from: string | null, to: string[], raw: string): ReceivedMail {
   const [head, body] = splitHead(raw);
   const type = headerOf(head, 'Content-Type');
   let text = decodeBody(head, body);
+  let html: string | null = /text\/html/i.test(type) ? text : null;
   const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
   if (boundary) {
     const parts = body.split(`--${boundary}`).slice(1, -1);
+    let plain: string | null = null;
     for (const part of parts) {
       const [partHead, partBody] = splitHead(part.replace(/^\r?\n/, ''));
-      if (/text\/plain/i.test(headerOf(partHead, 'Content-Type'))) {
-        text = decodeBody(partHead, partBody.replace(/\r?\n$/, ''));
-        break;
-      }
+      const partType = headerOf(partHead, 'Content-Type');
+      const decoded = () => decodeBody(partHead, partBody.replace(/\r?\n$/, ''));
+      if (plain === null && /text\/plain/i.test(partType)) plain = decoded();
+      else if (html === null && /text\/html/i.test(partType)) html = decoded();
     }
+    if (plain !== null) text = plain;
   }
-  return { from, to, subject: headerOf(head, 'Subject'), text, raw };
+  return { from, to, subject: headerOf(head, 'Subject'), text, html, raw };
 }

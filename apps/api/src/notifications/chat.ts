@@ -2,12 +2,23 @@ import type { ChatFormat } from '@svc/protocol';
 import { postToTarget } from '../webhooks/sender';
 import { targetProblem } from '../webhooks/targets';
 
-/** What a chat message says: a line of text and a link to the run. */
+/** A named value shown apart from the text (a question's choices, its default). */
+export interface ChatFact {
+  name: string;
+  value: string;
+}
+
+/** What a chat message says: a line of text, facts in the chat's own form, and a link to the run. */
 export interface ChatMessage {
   title: string;
   text: string;
   url: string;
+  facts?: readonly ChatFact[];
 }
+
+/** The facts as text lines (`**Choices:** …` with `bold`), for the chats and fallbacks without fields. */
+const factLines = (facts: readonly ChatFact[] = [], bold: (name: string) => string = (name) => name) =>
+  facts.map((fact) => `\n${bold(`${fact.name}:`)} ${fact.value}`).join('');
 
 /** The JSON body each chat's incoming webhook takes. */
 export function chatPayload(format: ChatFormat, message: ChatMessage): Record<string, unknown> {
@@ -15,12 +26,23 @@ export function chatPayload(format: ChatFormat, message: ChatMessage): Record<st
     case 'slack':
       // Slack incoming webhooks (Mattermost and Rocket.Chat read the same `text`)
       return {
-        text: `${message.title}\n${message.text}\n<${message.url}|Open the run>`,
+        text: `${message.title}\n${message.text}${factLines(message.facts)}\n<${message.url}|Open the run>`,
         blocks: [
           {
             type: 'section',
             text: { type: 'mrkdwn', text: `*${escapeSlack(message.title)}*\n${escapeSlack(message.text)}` },
           },
+          ...(message.facts?.length
+            ? [
+                {
+                  type: 'section',
+                  fields: message.facts.map((fact) => ({
+                    type: 'mrkdwn',
+                    text: `*${escapeSlack(fact.name)}*\n${escapeSlack(fact.value)}`,
+                  })),
+                },
+              ]
+            : []),
           { type: 'section', text: { type: 'mrkdwn', text: `<${message.url}|Open the run>` } },
         ],
       };
@@ -32,11 +54,18 @@ export function chatPayload(format: ChatFormat, message: ChatMessage): Record<st
         summary: message.title,
         title: message.title,
         text: message.text,
+        ...(message.facts?.length
+          ? { sections: [{ facts: message.facts.map(({ name, value }) => ({ name, value })) }] }
+          : {}),
         potentialAction: [{ '@type': 'OpenUri', name: 'Open the run', targets: [{ os: 'default', uri: message.url }] }],
       };
     case 'discord':
       return {
-        content: `**${message.title}**\n${message.text}\n${message.url}`.slice(0, 2000),
+        content:
+          `**${message.title}**\n${message.text}${factLines(message.facts, (name) => `**${name}**`)}\n${message.url}`.slice(
+            0,
+            2000,
+          ),
         allowed_mentions: { parse: [] },
       };
     default: {

@@ -1,5 +1,6 @@
 import type { NotificationEvent } from '@svc/protocol';
-import type { ChatMessage } from './chat';
+import { quotedChoices } from '../engine/question-options';
+import type { ChatFact, ChatMessage } from './chat';
 import type { MailMessage } from './mailer';
 
 /** What a message is about: the run, its project and what happened. */
@@ -10,6 +11,10 @@ export interface RunNotice {
   title: string;
   runUrl: string;
   question?: string | null;
+  /** the open question's choices, default and deadline (decisions 0075, 0079); null or absent: none */
+  choices?: readonly string[] | null;
+  questionDefault?: string | null;
+  deadline?: Date | null;
   error?: string | null;
   reportUrl?: string | null;
   /** waiting for input, by e-mail: the single-use answer link */
@@ -31,9 +36,24 @@ const quote = (text: string) => (text.length > QUOTE_CHARS ? `${text.slice(0, QU
 export const headlineOf = (notice: RunNotice) =>
   `${notice.projectName} #${notice.number} ${notice.title} ${HEADLINE[notice.kind]}`;
 
-function details(notice: RunNotice): string[] {
+/** What the question's options add (bounded by the protocol, so not cut): its choices, and the default with when it is given. */
+function questionFacts(notice: RunNotice): ChatFact[] {
+  if (!notice.question) return [];
+  const facts: ChatFact[] = [];
+  if (notice.choices?.length) facts.push({ name: 'Choices', value: quotedChoices(notice.choices) });
+  if (notice.questionDefault != null) facts.push({ name: 'Default', value: defaultText(notice) });
+  return facts;
+}
+
+const defaultText = (notice: RunNotice) =>
+  `${JSON.stringify(notice.questionDefault)}${
+    notice.deadline ? `, given automatically at ${notice.deadline.toISOString()} without an answer` : ''
+  }`;
+
+function details(notice: RunNotice, facts = true): string[] {
   const lines: string[] = [];
   if (notice.question) lines.push(`Question:\n${quote(notice.question)}`);
+  if (facts) lines.push(...questionFacts(notice).map((fact) => `${fact.name}: ${fact.value}`));
   if (notice.error) lines.push(`Error:\n${quote(notice.error)}`);
   if (notice.reportUrl) lines.push(`Report: ${notice.reportUrl}`);
   return lines;
@@ -63,6 +83,7 @@ export function mailOf(notice: RunNotice, to: string): MailMessage {
   const html = [
     `<p>${escapeHtml(headlineOf(notice))}.</p>`,
     notice.question ? `<p><strong>Question</strong></p><pre>${escapeHtml(quote(notice.question))}</pre>` : '',
+    choicesHtml(notice),
     notice.error ? `<p><strong>Error</strong></p><pre>${escapeHtml(quote(notice.error))}</pre>` : '',
     notice.reportUrl ? `<p><a href="${escapeHtml(notice.reportUrl)}">The report</a></p>` : '',
     notice.answerUrl
@@ -76,7 +97,29 @@ export function mailOf(notice: RunNotice, to: string): MailMessage {
   return { to, subject, text, html };
 }
 
+/** The question's choices as a list (the default marked) and when the default is given. */
+function choicesHtml(notice: RunNotice): string {
+  if (!notice.question) return '';
+  const parts: string[] = [];
+  if (notice.choices?.length)
+    parts.push(
+      '<p><strong>Choices</strong></p><ul>' +
+        notice.choices
+          .map((c) => `<li>${escapeHtml(c)}${c === notice.questionDefault ? ' (default)' : ''}</li>`)
+          .join('') +
+        '</ul>',
+    );
+  if (notice.questionDefault != null) parts.push(`<p><strong>Default</strong>: ${escapeHtml(defaultText(notice))}</p>`);
+  return parts.join('\n');
+}
+
 /** Chat channels are often shared: a chat message never carries an answer link, only the run's page. */
 export function chatOf(notice: RunNotice): ChatMessage {
-  return { title: headlineOf(notice), text: details(notice).join('\n') || ' ', url: notice.runUrl };
+  const facts = questionFacts(notice);
+  return {
+    title: headlineOf(notice),
+    text: details(notice, false).join('\n') || ' ',
+    url: notice.runUrl,
+    ...(facts.length ? { facts } : {}),
+  };
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { classifyDbError, type Db, type User, type Workflow } from '@svc/db';
 import type { NotificationChannel, NotificationEvent } from '@svc/protocol';
 import type { Config } from '../config';
+import { choicesOf } from '../engine/question-options';
 import { AnswerLinks, openQuestionOf, type OpenQuestion } from './answer-links';
 import { chatPayload, postChat } from './chat';
 import { isFinalKind, notificationKindOf, type RunOutboxEvent } from './events';
@@ -181,6 +182,10 @@ export class Notifier {
       title: fresh.title,
       runUrl: this.runUrl(workflow),
       question: question?.question ?? (kind === 'budget_reached' ? budgetText : null),
+      // the open question's buttons, default and deadline, read with it (decision 0082)
+      ...(question
+        ? { choices: choicesOf(fresh), questionDefault: fresh.question_default, deadline: fresh.question_deadline }
+        : {}),
       error: kind === 'failed' ? (fresh.error ?? stringOf(event.data.error)) : null,
       reportUrl: kind === 'completed' ? stringOf(event.data.report_url) : null,
     };

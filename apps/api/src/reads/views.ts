@@ -2,7 +2,7 @@ import type { Workflow } from '@svc/db';
 import type { Principal } from '../auth/principal';
 import { readPageQuery, SeqKeySchema, toPage } from '../http/pagination';
 import { presentLlmCall, presentLogEntryJson } from '../wire/logs';
-import { presentPlan, presentWorkflow, workerIdOf } from '../wire/workflow';
+import { presentPlan, presentWorkflow, namedWorkerIdOf } from '../wire/workflow';
 import { presentProject } from '../wire/project';
 import type { Project, Workflow as WireWorkflow, WorkflowStatus } from '@svc/protocol';
 import type { HotReads, ProjectWithRole } from './hot-reads';
@@ -33,7 +33,7 @@ export const workflowViews = {
 
 /** The workflow in its wire form, with its worker's name (the REST answers of every workflow route). */
 export async function presentWorkflowOf(reads: HotReads, workflow: Workflow): Promise<WireWorkflow> {
-  const workerId = workerIdOf(workflow);
+  const workerId = namedWorkerIdOf(workflow);
   const names = workerId === null ? null : await reads.workerNames([workerId]);
   return presentWorkflow(
     workflow,

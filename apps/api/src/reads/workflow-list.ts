@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../domain/validate';
 import { authorizeProject } from '../policies/access';
-import { presentWorkflowListItem, workerIdOf } from '../wire/workflow';
+import { presentWorkflowListItem, namedWorkerIdOf } from '../wire/workflow';
 import { CountedTimeIdKeySchema, readPageQuery, toPage } from '../http/pagination';
 import { isUnfinished } from '../workflows';
 import type { WorkflowFilter } from './workflow-page';
@@ -35,7 +35,7 @@ export async function workflowListPage(
   const shown = rows.slice(0, page.limit);
   // One statement each for the page's worker names, latest snapshots and authors, whatever the page size.
   const [names, snapshots, authors] = await Promise.all([
-    reads.workerNames([...new Set(shown.map(workerIdOf).filter((id): id is string => id !== null))]),
+    reads.workerNames([...new Set(shown.map(namedWorkerIdOf).filter((id): id is string => id !== null))]),
     reads.latestSnapshots(shown.map((w) => w.id)),
     reads.runAuthors.of(shown),
   ]);
@@ -46,7 +46,7 @@ export async function workflowListPage(
     (w) =>
       presentWorkflowListItem(
         w,
-        names.get(workerIdOf(w) ?? '') ?? null,
+        names.get(namedWorkerIdOf(w) ?? '') ?? null,
         reads.appLinks.linkOf(w),
         snapshots.get(w.id) ?? null,
         w.plan_revising && isUnfinished(w.status),

@@ -19,7 +19,15 @@ export const workerIdOf = (workflow: Pick<WorkflowRow, 'assigned_worker_id' | 'r
   workflow.assigned_worker_id ?? workflow.requested_worker_id;
 
 /**
- * `worker_name` is the name of the worker in `worker_id` (null when there is none, or it is gone);
+ * The worker `worker_name` names: the one in `worker_id`, else the one that last ran the run, so a run its
+ * worker gave back (paused, lease lost) still says where it ran, as the "Ran on" filter finds it (decision 0082).
+ */
+export const namedWorkerIdOf = (
+  workflow: Pick<WorkflowRow, 'assigned_worker_id' | 'requested_worker_id' | 'last_worker_id'>,
+) => workerIdOf(workflow) ?? workflow.last_worker_id;
+
+/**
+ * `worker_name` is the name of the worker `namedWorkerIdOf` gives (null when there is none, or it is gone);
  * `appLink` is the workflow's built-app link (AppLinks.linkOf).
  */
 export function presentWorkflow(workflow: WorkflowRow, workerName: string | null, appLink: string | null): Workflow {

@@ -14,6 +14,8 @@ import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/ser
 import { addMember, body, createProject, createWorkflow } from '../support/fixtures';
 
 const ANSWER_LINK = /http:\/\/[^\s"<>]+\/svc\/answer\/([A-Za-z0-9_-]{43})/;
+/** The mail's text with the line ends SMTP gave it (CRLF) as the message was written. */
+const lf = (text: string) => text.replace(/\r\n/g, '\n');
 const linkOf = (mail: ReceivedMail) => {
   const match = ANSWER_LINK.exec(mail.text);
   if (!match) throw new Error(`no answer link in the mail:\n${mail.text}`);
@@ -276,6 +278,94 @@ describe.each(TEST_PROVIDERS)('notifications on %s', (provider) => {
     const answered = await post('no <later>');
     expect(answered.status).toBe(200);
     expect((await worker.dispatch(id, 'answer')).message).toBe('no <later>');
+  });
+
+  it('waiting for input: the mail (text and HTML) and the Slack, Teams and Discord messages list the choices, the default and its time; a question without them reads as before (decision 0082)', async () => {
+    await prefs(alice, {
+      email: { enabled: true, address: 'alice@example.test', events: ['waiting_for_input'] },
+      chat: { enabled: true, format: 'slack', url: `${chat.url}/choices`, events: ['waiting_for_input'] },
+    });
+    const options = { choices: ['yes', 'no <later>'], default: 'no <later>', timeout_seconds: 3600 };
+    const choicesLine = 'Choices: "yes", "no <later>"';
+    const { id } = await waitingRun('Deploy to production?', options);
+    const deadline = (await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).question_deadline!;
+    const defaultLine = `Default: "no <later>", given automatically at ${deadline.toISOString()} without an answer`;
+    const chatTo = (path: string) => chat.nextRequest((r) => r.path === path && r.body.includes(id));
+
+    const mail = await smtp.nextMail((m) => m.to.includes('alice@example.test') && m.text.includes(id));
+    expect(lf(mail.text)).toContain(`Question:\nDeploy to production?\n\n${choicesLine}\n\n${defaultLine}\n\n`);
+    expect(linkOf(mail)).toContain('/svc/answer/');
+    expect(mail.html).toContain(
+      '<p><strong>Choices</strong></p><ul><li>yes</li><li>no &lt;later&gt; (default)</li></ul>',
+    );
+    expect(mail.html).toContain(
+      `<p><strong>Default</strong>: &quot;no &lt;later&gt;&quot;, given automatically at ${deadline.toISOString()} without an answer</p>`,
+    );
+    expect(mail.html).toMatch(/<a href="http:\/\/[^"]+\/svc\/answer\/[A-Za-z0-9_-]{43}">Answer the question<\/a>/);
+
+    const slack = (await chatTo('/choices')).json as { text: string; blocks: Record<string, unknown>[] };
+    expect(slack.text).toContain(`Question:\nDeploy to production?\n${choicesLine}\n${defaultLine}\n<`);
+    expect(slack.blocks[1]).toEqual({
+      type: 'section',
+      fields: [
+        { type: 'mrkdwn', text: '*Choices*\n"yes", "no &lt;later&gt;"' },
+        {
+          type: 'mrkdwn',
+          text: `*Default*\n${defaultLine.slice('Default: '.length).replace('<later>', '&lt;later&gt;')}`,
+        },
+      ],
+    });
+    expect(slack.blocks).toHaveLength(3);
+
+    // the same question handed over again reaches the other formats (two chat messages a run are allowed)
+    await prefs(alice, { email: { enabled: false }, chat: { format: 'teams', url: `${chat.url}/choices-teams` } });
+    await deliver(outboxEvent('run.waiting_for_input', id));
+    expect((await chatTo('/choices-teams')).json).toMatchObject({
+      '@type': 'MessageCard',
+      text: 'Question:\nDeploy to production?',
+      sections: [
+        {
+          facts: [
+            { name: 'Choices', value: '"yes", "no <later>"' },
+            { name: 'Default', value: defaultLine.slice('Default: '.length) },
+          ],
+        },
+      ],
+    });
+    await prefs(alice, { chat: { enabled: false } });
+    await prefs(bob, {
+      chat: { enabled: true, format: 'discord', url: `${chat.url}/choices-discord`, events: ['waiting_for_input'] },
+    });
+    await deliver(outboxEvent('run.waiting_for_input', id));
+    const discord = (await chatTo('/choices-discord')).json as { content: string };
+    expect(discord.content).toContain(
+      `Question:\nDeploy to production?\n**Choices:** "yes", "no <later>"\n**Default:** ${defaultLine.slice('Default: '.length)}\n`,
+    );
+    await prefs(bob, { chat: { enabled: false, url: null } });
+
+    // a free-text question: nothing added
+    await prefs(alice, {
+      email: { enabled: true },
+      chat: { enabled: true, format: 'slack', url: `${chat.url}/plain` },
+    });
+    const plain = await waitingRun('Which region?');
+    const plainMail = await smtp.nextMail((m) => m.to.includes('alice@example.test') && m.text.includes(plain.id));
+    expect(lf(plainMail.text)).toContain('Question:\nWhich region?\n\nAnswer from this link');
+    expect(plainMail.text).not.toMatch(/Choices|Default/);
+    expect(plainMail.html).not.toMatch(/Choices|Default|<ul>/);
+    const plainSlack = (await chat.nextRequest((r) => r.path === '/plain' && r.body.includes(plain.id))).json as {
+      text: string;
+      blocks: unknown[];
+    };
+    expect(plainSlack.text).toMatch(/^\S.* is waiting for your answer\nQuestion:\nWhich region\?\n<http/);
+    expect(plainSlack.blocks).toEqual([
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: expect.stringMatching(/\*\nQuestion:\nWhich region\?$/) },
+      },
+      { type: 'section', text: { type: 'mrkdwn', text: expect.stringMatching(/\|Open the run>$/) } },
+    ]);
+    await prefs(alice, { email: { enabled: false }, chat: { enabled: false, url: null } });
   });
 
   it('answer link: refused after expiry, after the question was answered elsewhere, for a stale question, and for a removed member', async () => {

@@ -25,6 +25,9 @@ describe('svc list output', () => {
           status: 'failed',
           error: 'tests failed',
           author: { kind: 'schedule', user_id: 'u1', login: 'ann', name: null },
+          // no worker holds it now: the server names the one that last ran it (decision 0082)
+          worker_id: null,
+          worker_name: 'south',
         }),
       ],
       next_cursor: 'abc',
@@ -35,7 +38,7 @@ describe('svc list output', () => {
     expect(lines[0]).toMatch(/^w1\s+running\s+ann\s+north\s+1m05s\s+Build it$/);
     expect(lines[1]).toMatch(/^w2\s+waiting_user\s+ann\s+-\s+-\s+Build it$/);
     expect(lines[2]).toBe('    question: Which colour?');
-    expect(lines[3]).toMatch(/^w3\s+failed\s+schedule:ann\s+/);
+    expect(lines[3]).toMatch(/^w3\s+failed\s+schedule:ann\s+south\s+/);
     expect(lines[4]).toBe('    failed: tests failed');
     expect(lines[5]).toBe('51-53 of 312 (next: --cursor abc)');
     expect(listText({ items: [], next_cursor: null, total: 0, offset: 0 })).toBe('0 of 0');

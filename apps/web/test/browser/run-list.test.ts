@@ -133,12 +133,29 @@ describeInChromium('the project page and its run list in Chromium against the re
     page.off('request', onRequest);
   });
 
-  it('shows who started each run, its worker, its question or failure, and the count', async () => {
+  it('shows who started each run, its worker (also of one given back), its question or failure, and the count', async () => {
     await expectText(page.getByTestId('run-count'), '1–6 of 6');
     await expectText(item(made.running!).getByTestId('run-author'), 'Started by olivia');
     await expectText(item(made.running!).getByTestId('run-worker'), 'on list-worker');
     await expectText(item(made.waiting!).getByTestId('run-question'), 'Asks: Which currency should prices use?');
     await expectText(item(made.failed!).getByTestId('run-error'), 'Failed: npm install failed');
+
+    // Its worker gives the running run back to the queue (a timer keeps it from being taken again): no
+    // worker holds it now, and the list names the one it last ran on, as "Ran on" finds it (decision 0082).
+    const olivia = await server.login('olivia');
+    const timer = await server.request(`/svc/api/workflows/${made.running!.id}/timers`, {
+      as: olivia,
+      json: { seconds: 3600, reason: 'Wait for the certificate' },
+    });
+    expect(timer.status).toBe(201);
+    await runs.store(made.running!.id, { kind: 'status', data: { status: 'pending' } });
+    expect(await runs.get(made.running!.id)).toMatchObject({
+      status: 'pending',
+      worker_id: null,
+      worker_name: 'list-worker',
+    });
+    await eventually(async () => expect(await item(made.running!).getAttribute('data-status')).toBe('pending'));
+    await expectText(item(made.running!).getByTestId('run-worker'), 'on list-worker');
   });
 
   it('filters by author, worker and creation date, keeps them in the URL, and opens a filtered link as it was', async () => {

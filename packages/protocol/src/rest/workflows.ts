@@ -46,7 +46,10 @@ export const WorkflowSchema = z.object({
   finished_at: TimestampSchema.nullable(),
   /** how many times feedback revised the plan */
   plan_revision: z.int().min(0),
-  /** the name of the worker in `worker_id` */
+  /**
+   * the name of the worker in `worker_id`; when that is null, of the worker that last ran the run (one that
+   * finished it or gave it back: the run list's "Ran on" filter, decisions 0078 and 0082); null when none has
+   */
   worker_name: z.string().nullable(),
   /** the built app's capability URL `<APP_ORIGIN or PUBLIC_URL>/svc/apps/<app_key>/` (no session needed) */
   app_link: z.string().nullable(),

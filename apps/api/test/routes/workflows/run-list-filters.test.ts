@@ -39,7 +39,6 @@ describe.each(TEST_PROVIDERS)('run list filters on %s', (provider) => {
           assigned_worker_id: finished ? null : workers[worker],
           // set with assigned_worker_id by the claim and kept once the run is released (decision 0078)
           last_worker_id: workers[worker],
-          requested_worker_id: finished ? workers[worker] : null,
           status: finished ? 'failed' : 'running',
           error: finished ? 'tests failed' : null,
           started_at: new Date(Date.UTC(2026, 0, 10, 0, 0, 0)),
@@ -50,6 +49,8 @@ describe.each(TEST_PROVIDERS)('run list filters on %s', (provider) => {
     await ran('a3', 'north', false);
     await ran('b1', 'south', false);
     await ran('a4', 'north', true); // finished: no longer assigned, still north's last run
+    // b2 went back to the queue (its worker paused it): no worker holds it, south ran it last
+    await db.workflow.update({ where: { id: ids.b2 }, data: { last_worker_id: workers.south } });
     await db.workflow.update({ where: { id: ids.a5 }, data: { schedule_id: 'some-schedule' } });
   });
   afterAll(async () => server?.close());
@@ -80,7 +81,7 @@ describe.each(TEST_PROVIDERS)('run list filters on %s', (provider) => {
     expect(keys(await list('q=run%20b&author=bob'))).toEqual(['b2', 'b1']);
   });
 
-  it('says who started each run, how long it ran and on which worker', async () => {
+  it('says who started each run, how long it ran and on which worker, also one no worker holds now', async () => {
     const page = await list('limit=100');
     const item = (key: string) => page.items.find((i) => i.id === ids[key])!;
     expect(item('a1').author).toMatchObject({ kind: 'user', login: 'ann' });
@@ -92,6 +93,12 @@ describe.each(TEST_PROVIDERS)('run list filters on %s', (provider) => {
       status: 'failed',
       error: 'tests failed',
     });
+    // no worker holds a4 or b2 now: the name is the worker that last ran it (decision 0082); a1 never ran
+    expect(item('b2')).toMatchObject({ status: 'pending', worker_name: 'south' });
+    expect(item('a3').worker_name).toBe('north');
+    expect(item('a1').worker_name).toBeNull();
+    const one = await body<Item>(await server.request(`/svc/api/workflows/${ids.b2}`, { as: ann }));
+    expect(one.worker_name).toBe('south');
     expect(item('a1').duration_ms).toBeNull();
     expect(item('a2').duration_ms).toBeNull(); // still running: the client times it from started_at
   });

@@ -125,7 +125,7 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
       />
       <div className="log-count-row">
         <p className="muted small log-count" role="status" id={`${ids}-count`}>
-          {shown.length !== items.length ? `${shown.length} of ${items.length} entries` : `${items.length} entries`}
+          {countText(shown.length, items.length)}
         </p>
         {items.length > 0 && (
           <a className="small" href={rawLogUrl(workflowId, null)} download>
@@ -164,3 +164,7 @@ export function ExecutionLog({ workflowId, live, stepFilter, onStepFilterChange 
     </div>
   );
 }
+
+/** How many entries the filters leave of how many: "3 of 12 entries", "12 entries", "1 entry". */
+const countText = (shown: number, total: number) =>
+  shown !== total ? `${shown} of ${total} entries` : `${total} ${total === 1 ? 'entry' : 'entries'}`;

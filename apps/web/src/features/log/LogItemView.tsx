@@ -1,7 +1,15 @@
 import type { ReactNode } from 'react';
 import { formatBytes, formatDuration } from '../../lib/format';
 import { formatClock, formatFullTime } from './format-time';
-import { commandOf, isError, stepName, type LogItem } from './log-model';
+import {
+  commandOf,
+  isError,
+  stepName,
+  timedOutQuestionOf,
+  type LogEntry,
+  type LogItem,
+  type TimedOutQuestion,
+} from './log-model';
 import { assembledOutput, lineTimes, type RunningCommand } from './running-commands';
 import { OMITTED_OUTPUT_MARKER } from '@svc/text';
 import { LogOutput } from './LogOutput';
@@ -53,7 +61,7 @@ export interface OutputView {
 }
 
 /** A cut output says how much is left out here and where the whole of it is (the raw log). */
-function CutOutputNote({ entry, view }: { entry: Extract<LogItem, { kind: 'entry' }>['entry']; view: OutputView }) {
+function CutOutputNote({ entry, view }: { entry: LogEntry; view: OutputView }) {
   const omitted = OMITTED_OUTPUT_MARKER.exec(entry.output)?.[1];
   if (entry.output_total_bytes === null || omitted === undefined) return null;
   const where = entry.step_index === null ? 'the run' : stepName(entry.step_index).toLowerCase();
@@ -88,8 +96,41 @@ function RunningCommandView({ command, view }: { command: RunningCommand; view: 
   );
 }
 
+/**
+ * A question its deadline answered with the default (decision 0079): the server's own entry, said in words
+ * rather than shown as a tool call, with the question and its choices; the raw input stays one click away.
+ */
+function TimedOutQuestionView({ entry, question }: { entry: LogEntry; question: TimedOutQuestion }) {
+  return (
+    <>
+      <div className="log-head">
+        <strong className="log-server-title">Question timed out</strong>
+        <span className="badge badge-waiting_user">answered with the default</span>
+        <Time iso={entry.created_at} />
+      </div>
+      <p className="log-timeout-text" data-testid="question-timeout-text">
+        No answer came by{' '}
+        <time dateTime={question.deadline} title={formatFullTime(question.deadline)}>
+          {formatClock(question.deadline)}
+        </time>
+        , so the question was answered with its default “{question.answer}”.
+      </p>
+      <blockquote className="log-timeout-question">{question.question}</blockquote>
+      {question.choices && (
+        <p className="muted small">Choices: {question.choices.map((choice) => `“${choice}”`).join(', ')}</p>
+      )}
+      <details className="log-input">
+        <summary>Input</summary>
+        <pre className="code">{entry.tool_input}</pre>
+      </details>
+    </>
+  );
+}
+
 function StoredEntryView({ item, view }: { item: Extract<LogItem, { kind: 'entry' }>; view: OutputView }) {
   const { entry } = item;
+  const timedOut = timedOutQuestionOf(entry);
+  if (timedOut) return <TimedOutQuestionView entry={entry} question={timedOut} />;
   const command = commandOf(entry);
   return (
     <>

@@ -1,4 +1,4 @@
-import { stepName } from './log-model';
+import { stepName, toolLabel } from './log-model';
 import type { LogFilter } from './log-model';
 
 interface Props {
@@ -49,7 +49,7 @@ export function LogToolbar({
           <option value="">All tools</option>
           {tools.map((name) => (
             <option key={name} value={name}>
-              {name}
+              {toolLabel(name)}
             </option>
           ))}
         </select>

@@ -1,5 +1,14 @@
 import type { CommandOutputData } from '@svc/protocol';
-import { commandOf, groupLog, logItems, matchesFilter, NO_FILTER, toolNames, type LogEntry } from './log-model';
+import {
+  commandOf,
+  groupLog,
+  logItems,
+  matchesFilter,
+  NO_FILTER,
+  timedOutQuestionOf,
+  toolNames,
+  type LogEntry,
+} from './log-model';
 import { runningCommandsReducer, type RunningCommands } from './running-commands';
 
 let nextSeq = 0;
@@ -51,6 +60,38 @@ describe('commandOf', () => {
       'cd app\nnpm ci',
     );
     expect(commandOf(entry({ command: null, tool_name: 'write_file', tool_input: 'command: no\n' }))).toBeNull();
+  });
+});
+
+describe('timedOutQuestionOf', () => {
+  // the YAML the API writes for the entry (yaml's stringify, lineWidth 0)
+  const timedOut = (tool_input: string) =>
+    entry({ tool_name: 'question_timeout', tool_input, command: null, duration_ms: null });
+  it('reads the question, its choices, the default given and the deadline of a question_timeout entry', () => {
+    expect(
+      timedOutQuestionOf(
+        timedOut(
+          'question: |-\n  Deploy the shop now?\n  Say yes: or no\nchoices:\n  - yes\n  - "no: later"\ndefault: "no: later"\ndeadline: 2026-11-28T16:00:00.000Z\n',
+        ),
+      ),
+    ).toEqual({
+      question: 'Deploy the shop now?\nSay yes: or no',
+      choices: ['yes', 'no: later'],
+      answer: 'no: later',
+      deadline: '2026-11-28T16:00:00.000Z',
+    });
+    expect(timedOutQuestionOf(timedOut('question: Go on?\ndefault: go\ndeadline: 2026-11-28T16:00:00.000Z\n'))).toEqual(
+      {
+        question: 'Go on?',
+        choices: null,
+        answer: 'go',
+        deadline: '2026-11-28T16:00:00.000Z',
+      },
+    );
+  });
+  it('is null for other tools and for an input without its fields', () => {
+    expect(timedOutQuestionOf(entry())).toBeNull();
+    expect(timedOutQuestionOf(timedOut('question: Go on?\n'))).toBeNull();
   });
 });
 

@@ -33,23 +33,67 @@ function yamlScalar(raw: string): string {
   return text;
 }
 
-/** The command text of the YAML input (`command: ...`, also as a `|` block), for entries without `command`. */
-function commandFromYaml(yaml: string): string | null {
+/** A top-level field of the YAML input (plain, quoted or a `|` block), null when absent or not a scalar. */
+function yamlField(yaml: string, key: string): string | null {
   const lines = yaml.split('\n');
-  const at = lines.findIndex((line) => line.startsWith('command:'));
+  const at = lines.findIndex((line) => line.startsWith(`${key}:`));
   if (at === -1) return null;
-  const value = lines[at]!.slice('command:'.length).trim();
+  const value = lines[at]!.slice(key.length + 1).trim();
   if (!/^[|>][-+]?$/.test(value)) return yamlScalar(value);
-  const block: string[] = [];
-  for (const line of lines.slice(at + 1)) {
-    if (line !== '' && !line.startsWith(' ')) break;
-    block.push(line);
-  }
+  const block = indentedBelow(lines, at);
   const indent = Math.min(...block.filter((l) => l.trim()).map((l) => l.length - l.trimStart().length));
   return block
     .map((l) => l.slice(Number.isFinite(indent) ? indent : 0))
     .join('\n')
     .trimEnd();
+}
+
+/** The lines under a top-level key (indented, or blank), up to the next top-level key. */
+function indentedBelow(lines: readonly string[], at: number): string[] {
+  const block: string[] = [];
+  for (const line of lines.slice(at + 1)) {
+    if (line !== '' && !line.startsWith(' ')) break;
+    block.push(line);
+  }
+  return block;
+}
+
+/** A top-level list of scalars in the YAML input (`key:` then `  - item` lines); null when absent. */
+function yamlList(yaml: string, key: string): string[] | null {
+  const lines = yaml.split('\n');
+  const at = lines.findIndex((line) => line === `${key}:`);
+  if (at === -1) return null;
+  return indentedBelow(lines, at)
+    .map((line) => /^\s*- (.*)$/.exec(line)?.[1])
+    .filter((item): item is string => item !== undefined)
+    .map(yamlScalar);
+}
+
+/** The command text of the YAML input (`command: ...`, also as a `|` block), for entries without `command`. */
+const commandFromYaml = (yaml: string) => yamlField(yaml, 'command');
+
+/** The entry the server writes when a question's deadline gave its default answer (decision 0079). */
+export const QUESTION_TIMEOUT_TOOL = 'question_timeout';
+
+/** How the tool filter names a tool: the server's own entries in words, a tool by its name. */
+export const toolLabel = (name: string) => (name === QUESTION_TIMEOUT_TOOL ? 'Question timed out' : name);
+
+export interface TimedOutQuestion {
+  question: string;
+  choices: string[] | null;
+  /** the default the question was answered with */
+  answer: string;
+  deadline: string;
+}
+
+/** What a `question_timeout` entry's input says; null for other entries (or an input it cannot read). */
+export function timedOutQuestionOf(entry: LogEntry): TimedOutQuestion | null {
+  if (entry.tool_name !== QUESTION_TIMEOUT_TOOL) return null;
+  const question = yamlField(entry.tool_input, 'question');
+  const answer = yamlField(entry.tool_input, 'default');
+  const deadline = yamlField(entry.tool_input, 'deadline');
+  if (question === null || answer === null || deadline === null) return null;
+  return { question, choices: yamlList(entry.tool_input, 'choices'), answer, deadline };
 }
 
 /** The command an entry ran (its `command` field, or read from its input), null for other tools. */
