@@ -5,7 +5,7 @@ describe('ByteTail', () => {
     const tail = new ByteTail(10);
     tail.push(Buffer.from('abc'));
     tail.push(Buffer.from('def'));
-    expect(tail.bytes().toString()).toBe('abcdef');
+    expect(Buffer.from(tail.bytes()).toString()).toBe('abcdef');
     expect(tail.length).toBe(6);
     expect(tail.dropped).toBe(0);
   });
@@ -13,7 +13,7 @@ describe('ByteTail', () => {
   it('keeps the last bytes across chunk boundaries and counts what fell out', () => {
     const tail = new ByteTail(5);
     for (const part of ['abc', 'defg', 'h', 'ijklmnop']) tail.push(Buffer.from(part));
-    expect(tail.bytes().toString()).toBe('lmnop');
+    expect(Buffer.from(tail.bytes()).toString()).toBe('lmnop');
     expect(tail.dropped).toBe(11);
     expect(tail.length).toBe(5);
   });
@@ -22,7 +22,7 @@ describe('ByteTail', () => {
     const tail = new ByteTail(4);
     tail.push(Buffer.from('abc'));
     tail.push(Buffer.from('de'));
-    expect(tail.bytes().toString()).toBe('bcde');
+    expect(Buffer.from(tail.bytes()).toString()).toBe('bcde');
     expect(tail.dropped).toBe(1);
   });
 

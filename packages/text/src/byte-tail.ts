@@ -4,7 +4,7 @@
  * the server's bounded command-output upload keep their tails with it.
  */
 export class ByteTail {
-  private chunks: Buffer[] = [];
+  private chunks: Uint8Array[] = [];
   private held = 0;
   /** bytes pushed out of the front so far */
   dropped = 0;
@@ -15,7 +15,7 @@ export class ByteTail {
     return this.held;
   }
 
-  push(bytes: Buffer): void {
+  push(bytes: Uint8Array): void {
     if (this.limit === 0) {
       this.dropped += bytes.length;
       return;
@@ -23,7 +23,7 @@ export class ByteTail {
     this.chunks.push(bytes);
     this.held += bytes.length;
     while (this.held > this.limit) {
-      const first = this.chunks[0] as Buffer;
+      const first = this.chunks[0] as Uint8Array;
       const cut = Math.min(first.length, this.held - this.limit);
       if (cut === first.length) this.chunks.shift();
       else this.chunks[0] = first.subarray(cut);
@@ -32,7 +32,14 @@ export class ByteTail {
     }
   }
 
-  bytes(): Buffer {
-    return Buffer.concat(this.chunks);
+  /** The held bytes in one piece (a copy). */
+  bytes(): Uint8Array {
+    const out = new Uint8Array(this.held);
+    let at = 0;
+    for (const chunk of this.chunks) {
+      out.set(chunk, at);
+      at += chunk.length;
+    }
+    return out;
   }
 }
