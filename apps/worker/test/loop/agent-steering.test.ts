@@ -268,6 +268,14 @@ describe.each(TEST_PROVIDERS)('agent loop: steering through the real server on %
       exit_code: 0,
       output: `${other} ${other}`,
       timed_out: false,
+      // when its one line came; line 0 is the asker's status line (decision 0081); not cut: no output object
+      output_line_times: {
+        started_at: expect.any(String),
+        lines: [
+          [0, null],
+          [1, expect.any(Number)],
+        ],
+      },
     });
   });
 });
