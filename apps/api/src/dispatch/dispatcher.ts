@@ -278,7 +278,7 @@ export class LiveDispatcher implements Steering {
     );
     if (!sessions.some((s) => (load.get(s.workerId) ?? 0) < s.capacity)) return false;
     const queued = await queuedPage(db, this.deps.provider);
-    const claimed = await this.claimPage(queued, sessions, load);
+    const { claimed, raced } = await this.claimPage(queued, sessions, load);
     // The claimed runs' dispatches are read and built side by side, and sent in queue order.
     const prepared = await Promise.allSettled(claimed.map(({ candidate }) => this.prepareDispatch(candidate.id)));
     let handedOut = 0;
@@ -289,7 +289,8 @@ export class LiveDispatcher implements Steering {
     // A dispatch that could not be built fails the round (logged), as it did before the others were sent.
     const failed = prepared.find((p) => p.status === 'rejected');
     if (failed) throw failed.reason;
-    return queued.length === QUEUE_PAGE && handedOut > 0;
+    // A lost race leaves runs of that project unclaimed this round: a fresh page decides them.
+    return raced || (queued.length === QUEUE_PAGE && handedOut > 0);
   }
 
   /** The connected workers an administrator has not paused (read each round: the pause is in the database). */
@@ -303,20 +304,31 @@ export class LiveDispatcher implements Steering {
     return sessions.filter((s) => !pausedIds.has(s.workerId));
   }
 
-  /** Claims one at a time: each counts against its worker's room (`load`) and its project's limit. */
+  /**
+   * Claims one at a time: each counts against its worker's room (`load`) and its project's limit. A
+   * claim the database refuses means the page is stale (another replica claimed, or a slot was taken or
+   * freed since it was read): the project's later runs wait for the next round, so a run never
+   * overtakes an older one of its project because a slot freed between two claims.
+   */
   private async claimPage(
     queued: readonly QueuedRow[],
     sessions: readonly WorkerSession[],
     load: Map<string, number>,
-  ): Promise<{ candidate: QueuedRow; target: WorkerSession }[]> {
+  ): Promise<{ claimed: { candidate: QueuedRow; target: WorkerSession }[]; raced: boolean }> {
     const claimed: { candidate: QueuedRow; target: WorkerSession }[] = [];
+    const stale = new Set<string>();
     for (const candidate of queued) {
+      if (stale.has(candidate.project_id)) continue;
       const target = pickWorker(sessions, load, candidate.requested_worker_id, candidate.requires);
-      if (!target || !(await this.claim(candidate.id, target))) continue;
+      if (!target) continue;
+      if (!(await this.claim(candidate.id, target))) {
+        stale.add(candidate.project_id);
+        continue;
+      }
       load.set(target.workerId, (load.get(target.workerId) ?? 0) + 1);
       claimed.push({ candidate, target });
     }
-    return claimed;
+    return { claimed, raced: stale.size > 0 };
   }
 
   /** A claimed run's dispatch, read after the claim: the seqs stored and granted, and the steering, as they are now. */

@@ -16,6 +16,8 @@ describe('concurrency limits across two PostgreSQL replicas', () => {
     cluster = await startCluster({ WORKER_HEARTBEAT_SECONDS: '2', WORKER_OFFLINE_AFTER_SECONDS: '120' });
     db = await openDb(cluster);
   }, CLUSTER_TIMEOUT_MS);
+  // A failed test's workers would take the next test's runs.
+  afterEach(() => cluster?.closeWorkers());
   afterAll(async () => {
     await db?.close();
     await cluster?.close();
@@ -88,7 +90,6 @@ describe('concurrency limits across two PostgreSQL replicas', () => {
       expect(order).toEqual(ids);
       // Strictly alternating: each start follows the previous run's finish.
       expect(log).toEqual(ids.flatMap((id) => [`start ${id}`, `finish ${id}`]));
-      cluster.closeWorkers();
     },
     CLUSTER_TIMEOUT_MS,
   );
@@ -109,7 +110,6 @@ describe('concurrency limits across two PostgreSQL replicas', () => {
       }
       const { order } = await drain(workers, ids.length, projectId);
       expect(order).toEqual(ids);
-      cluster.closeWorkers();
     },
     CLUSTER_TIMEOUT_MS,
   );

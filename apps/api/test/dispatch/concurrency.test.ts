@@ -118,6 +118,35 @@ describe.each(TEST_PROVIDERS)('concurrency and priority on %s', (provider) => {
     expect(starts(worker)).toEqual([blocker, high, low]);
   });
 
+  it('a claim refused because another server held the run for a moment does not let a younger run of its project overtake it', async () => {
+    const { id: projectId } = await createProject(suite.server, suite.alice, 'stale page');
+    await setLimit(projectId, 1);
+    const older = await create(projectId, {}, 'older');
+    const younger = await create(projectId, {}, 'younger');
+    const { engine } = suite.server.runtime.live;
+    const realClaim = engine.claim.bind(engine);
+    let raced = false;
+    // Another replica claims the older run after this one read its page, and gives it back (its
+    // dispatch could not be sent) before this one claims the younger run: the slot is free again.
+    const claim = jest.spyOn(engine, 'claim').mockImplementation(async (workflowId, workerId) => {
+      if (workflowId !== older || raced) return realClaim(workflowId, workerId);
+      raced = true;
+      expect(await realClaim(workflowId, workerId)).toBe(true);
+      await engine.unclaim(workflowId, workerId);
+      return false;
+    });
+    try {
+      const worker = await suite.start('one-of-two-servers', 2);
+      await worker.dispatch(older, 'start');
+      await dispatchRound();
+      expect(raced).toBe(true);
+      expect(starts(worker)).toEqual([older]);
+      expect(await row(younger)).toMatchObject({ status: 'pending', assigned_worker_id: null });
+    } finally {
+      claim.mockRestore();
+    }
+  });
+
   it('raising max_running lets waiting runs go at once; only an owner sets it', async () => {
     const { id: projectId } = await createProject(suite.server, suite.alice, 'limit');
     expect((await setLimit(projectId, 1)).max_running).toBe(1);
