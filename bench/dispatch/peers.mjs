@@ -77,7 +77,9 @@ export async function bullmqTarget() {
   const name = 'bench';
   const prefix = `svc-bench-${Date.now().toString(36)}`;
   const queue = new Queue(name, { connection: REDIS, prefix });
-  const redis = await queue.client;
+  // Its own connection for INFO: the queue's client is not ready until the queue has run a command.
+  const Redis = requireBench('ioredis');
+  const redis = new Redis(REDIS);
   let workers = [];
   return {
     name: 'BullMQ',
@@ -102,6 +104,7 @@ export async function bullmqTarget() {
     async stop() {
       await queue.obliterate({ force: true });
       await queue.close();
+      redis.disconnect();
     },
   };
 }

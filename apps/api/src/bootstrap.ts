@@ -29,7 +29,7 @@ import { SecretKeyring } from './secrets/keyring';
 import { ForgeSync } from './forges/sync';
 import { Outbox } from './outbox';
 import { pruneDeliveryLogs } from './outbox/retention';
-import { createNotifications, NOTIFICATIONS_CONSUMER } from './notifications';
+import { createNotifications, NOTIFICATIONS_CONSUMER, NOTIFIED_EVENT_TYPES } from './notifications';
 
 export const VERSION: string = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version;
 
@@ -142,7 +142,7 @@ export async function buildRuntime(
   });
   const notifications = createNotifications({ db: dbHandle.db, keyring: secretsKeyring, config, logger });
   // Before live.start() starts the outbox: e-mail and chat notifications of run events (decision 0045).
-  outbox.register(NOTIFICATIONS_CONSUMER, (event) => notifications.notifier.handle(event));
+  outbox.register(NOTIFICATIONS_CONSUMER, (event) => notifications.notifier.handle(event), NOTIFIED_EVENT_TYPES);
   const deps: AppDeps = {
     config,
     db: dbHandle.db,

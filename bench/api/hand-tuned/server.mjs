@@ -65,6 +65,9 @@ const presentWorkflow = (w, workerName) => ({
   requirement: w.requirement,
   status: w.status,
   question: w.question,
+  question_choices: w.question_choices === null ? null : JSON.parse(w.question_choices),
+  question_default: w.question_default,
+  question_deadline: isoOrNull(w.question_deadline),
   error: w.error,
   worker_id: workerIdOf(w),
   template: w.template,
@@ -162,6 +165,8 @@ const WORKFLOW_ROUTES = {
       duration_ms: e.duration_ms === null ? null : Number(e.duration_ms),
       command:
         e.tool_name === 'execute_on_worker' && typeof e.tool_input?.command === 'string' ? e.tool_input.command : null,
+      output_total_bytes: e.output_object === null ? null : Number(e.output_total_bytes),
+      output_line_times: e.output_line_times === null ? null : JSON.parse(e.output_line_times),
       created_at: iso(e.created_at),
     })),
   '/llm-calls': async (w) => {

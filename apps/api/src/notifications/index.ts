@@ -10,7 +10,7 @@ import { NotificationPreferenceStore } from './preferences';
 export { AnswerLinks, openQuestionOf, type LinkRefusal } from './answer-links';
 export { Notifier, NotificationFailed, sendTestNotification, TestNotSent } from './notifier';
 export { NotificationPreferenceStore, presentPreferences } from './preferences';
-export { notificationKindOf, type RunOutboxEvent } from './events';
+export { notificationKindOf, NOTIFIED_EVENT_TYPES, type RunOutboxEvent } from './events';
 export type { Mailer } from './mailer';
 
 /** The name the notifier registers under on the outbox. */

@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { encodeParameter, type Db, type DbProvider } from '@svc/db';
+import {
+  encodeParameter,
+  executeQuery,
+  isAnyOf,
+  queryBuilder,
+  selectRows,
+  sql,
+  type Db,
+  type DbProvider,
+} from '@svc/db';
 import type { TableRows } from '../events/event-sql';
 import type { NewEvent, StoredEvent, WorkflowRef } from '../events/types';
 import { outboxEventOf } from './map';
@@ -35,6 +44,11 @@ export interface OutboxDeps {
 
 type Group = { workflow: WorkflowRef; events: readonly NewEvent[] };
 
+interface Consumer {
+  handle: OutboxHandler;
+  wants(type: string): boolean;
+}
+
 /**
  * The durable outbox of public run events (issue 25, decision 0044). The event store asks it, for every
  * append, which outbox rows commit with the workflow events (`rowsFor`): one `outbox_events` row per public
@@ -42,9 +56,13 @@ type Group = { workflow: WorkflowRef; events: readonly NewEvent[] };
  * replica then claims due rows (a lease: compare-and-set on `locked_until`, so one replica at a time holds
  * a (consumer, event)), runs the consumer's handler, and marks the row done, or schedules a retry with
  * exponential backoff. A replica that dies holding a lease leaves it to expire; another takes it then.
+ *
+ * A consumer names the event types it handles, and only those get a claim row for it. Due claims are
+ * taken a batch at a time in one statement, their events read in one, and the handled ones marked done in
+ * one (decision 0083): a job's events cost a few statements per batch, not several per event.
  */
 export class Outbox {
-  private readonly consumers = new Map<string, OutboxHandler>();
+  private readonly consumers = new Map<string, Consumer>();
   private readonly poller: Poller;
   private readonly holder: string;
   private readonly logger: Logger;
@@ -60,13 +78,15 @@ export class Outbox {
   }
 
   /**
-   * Registers a consumer (at start-up, before events are written): every event written from then on gets
-   * a claim row for it. The handler must be idempotent (key on `event.id`).
+   * Registers a consumer (at start-up, before events are written): every event written from then on of
+   * one of `types` (default: every type) gets a claim row for it. The handler must be idempotent (key on
+   * `event.id`).
    */
-  register(consumer: string, handle: OutboxHandler): void {
+  register(consumer: string, handle: OutboxHandler, types?: readonly OutboxEventType[]): void {
     if (!/^[a-z][a-z0-9_.-]{0,63}$/.test(consumer)) throw new Error(`outbox consumer name ${consumer}`);
     if (this.consumers.has(consumer)) throw new Error(`outbox consumer ${consumer} is registered twice`);
-    this.consumers.set(consumer, handle);
+    const wanted = types ? new Set<string>(types) : null;
+    this.consumers.set(consumer, { handle, wants: (type) => wanted === null || wanted.has(type) });
   }
 
   /** The registered consumers' names. */
@@ -74,34 +94,36 @@ export class Outbox {
     return [...this.consumers.keys()];
   }
 
-  /** The rows the event store writes with an append (none when no event is public or no consumer is registered). */
+  /** The rows the event store writes with an append (none when no consumer handles any appended event). */
   rowsFor(groups: readonly Group[], at: Date): TableRows[] {
     if (this.consumers.size === 0) return [];
+    const stamp = encodeParameter(this.deps.provider, at);
     const events: { id: string; type: OutboxEventType; project_id: string; workflow_id: string; data: string }[] = [];
+    const claims: Record<string, unknown>[] = [];
     for (const { workflow, events: appended } of groups)
       for (const event of appended) {
         const mapped = outboxEventOf(event);
-        if (mapped)
-          events.push({
-            id: randomUUID(),
-            type: mapped.type,
-            project_id: workflow.project_id,
-            workflow_id: workflow.id,
-            data: JSON.stringify(mapped.data),
+        const takers = mapped ? this.takersOf(mapped.type) : [];
+        if (!mapped || takers.length === 0) continue;
+        const id = randomUUID();
+        events.push({
+          id,
+          type: mapped.type,
+          project_id: workflow.project_id,
+          workflow_id: workflow.id,
+          data: JSON.stringify(mapped.data),
+        });
+        for (const consumer of takers)
+          claims.push({
+            consumer,
+            event_id: id,
+            state: 'pending',
+            attempts: 0,
+            available_at: stamp,
+            updated_at: stamp,
           });
       }
     if (events.length === 0) return [];
-    const stamp = encodeParameter(this.deps.provider, at);
-    const claims = events.flatMap((event) =>
-      [...this.consumers.keys()].map((consumer) => ({
-        consumer,
-        event_id: event.id,
-        state: 'pending',
-        attempts: 0,
-        available_at: stamp,
-        updated_at: stamp,
-      })),
-    );
     const eventRows: TableRows<'outbox_events'> = {
       table: 'outbox_events',
       columns: ['id', 'type', 'project_id', 'workflow_id', 'data', 'created_at'],
@@ -115,9 +137,14 @@ export class Outbox {
     return [eventRows, claimRows] as TableRows[];
   }
 
-  /** After a commit: wake the dispatcher when a public event was among the appended ones. */
+  /** After a commit: wake the dispatcher when an event some consumer handles was among the appended ones. */
   committed(stored: readonly StoredEvent[]): void {
-    if (this.consumers.size > 0 && stored.some((event) => outboxEventOf(event) !== null)) this.poller.kick();
+    if (this.consumers.size === 0) return;
+    const handled = (event: StoredEvent) => {
+      const mapped = outboxEventOf(event);
+      return mapped !== null && this.takersOf(mapped.type).length > 0;
+    };
+    if (stored.some(handled)) this.poller.kick();
   }
 
   /** Wakes the dispatcher (e.g. after a retry was requested). */
@@ -133,14 +160,15 @@ export class Outbox {
     return this.poller.stop();
   }
 
+  private takersOf(type: string): string[] {
+    return [...this.consumers].filter(([, consumer]) => consumer.wants(type)).map(([name]) => name);
+  }
+
   /** One pass over every consumer: handles what is due; returns the next due moment it knows of. */
   private async pass(): Promise<Date | null> {
     let next: Date | null = null;
-    for (const [consumer, handle] of this.consumers) {
-      for (;;) {
-        const handled = await this.passOf(consumer, handle);
-        if (!handled) break;
-      }
+    for (const [consumer, { handle }] of this.consumers) {
+      while (await this.passOf(consumer, handle));
       const due = await this.deps.db.outboxClaim.findFirst({
         where: { consumer, state: 'pending' },
         orderBy: { available_at: 'asc' },
@@ -154,103 +182,144 @@ export class Outbox {
     return next;
   }
 
-  /** Claims and handles one batch of a consumer's due events; false when none was due. */
+  /** Claims and handles one batch of a consumer's due events; true when the batch was full (more may be due). */
   private async passOf(consumer: string, handle: OutboxHandler): Promise<boolean> {
     const { db, settings } = this.deps;
-    const now = new Date();
-    const due = await db.outboxClaim.findMany({
-      where: {
-        consumer,
-        state: 'pending',
-        available_at: { lte: now },
-        OR: [{ locked_until: null }, { locked_until: { lt: now } }],
-      },
-      orderBy: { available_at: 'asc' },
-      take: settings.batch ?? 20,
-      select: { event_id: true, locked_until: true },
-    });
-    if (due.length === 0) return false;
-    for (const row of due) {
-      const lease = new Date(Date.now() + settings.leaseSeconds * 1000);
-      // Compare-and-set on the lease seen: of two replicas racing for it, one updates the row.
-      const { count } = await db.outboxClaim.updateMany({
-        where: { consumer, event_id: row.event_id, state: 'pending', locked_until: row.locked_until },
-        data: { locked_by: this.holder, locked_until: lease, attempts: { increment: 1 }, updated_at: new Date() },
-      });
-      if (count === 1) await this.handleClaimed(consumer, handle, row.event_id);
-    }
-    return true;
-  }
-
-  private async handleClaimed(consumer: string, handle: OutboxHandler, eventId: string): Promise<void> {
-    const { db, settings } = this.deps;
-    const mine = { consumer, event_id: eventId, locked_by: this.holder };
+    const batch = settings.batch ?? 20;
+    const claimed = await this.claimDue(consumer, batch);
+    if (claimed.length === 0) return false;
+    // Renewed until the batch is marked done: a handled event stays claimed until then.
+    const held = new Set(claimed);
+    const mine = (ids: readonly string[]) => ({ consumer, event_id: { in: [...ids] }, locked_by: this.holder });
     const stopRenewing = keepLeased(
       settings.leaseSeconds,
       () =>
         db.outboxClaim.updateMany({
-          where: mine,
+          where: mine([...held]),
           data: { locked_until: new Date(Date.now() + settings.leaseSeconds * 1000) },
         }),
       (err) => this.logger.warn({ err }, 'outbox lease renewal failed'),
     );
+    const handled: string[] = [];
     try {
-      const event = await this.load(eventId);
-      if (event) await handle(event);
-      await db.outboxClaim.updateMany({
-        where: mine,
-        data: { state: 'done', locked_by: null, locked_until: null, last_error: null, updated_at: new Date() },
-      });
-    } catch (err) {
-      const row = await db.outboxClaim.findUnique({
-        where: { consumer_event_id: { consumer, event_id: eventId } },
-        select: { attempts: true },
-      });
-      const attempts = row?.attempts ?? 1;
-      const dead = attempts >= (settings.maxAttempts ?? 25);
-      const delay = backoffMs(attempts, settings.retryBaseMs, settings.retryMaxMs ?? 600_000);
-      this.logger.warn({ err, consumer, event_id: eventId, attempts, dead }, 'outbox consumer failed');
-      await db.outboxClaim.updateMany({
-        where: mine,
-        data: {
-          state: dead ? 'dead' : 'pending',
-          available_at: new Date(Date.now() + delay),
-          locked_by: null,
-          locked_until: null,
-          last_error: String((err as Error)?.message ?? err).slice(0, 1000),
-          updated_at: new Date(),
-        },
-      });
+      const events = await this.loadMany(claimed);
+      for (const eventId of claimed) {
+        const event = events.get(eventId);
+        try {
+          if (event) await handle(event);
+          handled.push(eventId);
+        } catch (err) {
+          held.delete(eventId);
+          await this.failed(consumer, eventId, err);
+        }
+      }
     } finally {
       stopRenewing();
+      if (handled.length > 0) await this.markDone(consumer, handled);
     }
+    return claimed.length === batch;
   }
 
-  /** The event as consumers get it, with the run's title, number, status and links. */
-  async load(eventId: string): Promise<OutboxEvent | null> {
+  /**
+   * Leases up to `limit` due claims of the consumer in one statement (their ids, oldest first). On
+   * PostgreSQL the rows are locked and others' locked rows skipped, so replicas take disjoint batches.
+   */
+  private async claimDue(consumer: string, limit: number): Promise<string[]> {
+    const { db, provider, settings } = this.deps;
+    const qb = queryBuilder(provider);
+    const now = new Date();
+    let due = qb
+      .selectFrom('outbox_claims')
+      .select('event_id')
+      .where('consumer', '=', consumer)
+      .where('state', '=', 'pending')
+      .where('available_at', '<=', now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+      .orderBy('available_at')
+      .limit(limit);
+    if (provider === 'postgresql') due = due.forUpdate().skipLocked();
+    const claim = qb
+      .updateTable('outbox_claims')
+      .set({
+        locked_by: this.holder,
+        locked_until: new Date(now.getTime() + settings.leaseSeconds * 1000),
+        attempts: sql<number>`attempts + 1`,
+        updated_at: now,
+      })
+      .where('consumer', '=', consumer)
+      .where('event_id', 'in', due)
+      .returning(['event_id', 'available_at']);
+    const rows = await selectRows<{ event_id: string; available_at: Date | string }>(db, provider, claim);
+    const at = (row: { available_at: Date | string }) => new Date(row.available_at).getTime();
+    return rows.sort((a, b) => at(a) - at(b)).map((row) => row.event_id);
+  }
+
+  /** Marks the handled claims done in one statement (Prisma's updateMany would open a transaction for it). */
+  private async markDone(consumer: string, eventIds: readonly string[]): Promise<void> {
+    const { db, provider } = this.deps;
+    const done = queryBuilder(provider)
+      .updateTable('outbox_claims')
+      .set({ state: 'done', locked_by: null, locked_until: null, last_error: null, updated_at: new Date() })
+      .where('consumer', '=', consumer)
+      .where('locked_by', '=', this.holder)
+      .where(({ ref }) => isAnyOf(provider, ref('event_id'), eventIds));
+    await executeQuery(db, provider, done);
+  }
+
+  /** A failed handling: retried after a backoff, or given up (`dead`) after the last attempt. */
+  private async failed(consumer: string, eventId: string, err: unknown): Promise<void> {
+    const { db, settings } = this.deps;
+    const row = await db.outboxClaim.findUnique({
+      where: { consumer_event_id: { consumer, event_id: eventId } },
+      select: { attempts: true },
+    });
+    const attempts = row?.attempts ?? 1;
+    const dead = attempts >= (settings.maxAttempts ?? 25);
+    const delay = backoffMs(attempts, settings.retryBaseMs, settings.retryMaxMs ?? 600_000);
+    this.logger.warn({ err, consumer, event_id: eventId, attempts, dead }, 'outbox consumer failed');
+    await db.outboxClaim.updateMany({
+      where: { consumer, event_id: eventId, locked_by: this.holder },
+      data: {
+        state: dead ? 'dead' : 'pending',
+        available_at: new Date(Date.now() + delay),
+        locked_by: null,
+        locked_until: null,
+        last_error: String((err as Error)?.message ?? err).slice(0, 1000),
+        updated_at: new Date(),
+      },
+    });
+  }
+
+  /** The events as consumers get them, with their run's title, number, status and links (two reads for the batch). */
+  private async loadMany(eventIds: readonly string[]): Promise<Map<string, OutboxEvent>> {
     const { db } = this.deps;
     const publicUrl = this.deps.publicUrl();
-    const row = await db.outboxEvent.findUnique({ where: { id: eventId } });
-    if (!row) return null;
-    const run = await db.workflow.findUnique({
-      where: { id: row.workflow_id },
-      select: { title: true, number: true, status: true },
+    const rows = await db.outboxEvent.findMany({ where: { id: { in: [...eventIds] } } });
+    const runs = await db.workflow.findMany({
+      where: { id: { in: [...new Set(rows.map((row) => row.workflow_id))] } },
+      select: { id: true, title: true, number: true, status: true },
     });
-    const runUrl = `${publicUrl}/projects/${row.project_id}/workflows/${row.workflow_id}`;
-    return {
-      id: row.id,
-      type: row.type as OutboxEventType,
-      project_id: row.project_id,
-      workflow_id: row.workflow_id,
-      created_at: row.created_at.toISOString(),
-      data: {
-        title: run?.title ?? null,
-        number: run?.number ?? null,
-        status: run?.status ?? null,
-        run_url: runUrl,
-        report_url: `${publicUrl}/svc/api/workflows/${row.workflow_id}/report`,
-        ...(JSON.parse(row.data) as Record<string, unknown>),
-      },
-    };
+    const runOf = new Map(runs.map((run) => [run.id, run]));
+    return new Map(
+      rows.map((row) => {
+        const run = runOf.get(row.workflow_id);
+        const event: OutboxEvent = {
+          id: row.id,
+          type: row.type as OutboxEventType,
+          project_id: row.project_id,
+          workflow_id: row.workflow_id,
+          created_at: row.created_at.toISOString(),
+          data: {
+            title: run?.title ?? null,
+            number: run?.number ?? null,
+            status: run?.status ?? null,
+            run_url: `${publicUrl}/projects/${row.project_id}/workflows/${row.workflow_id}`,
+            report_url: `${publicUrl}/svc/api/workflows/${row.workflow_id}/report`,
+            ...(JSON.parse(row.data) as Record<string, unknown>),
+          },
+        };
+        return [row.id, event];
+      }),
+    );
   }
 }

@@ -30,6 +30,8 @@ export class ScheduleRunner {
   private readonly stopListening: () => void;
   private readonly runs: ScheduledRuns;
   private readonly loop: WakeLoop;
+  /** whether the last look found an active schedule (true until the first look) */
+  private anyActive = true;
 
   constructor(private readonly deps: ScheduleRunnerDeps) {
     this.maxSleepMs = deps.maxSleepMs ?? 30_000;
@@ -49,9 +51,12 @@ export class ScheduleRunner {
     this.loop.wake();
   }
 
-  /** A run finished: a run queued behind it (`queue_one`) may be made now. */
+  /**
+   * A run finished: a run queued behind it (`queue_one`) may be made now. Only an active schedule
+   * queues runs, and a new one wakes every replica (`notify`): without one, there is nothing to look at.
+   */
   runFinished(): void {
-    this.loop.wake();
+    if (this.anyActive) this.loop.wake();
   }
 
   async stop(): Promise<void> {
@@ -65,6 +70,7 @@ export class ScheduleRunner {
       where: { paused: false, project: { deleted_at: null } },
       orderBy: { id: 'asc' },
     });
+    this.anyActive = schedules.length > 0;
     let next = Date.now() + this.maxSleepMs;
     for (const schedule of schedules) {
       if (this.loop.isStopped) break;
