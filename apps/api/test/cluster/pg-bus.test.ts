@@ -3,6 +3,18 @@ import pino from 'pino';
 import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { PgBus } from '../../src/cluster/pg-bus';
 import type { ClusterMessage } from '../../src/cluster/messages';
+import { ClusterFanout } from '../../src/events/cluster-fanout';
+import type { StoredEvent } from '../../src/events/types';
+import { eventually } from '@svc/test-kit';
+
+const storedEvent = (workflowId: string, projectId: string, seq: number): StoredEvent => ({
+  type: 'log_entry',
+  workflow_id: workflowId,
+  project_id: projectId,
+  seq,
+  ts: new Date(0).toISOString(),
+  data: {},
+});
 
 /** Collects what a bus hears; `next` waits for the n-th message. */
 function listen(bus: PgBus) {
@@ -49,6 +61,24 @@ describe('the PostgreSQL cluster bus', () => {
     two.publish({ type: 'wake' });
     await atOne.until(1);
     expect(atOne.heard).toEqual([{ type: 'wake' }]);
+  });
+
+  it("announces one batch of many runs' events to the other replicas whole, in messages that fit a payload", async () => {
+    const fanout = new ClusterFanout(one, async () => [], logger);
+    try {
+      const atTwo = listen(two);
+      const runs = Array.from({ length: 300 }, (_, i) => `cmworkflow${String(i).padStart(15, '0')}`);
+      fanout.publish(
+        runs.flatMap((id, i) => [1, 2].map((seq) => storedEvent(id, `cmproject${String(i).padStart(16, '0')}`, seq))),
+      );
+      await one.flush();
+      const announced = () =>
+        atTwo.heard.flatMap((m) => (m.type === 'events' ? m.hints.map((h) => [h.workflow_id, h.from, h.to]) : []));
+      await eventually(() => announced().length === runs.length);
+      expect(announced()).toEqual(runs.map((id) => [id, 1, 2]));
+    } finally {
+      fanout.close();
+    }
   });
 
   it('reconnects after losing its connection, resyncs, and delivers what was published meanwhile', async () => {
