@@ -4,6 +4,8 @@ import { createTestDatabase, type TestDatabase } from '@svc/db/testing';
 import { PgBus } from '../../src/cluster/pg-bus';
 import type { ClusterMessage } from '../../src/cluster/messages';
 import { ClusterFanout } from '../../src/events/cluster-fanout';
+import { EngineBus } from '../../src/engine/bus';
+import { forgetStaleRuns, type WorkflowEngine } from '../../src/engine';
 import type { StoredEvent } from '../../src/events/types';
 import { eventually } from '@svc/test-kit';
 
@@ -78,6 +80,26 @@ describe('the PostgreSQL cluster bus', () => {
       expect(announced()).toEqual(runs.map((id) => [id, 1, 2]));
     } finally {
       fanout.close();
+    }
+  });
+
+  it('tells the other replicas to forget every run of a large hand-back, in messages that fit a payload', async () => {
+    const engineBus = new EngineBus();
+    const forgotten: string[] = [];
+    const engine = { on: engineBus.on.bind(engineBus) } as unknown as WorkflowEngine;
+    const stopOne = forgetStaleRuns(engine, one, () => undefined);
+    const stopTwo = forgetStaleRuns({ on: () => () => undefined } as unknown as WorkflowEngine, two, (ids) =>
+      forgotten.push(...ids),
+    );
+    try {
+      const runs = Array.from({ length: 700 }, (_, i) => `cmworkflow${String(i).padStart(15, '0')}`);
+      engineBus.emit('stale', { workflowIds: runs });
+      await one.flush();
+      await eventually(() => forgotten.length === runs.length);
+      expect(forgotten).toEqual(runs);
+    } finally {
+      stopOne();
+      stopTwo();
     }
   });
 
