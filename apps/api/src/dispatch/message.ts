@@ -52,6 +52,14 @@ export async function buildDispatch(
   options: { message?: string; reservedSeq?: number } = {},
 ): Promise<DispatchMessage> {
   const lastSeq = Math.max(workflow.last_update_seq, options.reservedSeq ?? 0);
+  // Independent reads, side by side: a dispatch waits for the slowest, not for their sum.
+  const [appKey, budget, mcpServers, runSecrets, repository] = await Promise.all([
+    ensureAppKey(db, workflow),
+    budgetPart(db, workflow.id, action),
+    mcpServersPart(db, workflow.project_id, action),
+    secretsPart(secrets, workflow, action),
+    repositoryPart(secrets, workflow, action),
+  ]);
   const base = {
     type: 'dispatch' as const,
     workflow_id: workflow.id,
@@ -59,11 +67,11 @@ export async function buildDispatch(
     requirement: workflow.requirement,
     template: workflow.template,
     last_seq: lastSeq,
-    app_url: appLinks.linkOf({ app_key: await ensureAppKey(db, workflow) }),
-    ...(await budgetPart(db, workflow.id, action)),
-    ...(await mcpServersPart(db, workflow.project_id, action)),
-    ...(await secretsPart(secrets, workflow, action)),
-    ...(await repositoryPart(secrets, workflow, action)),
+    app_url: appLinks.linkOf({ app_key: appKey }),
+    ...budget,
+    ...mcpServers,
+    ...runSecrets,
+    ...repository,
     ...traceparentPart(workflow),
   };
   if (withoutSnapshot(action)) return { ...base, action };
