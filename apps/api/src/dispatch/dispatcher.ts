@@ -10,10 +10,9 @@ import { isUnfinished, unfinishedWhere, type Steering } from '../workflows';
 import { CoalescedRuns } from '../lib/coalesced-runs';
 import { buildDispatch, DISPATCH_SELECT, pickWorker } from './message';
 import { dispatchWait } from '../metrics/registry';
-import { queuedPage, QUEUE_PAGE, takeBack, unclaim, type QueueDeps } from './queue';
+import { queuedPage, QUEUE_PAGE, takeBack, unclaim, workerRoom, type QueueDeps } from './queue';
 import type { WorkerRegistry } from './registry';
 import { intentOf, STEERING_SELECT, type Intent } from '../engine/intents';
-import { activeCounts } from './worker-list';
 import type { WorkerSession } from './worker-session';
 
 export { TITLE_SEQ_BLOCK } from '../engine/intents';
@@ -269,14 +268,9 @@ export class LiveDispatcher implements Steering {
 
   /** One page of the queue; true when a full page was handed out and more may wait. */
   private async pumpOnce(): Promise<boolean> {
-    const { db, registry } = this.deps;
-    const sessions = await this.takingRuns(registry.connected());
-    if (sessions.length === 0) return false;
-    const load = await activeCounts(
-      db,
-      sessions.map((s) => s.workerId),
-    );
-    if (!sessions.some((s) => (load.get(s.workerId) ?? 0) < s.capacity)) return false;
+    const { db } = this.deps;
+    const { sessions, load } = await this.takingRuns();
+    if (!sessions.some((s) => load.get(s.workerId)! < s.capacity)) return false;
     const queued = await queuedPage(db, this.deps.provider);
     const { claimed, raced } = await this.claimPage(queued, sessions, load);
     // The claimed runs' dispatches are read and built side by side, and sent in queue order.
@@ -293,15 +287,12 @@ export class LiveDispatcher implements Steering {
     return raced || (queued.length === QUEUE_PAGE && handedOut > 0);
   }
 
-  /** The connected workers an administrator has not paused (read each round: the pause is in the database). */
-  private async takingRuns(sessions: readonly WorkerSession[]): Promise<WorkerSession[]> {
-    if (sessions.length === 0) return [];
-    const paused = await this.deps.db.worker.findMany({
-      where: { id: { in: sessions.map((s) => s.workerId) }, paused_at: { not: null } },
-      select: { id: true },
-    });
-    const pausedIds = new Set(paused.map((w) => w.id));
-    return sessions.filter((s) => !pausedIds.has(s.workerId));
+  /** The connected workers an administrator has not paused, and the runs each holds now. */
+  private async takingRuns(): Promise<{ sessions: WorkerSession[]; load: Map<string, number> }> {
+    const connected = this.deps.registry.connected();
+    const ids = connected.map((s) => s.workerId);
+    const load = await workerRoom(this.deps.db, this.deps.provider, ids);
+    return { sessions: connected.filter((s) => load.has(s.workerId)), load };
   }
 
   /**
@@ -381,12 +372,7 @@ export class LiveDispatcher implements Steering {
       select: { ...DISPATCH_SELECT, title_last_seq: true },
     });
     if (!workflow) return;
-    const target = pickWorker(
-      await this.takingRuns(this.deps.registry.connected()),
-      new Map(),
-      null,
-      workflow.requires,
-    );
+    const target = pickWorker((await this.takingRuns()).sessions, new Map(), null, workflow.requires);
     if (!target) return;
     const grant = await this.deps.engine.grantTitle(workflow, target.workerId);
     if (!grant) return;

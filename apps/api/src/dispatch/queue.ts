@@ -1,4 +1,4 @@
-import type { Db, DbProvider } from '@svc/db';
+import { isAnyOf, queryBuilder, selectRows, sql, type Db, type DbProvider } from '@svc/db';
 import { TERMINAL_WORKFLOW_STATUSES } from '@svc/protocol';
 import { dispatchableIds } from '../engine/claim';
 import type { WorkflowEngine } from '../engine';
@@ -38,6 +38,33 @@ export async function queuedPage(db: Db, provider: DbProvider) {
   });
   const rank = new Map(ids.map((id, index) => [id, index]));
   return rows.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+}
+
+/**
+ * Of these connected workers, those an administrator has not paused, with how many unfinished runs each
+ * holds now: one statement per dispatch round (the pause is a column, so every replica reads it here).
+ */
+export async function workerRoom(db: Db, provider: DbProvider, workerIds: readonly string[]) {
+  if (workerIds.length === 0) return new Map<string, number>();
+  const rows = await selectRows<{ id: string; active: number | bigint | string }>(
+    db,
+    provider,
+    queryBuilder(provider)
+      .selectFrom('workers as w')
+      .select((eb) => [
+        'w.id',
+        eb
+          .selectFrom('workflows as f')
+          .select(sql<number>`COUNT(*)`.as('n'))
+          .whereRef('f.assigned_worker_id', '=', 'w.id')
+          .where('f.deleted_at', 'is', null)
+          .where('f.status', 'not in', [...TERMINAL_WORKFLOW_STATUSES])
+          .as('active'),
+      ])
+      .where('w.paused_at', 'is', null)
+      .where(({ ref }) => isAnyOf(provider, ref('w.id'), workerIds)),
+  );
+  return new Map(rows.map((row) => [row.id, Number(row.active)]));
 }
 
 /** Takes a claim back (the dispatch could not be sent). Under the ingest lock, like every hand-back. */

@@ -498,10 +498,15 @@ describe.each(TEST_PROVIDERS)('JSON bodies under fuzzing on %s', (provider) => {
   });
   afterAll(async () => server?.close());
 
+  // The state read after the last refused body, when nothing was accepted since: the next refused
+  // body starts from it (reading every table twice per case is most of this suite's time).
+  let unchangedState: unknown = null;
+
   it.each(ROUTES)('$route answers generated bad bodies with a 4xx error body, never a 5xx', async (route) => {
     const property = fc.asyncProperty(mutation(route), async (m) => {
       const body = bodyText(validBody(route, world), m);
-      const before = mustRefuse(m) ? await dbState(server.deps.db) : null;
+      const before = mustRefuse(m) ? (unchangedState ?? (await dbState(server.deps.db))) : null;
+      unchangedState = null;
       const res = await server.request(pathOf(route.op, world), {
         method: route.op.method,
         as: admin,
@@ -513,8 +518,10 @@ describe.each(TEST_PROVIDERS)('JSON bodies under fuzzing on %s', (provider) => {
         body,
       });
       const where = checkAnswer(route, m, res.status, await res.text());
-      if (before && !isDeepStrictEqual(await dbState(server.deps.db), before))
-        throw new Error(`a refused body changed stored state: ${where}`);
+      if (!before) return;
+      const after = await dbState(server.deps.db);
+      if (!isDeepStrictEqual(after, before)) throw new Error(`a refused body changed stored state: ${where}`);
+      unchangedState = after;
     });
     await fc.assert(property, { numRuns: NUM_RUNS, seed: SEED, endOnFailure: false });
   });
