@@ -1,4 +1,4 @@
-import { WorkflowListQuerySchema, type WorkflowListQuery } from '@svc/protocol';
+import { WORKFLOW_COUNT_CAP, WorkflowListQuerySchema, type WorkflowListQuery } from '@svc/protocol';
 import type { Db } from '@svc/db';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../auth/principal';
@@ -7,7 +7,7 @@ import { authorizeProject } from '../policies/access';
 import { presentWorkflowListItem, namedWorkerIdOf } from '../wire/workflow';
 import { CountedTimeIdKeySchema, readPageQuery, toPage } from '../http/pagination';
 import { isUnfinished } from '../workflows';
-import type { WorkflowFilter } from './workflow-page';
+import type { TimeId, WorkflowFilter, WorkflowPages } from './workflow-page';
 
 /**
  * `GET /projects/{id}/workflows` (and MCP `list_runs`): a page of a project's workflows, newest first,
@@ -24,14 +24,23 @@ export async function workflowListPage(
   const { project } = await authorizeProject(db, principal, projectId, 'workflow.read');
   const page = readPageQuery(query, CountedTimeIdKeySchema);
   const filter = await filterOf(db, principal, project.id, parseInput(WorkflowListQuerySchema, query, 'query'));
-  if (!filter) return { items: [], next_cursor: null, total: 0, offset: 0 };
+  if (!filter) return { items: [], next_cursor: null, total: 0, offset: 0, total_capped: false };
   const after = page.after && ([new Date(page.after[0]), page.after[1]] as const);
   // The first page counts; its cursor carries the counts on (a cursor without them is counted again).
-  const carried = page.after?.length === 4 ? { before: page.after[2], total: page.after[3] } : undefined;
+  // A capped count travels as WORKFLOW_COUNT_CAP + 1, which no exact count carried can be.
+  const carried =
+    page.after?.length === 4
+      ? {
+          before: page.after[2],
+          total: Math.min(page.after[3], WORKFLOW_COUNT_CAP),
+          capped: page.after[3] > WORKFLOW_COUNT_CAP,
+        }
+      : undefined;
   const [rows, counts] = await Promise.all([
     reads.workflowPages.page(filter, after, page.limit + 1),
-    carried ?? reads.workflowPages.count(filter, after),
+    carried ?? countsOf(reads.workflowPages, filter, after),
   ]);
+  const carriedTotal = counts.capped ? WORKFLOW_COUNT_CAP + 1 : counts.total;
   const shown = rows.slice(0, page.limit);
   // One statement each for the page's worker names, latest snapshots and authors, whatever the page size.
   const [names, snapshots, authors] = await Promise.all([
@@ -42,7 +51,7 @@ export async function workflowListPage(
   const listed = toPage(
     rows,
     page.limit,
-    (w) => [w.created_at.toISOString(), w.id, counts.before + page.limit, counts.total],
+    (w) => [w.created_at.toISOString(), w.id, counts.before + page.limit, carriedTotal],
     (w) =>
       presentWorkflowListItem(
         w,
@@ -54,7 +63,17 @@ export async function workflowListPage(
       ),
   );
   // A run created or deleted while paging moves the count; the page may then end past `total`.
-  return { ...listed, total: Math.max(counts.total, counts.before + listed.items.length), offset: counts.before };
+  const total = Math.max(counts.total, counts.before + listed.items.length);
+  return { ...listed, total, offset: counts.before, total_capped: counts.capped };
+}
+
+/** The counts of a page reached without carried counts: the capped total, and the rows before `after`. */
+async function countsOf(pages: WorkflowPages, filter: WorkflowFilter, after: TimeId | undefined) {
+  const [{ total, capped }, before] = await Promise.all([
+    pages.count(filter),
+    after ? pages.countBefore(filter, after) : 0,
+  ]);
+  return { total, capped, before };
 }
 
 /** The list's filter from its checked query; null when it names an author who does not exist (nothing matches). */

@@ -12,7 +12,7 @@ import {
   type Tables,
   type Workflow,
 } from '@svc/db';
-import type { WorkflowStatus } from '@svc/protocol';
+import { WORKFLOW_COUNT_CAP, type WorkflowStatus } from '@svc/protocol';
 
 /** Which of a project's live workflows a list page shows. */
 export interface WorkflowFilter {
@@ -41,6 +41,16 @@ const INDEXABLE_CHARS = 3;
 const ROWS_READ_PER_ROW_SHOWN = 10;
 
 type Where = ExpressionBuilder<Tables, 'workflows'>;
+
+/**
+ * SQLite: the workflows (aliased `w`) whose title or requirement contains `text`, found through the FTS5
+ * trigram table (its case folding is wider than lower(), so instr decides), driven from the index
+ * (CROSS JOIN fixes the order); ends inside the WHERE clause, for the caller's further conditions.
+ */
+const sqliteSearchJoin = (text: string) =>
+  sql`workflow_search s CROSS JOIN workflow_search_keys k CROSS JOIN workflows w
+      WHERE s.workflow_search MATCH ${`"${text.replace(/"/g, '""')}"`} AND k.doc = s.rowid AND w.id = k.workflow_id
+        AND (instr(lower(w.title), lower(${text})) > 0 OR instr(lower(w.requirement), lower(${text})) > 0)`;
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
@@ -104,20 +114,9 @@ export class WorkflowPages {
    * rare and reads the project row by row.
    */
   private async indexed(filter: WorkflowFilter, text: string, below: TimeId, take: number) {
-    const { projectId, onlyId, statuses, authorId, workerId, since, until } = filter;
     const w = (column: keyof Workflow) => sql.ref(`w.${column}`);
     const where = sql.join(
-      [
-        sql`${w('project_id')} = ${projectId}`,
-        sql`${w('deleted_at')} IS NULL`,
-        sql`(${w('created_at')}, ${w('id')}) < (${below[0]}, ${below[1]})`,
-        ...(onlyId === undefined ? [] : [sql`${w('id')} = ${onlyId}`]),
-        ...(statuses ? [isAnyOf(this.provider, w('status'), statuses)] : []),
-        ...(authorId === undefined ? [] : [sql`${w('created_by')} = ${authorId}`]),
-        ...(workerId === undefined ? [] : [sql`${w('last_worker_id')} = ${workerId}`]),
-        ...(since === undefined ? [] : [sql`${w('created_at')} >= ${since}`]),
-        ...(until === undefined ? [] : [sql`${w('created_at')} < ${until}`]),
-      ],
+      [...this.conditions(filter), sql`(${w('created_at')}, ${w('id')}) < (${below[0]}, ${below[1]})`],
       sql` AND `,
     );
     // PostgreSQL: LIKE with the text's own % _ \ escaped is the same substring test, served by pg_trgm.
@@ -127,34 +126,76 @@ export class WorkflowPages {
         ? sql`SELECT w.* FROM workflows w WHERE ${where}
                 AND (lower(w.title) LIKE lower(${likePattern(text)}) OR lower(w.requirement) LIKE lower(${likePattern(text)}))
               ORDER BY (w.created_at, w.id) DESC LIMIT ${take}`
-        : sql`SELECT w.* FROM workflow_search s CROSS JOIN workflow_search_keys k CROSS JOIN workflows w
-              WHERE s.workflow_search MATCH ${`"${text.replace(/"/g, '""')}"`} AND k.doc = s.rowid AND w.id = k.workflow_id
-                AND ${where} AND (instr(lower(w.title), lower(${text})) > 0 OR instr(lower(w.requirement), lower(${text})) > 0)
+        : sql`SELECT w.* FROM ${sqliteSearchJoin(text)} AND ${where}
               ORDER BY w.created_at DESC, w.id DESC LIMIT ${take}`;
     return this.rows({ compile: () => statement.compile(this.q) }, { planWithValues: true });
   }
 
+  /** The filter's conditions on the workflows aliased `w` (without its text). */
+  private conditions(filter: WorkflowFilter) {
+    const { projectId, onlyId, statuses, authorId, workerId, since, until } = filter;
+    const w = (column: keyof Workflow) => sql.ref(`w.${column}`);
+    return [
+      sql`${w('project_id')} = ${projectId}`,
+      sql`${w('deleted_at')} IS NULL`,
+      ...(onlyId === undefined ? [] : [sql`${w('id')} = ${onlyId}`]),
+      ...(statuses ? [isAnyOf(this.provider, w('status'), statuses)] : []),
+      ...(authorId === undefined ? [] : [sql`${w('created_by')} = ${authorId}`]),
+      ...(workerId === undefined ? [] : [sql`${w('last_worker_id')} = ${workerId}`]),
+      ...(since === undefined ? [] : [sql`${w('created_at')} >= ${since}`]),
+      ...(until === undefined ? [] : [sql`${w('created_at')} < ${until}`]),
+    ];
+  }
+
   /**
-   * How many workflows match the filter, and how many of them come before the page after `after` (the
-   * cursor's row and the newer ones): one
-   * COUNT on the filter's index (decision 0074), made for the first page only (the cursor carries it
-   * on). It reads the index entries of the rows the indexed filters allow, never the rest of the table;
-   * a text is tested on those rows (PostgreSQL: the LIKE its trigram indexes serve).
+   * How many workflows match the filter (decision 0074), made for the first page only (the cursor
+   * carries it on): one COUNT on the filter's index that stops at WORKFLOW_COUNT_CAP + 1 rows, so a
+   * page costs the same however many match (decision 0084); `capped` when more than the cap match. A
+   * text is tested on the rows read (PostgreSQL: the LIKE its trigram indexes serve).
    */
-  async count(filter: WorkflowFilter, after: TimeId | undefined): Promise<{ total: number; before: number }> {
-    const query = this.live(filter)
-      .where((eb) => eb.and(this.matches(eb, filter.text)))
-      .select((eb) => [
-        eb.fn.countAll().as('total'),
-        after
-          ? eb.fn
-              .count(eb.case().when(eb.refTuple('created_at', 'id'), '>=', eb.tuple(after[0], after[1])).then(1).end())
-              .as('before')
-          : sql.lit(0).as('before'),
-      ]);
-    const [row] = (await this.reader.rows(compileFor(this.provider, query))) as { total: unknown; before: unknown }[];
+  async count(filter: WorkflowFilter): Promise<{ total: number; capped: boolean }> {
+    const { text } = filter;
+    const cap = WORKFLOW_COUNT_CAP + 1;
+    // SQLite: a text of 3 characters or more is counted from its FTS5 matches, which it reads lazily (a
+    // rare or absent text reads its few matches, not the project row by row).
+    const query: Runnable =
+      this.provider === 'sqlite' && text !== undefined && [...text].length >= INDEXABLE_CHARS
+        ? {
+            compile: () =>
+              sql`SELECT COUNT(*) AS total FROM (SELECT 1 FROM ${sqliteSearchJoin(text)}
+                AND ${sql.join(this.conditions(filter), sql` AND `)} LIMIT ${cap})`.compile(this.q),
+          }
+        : this.q
+            .selectFrom(
+              this.live(filter)
+                .where((eb) => eb.and(this.matches(eb, text)))
+                .select(sql.lit(1).as('one'))
+                .limit(cap)
+                .as('m'),
+            )
+            .select((eb) => eb.fn.countAll().as('total'));
+    const [row] = (await this.reader.rows(compileFor(this.provider, query))) as { total: unknown }[];
     // COUNT comes back as text from PostgreSQL (bigint), as a number from SQLite.
-    return { total: Number(row?.total ?? 0), before: Number(row?.before ?? 0) };
+    const total = Number(row?.total ?? 0);
+    return { total: Math.min(total, WORKFLOW_COUNT_CAP), capped: total > WORKFLOW_COUNT_CAP };
+  }
+
+  /**
+   * How many matching workflows come before the page after `after` (the cursor's row and the newer
+   * ones), for a cursor that does not carry the counts on (a client that follows `next_cursor` never
+   * sends one): counted exactly, so this read grows with its offset.
+   */
+  async countBefore(filter: WorkflowFilter, after: TimeId): Promise<number> {
+    const query = this.live(filter)
+      .where((eb) =>
+        eb.and([
+          ...this.matches(eb, filter.text),
+          eb(eb.refTuple('created_at', 'id'), '>=', eb.tuple(after[0], after[1])),
+        ]),
+      )
+      .select((eb) => eb.fn.countAll().as('before'));
+    const [row] = (await this.reader.rows(compileFor(this.provider, query))) as { before: unknown }[];
+    return Number(row?.before ?? 0);
   }
 
   /** The project's live workflows the filter allows, before its text. */

@@ -42,6 +42,10 @@ describe('svc list output', () => {
     expect(lines[4]).toBe('    failed: tests failed');
     expect(lines[5]).toBe('51-53 of 312 (next: --cursor abc)');
     expect(listText({ items: [], next_cursor: null, total: 0, offset: 0 })).toBe('0 of 0');
+    // More than the server counts (1,000): the count is a lower bound.
+    expect(listText({ ...page, total: 1000, total_capped: true }).split('\n')[5]).toBe(
+      '51-53 of 1000+ (next: --cursor abc)',
+    );
   });
 
   it('writes durations and reads day-only times as that day in UTC', () => {

@@ -52,10 +52,10 @@ export function listText(page: WorkflowPage): string {
     ...(w.status === 'waiting_user' && w.question ? [`    question: ${w.question}`] : []),
     ...(w.status === 'failed' && w.error ? [`    failed: ${w.error}`] : []),
   ]);
+  // Counting stops at 1,000: "of 1000+" when more match.
+  const total = `${page.total}${page.total_capped ? '+' : ''}`;
   const shown =
-    page.items.length === 0
-      ? `0 of ${page.total}`
-      : `${page.offset + 1}-${page.offset + page.items.length} of ${page.total}`;
+    page.items.length === 0 ? `0 of ${total}` : `${page.offset + 1}-${page.offset + page.items.length} of ${total}`;
   return [...lines, page.next_cursor ? `${shown} (next: --cursor ${page.next_cursor})` : shown].join('\n');
 }
 

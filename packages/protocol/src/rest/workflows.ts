@@ -94,13 +94,19 @@ export const WorkflowListItemSchema = WorkflowSchema.extend({
 });
 export type WorkflowListItem = z.infer<typeof WorkflowListItemSchema>;
 
+/** The run list counts matching workflows up to this many: past it `total_capped` says "more". */
+export const WORKFLOW_COUNT_CAP = 1000;
+
 /**
  * A page of the run list with its counts: `total` workflows match the filter, `offset` of them come
- * before this page (the page shows `offset + 1` to `offset + items.length` of `total`).
+ * before this page (the page shows `offset + 1` to `offset + items.length` of `total`). Counting stops
+ * at WORKFLOW_COUNT_CAP, so every page costs the same however many runs match: `total_capped` is true
+ * when more than `total` match (shown as "1,000+").
  */
 export const WorkflowPageSchema = pageSchema(WorkflowListItemSchema).extend({
   total: z.int().min(0),
   offset: z.int().min(0),
+  total_capped: z.boolean().optional(),
 });
 export type WorkflowPage = z.infer<typeof WorkflowPageSchema>;
 

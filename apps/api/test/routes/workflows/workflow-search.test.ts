@@ -65,6 +65,35 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
     expect(await walk(project.id, 'q=nothing%20like%20this')).toEqual([]);
   });
 
+  it('counts matching workflows up to 1,000 and says when more match, on every page of the walk', async () => {
+    const project = await seeded('Counted', 1_203, { word: 'Counted', rare: { word: 'Seldom counted', every: 100 } });
+    const page = async (query: string) => {
+      const res = await server.request(`/svc/api/projects/${project.id}/workflows?${query}`, { as: ann });
+      expect(res.status).toBe(200);
+      return body(res);
+    };
+    const first = await page('limit=500');
+    expect([first.total, first.total_capped, first.offset, first.items.length]).toEqual([1000, true, 0, 500]);
+    // The cursor carries "more than 1,000" on; past the cap the page's own end is the lower bound.
+    const second = await page(`limit=500&cursor=${first.next_cursor}`);
+    expect([second.total, second.total_capped, second.offset]).toEqual([1000, true, 500]);
+    const third = await page(`limit=500&cursor=${second.next_cursor}`);
+    expect([third.total, third.total_capped, third.offset, third.items.length, third.next_cursor]).toEqual([
+      1203,
+      true,
+      1000,
+      203,
+      null,
+    ]);
+    // A search matching fewer than the cap is counted exactly.
+    const seldom = await page('q=seldom&limit=5');
+    expect([seldom.total, seldom.total_capped]).toEqual([
+      (await expected(project.id, containing('seldom'))).length,
+      false,
+    ]);
+    expect(seldom.total).toBeGreaterThan(10);
+  });
+
   it('walks every workflow exactly once in order, ties on the timestamp included', async () => {
     const project = await seeded('Keyset', 100, { word: 'Walk' });
     const all = await expected(project.id, () => true);

@@ -139,12 +139,16 @@ function ListNotes({
   const loaded = workflows.isSuccess;
   // The first page's count: the pages shown so far are 1 to `count` of it.
   const total = workflows.data?.pages[0]?.total ?? 0;
+  // Counting stops at 1,000 (WORKFLOW_COUNT_CAP): "1,000+" when more match.
+  const more = workflows.data?.pages[0]?.total_capped ? '+' : '';
   return (
     <>
       {workflows.isPending && <Loading what="workflows" />}
       <ErrorNote error={workflows.error} />
       <p className="run-count small" role="status" data-testid="run-count">
-        {loaded && count > 0 ? `1–${count} of ${Math.max(total, count)}${filtered ? ' matching' : ''}` : ''}
+        {loaded && count > 0
+          ? `1–${count} of ${Math.max(total, count).toLocaleString('en-US')}${more}${filtered ? ' matching' : ''}`
+          : ''}
       </p>
       {loaded && count === 0 && <NoWorkflows filtered={filtered} onClear={onClear} />}
     </>
