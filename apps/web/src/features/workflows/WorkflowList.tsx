@@ -138,21 +138,23 @@ function ListNotes({
 }) {
   const loaded = workflows.isSuccess;
   // The first page's count: the pages shown so far are 1 to `count` of it.
-  const total = workflows.data?.pages[0]?.total ?? 0;
-  // Counting stops at 1,000 (WORKFLOW_COUNT_CAP): "1,000+" when more match.
-  const more = workflows.data?.pages[0]?.total_capped ? '+' : '';
+  const first = workflows.data?.pages[0];
   return (
     <>
       {workflows.isPending && <Loading what="workflows" />}
       <ErrorNote error={workflows.error} />
       <p className="run-count small" role="status" data-testid="run-count">
-        {loaded && count > 0
-          ? `1–${count} of ${Math.max(total, count).toLocaleString('en-US')}${more}${filtered ? ' matching' : ''}`
-          : ''}
+        {loaded && count > 0 ? countText(count, first?.total ?? 0, first?.total_capped === true, filtered) : ''}
       </p>
       {loaded && count === 0 && <NoWorkflows filtered={filtered} onClear={onClear} />}
     </>
   );
+}
+
+/** "1–50 of 1,234 matching": counting stops at 1,000 (WORKFLOW_COUNT_CAP), "1,000+" when more match. */
+function countText(shown: number, total: number, capped: boolean, filtered: boolean): string {
+  const of = `${Math.max(total, shown).toLocaleString('en-US')}${capped ? '+' : ''}`;
+  return `1–${shown} of ${of}${filtered ? ' matching' : ''}`;
 }
 
 function NoWorkflows({ filtered, onClear }: { filtered: boolean; onClear(): void }) {
