@@ -185,7 +185,37 @@ export class PgBus implements ClusterBus {
   }
 }
 
-/** Packs queued messages into payloads under the NOTIFY limit; a message too large alone is dropped. */
+/** A list message (a batch's event hints, runs to forget) in two halves; null for any other message. */
+function halves(message: ClusterMessage): [ClusterMessage, ClusterMessage] | null {
+  const split = <T>(list: readonly T[]) => [list.slice(0, list.length >> 1), list.slice(list.length >> 1)] as const;
+  if (message.type === 'events' && message.hints.length > 1) {
+    const [a, b] = split(message.hints);
+    return [
+      { ...message, hints: a },
+      { ...message, hints: b },
+    ];
+  }
+  if (message.type === 'forget' && message.workflow_ids.length > 1) {
+    const [a, b] = split(message.workflow_ids);
+    return [
+      { ...message, workflow_ids: a },
+      { ...message, workflow_ids: b },
+    ];
+  }
+  return null;
+}
+
+/** The message as texts that each fit a payload: a list message too large is halved until its parts fit. */
+function fitted(message: ClusterMessage, fits: (text: string) => boolean): string[] {
+  const text = JSON.stringify(message);
+  if (fits(text)) return [text];
+  return halves(message)?.flatMap((part) => fitted(part, fits)) ?? [];
+}
+
+/**
+ * Packs queued messages into payloads under the NOTIFY limit. A list message too large alone (a batch
+ * of many runs' events, a hand-back of hundreds of runs) goes in parts; any other is dropped.
+ */
 function pack(replicaId: string, queue: readonly ClusterMessage[], logger: Logger) {
   const payloads: string[] = [];
   let current: string[] = [];
@@ -200,14 +230,13 @@ function pack(replicaId: string, queue: readonly ClusterMessage[], logger: Logge
   let taken = 0;
   for (const message of queue.slice(0, 1000)) {
     taken++;
-    const text = JSON.stringify(message);
-    if (Buffer.byteLength(text) + head.length + 2 > MAX_PAYLOAD_BYTES) {
-      logger.warn({ type: message.type }, 'cluster message too large for NOTIFY; dropped');
-      continue;
+    const texts = fitted(message, (text) => Buffer.byteLength(text) + head.length + 2 <= MAX_PAYLOAD_BYTES);
+    if (texts.length === 0) logger.warn({ type: message.type }, 'cluster message too large for NOTIFY; dropped');
+    for (const text of texts) {
+      if (size + Buffer.byteLength(text) + 1 > MAX_PAYLOAD_BYTES) close();
+      current.push(text);
+      size += Buffer.byteLength(text) + 1;
     }
-    if (size + Buffer.byteLength(text) + 1 > MAX_PAYLOAD_BYTES) close();
-    current.push(text);
-    size += Buffer.byteLength(text) + 1;
   }
   close();
   return { payloads, taken };

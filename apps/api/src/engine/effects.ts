@@ -19,9 +19,6 @@ export function fanOutTransitions(engine: WorkflowEngine, events: EventStore): (
   });
 }
 
-/** Run ids per `forget` message: about 30 bytes each, well under the bus's 7,500-byte payload. */
-const IDS_PER_FORGET = 150;
-
 /**
  * Caches of run rows (the ingest's) read a changed run again, on this replica and on the others (the
  * cluster bus carries the `forget` message; what arrives from there is only forgotten here).
@@ -30,9 +27,7 @@ export function forgetStaleRuns(engine: WorkflowEngine, bus: ClusterBus, forgetH
   const stops = [
     engine.on('stale', ({ workflowIds }) => {
       forgetHere(workflowIds);
-      // In messages that fit a NOTIFY payload (a worker's hand-back may name hundreds of runs).
-      for (let at = 0; at < workflowIds.length; at += IDS_PER_FORGET)
-        bus.publish({ type: 'forget', workflow_ids: workflowIds.slice(at, at + IDS_PER_FORGET) });
+      bus.publish({ type: 'forget', workflow_ids: workflowIds });
     }),
     on(bus, 'forget', (message) => forgetHere(message.workflow_ids)),
   ];

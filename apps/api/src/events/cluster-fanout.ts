@@ -6,9 +6,6 @@ import { LocalFanout, type EventFanout } from './fanout';
 import { splitForBus } from './command-output';
 import type { StoredEvent, WorkflowRef } from './types';
 
-/** Hints per bus message: about 110 bytes each, so a message stays well under the 7,500-byte payload. */
-const HINTS_PER_MESSAGE = 40;
-
 /** Reads stored events of a workflow after a seq (EventStore.since). */
 export type EventReader = (workflow: WorkflowRef, afterSeq: number, limit: number) => Promise<StoredEvent[]>;
 
@@ -63,10 +60,7 @@ export class ClusterFanout implements EventFanout {
         hint.project ||= project;
       }
     }
-    // A batch of many runs' events is announced in several messages: each must fit one NOTIFY payload.
-    const all = [...hints.values()];
-    for (let at = 0; at < all.length; at += HINTS_PER_MESSAGE)
-      this.bus.publish({ type: 'events', hints: all.slice(at, at + HINTS_PER_MESSAGE) });
+    if (hints.size > 0) this.bus.publish({ type: 'events', hints: [...hints.values()] });
   }
 
   subscribe(listener: (event: StoredEvent) => void): () => void {
