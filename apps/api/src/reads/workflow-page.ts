@@ -36,6 +36,8 @@ export type TimeId = readonly [Date, string];
 
 // The trigram indexes find only texts of 3 characters or more; shorter ones are read row by row.
 const INDEXABLE_CHARS = 3;
+const indexable = (text: string | undefined): text is string =>
+  text !== undefined && [...text].length >= INDEXABLE_CHARS;
 // Rows read in order before a search turns to its index: ten per row of the page. A search that
 // matches at least one row in ten fills its page here without touching the index.
 const ROWS_READ_PER_ROW_SHOWN = 10;
@@ -75,7 +77,7 @@ export class WorkflowPages {
   /** Up to `take` workflows after `after` (from the newest when undefined), newest first. */
   async page(filter: WorkflowFilter, after: TimeId | undefined, take: number): Promise<Workflow[]> {
     const { text } = filter;
-    if (text === undefined || [...text].length < INDEXABLE_CHARS) return this.scan(filter, after, undefined, take);
+    if (!indexable(text)) return this.scan(filter, after, undefined, take);
     const boundary = await this.keyAt(filter, after, take * ROWS_READ_PER_ROW_SHOWN);
     if (!boundary) return this.scan(filter, after, undefined, take);
     const near = await this.scan(filter, after, boundary, take);
@@ -159,7 +161,7 @@ export class WorkflowPages {
     // SQLite: a text of 3 characters or more is counted from its FTS5 matches, which it reads lazily (a
     // rare or absent text reads its few matches, not the project row by row).
     const query: Runnable =
-      this.provider === 'sqlite' && text !== undefined && [...text].length >= INDEXABLE_CHARS
+      this.provider === 'sqlite' && indexable(text)
         ? {
             compile: () =>
               sql`SELECT COUNT(*) AS total FROM (SELECT 1 FROM ${sqliteSearchJoin(text)}
