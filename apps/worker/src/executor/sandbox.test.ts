@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SANDBOX_SETTINGS, Sandbox, SANDBOX_HOME, type WrapRequest } from './sandbox';
@@ -48,6 +48,18 @@ describe('Sandbox (bwrap) command line', () => {
     expect(optionAt(args, '--ro-bind', '/dev/null', '/etc/shadow')).toBeGreaterThan(
       optionAt(args, '--ro-bind', '/etc', '/etc'),
     );
+  });
+
+  it('binds a read-only path below /tmp inside the private /tmp, so the private /tmp does not cover it', async () => {
+    // Under /tmp itself, whatever TMPDIR says (a checkout cloned there, its tools bound read-only).
+    const checkout = mkdtempSync('/tmp/svc-sandbox-checkout-');
+    const args = await bwrapArgsOf(new Sandbox({ ...DEFAULT_SANDBOX_SETTINGS, readOnlyPaths: [checkout] }), request);
+    const privateTmp = optionAt(args, '--tmpfs', '/tmp');
+    expect(privateTmp).toBeGreaterThan(-1);
+    expect(optionAt(args, '--ro-bind', checkout, checkout)).toBeGreaterThan(privateTmp);
+    // /etc is not below /tmp: bound with the system paths, before.
+    expect(optionAt(args, '--ro-bind', '/etc', '/etc')).toBeLessThan(privateTmp);
+    rmSync(checkout, { recursive: true });
   });
 
   it('masks the workspace root before binding the one workspace writable, and ends with the command', async () => {

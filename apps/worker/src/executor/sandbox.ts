@@ -113,6 +113,9 @@ const isUnder = (child: string, parent: string): boolean => {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 };
 
+/** Below (not at) the sandbox's private /tmp or /var/tmp: a read-only path there is bound inside them. */
+const belowPrivateTmp = (p: string): boolean => ['/tmp', '/var/tmp'].some((tmp) => p !== tmp && isUnder(p, tmp));
+
 function lstatOrNull(p: string): ReturnType<typeof lstatSync> | null {
   try {
     return lstatSync(p);
@@ -304,11 +307,14 @@ export class Sandbox {
 
   /**
    * bwrap applies its options in order: the system and read-only binds, the generated files over them,
-   * private /proc, /dev and /tmp, then the hiding mounts over what the binds showed, the workspace
+   * private /proc, /dev and /tmp, the read-only binds below /tmp and /var/tmp, then the hiding mounts over what the binds showed, the workspace
    * root masked before the one workspace is bound writable, and last the command.
    */
   private bwrapArgs(request: WrapRequest, files: CommandFiles): string[] {
-    const readOnly = readOnlyMounts([...SYSTEM_PATHS, ...this.settings.readOnlyPaths]);
+    const configured = this.settings.readOnlyPaths;
+    const readOnly = readOnlyMounts([...SYSTEM_PATHS, ...configured.filter((p) => !belowPrivateTmp(p))]);
+    // Bound inside the private /tmp and /var/tmp once they are made: bound before, they would be covered.
+    const inTmp = readOnlyMounts(configured.filter(belowPrivateTmp));
     const tmpSize = String(this.settings.limits.tmpMaxBytes);
     return [
       ...NAMESPACE_ARGS,
@@ -316,7 +322,8 @@ export class Sandbox {
       ...generatedFileMounts(files),
       ...['--proc', '/proc', '--dev', '/dev'],
       ...['--size', tmpSize, '--tmpfs', '/tmp', '--size', tmpSize, '--tmpfs', '/var/tmp', '--dir', SANDBOX_HOME],
-      ...hidingMounts([...ALWAYS_HIDDEN, ...this.settings.hiddenPaths], readOnly.mounted),
+      ...inTmp.args,
+      ...hidingMounts([...ALWAYS_HIDDEN, ...this.settings.hiddenPaths], [...readOnly.mounted, ...inTmp.mounted]),
       ...workspaceMounts(request),
       ...['--', 'bash', '-c', request.command],
     ];
