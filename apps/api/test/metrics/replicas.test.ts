@@ -29,11 +29,14 @@ function sampleSum(text: string, name: string, labels: string[] = []): number {
   return sum;
 }
 
-const scrape = async (url: string) => {
-  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  expect(res.status).toBe(200);
-  return res.text();
+/** The body of a successful scrape (a failed one's status and body are the assertion's message). */
+const scraped = async (res: Response) => {
+  const body = await res.text();
+  expect({ status: res.status, body: res.status === 200 ? 'metrics' : body }).toEqual({ status: 200, body: 'metrics' });
+  return body;
 };
+const scrape = async (url: string) =>
+  scraped(await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } }));
 
 describe('API_PROCESSES=2: one aggregated scrape', () => {
   let api: ApiProcess;
@@ -64,7 +67,7 @@ describe('API_PROCESSES=2: one aggregated scrape', () => {
     });
     expect(created.status).toBe(201);
 
-    for (const text of [await (await fetch(`${listen}/metrics`)).text(), await scrape(api.url)]) {
+    for (const text of [await scraped(await fetch(`${listen}/metrics`)), await scrape(api.url)]) {
       expect(sampleSum(text, 'svc_http_request_duration_seconds_count', ['route="/svc/api/health"'])).toBe(requests);
       // The same on both processes: not added up.
       expect(sampleSum(text, 'svc_dispatch_queue_depth')).toBe(1);
