@@ -141,8 +141,8 @@ export class LiveDispatcher implements Steering {
   /** The workflow stopped being this worker's (finished or paused): it no longer holds it. */
   private released(workerId: string, workflowId: string, finished: boolean): void {
     this.deps.registry.release(workerId, workflowId);
+    // A final status cleared the run's steering with it (engine/worker-batch.ts).
     if (finished) {
-      this.inBackground('clearing steering', this.deps.engine.clearSteering(workflowId, true));
       // This worker has room now, and the run's project slot and concurrency key are free for a run
       // that only another replica's worker may take (decision 0037).
       this.wakeAll();

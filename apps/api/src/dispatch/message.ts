@@ -77,6 +77,8 @@ export async function buildDispatch(
   if (withoutSnapshot(action)) return { ...base, action };
   // A pause goes to the run the worker holds: its `message` says whether to interrupt the running command.
   if (action === 'pause') return { ...base, action, ...messageOf(options.message || undefined) };
+  // A snapshot comes with a worker's update: a run none has stored any for has none (its first dispatch).
+  if (workflow.last_update_seq === 0) return { ...base, action: 'start' };
   const latest = await db.agentStateSnapshot.findFirst({
     where: { workflow_id: workflow.id },
     orderBy: { seq: 'desc' },

@@ -222,9 +222,9 @@ export class WorkflowEngine {
     return clearIntent(this.deps.db, workflowId, intent);
   }
 
-  /** Cancelled (or, with `onlyFinished`, finished): nothing waits for a worker any more. */
-  clearSteering(workflowId: string, onlyFinished = false): Promise<void> {
-    return clearSteering(this.deps.db, workflowId, onlyFinished);
+  /** Cancelled: nothing waits for a worker any more (a final status a worker reports clears it with the status). */
+  clearSteering(workflowId: string): Promise<void> {
+    return clearSteering(this.deps.db, workflowId);
   }
 
   /** A title job's seq block for `workerId` (see intents.ts); null when another replica or a claim came first. */
@@ -252,7 +252,7 @@ export class WorkflowEngine {
    * the rows of every kind and the events, atomically (see worker-batch.ts), then announces the changes.
    */
   async applyWorkerUpdates(batch: WorkerBatch): Promise<void> {
-    await commitWorkerBatch(this.deps.events, this.bus, batch);
+    await commitWorkerBatch(this.deps.events, this.bus, this.deps.provider, batch);
   }
 
   private announce(change: EngineEvents['transitioned']): void {

@@ -1,6 +1,6 @@
 import type { Db } from '@svc/db';
 import type { UpdateMessage } from '@svc/protocol';
-import { FINISHED, UNFINISHED } from './state-machine';
+import { UNFINISHED } from './state-machine';
 
 /**
  * Steering that waits for a worker, stored on the workflow row (never only in one replica's memory):
@@ -52,18 +52,18 @@ export async function clearIntent(db: Db, workflowId: string, intent: Intent): P
   });
 }
 
-/** Cancelled, or finished: nothing waits for a worker any more (a retry starts from the snapshot). */
-export async function clearSteering(db: Db, workflowId: string, onlyFinished = false): Promise<void> {
-  await db.workflow.updateMany({
-    where: { id: workflowId, ...(onlyFinished ? { status: { in: [...FINISHED] } } : {}) },
-    data: {
-      steer_action: null,
-      steer_message: null,
-      title_worker_id: null,
-      title_first_seq: null,
-      title_last_seq: null,
-    },
-  });
+/** What nothing waiting for a worker leaves on the row (a retry starts from the snapshot). */
+export const NO_STEERING = {
+  steer_action: null,
+  steer_message: null,
+  title_worker_id: null,
+  title_first_seq: null,
+  title_last_seq: null,
+} as const;
+
+/** Cancelled: nothing waits for a worker any more. */
+export async function clearSteering(db: Db, workflowId: string): Promise<void> {
+  await db.workflow.updateMany({ where: { id: workflowId }, data: NO_STEERING });
 }
 
 /**

@@ -1,7 +1,8 @@
-import type { Prisma } from '@svc/db';
+import { executeQuery, queryBuilder, sql, type DbProvider, type Prisma } from '@svc/db';
 import type { EventStore, RawClient, TableRows } from '../events';
 import type { EngineBus, EngineEvents } from './bus';
 import { isFinished } from './state-machine';
+import { NO_STEERING } from './intents';
 import { reportableFrom, type RunChanges } from './worker-updates';
 
 /** One batch of worker updates: each run's changes, the rows of every kind, when it happened. */
@@ -19,12 +20,17 @@ export interface WorkerBatch {
  * PostgreSQL, so a batch of plain progress updates needs no interactive transaction there). The events
  * are published with the commit; the changes are announced on `bus` after it.
  */
-export async function commitWorkerBatch(events: EventStore, bus: EngineBus, batch: WorkerBatch): Promise<void> {
+export async function commitWorkerBatch(
+  events: EventStore,
+  bus: EngineBus,
+  provider: DbProvider,
+  batch: WorkerBatch,
+): Promise<void> {
   const runs = batch.runs.filter((r) => r.maxSeq > 0);
   const plain = runs.every((r) => !r.statusPatch && Object.keys(r.patch).length === 0);
   await events.appendWith(
     async (tx) => {
-      for (const run of tx ? runs : []) await writeColumns(tx!, run, batch.at);
+      for (const run of tx ? runs : []) await writeColumns(tx!, provider, run, batch.at);
       return {
         groups: runs.map((r) => ({ workflow: r.row, events: r.events, maxUpdateSeq: r.maxSeq })),
         tables: batch.tables,
@@ -36,29 +42,44 @@ export async function commitWorkerBatch(events: EventStore, bus: EngineBus, batc
   for (const run of runs) announce(bus, run);
 }
 
-async function writeColumns(tx: Prisma.TransactionClient, run: RunChanges, at: Date): Promise<void> {
-  if (run.statusPatch && !(await writeReportedStatus(tx, run.row.id, run.statusPatch, at))) run.statusRefused();
+async function writeColumns(
+  tx: Prisma.TransactionClient,
+  provider: DbProvider,
+  run: RunChanges,
+  at: Date,
+): Promise<void> {
+  if (run.statusPatch && !(await writeReportedStatus(tx, provider, run.row.id, run.statusPatch, at)))
+    run.statusRefused();
   if (Object.keys(run.patch).length > 0)
     await tx.workflow.update({ where: { id: run.row.id }, data: run.patch, select: { id: true } });
 }
 
-/** The reported status, only from a status the table moves it from (a cancel in between wins). */
+/**
+ * The reported status, only from a status the table moves it from (a cancel in between wins), in one
+ * statement: the first report of the run working (or finished) stamps `started_at`, kept after that; a
+ * final status clears the steering.
+ */
 async function writeReportedStatus(
   tx: Prisma.TransactionClient,
+  provider: DbProvider,
   workflowId: string,
   patch: NonNullable<RunChanges['statusPatch']>,
   at: Date,
 ): Promise<boolean> {
-  const from = reportableFrom(patch.status, patch.question as string | null);
-  const { count } = await tx.workflow.updateMany({
-    where: { id: workflowId, deleted_at: null, status: { in: from } },
-    data: { ...patch, finished_at: isFinished(patch.status) ? at : null },
-  });
-  if (count === 1 && patch.status !== 'pending') {
-    // The first time a worker reports it working (or finished): started_at is kept after that.
-    await tx.workflow.updateMany({ where: { id: workflowId, started_at: null }, data: { started_at: at } });
-  }
-  return count === 1;
+  const finished = isFinished(patch.status);
+  const statement = queryBuilder(provider)
+    .updateTable('workflows')
+    .set({
+      ...patch,
+      finished_at: finished ? at : null,
+      updated_at: at,
+      ...(patch.status === 'pending' ? {} : { started_at: sql<Date>`COALESCE(started_at, ${at})` }),
+      ...(finished ? NO_STEERING : {}),
+    })
+    .where('id', '=', workflowId)
+    .where('deleted_at', 'is', null)
+    .where('status', 'in', reportableFrom(patch.status, patch.question));
+  return (await executeQuery(tx as unknown as RawClient, provider, statement)) === 1;
 }
 
 /** A status change may have given the run back, a title ends a title job: caches read the row again. */

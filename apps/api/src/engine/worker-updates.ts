@@ -9,6 +9,16 @@ import {
 } from './question-options';
 import { decide, isFinished, UNFINISHED, type RunEvent } from './state-machine';
 
+/** The columns a reported status writes (worker-batch.ts writes them in one statement). */
+export interface ReportedStatusColumns extends Partial<QuestionColumns> {
+  status: WorkflowStatus;
+  question: string | null;
+  error: string | null;
+  /** null when the holder gave the run back (paused) */
+  assigned_worker_id?: null;
+  budget_exceeded_at?: Date;
+}
+
 /** The columns of a run that worker updates are checked against (the ingest caches them). */
 export interface RunRow extends WorkflowRef {
   assigned_worker_id: string | null;
@@ -30,7 +40,7 @@ export interface RunChanges {
   readonly row: RunRow;
   readonly patch: Prisma.WorkflowUpdateInput;
   /** the reported status and its columns, written only if the table still admits it when the batch commits */
-  statusPatch: (Prisma.WorkflowUpdateManyMutationInput & { status: WorkflowStatus }) | null;
+  statusPatch: ReportedStatusColumns | null;
   readonly events: PlannedEvent[];
   maxSeq: number;
   /** the assigned worker gave the workflow back (paused), or it reached a final status */

@@ -38,6 +38,7 @@ export class WorkflowPlan implements RunChanges {
 
   constructor(
     readonly row: IngestWorkflow,
+    /** the latest stored snapshot; read only for a batch that stores one of the run (null otherwise) */
     readonly knownSnapshot: KnownSnapshot | null,
   ) {}
 

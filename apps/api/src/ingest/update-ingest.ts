@@ -211,10 +211,17 @@ export class UpdateIngest {
       })
       .sort((a, b) => a.update.seq - b.update.seq);
     const context = await this.planContext(fresh);
+    // Only a new snapshot is diffed against the latest stored one: other runs' batches need no read of it.
+    const withSnapshot = new Set(
+      fresh.filter((item) => item.update.kind === 'snapshot').map((item) => item.update.workflow_id),
+    );
     for (const item of fresh) {
       const row = byId.get(item.update.workflow_id)!;
       let plan = plans.get(row.id);
-      if (!plan) plans.set(row.id, (plan = new WorkflowPlan(row, await this.snapshots.get(row.id))));
+      if (!plan) {
+        const known = withSnapshot.has(row.id) ? await this.snapshots.get(row.id) : null;
+        plans.set(row.id, (plan = new WorkflowPlan(row, known)));
+      }
       const superseded = await this.isSuperseded(row, item.update);
       const error = planUpdate(plan, planned, item.workerId, item.update, now, superseded, context);
       outcomes.set(item, error ? { kind: 'refused', error } : { kind: 'stored' });

@@ -56,22 +56,23 @@ export class Notifier {
     const kind = notificationKindOf(event.type);
     if (!kind) return;
     const { db } = this.deps;
-    const workflow = await db.workflow.findFirst({
-      where: { id: event.workflow_id, deleted_at: null, project: { deleted_at: null } },
-      include: { project: { select: { name: true } } },
-    });
-    if (!workflow) return;
+    // Who wants it first: most events of most projects notify nobody, and then the run is not read.
     const members = await db.projectMember.findMany({
-      where: { project_id: workflow.project_id },
+      where: { project_id: event.project_id },
       select: { user_id: true },
     });
     const wanted = (await this.deps.preferences.readMany(members.map((m) => m.user_id))).flatMap((prefs) =>
-      CHANNELS.filter((channel) => wants(prefs, channel, kind, workflow.project_id)).map((channel) => ({
+      CHANNELS.filter((channel) => wants(prefs, channel, kind, event.project_id)).map((channel) => ({
         prefs,
         channel,
       })),
     );
     if (wanted.length === 0) return;
+    const workflow = await db.workflow.findFirst({
+      where: { id: event.workflow_id, deleted_at: null, project: { deleted_at: null } },
+      include: { project: { select: { name: true } } },
+    });
+    if (!workflow) return;
     const failures: string[] = [];
     for (const { prefs, channel } of wanted) {
       try {

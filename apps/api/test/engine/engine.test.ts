@@ -152,6 +152,37 @@ describe.each(TEST_PROVIDERS)('the workflow engine on %s', (provider) => {
     expect(await rowOf(workflow.id)).toMatchObject({ status: 'running', last_update_seq: 0, last_event_seq: 0 });
   });
 
+  it('stamps started_at at the first working report and keeps it; a final report clears the steering and title grant', async () => {
+    const workflow = await workflowIn('pending');
+    expect(await report(workflow.id, { kind: 'status', data: { status: 'planning' } })).toBeNull();
+    const started = (await rowOf(workflow.id)).started_at;
+    expect(started).toBeInstanceOf(Date);
+    // Steering and a title job's grant wait for a worker while the run is unfinished.
+    const steering = {
+      steer_action: 'feedback',
+      steer_message: 'm',
+      title_worker_id: 'w2',
+      title_first_seq: 40,
+      title_last_seq: 55,
+    };
+    await db.workflow.update({ where: { id: workflow.id }, data: steering });
+    expect(await report(workflow.id, { kind: 'status', data: { status: 'running' } })).toBeNull();
+    expect(await rowOf(workflow.id)).toMatchObject({ ...steering, started_at: started, finished_at: null });
+    expect(await report(workflow.id, { kind: 'status', data: { status: 'completed' } })).toBeNull();
+    const finished = await rowOf(workflow.id);
+    expect(finished).toMatchObject({
+      status: 'completed',
+      started_at: started,
+      steer_action: null,
+      steer_message: null,
+      title_worker_id: null,
+      title_first_seq: null,
+      title_last_seq: null,
+    });
+    expect(finished.finished_at!.getTime()).toBeGreaterThanOrEqual(started!.getTime());
+    expect(finished.updated_at.getTime()).toBeGreaterThanOrEqual(finished.finished_at!.getTime());
+  });
+
   it('under random sequences of actions and reports, stores only declared states, with the events of each applied step', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 6 }), async (steps) => {

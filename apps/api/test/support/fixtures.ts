@@ -125,7 +125,7 @@ export async function dbState(db: Db): Promise<unknown> {
   ]);
 }
 
-/** A snapshot row as the worker update path stores it. */
+/** A snapshot row as the worker update path stores it (the run's highest stored seq goes up to it). */
 export async function storeSnapshot(
   db: Db,
   workflowId: string,
@@ -147,4 +147,5 @@ export async function storeSnapshot(
       memo: snapshot.memo ?? [],
     },
   });
+  await db.workflow.updateMany({ where: { id: workflowId, last_update_seq: { lt: seq } }, data: { last_update_seq: seq } });
 }
