@@ -92,6 +92,7 @@ export async function buildRuntime(
     provider: dbHandle.provider,
     fanout,
     sqliteWriter: dbHandle.sqliteWriter,
+    pgPool: dbHandle.pgPool,
     outbox,
   });
   // Clones or fetches in the background: start-up never waits for the template repository.

@@ -87,7 +87,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   const logger = deps.logger.child({ component: 'dispatch' });
   const lock = new IngestLock();
   const background = new BackgroundWork((err) => logger.error({ err }, 'background work failed'));
-  const engine = new WorkflowEngine({ db, provider, events });
+  const engine = new WorkflowEngine({ db, provider, events, pgPool: deps.pgPool });
   engine.bus.onError = (err, event) => logger.error({ err, event }, 'engine listener failed');
   const routing = new RoutingNotices({ db, events, logger });
   const registry = new WorkerRegistry({ db, events, logger, background, replicaId: bus.replicaId, routing });

@@ -1,13 +1,14 @@
 import {
   executeQuery,
   queryBuilder,
+  rawTransaction,
   selectRows,
   sql,
   type Db,
   type DbProvider,
-  type RawClient,
   type Statement,
 } from '@svc/db';
+import type pg from 'pg';
 import { UNFINISHED } from './state-machine';
 
 /**
@@ -78,21 +79,20 @@ export async function dispatchableIds(db: Db, provider: DbProvider, limit: numbe
 
 /** Claims the run for the worker; false when it is not queued or its project or key has no room. */
 export async function claimQueued(
-  db: Db,
+  handle: { db: Db; pgPool: pg.Pool | null },
   provider: DbProvider,
   workflowId: string,
   workerId: string,
 ): Promise<boolean> {
   const statement = claimStatement(provider, workflowId, workerId);
-  if (provider === 'sqlite') return (await executeQuery(db, provider, statement)) === 1;
-  return db.$transaction(async (tx) => {
-    const raw = tx as unknown as RawClient;
-    // executeRaw: the lock function returns `void`, a column type Prisma does not read.
-    await raw.$executeRawUnsafe(
+  if (provider === 'sqlite') return (await executeQuery(handle.db, provider, statement)) === 1;
+  return rawTransaction(handle, async (tx) => {
+    // executeRaw: the lock function returns `void`, nothing to read.
+    await tx.$executeRawUnsafe(
       'SELECT pg_advisory_xact_lock($1::int, hashtext(project_id)) FROM workflows WHERE id = $2',
       CLAIM_LOCK_SPACE,
       workflowId,
     );
-    return (await executeQuery(raw, provider, statement)) === 1;
+    return (await executeQuery(tx, provider, statement)) === 1;
   });
 }

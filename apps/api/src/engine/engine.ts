@@ -1,4 +1,5 @@
 import type { Db, DbProvider, Prisma, Workflow } from '@svc/db';
+import type pg from 'pg';
 import { RESUMED_AFTER_LEASE_LOSS, type WorkflowStatus } from '@svc/protocol';
 import type { EventStore, NewEvent, StoredEvent, WorkflowRef } from '../events';
 import { EngineBus, type EngineEvents } from './bus';
@@ -50,7 +51,16 @@ const LEASE_LOSS_NOTE = `${RESUMED_AFTER_LEASE_LOSS}: the worker that ran this s
 export class WorkflowEngine {
   readonly bus: EngineBus;
 
-  constructor(private readonly deps: { db: Db; provider: DbProvider; events: EventStore; bus?: EngineBus }) {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      provider: DbProvider;
+      events: EventStore;
+      bus?: EngineBus;
+      /** PostgreSQL: claims run as raw transactions on the pool (decision 0085) */
+      pgPool?: pg.Pool | null;
+    },
+  ) {
     this.bus = deps.bus ?? new EngineBus();
   }
 
@@ -200,7 +210,12 @@ export class WorkflowEngine {
    * project's limit or its concurrency key has no room for it now (claim.ts).
    */
   claim(workflowId: string, workerId: string): Promise<boolean> {
-    return claimQueued(this.deps.db, this.deps.provider, workflowId, workerId);
+    return claimQueued(
+      { db: this.deps.db, pgPool: this.deps.pgPool ?? null },
+      this.deps.provider,
+      workflowId,
+      workerId,
+    );
   }
 
   /** Takes a claim back (the dispatch could not be sent). The caller holds the ingest lock. */

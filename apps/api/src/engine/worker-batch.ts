@@ -1,5 +1,5 @@
-import { executeQuery, queryBuilder, sql, type DbProvider, type Prisma } from '@svc/db';
-import type { EventStore, RawClient, TableRows } from '../events';
+import { executeQuery, queryBuilder, sql, type DbProvider } from '@svc/db';
+import type { EventBatch, EventStore, RawClient, TableRows } from '../events';
 import type { EngineBus, EngineEvents } from './bus';
 import { isFinished } from './state-machine';
 import { NO_STEERING } from './intents';
@@ -17,8 +17,9 @@ export interface WorkerBatch {
 /**
  * Stores a batch atomically through the event store: status changes (conditional) and other column
  * changes first, then the counters, the rows of every kind and the events (one statement on
- * PostgreSQL, so a batch of plain progress updates needs no interactive transaction there). The events
- * are published with the commit; the changes are announced on `bus` after it.
+ * PostgreSQL, so a batch of plain progress updates needs no transaction there; the others are raw
+ * statements in a raw transaction). The events are published with the commit; the changes are
+ * announced on `bus` after it.
  */
 export async function commitWorkerBatch(
   events: EventStore,
@@ -28,30 +29,29 @@ export async function commitWorkerBatch(
 ): Promise<void> {
   const runs = batch.runs.filter((r) => r.maxSeq > 0);
   const plain = runs.every((r) => !r.statusPatch && Object.keys(r.patch).length === 0);
-  await events.appendWith(
-    async (tx) => {
-      for (const run of tx ? runs : []) await writeColumns(tx!, provider, run, batch.at);
-      return {
-        groups: runs.map((r) => ({ workflow: r.row, events: r.events, maxUpdateSeq: r.maxSeq })),
-        tables: batch.tables,
-        at: batch.at,
-      };
-    },
-    { interactive: !plain, client: batch.client },
-  );
+  const appended = async (): Promise<EventBatch> => ({
+    groups: runs.map((r) => ({ workflow: r.row, events: r.events, maxUpdateSeq: r.maxSeq })),
+    tables: batch.tables,
+    at: batch.at,
+  });
+  if (plain) await events.appendWith(appended, { interactive: false, client: batch.client });
+  else
+    await events.appendInRawTransaction(async (tx) => {
+      for (const run of runs) await writeColumns(tx, provider, run, batch.at);
+      return appended();
+    });
   for (const run of runs) announce(bus, run);
 }
 
-async function writeColumns(
-  tx: Prisma.TransactionClient,
-  provider: DbProvider,
-  run: RunChanges,
-  at: Date,
-): Promise<void> {
+async function writeColumns(tx: RawClient, provider: DbProvider, run: RunChanges, at: Date): Promise<void> {
   if (run.statusPatch && !(await writeReportedStatus(tx, provider, run.row.id, run.statusPatch, at)))
     run.statusRefused();
-  if (Object.keys(run.patch).length > 0)
-    await tx.workflow.update({ where: { id: run.row.id }, data: run.patch, select: { id: true } });
+  if (Object.keys(run.patch).length === 0) return;
+  const statement = queryBuilder(provider)
+    .updateTable('workflows')
+    .set({ ...run.patch, updated_at: at })
+    .where('id', '=', run.row.id);
+  await executeQuery(tx, provider, statement);
 }
 
 /**
@@ -60,7 +60,7 @@ async function writeColumns(
  * final status clears the steering.
  */
 async function writeReportedStatus(
-  tx: Prisma.TransactionClient,
+  tx: RawClient,
   provider: DbProvider,
   workflowId: string,
   patch: NonNullable<RunChanges['statusPatch']>,
@@ -79,7 +79,7 @@ async function writeReportedStatus(
     .where('id', '=', workflowId)
     .where('deleted_at', 'is', null)
     .where('status', 'in', reportableFrom(patch.status, patch.question));
-  return (await executeQuery(tx as unknown as RawClient, provider, statement)) === 1;
+  return (await executeQuery(tx, provider, statement)) === 1;
 }
 
 /** A status change may have given the run back, a title ends a title job: caches read the row again. */

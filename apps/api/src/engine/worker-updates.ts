@@ -1,4 +1,3 @@
-import type { Prisma } from '@svc/db';
 import type { StatusUpdateData, TitleUpdateData, WorkflowStatus, WsErrorInfo } from '@svc/protocol';
 import type { NewEvent, WorkflowRef } from '../events';
 import {
@@ -8,6 +7,17 @@ import {
   type QuestionColumns,
 } from './question-options';
 import { decide, isFinished, UNFINISHED, type RunEvent } from './state-machine';
+
+/** The other columns a batch of worker updates writes (worker-batch.ts writes them in one statement). */
+export interface RunColumns {
+  plan_revising?: boolean;
+  app_url?: string | null;
+  title?: string;
+  title_generated?: boolean;
+  title_worker_id?: null;
+  title_first_seq?: null;
+  title_last_seq?: null;
+}
 
 /** The columns a reported status writes (worker-batch.ts writes them in one statement). */
 export interface ReportedStatusColumns extends Partial<QuestionColumns> {
@@ -38,7 +48,7 @@ export interface PlannedEvent extends NewEvent {
 /** What a batch of one run's worker updates changes: its columns, its events, who holds it afterwards. */
 export interface RunChanges {
   readonly row: RunRow;
-  readonly patch: Prisma.WorkflowUpdateInput;
+  readonly patch: RunColumns;
   /** the reported status and its columns, written only if the table still admits it when the batch commits */
   statusPatch: ReportedStatusColumns | null;
   readonly events: PlannedEvent[];

@@ -1,4 +1,5 @@
-import type { Db, DbProvider, Prisma, SqliteWriter } from '@svc/db';
+import { rawTransaction, type Db, type DbProvider, type Prisma, type SqliteWriter } from '@svc/db';
+import type pg from 'pg';
 import type { BrowserCommandOutputMessage, ProjectChangedEventData, Worker } from '@svc/protocol';
 import type { EventFanout } from './fanout';
 import { EventSql, type EventRow, type RawClient, type TableRows } from './event-sql';
@@ -26,6 +27,8 @@ export interface EventStoreDeps {
   fanout: EventFanout;
   /** SQLite: what a batch outside a caller's transaction is written through (DbHandle.sqliteWriter) */
   sqliteWriter: SqliteWriter | null;
+  /** PostgreSQL: the pool raw transactions run on (`appendInRawTransaction`); Prisma's otherwise */
+  pgPool?: pg.Pool | null;
   /** the outbox of public run events: its rows commit with the events that cause them (issue 25) */
   outbox?: OutboxRows;
 }
@@ -81,8 +84,25 @@ export class EventStore {
           return written;
         })
       : await this.write(options.client ?? db, await prepare(null), false);
+    return this.committed(stored, options.publish);
+  }
+
+  /**
+   * As an interactive `appendWith` whose `prepare` writes raw statements only: on PostgreSQL the
+   * transaction runs on a connection of the pool, not through Prisma (rawTransaction, decision 0085).
+   */
+  async appendInRawTransaction(
+    prepare: (tx: RawClient) => Promise<EventBatch>,
+    options: { publish?: boolean } = {},
+  ): Promise<StoredEvent[]> {
+    const handle = { db: this.deps.db, pgPool: this.deps.pgPool ?? null };
+    const stored = await rawTransaction(handle, async (tx) => this.write(tx, await prepare(tx), true));
+    return this.committed(stored, options.publish);
+  }
+
+  private committed(stored: StoredEvent[], publish: boolean | undefined): StoredEvent[] {
     this.deps.outbox?.committed(stored);
-    if (options.publish !== false) this.publish(stored);
+    if (publish !== false) this.publish(stored);
     return stored;
   }
 

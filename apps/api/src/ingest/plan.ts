@@ -24,7 +24,7 @@ export interface KnownSnapshot {
 
 /** One workflow's share of a batch: rows to insert, its column changes, its events (in order). */
 export class WorkflowPlan implements RunChanges {
-  readonly patch: Prisma.WorkflowUpdateInput = {};
+  readonly patch: RunChanges['patch'] = {};
   statusPatch: RunChanges['statusPatch'] = null;
   readonly events: PlannedEvent[] = [];
   maxSeq = 0;

@@ -51,8 +51,9 @@ describe.each(TEST_PROVIDERS)('the workflow engine on %s', (provider) => {
       provider,
       fanout: new LocalFanout(),
       sqliteWriter: testDb.handle.sqliteWriter,
+      pgPool: testDb.handle.pgPool,
     });
-    engine = new WorkflowEngine({ db, provider, events });
+    engine = new WorkflowEngine({ db, provider, events, pgPool: testDb.handle.pgPool });
     engine.on('transitioned', (change) => announced.push(change));
     projectId = (await db.project.create({ data: { name: 'engine', created_by: 'ann' } })).id;
   });

@@ -1,0 +1,35 @@
+import type pg from 'pg';
+import type { Db } from './client';
+import type { RawClient } from './query';
+
+/**
+ * Runs `work` in one transaction of raw statements: on PostgreSQL on a connection of the pool itself
+ * (BEGIN … COMMIT, ROLLBACK when `work` throws), on SQLite in a Prisma transaction. A hot path's
+ * statements cost a tenth of their CPU this way: Prisma's interactive transaction sends each one
+ * through its query engine (decision 0085).
+ */
+export async function rawTransaction<T>(
+  handle: { db: Db; pgPool: pg.Pool | null },
+  work: (client: RawClient) => Promise<T>,
+): Promise<T> {
+  if (!handle.pgPool) return handle.db.$transaction((tx) => work(tx as unknown as RawClient));
+  const connection = await handle.pgPool.connect();
+  let broken = false;
+  try {
+    await connection.query('BEGIN');
+    const result = await work({
+      $queryRawUnsafe: async <R>(text: string, ...values: unknown[]) =>
+        (await connection.query(text, values)).rows as R,
+      $executeRawUnsafe: async (text: string, ...values: unknown[]) =>
+        (await connection.query(text, values)).rowCount ?? 0,
+    });
+    await connection.query('COMMIT');
+    return result;
+  } catch (err) {
+    // A connection that cannot even roll back is closed rather than reused (it may be in any state).
+    await connection.query('ROLLBACK').catch(() => (broken = true));
+    throw err;
+  } finally {
+    connection.release(broken);
+  }
+}
