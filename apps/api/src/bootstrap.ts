@@ -108,6 +108,7 @@ export async function buildRuntime(
     db: dbHandle.db,
     provider: dbHandle.provider,
     pgPool: dbHandle.pgPool,
+    reader: dbHandle.reader,
     events,
     templates,
     storage,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Db, DbProvider } from '@svc/db';
+import type { Db, DbProvider, SqlReader } from '@svc/db';
 import { backfillAppKeys, type AppLinks } from './apps/app-link';
 import type { Config } from './config';
 import type { ClusterBus } from './cluster/bus';
@@ -62,6 +62,8 @@ export interface LiveServicesDeps {
   provider: DbProvider;
   /** PostgreSQL: the pool Prisma runs on (the ingest writes its batches through it); null on SQLite */
   pgPool: pg.Pool | null;
+  /** reads on the driver, for the hot paths (Prisma's statements cost ten times the CPU) */
+  reader: SqlReader;
   events: EventStore;
   templates: TemplateCatalog;
   storage: Storage;
@@ -94,6 +96,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   const assignments = new IngestWorkflows(db, new IngestSql(provider), ingestRowCache());
   const dispatcher = new LiveDispatcher({
     db,
+    reader: deps.reader,
     provider,
     appLinks: deps.appLinks,
     logger,
@@ -166,6 +169,8 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   const { outbox } = deps;
   const webhooks = new WebhookService({
     db,
+    provider,
+    reader: deps.reader,
     keyring: deps.keyring,
     logger: deps.logger.child({ component: 'webhooks' }),
     replicaId: bus.replicaId,

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db, DbProvider } from '@svc/db';
+import { prepare, queryBuilder, type Db, type DbProvider, type Prepared, type SqlReader, type Workflow } from '@svc/db';
 import type { DispatchAction, DispatchMessage } from '@svc/protocol';
 import type { AppLinks } from '../apps/app-link';
 import type { RunSecrets } from '../secrets/run-secrets';
@@ -19,6 +19,8 @@ export { TITLE_SEQ_BLOCK } from '../engine/intents';
 
 export interface LiveDispatcherDeps {
   db: Db;
+  /** the claimed runs' rows, read on the driver (one a dispatch) */
+  reader: SqlReader;
   /** which SQL the queue's order and limits are written in (engine/claim.ts) */
   provider: DbProvider;
   /** the built-app link each dispatch carries (`app_url`) */
@@ -42,11 +44,17 @@ const DELIVERY_SELECT = {
   status: true,
   assigned_worker_id: true,
 } as const;
+/** What a dispatch or a delivery needs of the workflow (text and number columns: no decoding). */
+type DeliveryRow = { [K in keyof typeof DELIVERY_SELECT]: Workflow[K] };
 
-/** What a dispatch or a delivery needs of the workflow, read as it is now. */
-const deliveryRow = (db: Db, workflowId: string) =>
-  db.workflow.findUnique({ where: { id: workflowId }, select: DELIVERY_SELECT });
-type DeliveryRow = NonNullable<Awaited<ReturnType<typeof deliveryRow>>>;
+/** The statement reading a `DeliveryRow` as it is now. */
+const deliveryStatement = (provider: DbProvider): Prepared<{ id: string }> =>
+  prepare(provider, (arg) =>
+    queryBuilder(provider)
+      .selectFrom('workflows')
+      .select(Object.keys(DELIVERY_SELECT) as (keyof typeof DELIVERY_SELECT)[])
+      .where('id', '=', arg('id')),
+  );
 type QueuedRow = Awaited<ReturnType<typeof queuedPage>>[number];
 /** A claimed run's dispatch, built before it is sent. */
 type PreparedDispatch = { workflow: DeliveryRow; intent: Intent | null; message: DispatchMessage };
@@ -69,8 +77,11 @@ export class LiveDispatcher implements Steering {
   );
   private readonly stops: (() => void)[];
 
+  private readonly deliveryRead: Prepared<{ id: string }>;
+
   constructor(private readonly deps: LiveDispatcherDeps) {
     this.queue = { engine: deps.engine, lock: deps.lock };
+    this.deliveryRead = deliveryStatement(deps.provider);
     const background = (what: string, work: Promise<void>) =>
       void work.catch((err: unknown) => deps.logger.error({ err }, `${what} failed`));
     this.stops = [
@@ -322,9 +333,16 @@ export class LiveDispatcher implements Steering {
     return { claimed, raced: stale.size > 0 };
   }
 
+  /** What a dispatch or a delivery needs of the workflow, read as it is now; null when it is gone. */
+  private async deliveryRow(workflowId: string): Promise<DeliveryRow | null> {
+    return (
+      ((await this.deps.reader.row(this.deliveryRead.bind({ id: workflowId }))) as DeliveryRow | undefined) ?? null
+    );
+  }
+
   /** A claimed run's dispatch, read after the claim: the seqs stored and granted, and the steering, as they are now. */
   private async prepareDispatch(workflowId: string): Promise<PreparedDispatch | null> {
-    const workflow = await deliveryRow(this.deps.db, workflowId);
+    const workflow = await this.deliveryRow(workflowId);
     if (!workflow) return null;
     const intent = intentOf(workflow);
     const [action, carried] = firstDispatch(intent);
@@ -434,7 +452,7 @@ export class LiveDispatcher implements Steering {
   private async assigneeHere(
     workflowId: string,
   ): Promise<{ workflow: DeliveryRow; workerId: string; session: WorkerSession } | null> {
-    const workflow = await deliveryRow(this.deps.db, workflowId);
+    const workflow = await this.deliveryRow(workflowId);
     const workerId = workflow?.assigned_worker_id;
     const session = workerId ? this.deps.registry.get(workerId) : undefined;
     if (!workflow || !workerId || !session) return null;

@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { classifyDbError, type Db, type Prisma, type Webhook, type WebhookDelivery } from '@svc/db';
+import {
+  classifyDbError,
+  prepare,
+  queryBuilder,
+  type Db,
+  type DbProvider,
+  type Prepared,
+  type Prisma,
+  type SqlReader,
+  type Webhook,
+  type WebhookDelivery,
+} from '@svc/db';
 import { backoffMs, keepLeased, Poller, type OutboxEvent } from '../outbox';
 import type { SecretKeyring } from '../secrets/keyring';
 import { putWebhookSecret, webhookSecret } from './secret';
@@ -21,6 +32,9 @@ export interface WebhookSettings {
 
 export interface WebhookServiceDeps {
   db: Db;
+  provider: DbProvider;
+  /** the outbox consumer's hot read (the subscribed hooks of every event's project) */
+  reader: SqlReader;
   keyring: SecretKeyring;
   logger: Logger;
   replicaId: string;
@@ -60,7 +74,19 @@ export class WebhookService {
   private readonly holder: string;
   private readonly inFlight = new Map<string, Promise<void>>();
 
+  /** A project's active hooks made before an event: every event of every run is looked up. */
+  private readonly liveHooks: Prepared<{ projectId: string; createdAt: Date }>;
+
   constructor(private readonly deps: WebhookServiceDeps) {
+    this.liveHooks = prepare(deps.provider, (arg) =>
+      queryBuilder(deps.provider)
+        .selectFrom('webhooks')
+        .select(['id', 'events'])
+        .where('project_id', '=', arg('projectId'))
+        .where('deleted_at', 'is', null)
+        .where('active', '=', true)
+        .where('created_at', '<=', arg('createdAt')),
+    );
     this.holder = `${deps.replicaId}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.poller = new Poller(
       () => this.pass(),
@@ -121,10 +147,9 @@ export class WebhookService {
   async enqueue(event: OutboxEvent): Promise<void> {
     const { db, settings } = this.deps;
     const createdAt = new Date(event.created_at);
-    const hooks = await db.webhook.findMany({
-      where: { project_id: event.project_id, deleted_at: null, active: true, created_at: { lte: createdAt } },
-      select: { id: true, events: true },
-    });
+    const hooks = (await this.deps.reader.rows(
+      this.liveHooks.bind({ projectId: event.project_id, createdAt }),
+    )) as Pick<Webhook, 'id' | 'events'>[];
     const now = new Date();
     let made = 0;
     for (const hook of hooks) {

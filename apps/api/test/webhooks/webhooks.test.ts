@@ -98,6 +98,40 @@ describe.each(TEST_PROVIDERS)('outbound webhooks on %s', (provider) => {
     await server.request(`/svc/api/webhooks/${hook.id}`, { method: 'DELETE', as: alice });
   });
 
+  it("makes deliveries for the project's active hooks only: not a paused or deleted one, nor another project's", async () => {
+    const hooks = { run: ['run.created'] };
+    const live = await madeHook({ url: receiver.url, events: hooks.run });
+    receiver.secret = live.secret;
+    const paused = await madeHook({ url: receiver.url, events: hooks.run });
+    expect(
+      (await server.request(`/svc/api/webhooks/${paused.id}`, { method: 'PATCH', as: alice, json: { active: false } }))
+        .status,
+    ).toBe(200);
+    const deleted = await madeHook({ url: receiver.url, events: hooks.run });
+    expect((await server.request(`/svc/api/webhooks/${deleted.id}`, { method: 'DELETE', as: alice })).status).toBe(204);
+    const otherProject = (await createProject(server, alice)).id;
+    const elsewhere = await body<WebhookWithSecret>(
+      await create({ url: receiver.url, events: hooks.run }, alice, otherProject),
+    );
+
+    const run = await createWorkflow(server, alice, projectId, 'Only the live hook');
+    // One pass of the consumer makes the event's deliveries for every hook at once.
+    const got = await receiver.next((d) => d.json.workflow_id === run.id && d.event === 'run.created');
+    expect(got.webhookId).toBe(live.id);
+    const madeFor = await server.deps.db.webhookDelivery.findMany({
+      where: { event_id: got.json.id as string },
+      select: { webhook_id: true },
+    });
+    expect(madeFor.map((d) => d.webhook_id)).toEqual([live.id]);
+    expect(
+      await server.deps.db.webhookDelivery.count({
+        where: { webhook_id: { in: [paused.id, deleted.id, elsewhere.id] } },
+      }),
+    ).toBe(0);
+    await server.request(`/svc/api/webhooks/${live.id}`, { method: 'DELETE', as: alice });
+    await server.request(`/svc/api/webhooks/${paused.id}`, { method: 'DELETE', as: alice });
+  });
+
   it('retries a failing receiver with backoff, logs every attempt, and redelivers on request', async () => {
     const failing = await startWebhookReceiver(({ nth }) => (nth < 2 ? 500 : 200));
     try {
