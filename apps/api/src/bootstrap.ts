@@ -142,7 +142,14 @@ export async function buildRuntime(
       await pruneAuditEvents(dbHandle.db, config.audit.retentionDays);
     },
   });
-  const notifications = createNotifications({ db: dbHandle.db, keyring: secretsKeyring, config, logger });
+  const notifications = createNotifications({
+    db: dbHandle.db,
+    reader: dbHandle.reader,
+    provider: dbHandle.provider,
+    keyring: secretsKeyring,
+    config,
+    logger,
+  });
   // Before live.start() starts the outbox: e-mail and chat notifications of run events (decision 0045).
   outbox.register(NOTIFICATIONS_CONSUMER, (event) => notifications.notifier.handle(event), NOTIFIED_EVENT_TYPES);
   const deps: AppDeps = {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { prepare, queryBuilder, type Db, type DbProvider, type Prepared, type SqlReader, type Workflow } from '@svc/db';
-import type { DispatchAction, DispatchMessage } from '@svc/protocol';
+import { TERMINAL_WORKFLOW_STATUSES, type DispatchAction, type DispatchMessage } from '@svc/protocol';
 import type { AppLinks } from '../apps/app-link';
 import type { RunSecrets } from '../secrets/run-secrets';
 import { on, type ClusterBus } from '../cluster/bus';
@@ -47,6 +47,22 @@ const DELIVERY_SELECT = {
 /** What a dispatch or a delivery needs of the workflow (text and number columns: no decoding). */
 type DeliveryRow = { [K in keyof typeof DELIVERY_SELECT]: Workflow[K] };
 
+/** A queued run that has no title yet, for a title job (text and number columns). */
+type TitleRow = { [K in keyof typeof DISPATCH_SELECT | 'title_last_seq']: Workflow[K] };
+
+/** The statement reading a `TitleRow`: unfinished, not deleted, no worker, no title yet. */
+const titleStatement = (provider: DbProvider): Prepared<{ id: string }> =>
+  prepare(provider, (arg) =>
+    queryBuilder(provider)
+      .selectFrom('workflows')
+      .select([...(Object.keys(DISPATCH_SELECT) as (keyof typeof DISPATCH_SELECT)[]), 'title_last_seq'])
+      .where('id', '=', arg('id'))
+      .where('status', 'not in', [...TERMINAL_WORKFLOW_STATUSES])
+      .where('deleted_at', 'is', null)
+      .where('assigned_worker_id', 'is', null)
+      .where('title_generated', '=', false),
+  );
+
 /** The statement reading a `DeliveryRow` as it is now. */
 const deliveryStatement = (provider: DbProvider): Prepared<{ id: string }> =>
   prepare(provider, (arg) =>
@@ -78,10 +94,12 @@ export class LiveDispatcher implements Steering {
   private readonly stops: (() => void)[];
 
   private readonly deliveryRead: Prepared<{ id: string }>;
+  private readonly titleRead: Prepared<{ id: string }>;
 
   constructor(private readonly deps: LiveDispatcherDeps) {
     this.queue = { engine: deps.engine, lock: deps.lock };
     this.deliveryRead = deliveryStatement(deps.provider);
+    this.titleRead = titleStatement(deps.provider);
     const background = (what: string, work: Promise<void>) =>
       void work.catch((err: unknown) => deps.logger.error({ err }, `${what} failed`));
     this.stops = [
@@ -385,10 +403,7 @@ export class LiveDispatcher implements Steering {
   private async titleJob(workflowId: string): Promise<void> {
     // A free worker that takes the workflow makes the title itself: let the dispatch round go first.
     await this.pump();
-    const workflow = await this.deps.db.workflow.findFirst({
-      where: { id: workflowId, ...unfinishedWhere, assigned_worker_id: null, title_generated: false },
-      select: { ...DISPATCH_SELECT, title_last_seq: true },
-    });
+    const workflow = (await this.deps.reader.row(this.titleRead.bind({ id: workflowId }))) as TitleRow | undefined;
     if (!workflow) return;
     const target = pickWorker((await this.takingRuns()).sessions, new Map(), null, workflow.requires);
     if (!target) return;

@@ -20,7 +20,9 @@ import { stepHistoryOf } from './step-history';
 export type WorkflowForDispatch = Pick<
   Workflow,
   'id' | 'project_id' | 'requirement' | 'template' | 'last_update_seq' | 'app_key' | 'trace_id' | 'trace_span_id'
->;
+> &
+  /** read with the row when it can be: a run without a budget needs no budget read */
+  Partial<Pick<Workflow, 'budget'>>;
 
 export const DISPATCH_SELECT = {
   id: true,
@@ -34,6 +36,7 @@ export const DISPATCH_SELECT = {
   /** the run's trace (decision 0052), sent as the dispatch's `traceparent` */
   trace_id: true,
   trace_span_id: true,
+  budget: true,
 } as const;
 
 /**
@@ -55,7 +58,7 @@ export async function buildDispatch(
   // Independent reads, side by side: a dispatch waits for the slowest, not for their sum.
   const [appKey, budget, mcpServers, runSecrets, repository] = await Promise.all([
     ensureAppKey(db, workflow),
-    budgetPart(db, workflow.id, action),
+    budgetPart(db, workflow, action),
     mcpServersPart(db, workflow.project_id, action),
     secretsPart(secrets, workflow, action),
     repositoryPart(secrets, workflow, action),
@@ -148,11 +151,11 @@ async function repositoryPart(
 /** The run's budget and spend so far, for a dispatch that runs it. */
 async function budgetPart(
   db: Db,
-  workflowId: string,
+  workflow: WorkflowForDispatch,
   action: DispatchAction,
 ): Promise<{ budget?: DispatchMessage['budget'] }> {
-  if (action === 'cancel' || action === 'generate_title') return {};
-  const budget = await dispatchBudgetOf(db, workflowId);
+  if (action === 'cancel' || action === 'generate_title' || workflow.budget === null) return {};
+  const budget = await dispatchBudgetOf(db, workflow.id);
   return budget ? { budget } : {};
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '@svc/db';
+import type { Db, DbProvider, SqlReader } from '@svc/db';
 import type { Config } from '../config';
 import type { SecretKeyring } from '../secrets/keyring';
 import { AnswerLinks } from './answer-links';
@@ -27,13 +27,21 @@ export interface Notifications {
 /** E-mail (SMTP_URL) and chat notifications, their preferences and the answer links of their mails. */
 export function createNotifications(deps: {
   db: Db;
+  /** the notifier's read of who wants each event (on the driver) */
+  reader: SqlReader;
+  provider: DbProvider;
   keyring: SecretKeyring;
   config: Config;
   logger: Logger;
   mailer?: Mailer;
 }): Notifications {
   const { db, config } = deps;
-  const preferences = new NotificationPreferenceStore({ db, keyring: deps.keyring });
+  const preferences = new NotificationPreferenceStore({
+    db,
+    reader: deps.reader,
+    provider: deps.provider,
+    keyring: deps.keyring,
+  });
   const mailer = deps.mailer ?? smtpMailer(config.notifications.smtpUrl, config.notifications.mailFrom);
   const links = new AnswerLinks({ db, ttlMs: config.notifications.answerLinkTtlMs });
   const notifier = new Notifier({

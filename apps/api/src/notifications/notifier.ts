@@ -57,11 +57,7 @@ export class Notifier {
     if (!kind) return;
     const { db } = this.deps;
     // Who wants it first: most events of most projects notify nobody, and then the run is not read.
-    const members = await db.projectMember.findMany({
-      where: { project_id: event.project_id },
-      select: { user_id: true },
-    });
-    const wanted = (await this.deps.preferences.readMany(members.map((m) => m.user_id))).flatMap((prefs) =>
+    const wanted = (await this.deps.preferences.ofProjectMembers(event.project_id)).flatMap((prefs) =>
       CHANNELS.filter((channel) => wants(prefs, channel, kind, event.project_id)).map((channel) => ({
         prefs,
         channel,

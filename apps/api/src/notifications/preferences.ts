@@ -1,4 +1,13 @@
-import type { Db, NotificationPreference } from '@svc/db';
+import {
+  prepare,
+  queryBuilder,
+  rowDecoder,
+  type Db,
+  type DbProvider,
+  type NotificationPreference,
+  type Prepared,
+  type SqlReader,
+} from '@svc/db';
 import {
   ChatFormatSchema,
   NotificationEventSchema,
@@ -99,18 +108,30 @@ const eventList = (events: readonly NotificationEvent[]) =>
   NotificationEventSchema.options.filter((e) => events.includes(e));
 
 export class NotificationPreferenceStore {
-  constructor(private readonly deps: { db: Db; keyring: SecretKeyring }) {}
+  /** The stored preferences of a project's members: every run event of every project is looked up. */
+  private readonly ofMembers: Prepared<{ projectId: string }>;
+  private readonly decode: <R>(row: unknown) => R;
+
+  constructor(private readonly deps: { db: Db; reader: SqlReader; provider: DbProvider; keyring: SecretKeyring }) {
+    this.ofMembers = prepare(deps.provider, (arg) =>
+      queryBuilder(deps.provider)
+        .selectFrom('notification_preferences as p')
+        .innerJoin('project_members as m', 'm.user_id', 'p.user_id')
+        .selectAll('p')
+        .where('m.project_id', '=', arg('projectId')),
+    );
+    this.decode = rowDecoder(deps.provider, 'notification_preferences');
+  }
 
   async read(userId: string): Promise<StoredPreferences> {
     const row = await this.deps.db.notificationPreference.findUnique({ where: { user_id: userId } });
     return row ? parsePreferences(row) : DEFAULTS(userId);
   }
 
-  /** The preferences of these people (those who have none are left out: nothing is enabled for them). */
-  async readMany(userIds: readonly string[]): Promise<StoredPreferences[]> {
-    if (userIds.length === 0) return [];
-    const rows = await this.deps.db.notificationPreference.findMany({ where: { user_id: { in: [...userIds] } } });
-    return rows.map(parsePreferences);
+  /** The preferences of a project's members (those who have none are left out: nothing is enabled for them). */
+  async ofProjectMembers(projectId: string): Promise<StoredPreferences[]> {
+    const rows = await this.deps.reader.rows(this.ofMembers.bind({ projectId }));
+    return rows.map((row) => parsePreferences(this.decode<NotificationPreference>(row)));
   }
 
   /** The stored chat webhook URL, decrypted; null when there is none. */
