@@ -147,5 +147,8 @@ export async function storeSnapshot(
       memo: snapshot.memo ?? [],
     },
   });
-  await db.workflow.updateMany({ where: { id: workflowId, last_update_seq: { lt: seq } }, data: { last_update_seq: seq } });
+  await db.workflow.updateMany({
+    where: { id: workflowId, last_update_seq: { lt: seq } },
+    data: { last_update_seq: seq },
+  });
 }
