@@ -30,7 +30,7 @@ export interface SqlReader {
 
 // timestamp(3) columns hold UTC (Prisma writes them so): read them as UTC whatever the local zone.
 const TIMESTAMP = 1114;
-const pgTypes = {
+export const utcTimestamps = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === TIMESTAMP && format !== 'binary'
       ? (value: string) => new Date(`${value}Z`)
@@ -50,7 +50,7 @@ export function postgresReader(pool: pg.Pool): SqlReader {
     async rows(query, options) {
       const { sql: text, values } = compileFor('postgresql', query);
       const name = options?.planWithValues ? undefined : nameOf(text);
-      const result = await pool.query({ ...(name ? { name } : {}), text, values, types: pgTypes });
+      const result = await pool.query({ ...(name ? { name } : {}), text, values, types: utcTimestamps });
       return result.rows;
     },
     async row(query) {

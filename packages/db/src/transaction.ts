@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Db } from './client';
 import type { RawClient } from './query';
+import { utcTimestamps } from './reader';
 
 /**
  * Runs `work` in one transaction of raw statements: on PostgreSQL on a connection of the pool itself
@@ -18,8 +19,9 @@ export async function rawTransaction<T>(
   try {
     await connection.query('BEGIN');
     const result = await work({
+      // Timestamps read back as UTC, as the reader reads them (and Prisma).
       $queryRawUnsafe: async <R>(text: string, ...values: unknown[]) =>
-        (await connection.query(text, values)).rows as R,
+        (await connection.query({ text, values, types: utcTimestamps })).rows as R,
       $executeRawUnsafe: async (text: string, ...values: unknown[]) =>
         (await connection.query(text, values)).rowCount ?? 0,
     });

@@ -1,4 +1,4 @@
-import type { Db, DbProvider, Prisma, Workflow } from '@svc/db';
+import type { Db, DbProvider, Prisma, RawClient, Workflow } from '@svc/db';
 import type pg from 'pg';
 import { RESUMED_AFTER_LEASE_LOSS, type WorkflowStatus } from '@svc/protocol';
 import type { EventStore, NewEvent, StoredEvent, WorkflowRef } from '../events';
@@ -12,6 +12,7 @@ import { serverLogEntryEvent, type ServerLogEntry } from './server-log-entry';
 import { newRunTrace } from '../tracing/run-trace';
 import { notFound } from '../domain/errors';
 import { numberInsertedRun, provisionalRunNumber, takeRunNumber } from './run-number';
+import { insertWorkflow } from './insert-workflow';
 
 export type { WorkerBatch };
 
@@ -87,26 +88,43 @@ export class WorkflowEngine {
     // PostgreSQL numbers the run last, holding the project's counter lock only until the commit; a run
     // with its own rows (`alongside`, e.g. a branch named after its number) needs its number first.
     const numberLast = this.deps.provider === 'postgresql' && !alongside;
+    const row = { ...data, ...runTrace, status: decision.to };
+    if (numberLast && this.deps.pgPool) return this.createRaw(row, action);
     let workflow: Workflow | null = null;
     const stored = await this.deps.events.appendWith(
       async (tx) => {
         const number = numberLast ? provisionalRunNumber() : await takeRunNumber(tx!, data.project_id);
         if (number === null) throw notFound('project not found');
-        const row = await tx!.workflow.create({ data: { ...data, ...runTrace, number, status: decision.to } });
-        if (alongside) await alongside(tx!, row);
-        workflow = row;
-        return { groups: [{ workflow: row, events: [action(row.plan_revision)] }] };
+        workflow = await tx!.workflow.create({ data: { ...row, number } });
+        if (alongside) await alongside(tx!, workflow);
+        return { groups: [{ workflow, events: [action(workflow.plan_revision)] }] };
       },
       {
         interactive: true,
         publish: false,
-        beforeCommit: numberLast ? (tx) => this.numberRun(tx, workflow!) : undefined,
+        beforeCommit: numberLast ? (tx) => this.numberRun(tx as unknown as RawClient, workflow!) : undefined,
       },
     );
     return { workflow: workflow!, stored };
   }
 
-  private async numberRun(tx: Prisma.TransactionClient, workflow: Workflow): Promise<void> {
+  /** PostgreSQL's create as raw statements in a raw transaction (decision 0085): insert, events, number last. */
+  private async createRaw(
+    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'number'>,
+    action: (revision: number) => NewEvent,
+  ): Promise<{ workflow: Workflow; stored: StoredEvent[] }> {
+    let workflow: Workflow | null = null;
+    const stored = await this.deps.events.appendInRawTransaction(
+      async (tx) => {
+        workflow = await insertWorkflow(tx, { ...data, number: provisionalRunNumber() });
+        return { groups: [{ workflow, events: [action(workflow.plan_revision)] }] };
+      },
+      { publish: false, beforeCommit: (tx) => this.numberRun(tx, workflow!) },
+    );
+    return { workflow: workflow!, stored };
+  }
+
+  private async numberRun(tx: RawClient, workflow: Workflow): Promise<void> {
     const number = await numberInsertedRun(tx, workflow.project_id, workflow.id);
     if (number === null) throw notFound('project not found');
     workflow.number = number;

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { Prisma } from '@svc/db';
+import type { Prisma, RawClient } from '@svc/db';
 
 /**
  * Takes the project's next run number inside the create's transaction (decision 0064). The counter's
@@ -21,17 +21,16 @@ export async function takeRunNumber(tx: Prisma.TransactionClient, projectId: str
  * held only until the COMMIT that follows, not across the create's other statements. Null when the
  * project row is gone.
  */
-export async function numberInsertedRun(
-  tx: Prisma.TransactionClient,
-  projectId: string,
-  workflowId: string,
-): Promise<number | null> {
-  const rows = await tx.$queryRaw<{ number: number | bigint }[]>`
-    WITH taken AS (
+export async function numberInsertedRun(tx: RawClient, projectId: string, workflowId: string): Promise<number | null> {
+  const rows = await tx.$queryRawUnsafe<{ number: number | bigint }[]>(
+    `WITH taken AS (
       UPDATE "projects" SET "last_workflow_number" = "last_workflow_number" + 1
-      WHERE "id" = ${projectId} RETURNING "last_workflow_number")
+      WHERE "id" = $1 RETURNING "last_workflow_number")
     UPDATE "workflows" SET "number" = taken."last_workflow_number" FROM taken
-    WHERE "workflows"."id" = ${workflowId} RETURNING "workflows"."number"`;
+    WHERE "workflows"."id" = $2 RETURNING "workflows"."number"`,
+    projectId,
+    workflowId,
+  );
   const taken = rows[0]?.number;
   return taken === undefined ? null : Number(taken);
 }

@@ -93,10 +93,14 @@ export class EventStore {
    */
   async appendInRawTransaction(
     prepare: (tx: RawClient) => Promise<EventBatch>,
-    options: { publish?: boolean } = {},
+    options: { publish?: boolean; beforeCommit?: (tx: RawClient) => Promise<void> } = {},
   ): Promise<StoredEvent[]> {
     const handle = { db: this.deps.db, pgPool: this.deps.pgPool ?? null };
-    const stored = await rawTransaction(handle, async (tx) => this.write(tx, await prepare(tx), true));
+    const stored = await rawTransaction(handle, async (tx) => {
+      const written = await this.write(tx, await prepare(tx), true);
+      await options.beforeCommit?.(tx);
+      return written;
+    });
     return this.committed(stored, options.publish);
   }
 

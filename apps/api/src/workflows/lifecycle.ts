@@ -1,6 +1,14 @@
 import { recordAudit, type AuditContext } from '../audit/record';
 import type { Logger } from 'pino';
-import { classifyDbError, type Db, type Prisma, type Project, type Timer, type Workflow } from '@svc/db';
+import {
+  classifyAnyDbError,
+  classifyDbError,
+  type Db,
+  type Prisma,
+  type Project,
+  type Timer,
+  type Workflow,
+} from '@svc/db';
 import { answersChoices, MAX_REQUIRED_LABELS, type CreateWorkflowRequest, type WorkflowStatus } from '@svc/protocol';
 import { newAppKey } from '../apps/app-link';
 import { conflict, DomainError, invalidInput, notFound } from '../domain/errors';
@@ -510,7 +518,7 @@ export class WorkflowLifecycle {
       return { ...(await this.deps.engine.create(data, created, alongside)), created: true };
     } catch (err) {
       const earlier =
-        key === undefined || classifyDbError(err) !== 'conflict' ? null : await this.createdWith(projectId, key);
+        key === undefined || classifyAnyDbError(err) !== 'conflict' ? null : await this.createdWith(projectId, key);
       if (earlier) return { workflow: earlier, created: false };
       throw err;
     }
