@@ -1,4 +1,15 @@
-import type { AgentStateSnapshot, Db, Workflow } from '@svc/db';
+import {
+  prepare,
+  queryBuilder,
+  rowDecoder,
+  type AgentStateSnapshot,
+  type Db,
+  type DbProvider,
+  type McpServer as McpServerRow,
+  type Prepared,
+  type SqlReader,
+  type Workflow,
+} from '@svc/db';
 import {
   RESUMED_AFTER_LEASE_LOSS,
   type DispatchAction,
@@ -47,9 +58,18 @@ export const DISPATCH_SELECT = {
 export async function buildDispatch(
   {
     db,
+    reader,
+    provider,
     appLinks,
     secrets,
-  }: { db: Db; appLinks: AppLinks; secrets?: Pick<RunSecrets, 'forRun'> & Partial<Pick<RunSecrets, 'repositoryFor'>> },
+  }: {
+    db: Db;
+    /** the project's MCP servers are read on the driver */
+    reader: SqlReader;
+    provider: DbProvider;
+    appLinks: AppLinks;
+    secrets?: Pick<RunSecrets, 'forRun'> & Partial<Pick<RunSecrets, 'repositoryFor'>>;
+  },
   workflow: WorkflowForDispatch,
   action: DispatchAction,
   options: { message?: string; reservedSeq?: number } = {},
@@ -59,7 +79,7 @@ export async function buildDispatch(
   const [appKey, budget, mcpServers, runSecrets, repository] = await Promise.all([
     ensureAppKey(db, workflow),
     budgetPart(db, workflow, action),
-    mcpServersPart(db, workflow.project_id, action),
+    mcpServersPart(reader, provider, workflow.project_id, action),
     secretsPart(secrets, workflow, action),
     repositoryPart(secrets, workflow, action),
   ]);
@@ -161,17 +181,30 @@ async function budgetPart(
 
 /** The project's enabled MCP servers, for a dispatch that runs the agent (references to secrets kept). */
 async function mcpServersPart(
-  db: Db,
+  reader: SqlReader,
+  provider: DbProvider,
   projectId: string,
   action: DispatchAction,
 ): Promise<{ mcp_servers?: DispatchMessage['mcp_servers'] }> {
   if (!runsTheAgent(action)) return {};
-  const rows = await db.mcpServer.findMany({
-    where: { project_id: projectId, enabled: true },
-    orderBy: { name: 'asc' },
-  });
-  return rows.length ? { mcp_servers: rows.map(mcpServerConfigOf) } : {};
+  const rows = await reader.rows(enabledMcpServers[provider].bind({ projectId }));
+  return rows.length ? { mcp_servers: rows.map((row) => mcpServerConfigOf(mcpServerRow[provider](row))) } : {};
 }
+
+const enabledMcpServersOf = (provider: DbProvider): Prepared<{ projectId: string }> =>
+  prepare(provider, (arg) =>
+    queryBuilder(provider)
+      .selectFrom('mcp_servers')
+      .selectAll()
+      .where('project_id', '=', arg('projectId'))
+      .where('enabled', '=', true)
+      .orderBy('name'),
+  );
+const enabledMcpServers = { postgresql: enabledMcpServersOf('postgresql'), sqlite: enabledMcpServersOf('sqlite') };
+const mcpServerRow = {
+  postgresql: rowDecoder('postgresql', 'mcp_servers') as (row: unknown) => McpServerRow,
+  sqlite: rowDecoder('sqlite', 'mcp_servers') as (row: unknown) => McpServerRow,
+};
 
 /**
  * The worker for a queued workflow: among the connected workers with room whose labels include the

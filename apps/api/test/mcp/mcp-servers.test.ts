@@ -1,7 +1,7 @@
 import type { McpServer, McpServerList } from '@svc/protocol';
 import { AppLinks } from '../../src/apps/app-link';
 import { buildDispatch } from '../../src/dispatch/message';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
+import { driverOf, startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { addMember, body, createProject } from '../support/fixtures';
 
 describe.each(TEST_PROVIDERS)('project MCP servers on %s', (provider) => {
@@ -68,7 +68,7 @@ describe.each(TEST_PROVIDERS)('project MCP servers on %s', (provider) => {
     );
     const workflow = await server.deps.db.workflow.findUniqueOrThrow({ where: { id: created_run.id } });
     const dispatch = await buildDispatch(
-      { db: server.deps.db, appLinks: new AppLinks(server.deps.config) },
+      { ...driverOf(server), appLinks: new AppLinks(server.deps.config) },
       workflow,
       'start',
     );

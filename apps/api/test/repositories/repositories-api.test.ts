@@ -1,7 +1,7 @@
 import type { Repository, RepositoryList, WorkflowRepository } from '@svc/protocol';
 import { AppLinks } from '../../src/apps/app-link';
 import { buildDispatch } from '../../src/dispatch/message';
-import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
+import { driverOf, startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { addMember, body, createProject } from '../support/fixtures';
 
 const TOKEN = 'ghp_repository-token-4c7e1a9b';
@@ -120,7 +120,7 @@ describe.each(TEST_PROVIDERS)('project repositories on %s', (provider) => {
     });
     const row = await server.deps.db.workflow.findUniqueOrThrow({ where: { id: workflow.id } });
     const dispatch = await buildDispatch(
-      { db: server.deps.db, appLinks: new AppLinks(server.deps.config), secrets: server.deps.secrets.runs },
+      { ...driverOf(server), appLinks: new AppLinks(server.deps.config), secrets: server.deps.secrets.runs },
       row,
       'start',
     );

@@ -78,3 +78,10 @@ export async function startTestServer(
     },
   };
 }
+
+/** The server's database handles a dispatch is built from (`buildDispatch`): Prisma, the driver reader, the provider. */
+export const driverOf = ({ runtime }: TestServer) => ({
+  db: runtime.dbHandle.db,
+  reader: runtime.dbHandle.reader,
+  provider: runtime.dbHandle.provider,
+});
