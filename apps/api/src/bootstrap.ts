@@ -103,7 +103,15 @@ export async function buildRuntime(
   const templates = options.templates ?? gitTemplates!;
   const storage = createStorage(config);
   const appLinks = new AppLinks(config);
-  const secrets = createSecrets({ keyring: secretsKeyring, db: dbHandle.db, templates, logger, bus });
+  const secrets = createSecrets({
+    keyring: secretsKeyring,
+    db: dbHandle.db,
+    reader: dbHandle.reader,
+    provider: dbHandle.provider,
+    templates,
+    logger,
+    bus,
+  });
   const live = createLiveServices({
     db: dbHandle.db,
     provider: dbHandle.provider,

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '@svc/db';
+import type { Db, DbProvider, SqlReader } from '@svc/db';
 import { on, type ClusterBus } from '../cluster/bus';
 import type { TemplateCatalog } from '../services/templates';
 import type { SecretKeyring } from './keyring';
@@ -31,12 +31,21 @@ export interface Secrets {
 export function createSecrets(deps: {
   keyring: SecretKeyring;
   db: Db;
+  reader: SqlReader;
+  provider: DbProvider;
   templates: TemplateCatalog;
   logger: Logger;
   bus: ClusterBus;
 }): Secrets {
   const { keyring } = deps;
-  const runs = new RunSecrets({ db: deps.db, keyring, templates: deps.templates, logger: deps.logger });
+  const runs = new RunSecrets({
+    db: deps.db,
+    reader: deps.reader,
+    provider: deps.provider,
+    keyring,
+    templates: deps.templates,
+    logger: deps.logger,
+  });
   const store = new SecretStore({
     db: deps.db,
     keyring,

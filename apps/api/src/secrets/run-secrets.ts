@@ -1,6 +1,14 @@
 import type { Logger } from 'pino';
 import { LRUCache } from 'lru-cache';
-import { classifyDbError, type Db } from '@svc/db';
+import {
+  classifyDbError,
+  prepare,
+  queryBuilder,
+  type Db,
+  type DbProvider,
+  type Prepared,
+  type SqlReader,
+} from '@svc/db';
 import type { DispatchRepository, RunSecret } from '@svc/protocol';
 import { SecretMasker } from '@svc/text';
 import { openSecret, SecretDecryptError } from './cipher';
@@ -16,10 +24,23 @@ export interface RunOfSecrets {
 
 export interface RunSecretsDeps {
   db: Db;
+  /** each dispatch's look-up of its run's repository, on the driver */
+  reader: SqlReader;
+  provider: DbProvider;
   keyring: SecretKeyring;
   /** the `.svc-secrets` file of a run's template (instance secrets of visibility `templates`) */
   templates: Pick<TemplateCatalog, 'secretNames'>;
   logger: Logger;
+}
+
+/** What a dispatch reads of its run's repository link (the repository's `deleted_at` only tested for null). */
+interface RepositoryLink {
+  repository_id: string;
+  base_branch: string;
+  branch: string;
+  url: string;
+  credential_kind: string;
+  deleted_at: unknown;
 }
 
 /** The author and committer of a run's commits (the requester is their co-author). */
@@ -60,7 +81,18 @@ export class RunSecrets {
   private noSecretsUntil = 0;
   private generation = 0;
 
-  constructor(private readonly deps: RunSecretsDeps) {}
+  /** A run's repository link with what a dispatch needs of the repository (every dispatch looks). */
+  private readonly repositoryLink: Prepared<{ workflowId: string }>;
+
+  constructor(private readonly deps: RunSecretsDeps) {
+    this.repositoryLink = prepare(deps.provider, (arg) =>
+      queryBuilder(deps.provider)
+        .selectFrom('workflow_repositories as l')
+        .innerJoin('repositories as r', 'r.id', 'l.repository_id')
+        .select(['l.repository_id', 'l.base_branch', 'l.branch', 'r.url', 'r.credential_kind', 'r.deleted_at'])
+        .where('l.workflow_id', '=', arg('workflowId')),
+    );
+  }
 
   /** The values a run gets (a project secret shadows an instance one of its name); records their use. */
   async forRun(run: RunOfSecrets): Promise<RunSecret[]> {
@@ -129,11 +161,10 @@ export class RunSecrets {
    */
   async repositoryFor(run: Pick<RunOfSecrets, 'id'>): Promise<DispatchRepository | undefined> {
     const { db } = this.deps;
-    const link = await db.workflowRepository.findUnique({
-      where: { workflow_id: run.id },
-      include: { repository: true },
-    });
-    if (!link || link.repository.deleted_at) return undefined;
+    const link = (await this.deps.reader.row(this.repositoryLink.bind({ workflowId: run.id }))) as
+      | RepositoryLink
+      | undefined;
+    if (!link || link.deleted_at !== null) return undefined;
     const credential = await this.repositoryCredential(run.id);
     if (!credential) {
       this.deps.logger.error({ repository_id: link.repository_id }, 'the repository credential does not decrypt');
@@ -142,10 +173,10 @@ export class RunSecrets {
     const workflow = await db.workflow.findUnique({ where: { id: run.id }, select: { created_by: true } });
     const requester = workflow ? await db.user.findUnique({ where: { id: workflow.created_by } }) : null;
     return {
-      url: link.repository.url,
+      url: link.url,
       base_branch: link.base_branch,
       branch: link.branch,
-      credential: { kind: link.repository.credential_kind as 'token' | 'ssh_key', value: credential.value },
+      credential: { kind: link.credential_kind as 'token' | 'ssh_key', value: credential.value },
       author: SERVICE_AUTHOR,
       ...(requester
         ? {
