@@ -10,7 +10,7 @@ import { isUnfinished, unfinishedWhere, type Steering } from '../workflows';
 import { CoalescedRuns } from '../lib/coalesced-runs';
 import { buildDispatch, DISPATCH_SELECT, pickWorker } from './message';
 import { dispatchWait } from '../metrics/registry';
-import { queuedPage, QUEUE_PAGE, takeBack, unclaim, workerRoom, type QueueDeps } from './queue';
+import { queuedPage, QUEUE_PAGE, takeBack, unclaim, workerRoom, type QueueDeps, type QueuedRow } from './queue';
 import type { WorkerRegistry } from './registry';
 import { intentOf, STEERING_SELECT, type Intent } from '../engine/intents';
 import type { WorkerSession } from './worker-session';
@@ -71,7 +71,6 @@ const deliveryStatement = (provider: DbProvider): Prepared<{ id: string }> =>
       .select(Object.keys(DELIVERY_SELECT) as (keyof typeof DELIVERY_SELECT)[])
       .where('id', '=', arg('id')),
   );
-type QueuedRow = Awaited<ReturnType<typeof queuedPage>>[number];
 /** A claimed run's dispatch, built before it is sent. */
 type PreparedDispatch = { workflow: DeliveryRow; intent: Intent | null; message: DispatchMessage };
 
@@ -297,10 +296,9 @@ export class LiveDispatcher implements Steering {
 
   /** One page of the queue; true when a full page was handed out and more may wait. */
   private async pumpOnce(): Promise<boolean> {
-    const { db } = this.deps;
     const { sessions, load } = await this.takingRuns();
     if (!sessions.some((s) => load.get(s.workerId)! < s.capacity)) return false;
-    const queued = await queuedPage(db, this.deps.provider);
+    const queued = await queuedPage(this.deps.reader, this.deps.provider);
     const { claimed, raced } = await this.claimPage(queued, sessions, load);
     // The claimed runs' dispatches are read and built side by side, and sent in queue order.
     const prepared = await Promise.allSettled(claimed.map(({ candidate }) => this.prepareDispatch(candidate.id)));

@@ -1,6 +1,16 @@
-import { isAnyOf, queryBuilder, selectRows, sql, type Db, type DbProvider } from '@svc/db';
+import {
+  isAnyOf,
+  queryBuilder,
+  rowDecoder,
+  selectRows,
+  sql,
+  type Db,
+  type DbProvider,
+  type SqlReader,
+  type Workflow,
+} from '@svc/db';
 import { TERMINAL_WORKFLOW_STATUSES } from '@svc/protocol';
-import { dispatchableIds } from '../engine/claim';
+import { dispatchableRows } from '../engine/claim';
 import type { WorkflowEngine } from '../engine';
 import type { IngestLock } from '../ingest/ingest-lock';
 import { unfinishedWhere } from '../workflows';
@@ -26,18 +36,20 @@ export interface QueueDeps {
   lock: IngestLock;
 }
 
+const QUEUED_SELECT = { ...DISPATCH_SELECT, requested_worker_id: true, created_at: true, started_at: true } as const;
+/** A queued run as the dispatcher's round reads it. */
+export type QueuedRow = { [K in keyof typeof QUEUED_SELECT]: Workflow[K] };
+const QUEUED_COLUMNS = Object.keys(QUEUED_SELECT);
+const queuedRow = { postgresql: rowDecoder('postgresql', 'workflows'), sqlite: rowDecoder('sqlite', 'workflows') };
+
 /**
  * The first queued workflows in dispatch order (priority, then oldest first) that their project's
- * `max_running` and their concurrency key let go now (engine/claim.ts; the claim checks again).
+ * `max_running` and their concurrency key let go now (engine/claim.ts; the claim checks again): one
+ * statement on the driver a round.
  */
-export async function queuedPage(db: Db, provider: DbProvider) {
-  const ids = await dispatchableIds(db, provider, QUEUE_PAGE);
-  const rows = await db.workflow.findMany({
-    where: { id: { in: ids }, ...queuedWhere },
-    select: { ...DISPATCH_SELECT, requested_worker_id: true, created_at: true, started_at: true },
-  });
-  const rank = new Map(ids.map((id, index) => [id, index]));
-  return rows.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+export async function queuedPage(reader: SqlReader, provider: DbProvider): Promise<QueuedRow[]> {
+  const rows = await dispatchableRows(reader, provider, QUEUED_COLUMNS, QUEUE_PAGE);
+  return rows.map((row) => queuedRow[provider]<QueuedRow>(row));
 }
 
 /**

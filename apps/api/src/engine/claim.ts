@@ -2,10 +2,10 @@ import {
   executeQuery,
   queryBuilder,
   rawTransaction,
-  selectRows,
   sql,
   type Db,
   type DbProvider,
+  type SqlReader,
   type Statement,
 } from '@svc/db';
 import type pg from 'pg';
@@ -62,19 +62,23 @@ const claimStatement = (provider: DbProvider, workflowId: string, workerId: stri
   );
 
 /**
- * The ids of the runs a claim would take now, in dispatch order: priority (higher first), then oldest
- * first. Runs of deleted projects are left out (as the queue leaves them out).
+ * The runs a claim would take now, in dispatch order: priority (higher first), then oldest first; the
+ * `columns` of each, as the driver returns them. Runs of deleted projects are left out (as the queue
+ * leaves them out).
  */
-export async function dispatchableIds(db: Db, provider: DbProvider, limit: number): Promise<string[]> {
-  const rows = await selectRows<{ id: string }>(
-    db,
-    provider,
+export function dispatchableRows(
+  reader: SqlReader,
+  provider: DbProvider,
+  columns: readonly string[],
+  limit: number,
+): Promise<unknown[]> {
+  const selected = sql.join(columns.map((column) => sql.ref(`workflows.${column}`)));
+  return reader.rows(
     compiled(
       provider,
-      sql`SELECT workflows.id FROM workflows JOIN projects AS live ON live.id = workflows.project_id AND live.deleted_at IS NULL WHERE ${dispatchable} ORDER BY workflows.priority DESC, workflows.created_at, workflows.id LIMIT ${limit}`,
+      sql`SELECT ${selected} FROM workflows JOIN projects AS live ON live.id = workflows.project_id AND live.deleted_at IS NULL WHERE ${dispatchable} ORDER BY workflows.priority DESC, workflows.created_at, workflows.id LIMIT ${limit}`,
     ),
   );
-  return rows.map((row) => row.id);
 }
 
 /** Claims the run for the worker; false when it is not queued or its project or key has no room. */

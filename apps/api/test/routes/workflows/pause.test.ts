@@ -110,9 +110,9 @@ describe.each(TEST_PROVIDERS)('pause and resume on %s (decision 0039)', (provide
 
   it('a paused workflow is not dispatched: the queue leaves it out until it is resumed', async () => {
     const workflow = await workflowIn('paused', true);
-    expect((await queuedPage(server.deps.db, provider)).map((w) => w.id)).not.toContain(workflow.id);
+    expect((await queuedPage(server.runtime.dbHandle.reader, provider)).map((w) => w.id)).not.toContain(workflow.id);
     await act(workflow.id, 'resume');
-    expect((await queuedPage(server.deps.db, provider)).map((w) => w.id)).toContain(workflow.id);
+    expect((await queuedPage(server.runtime.dbHandle.reader, provider)).map((w) => w.id)).toContain(workflow.id);
   });
 
   it('is 404 for someone who is not a member, and nothing changes', async () => {
