@@ -21,9 +21,9 @@ export async function rawTransaction<T>(
     const result = await work({
       // Timestamps read back as UTC, as the reader reads them (and Prisma).
       $queryRawUnsafe: async <R>(text: string, ...values: unknown[]) =>
-        (await connection.query({ text, values, types: utcTimestamps })).rows as R,
+        (await connection.query({ ...named(text), values, types: utcTimestamps })).rows as R,
       $executeRawUnsafe: async (text: string, ...values: unknown[]) =>
-        (await connection.query(text, values)).rowCount ?? 0,
+        (await connection.query({ ...named(text), values })).rowCount ?? 0,
     });
     await connection.query('COMMIT');
     return result;
@@ -34,4 +34,16 @@ export async function rawTransaction<T>(
   } finally {
     connection.release(broken);
   }
+}
+
+/** Prepared once per connection and text, as the reader's are: PostgreSQL parses and plans the hot path's statements once. */
+const statementNames = new Map<string, string>();
+/** Beyond this many texts (statements built with a varying shape), a statement is sent unnamed. */
+const MAX_NAMED_STATEMENTS = 500;
+
+function named(text: string): { text: string; name?: string } {
+  let name = statementNames.get(text);
+  if (!name && statementNames.size < MAX_NAMED_STATEMENTS)
+    statementNames.set(text, (name = `svc_tx_${statementNames.size + 1}`));
+  return name ? { text, name } : { text };
 }
