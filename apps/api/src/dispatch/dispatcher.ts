@@ -305,7 +305,12 @@ export class LiveDispatcher implements Steering {
     let handedOut = 0;
     for (const [i, { candidate, target }] of claimed.entries()) {
       const built = prepared[i]!;
-      if (built.status === 'fulfilled' && (await this.handOut(candidate, target, built.value))) handedOut++;
+      try {
+        if (built.status === 'fulfilled' && (await this.handOut(candidate, target, built.value))) handedOut++;
+      } finally {
+        // Sent (held now), or not: a claim not handed out is the heartbeat's and the lease's to take back.
+        this.deps.registry.endClaim(target.workerId, candidate.id);
+      }
     }
     // A dispatch that could not be built fails the round (logged), as it did before the others were sent.
     const failed = prepared.find((p) => p.status === 'rejected');
@@ -335,16 +340,22 @@ export class LiveDispatcher implements Steering {
   ): Promise<{ claimed: { candidate: QueuedRow; target: WorkerSession }[]; raced: boolean }> {
     const claimed: { candidate: QueuedRow; target: WorkerSession }[] = [];
     const stale = new Set<string>();
-    for (const candidate of queued) {
-      if (stale.has(candidate.project_id)) continue;
-      const target = pickWorker(sessions, load, candidate.requested_worker_id, candidate.requires);
-      if (!target) continue;
-      if (!(await this.claim(candidate.id, target))) {
-        stale.add(candidate.project_id);
-        continue;
+    try {
+      for (const candidate of queued) {
+        if (stale.has(candidate.project_id)) continue;
+        const target = pickWorker(sessions, load, candidate.requested_worker_id, candidate.requires);
+        if (!target) continue;
+        if (!(await this.claim(candidate.id, target))) {
+          stale.add(candidate.project_id);
+          continue;
+        }
+        load.set(target.workerId, (load.get(target.workerId) ?? 0) + 1);
+        claimed.push({ candidate, target });
       }
-      load.set(target.workerId, (load.get(target.workerId) ?? 0) + 1);
-      claimed.push({ candidate, target });
+    } catch (error) {
+      // The round fails: the claims made are not handed out by it.
+      for (const { candidate, target } of claimed) this.deps.registry.endClaim(target.workerId, candidate.id);
+      throw error;
     }
     return { claimed, raced: stale.size > 0 };
   }
@@ -410,10 +421,22 @@ export class LiveDispatcher implements Steering {
     target.send(await buildDispatch(this.deps, workflow, 'generate_title', { reservedSeq: grant.first - 1 }));
   }
 
+  /** Claims the run for the worker; a claim made stays `beginClaim`ed until the round hands it out. */
   private async claim(workflowId: string, target: WorkerSession): Promise<boolean> {
-    if (!(await this.deps.engine.claim(workflowId, target.workerId))) return false;
+    const { registry } = this.deps;
+    registry.beginClaim(target.workerId, workflowId);
+    try {
+      if (!(await this.deps.engine.claim(workflowId, target.workerId))) {
+        registry.endClaim(target.workerId, workflowId);
+        return false;
+      }
+    } catch (error) {
+      registry.endClaim(target.workerId, workflowId);
+      throw error;
+    }
     // The connection may have closed while the claim was in flight; its loss hand-back ran already.
-    if (this.deps.registry.get(target.workerId) === target) return true;
+    if (registry.get(target.workerId) === target) return true;
+    registry.endClaim(target.workerId, workflowId);
     await this.unclaim(workflowId, target.workerId);
     return false;
   }

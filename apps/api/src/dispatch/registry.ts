@@ -15,6 +15,8 @@ interface Connection {
   persistedAt: number;
   /** Workflows this connection runs: dispatched to it here, or reported in its heartbeats. */
   holding: Set<string>;
+  /** Workflows being claimed for it here, until their dispatch is sent or given up (see `beginClaim`). */
+  claiming: Set<string>;
   /** Set by the first heartbeat, which says what a (re)connected worker really runs. */
   reconciled: boolean;
   /** Whether it has held a workflow: a `--once` worker takes no other (WorkerSession.takesRuns). */
@@ -69,6 +71,7 @@ export class WorkerRegistry {
       lastSeenAt: now,
       persistedAt: now,
       holding: new Set(),
+      claiming: new Set(),
       reconciled: false,
       served: false,
     });
@@ -144,7 +147,21 @@ export class WorkerRegistry {
   }
 
   holds(workerId: string, workflowId: string): boolean {
-    return this.connections.get(workerId)?.holding.has(workflowId) ?? false;
+    const connection = this.connections.get(workerId);
+    return !!connection && (connection.holding.has(workflowId) || connection.claiming.has(workflowId));
+  }
+
+  /**
+   * A claim for the worker begins: from before its UPDATE until the dispatch is sent or given up, the
+   * run counts as held, so a first heartbeat that read the claimed row before the dispatch reached the
+   * worker does not take it back as one the worker lost.
+   */
+  beginClaim(workerId: string, workflowId: string): void {
+    this.connections.get(workerId)?.claiming.add(workflowId);
+  }
+
+  endClaim(workerId: string, workflowId: string): void {
+    this.connections.get(workerId)?.claiming.delete(workflowId);
   }
 
   hold(workerId: string, workflowId: string): void {
