@@ -50,6 +50,14 @@ export async function stepStatuses(page: Page): Promise<string[]> {
 /** The form folded under a `<details>` whose summary reads `summary` (e.g. "New schedule"), opened. */
 export async function unfoldedForm(page: Page, summary: string): Promise<Locator> {
   const details = page.locator('details', { has: page.locator('summary', { hasText: summary }) });
-  if ((await details.getAttribute('open')) === null) await details.locator('summary').click();
-  return details.getByRole('form', { name: summary });
+  const form = details.getByRole('form', { name: summary });
+  // Opened again if the panel re-rendered it folded (its data arriving on a busy machine, say).
+  await eventually(
+    async () => {
+      if ((await details.getAttribute('open')) === null) await details.locator('summary').click();
+      return form.isVisible();
+    },
+    { what: `the "${summary}" form unfolded` },
+  );
+  return form;
 }
