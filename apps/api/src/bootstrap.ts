@@ -81,6 +81,8 @@ export async function buildRuntime(
   // The outbox's rows commit with the events that cause them; its consumers register in createLiveServices.
   const outbox = new Outbox({
     db: dbHandle.db,
+    pgPool: dbHandle.pgPool,
+    reader: dbHandle.reader,
     provider: dbHandle.provider,
     logger,
     replicaId: config.replicaId,
@@ -137,6 +139,8 @@ export async function buildRuntime(
   // The forge side of runs with a repository (decision 0047): PRs, statuses, comments.
   const forgeSync = new ForgeSync({
     db: dbHandle.db,
+    reader: dbHandle.reader,
+    provider: dbHandle.provider,
     events,
     repositorySecrets: secrets.repositories,
     storage,

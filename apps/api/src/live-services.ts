@@ -91,7 +91,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
   const background = new BackgroundWork((err) => logger.error({ err }, 'background work failed'));
   const engine = new WorkflowEngine({ db, provider, events, pgPool: deps.pgPool });
   engine.bus.onError = (err, event) => logger.error({ err, event }, 'engine listener failed');
-  const routing = new RoutingNotices({ db, events, logger });
+  const routing = new RoutingNotices({ db, reader: deps.reader, provider, events, logger });
   const registry = new WorkerRegistry({ db, events, logger, background, replicaId: bus.replicaId, routing });
   const assignments = new IngestWorkflows(db, new IngestSql(provider), ingestRowCache());
   const dispatcher = new LiveDispatcher({

@@ -37,6 +37,6 @@ export {
 export { rowDecoder, columnTypes, LLM_CALL_LOG_COLUMNS, type ColumnKind, type Row, type SqlType } from './rows';
 export type { SqliteStatements, SqliteWriter } from './sqlite-writer';
 export { providerOf, sqliteFilePath, type DbProvider } from './url';
-export { rawTransaction } from './transaction';
+export { autocommitClient, rawTransaction } from './transaction';
 export { appliedMigrations, databaseContents, snapshotSqlite, type DatabaseContents } from './backup';
 export type * from '../generated/sqlite';

@@ -18,13 +18,7 @@ export async function rawTransaction<T>(
   let broken = false;
   try {
     await connection.query('BEGIN');
-    const result = await work({
-      // Timestamps read back as UTC, as the reader reads them (and Prisma).
-      $queryRawUnsafe: async <R>(text: string, ...values: unknown[]) =>
-        (await connection.query({ ...named(text), values, types: utcTimestamps })).rows as R,
-      $executeRawUnsafe: async (text: string, ...values: unknown[]) =>
-        (await connection.query({ ...named(text), values })).rowCount ?? 0,
-    });
+    const result = await work(preparedOn(connection));
     await connection.query('COMMIT');
     return result;
   } catch (err) {
@@ -34,6 +28,24 @@ export async function rawTransaction<T>(
   } finally {
     connection.release(broken);
   }
+}
+
+/**
+ * A raw client for single statements, each committed on its own: on PostgreSQL the pool itself (no
+ * BEGIN/COMMIT around it, unlike Prisma's `updateMany`), on SQLite Prisma's connection (the one writer).
+ */
+export function autocommitClient(handle: { db: Db; pgPool: pg.Pool | null }): RawClient {
+  return handle.pgPool ? preparedOn(handle.pgPool) : (handle.db as unknown as RawClient);
+}
+
+/** Raw statements on a pool or one of its connections, prepared by text; timestamps read back as UTC (as the reader and Prisma read them). */
+function preparedOn(target: pg.Pool | pg.PoolClient): RawClient {
+  return {
+    $queryRawUnsafe: async <R>(text: string, ...values: unknown[]) =>
+      (await target.query({ ...named(text), values, types: utcTimestamps })).rows as R,
+    $executeRawUnsafe: async (text: string, ...values: unknown[]) =>
+      (await target.query({ ...named(text), values })).rowCount ?? 0,
+  };
 }
 
 /** Prepared once per connection and text, as the reader's are: PostgreSQL parses and plans the hot path's statements once. */

@@ -111,8 +111,8 @@ export class LiveDispatcher implements Steering {
     ];
   }
 
-  async workflowQueued(): Promise<void> {
-    this.deps.routing?.kick();
+  async workflowQueued(_workflowId: string, requiresLabels = true): Promise<void> {
+    if (requiresLabels) this.deps.routing?.kick();
     this.wakeAll();
   }
 

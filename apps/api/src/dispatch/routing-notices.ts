@@ -1,28 +1,34 @@
 import type { Logger } from 'pino';
-import type { Db } from '@svc/db';
+import { prepare, queryBuilder, type Db, type DbProvider, type Prepared, type SqlReader } from '@svc/db';
 import type { EventStore } from '../events';
 import { CoalescedRuns } from '../lib/coalesced-runs';
 import { queuedWhere } from './queue';
+import { queuedLabelSets } from '../engine/claim';
 import { decodeRequires, labelsOf, satisfies, unroutableReason } from '../domain/routing';
 
 export interface RoutingNoticesDeps {
   db: Db;
+  /** each refresh's two reads (a refresh follows every create) */
+  reader: SqlReader;
+  provider: DbProvider;
   events: EventStore;
   logger: Logger;
 }
 
-/** The label sets (stored form) of queued runs that no online worker satisfies. */
-export async function unroutableSets(db: Db): Promise<Set<string>> {
-  const [groups, workers] = await Promise.all([
-    db.workflow.groupBy({ by: ['requires'], where: { ...queuedWhere, NOT: { requires: '[]' } } }),
-    db.worker.findMany({ where: { status: 'online' }, select: { labels: true } }),
-  ]);
+/** The label sets (stored form) of queued runs that no online worker satisfies (no worker is read while none requires a label). */
+async function unroutableSets(deps: RoutingNoticesDeps): Promise<Set<string>> {
+  const sets = await queuedLabelSets(deps.reader, deps.provider);
+  if (sets.length === 0) return new Set();
+  const workers = await deps.db.worker.findMany({ where: { status: 'online' }, select: { labels: true } });
   const online = workers.map((w) => labelsOf(w.labels));
-  return new Set(
-    groups
-      .map((g) => g.requires)
-      .filter((stored) => !online.some((labels) => satisfies(labels, decodeRequires(stored)))),
-  );
+  return new Set(sets.filter((stored) => !online.some((labels) => satisfies(labels, decodeRequires(stored)))));
+}
+
+interface NotedRun {
+  id: string;
+  project_id: string;
+  requires: string;
+  assigned_worker_id: string | null;
 }
 
 /**
@@ -38,7 +44,17 @@ export class RoutingNotices {
     () => this.closed,
   );
 
-  constructor(private readonly deps: RoutingNoticesDeps) {}
+  /** The runs whose notice is set. */
+  private readonly noted: Prepared<Record<string, never>>;
+
+  constructor(private readonly deps: RoutingNoticesDeps) {
+    this.noted = prepare(deps.provider, () =>
+      queryBuilder(deps.provider)
+        .selectFrom('workflows')
+        .select(['id', 'project_id', 'requires', 'assigned_worker_id'])
+        .where('waiting_reason', 'is not', null),
+    );
+  }
 
   /** Refreshes in the background (a failure is logged). */
   kick(): void {
@@ -58,16 +74,16 @@ export class RoutingNotices {
 
   private async refreshOnce(): Promise<void> {
     const { db } = this.deps;
-    const unroutable = await unroutableSets(db);
-    const stranded = await db.workflow.findMany({
-      where: { ...queuedWhere, requires: { in: [...unroutable] }, waiting_reason: null },
-      select: { id: true, project_id: true, requires: true },
-    });
+    const unroutable = await unroutableSets(this.deps);
+    const stranded =
+      unroutable.size === 0
+        ? []
+        : await db.workflow.findMany({
+            where: { ...queuedWhere, requires: { in: [...unroutable] }, waiting_reason: null },
+            select: { id: true, project_id: true, requires: true },
+          });
     for (const run of stranded) await this.announce(run, unroutableReason(decodeRequires(run.requires)));
-    const noted = await db.workflow.findMany({
-      where: { waiting_reason: { not: null } },
-      select: { id: true, project_id: true, requires: true, assigned_worker_id: true },
-    });
+    const noted = (await this.deps.reader.rows(this.noted.bind({}))) as NotedRun[];
     const cleared = noted.filter((run) => run.assigned_worker_id !== null || !unroutable.has(run.requires));
     for (const run of cleared) await this.announce(run, null);
   }

@@ -9,6 +9,9 @@ export function encodeRequires(labels: readonly string[]): string {
   return JSON.stringify([...new Set(labels)].sort());
 }
 
+/** The stored form of the empty label set: a run any worker may take. */
+export const NO_LABELS = '[]';
+
 /** The labels of a stored set; a value that is not a list of strings reads as none. */
 export function decodeRequires(stored: string): string[] {
   try {

@@ -10,6 +10,7 @@ import {
 } from '@svc/db';
 import type pg from 'pg';
 import { UNFINISHED } from './state-machine';
+import { NO_LABELS } from '../domain/routing';
 
 /**
  * The claim of a queued run, with the concurrency rules in the same UPDATE (decision 0037): a run
@@ -79,6 +80,20 @@ export function dispatchableRows(
       sql`SELECT ${selected} FROM workflows JOIN projects AS live ON live.id = workflows.project_id AND live.deleted_at IS NULL WHERE ${dispatchable} ORDER BY workflows.priority DESC, workflows.created_at, workflows.id LIMIT ${limit}`,
     ),
   );
+}
+
+/**
+ * The label sets (stored form) of queued runs that require any, whatever their project's limits: the
+ * sets routing notices check against the online workers (decision 0085: on the driver, every create looks).
+ */
+export async function queuedLabelSets(reader: SqlReader, provider: DbProvider): Promise<string[]> {
+  const rows = (await reader.rows(
+    compiled(
+      provider,
+      sql`SELECT DISTINCT workflows.requires FROM workflows JOIN projects AS live ON live.id = workflows.project_id AND live.deleted_at IS NULL WHERE workflows.assigned_worker_id IS NULL AND workflows.deleted_at IS NULL AND workflows.status IN (${queueable}) AND ${noPendingTimer} AND workflows.requires <> ${sql.lit(NO_LABELS)}`,
+    ),
+  )) as { requires: string }[];
+  return rows.map((row) => row.requires);
 }
 
 /** Claims the run for the worker; false when it is not queued or its project or key has no room. */

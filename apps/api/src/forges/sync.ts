@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '@svc/db';
+import { prepare, queryBuilder, type Db, type DbProvider, type Prepared, type SqlReader } from '@svc/db';
 import type { PullRequestOpenedEventData } from '@svc/protocol';
 import type { EventStore } from '../events';
 import type { WorkflowEngine } from '../engine';
@@ -21,6 +21,9 @@ export const STATUS_CONTEXT = 'svc';
 
 export interface ForgeSyncDeps {
   db: Db;
+  /** whether a run has a repository on a forge, on the driver (every status change of every run asks) */
+  reader: SqlReader;
+  provider: DbProvider;
   events: EventStore;
   /** the repositories' credentials (scope `repository`) */
   repositorySecrets: RepositorySecrets;
@@ -59,7 +62,17 @@ export class ForgeSync {
   private closed = false;
   private nextPruneAt = 0;
 
+  /** What decides whether a run has forge work: its repository's credential kind and deletion. */
+  private readonly forgeLink: Prepared<{ workflowId: string }>;
+
   constructor(private readonly deps: ForgeSyncDeps) {
+    this.forgeLink = prepare(deps.provider, (arg) =>
+      queryBuilder(deps.provider)
+        .selectFrom('workflow_repositories as l')
+        .innerJoin('repositories as r', 'r.id', 'l.repository_id')
+        .select(['r.credential_kind', 'r.deleted_at'])
+        .where('l.workflow_id', '=', arg('workflowId')),
+    );
     this.actions = new ForgeActions(deps.db);
   }
 
@@ -155,6 +168,7 @@ export class ForgeSync {
   /** The run, its repository link and a client of its forge; null when there is nothing to do on a forge. */
   private async runOf(workflowId: string) {
     const { db } = this.deps;
+    if (!(await this.mayHaveForgeWork(workflowId))) return null;
     const link = await db.workflowRepository.findUnique({
       where: { workflow_id: workflowId },
       include: { repository: true },
@@ -179,6 +193,14 @@ export class ForgeSync {
       : forgeClient(target, { allowPrivate: this.deps.allowPrivateTargets() });
     const runUrl = `${this.deps.publicUrl()}/projects/${workflow.project_id}/workflows/${workflow.id}`;
     return { link, workflow, client, runUrl, label: `svc run #${workflow.number}` };
+  }
+
+  /** Most runs have no repository on a forge: one statement on the driver says so before anything is read. */
+  private async mayHaveForgeWork(workflowId: string): Promise<boolean> {
+    const forge = (await this.deps.reader.row(this.forgeLink.bind({ workflowId }))) as
+      | { credential_kind: string; deleted_at: unknown }
+      | undefined;
+    return forge !== undefined && forge.deleted_at === null && forge.credential_kind === 'token';
   }
 
   /** A completed pushed run: its PR (found first, else opened), a success status, a comment on the PR and issue. */

@@ -1,14 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type pg from 'pg';
 import {
+  autocommitClient,
   encodeParameter,
   executeQuery,
   isAnyOf,
+  prepare,
   queryBuilder,
+  rowDecoder,
   selectRows,
   sql,
   type Db,
   type DbProvider,
+  type Prepared,
+  type RawClient,
+  type SqlReader,
 } from '@svc/db';
 import type { TableRows } from '../events/event-sql';
 import type { NewEvent, StoredEvent, WorkflowRef } from '../events/types';
@@ -33,6 +40,10 @@ export interface OutboxSettings {
 
 export interface OutboxDeps {
   db: Db;
+  /** the claims' statements on the pool itself (PostgreSQL; null on SQLite) */
+  pgPool: pg.Pool | null;
+  /** the batch's events and when the next claim is due, on the driver */
+  reader: SqlReader;
   provider: DbProvider;
   logger: Logger;
   /** this replica (the lease holder's name) */
@@ -67,11 +78,19 @@ export class Outbox {
   private readonly holder: string;
   private readonly logger: Logger;
 
+  private readonly raw: RawClient;
+  private readonly statements: ReturnType<typeof outboxStatements>;
+  private readonly decodeEvent: <R>(row: unknown) => R;
+
   constructor(private readonly deps: OutboxDeps) {
+    this.raw = autocommitClient(deps);
+    this.statements = outboxStatements(deps.provider);
+    this.decodeEvent = rowDecoder(deps.provider, 'outbox_events');
     this.logger = deps.logger.child({ component: 'outbox' });
     this.holder = `${deps.replicaId}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.poller = new Poller(
       () => this.pass(),
+      () => this.nextDue(),
       deps.settings.pollMs,
       (err) => this.logger.error({ err }, 'outbox pass failed'),
     );
@@ -164,18 +183,22 @@ export class Outbox {
     return [...this.consumers].filter(([, consumer]) => consumer.wants(type)).map(([name]) => name);
   }
 
-  /** One pass over every consumer: handles what is due; returns the next due moment it knows of. */
-  private async pass(): Promise<Date | null> {
+  /** One pass over every consumer: handles what is due. */
+  private async pass(): Promise<void> {
+    for (const [consumer, { handle }] of this.consumers) while (await this.passOf(consumer, handle));
+  }
+
+  /** The earliest moment a consumer's pending claim is due (or its lease runs out). */
+  private async nextDue(): Promise<Date | null> {
     let next: Date | null = null;
-    for (const [consumer, { handle }] of this.consumers) {
-      while (await this.passOf(consumer, handle));
-      const due = await this.deps.db.outboxClaim.findFirst({
-        where: { consumer, state: 'pending' },
-        orderBy: { available_at: 'asc' },
-        select: { available_at: true, locked_until: true },
-      });
+    for (const consumer of this.consumers.keys()) {
+      const due = (await this.deps.reader.row(this.statements.nextDue.bind({ consumer }))) as
+        | { available_at: Date | string; locked_until: Date | string | null }
+        | undefined;
       if (due) {
-        const at = due.locked_until && due.locked_until > due.available_at ? due.locked_until : due.available_at;
+        const available = new Date(due.available_at);
+        const locked = due.locked_until === null ? null : new Date(due.locked_until);
+        const at = locked && locked > available ? locked : available;
         if (!next || at < next) next = at;
       }
     }
@@ -225,7 +248,7 @@ export class Outbox {
    * PostgreSQL the rows are locked and others' locked rows skipped, so replicas take disjoint batches.
    */
   private async claimDue(consumer: string, limit: number): Promise<string[]> {
-    const { db, provider, settings } = this.deps;
+    const { provider, settings } = this.deps;
     const qb = queryBuilder(provider);
     const now = new Date();
     let due = qb
@@ -249,21 +272,21 @@ export class Outbox {
       .where('consumer', '=', consumer)
       .where('event_id', 'in', due)
       .returning(['event_id', 'available_at']);
-    const rows = await selectRows<{ event_id: string; available_at: Date | string }>(db, provider, claim);
+    const rows = await selectRows<{ event_id: string; available_at: Date | string }>(this.raw, provider, claim);
     const at = (row: { available_at: Date | string }) => new Date(row.available_at).getTime();
     return rows.sort((a, b) => at(a) - at(b)).map((row) => row.event_id);
   }
 
   /** Marks the handled claims done in one statement (Prisma's updateMany would open a transaction for it). */
   private async markDone(consumer: string, eventIds: readonly string[]): Promise<void> {
-    const { db, provider } = this.deps;
+    const { provider } = this.deps;
     const done = queryBuilder(provider)
       .updateTable('outbox_claims')
       .set({ state: 'done', locked_by: null, locked_until: null, last_error: null, updated_at: new Date() })
       .where('consumer', '=', consumer)
       .where('locked_by', '=', this.holder)
       .where(({ ref }) => isAnyOf(provider, ref('event_id'), eventIds));
-    await executeQuery(db, provider, done);
+    await executeQuery(this.raw, provider, done);
   }
 
   /** A failed handling: retried after a backoff, or given up (`dead`) after the last attempt. */
@@ -290,19 +313,15 @@ export class Outbox {
     });
   }
 
-  /** The events as consumers get them, with their run's title, number, status and links (two reads for the batch). */
+  /** The events as consumers get them, with their run's title, number, status and links (one read for the batch). */
   private async loadMany(eventIds: readonly string[]): Promise<Map<string, OutboxEvent>> {
-    const { db } = this.deps;
     const publicUrl = this.deps.publicUrl();
-    const rows = await db.outboxEvent.findMany({ where: { id: { in: [...eventIds] } } });
-    const runs = await db.workflow.findMany({
-      where: { id: { in: [...new Set(rows.map((row) => row.workflow_id))] } },
-      select: { id: true, title: true, number: true, status: true },
-    });
-    const runOf = new Map(runs.map((run) => [run.id, run]));
+    const rows = (await this.deps.reader.rows(this.statements.eventsWithRuns.bind({ eventIds }))).map((raw) =>
+      this.decodeEvent<EventWithRun>(raw),
+    );
     return new Map(
       rows.map((row) => {
-        const run = runOf.get(row.workflow_id);
+        const run = row.run_id === null ? undefined : row;
         const event: OutboxEvent = {
           id: row.id,
           type: row.type as OutboxEventType,
@@ -322,4 +341,45 @@ export class Outbox {
       }),
     );
   }
+}
+
+/** An outbox event row with its run's title, number and status (null when the run is gone). */
+interface EventWithRun {
+  id: string;
+  type: string;
+  project_id: string;
+  workflow_id: string;
+  data: string;
+  created_at: Date;
+  run_id: string | null;
+  title: string | null;
+  number: number | null;
+  status: string | null;
+}
+
+function outboxStatements(provider: DbProvider): {
+  nextDue: Prepared<{ consumer: string }>;
+  eventsWithRuns: Prepared<{ eventIds: readonly string[] }>;
+} {
+  const q = queryBuilder(provider);
+  return {
+    // The consumer's earliest pending claim: when the dispatcher must look again.
+    nextDue: prepare(provider, (arg) =>
+      q
+        .selectFrom('outbox_claims')
+        .select(['available_at', 'locked_until'])
+        .where('consumer', '=', arg('consumer'))
+        .where('state', '=', 'pending')
+        .orderBy('available_at')
+        .limit(sql.lit(1)),
+    ),
+    eventsWithRuns: prepare(provider, (arg) =>
+      q
+        .selectFrom('outbox_events as e')
+        .leftJoin('workflows as w', 'w.id', 'e.workflow_id')
+        .select(['e.id', 'e.type', 'e.project_id', 'e.workflow_id', 'e.data', 'e.created_at'])
+        .select(['w.id as run_id', 'w.title', 'w.number', 'w.status'])
+        .where((eb) => isAnyOf(provider, eb.ref('e.id'), arg('eventIds'))),
+    ),
+  };
 }

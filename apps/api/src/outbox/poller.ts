@@ -1,6 +1,7 @@
 /**
- * Runs `pass` again and again: at once after `kick()`, else after `pollMs` (or earlier when `pass` names
- * the next due moment). One pass at a time; `stop()` waits for the pass in flight.
+ * Runs `pass` again and again: at once after `kick()`, else after `pollMs` (or earlier when `nextDue`
+ * names the next due moment). One pass at a time; `stop()` waits for the pass in flight. `nextDue` is
+ * asked only when the poller is about to sleep: after a pass kicked meanwhile, the next pass runs at once.
  */
 export class Poller {
   private timer: NodeJS.Timeout | null = null;
@@ -9,8 +10,9 @@ export class Poller {
   private stopped = true;
 
   constructor(
-    /** returns when the next work is due (null: nothing known; poll) */
-    private readonly pass: () => Promise<Date | null>,
+    private readonly pass: () => Promise<void>,
+    /** when the next work is due (null: nothing known; poll) */
+    private readonly nextDue: () => Promise<Date | null>,
     private readonly pollMs: number,
     private readonly onError: (err: unknown) => void,
   ) {}
@@ -42,7 +44,8 @@ export class Poller {
   private async run(): Promise<void> {
     let next: Date | null = null;
     try {
-      next = await this.pass();
+      await this.pass();
+      if (!this.again && !this.stopped) next = await this.nextDue();
     } catch (err) {
       this.onError(err);
     }

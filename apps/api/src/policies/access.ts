@@ -31,10 +31,20 @@ export async function authorizeProject(
   const project = await db.project.findFirst({ where: { id: projectId, deleted_at: null } });
   if (!project) throw notFound('project not found');
   const role = await roleOf(db, principal, project.id);
-  const scope = { projectId: project.id, role };
+  checkProjectAccess(principal, project.id, role, action);
+  return { project, role };
+}
+
+/** The rules for a live project already loaded with the caller's role in it; throws 404 or 403. */
+export function checkProjectAccess(
+  principal: Principal,
+  projectId: string,
+  role: Role | null,
+  action: ProjectAction,
+): void {
+  const scope = { projectId, role };
   if (!canSeeProject(principal, scope)) throw notFound('project not found');
   if (!canInProject(principal, action, scope)) throw new DomainError('forbidden', `not allowed: ${action}`);
-  return { project, role };
 }
 
 export async function authorizeWorkflow(

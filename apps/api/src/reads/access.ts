@@ -1,10 +1,19 @@
 import type { Request } from 'express';
-import type { Workflow } from '@svc/db';
+import type { Project as ProjectRow, Workflow } from '@svc/db';
+import type { Principal } from '../auth/principal';
 import type { Project } from '@svc/protocol';
 import type { AppDeps } from '../deps';
 import { principalOf, unknownCaller, userPrincipal } from '../auth/authenticate';
 import { forbidden, notFound } from '../domain/errors';
-import { authorizeGlobal, authorizeWorkflow, checkWorkflowAccess } from '../policies/access';
+import {
+  authorizeGlobal,
+  authorizeProject,
+  authorizeWorkflow,
+  checkProjectAccess,
+  checkWorkflowAccess,
+  type ProjectAccess,
+} from '../policies/access';
+import type { ProjectAction } from '../policies/rules';
 import { projectListOf } from './views';
 
 type Caller = Pick<Request, 'principal' | 'authError' | 'userToken'>;
@@ -42,4 +51,28 @@ export async function listableProjects(deps: AccessDeps, caller: Caller): Promis
   const principal = userPrincipal(found.user, token.claims, token.scope, deps.config.adminUsers);
   authorizeGlobal(principal, 'project.list');
   return projectListOf(deps.reads, principal, found.projects);
+}
+
+/**
+ * The project a caller may act on, and the caller (a JoiningHandler's write, e.g. a workflow's create):
+ * a person's plain token is resolved with the project and the membership in one statement
+ * (HotReads.userAndProject), every other caller the general way. Refusals as `authorizeProject`.
+ */
+export async function actingOnProject(
+  deps: AccessDeps,
+  caller: Caller,
+  projectId: string,
+  action: ProjectAction,
+): Promise<ProjectAccess & { principal: Principal; project: ProjectRow }> {
+  const token = caller.userToken;
+  if (!token) {
+    const principal = principalOf(caller);
+    return { ...(await authorizeProject(deps.db, principal, projectId, action)), principal };
+  }
+  const found = await deps.reads.userAndProject(token.claims.sub, projectId);
+  if (!found) throw unknownCaller();
+  if (!found.project) throw notFound('project not found');
+  const principal = userPrincipal(found.user, token.claims, token.scope, deps.config.adminUsers);
+  checkProjectAccess(principal, found.project.id, found.role, action);
+  return { project: found.project, role: found.role, principal };
 }

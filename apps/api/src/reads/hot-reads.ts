@@ -10,7 +10,7 @@ import {
 } from '@svc/db';
 import { WorkflowPages } from './workflow-page';
 import { RunAuthors } from './run-authors';
-import { hotStatements, USER_COLUMNS, type HotStatements } from './hot-statements';
+import { hotStatements, PROJECT_COLUMNS, USER_COLUMNS, type HotStatements } from './hot-statements';
 import type { Role } from '../policies/rules';
 import type { CallRowWithDetail, LogRowJson, ToolInputYaml } from '../wire/logs';
 import type { SnapshotRow, StepTimes } from '../wire/workflow';
@@ -64,6 +64,22 @@ export class HotReads {
       workflow: row.id === null ? null : (row as unknown as Workflow),
       role: (row.role as Role | null) ?? null,
     };
+  }
+
+  /** The user, and the project when it is live, with the user's role in it. Null when there is no such user. */
+  async userAndProject(
+    userId: string,
+    projectId: string,
+  ): Promise<{ user: User; project: Project | null; role: Role | null } | null> {
+    const raw = await this.reader.row(this.statements.userAndProject.bind({ userId, projectId }));
+    if (!raw) return null;
+    const row = this.decode.userAndProject<Record<string, unknown>>(raw);
+    const user = userOfJoin(row);
+    const role = (row.role as Role | null) ?? null;
+    if (row.id === null) return { user, project: null, role };
+    const project: Record<string, unknown> = {};
+    for (const column of PROJECT_COLUMNS) project[column] = row[column];
+    return { user, project: project as Project, role };
   }
 
   async latestSnapshot(workflowId: string): Promise<AgentStateSnapshot | null> {
@@ -170,6 +186,7 @@ function decoders(provider: DbProvider) {
   );
   return {
     userAndWorkflow: rowDecoder(provider, 'workflows', userKinds),
+    userAndProject: rowDecoder(provider, 'projects', userKinds),
     user: rowDecoder(provider, 'users'),
     snapshot: rowDecoder(provider, 'agent_state_snapshots'),
     stepTime: rowDecoder(provider, 'plan_step_times'),

@@ -7,6 +7,7 @@ import {
   type DbProvider,
   type JoinBuilder,
   type SelectQueryBuilder,
+  type Project,
   type Tables,
   type User,
 } from '@svc/db';
@@ -23,6 +24,25 @@ export const USER_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof User)[];
+
+/** Every project column (checked below): the project of a `userAndProject` row is copied out of it by these. */
+export const PROJECT_COLUMNS = [
+  'id',
+  'name',
+  'description',
+  'created_by',
+  'deleted_at',
+  'archive_path',
+  'default_budget',
+  'max_running',
+  'last_workflow_number',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof Project)[];
+// A column added to the projects table fails to compile here until it is added above.
+const everyProjectColumn: [Exclude<keyof Project, (typeof PROJECT_COLUMNS)[number]>] extends [never] ? true : never =
+  true;
+void everyProjectColumn;
 
 export type HotStatements = ReturnType<typeof hotStatements>;
 type PageArgs = { workflowId: string; afterSeq: number; take: number };
@@ -119,6 +139,19 @@ export function hotStatements(provider: DbProvider) {
           join.onRef('m.project_id', '=', 'w.project_id').onRef('m.user_id', '=', 'u.id'),
         )
         .selectAll('w')
+        .select(USER_COLUMNS.map((column) => sql.ref(`u.${column}`).as(`u_${column}`)))
+        .select('m.role')
+        .where('u.id', '=', arg('userId')),
+    ),
+    // As userAndWorkflow, for a project: its columns null unless it is live, the role unless a member.
+    userAndProject: one<{ userId: string; projectId: string }>((arg) =>
+      q
+        .selectFrom('users as u')
+        .leftJoin('projects as p', (join) => join.on('p.id', '=', arg('projectId')).on('p.deleted_at', 'is', null))
+        .leftJoin('project_members as m', (join) =>
+          join.onRef('m.project_id', '=', 'p.id').onRef('m.user_id', '=', 'u.id'),
+        )
+        .select(PROJECT_COLUMNS.map((column) => sql.ref(`p.${column}`).as(column)))
         .select(USER_COLUMNS.map((column) => sql.ref(`u.${column}`).as(`u_${column}`)))
         .select('m.role')
         .where('u.id', '=', arg('userId')),

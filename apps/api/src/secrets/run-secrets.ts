@@ -58,7 +58,18 @@ export function credentialForms(value: string): string[] {
 /** How long a run's masker, and the knowledge that no secret exists at all, are trusted without a change heard. */
 const MASKER_TTL_MS = 30_000;
 
-type SecretRow = Awaited<ReturnType<RunSecrets['rowsFor']>>[number];
+/** What a dispatch reads of each secret its run may get (the sealed value and what chooses it). */
+interface SecretRow {
+  scope: string;
+  project_id: string | null;
+  owner_key: string;
+  name: string;
+  key_id: string;
+  iv: string;
+  tag: string;
+  ciphertext: string;
+  visibility: string | null;
+}
 
 interface MaskerEntry {
   /** null: the run has no secret */
@@ -83,6 +94,8 @@ export class RunSecrets {
 
   /** A run's repository link with what a dispatch needs of the repository (every dispatch looks). */
   private readonly repositoryLink: Prepared<{ workflowId: string }>;
+  /** The project's secrets and the instance's, by name (every dispatch looks). */
+  private readonly projectAndInstanceSecrets: Prepared<{ projectId: string }>;
 
   constructor(private readonly deps: RunSecretsDeps) {
     this.repositoryLink = prepare(deps.provider, (arg) =>
@@ -91,6 +104,18 @@ export class RunSecrets {
         .innerJoin('repositories as r', 'r.id', 'l.repository_id')
         .select(['l.repository_id', 'l.base_branch', 'l.branch', 'r.url', 'r.credential_kind', 'r.deleted_at'])
         .where('l.workflow_id', '=', arg('workflowId')),
+    );
+    this.projectAndInstanceSecrets = prepare(deps.provider, (arg) =>
+      queryBuilder(deps.provider)
+        .selectFrom('secrets')
+        .select(['scope', 'project_id', 'owner_key', 'name', 'key_id', 'iv', 'tag', 'ciphertext', 'visibility'])
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('scope', '=', 'project'), eb('owner_key', '=', arg('projectId'))]),
+            eb('scope', '=', 'instance'),
+          ]),
+        )
+        .orderBy('name'),
     );
   }
 
@@ -211,12 +236,10 @@ export class RunSecrets {
   }
 
   /** The rows a run gets: its project's, and the instance's it may have, a project's shadowing by name. */
-  private async rowsFor(run: RunOfSecrets) {
-    const { db } = this.deps;
-    const rows = await db.secret.findMany({
-      where: { OR: [{ scope: 'project', owner_key: run.project_id }, { scope: 'instance' }] },
-      orderBy: { name: 'asc' },
-    });
+  private async rowsFor(run: RunOfSecrets): Promise<SecretRow[]> {
+    const rows = (await this.deps.reader.rows(
+      this.projectAndInstanceSecrets.bind({ projectId: run.project_id }),
+    )) as SecretRow[];
     const projectNames = new Set(rows.filter((row) => row.scope === 'project').map((row) => row.name));
     const instance = rows.filter((row) => row.scope === 'instance' && !projectNames.has(row.name));
     const templateNames = instance.some((row) => row.visibility === 'templates')

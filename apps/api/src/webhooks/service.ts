@@ -90,6 +90,7 @@ export class WebhookService {
     this.holder = `${deps.replicaId}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.poller = new Poller(
       () => this.pass(),
+      () => this.nextDue(),
       deps.settings.pollMs,
       (err) => deps.logger.error({ err }, 'webhook delivery pass failed'),
     );
@@ -197,12 +198,15 @@ export class WebhookService {
     return row;
   }
 
-  private async pass(): Promise<Date | null> {
-    const { db } = this.deps;
+  private async pass(): Promise<void> {
     while (await this.passOnce()) {
       /* until nothing is due */
     }
-    const next = await db.webhookDelivery.findFirst({
+  }
+
+  /** When the earliest pending delivery is due (or its lease runs out). */
+  private async nextDue(): Promise<Date | null> {
+    const next = await this.deps.db.webhookDelivery.findFirst({
       where: { state: 'pending' },
       orderBy: { next_attempt_at: 'asc' },
       select: { next_attempt_at: true, locked_until: true },

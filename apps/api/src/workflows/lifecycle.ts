@@ -12,7 +12,7 @@ import {
 import { answersChoices, MAX_REQUIRED_LABELS, type CreateWorkflowRequest, type WorkflowStatus } from '@svc/protocol';
 import { newAppKey } from '../apps/app-link';
 import { conflict, DomainError, invalidInput, notFound } from '../domain/errors';
-import { encodeRequires, labelsOf, satisfies } from '../domain/routing';
+import { encodeRequires, labelsOf, NO_LABELS, satisfies } from '../domain/routing';
 import type { EventStore, NewEvent, StoredEvent } from '../events';
 import {
   choicesOf,
@@ -162,8 +162,11 @@ export class WorkflowLifecycle {
     for (const older of await supersededBy(this.deps.db, workflow))
       await this.cancel(older, actor, supersededReason(workflow)).catch(finishedMeanwhile);
     // Not awaited: the request is answered even while the dispatcher hangs.
-    for (const action of ['workflowQueued', 'generateTitle'] as const)
-      this.deps.steering[action](workflow.id).catch(this.steeringFailed(action, workflow.id));
+    const { steering } = this.deps;
+    steering
+      .workflowQueued(workflow.id, workflow.requires !== NO_LABELS)
+      .catch(this.steeringFailed('workflowQueued', workflow.id));
+    steering.generateTitle(workflow.id).catch(this.steeringFailed('generateTitle', workflow.id));
     return { workflow, created: true };
   }
 

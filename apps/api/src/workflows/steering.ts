@@ -3,8 +3,11 @@
  * method returns once the request is recorded; delivery to a worker happens asynchronously.
  */
 export interface Steering {
-  /** A new or re-queued workflow: hand it to its chosen worker or any free one, else it stays pending. */
-  workflowQueued(workflowId: string): Promise<void>;
+  /**
+   * A new or re-queued workflow: hand it to its chosen worker or any free one, else it stays pending.
+   * `requiresLabels: false` says it requires no worker label (no routing notice can change for it).
+   */
+  workflowQueued(workflowId: string, requiresLabels?: boolean): Promise<void>;
   /** Title generation, dispatched separately so it never blocks the main flow. */
   generateTitle(workflowId: string): Promise<void>;
   answer(workflowId: string, answer: string): Promise<void>;

@@ -55,6 +55,40 @@ describe.each(TEST_PROVIDERS)('one read path on %s', (provider) => {
     expect((await read(`/workflows/${workflow.id}/log`, elsewhere)).status).toBe(404);
   });
 
+  it('creates a workflow for a member only, reading the caller with the project: refusals change nothing', async () => {
+    const shared = await createProject(server, ann, 'Create');
+    const carl = await server.login('carl');
+    const create = (as: string, projectId = shared.id) =>
+      server.request(`/svc/api/projects/${projectId}/workflows`, {
+        method: 'POST',
+        as,
+        json: { requirement: 'Build it' },
+      });
+    const runs = () => server.deps.db.workflow.count({ where: { project_id: shared.id } });
+
+    expect((await create(carl)).status).toBe(404); // not a member: the project is invisible
+    await addMember(server, ann, shared.id, 'carl');
+    const made = await create(carl);
+    expect(made.status).toBe(201);
+    const carlId = (await server.deps.db.user.findUniqueOrThrow({ where: { login: 'carl' } })).id;
+    const { id } = await body<{ id: string }>(made);
+    expect(await server.deps.db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      project_id: shared.id,
+      created_by: carlId,
+    });
+
+    const removed = await server.request(`/svc/api/projects/${shared.id}/members/${carlId}`, {
+      method: 'DELETE',
+      as: ann,
+    });
+    expect(removed.status).toBe(204);
+    expect((await create(carl)).status).toBe(404);
+    expect((await create(ann, 'no-such-project')).status).toBe(404);
+    expect((await server.request(`/svc/api/projects/${shared.id}`, { method: 'DELETE', as: ann })).status).toBe(204);
+    expect((await create(ann)).status).toBe(404);
+    expect(await runs()).toBe(1);
+  });
+
   it("refuses a removed member's session and narrowed token on the very next read", async () => {
     const shared = await createProject(server, ann, 'Shared');
     const own = await createWorkflow(server, ann, shared.id);
