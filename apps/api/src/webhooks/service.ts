@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
   classifyDbError,
+  isAnyOf,
   prepare,
   queryBuilder,
+  rowDecoder,
+  sql,
   type Db,
   type DbProvider,
   type Prepared,
@@ -76,6 +79,11 @@ export class WebhookService {
 
   /** A project's active hooks made before an event: every event of every run is looked up. */
   private readonly liveHooks: Prepared<{ projectId: string; createdAt: Date }>;
+  /** The due deliveries not in flight here, oldest first (every pass, busy or idle, on the driver). */
+  private readonly dueDeliveries: Prepared<{ inFlight: readonly string[]; now: Date; take: number }>;
+  /** The earliest pending delivery (asked before the poller sleeps). */
+  private readonly earliestPending: Prepared<Record<string, never>>;
+  private readonly decodeDelivery: <R>(row: unknown) => R;
 
   constructor(private readonly deps: WebhookServiceDeps) {
     this.liveHooks = prepare(deps.provider, (arg) =>
@@ -87,6 +95,27 @@ export class WebhookService {
         .where('active', '=', true)
         .where('created_at', '<=', arg('createdAt')),
     );
+    const q = queryBuilder(deps.provider);
+    this.dueDeliveries = prepare(deps.provider, (arg) =>
+      q
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'locked_until'])
+        .where((eb) => eb.not(isAnyOf(deps.provider, eb.ref('id'), arg('inFlight'))))
+        .where('state', '=', 'pending')
+        .where('next_attempt_at', '<=', arg('now'))
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', arg('now'))]))
+        .orderBy('next_attempt_at')
+        .limit(arg('take')),
+    );
+    this.earliestPending = prepare(deps.provider, () =>
+      q
+        .selectFrom('webhook_deliveries')
+        .select(['next_attempt_at', 'locked_until'])
+        .where('state', '=', 'pending')
+        .orderBy('next_attempt_at')
+        .limit(sql.lit(1)),
+    );
+    this.decodeDelivery = rowDecoder(deps.provider, 'webhook_deliveries');
     this.holder = `${deps.replicaId}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.poller = new Poller(
       () => this.pass(),
@@ -206,12 +235,9 @@ export class WebhookService {
 
   /** When the earliest pending delivery is due (or its lease runs out). */
   private async nextDue(): Promise<Date | null> {
-    const next = await this.deps.db.webhookDelivery.findFirst({
-      where: { state: 'pending' },
-      orderBy: { next_attempt_at: 'asc' },
-      select: { next_attempt_at: true, locked_until: true },
-    });
-    if (!next) return null;
+    const raw = await this.deps.reader.row(this.earliestPending.bind({}));
+    if (!raw) return null;
+    const next = this.decodeDelivery<Pick<WebhookDelivery, 'next_attempt_at' | 'locked_until'>>(raw);
     return next.locked_until && next.locked_until > next.next_attempt_at ? next.locked_until : next.next_attempt_at;
   }
 
@@ -220,17 +246,9 @@ export class WebhookService {
     const now = new Date();
     const room = MAX_IN_FLIGHT - this.inFlight.size;
     if (room <= 0) return false;
-    const due = await db.webhookDelivery.findMany({
-      where: {
-        id: { notIn: [...this.inFlight.keys()] },
-        state: 'pending',
-        next_attempt_at: { lte: now },
-        OR: [{ locked_until: null }, { locked_until: { lt: now } }],
-      },
-      orderBy: { next_attempt_at: 'asc' },
-      take: room,
-      select: { id: true, locked_until: true },
-    });
+    const due = (
+      await this.deps.reader.rows(this.dueDeliveries.bind({ inFlight: [...this.inFlight.keys()], now, take: room }))
+    ).map((raw) => this.decodeDelivery<Pick<WebhookDelivery, 'id' | 'locked_until'>>(raw));
     if (due.length === 0) return false;
     let started = 0;
     for (const row of due) {
