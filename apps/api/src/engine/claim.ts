@@ -47,8 +47,14 @@ const firstOfKey = sql`(workflows.concurrency_key IS NULL OR NOT EXISTS (SELECT 
 
 const noPendingTimer = sql`NOT EXISTS (SELECT 1 FROM timers AS t WHERE t.workflow_id = workflows.id AND t.status = 'pending')`;
 
-/** Queued (no worker, unfinished, not deleted, no pending timer) and allowed by its project and key now. */
-const dispatchable = sql`workflows.assigned_worker_id IS NULL AND workflows.deleted_at IS NULL AND workflows.status IN (${queueable}) AND ${noPendingTimer} AND ${underLimit} AND ${firstOfKey}`;
+/** Queued: no worker, unfinished, not deleted, no pending timer. */
+const queued = sql`workflows.assigned_worker_id IS NULL AND workflows.deleted_at IS NULL AND workflows.status IN (${queueable}) AND ${noPendingTimer}`;
+
+/** Queued and allowed by its project and key now. */
+const dispatchable = sql`${queued} AND ${underLimit} AND ${firstOfKey}`;
+
+/** The runs of live projects (the queue leaves out the runs of deleted ones). */
+const inLiveProjects = sql`workflows JOIN projects AS live ON live.id = workflows.project_id AND live.deleted_at IS NULL`;
 
 function compiled(provider: DbProvider, statement: ReturnType<typeof sql>): Statement {
   const { sql: text, parameters } = statement.compile(queryBuilder(provider));
@@ -77,20 +83,20 @@ export function dispatchableRows(
   return reader.rows(
     compiled(
       provider,
-      sql`SELECT ${selected} FROM workflows JOIN projects AS live ON live.id = workflows.project_id AND live.deleted_at IS NULL WHERE ${dispatchable} ORDER BY workflows.priority DESC, workflows.created_at, workflows.id LIMIT ${limit}`,
+      sql`SELECT ${selected} FROM ${inLiveProjects} WHERE ${dispatchable} ORDER BY workflows.priority DESC, workflows.created_at, workflows.id LIMIT ${limit}`,
     ),
   );
 }
 
 /**
  * The label sets (stored form) of queued runs that require any, whatever their project's limits: the
- * sets routing notices check against the online workers (decision 0085: on the driver, every create looks).
+ * sets routing notices check against the online workers (decision 0086: on the driver).
  */
 export async function queuedLabelSets(reader: SqlReader, provider: DbProvider): Promise<string[]> {
   const rows = (await reader.rows(
     compiled(
       provider,
-      sql`SELECT DISTINCT workflows.requires FROM workflows JOIN projects AS live ON live.id = workflows.project_id AND live.deleted_at IS NULL WHERE workflows.assigned_worker_id IS NULL AND workflows.deleted_at IS NULL AND workflows.status IN (${queueable}) AND ${noPendingTimer} AND workflows.requires <> ${sql.lit(NO_LABELS)}`,
+      sql`SELECT DISTINCT workflows.requires FROM ${inLiveProjects} WHERE ${queued} AND workflows.requires <> ${sql.lit(NO_LABELS)}`,
     ),
   )) as { requires: string }[];
   return rows.map((row) => row.requires);

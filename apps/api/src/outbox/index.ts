@@ -1,4 +1,4 @@
 export { Outbox, type OutboxDeps, type OutboxSettings } from './outbox';
 export { outboxEventOf, type MappedEvent } from './map';
 export { OUTBOX_EVENT_TYPES, type OutboxEvent, type OutboxEventType, type OutboxHandler } from './types';
-export { backoffMs, keepLeased, Poller } from './poller';
+export { backoffMs, dueMoment, keepLeased, Poller } from './poller';

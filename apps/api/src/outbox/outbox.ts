@@ -20,7 +20,7 @@ import {
 import type { TableRows } from '../events/event-sql';
 import type { NewEvent, StoredEvent, WorkflowRef } from '../events/types';
 import { outboxEventOf } from './map';
-import { backoffMs, keepLeased, Poller } from './poller';
+import { backoffMs, dueMoment, keepLeased, Poller } from './poller';
 import type { OutboxEvent, OutboxEventType, OutboxHandler } from './types';
 
 export interface OutboxSettings {
@@ -81,11 +81,13 @@ export class Outbox {
   private readonly raw: RawClient;
   private readonly statements: ReturnType<typeof outboxStatements>;
   private readonly decodeEvent: <R>(row: unknown) => R;
+  private readonly decodeClaim: <R>(row: unknown) => R;
 
   constructor(private readonly deps: OutboxDeps) {
     this.raw = autocommitClient(deps);
     this.statements = outboxStatements(deps.provider);
     this.decodeEvent = rowDecoder(deps.provider, 'outbox_events');
+    this.decodeClaim = rowDecoder(deps.provider, 'outbox_claims');
     this.logger = deps.logger.child({ component: 'outbox' });
     this.holder = `${deps.replicaId}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.poller = new Poller(
@@ -192,15 +194,11 @@ export class Outbox {
   private async nextDue(): Promise<Date | null> {
     let next: Date | null = null;
     for (const consumer of this.consumers.keys()) {
-      const due = (await this.deps.reader.row(this.statements.nextDue.bind({ consumer }))) as
-        | { available_at: Date | string; locked_until: Date | string | null }
-        | undefined;
-      if (due) {
-        const available = new Date(due.available_at);
-        const locked = due.locked_until === null ? null : new Date(due.locked_until);
-        const at = locked && locked > available ? locked : available;
-        if (!next || at < next) next = at;
-      }
+      const raw = await this.deps.reader.row(this.statements.nextDue.bind({ consumer }));
+      if (!raw) continue;
+      const due = this.decodeClaim<{ available_at: Date; locked_until: Date | null }>(raw);
+      const at = dueMoment(due.available_at, due.locked_until);
+      if (!next || at < next) next = at;
     }
     return next;
   }

@@ -62,6 +62,10 @@ export class Poller {
   }
 }
 
+/** When a pending row is next due: its due time, or the end of the lease on it when that is later. */
+export const dueMoment = (due: Date, lockedUntil: Date | null): Date =>
+  lockedUntil && lockedUntil > due ? lockedUntil : due;
+
 /** Exponential backoff: `base` × 2^(attempt-1), at most `max` (attempt counts from 1). */
 export const backoffMs = (attempt: number, base: number, max: number) =>
   Math.min(max, base * 2 ** Math.min(Math.max(0, attempt - 1), 40));

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Project as ProjectRow, Workflow } from '@svc/db';
+import type { Workflow } from '@svc/db';
 import type { Principal } from '../auth/principal';
 import type { Project } from '@svc/protocol';
 import type { AppDeps } from '../deps';
@@ -63,7 +63,7 @@ export async function actingOnProject(
   caller: Caller,
   projectId: string,
   action: ProjectAction,
-): Promise<ProjectAccess & { principal: Principal; project: ProjectRow }> {
+): Promise<ProjectAccess & { principal: Principal }> {
   const token = caller.userToken;
   if (!token) {
     const principal = principalOf(caller);

@@ -76,10 +76,7 @@ export class HotReads {
     const row = this.decode.userAndProject<Record<string, unknown>>(raw);
     const user = userOfJoin(row);
     const role = (row.role as Role | null) ?? null;
-    if (row.id === null) return { user, project: null, role };
-    const project: Record<string, unknown> = {};
-    for (const column of PROJECT_COLUMNS) project[column] = row[column];
-    return { user, project: project as Project, role };
+    return { user, project: row.id === null ? null : columnsOf<Project>(row, PROJECT_PAIRS), role };
   }
 
   async latestSnapshot(workflowId: string): Promise<AgentStateSnapshot | null> {
@@ -196,11 +193,17 @@ function decoders(provider: DbProvider) {
   };
 }
 
-const PREFIXED_USER_COLUMNS = USER_COLUMNS.map((column) => [column, `u_${column}`] as const);
+/** [column, the joined row's name for it] */
+type ColumnPairs = readonly (readonly [string, string])[];
+const PREFIXED_USER_COLUMNS: ColumnPairs = USER_COLUMNS.map((column) => [column, `u_${column}`] as const);
+const PROJECT_PAIRS: ColumnPairs = PROJECT_COLUMNS.map((column) => [column, column] as const);
 
-/** The user of a `userAndWorkflow` row (its `u_` columns), built with the same keys every time (fast to make and read). */
-function userOfJoin(row: Record<string, unknown>): User {
-  const user: Record<string, unknown> = {};
-  for (const [column, prefixed] of PREFIXED_USER_COLUMNS) user[column] = row[prefixed];
-  return user as User;
+/** One table's row out of a joined row, built with the same keys every time (fast to make and read). */
+function columnsOf<T>(row: Record<string, unknown>, pairs: ColumnPairs): T {
+  const picked: Record<string, unknown> = {};
+  for (const [column, joined] of pairs) picked[column] = row[joined];
+  return picked as T;
 }
+
+/** The user of a joined row (its `u_` columns). */
+const userOfJoin = (row: Record<string, unknown>): User => columnsOf<User>(row, PREFIXED_USER_COLUMNS);

@@ -15,7 +15,7 @@ import {
   type Webhook,
   type WebhookDelivery,
 } from '@svc/db';
-import { backoffMs, keepLeased, Poller, type OutboxEvent } from '../outbox';
+import { backoffMs, dueMoment, keepLeased, Poller, type OutboxEvent } from '../outbox';
 import type { SecretKeyring } from '../secrets/keyring';
 import { putWebhookSecret, webhookSecret } from './secret';
 import { targetProblem } from './targets';
@@ -238,7 +238,7 @@ export class WebhookService {
     const raw = await this.deps.reader.row(this.earliestPending.bind({}));
     if (!raw) return null;
     const next = this.decodeDelivery<Pick<WebhookDelivery, 'next_attempt_at' | 'locked_until'>>(raw);
-    return next.locked_until && next.locked_until > next.next_attempt_at ? next.locked_until : next.next_attempt_at;
+    return dueMoment(next.next_attempt_at, next.locked_until);
   }
 
   private async passOnce(): Promise<boolean> {
