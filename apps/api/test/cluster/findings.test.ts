@@ -1,5 +1,5 @@
 import type { DbHandle } from '@svc/db';
-import { openBrowserSocket } from '@svc/test-kit';
+import { eventually, openBrowserSocket } from '@svc/test-kit';
 import {
   CLUSTER_TIMEOUT_MS,
   createWorkflow,
@@ -119,8 +119,11 @@ describe('two API replicas on one PostgreSQL database', () => {
         worker_id: worker.id,
       });
       expect(await worker.store(id, last + 3, logEntry('listening on 8080'))).toMatchObject({ type: 'ack' });
-      // Delivered once: nothing is left waiting on the row for a later hand-out.
-      expect(await db.db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({ steer_action: null });
+      // Delivered once: nothing is left waiting on the row for a later hand-out. A's dispatcher clears it
+      // after the send (at least once, never lost), so the worker's ack may come first.
+      await eventually(async () =>
+        expect(await db.db.workflow.findUniqueOrThrow({ where: { id } })).toMatchObject({ steer_action: null }),
+      );
       stop();
     },
     CLUSTER_TIMEOUT_MS,
