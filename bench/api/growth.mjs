@@ -28,7 +28,7 @@ const READS = {
   'search, 2 characters': list(() => '?q=zz'),
   // As a client reaches it, following next_cursor: the cursor carries the first page's counts.
   'deep page (90 %)': list((c) => `?cursor=${c.deepCursor}`),
-  // A cursor made by hand, without the counts: the rows before it are counted again.
+  // A cursor made by hand, without the counts: the rows before it are counted again, up to the cap.
   'deep page, cursor without counts': list((c) => `?cursor=${c.bareDeepCursor}`),
   'log, first page': history('log'),
   'log, page at 90 %': (c) => `/svc/api/workflows/${c.workflowId}/log?cursor=${c.deepLogCursor}`,

@@ -32,6 +32,7 @@ export async function workflowListPage(
     page.after?.length === 4
       ? {
           before: page.after[2],
+          beforeCapped: false,
           total: Math.min(page.after[3], WORKFLOW_COUNT_CAP),
           capped: page.after[3] > WORKFLOW_COUNT_CAP,
         }
@@ -51,7 +52,11 @@ export async function workflowListPage(
   const listed = toPage(
     rows,
     page.limit,
-    (w) => [w.created_at.toISOString(), w.id, counts.before + page.limit, carriedTotal],
+    // An offset past the cap is not known: the next cursor carries no counts, so its page counts again.
+    (w) =>
+      counts.beforeCapped
+        ? [w.created_at.toISOString(), w.id]
+        : [w.created_at.toISOString(), w.id, counts.before + page.limit, carriedTotal],
     (w) =>
       presentWorkflowListItem(
         w,
@@ -63,17 +68,27 @@ export async function workflowListPage(
       ),
   );
   // A run created or deleted while paging moves the count; the page may then end past `total`.
-  const total = Math.max(counts.total, counts.before + listed.items.length);
-  return { ...listed, total, offset: counts.before, total_capped: counts.capped };
+  const total = counts.beforeCapped ? counts.total : Math.max(counts.total, counts.before + listed.items.length);
+  return {
+    ...listed,
+    total,
+    offset: counts.before,
+    total_capped: counts.capped,
+    ...(counts.beforeCapped ? { offset_capped: true } : {}),
+  };
 }
 
-/** The counts of a page reached without carried counts: the capped total, and the rows before `after`. */
+/**
+ * The counts of a page reached without carried counts: the capped total, and the rows before `after`
+ * (also capped: `beforeCapped` when more than WORKFLOW_COUNT_CAP come before the page).
+ */
 async function countsOf(pages: WorkflowPages, filter: WorkflowFilter, after: TimeId | undefined) {
-  const [{ total, capped }, before] = await Promise.all([
+  const [{ total, capped }, { before, capped: beforeCapped }] = await Promise.all([
     pages.count(filter),
-    after ? pages.countBefore(filter, after) : 0,
+    after ? pages.countBefore(filter, after) : { before: 0, capped: false },
   ]);
-  return { total, capped, before };
+  // More than the cap before the page: more than the cap match, whatever a count made just before said.
+  return { total, capped: capped || beforeCapped, before, beforeCapped };
 }
 
 /** The list's filter from its checked query; null when it names an author who does not exist (nothing matches). */

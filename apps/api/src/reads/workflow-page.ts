@@ -185,19 +185,31 @@ export class WorkflowPages {
   /**
    * How many matching workflows come before the page after `after` (the cursor's row and the newer
    * ones), for a cursor that does not carry the counts on (a client that follows `next_cursor` never
-   * sends one): counted exactly, so this read grows with its offset.
+   * sends one): counted like `count`, up to WORKFLOW_COUNT_CAP + 1 rows back from the cursor, so a
+   * cursor deep in a large project costs the same as one near its start; `capped` past the cap.
    */
-  async countBefore(filter: WorkflowFilter, after: TimeId): Promise<number> {
-    const query = this.live(filter)
-      .where((eb) =>
-        eb.and([
-          ...this.matches(eb, filter.text),
-          eb(eb.refTuple('created_at', 'id'), '>=', eb.tuple(after[0], after[1])),
-        ]),
+  async countBefore(filter: WorkflowFilter, after: TimeId): Promise<{ before: number; capped: boolean }> {
+    const cap = WORKFLOW_COUNT_CAP + 1;
+    // Walked from the cursor towards the newest (ascending), so the LIMIT stops next to the cursor.
+    const query = this.q
+      .selectFrom(
+        this.live(filter)
+          .where((eb) =>
+            eb.and([
+              ...this.matches(eb, filter.text),
+              eb(eb.refTuple('created_at', 'id'), '>=', eb.tuple(after[0], after[1])),
+            ]),
+          )
+          .select(sql.lit(1).as('one'))
+          .orderBy('created_at', 'asc')
+          .orderBy('id', 'asc')
+          .limit(cap)
+          .as('b'),
       )
       .select((eb) => eb.fn.countAll().as('before'));
     const [row] = (await this.reader.rows(compileFor(this.provider, query))) as { before: unknown }[];
-    return Number(row?.before ?? 0);
+    const before = Number(row?.before ?? 0);
+    return { before: Math.min(before, WORKFLOW_COUNT_CAP), capped: before > WORKFLOW_COUNT_CAP };
   }
 
   /** The project's live workflows the filter allows, before its text. */

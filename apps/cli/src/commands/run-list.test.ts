@@ -46,6 +46,10 @@ describe('svc list output', () => {
     expect(listText({ ...page, total: 1000, total_capped: true }).split('\n')[5]).toBe(
       '51-53 of 1000+ (next: --cursor abc)',
     );
+    // A hand-made cursor past the count's cap: what comes before is a lower bound too.
+    expect(
+      listText({ ...page, total: 1000, total_capped: true, offset: 1000, offset_capped: true }).split('\n')[5],
+    ).toBe('3 after more than 1000 of 1000+ (next: --cursor abc)');
   });
 
   it('writes durations and reads day-only times as that day in UTC', () => {

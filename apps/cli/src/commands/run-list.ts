@@ -54,8 +54,13 @@ export function listText(page: WorkflowPage): string {
   ]);
   // Counting stops at 1,000: "of 1000+" when more match.
   const total = `${page.total}${page.total_capped ? '+' : ''}`;
+  // A cursor made without counts, deep in the list: only a lower bound of what comes before is known.
   const shown =
-    page.items.length === 0 ? `0 of ${total}` : `${page.offset + 1}-${page.offset + page.items.length} of ${total}`;
+    page.items.length === 0
+      ? `0 of ${total}`
+      : page.offset_capped
+        ? `${page.items.length} after more than ${page.offset} of ${total}`
+        : `${page.offset + 1}-${page.offset + page.items.length} of ${total}`;
   return [...lines, page.next_cursor ? `${shown} (next: --cursor ${page.next_cursor})` : shown].join('\n');
 }
 

@@ -101,12 +101,15 @@ export const WORKFLOW_COUNT_CAP = 1000;
  * A page of the run list with its counts: `total` workflows match the filter, `offset` of them come
  * before this page (the page shows `offset + 1` to `offset + items.length` of `total`). Counting stops
  * at WORKFLOW_COUNT_CAP, so every page costs the same however many runs match: `total_capped` is true
- * when more than `total` match (shown as "1,000+").
+ * when more than `total` match (shown as "1,000+"). A cursor made without the counts (`[created_at, id]`,
+ * which no answer contains) is counted back up to the cap too: `offset_capped` is true when more than
+ * `offset` workflows come before the page (its `next_cursor` then carries no counts either).
  */
 export const WorkflowPageSchema = pageSchema(WorkflowListItemSchema).extend({
   total: z.int().min(0),
   offset: z.int().min(0),
   total_capped: z.boolean().optional(),
+  offset_capped: z.boolean().optional(),
 });
 export type WorkflowPage = z.infer<typeof WorkflowPageSchema>;
 

@@ -85,6 +85,23 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
       203,
       null,
     ]);
+    // A cursor made by hand without the counts is counted back from it, up to the cap too.
+    const all = await expected(project.id, () => true);
+    const handMade = async (index: number) => {
+      const row = await server.deps.db.workflow.findUniqueOrThrow({ where: { id: all[index]! } });
+      const key = [row.created_at.toISOString(), row.id];
+      return page(`limit=100&cursor=${Buffer.from(JSON.stringify(key)).toString('base64url')}`);
+    };
+    const near = await handMade(99);
+    expect([near.offset, near.offset_capped, near.total, near.total_capped]).toEqual([100, undefined, 1000, true]);
+    expect(near.items.map((w: { id: string }) => w.id)).toEqual(all.slice(100, 200));
+    const deep = await handMade(1099);
+    expect([deep.offset, deep.offset_capped, deep.total, deep.total_capped]).toEqual([1000, true, 1000, true]);
+    expect(deep.items.map((w: { id: string }) => w.id)).toEqual(all.slice(1100, 1200));
+    // Its next cursor carries no counts either: the next page is counted the same way, and ends the list.
+    const after = await page(`limit=100&cursor=${deep.next_cursor}`);
+    expect(JSON.parse(Buffer.from(deep.next_cursor, 'base64url').toString())).toHaveLength(2);
+    expect([after.offset, after.offset_capped, after.items.length, after.next_cursor]).toEqual([1000, true, 3, null]);
     // A search matching fewer than the cap is counted exactly.
     const seldom = await page('q=seldom&limit=5');
     expect([seldom.total, seldom.total_capped]).toEqual([
