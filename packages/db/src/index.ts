@@ -26,6 +26,7 @@ export {
   type Runnable,
   type Statement,
   type ExpressionBuilder,
+  type RawBuilder,
   type JoinBuilder,
   type SelectQueryBuilder,
   type SqlBool,

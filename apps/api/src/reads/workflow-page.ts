@@ -5,6 +5,7 @@ import {
   rowDecoder,
   sql,
   type DbProvider,
+  type RawBuilder,
   type ReadOptions,
   type Runnable,
   type ExpressionBuilder,
@@ -34,27 +35,64 @@ export interface WorkflowFilter {
 /** A row's place in the list's order (newest first): `[created_at, id]`. */
 export type TimeId = readonly [Date, string];
 
-// The trigram indexes find only texts of 3 characters or more; shorter ones are read row by row.
-const INDEXABLE_CHARS = 3;
-const indexable = (text: string | undefined): text is string =>
-  text !== undefined && [...text].length >= INDEXABLE_CHARS;
+// Texts of 3 characters or more are found through the trigram indexes; shorter ones (decision 0087)
+// through PostgreSQL's `workflow_grams` or, on SQLite, the FTS5 trigrams they begin.
+const TRIGRAM_CHARS = 3;
+const charsOf = (text: string) => [...text];
+// SQLite: FTS5 folds case its own way, wider than lower() and not always as JavaScript does; a short
+// text's range of terms is computed here, so only where no folding can differ (ASCII, or a caseless
+// character that is neither a lone surrogate nor the last code point, which the range could not pass).
+const foldsAlike = (char: string) => {
+  const code = char.codePointAt(0)!;
+  const whole = code < 0xd800 || (code > 0xdfff && code < 0x10ffff);
+  return code < 0x80 || (whole && char.toLowerCase() === char.toUpperCase());
+};
 // Rows read in order before a search turns to its index: ten per row of the page. A search that
 // matches at least one row in ten fills its page here without touching the index.
 const ROWS_READ_PER_ROW_SHOWN = 10;
 
 type Where = ExpressionBuilder<Tables, 'workflows'>;
 
-/**
- * SQLite: the workflows (aliased `w`) whose title or requirement contains `text`, found through the FTS5
- * trigram table (its case folding is wider than lower(), so instr decides), driven from the index
- * (CROSS JOIN fixes the order); ends inside the WHERE clause, for the caller's further conditions.
- */
-const sqliteSearchJoin = (text: string) =>
-  sql`workflow_search s CROSS JOIN workflow_search_keys k CROSS JOIN workflows w
-      WHERE s.workflow_search MATCH ${`"${text.replace(/"/g, '""')}"`} AND k.doc = s.rowid AND w.id = k.workflow_id
-        AND (instr(lower(w.title), lower(${text})) > 0 OR instr(lower(w.requirement), lower(${text})) > 0)`;
+/** The substring test of the workflows aliased `w` (not LIKE: `%` and `_` are just text). */
+const containsIn = (provider: DbProvider, text: string) => {
+  const position = provider === 'sqlite' ? sql`instr` : sql`strpos`;
+  return sql`(${position}(lower(w.title), lower(${text})) > 0 OR ${position}(lower(w.requirement), lower(${text})) > 0)`;
+};
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+/**
+ * The candidates of a search and its test, from `FROM` to inside the WHERE clause (the workflows
+ * aliased `w`, for the caller's further conditions), or undefined when no index serves the text:
+ * - PostgreSQL, 3+ characters: LIKE with the text's own % _ \ escaped, the same substring test, served
+ *   by pg_trgm; 1–2 characters: `workflow_grams` holds the text, then the substring test.
+ * - SQLite: driven from FTS5 (CROSS JOIN fixes the order), whose case folding is wider than lower(), so
+ *   instr decides. 3+ characters: a trigram phrase; 1–2: the documents of the terms the text begins
+ *   (every column text ends with two U+0001, so an occurrence at the end begins one too).
+ */
+function searchFrom(provider: DbProvider, text: string) {
+  const chars = charsOf(text);
+  if (provider === 'postgresql') {
+    if (chars.length >= TRIGRAM_CHARS) {
+      const like = likePattern(text);
+      return sql`FROM workflows w WHERE (lower(w.title) LIKE lower(${like}) OR lower(w.requirement) LIKE lower(${like}))`;
+    }
+    return sql`FROM workflows w JOIN workflow_grams g ON g.workflow_id = w.id
+      WHERE g.grams @> ARRAY[lower(${text})] AND ${containsIn(provider, text)}`;
+  }
+  if (chars.length >= TRIGRAM_CHARS) {
+    return sql`FROM workflow_search s CROSS JOIN workflow_search_keys k CROSS JOIN workflows w
+      WHERE s.workflow_search MATCH ${`"${text.replace(/"/g, '""')}"`} AND k.doc = s.rowid AND w.id = k.workflow_id
+        AND ${containsIn(provider, text)}`;
+  }
+  if (!chars.every(foldsAlike)) return undefined;
+  const first = text.toLowerCase();
+  const last = charsOf(first).pop()!;
+  const past = first.slice(0, first.length - last.length) + String.fromCodePoint(last.codePointAt(0)! + 1);
+  return sql`FROM (SELECT DISTINCT doc FROM workflow_search_terms WHERE term >= ${first} AND term < ${past}) s
+      CROSS JOIN workflow_search_keys k CROSS JOIN workflows w
+      WHERE k.doc = s.doc AND w.id = k.workflow_id AND ${containsIn(provider, text)}`;
+}
 
 /**
  * The workflow list's pages (decision 0063): keyset pages on the (project_id, created_at, id) index,
@@ -76,13 +114,13 @@ export class WorkflowPages {
 
   /** Up to `take` workflows after `after` (from the newest when undefined), newest first. */
   async page(filter: WorkflowFilter, after: TimeId | undefined, take: number): Promise<Workflow[]> {
-    const { text } = filter;
-    if (!indexable(text)) return this.scan(filter, after, undefined, take);
+    const search = filter.text === undefined ? undefined : searchFrom(this.provider, filter.text);
+    if (!search) return this.scan(filter, after, undefined, take);
     const boundary = await this.keyAt(filter, after, take * ROWS_READ_PER_ROW_SHOWN);
     if (!boundary) return this.scan(filter, after, undefined, take);
     const near = await this.scan(filter, after, boundary, take);
     if (near.length === take) return near;
-    return [...near, ...(await this.indexed(filter, text, boundary, take - near.length))];
+    return [...near, ...(await this.indexed(filter, search, boundary, take - near.length))];
   }
 
   /** Rows in order after `after`, down to `down` (inclusive) when given, checked row by row. */
@@ -110,26 +148,18 @@ export class WorkflowPages {
   }
 
   /**
-   * Matching rows below `below` found through the search index, newest first. The statement leaves the
-   * planner no ordered index walk to prefer (PostgreSQL: ORDER BY a row value; SQLite: CROSS JOIN from
-   * the index), and PostgreSQL plans it with the text itself: a generic plan cannot see that a text is
-   * rare and reads the project row by row.
+   * Matching rows below `below` found through the search index (`searchFrom`), newest first. The
+   * statement leaves the planner no ordered index walk to prefer (PostgreSQL: ORDER BY a row value;
+   * SQLite: CROSS JOIN from the index), and PostgreSQL plans it with the text itself: a generic plan
+   * cannot see that a text is rare and reads the project row by row.
    */
-  private async indexed(filter: WorkflowFilter, text: string, below: TimeId, take: number) {
-    const w = (column: keyof Workflow) => sql.ref(`w.${column}`);
+  private async indexed(filter: WorkflowFilter, search: RawBuilder<unknown>, below: TimeId, take: number) {
     const where = sql.join(
-      [...this.conditions(filter), sql`(${w('created_at')}, ${w('id')}) < (${below[0]}, ${below[1]})`],
+      [...this.conditions(filter), sql`(w.created_at, w.id) < (${below[0]}, ${below[1]})`],
       sql` AND `,
     );
-    // PostgreSQL: LIKE with the text's own % _ \ escaped is the same substring test, served by pg_trgm.
-    // SQLite: FTS5 finds candidates (its case folding is wider than lower()); instr decides.
-    const statement =
-      this.provider === 'postgresql'
-        ? sql`SELECT w.* FROM workflows w WHERE ${where}
-                AND (lower(w.title) LIKE lower(${likePattern(text)}) OR lower(w.requirement) LIKE lower(${likePattern(text)}))
-              ORDER BY (w.created_at, w.id) DESC LIMIT ${take}`
-        : sql`SELECT w.* FROM ${sqliteSearchJoin(text)} AND ${where}
-              ORDER BY w.created_at DESC, w.id DESC LIMIT ${take}`;
+    const order = this.provider === 'postgresql' ? sql`(w.created_at, w.id) DESC` : sql`w.created_at DESC, w.id DESC`;
+    const statement = sql`SELECT w.* ${search} AND ${where} ORDER BY ${order} LIMIT ${take}`;
     return this.rows({ compile: () => statement.compile(this.q) }, { planWithValues: true });
   }
 
@@ -151,32 +181,32 @@ export class WorkflowPages {
 
   /**
    * How many workflows match the filter (decision 0074), made for the first page only (the cursor
-   * carries it on): one COUNT on the filter's index that stops at WORKFLOW_COUNT_CAP + 1 rows, so a
-   * page costs the same however many match (decision 0084); `capped` when more than the cap match. A
-   * text is tested on the rows read (PostgreSQL: the LIKE its trigram indexes serve).
+   * carries it on): one COUNT that stops at WORKFLOW_COUNT_CAP + 1 rows, so a page costs the same
+   * however many match (decision 0084); `capped` when more than the cap match.
    */
   async count(filter: WorkflowFilter): Promise<{ total: number; capped: boolean }> {
-    const { text } = filter;
     const cap = WORKFLOW_COUNT_CAP + 1;
-    // SQLite: a text of 3 characters or more is counted from its FTS5 matches, which it reads lazily (a
-    // rare or absent text reads its few matches, not the project row by row).
-    const query: Runnable =
-      this.provider === 'sqlite' && indexable(text)
-        ? {
-            compile: () =>
-              sql`SELECT COUNT(*) AS total FROM (SELECT 1 FROM ${sqliteSearchJoin(text)}
-                AND ${sql.join(this.conditions(filter), sql` AND `)} LIMIT ${cap})`.compile(this.q),
-          }
-        : this.q
-            .selectFrom(
-              this.live(filter)
-                .where((eb) => eb.and(this.matches(eb, text)))
-                .select(sql.lit(1).as('one'))
-                .limit(cap)
-                .as('m'),
-            )
-            .select((eb) => eb.fn.countAll().as('total'));
-    const [row] = (await this.reader.rows(compileFor(this.provider, query))) as { total: unknown }[];
+    // A text an index serves is counted from its candidates, read lazily: a rare or absent text reads
+    // its few matches, not the project row by row.
+    const search = filter.text === undefined ? undefined : searchFrom(this.provider, filter.text);
+    const query: Runnable = search
+      ? {
+          compile: () =>
+            sql`SELECT COUNT(*) AS total FROM (SELECT 1 ${search}
+              AND ${sql.join(this.conditions(filter), sql` AND `)} LIMIT ${cap}) m`.compile(this.q),
+        }
+      : this.q
+          .selectFrom(
+            this.live(filter)
+              .where((eb) => eb.and(this.contains(eb, filter.text)))
+              .select(sql.lit(1).as('one'))
+              .limit(cap)
+              .as('m'),
+          )
+          .select((eb) => eb.fn.countAll().as('total'));
+    const [row] = (await this.reader.rows(compileFor(this.provider, query), { planWithValues: true })) as {
+      total: unknown;
+    }[];
     // COUNT comes back as text from PostgreSQL (bigint), as a number from SQLite.
     const total = Number(row?.total ?? 0);
     return { total: Math.min(total, WORKFLOW_COUNT_CAP), capped: total > WORKFLOW_COUNT_CAP };

@@ -36,4 +36,9 @@ export async function seedWorkflows(
                 strftime('%Y-%m-%dT%H:%M:%S.000+00:00', 'now')
            FROM g`;
   await server.deps.db.$executeRawUnsafe(statement, ...values);
+  // The project's run counter moves past the seeded numbers, as creates would have moved it.
+  await server.deps.db.project.update({
+    where: { id: target.projectId },
+    data: { last_workflow_number: target.count },
+  });
 }

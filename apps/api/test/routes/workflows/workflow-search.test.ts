@@ -53,7 +53,7 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
     const all = await expected(project.id, () => true);
     expect(all).toHaveLength(12_000);
     expect(await walk(project.id, 'q=needle&limit=1000')).toEqual(all);
-    // Short texts (below a trigram) are read row by row.
+    // A short text (below a trigram) matching every row fills its pages in order.
     expect(await walk(project.id, 'q=le&limit=1000')).toEqual(all);
     // A rare text: a few rows per page read in order, the rest through the index.
     const rare = await expected(project.id, containing('RARE'));
@@ -134,6 +134,47 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
     expect(await walk(project.id, 'q=ticket')).toEqual([]);
     expect((await server.request(`/svc/api/workflows/${gone.id}`, { method: 'DELETE', as: ann })).status).toBe(204);
     expect(await walk(project.id, 'q=kiosk')).toEqual([renamed.id]);
+  });
+
+  it('finds texts of one or two characters through the index: at the end of a text, any case, symbols, CJK', async () => {
+    const project = await seeded('Short', 200, { word: 'Filler' });
+    const specials = [
+      'Deploy the kiosk',
+      'Fix bug QZ',
+      'Ship the \u00c4 page',
+      '\u90e8\u7f72 service',
+      '100% done_x',
+    ];
+    const [kiosk, , umlaut, cjk, percent] = await Promise.all(
+      specials.map((requirement) => createWorkflow(server, ann, project.id, requirement)),
+    );
+    // Older than every seeded row: a page reads 10 rows per row shown in order, then asks the index.
+    await server.deps.db.workflow.updateMany({
+      where: { project_id: project.id, requirement: { in: specials } },
+      data: { created_at: new Date('2025-01-01T00:00:00Z') },
+    });
+    const search = async (text: string) => {
+      const query = `q=${encodeURIComponent(text)}`;
+      const res = await server.request(`/svc/api/projects/${project.id}/workflows?${query}&limit=2`, { as: ann });
+      expect((await body(res)).total).toBe((await walk(project.id, `${query}&limit=2`)).length);
+      return walk(project.id, `${query}&limit=2`);
+    };
+    for (const text of ['qz', 'Qz', 'z', 'k', 'sk', '%', '_x', '0%', 'x', '\u00c4', '\u90e8\u7f72', '\u7f72']) {
+      const found = await search(text);
+      expect(found).toEqual(await expected(project.id, containing(text)));
+      expect(found.length).toBeGreaterThan(0);
+    }
+    expect(await search('\u90e8\u7f72')).toEqual([cjk!.id]);
+    expect(await search('%')).toEqual([percent!.id]);
+    expect(await search('\u00c4')).toEqual([umlaut!.id]);
+    // Case beyond ASCII: PostgreSQL folds all of Unicode, SQLite's lower() ASCII only (decision 0063).
+    expect(await search('\u00e4')).toEqual(provider === 'postgresql' ? [umlaut!.id] : []);
+    expect(await search('qq')).toEqual([]);
+    // A new title is found at once, the old one no more.
+    await server.deps.db.workflow.update({ where: { id: kiosk!.id }, data: { title: 'Qj machine' } });
+    expect(await search('qj')).toEqual([kiosk!.id]);
+    await server.deps.db.workflow.update({ where: { id: kiosk!.id }, data: { title: 'Vending machine' } });
+    expect(await search('qj')).toEqual([]);
   });
 
   it("never shows another project's workflows through search", async () => {
