@@ -24,6 +24,9 @@ const READS = {
   'list, first page': list(() => ''),
   'search matching all': list(() => '?q=workflow'),
   'search matching 1 %': list(() => '?q=narrowly'),
+  // The same search with as many rows shown at every size (at 100 workflows one matches): what grows
+  // is only how the matches are found, not the page's size.
+  'search matching 1 %, page of 1': list(() => '?q=narrowly&limit=1'),
   'search matching none': list(() => '?q=nothing%20matches'),
   'search, 2 characters': list(() => '?q=zz'),
   // As a client reaches it, following next_cursor: the cursor carries the first page's counts.

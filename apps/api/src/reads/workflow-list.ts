@@ -37,10 +37,22 @@ export async function workflowListPage(
           capped: page.after[3] > WORKFLOW_COUNT_CAP,
         }
       : undefined;
-  const [rows, counts] = await Promise.all([
+  // A search's first page may count its matches while it reads them: its count waits for the page.
+  const searching = !after && filter.text !== undefined;
+  const [{ rows, matched }, early] = await Promise.all([
     reads.workflowPages.page(filter, after, page.limit + 1),
-    carried ?? countsOf(reads.workflowPages, filter, after),
+    carried ?? (searching ? undefined : countsOf(reads.workflowPages, filter, after)),
   ]);
+  const counts =
+    early ??
+    (matched === undefined
+      ? await countsOf(reads.workflowPages, filter, after)
+      : {
+          total: Math.min(matched, WORKFLOW_COUNT_CAP),
+          capped: matched > WORKFLOW_COUNT_CAP,
+          before: 0,
+          beforeCapped: false,
+        });
   const carriedTotal = counts.capped ? WORKFLOW_COUNT_CAP + 1 : counts.total;
   const shown = rows.slice(0, page.limit);
   // One statement each for the page's worker names, latest snapshots and authors, whatever the page size.

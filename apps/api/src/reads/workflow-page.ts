@@ -32,6 +32,12 @@ export interface WorkflowFilter {
   until?: Date;
 }
 
+/** A page's rows, and how many rows match the filter when reading them told (a search's first page). */
+export interface WorkflowSlice {
+  rows: Workflow[];
+  matched?: number;
+}
+
 /** A row's place in the list's order (newest first): `[created_at, id]`. */
 export type TimeId = readonly [Date, string];
 
@@ -112,15 +118,24 @@ export class WorkflowPages {
     this.decode = rowDecoder(provider, 'workflows');
   }
 
-  /** Up to `take` workflows after `after` (from the newest when undefined), newest first. */
-  async page(filter: WorkflowFilter, after: TimeId | undefined, take: number): Promise<Workflow[]> {
+  /**
+   * Up to `take` workflows after `after` (from the newest when undefined), newest first; on a search's
+   * first page, also how many match when reading the page counted them anyway (`matched`, exact: the
+   * rows read in order and, through the index, every match below them).
+   */
+  async page(filter: WorkflowFilter, after: TimeId | undefined, take: number): Promise<WorkflowSlice> {
     const search = filter.text === undefined ? undefined : searchFrom(this.provider, filter.text);
-    if (!search) return this.scan(filter, after, undefined, take);
+    if (!search) return { rows: await this.scan(filter, after, undefined, take) };
+    const counted = (rows: Workflow[], matched: number) => ({ rows, ...(after ? {} : { matched }) });
     const boundary = await this.keyAt(filter, after, take * ROWS_READ_PER_ROW_SHOWN);
-    if (!boundary) return this.scan(filter, after, undefined, take);
+    if (!boundary) {
+      const rows = await this.scan(filter, after, undefined, take);
+      return rows.length < take ? counted(rows, rows.length) : { rows };
+    }
     const near = await this.scan(filter, after, boundary, take);
-    if (near.length === take) return near;
-    return [...near, ...(await this.indexed(filter, search, boundary, take - near.length))];
+    if (near.length === take) return { rows: near };
+    const far = await this.indexed(filter, search, boundary, take - near.length);
+    return counted([...near, ...far.rows], near.length + far.matched);
   }
 
   /** Rows in order after `after`, down to `down` (inclusive) when given, checked row by row. */
@@ -148,19 +163,33 @@ export class WorkflowPages {
   }
 
   /**
-   * Matching rows below `below` found through the search index (`searchFrom`), newest first. The
-   * statement leaves the planner no ordered index walk to prefer (PostgreSQL: ORDER BY a row value;
-   * SQLite: CROSS JOIN from the index), and PostgreSQL plans it with the text itself: a generic plan
-   * cannot see that a text is rare and reads the project row by row.
+   * Matching rows below `below` found through the search index (`searchFrom`), newest first, and how
+   * many match below it: every match is read to be sorted, so counting them costs nothing more. Only
+   * the keys are sorted; the page's rows are read after. The statement leaves the planner no ordered
+   * index walk to prefer (PostgreSQL: ORDER BY a row value; SQLite: CROSS JOIN from the index), and
+   * PostgreSQL plans it with the text itself: a generic plan cannot see that a text is rare and reads
+   * the project row by row.
    */
   private async indexed(filter: WorkflowFilter, search: RawBuilder<unknown>, below: TimeId, take: number) {
     const where = sql.join(
       [...this.conditions(filter), sql`(w.created_at, w.id) < (${below[0]}, ${below[1]})`],
       sql` AND `,
     );
-    const order = this.provider === 'postgresql' ? sql`(w.created_at, w.id) DESC` : sql`w.created_at DESC, w.id DESC`;
-    const statement = sql`SELECT w.* ${search} AND ${where} ORDER BY ${order} LIMIT ${take}`;
-    return this.rows({ compile: () => statement.compile(this.q) }, { planWithValues: true });
+    const pg = this.provider === 'postgresql';
+    const order = (t: string) =>
+      pg
+        ? sql`(${sql.ref(`${t}.created_at`)}, ${sql.ref(`${t}.id`)}) DESC`
+        : sql`${sql.ref(`${t}.created_at`)} DESC, ${sql.ref(`${t}.id`)} DESC`;
+    const statement = sql`SELECT r.*, t.matched FROM (
+        SELECT w.id, w.created_at, COUNT(*) OVER () AS matched ${search} AND ${where} ORDER BY ${order('w')} LIMIT ${take}
+      ) t ${pg ? sql`JOIN` : sql`CROSS JOIN`} workflows r ON r.id = t.id ORDER BY ${order('t')}`;
+    const raw = (await this.reader.rows({ compile: () => statement.compile(this.q) }, { planWithValues: true })) as {
+      matched: unknown;
+    }[];
+    // COUNT comes back as text from PostgreSQL (bigint), as a number from SQLite.
+    const matched = Number(raw[0]?.matched ?? 0);
+    const rows = raw.map(({ matched: _, ...row }) => this.decode<Workflow>(row));
+    return { rows, matched };
   }
 
   /** The filter's conditions on the workflows aliased `w` (without its text). */

@@ -63,6 +63,20 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
       await expected(project.id, containing('requirement 11999')),
     );
     expect(await walk(project.id, 'q=nothing%20like%20this')).toEqual([]);
+    // A first page that reads its matches through the index counts them as it goes: exactly, or 1,000+.
+    const total = async (text: string) => {
+      const res = await server.request(`/svc/api/projects/${project.id}/workflows?q=${text}&limit=5`, { as: ann });
+      const { total, total_capped } = await body(res);
+      return [total, total_capped];
+    };
+    const eleven = await expected(project.id, containing('requirement 11'));
+    expect(eleven.length).toBeGreaterThan(1000);
+    expect(await total('requirement%2011')).toEqual([1000, true]);
+    expect(await walk(project.id, 'q=requirement%2011&limit=500')).toEqual(eleven);
+    expect(await total('requirement%201199')).toEqual([
+      (await expected(project.id, containing('requirement 1199'))).length,
+      false,
+    ]);
   });
 
   it('counts matching workflows up to 1,000 and says when more match, on every page of the walk', async () => {
@@ -138,13 +152,7 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
 
   it('finds texts of one or two characters through the index: at the end of a text, any case, symbols, CJK', async () => {
     const project = await seeded('Short', 200, { word: 'Filler' });
-    const specials = [
-      'Deploy the kiosk',
-      'Fix bug QZ',
-      'Ship the \u00c4 page',
-      '\u90e8\u7f72 service',
-      '100% done_x',
-    ];
+    const specials = ['Deploy the kiosk', 'Fix bug QZ', 'Ship the \u00c4 page', '\u90e8\u7f72 service', '100% done_x'];
     const [kiosk, , umlaut, cjk, percent] = await Promise.all(
       specials.map((requirement) => createWorkflow(server, ann, project.id, requirement)),
     );
