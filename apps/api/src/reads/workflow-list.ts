@@ -1,5 +1,5 @@
 import { WORKFLOW_COUNT_CAP, WorkflowListQuerySchema, type WorkflowListQuery } from '@svc/protocol';
-import type { Db } from '@svc/db';
+import type { Db, Workflow } from '@svc/db';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../domain/validate';
@@ -26,33 +26,7 @@ export async function workflowListPage(
   const filter = await filterOf(db, principal, project.id, parseInput(WorkflowListQuerySchema, query, 'query'));
   if (!filter) return { items: [], next_cursor: null, total: 0, offset: 0, total_capped: false };
   const after = page.after && ([new Date(page.after[0]), page.after[1]] as const);
-  // The first page counts; its cursor carries the counts on (a cursor without them is counted again).
-  // A capped count travels as WORKFLOW_COUNT_CAP + 1, which no exact count carried can be.
-  const carried =
-    page.after?.length === 4
-      ? {
-          before: page.after[2],
-          beforeCapped: false,
-          total: Math.min(page.after[3], WORKFLOW_COUNT_CAP),
-          capped: page.after[3] > WORKFLOW_COUNT_CAP,
-        }
-      : undefined;
-  // A search's first page may count its matches while it reads them: its count waits for the page.
-  const searching = !after && filter.text !== undefined;
-  const [{ rows, matched }, early] = await Promise.all([
-    reads.workflowPages.page(filter, after, page.limit + 1),
-    carried ?? (searching ? undefined : countsOf(reads.workflowPages, filter, after)),
-  ]);
-  const counts =
-    early ??
-    (matched === undefined
-      ? await countsOf(reads.workflowPages, filter, after)
-      : {
-          total: Math.min(matched, WORKFLOW_COUNT_CAP),
-          capped: matched > WORKFLOW_COUNT_CAP,
-          before: 0,
-          beforeCapped: false,
-        });
+  const { rows, counts } = await rowsAndCounts(reads.workflowPages, filter, after, page.after, page.limit + 1);
   const carriedTotal = counts.capped ? WORKFLOW_COUNT_CAP + 1 : counts.total;
   const shown = rows.slice(0, page.limit);
   // One statement each for the page's worker names, latest snapshots and authors, whatever the page size.
@@ -90,11 +64,47 @@ export async function workflowListPage(
   };
 }
 
+interface ListCounts {
+  total: number;
+  capped: boolean;
+  before: number;
+  beforeCapped: boolean;
+}
+
+const countsFrom = (total: number, before: number): ListCounts => ({
+  total: Math.min(total, WORKFLOW_COUNT_CAP),
+  capped: total > WORKFLOW_COUNT_CAP,
+  before,
+  beforeCapped: false,
+});
+
+/**
+ * A page's rows and counts. The first page counts; its cursor carries the counts on (a cursor without
+ * them is counted again), a capped count as WORKFLOW_COUNT_CAP + 1, which no exact count carried can
+ * be. A search's first page may count its matches while it reads them: its count waits for the page.
+ */
+async function rowsAndCounts(
+  pages: WorkflowPages,
+  filter: WorkflowFilter,
+  after: TimeId | undefined,
+  key: readonly unknown[] | undefined,
+  take: number,
+): Promise<{ rows: Workflow[]; counts: ListCounts }> {
+  const carried = key?.length === 4 ? countsFrom(key[3] as number, key[2] as number) : undefined;
+  const searching = !after && filter.text !== undefined;
+  const [{ rows, matched }, early] = await Promise.all([
+    pages.page(filter, after, take),
+    carried ?? (searching ? undefined : countsOf(pages, filter, after)),
+  ]);
+  if (early) return { rows, counts: early };
+  return { rows, counts: matched === undefined ? await countsOf(pages, filter, after) : countsFrom(matched, 0) };
+}
+
 /**
  * The counts of a page reached without carried counts: the capped total, and the rows before `after`
  * (also capped: `beforeCapped` when more than WORKFLOW_COUNT_CAP come before the page).
  */
-async function countsOf(pages: WorkflowPages, filter: WorkflowFilter, after: TimeId | undefined) {
+async function countsOf(pages: WorkflowPages, filter: WorkflowFilter, after: TimeId | undefined): Promise<ListCounts> {
   const [{ total, capped }, { before, capped: beforeCapped }] = await Promise.all([
     pages.count(filter),
     after ? pages.countBefore(filter, after) : { before: 0, capped: false },
