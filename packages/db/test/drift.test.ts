@@ -37,8 +37,7 @@ function migrateDiff(provider: string, fromArgs: string[]): string {
 
 // Objects Prisma cannot describe, written by hand: search (migrations 0023 and 0034, decisions 0063 and
 // 0087) and the routing notices' partial index (migration 0033, decision 0086).
-const HAND_WRITTEN =
-  /^(column|index|constraint) (workflow_search|workflow_grams|workflows_\w+_trgm_idx|workflows_waiting_reason_idx)/;
+const HAND_WRITTEN = /^(column|index|constraint) (workflow_search|workflows_waiting_reason_idx)/;
 
 /** Tables, columns (type, nullability, default), keys and indexes, as the database itself reports them. */
 async function structureOf(database: TestDatabase): Promise<string[]> {

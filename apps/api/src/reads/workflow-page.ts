@@ -59,19 +59,18 @@ const ROWS_READ_PER_ROW_SHOWN = 10;
 
 type Where = ExpressionBuilder<Tables, 'workflows'>;
 
-/** The substring test of the workflows aliased `w` (not LIKE: `%` and `_` are just text). */
-const containsIn = (provider: DbProvider, text: string) => {
-  const position = provider === 'sqlite' ? sql`instr` : sql`strpos`;
-  return sql`(${position}(lower(w.title), lower(${text})) > 0 OR ${position}(lower(w.requirement), lower(${text})) > 0)`;
-};
+/** SQLite: the substring test of the workflows aliased `w`, in ASCII case (its lower()). */
+const instrIn = (text: string) =>
+  sql`(instr(lower(w.title), lower(${text})) > 0 OR instr(lower(w.requirement), lower(${text})) > 0)`;
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 /**
  * The candidates of a search and its test, from `FROM` to inside the WHERE clause (the workflows
  * aliased `w`, for the caller's further conditions), or undefined when no index serves the text:
- * - PostgreSQL, 3+ characters: LIKE with the text's own % _ \ escaped, the same substring test, served
- *   by pg_trgm; 1–2 characters: `workflow_grams` holds the text, then the substring test.
+ * - PostgreSQL: through `workflow_search`, the lower-cased texts kept beside the runs (decision 0087).
+ *   3+ characters: LIKE with the text's own % _ \ escaped, the same substring test, served by pg_trgm;
+ *   1–2 characters: the run's character pairs hold the text, then strpos.
  * - SQLite: driven from FTS5 (CROSS JOIN fixes the order), whose case folding is wider than lower(), so
  *   instr decides. 3+ characters: a trigram phrase; 1–2: the documents of the terms the text begins
  *   (every column text ends with two U+0001, so an occurrence at the end begins one too).
@@ -79,17 +78,18 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 function searchFrom(provider: DbProvider, text: string) {
   const chars = charsOf(text);
   if (provider === 'postgresql') {
+    const from = sql`FROM workflows w JOIN workflow_search s ON s.workflow_id = w.id`;
     if (chars.length >= TRIGRAM_CHARS) {
       const like = likePattern(text);
-      return sql`FROM workflows w WHERE (lower(w.title) LIKE lower(${like}) OR lower(w.requirement) LIKE lower(${like}))`;
+      return sql`${from} WHERE (s.title LIKE lower(${like}) OR s.requirement LIKE lower(${like}))`;
     }
-    return sql`FROM workflows w JOIN workflow_grams g ON g.workflow_id = w.id
-      WHERE g.grams @> ARRAY[lower(${text})] AND ${containsIn(provider, text)}`;
+    return sql`${from} WHERE s.grams @> ARRAY[lower(${text})]
+      AND (strpos(s.title, lower(${text})) > 0 OR strpos(s.requirement, lower(${text})) > 0)`;
   }
   if (chars.length >= TRIGRAM_CHARS) {
     return sql`FROM workflow_search s CROSS JOIN workflow_search_keys k CROSS JOIN workflows w
       WHERE s.workflow_search MATCH ${`"${text.replace(/"/g, '""')}"`} AND k.doc = s.rowid AND w.id = k.workflow_id
-        AND ${containsIn(provider, text)}`;
+        AND ${instrIn(text)}`;
   }
   if (!chars.every(foldsAlike)) return undefined;
   const first = text.toLowerCase();
@@ -97,7 +97,7 @@ function searchFrom(provider: DbProvider, text: string) {
   const past = first.slice(0, first.length - last.length) + String.fromCodePoint(last.codePointAt(0)! + 1);
   return sql`FROM (SELECT DISTINCT doc FROM workflow_search_terms WHERE term >= ${first} AND term < ${past}) s
       CROSS JOIN workflow_search_keys k CROSS JOIN workflows w
-      WHERE k.doc = s.doc AND w.id = k.workflow_id AND ${containsIn(provider, text)}`;
+      WHERE k.doc = s.doc AND w.id = k.workflow_id AND ${instrIn(text)}`;
 }
 
 /**
@@ -255,7 +255,7 @@ export class WorkflowPages {
         this.live(filter)
           .where((eb) =>
             eb.and([
-              ...this.matches(eb, filter.text),
+              ...this.contains(eb, filter.text),
               eb(eb.refTuple('created_at', 'id'), '>=', eb.tuple(after[0], after[1])),
             ]),
           )
@@ -284,14 +284,6 @@ export class WorkflowPages {
       .$if(workerId !== undefined, (query) => query.where('last_worker_id', '=', workerId!))
       .$if(since !== undefined, (query) => query.where('created_at', '>=', since!))
       .$if(until !== undefined, (query) => query.where('created_at', '<', until!));
-  }
-
-  /** The text test of a count: PostgreSQL's LIKE (served by pg_trgm), else the substring test itself. */
-  private matches(eb: Where, text: string | undefined) {
-    if (text === undefined || this.provider !== 'postgresql') return this.contains(eb, text);
-    const like = (column: 'title' | 'requirement') =>
-      eb(eb.fn('lower', [column]), 'like', eb.fn('lower', [eb.val(likePattern(text))]));
-    return [eb.or([like('title'), like('requirement')])];
   }
 
   /** `(created_at, id) < after` and `>= down`: bounds of the index, not filters. */
