@@ -1,4 +1,4 @@
-import type { Db, DbProvider, Prisma, RawClient, Workflow } from '@svc/db';
+import { autocommitClient, type Db, type DbProvider, type Prisma, type Workflow } from '@svc/db';
 import type pg from 'pg';
 import { RESUMED_AFTER_LEASE_LOSS, type WorkflowStatus } from '@svc/protocol';
 import type { EventStore, NewEvent, StoredEvent, WorkflowRef } from '../events';
@@ -11,7 +11,7 @@ import { commitWorkerBatch, type WorkerBatch } from './worker-batch';
 import { serverLogEntryEvent, type ServerLogEntry } from './server-log-entry';
 import { newRunTrace } from '../tracing/run-trace';
 import { notFound } from '../domain/errors';
-import { numberInsertedRun, provisionalRunNumber, takeRunNumber } from './run-number';
+import { takeRunNumber, takeRunNumberAhead } from './run-number';
 import { insertWorkflow } from './insert-workflow';
 
 export type { WorkerBatch };
@@ -73,7 +73,7 @@ export class WorkflowEngine {
    * Inserts a new run with its project's next run number, in the status the table gives a created one,
    * with its action event, in one transaction. The event is returned unpublished: the caller publishes
    * it once the run is ready. `alongside` writes the run's own rows (e.g. its repository record) in that
-   * transaction: when it throws, no run is left (and its number is not spent).
+   * transaction: when it throws, no run is left.
    */
   async create(
     data: Omit<Prisma.WorkflowUncheckedCreateInput, 'status' | 'number'>,
@@ -85,49 +85,47 @@ export class WorkflowEngine {
       throw new Error(`the run table does not declare creation: ${JSON.stringify(decision)}`);
     // Taken here, not inside the transaction, whose Prisma span would be the run's parent (decision 0052).
     const runTrace = newRunTrace();
-    // PostgreSQL numbers the run last, holding the project's counter lock only until the commit; a run
-    // with its own rows (`alongside`, e.g. a branch named after its number) needs its number first.
-    const numberLast = this.deps.provider === 'postgresql' && !alongside;
     const row = { ...data, ...runTrace, status: decision.to };
-    if (numberLast && this.deps.pgPool) return this.createRaw(row, action);
+    // PostgreSQL numbers the run before its transaction (decision 0088); SQLite inside it.
+    const ahead = this.deps.provider === 'postgresql' ? await this.numberAhead(data.project_id) : undefined;
+    if (ahead !== undefined && !alongside && this.deps.pgPool) return this.createRaw({ ...row, number: ahead }, action);
     let workflow: Workflow | null = null;
     const stored = await this.deps.events.appendWith(
       async (tx) => {
-        const number = numberLast ? provisionalRunNumber() : await takeRunNumber(tx!, data.project_id);
+        const number = ahead ?? (await takeRunNumber(tx!, data.project_id));
         if (number === null) throw notFound('project not found');
         workflow = await tx!.workflow.create({ data: { ...row, number } });
         if (alongside) await alongside(tx!, workflow);
         return { groups: [{ workflow, events: [action(workflow.plan_revision)] }] };
       },
-      {
-        interactive: true,
-        publish: false,
-        beforeCommit: numberLast ? (tx) => this.numberRun(tx as unknown as RawClient, workflow!) : undefined,
-      },
+      { interactive: true, publish: false },
     );
     return { workflow: workflow!, stored };
   }
 
-  /** PostgreSQL's create as raw statements in a raw transaction (decision 0085): insert, events, number last. */
+  /** PostgreSQL's create as raw statements in a raw transaction (decision 0085): the run and its events. */
   private async createRaw(
-    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'number'>,
+    data: Omit<Prisma.WorkflowUncheckedCreateInput, 'number'> & { number: number },
     action: (revision: number) => NewEvent,
   ): Promise<{ workflow: Workflow; stored: StoredEvent[] }> {
     let workflow: Workflow | null = null;
     const stored = await this.deps.events.appendInRawTransaction(
       async (tx) => {
-        workflow = await insertWorkflow(tx, { ...data, number: provisionalRunNumber() });
+        workflow = await insertWorkflow(tx, data);
         return { groups: [{ workflow, events: [action(workflow.plan_revision)] }] };
       },
-      { publish: false, beforeCommit: (tx) => this.numberRun(tx, workflow!) },
+      { publish: false },
     );
     return { workflow: workflow!, stored };
   }
 
-  private async numberRun(tx: RawClient, workflow: Workflow): Promise<void> {
-    const number = await numberInsertedRun(tx, workflow.project_id, workflow.id);
+  private async numberAhead(projectId: string): Promise<number> {
+    const number = await takeRunNumberAhead(
+      autocommitClient({ db: this.deps.db, pgPool: this.deps.pgPool ?? null }),
+      projectId,
+    );
     if (number === null) throw notFound('project not found');
-    workflow.number = number;
+    return number;
   }
 
   /**

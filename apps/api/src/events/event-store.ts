@@ -68,21 +68,11 @@ export class EventStore {
   async appendWith(
     prepare: (tx: Prisma.TransactionClient | null) => Promise<EventBatch>,
     /** `client`: what a non-interactive batch is written through (the ingest's raw pool); the db by default */
-    /** `beforeCommit`: an interactive batch's last statements, after its events are written */
-    options: {
-      interactive: boolean;
-      client?: RawClient;
-      publish?: boolean;
-      beforeCommit?: (tx: Prisma.TransactionClient) => Promise<void>;
-    },
+    options: { interactive: boolean; client?: RawClient; publish?: boolean },
   ): Promise<StoredEvent[]> {
     const { db } = this.deps;
     const stored = options.interactive
-      ? await db.$transaction(async (tx) => {
-          const written = await this.write(tx, await prepare(tx), true);
-          await options.beforeCommit?.(tx);
-          return written;
-        })
+      ? await db.$transaction(async (tx) => this.write(tx, await prepare(tx), true))
       : await this.write(options.client ?? db, await prepare(null), false);
     return this.committed(stored, options.publish);
   }
@@ -93,14 +83,10 @@ export class EventStore {
    */
   async appendInRawTransaction(
     prepare: (tx: RawClient) => Promise<EventBatch>,
-    options: { publish?: boolean; beforeCommit?: (tx: RawClient) => Promise<void> } = {},
+    options: { publish?: boolean } = {},
   ): Promise<StoredEvent[]> {
     const handle = { db: this.deps.db, pgPool: this.deps.pgPool ?? null };
-    const stored = await rawTransaction(handle, async (tx) => {
-      const written = await this.write(tx, await prepare(tx), true);
-      await options.beforeCommit?.(tx);
-      return written;
-    });
+    const stored = await rawTransaction(handle, async (tx) => this.write(tx, await prepare(tx), true));
     return this.committed(stored, options.publish);
   }
 

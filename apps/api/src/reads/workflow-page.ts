@@ -68,9 +68,9 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 /**
  * The candidates of a search and its test, from `FROM` to inside the WHERE clause (the workflows
  * aliased `w`, for the caller's further conditions), or undefined when no index serves the text:
- * - PostgreSQL: through `workflow_search`, the lower-cased texts kept beside the runs (decision 0087).
- *   3+ characters: LIKE with the text's own % _ \ escaped, the same substring test, served by pg_trgm;
- *   1–2 characters: the run's character pairs hold the text, then strpos.
+ * - PostgreSQL: through `workflow_search`, the lower-cased title and requirement kept beside the runs
+ *   (decision 0087). 3+ characters: LIKE with the text's own % _ \ escaped, the same substring test,
+ *   served by pg_trgm; 1–2 characters: the field's characters and pairs hold the text, then strpos.
  * - SQLite: driven from FTS5 (CROSS JOIN fixes the order), whose case folding is wider than lower(), so
  *   instr decides. 3+ characters: a trigram phrase; 1–2: the documents of the terms the text begins
  *   (every column text ends with two U+0001, so an occurrence at the end begins one too).
@@ -78,13 +78,14 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 function searchFrom(provider: DbProvider, text: string) {
   const chars = charsOf(text);
   if (provider === 'postgresql') {
-    const from = sql`FROM workflows w JOIN workflow_search s ON s.workflow_id = w.id`;
-    if (chars.length >= TRIGRAM_CHARS) {
-      const like = likePattern(text);
-      return sql`${from} WHERE (s.title LIKE lower(${like}) OR s.requirement LIKE lower(${like}))`;
-    }
-    return sql`${from} WHERE s.grams @> ARRAY[lower(${text})]
-      AND (strpos(s.title, lower(${text})) > 0 OR strpos(s.requirement, lower(${text})) > 0)`;
+    const matching =
+      chars.length >= TRIGRAM_CHARS
+        ? sql`s.text LIKE lower(${likePattern(text)})`
+        : sql`s.grams @> ARRAY[lower(${text})] AND strpos(s.text, lower(${text})) > 0`;
+    // Driven from the index: the matching runs once, then each one's row by its key (LATERAL with
+    // OFFSET 0 is not flattened), whatever the planner's statistics say (decision 0087).
+    return sql`FROM (SELECT DISTINCT s.workflow_id FROM workflow_search s WHERE ${matching}) m
+      CROSS JOIN LATERAL (SELECT * FROM workflows WHERE id = m.workflow_id OFFSET 0) w WHERE TRUE`;
   }
   if (chars.length >= TRIGRAM_CHARS) {
     return sql`FROM workflow_search s CROSS JOIN workflow_search_keys k CROSS JOIN workflows w
@@ -215,9 +216,11 @@ export class WorkflowPages {
    */
   async count(filter: WorkflowFilter): Promise<{ total: number; capped: boolean }> {
     const cap = WORKFLOW_COUNT_CAP + 1;
-    // A text an index serves is counted from its candidates, read lazily: a rare or absent text reads
-    // its few matches, not the project row by row.
-    const search = filter.text === undefined ? undefined : searchFrom(this.provider, filter.text);
+    // A search's first page that turned to its index counted its matches itself (`page`): a text
+    // counted here matched densely in list order, so the count walks that order too, and stops at the
+    // cap. SQLite counts an indexed text from FTS5, which hands its matches out lazily.
+    const search =
+      filter.text === undefined || this.provider !== 'sqlite' ? undefined : searchFrom(this.provider, filter.text);
     const query: Runnable = search
       ? {
           compile: () =>

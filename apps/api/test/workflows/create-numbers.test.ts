@@ -1,14 +1,15 @@
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, createProject } from '../support/fixtures';
+import { eventually } from '@svc/test-kit';
 import { logStatements } from '../support/pg-statements';
 
 const CONCURRENT = 32;
 const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 /**
- * Run numbers come from the project's counter, taken in the create's transaction (decision 0064):
- * concurrent creates in one project wait for each other instead of colliding, so every one succeeds
- * at its first try and the numbers are 1..N exactly once.
+ * Run numbers come from the project's counter (decision 0064; on PostgreSQL taken just before the
+ * create's transaction, decision 0088): concurrent creates in one project never collide, so every one
+ * succeeds at its first try and the numbers are 1..N exactly once.
  */
 describe.each(TEST_PROVIDERS)('run numbers on %s', (provider) => {
   let server: TestServer;
@@ -51,28 +52,28 @@ describe.each(TEST_PROVIDERS)('run numbers on %s', (provider) => {
     }
   });
 
-  // PostgreSQL only: SQLite's single writer serialises creates anyway, so it takes the number first (decision 0066).
+  // PostgreSQL only: SQLite's single writer serialises creates anyway, so it numbers inside the transaction.
   const onPostgres = provider === 'postgresql' ? it : () => undefined;
-  onPostgres('takes the number after inserting the run, so the counter is locked only until the commit', async () => {
-    const pool = server.runtime.dbHandle.pgPool!;
-    const project = await createProject(server, ann, 'Number last');
-    const log = logStatements(pool);
-    const res = await create(project.id, 'Numbered last');
-    log.stop();
-    expect(res.status).toBe(201);
-    expect((await body<{ number: number }>(res)).number).toBe(1);
-    // The create's own connection: background work (the outbox relay) may interleave on others.
-    const isInsert = (text: string) => /^\s*INSERT INTO "public"\."workflows"|^\s*INSERT INTO "workflows"/i.test(text);
-    const creating = log.statements.find((s) => isInsert(s.text))?.connection;
-    const texts = log.statements.filter((s) => s.connection === creating).map((s) => s.text);
-    const insert = texts.findIndex(isInsert);
-    const counter = texts.findIndex((text) => /"last_workflow_number" \+ 1/.test(text));
-    expect(insert).toBeGreaterThanOrEqual(0);
-    expect(counter).toBeGreaterThan(insert);
-    // The counter is the transaction's last statement: the next one of the create is its COMMIT.
-    expect(texts.slice(counter + 1).find((text) => /^\s*(COMMIT|INSERT|UPDATE|WITH)/i.test(text))).toMatch(
-      /^\s*COMMIT/i,
-    );
+  onPostgres('numbers a run before its transaction: creates held inside theirs do not hold the counter', async () => {
+    const project = await createProject(server, ann, 'Number ahead');
+    const counter = async () =>
+      (await server.deps.db.project.findUniqueOrThrow({ where: { id: project.id } })).last_workflow_number;
+    // Another session holds the events table: every create stops inside its transaction, at its events.
+    const blocker = await server.runtime.dbHandle.pgPool!.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE "events" IN SHARE ROW EXCLUSIVE MODE');
+    let pending: Promise<{ statuses: number[]; numbers: number[] }>;
+    try {
+      pending = createAtOnce(project.id, 2);
+      // Both took their numbers while neither could commit (decision 0088; numbered last, neither would).
+      await eventually(async () => expect(await counter()).toBe(2));
+    } finally {
+      await blocker.query('ROLLBACK');
+      blocker.release();
+    }
+    const { statuses, numbers } = await pending;
+    expect(statuses).toEqual([201, 201]);
+    expect(sorted(numbers)).toEqual([1, 2]);
   });
 
   it('numbers the runs of two projects independently, also while they are created together', async () => {
@@ -103,10 +104,31 @@ describe.each(TEST_PROVIDERS)('run numbers on %s', (provider) => {
         json: { requirement: 'Once' },
         headers: { 'Idempotency-Key': 'numbers-1' },
       });
+    const first = await keyed();
+    const again = await keyed();
+    expect([first.status, again.status]).toEqual([201, 200]);
+    expect((await body(first)).number).toBe(1);
+    expect((await body(again)).number).toBe(1);
+    expect((await body(await create(project.id, 'Next'))).number).toBe(2);
+  });
+
+  it('answers two racing creates with one idempotency key with one run', async () => {
+    const project = await createProject(server, ann, 'Keyed');
+    const keyed = () =>
+      server.request(`/svc/api/projects/${project.id}/workflows`, {
+        method: 'POST',
+        as: ann,
+        json: { requirement: 'Once' },
+        headers: { 'Idempotency-Key': 'numbers-1' },
+      });
     const [one, two] = await Promise.all([keyed(), keyed()]);
     expect(sorted([one.status, two.status])).toEqual([200, 201]);
-    expect((await body(one)).number).toBe(1);
-    expect((await body(two)).number).toBe(1);
-    expect((await body(await create(project.id, 'Next'))).number).toBe(2);
+    const [a, b] = [await body(one), await body(two)];
+    expect(a.id).toBe(b.id);
+    expect(a.number).toBe(1);
+    // PostgreSQL numbers a create before its transaction (decision 0088): a loser that got that far
+    // spent a number; one that found the winner's run first did not.
+    const next = (await body(await create(project.id, 'Next'))).number;
+    expect(provider === 'postgresql' ? [2, 3] : [2]).toContain(next);
   });
 });

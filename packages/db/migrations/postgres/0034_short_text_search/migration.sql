@@ -1,18 +1,20 @@
--- Search (decision 0087). The texts a search reads move to a table of their own, `workflow_search`,
--- kept by triggers only when a run's title or requirement changes: lower(title), lower(requirement)
--- and their distinct characters and character pairs (`grams`), each under a GIN index.
+-- Search (decision 0087). The texts a search reads move to a table of their own, `workflow_search`: one
+-- row per run and field (`title`, `requirement`) with the field's lower-cased text and its distinct
+-- characters and character pairs (`grams`), each under a GIN index. Triggers write a field's row only
+-- when that field changes.
 -- - The trigram indexes leave `workflows`. There, every update of a run that is not HOT (a claim, each
---   status change) wrote every trigram of both texts into GIN again.
+--   status change) wrote every trigram of both texts into GIN again; a new title rewrites its own row
+--   here, not the requirement's.
 -- - Texts of 1 or 2 characters, which pg_trgm cannot find, are found through `grams @> ARRAY[text]`;
 --   strpos decides.
 -- Prisma cannot describe the functions, triggers and GIN indexes: the whole of it is by hand (the drift
 -- test leaves it out).
 CREATE TABLE "workflow_search" (
     "workflow_id" TEXT NOT NULL,
-    "title" TEXT NOT NULL,
-    "requirement" TEXT NOT NULL,
+    "field" TEXT NOT NULL,
+    "text" TEXT NOT NULL,
     "grams" TEXT[] NOT NULL,
-    CONSTRAINT "workflow_search_pkey" PRIMARY KEY ("workflow_id"),
+    CONSTRAINT "workflow_search_pkey" PRIMARY KEY ("workflow_id", "field"),
     CONSTRAINT "workflow_search_workflow_id_fkey" FOREIGN KEY ("workflow_id") REFERENCES "workflows"("id")
         ON DELETE CASCADE ON UPDATE CASCADE
 );
@@ -26,15 +28,16 @@ CREATE FUNCTION "workflow_grams_of"(text TEXT) RETURNS TEXT[] LANGUAGE sql IMMUT
     ) grams(gram)
 $$;
 
+-- Writes the search row of each field that is new or changed.
 CREATE FUNCTION "workflow_search_keep"() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    title TEXT := lower(NEW."title");
-    requirement TEXT := lower(NEW."requirement");
 BEGIN
-    INSERT INTO "workflow_search" ("workflow_id", "title", "requirement", "grams")
-        VALUES (NEW."id", title, requirement, "workflow_grams_of"(title) || "workflow_grams_of"(requirement))
-        ON CONFLICT ("workflow_id") DO UPDATE
-            SET "title" = EXCLUDED."title", "requirement" = EXCLUDED."requirement", "grams" = EXCLUDED."grams";
+    INSERT INTO "workflow_search" ("workflow_id", "field", "text", "grams")
+        SELECT NEW."id", f.field, lower(f.value), "workflow_grams_of"(lower(f.value))
+          FROM (VALUES ('title', NEW."title", TG_OP = 'INSERT' OR OLD."title" IS DISTINCT FROM NEW."title"),
+                       ('requirement', NEW."requirement", TG_OP = 'INSERT' OR OLD."requirement" IS DISTINCT FROM NEW."requirement"))
+               AS f(field, value, changed)
+         WHERE f.changed
+    ON CONFLICT ("workflow_id", "field") DO UPDATE SET "text" = EXCLUDED."text", "grams" = EXCLUDED."grams";
     RETURN NULL;
 END
 $$;
@@ -45,14 +48,12 @@ CREATE TRIGGER "workflow_search_update" AFTER UPDATE OF "title", "requirement" O
     FOR EACH ROW WHEN (OLD."title" IS DISTINCT FROM NEW."title" OR OLD."requirement" IS DISTINCT FROM NEW."requirement")
     EXECUTE FUNCTION "workflow_search_keep"();
 
-INSERT INTO "workflow_search" ("workflow_id", "title", "requirement", "grams")
-    SELECT "id", lower("title"), lower("requirement"),
-           "workflow_grams_of"(lower("title")) || "workflow_grams_of"(lower("requirement"))
-      FROM "workflows";
+INSERT INTO "workflow_search" ("workflow_id", "field", "text", "grams")
+    SELECT w."id", f.field, lower(f.value), "workflow_grams_of"(lower(f.value))
+      FROM "workflows" w CROSS JOIN LATERAL (VALUES ('title', w."title"), ('requirement', w."requirement")) AS f(field, value);
 
 DROP INDEX "workflows_title_trgm_idx";
 DROP INDEX "workflows_requirement_trgm_idx";
 -- Without fastupdate, as before (decision 0063): a search never scans a pending list of recent rows.
-CREATE INDEX "workflow_search_title_trgm_idx" ON "workflow_search" USING gin ("title" gin_trgm_ops) WITH (fastupdate = off);
-CREATE INDEX "workflow_search_requirement_trgm_idx" ON "workflow_search" USING gin ("requirement" gin_trgm_ops) WITH (fastupdate = off);
+CREATE INDEX "workflow_search_text_trgm_idx" ON "workflow_search" USING gin ("text" gin_trgm_ops) WITH (fastupdate = off);
 CREATE INDEX "workflow_search_grams_idx" ON "workflow_search" USING gin ("grams") WITH (fastupdate = off);
