@@ -163,7 +163,11 @@ export async function buildRuntime(
     logger,
   });
   // Before live.start() starts the outbox: e-mail and chat notifications of run events (decision 0045).
-  outbox.register(NOTIFICATIONS_CONSUMER, (event) => notifications.notifier.handle(event), NOTIFIED_EVENT_TYPES);
+  outbox.register(
+    NOTIFICATIONS_CONSUMER,
+    (event, batch) => notifications.notifier.handle(event, batch),
+    NOTIFIED_EVENT_TYPES,
+  );
   const deps: AppDeps = {
     config,
     db: dbHandle.db,

@@ -176,7 +176,7 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     replicaId: bus.replicaId,
     settings: { ...config.webhooks, pollMs: config.outbox.pollMs, leaseSeconds: config.outbox.leaseSeconds },
   });
-  outbox.register('webhooks', (event) => webhooks.enqueue(event));
+  outbox.register('webhooks', (event, batch) => webhooks.enqueue(event, batch));
   let closing = false;
 
   return {

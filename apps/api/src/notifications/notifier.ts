@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { classifyDbError, type Db, type User, type Workflow } from '@svc/db';
 import type { NotificationChannel, NotificationEvent } from '@svc/protocol';
 import type { Config } from '../config';
+import { outboxBatch, type OutboxBatch } from '../outbox';
 import { choicesOf } from '../engine/question-options';
 import { AnswerLinks, openQuestionOf, type OpenQuestion } from './answer-links';
 import { chatPayload, postChat } from './chat';
@@ -52,12 +53,16 @@ export class Notifier {
     return `${this.deps.config.publicUrl}/svc/answer/${token}`;
   }
 
-  async handle(event: RunOutboxEvent): Promise<void> {
+  /** One event; the preferences of all the batch's projects' members are read once. */
+  async handle(event: RunOutboxEvent, batch: OutboxBatch = outboxBatch([event])): Promise<void> {
     const kind = notificationKindOf(event.type);
     if (!kind) return;
     const { db } = this.deps;
     // Who wants it first: most events of most projects notify nobody, and then the run is not read.
-    const wanted = (await this.deps.preferences.ofProjectMembers(event.project_id)).flatMap((prefs) =>
+    const members = await batch.shared('preferences', (events) =>
+      this.deps.preferences.ofProjectsMembers([...new Set(events.map((e) => e.project_id))]),
+    );
+    const wanted = (members.get(event.project_id) ?? []).flatMap((prefs) =>
       CHANNELS.filter((channel) => wants(prefs, channel, kind, event.project_id)).map((channel) => ({
         prefs,
         channel,

@@ -1,4 +1,5 @@
 import {
+  isAnyOf,
   prepare,
   queryBuilder,
   rowDecoder,
@@ -108,8 +109,8 @@ const eventList = (events: readonly NotificationEvent[]) =>
   NotificationEventSchema.options.filter((e) => events.includes(e));
 
 export class NotificationPreferenceStore {
-  /** The stored preferences of a project's members: every run event of every project is looked up. */
-  private readonly ofMembers: Prepared<{ projectId: string }>;
+  /** The stored preferences of some projects' members, with the project (one look-up per outbox batch). */
+  private readonly ofMembers: Prepared<{ projectIds: readonly string[] }>;
   private readonly decode: <R>(row: unknown) => R;
 
   constructor(private readonly deps: { db: Db; reader: SqlReader; provider: DbProvider; keyring: SecretKeyring }) {
@@ -118,7 +119,8 @@ export class NotificationPreferenceStore {
         .selectFrom('notification_preferences as p')
         .innerJoin('project_members as m', 'm.user_id', 'p.user_id')
         .selectAll('p')
-        .where('m.project_id', '=', arg('projectId')),
+        .select('m.project_id as member_of')
+        .where((eb) => isAnyOf(deps.provider, eb.ref('m.project_id'), arg('projectIds'))),
     );
     this.decode = rowDecoder(deps.provider, 'notification_preferences');
   }
@@ -128,10 +130,18 @@ export class NotificationPreferenceStore {
     return row ? parsePreferences(row) : DEFAULTS(userId);
   }
 
-  /** The preferences of a project's members (those who have none are left out: nothing is enabled for them). */
-  async ofProjectMembers(projectId: string): Promise<StoredPreferences[]> {
-    const rows = await this.deps.reader.rows(this.ofMembers.bind({ projectId }));
-    return rows.map((row) => parsePreferences(this.decode<NotificationPreference>(row)));
+  /**
+   * The preferences of the projects' members, by project (those who have none are left out: nothing is
+   * enabled for them).
+   */
+  async ofProjectsMembers(projectIds: readonly string[]): Promise<Map<string, StoredPreferences[]>> {
+    const rows = await this.deps.reader.rows(this.ofMembers.bind({ projectIds }));
+    const byProject = new Map<string, StoredPreferences[]>();
+    for (const row of rows) {
+      const { member_of: projectId, ...preference } = this.decode<NotificationPreference & { member_of: string }>(row);
+      byProject.set(projectId, [...(byProject.get(projectId) ?? []), parsePreferences(preference)]);
+    }
+    return byProject;
   }
 
   /** The stored chat webhook URL, decrypted; null when there is none. */

@@ -1,4 +1,11 @@
 export { Outbox, type OutboxDeps, type OutboxSettings } from './outbox';
 export { outboxEventOf, type MappedEvent } from './map';
-export { OUTBOX_EVENT_TYPES, type OutboxEvent, type OutboxEventType, type OutboxHandler } from './types';
+export {
+  OUTBOX_EVENT_TYPES,
+  outboxBatch,
+  type OutboxBatch,
+  type OutboxEvent,
+  type OutboxEventType,
+  type OutboxHandler,
+} from './types';
 export { backoffMs, dueMoment, keepLeased, Poller } from './poller';

@@ -21,7 +21,7 @@ import type { TableRows } from '../events/event-sql';
 import type { NewEvent, StoredEvent, WorkflowRef } from '../events/types';
 import { outboxEventOf } from './map';
 import { backoffMs, dueMoment, keepLeased, Poller } from './poller';
-import type { OutboxEvent, OutboxEventType, OutboxHandler } from './types';
+import { outboxBatch, type OutboxEvent, type OutboxEventType, type OutboxHandler } from './types';
 
 export interface OutboxSettings {
   /** how often to look for work written by other replicas */
@@ -224,10 +224,11 @@ export class Outbox {
     const handled: string[] = [];
     try {
       const events = await this.loadMany(claimed);
+      const batch = outboxBatch(claimed.flatMap((eventId) => events.get(eventId) ?? []));
       for (const eventId of claimed) {
         const event = events.get(eventId);
         try {
-          if (event) await handle(event);
+          if (event) await handle(event, batch);
           handled.push(eventId);
         } catch (err) {
           held.delete(eventId);

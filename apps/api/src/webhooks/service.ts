@@ -15,7 +15,7 @@ import {
   type Webhook,
   type WebhookDelivery,
 } from '@svc/db';
-import { backoffMs, dueMoment, keepLeased, Poller, type OutboxEvent } from '../outbox';
+import { backoffMs, dueMoment, keepLeased, outboxBatch, Poller, type OutboxBatch, type OutboxEvent } from '../outbox';
 import type { SecretKeyring } from '../secrets/keyring';
 import { putWebhookSecret, webhookSecret } from './secret';
 import { targetProblem } from './targets';
@@ -44,6 +44,8 @@ export interface WebhookServiceDeps {
   settings: WebhookSettings;
   userAgent?: string;
 }
+
+type LiveHook = Pick<Webhook, 'id' | 'project_id' | 'events' | 'created_at'>;
 
 /** Requests one replica has open at once. */
 const MAX_IN_FLIGHT = 16;
@@ -77,8 +79,9 @@ export class WebhookService {
   private readonly holder: string;
   private readonly inFlight = new Map<string, Promise<void>>();
 
-  /** A project's active hooks made before an event: every event of every run is looked up. */
-  private readonly liveHooks: Prepared<{ projectId: string; createdAt: Date }>;
+  /** The active hooks of a batch's projects: one look-up per outbox batch, not per event. */
+  private readonly liveHooks: Prepared<{ projectIds: readonly string[] }>;
+  private readonly decodeHook: <R>(row: unknown) => R;
   /** The due deliveries not in flight here, oldest first (every pass, busy or idle, on the driver). */
   private readonly dueDeliveries: Prepared<{ inFlight: readonly string[]; now: Date; take: number }>;
   /** The earliest pending delivery (asked before the poller sleeps). */
@@ -89,12 +92,12 @@ export class WebhookService {
     this.liveHooks = prepare(deps.provider, (arg) =>
       queryBuilder(deps.provider)
         .selectFrom('webhooks')
-        .select(['id', 'events'])
-        .where('project_id', '=', arg('projectId'))
+        .select(['id', 'project_id', 'events', 'created_at'])
+        .where((eb) => isAnyOf(deps.provider, eb.ref('project_id'), arg('projectIds')))
         .where('deleted_at', 'is', null)
-        .where('active', '=', true)
-        .where('created_at', '<=', arg('createdAt')),
+        .where('active', '=', true),
     );
+    this.decodeHook = rowDecoder(deps.provider, 'webhooks');
     const q = queryBuilder(deps.provider);
     this.dueDeliveries = prepare(deps.provider, (arg) =>
       q
@@ -168,22 +171,35 @@ export class WebhookService {
     return putWebhookSecret(tx, this.deps.keyring, hook, value, actorId);
   }
 
+  /** The active hooks of the events' projects, by project. */
+  private async hooksOf(events: readonly OutboxEvent[]): Promise<Map<string, LiveHook[]>> {
+    const projectIds = [...new Set(events.map((event) => event.project_id))];
+    const rows = await this.deps.reader.rows(this.liveHooks.bind({ projectIds }));
+    const byProject = new Map<string, LiveHook[]>();
+    for (const row of rows) {
+      const hook = this.decodeHook<LiveHook>(row);
+      byProject.set(hook.project_id, [...(byProject.get(hook.project_id) ?? []), hook]);
+    }
+    return byProject;
+  }
+
   /** Whether (and why not) a URL may be a target under this server's settings. */
   targetProblem(url: string): string | null {
     return targetProblem(url, this.deps.settings.allowPrivateTargets);
   }
 
-  /** The outbox consumer: one delivery per subscribed webhook of the event's project (idempotent). */
-  async enqueue(event: OutboxEvent): Promise<void> {
+  /**
+   * The outbox consumer: one delivery per subscribed webhook of the event's project that was made before
+   * the event (idempotent). The hooks of all the batch's projects are read once.
+   */
+  async enqueue(event: OutboxEvent, batch: OutboxBatch = outboxBatch([event])): Promise<void> {
     const { db, settings } = this.deps;
     const createdAt = new Date(event.created_at);
-    const hooks = (await this.deps.reader.rows(
-      this.liveHooks.bind({ projectId: event.project_id, createdAt }),
-    )) as Pick<Webhook, 'id' | 'events'>[];
+    const hooks = (await batch.shared('webhooks', (events) => this.hooksOf(events))).get(event.project_id) ?? [];
     const now = new Date();
     let made = 0;
     for (const hook of hooks) {
-      if (!subscribes(hook.events, event.type)) continue;
+      if (hook.created_at > createdAt || !subscribes(hook.events, event.type)) continue;
       try {
         await db.webhookDelivery.create({
           data: {

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '@svc/test-kit';
 import type { Webhook, WebhookDelivery, WebhookWithSecret } from '@svc/protocol';
+import { outboxBatch } from '../../src/outbox';
 import { verifyDelivery } from '../../src/triggers/signature';
 import { startTestServer, TEST_PROVIDERS, type TestServer } from '../support/server';
 import { body, createProject, createWorkflow, dbState } from '../support/fixtures';
@@ -130,6 +131,48 @@ describe.each(TEST_PROVIDERS)('outbound webhooks on %s', (provider) => {
     ).toBe(0);
     await server.request(`/svc/api/webhooks/${live.id}`, { method: 'DELETE', as: alice });
     await server.request(`/svc/api/webhooks/${paused.id}`, { method: 'DELETE', as: alice });
+  });
+
+  it("makes a batch's deliveries from one look-up of its projects' hooks, each for hooks made before its event", async () => {
+    const [first, second] = [(await createProject(server, alice)).id, (await createProject(server, alice)).id];
+    const hookOf = async (project: string) =>
+      body<WebhookWithSecret>(await create({ url: receiver.url, events: ['run.created'] }, alice, project));
+    const [firstHook, secondHook] = [await hookOf(first), await hookOf(second)];
+    const event = (id: string, project: string, at: Date) => ({
+      id,
+      type: 'run.created' as const,
+      project_id: project,
+      workflow_id: `run-of-${id}`,
+      created_at: at.toISOString(),
+      data: {},
+    });
+    const now = new Date();
+    const events = [
+      event(`batch-${provider}-1`, first, now),
+      event(`batch-${provider}-2`, second, now),
+      // Older than the first project's hook: a hook gets the events after it was made only.
+      event(`batch-${provider}-3`, first, new Date(Date.parse(firstHook.created_at) - 60_000)),
+    ];
+    const batch = outboxBatch(events);
+    let loads = 0;
+    const shared = batch.shared.bind(batch);
+    const counted: typeof batch = {
+      events: batch.events,
+      shared: (key, load) => shared(key, (all) => (loads++, load(all))),
+    };
+    for (const e of events) await server.deps.webhooks.enqueue(e, counted);
+    expect(loads).toBe(1);
+    const made = await server.deps.db.webhookDelivery.findMany({
+      where: { event_id: { in: events.map((e) => e.id) } },
+      select: { webhook_id: true, event_id: true },
+      orderBy: { event_id: 'asc' },
+    });
+    expect(made).toEqual([
+      { webhook_id: firstHook.id, event_id: events[0]!.id },
+      { webhook_id: secondHook.id, event_id: events[1]!.id },
+    ]);
+    for (const hook of [firstHook, secondHook])
+      await server.request(`/svc/api/webhooks/${hook.id}`, { method: 'DELETE', as: alice });
   });
 
   it('retries a failing receiver with backoff, logs every attempt, and redelivers on request', async () => {
