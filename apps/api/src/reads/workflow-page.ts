@@ -70,7 +70,8 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
  * aliased `w`, for the caller's further conditions), or undefined when no index serves the text:
  * - PostgreSQL: through `workflow_search`, the lower-cased title and requirement kept beside the runs
  *   (decision 0087). 3+ characters: LIKE with the text's own % _ \ escaped, the same substring test,
- *   served by pg_trgm; 1–2 characters: the field's characters and pairs hold the text, then strpos.
+ *   served by pg_trgm; 1–2 characters: the field's characters and pairs hold the text (or are too many
+ *   to keep), then strpos.
  * - SQLite: driven from FTS5 (CROSS JOIN fixes the order), whose case folding is wider than lower(), so
  *   instr decides. 3+ characters: a trigram phrase; 1–2: the documents of the terms the text begins
  *   (every column text ends with two U+0001, so an occurrence at the end begins one too).
@@ -81,7 +82,7 @@ function searchFrom(provider: DbProvider, text: string) {
     const matching =
       chars.length >= TRIGRAM_CHARS
         ? sql`s.text LIKE lower(${likePattern(text)})`
-        : sql`s.grams @> ARRAY[lower(${text})] AND strpos(s.text, lower(${text})) > 0`;
+        : sql`(s.grams @> ARRAY[lower(${text})] OR s.grams IS NULL) AND strpos(s.text, lower(${text})) > 0`;
     // Driven from the index: the matching runs once, then each one's row by its key (LATERAL with
     // OFFSET 0 is not flattened), whatever the planner's statistics say (decision 0087).
     return sql`FROM (SELECT DISTINCT s.workflow_id FROM workflow_search s WHERE ${matching}) m

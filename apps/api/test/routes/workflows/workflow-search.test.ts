@@ -152,8 +152,16 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
 
   it('finds texts of one or two characters through the index: at the end of a text, any case, symbols, CJK', async () => {
     const project = await seeded('Short', 200, { word: 'Filler' });
-    const specials = ['Deploy the kiosk', 'Fix bug QZ', 'Ship the \u00c4 page', '\u90e8\u7f72 service', '100% done_x'];
-    const [kiosk, , umlaut, cjk, percent] = await Promise.all(
+    const specials = [
+      'Deploy the kiosk',
+      'Fix bug QZ',
+      'Ship the \u00c4 page',
+      '\u90e8\u7f72 service',
+      '100% done_x',
+      // More distinct characters and pairs than PostgreSQL keeps (4,096): not indexed, always a candidate.
+      `${Array.from({ length: 5000 }, (_, i) => String.fromCharCode(0x4e00 + i)).join('')} qv`,
+    ];
+    const [kiosk, , umlaut, cjk, percent, wide] = await Promise.all(
       specials.map((requirement) => createWorkflow(server, ann, project.id, requirement)),
     );
     // Older than every seeded row: a page reads 10 rows per row shown in order, then asks the index.
@@ -175,6 +183,7 @@ describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) 
     expect(await search('\u90e8\u7f72')).toEqual([cjk!.id]);
     expect(await search('%')).toEqual([percent!.id]);
     expect(await search('\u00c4')).toEqual([umlaut!.id]);
+    expect(await search('qv')).toEqual([wide!.id]);
     // Case beyond ASCII: PostgreSQL folds all of Unicode, SQLite's lower() ASCII only (decision 0063).
     expect(await search('\u00e4')).toEqual(provider === 'postgresql' ? [umlaut!.id] : []);
     expect(await search('qq')).toEqual([]);

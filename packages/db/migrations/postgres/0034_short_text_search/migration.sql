@@ -13,19 +13,22 @@ CREATE TABLE "workflow_search" (
     "workflow_id" TEXT NOT NULL,
     "field" TEXT NOT NULL,
     "text" TEXT NOT NULL,
-    "grams" TEXT[] NOT NULL,
+    "grams" TEXT[],
     CONSTRAINT "workflow_search_pkey" PRIMARY KEY ("workflow_id", "field"),
     CONSTRAINT "workflow_search_workflow_id_fkey" FOREIGN KEY ("workflow_id") REFERENCES "workflows"("id")
         ON DELETE CASCADE ON UPDATE CASCADE
 );
 
--- The distinct characters and character pairs of a text.
+-- The distinct characters and character pairs of a text; NULL past 4,096 of them (a prose text of
+-- 100,000 characters has a few thousand, random text up to two per character): such a field is not
+-- indexed but always a candidate, which strpos decides, so no text costs more than 4,096 GIN entries.
+-- One pass over the characters (substr(text, i, …) would scan from the start for each i: quadratic).
 CREATE FUNCTION "workflow_grams_of"(text TEXT) RETURNS TEXT[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT coalesce(array_agg(DISTINCT gram), '{}') FROM (
-        SELECT substr(text, i, 1) FROM generate_series(1, length(text)) i
-        UNION ALL
-        SELECT substr(text, i, 2) FROM generate_series(1, length(text) - 1) i
-    ) grams(gram)
+    SELECT CASE WHEN cardinality(grams) <= 4096 THEN grams END FROM (
+        SELECT coalesce(array_agg(DISTINCT gram) FILTER (WHERE gram <> ''), '{}') FROM (
+            SELECT c, c || lead(c) OVER (ORDER BY i) FROM regexp_split_to_table(text, '') WITH ORDINALITY chars(c, i)
+        ) pairs(one, two) CROSS JOIN LATERAL (VALUES (one), (two)) grams(gram)
+    ) distinct_grams(grams)
 $$;
 
 -- Writes the search row of each field that is new or changed.
@@ -57,3 +60,4 @@ DROP INDEX "workflows_requirement_trgm_idx";
 -- Without fastupdate, as before (decision 0063): a search never scans a pending list of recent rows.
 CREATE INDEX "workflow_search_text_trgm_idx" ON "workflow_search" USING gin ("text" gin_trgm_ops) WITH (fastupdate = off);
 CREATE INDEX "workflow_search_grams_idx" ON "workflow_search" USING gin ("grams") WITH (fastupdate = off);
+CREATE INDEX "workflow_search_ungrammed_idx" ON "workflow_search" ("workflow_id") WHERE "grams" IS NULL;
