@@ -55,6 +55,9 @@ INSERT INTO "workflow_search" ("workflow_id", "field", "text", "grams")
     SELECT w."id", f.field, lower(f.value), "workflow_grams_of"(lower(f.value))
       FROM "workflows" w CROSS JOIN LATERAL (VALUES ('title', w."title"), ('requirement', w."requirement")) AS f(field, value);
 
+-- A search reads a few thousand rows of it at most: starting a parallel worker costs more than that.
+ALTER TABLE "workflow_search" SET (parallel_workers = 0);
+
 DROP INDEX "workflows_title_trgm_idx";
 DROP INDEX "workflows_requirement_trgm_idx";
 -- Without fastupdate, as before (decision 0063): a search never scans a pending list of recent rows.
