@@ -412,6 +412,7 @@ export class LiveDispatcher implements Steering {
   private async titleJob(workflowId: string): Promise<void> {
     // A free worker that takes the workflow makes the title itself: let the dispatch round go first.
     await this.pump();
+    if (this.deps.registry.heldHere(workflowId)) return;
     const workflow = (await this.deps.reader.row(this.titleRead.bind({ id: workflowId }))) as TitleRow | undefined;
     if (!workflow) return;
     const target = pickWorker((await this.takingRuns()).sessions, new Map(), null, workflow.requires);

@@ -151,6 +151,13 @@ export class WorkerRegistry {
     return !!connection && (connection.holding.has(workflowId) || connection.claiming.has(workflowId));
   }
 
+  /** Whether a worker connected here holds the run or is being handed it. */
+  heldHere(workflowId: string): boolean {
+    for (const connection of this.connections.values())
+      if (connection.holding.has(workflowId) || connection.claiming.has(workflowId)) return true;
+    return false;
+  }
+
   /**
    * A claim for the worker begins: from before its UPDATE until the dispatch is sent or given up, the
    * run counts as held, so a first heartbeat that read the claimed row before the dispatch reached the
