@@ -73,7 +73,7 @@ describe('a run and its repository record on postgresql', () => {
     expect(await body(answer!)).toMatchObject({
       error: { code: 'invalid_input', message: expect.stringContaining('deleted meanwhile') },
     });
-    // Run numbers were not used up by the failed create.
+    // The failed create's number is spent (taken before its transaction, decision 0088), never given twice.
     const other = await body<{ id: string }>(await connect('stays'));
     const run = await server.request(`/svc/api/projects/${projectId}/workflows`, {
       method: 'POST',
@@ -81,7 +81,7 @@ describe('a run and its repository record on postgresql', () => {
       json: { requirement: 'Work in a repository that stays', repository: { id: other.id } },
     });
     expect(run.status).toBe(201);
-    expect(await body(run)).toMatchObject({ number: 1 });
+    expect(await body(run)).toMatchObject({ number: 2 });
     expect(await db.workflowRepository.count()).toBe(1);
   });
 
