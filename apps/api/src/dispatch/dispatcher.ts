@@ -8,7 +8,7 @@ import type { WorkflowEngine } from '../engine';
 import type { IngestLock } from '../ingest/ingest-lock';
 import { isUnfinished, unfinishedWhere, type Steering } from '../workflows';
 import { CoalescedRuns } from '../lib/coalesced-runs';
-import { buildDispatch, DISPATCH_SELECT, pickWorker } from './message';
+import { buildDispatch, DISPATCH_SELECT, dispatchHints, pickWorker, type DispatchHints } from './message';
 import { dispatchWait } from '../metrics/registry';
 import { queuedPage, QUEUE_PAGE, takeBack, unclaim, workerRoom, type QueueDeps, type QueuedRow } from './queue';
 import type { WorkerRegistry } from './registry';
@@ -44,8 +44,8 @@ const DELIVERY_SELECT = {
   status: true,
   assigned_worker_id: true,
 } as const;
-/** What a dispatch or a delivery needs of the workflow (text and number columns: no decoding). */
-type DeliveryRow = { [K in keyof typeof DELIVERY_SELECT]: Workflow[K] };
+/** What a dispatch or a delivery needs of the workflow (text and number columns: no decoding), and its hints. */
+type DeliveryRow = { [K in keyof typeof DELIVERY_SELECT]: Workflow[K] } & DispatchHints;
 
 /** A queued run that has no title yet, for a title job (text and number columns). */
 type TitleRow = { [K in keyof typeof DISPATCH_SELECT | 'title_last_seq']: Workflow[K] };
@@ -69,6 +69,7 @@ const deliveryStatement = (provider: DbProvider): Prepared<{ id: string }> =>
     queryBuilder(provider)
       .selectFrom('workflows')
       .select(Object.keys(DELIVERY_SELECT) as (keyof typeof DELIVERY_SELECT)[])
+      .select((eb) => dispatchHints(eb))
       .where('id', '=', arg('id')),
   );
 /** A claimed run's dispatch, built before it is sent. */

@@ -2,12 +2,15 @@ import {
   prepare,
   queryBuilder,
   rowDecoder,
+  sql,
   type AgentStateSnapshot,
+  type ExpressionBuilder,
   type Db,
   type DbProvider,
   type McpServer as McpServerRow,
   type Prepared,
   type SqlReader,
+  type Tables,
   type Workflow,
 } from '@svc/db';
 import {
@@ -28,12 +31,66 @@ import type { RunSecrets } from '../secrets/run-secrets';
 import { traceparentOf } from '@svc/observability';
 import { stepHistoryOf } from './step-history';
 
+/**
+ * Whether the run's project has enabled MCP servers, the project or instance secrets, and the run a
+ * repository: read with a claimed run's row (`dispatchHints`), so a dispatch skips the reads of what
+ * does not exist. Absent (another read of the row): each is read. PostgreSQL answers booleans, SQLite
+ * 0 or 1.
+ */
+export interface DispatchHints {
+  has_mcp_servers?: boolean | number;
+  has_secrets?: boolean | number;
+  has_repository?: boolean | number;
+}
+
+const knownAbsent = (hint: boolean | number | undefined) => hint === false || hint === 0;
+
+/** The hints' columns, for a select of `workflows`. */
+export function dispatchHints(eb: ExpressionBuilder<Tables, 'workflows'>) {
+  return [
+    eb
+      .exists(
+        eb
+          .selectFrom('mcp_servers as m')
+          .select(sql.lit(1).as('one'))
+          .whereRef('m.project_id', '=', 'workflows.project_id')
+          .where('m.enabled', '=', true),
+      )
+      .as('has_mcp_servers'),
+    eb
+      .exists(
+        eb
+          .selectFrom('secrets as s')
+          .select(sql.lit(1).as('one'))
+          .where((inner) =>
+            inner.or([
+              inner.and([
+                inner('s.scope', '=', 'project'),
+                inner('s.owner_key', '=', inner.ref('workflows.project_id')),
+              ]),
+              inner('s.scope', '=', 'instance'),
+            ]),
+          ),
+      )
+      .as('has_secrets'),
+    eb
+      .exists(
+        eb
+          .selectFrom('workflow_repositories as l')
+          .select(sql.lit(1).as('one'))
+          .whereRef('l.workflow_id', '=', 'workflows.id'),
+      )
+      .as('has_repository'),
+  ];
+}
+
 export type WorkflowForDispatch = Pick<
   Workflow,
   'id' | 'project_id' | 'requirement' | 'template' | 'last_update_seq' | 'app_key' | 'trace_id' | 'trace_span_id'
 > &
   /** read with the row when it can be: a run without a budget needs no budget read */
-  Partial<Pick<Workflow, 'budget'>>;
+  Partial<Pick<Workflow, 'budget'>> &
+  DispatchHints;
 
 export const DISPATCH_SELECT = {
   id: true,
@@ -79,7 +136,7 @@ export async function buildDispatch(
   const [appKey, budget, mcpServers, runSecrets, repository] = await Promise.all([
     ensureAppKey(db, workflow),
     budgetPart(db, workflow, action),
-    mcpServersPart(reader, provider, workflow.project_id, action),
+    mcpServersPart(reader, provider, workflow, action),
     secretsPart(secrets, workflow, action),
     repositoryPart(secrets, workflow, action),
   ]);
@@ -148,7 +205,7 @@ async function secretsPart(
   workflow: WorkflowForDispatch,
   action: DispatchAction,
 ): Promise<{ secrets?: RunSecret[] }> {
-  if (!secrets || !runsTheAgent(action)) return {};
+  if (!secrets || !runsTheAgent(action) || knownAbsent(workflow.has_secrets)) return {};
   const values = await secrets.forRun({
     id: workflow.id,
     project_id: workflow.project_id,
@@ -163,7 +220,7 @@ async function repositoryPart(
   workflow: WorkflowForDispatch,
   action: DispatchAction,
 ): Promise<{ repository?: DispatchRepository }> {
-  if (!secrets?.repositoryFor || !runsTheAgent(action)) return {};
+  if (!secrets?.repositoryFor || !runsTheAgent(action) || knownAbsent(workflow.has_repository)) return {};
   const repository = await secrets.repositoryFor(workflow);
   return repository ? { repository } : {};
 }
@@ -183,11 +240,11 @@ async function budgetPart(
 async function mcpServersPart(
   reader: SqlReader,
   provider: DbProvider,
-  projectId: string,
+  workflow: WorkflowForDispatch,
   action: DispatchAction,
 ): Promise<{ mcp_servers?: DispatchMessage['mcp_servers'] }> {
-  if (!runsTheAgent(action)) return {};
-  const rows = await reader.rows(enabledMcpServers[provider].bind({ projectId }));
+  if (!runsTheAgent(action) || knownAbsent(workflow.has_mcp_servers)) return {};
+  const rows = await reader.rows(enabledMcpServers[provider].bind({ projectId: workflow.project_id }));
   return rows.length ? { mcp_servers: rows.map((row) => mcpServerConfigOf(mcpServerRow[provider](row))) } : {};
 }
 

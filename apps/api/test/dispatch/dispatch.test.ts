@@ -1,6 +1,7 @@
 import { eventually, snapshot, type Message } from '@svc/test-kit';
 import { TEST_PROVIDERS } from '../support/server';
-import { body, createWorkflow } from '../support/fixtures';
+import { body, createProject, createWorkflow } from '../support/fixtures';
+import { logStatements } from '../support/pg-statements';
 import { TITLE_SEQ_BLOCK } from '../../src/dispatch/dispatcher';
 import { workerSuite } from '../ws/clients';
 
@@ -31,6 +32,34 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     expect((await workflow(undefined, id)).assigned_worker_id).toBe(worker.id);
     const list = await body(await suite.server.request('/svc/api/workers', { as: suite.alice }));
     expect(list.find((w: Message) => w.id === worker.id)).toMatchObject({ active: 1, status: 'online' });
+  });
+
+  // PostgreSQL: the pool's statements are logged (SQLite's reader has no such hook); the hints are the same SQL.
+  const onPostgres = provider === 'postgresql' ? it : () => undefined;
+  onPostgres('reads no MCP server, secret or repository for a run whose project and instance have none', async () => {
+    const worker = await start('lean');
+    const project = await createProject(suite.server, suite.alice);
+    const log = logStatements(suite.server.runtime.dbHandle.pgPool!);
+    const { id } = await createWorkflow(suite.server, suite.alice, project.id, 'lean run');
+    const dispatch = await worker.dispatch(id, 'start');
+    log.stop();
+    expect(dispatch).not.toHaveProperty('mcp_servers');
+    const dispatchReads = log.statements
+      .map((s) => s.text)
+      .filter((text) => /^select (\* from "mcp_servers"|"scope", "project_id"|"l"\."repository_id")/.test(text.trim()));
+    expect(dispatchReads).toEqual([]);
+    await worker.store(id, dispatch.last_seq + 1, { kind: 'status', data: { status: 'completed' } });
+    // Once the project has a secret, the next dispatch reads and carries it.
+    const stored = await suite.server.request(`/svc/api/projects/${project.id}/secrets/LEAN_TOKEN`, {
+      method: 'PUT',
+      as: suite.alice,
+      json: { value: 'lean-value' },
+    });
+    expect(stored.status).toBe(201);
+    const next = await createWorkflow(suite.server, suite.alice, project.id, 'with a secret');
+    expect(await worker.dispatch(next.id, 'start')).toMatchObject({
+      secrets: [{ name: 'LEAN_TOKEN', value: 'lean-value' }],
+    });
   });
 
   it('gives the requested worker its workflow, others to the least loaded worker with room, and waits when all are full', async () => {
