@@ -25,6 +25,7 @@ export {
   type Prepared,
   type Runnable,
   type Statement,
+  type Expression,
   type ExpressionBuilder,
   type RawBuilder,
   type JoinBuilder,

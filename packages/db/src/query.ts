@@ -28,7 +28,16 @@ export type Tables = DB;
 export type TableName = keyof DB & string;
 /** The typed query builder of hand-written statements (the statements Prisma's model API cannot say). */
 export type QueryBuilder = Kysely<DB>;
-export type { Compilable, CompiledQuery, ExpressionBuilder, JoinBuilder, RawBuilder, SelectQueryBuilder, SqlBool };
+export type {
+  Compilable,
+  CompiledQuery,
+  Expression,
+  ExpressionBuilder,
+  JoinBuilder,
+  RawBuilder,
+  SelectQueryBuilder,
+  SqlBool,
+};
 
 /**
  * Builds statements for one database. It only compiles (SQL text + parameters): they run on the

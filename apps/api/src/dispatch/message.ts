@@ -27,7 +27,7 @@ import { ensureAppKey, type AppLinks } from '../apps/app-link';
 import { dispatchBudgetOf } from '../workflows/budgets';
 import { decodeRequires, satisfies } from '../domain/routing';
 import { mcpServerConfigOf } from '../wire/mcp-server';
-import type { RunSecrets } from '../secrets/run-secrets';
+import { ofRunsIn, type RunSecrets } from '../secrets/run-secrets';
 import { traceparentOf } from '@svc/observability';
 import { stepHistoryOf } from './step-history';
 
@@ -60,17 +60,9 @@ export function dispatchHints(eb: ExpressionBuilder<Tables, 'workflows'>) {
     eb
       .exists(
         eb
-          .selectFrom('secrets as s')
+          .selectFrom('secrets')
           .select(sql.lit(1).as('one'))
-          .where((inner) =>
-            inner.or([
-              inner.and([
-                inner('s.scope', '=', 'project'),
-                inner('s.owner_key', '=', inner.ref('workflows.project_id')),
-              ]),
-              inner('s.scope', '=', 'instance'),
-            ]),
-          ),
+          .where((inner) => ofRunsIn(inner, inner.ref('workflows.project_id'))),
       )
       .as('has_secrets'),
     eb

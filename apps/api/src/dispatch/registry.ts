@@ -148,13 +148,12 @@ export class WorkerRegistry {
 
   holds(workerId: string, workflowId: string): boolean {
     const connection = this.connections.get(workerId);
-    return !!connection && (connection.holding.has(workflowId) || connection.claiming.has(workflowId));
+    return !!connection && holdsOn(connection, workflowId);
   }
 
   /** Whether a worker connected here holds the run or is being handed it. */
   heldHere(workflowId: string): boolean {
-    for (const connection of this.connections.values())
-      if (connection.holding.has(workflowId) || connection.claiming.has(workflowId)) return true;
+    for (const connection of this.connections.values()) if (holdsOn(connection, workflowId)) return true;
     return false;
   }
 
@@ -256,3 +255,7 @@ export class WorkerRegistry {
     return this.current(session) !== undefined;
   }
 }
+
+/** The connection's worker holds the run, or is being handed it (a claim in flight). */
+const holdsOn = (connection: Connection, workflowId: string): boolean =>
+  connection.holding.has(workflowId) || connection.claiming.has(workflowId);

@@ -7,7 +7,7 @@ import { authorizeProject } from '../policies/access';
 import { presentWorkflowListItem, namedWorkerIdOf } from '../wire/workflow';
 import { CountedTimeIdKeySchema, readPageQuery, toPage } from '../http/pagination';
 import { isUnfinished } from '../workflows';
-import type { TimeId, WorkflowFilter, WorkflowPages } from './workflow-page';
+import { cappedCount, type TimeId, type WorkflowFilter, type WorkflowPages } from './workflow-page';
 
 /**
  * `GET /projects/{id}/workflows` (and MCP `list_runs`): a page of a project's workflows, newest first,
@@ -71,12 +71,10 @@ interface ListCounts {
   beforeCapped: boolean;
 }
 
-const countsFrom = (total: number, before: number): ListCounts => ({
-  total: Math.min(total, WORKFLOW_COUNT_CAP),
-  capped: total > WORKFLOW_COUNT_CAP,
-  before,
-  beforeCapped: false,
-});
+const countsFrom = (total: number, before: number): ListCounts => {
+  const { count, capped } = cappedCount(total);
+  return { total: count, capped, before, beforeCapped: false };
+};
 
 /**
  * A page's rows and counts. The first page counts; its cursor carries the counts on (a cursor without

@@ -38,11 +38,20 @@ export interface WorkflowSlice {
   matched?: number;
 }
 
+/**
+ * A count that stopped at WORKFLOW_COUNT_CAP + 1 rows, as the list reports it: at most the cap, and
+ * `capped` when more matched. COUNT comes back as text from PostgreSQL (bigint), a number from SQLite.
+ */
+export function cappedCount(counted: unknown): { count: number; capped: boolean } {
+  const count = Number(counted ?? 0);
+  return { count: Math.min(count, WORKFLOW_COUNT_CAP), capped: count > WORKFLOW_COUNT_CAP };
+}
+
 /** A row's place in the list's order (newest first): `[created_at, id]`. */
 export type TimeId = readonly [Date, string];
 
 // Texts of 3 characters or more are found through the trigram indexes; shorter ones (decision 0087)
-// through PostgreSQL's `workflow_grams` or, on SQLite, the FTS5 trigrams they begin.
+// through the character pairs in PostgreSQL's `workflow_search` or, on SQLite, the FTS5 trigrams they begin.
 const TRIGRAM_CHARS = 3;
 const charsOf = (text: string) => [...text];
 // SQLite: FTS5 folds case its own way, wider than lower() and not always as JavaScript does; a short
@@ -237,12 +246,9 @@ export class WorkflowPages {
               .as('m'),
           )
           .select((eb) => eb.fn.countAll().as('total'));
-    const [row] = (await this.reader.rows(compileFor(this.provider, query), { planWithValues: true })) as {
-      total: unknown;
-    }[];
-    // COUNT comes back as text from PostgreSQL (bigint), as a number from SQLite.
-    const total = Number(row?.total ?? 0);
-    return { total: Math.min(total, WORKFLOW_COUNT_CAP), capped: total > WORKFLOW_COUNT_CAP };
+    const [row] = (await this.reader.rows(compileFor(this.provider, query))) as { total: unknown }[];
+    const { count, capped } = cappedCount(row?.total);
+    return { total: count, capped };
   }
 
   /**
@@ -271,8 +277,8 @@ export class WorkflowPages {
       )
       .select((eb) => eb.fn.countAll().as('before'));
     const [row] = (await this.reader.rows(compileFor(this.provider, query))) as { before: unknown }[];
-    const before = Number(row?.before ?? 0);
-    return { before: Math.min(before, WORKFLOW_COUNT_CAP), capped: before > WORKFLOW_COUNT_CAP };
+    const { count, capped } = cappedCount(row?.before);
+    return { before: count, capped };
   }
 
   /** The project's live workflows the filter allows, before its text. */

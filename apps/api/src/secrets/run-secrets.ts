@@ -6,8 +6,12 @@ import {
   queryBuilder,
   type Db,
   type DbProvider,
+  type Expression,
+  type ExpressionBuilder,
   type Prepared,
+  type SqlBool,
   type SqlReader,
+  type Tables,
 } from '@svc/db';
 import type { DispatchRepository, RunSecret } from '@svc/protocol';
 import { SecretMasker } from '@svc/text';
@@ -80,6 +84,16 @@ interface MaskerEntry {
 }
 
 /**
+ * The secrets a run of the project may get: the project's and the instance's (`projectId` a value, or the
+ * project column of an outer query).
+ */
+export const ofRunsIn = (
+  eb: ExpressionBuilder<Tables, 'secrets'>,
+  projectId: string | Expression<string>,
+): Expression<SqlBool> =>
+  eb.or([eb.and([eb('scope', '=', 'project'), eb('owner_key', '=', projectId)]), eb('scope', '=', 'instance')]);
+
+/**
  * The secrets of a run: chosen and decrypted when it is dispatched (or an `exec` runs for it), and
  * each (run, secret) use recorded once. Also the run's masker for what the server itself stores and
  * shows (defence in depth: the worker masks first): cached briefly, rebuilt after a change, and
@@ -109,12 +123,7 @@ export class RunSecrets {
       queryBuilder(deps.provider)
         .selectFrom('secrets')
         .select(['scope', 'project_id', 'owner_key', 'name', 'key_id', 'iv', 'tag', 'ciphertext', 'visibility'])
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('scope', '=', 'project'), eb('owner_key', '=', arg('projectId'))]),
-            eb('scope', '=', 'instance'),
-          ]),
-        )
+        .where((eb) => ofRunsIn(eb, arg('projectId')))
         .orderBy('name'),
     );
   }
