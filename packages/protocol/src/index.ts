@@ -34,3 +34,4 @@ export * from './routes';
 export { NAMED_SCHEMAS } from './openapi/schemas';
 export * from './openapi/document';
 export * from './mask-update';
+export * from './running-output';

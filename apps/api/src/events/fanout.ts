@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { BrowserCommandOutputMessage } from '@svc/protocol';
+import { RunningOutput, type BrowserCommandOutputMessage } from '@svc/protocol';
 import { CommandOutputListeners } from './command-output';
-import { RunningOutput } from './running-output';
 import type { StoredEvent } from './types';
 
 /**

@@ -133,6 +133,7 @@ describe('SubscriptionBook delivery', () => {
 });
 
 describe('SubscriptionBook command output (ephemeral, outside the seq envelope)', () => {
+  const offsetOf = (e: CommandOutputData) => (e.event === 'output' ? e.offset : -1);
   const output = (offset: number): BrowserCommandOutputMessage => ({
     type: 'command_output',
     workflow_id: 'wf',
@@ -181,11 +182,53 @@ describe('SubscriptionBook command output (ephemeral, outside the seq envelope)'
     expect(() => book.receiveCommandOutput({ ...output(0), workflow_id: 'elsewhere' }).deliver()).not.toThrow();
     expect(events.events).toEqual([]);
     // before any subscribed message too: live output needs no confirmed seq
-    const seen: string[] = [];
-    book.addWorkflow('wf', { onEvent: () => undefined, onCommandOutput: (e) => seen.push(e.call_id) });
+    const seen: number[] = [];
+    book.addWorkflow('wf', { onEvent: () => undefined, onCommandOutput: (e) => seen.push(offsetOf(e)) });
     book.receiveCommandOutput(output(1)).deliver();
-    expect(seen).toEqual(['c1']);
+    // the later listener got the output so far first (0), then what followed (1)
+    expect(seen).toEqual([0, 1]);
     expect(book.lastSeq('wf')).toBeNull();
+  });
+
+  it('gives a listener that comes after the replay the output so far of what still runs, and only that', () => {
+    const book = new SubscriptionBook();
+    book.addWorkflow('wf', recorder());
+    const started: BrowserCommandOutputMessage = {
+      type: 'command_output',
+      workflow_id: 'wf',
+      data: { call_id: 'c1', event: 'started', step_index: 1, command: 'npm test', started_at: '2026-11-29T00:00:00Z' },
+    };
+    book.receiveCommandOutput(started).deliver();
+    book.receiveCommandOutput(output(0)).deliver();
+    book.receiveCommandOutput({ ...output(0), data: { ...output(0).data, call_id: 'c2' } }).deliver();
+    book
+      .receiveCommandOutput({
+        type: 'command_output',
+        workflow_id: 'wf',
+        data: { call_id: 'c2', event: 'finished', exit_code: 0, duration_ms: 5 },
+      })
+      .deliver();
+    const late: CommandOutputData[] = [];
+    book.addWorkflow('wf', { onEvent: () => undefined, onCommandOutput: (e) => late.push(e) });
+    expect(late.map((e) => `${e.call_id} ${e.event}`)).toEqual(['c1 started', 'c1 output']);
+
+    // a new connection replays what still runs itself: nothing kept is handed out again
+    book.resubscribeMessages();
+    const afterReconnect: CommandOutputData[] = [];
+    book.addWorkflow('wf', { onEvent: () => undefined, onCommandOutput: (e) => afterReconnect.push(e) });
+    expect(afterReconnect).toEqual([]);
+  });
+
+  it('forgets the output of a workflow nobody follows any more', () => {
+    const book = new SubscriptionBook();
+    const first = recorder();
+    book.addWorkflow('wf', first);
+    book.receiveCommandOutput(output(0)).deliver();
+    book.removeWorkflow('wf', first);
+    const seen: CommandOutputData[] = [];
+    book.addWorkflow('wf', recorder());
+    book.addWorkflow('wf', { onEvent: () => undefined, onCommandOutput: (e) => seen.push(e) });
+    expect(seen).toEqual([]);
   });
 });
 

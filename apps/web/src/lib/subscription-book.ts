@@ -6,13 +6,17 @@ import {
   type BrowserEventOf,
   type BrowserServerMessage,
   type CommandOutputData,
+  RunningOutput,
 } from '@svc/protocol';
 
 export interface WorkflowListener {
   onEvent(event: BrowserEvent): void;
   /** the server confirmed the (re)subscription; everything after `lastSeq` will arrive live */
   onSubscribed?(lastSeq: number): void;
-  /** live output of a command the worker runs now (ephemeral: no seq, never replayed) */
+  /**
+   * live output of a command the worker runs now (ephemeral: no seq, not stored); a listener added while
+   * commands run first gets their output so far, as the server replayed it to the socket
+   */
   onCommandOutput?(event: CommandOutputData): void;
 }
 
@@ -43,6 +47,8 @@ export class SubscriptionBook {
   private readonly workflows = new Map<string, WorkflowEntry>();
   private readonly projects = new Map<string, Set<ProjectListener>>();
   private readonly workerListeners = new Set<WorkerListener>();
+  /** the output so far of the commands running in followed workflows, for listeners that come later */
+  private readonly runningOutput = new RunningOutput();
 
   /** Follows the workers' online status; the returned function stops following. */
   addWorkerListener(listener: WorkerListener): () => void {
@@ -55,6 +61,9 @@ export class SubscriptionBook {
     const entry = this.workflows.get(workflowId);
     if (entry) {
       entry.listeners.add(listener);
+      // The server replays running output once per socket subscription: a later view gets it from here.
+      for (const message of this.runningOutput.replay(workflowId))
+        runSafely(() => listener.onCommandOutput?.(message.data));
       return null;
     }
     this.workflows.set(workflowId, { listeners: new Set([listener]), lastSeq: null });
@@ -66,6 +75,7 @@ export class SubscriptionBook {
     const entry = this.workflows.get(workflowId);
     if (!entry || !entry.listeners.delete(listener) || entry.listeners.size > 0) return null;
     this.workflows.delete(workflowId);
+    this.runningOutput.forget(workflowId);
     return { type: 'unsubscribe', workflow_id: workflowId };
   }
 
@@ -100,6 +110,8 @@ export class SubscriptionBook {
 
   /** Everything to send on a fresh connection, so the new socket follows what the old one did. */
   resubscribeMessages(): BrowserClientMessage[] {
+    // the new subscriptions replay the output of what still runs; what ended meanwhile is gone
+    this.runningOutput.forget();
     return [
       ...[...this.projects.keys()].map((id): BrowserClientMessage => ({ type: 'subscribe_project', project_id: id })),
       ...[...this.workflows.keys()].map((id) => this.subscribeMessage(id)),
@@ -131,6 +143,7 @@ export class SubscriptionBook {
   receiveCommandOutput(message: BrowserCommandOutputMessage): Delivery {
     const entry = this.workflows.get(message.workflow_id);
     if (!entry) return { deliver: () => undefined, duplicate: false };
+    this.runningOutput.record(message);
     const event: CommandOutputData = message.data;
     const listeners = [...entry.listeners];
     return {

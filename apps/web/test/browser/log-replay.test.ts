@@ -64,6 +64,12 @@ describeInChromium('log replay, search marks and line permalinks in Chromium', (
       await expectText(running().locator('.log-output'), 'PASS cart.test.ts\n');
       expect(await running().locator('.log-command').innerText()).toBe('$ npm test');
       expect(await running().evaluate((el) => el.closest('[data-step]')?.getAttribute('data-step'))).toBe('1');
+      // Away to another tab and back: the log, mounted again, still has the output so far.
+      await run.page.getByRole('tab', { name: 'LLM calls' }).click();
+      await region().waitFor({ state: 'detached' });
+      await run.page.getByRole('tab', { name: 'Execution log' }).click();
+      await expectText(running().locator('.log-output'), 'PASS cart.test.ts\n');
+      expect(await running().locator('.log-command').innerText()).toBe('$ npm test');
       // What follows is appended after the replayed output, once.
       send({
         event: 'output',

@@ -1,4 +1,4 @@
-import type { BrowserCommandOutputMessage } from '@svc/protocol';
+import type { BrowserCommandOutputMessage } from './ws-browser';
 import { RunningOutput } from './running-output';
 
 const started = (workflowId: string, callId: string): BrowserCommandOutputMessage => ({

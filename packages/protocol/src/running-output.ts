@@ -1,4 +1,5 @@
-import type { BrowserCommandOutputMessage } from '@svc/protocol';
+import { utf8ByteLength } from '@svc/text';
+import type { BrowserCommandOutputMessage } from './ws-browser';
 
 /** Output kept per running command for pages that subscribe mid-command (the newest stays). */
 export const RUNNING_OUTPUT_MAX_BYTES = 256 * 1024;
@@ -13,13 +14,14 @@ interface Running {
 }
 
 const chunkBytes = (message: BrowserCommandOutputMessage) =>
-  message.data.event === 'output' ? Buffer.byteLength(message.data.chunk) : 0;
+  message.data.event === 'output' ? utf8ByteLength(message.data.chunk) : 0;
 
 /**
  * The output so far of every command running now, as the `command_output` messages that carried it, so
  * a page that subscribes mid-command gets its `started` (step index, command line) and its output
  * before what follows (decision 0071). Every replica fills its own from the messages it fans out (local
- * ones and the other replicas' from the cluster bus); a command is forgotten when it finishes.
+ * ones and the other replicas' from the cluster bus); a command is forgotten when it finishes. The
+ * browser keeps one too, for a view that starts listening after the server's replay came.
  */
 export class RunningOutput {
   private readonly commands = new Map<string, Running>();
@@ -61,5 +63,11 @@ export class RunningOutput {
       messages.push(...running.chunks);
     }
     return messages;
+  }
+
+  /** Forgets the workflow's commands (nobody follows it any more, or a new connection replays them). */
+  forget(workflowId?: string): void {
+    for (const [key, running] of this.commands)
+      if (workflowId === undefined || running.workflowId === workflowId) this.commands.delete(key);
   }
 }
