@@ -88,6 +88,7 @@ export async function buildRuntime(
     replicaId: config.replicaId,
     publicUrl: () => config.publicUrl,
     settings: config.outbox,
+    bus,
   });
   const events = new EventStore({
     db: dbHandle.db,

@@ -86,7 +86,7 @@ export interface Config {
   /** OpenTelemetry traces (decision 0051): the OTEL_* variables the on rule and the sampler read */
   tracing: OtelEnv;
   /** the outbox of public run events (apps/api/src/outbox) */
-  outbox: { pollMs: number; leaseSeconds: number; retryBaseMs: number };
+  outbox: { pollMs: number; idlePollMs: number; leaseSeconds: number; retryBaseMs: number };
   /** outbound webhooks (apps/api/src/webhooks) */
   webhooks: {
     retryBaseMs: number;
@@ -246,6 +246,7 @@ export function buildConfig(env: Env): Config {
     tracing: tracingEnv(env),
     outbox: {
       pollMs: env.OUTBOX_POLL_MS,
+      idlePollMs: Math.max(env.OUTBOX_POLL_MS, env.OUTBOX_IDLE_POLL_MS),
       leaseSeconds: env.OUTBOX_LEASE_SECONDS,
       retryBaseMs: env.OUTBOX_RETRY_BASE_MS,
     },

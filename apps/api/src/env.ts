@@ -143,6 +143,11 @@ export const EnvSchema = z.object({
   // ---- issue 25: the outbox and outbound webhooks ----
   /** how often each replica looks for outbox work another replica wrote (its own writes wake it at once) */
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /**
+   * how long an idle replica sleeps when no other replica announced work and nothing is due (a safety net:
+   * its own writes, due retries, lease ends and other replicas' events wake it); at least OUTBOX_POLL_MS
+   */
+  OUTBOX_IDLE_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
   /** how long a replica holds an outbox event or a webhook delivery it took (a killed replica's work waits this long) */
   OUTBOX_LEASE_SECONDS: z.coerce.number().min(0.1).max(3600).default(60),
   /** first retry delay of a failed outbox consumer; it doubles per attempt, at most 10 minutes */

@@ -174,7 +174,13 @@ export function createLiveServices(deps: LiveServicesDeps): LiveServices {
     keyring: deps.keyring,
     logger: deps.logger.child({ component: 'webhooks' }),
     replicaId: bus.replicaId,
-    settings: { ...config.webhooks, pollMs: config.outbox.pollMs, leaseSeconds: config.outbox.leaseSeconds },
+    bus,
+    settings: {
+      ...config.webhooks,
+      pollMs: config.outbox.pollMs,
+      idlePollMs: config.outbox.idlePollMs,
+      leaseSeconds: config.outbox.leaseSeconds,
+    },
   });
   outbox.register('webhooks', (event, batch) => webhooks.enqueue(event, batch));
   let closing = false;

@@ -8,4 +8,4 @@ export {
   type OutboxEventType,
   type OutboxHandler,
 } from './types';
-export { backoffMs, dueMoment, keepLeased, Poller } from './poller';
+export { backoffMs, dueMoment, keepLeased, nudgeOnClusterEvents, Poller } from './poller';

@@ -17,15 +17,18 @@ import {
   type RawClient,
   type SqlReader,
 } from '@svc/db';
+import type { ClusterBus } from '../cluster/bus';
 import type { TableRows } from '../events/event-sql';
 import type { NewEvent, StoredEvent, WorkflowRef } from '../events/types';
 import { outboxEventOf } from './map';
-import { backoffMs, dueMoment, keepLeased, Poller } from './poller';
+import { backoffMs, dueMoment, keepLeased, nudgeOnClusterEvents, Poller } from './poller';
 import { outboxBatch, type OutboxEvent, type OutboxEventType, type OutboxHandler } from './types';
 
 export interface OutboxSettings {
-  /** how often to look for work written by other replicas */
+  /** how soon to look for work another replica announced (its events crossed the bus) */
   pollMs: number;
+  /** how long to sleep when nothing was announced or is due (default: pollMs) */
+  idlePollMs?: number;
   /** how long a claim is held */
   leaseSeconds: number;
   /** first retry delay; doubles per attempt */
@@ -51,6 +54,8 @@ export interface OutboxDeps {
   /** PUBLIC_URL (read when an event is handed out): the run's links in the events */
   publicUrl: () => string;
   settings: OutboxSettings;
+  /** other replicas' events nudge the poller (absent: one process) */
+  bus?: ClusterBus;
 }
 
 type Group = { workflow: WorkflowRef; events: readonly NewEvent[] };
@@ -77,6 +82,7 @@ export class Outbox {
   private readonly poller: Poller;
   private readonly holder: string;
   private readonly logger: Logger;
+  private readonly stopNudges: () => void;
 
   private readonly raw: RawClient;
   private readonly statements: ReturnType<typeof outboxStatements>;
@@ -95,7 +101,9 @@ export class Outbox {
       () => this.nextDue(),
       deps.settings.pollMs,
       (err) => this.logger.error({ err }, 'outbox pass failed'),
+      deps.settings.idlePollMs,
     );
+    this.stopNudges = deps.bus ? nudgeOnClusterEvents(deps.bus, this.poller) : () => undefined;
   }
 
   /**
@@ -178,6 +186,7 @@ export class Outbox {
   }
 
   stop(): Promise<void> {
+    this.stopNudges();
     return this.poller.stop();
   }
 

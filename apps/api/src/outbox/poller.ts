@@ -1,13 +1,20 @@
+import { on, type ClusterBus } from '../cluster/bus';
+
 /**
- * Runs `pass` again and again: at once after `kick()`, else after `pollMs` (or earlier when `nextDue`
- * names the next due moment). One pass at a time; `stop()` waits for the pass in flight. `nextDue` is
- * asked only when the poller is about to sleep: after a pass kicked meanwhile, the next pass runs at once.
+ * Runs `pass` again and again: at once after `kick()`, else when `nextDue` names the next due moment, and
+ * otherwise after `idleMs` (a safety net), or after `pollMs` once `nudge()` said another replica may have
+ * written work. One pass at a time; `stop()` waits for the pass in flight. `nextDue` is asked only when the
+ * poller is about to sleep: after a pass kicked meanwhile, the next pass runs at once.
  */
 export class Poller {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = true;
+  /** another replica may have written work since the last pass began */
+  private nudged = false;
+  /** when the sleeping timer fires (epoch ms) */
+  private wakeAt = 0;
 
   constructor(
     private readonly pass: () => Promise<void>,
@@ -15,6 +22,8 @@ export class Poller {
     private readonly nextDue: () => Promise<Date | null>,
     private readonly pollMs: number,
     private readonly onError: (err: unknown) => void,
+    /** the longest sleep when nobody nudged: work written here kicks, and known due times wake */
+    private readonly idleMs = pollMs,
   ) {}
 
   start(): void {
@@ -34,6 +43,16 @@ export class Poller {
     this.running = this.run();
   }
 
+  /**
+   * Work may have been written by another replica (its events crossed the bus): the next pass comes
+   * within `pollMs`, as that replica may die before handling it.
+   */
+  nudge(): void {
+    if (this.stopped) return;
+    this.nudged = true;
+    if (this.timer && this.wakeAt - Date.now() > this.pollMs) this.sleep(this.pollMs);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
@@ -43,6 +62,7 @@ export class Poller {
 
   private async run(): Promise<void> {
     let next: Date | null = null;
+    this.nudged = false;
     try {
       await this.pass();
       if (!this.again && !this.stopped) next = await this.nextDue();
@@ -56,11 +76,26 @@ export class Poller {
       this.kick();
       return;
     }
-    const wait = next ? Math.max(0, Math.min(this.pollMs, next.getTime() - Date.now())) : this.pollMs;
-    this.timer = setTimeout(() => this.kick(), wait);
+    this.sleep(pollWait(next, Date.now(), this.nudged ? this.pollMs : this.idleMs));
+  }
+
+  private sleep(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.wakeAt = Date.now() + ms;
+    this.timer = setTimeout(() => this.kick(), ms);
     this.timer.unref();
   }
 }
+
+/** Other replicas' committed events (and a bus gap, which may have hidden some) nudge the poller. */
+export function nudgeOnClusterEvents(bus: ClusterBus, poller: Poller): () => void {
+  const stops = [on(bus, 'events', () => poller.nudge()), bus.onResync(() => poller.nudge())];
+  return () => stops.forEach((stop) => stop());
+}
+
+/** How long to sleep: until the next due moment, at most `capMs` (work nobody announced may appear). */
+export const pollWait = (next: Date | null, now: number, capMs: number): number =>
+  next ? Math.max(0, Math.min(capMs, next.getTime() - now)) : capMs;
 
 /** When a pending row is next due: its due time, or the end of the lease on it when that is later. */
 export const dueMoment = (due: Date, lockedUntil: Date | null): Date =>

@@ -15,7 +15,17 @@ import {
   type Webhook,
   type WebhookDelivery,
 } from '@svc/db';
-import { backoffMs, dueMoment, keepLeased, outboxBatch, Poller, type OutboxBatch, type OutboxEvent } from '../outbox';
+import {
+  backoffMs,
+  dueMoment,
+  keepLeased,
+  nudgeOnClusterEvents,
+  outboxBatch,
+  Poller,
+  type OutboxBatch,
+  type OutboxEvent,
+} from '../outbox';
+import type { ClusterBus } from '../cluster/bus';
 import type { SecretKeyring } from '../secrets/keyring';
 import { putWebhookSecret, webhookSecret } from './secret';
 import { targetProblem } from './targets';
@@ -29,7 +39,9 @@ export interface WebhookSettings {
   retryHours: number;
   timeoutMs: number;
   allowPrivateTargets: boolean;
+  /** how soon to look for deliveries another replica announced; idle, at most `idlePollMs` (default pollMs) */
   pollMs: number;
+  idlePollMs?: number;
   leaseSeconds: number;
 }
 
@@ -42,6 +54,8 @@ export interface WebhookServiceDeps {
   logger: Logger;
   replicaId: string;
   settings: WebhookSettings;
+  /** other replicas' events nudge the delivery runner (absent: one process) */
+  bus?: ClusterBus;
   userAgent?: string;
 }
 
@@ -77,6 +91,7 @@ export const subscribes = (events: string, type: string) => {
 export class WebhookService {
   private readonly poller: Poller;
   private readonly holder: string;
+  private readonly stopNudges: () => void;
   private readonly inFlight = new Map<string, Promise<void>>();
 
   /** The active hooks of a batch's projects: one look-up per outbox batch, not per event. */
@@ -125,7 +140,9 @@ export class WebhookService {
       () => this.nextDue(),
       deps.settings.pollMs,
       (err) => deps.logger.error({ err }, 'webhook delivery pass failed'),
+      deps.settings.idlePollMs,
     );
+    this.stopNudges = deps.bus ? nudgeOnClusterEvents(deps.bus, this.poller) : () => undefined;
   }
 
   start(): void {
@@ -133,6 +150,7 @@ export class WebhookService {
   }
 
   async stop(): Promise<void> {
+    this.stopNudges();
     await this.poller.stop();
     await Promise.all(this.inFlight.values());
   }
