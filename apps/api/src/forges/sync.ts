@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { prepare, queryBuilder, type Db, type DbProvider, type Prepared, type SqlReader } from '@svc/db';
 import type { PullRequestOpenedEventData } from '@svc/protocol';
@@ -18,6 +19,8 @@ import { SVC_COMMENT_MARKER } from './webhook-events';
 export const MAX_PR_BODY_CHARS = 60_000;
 /** The commit status's context (GitHub), name (GitLab). */
 export const STATUS_CONTEXT = 'svc';
+/** Runs remembered as having no repository (a few hundred KiB at most). */
+const UNLINKED_RUNS_KEPT = 10_000;
 
 export interface ForgeSyncDeps {
   db: Db;
@@ -61,6 +64,8 @@ export class ForgeSync {
   private stopListening: (() => void) | null = null;
   private closed = false;
   private nextPruneAt = 0;
+  /** runs known to have no repository link (it can only be made with the run) */
+  private readonly unlinked = new LRUCache<string, true>({ max: UNLINKED_RUNS_KEPT });
 
   /** What decides whether a run has forge work: its repository's credential kind and deletion. */
   private readonly forgeLink: Prepared<{ workflowId: string }>;
@@ -195,11 +200,17 @@ export class ForgeSync {
     return { link, workflow, client, runUrl, label: `svc run #${workflow.number}` };
   }
 
-  /** Most runs have no repository on a forge: one statement on the driver says so before anything is read. */
+  /**
+   * Most runs have no repository on a forge: one statement on the driver says so before anything is read.
+   * A run's repository link is made in its create transaction or never, so a run found without one is
+   * remembered and its later transitions read nothing.
+   */
   private async mayHaveForgeWork(workflowId: string): Promise<boolean> {
+    if (this.unlinked.has(workflowId)) return false;
     const forge = (await this.deps.reader.row(this.forgeLink.bind({ workflowId }))) as
       | { credential_kind: string; deleted_at: unknown }
       | undefined;
+    if (forge === undefined) this.unlinked.set(workflowId, true);
     return forge !== undefined && forge.deleted_at === null && forge.credential_kind === 'token';
   }
 

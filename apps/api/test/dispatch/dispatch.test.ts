@@ -36,31 +36,43 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
 
   // PostgreSQL: the pool's statements are logged (SQLite's reader has no such hook); the hints are the same SQL.
   const onPostgres = provider === 'postgresql' ? it : () => undefined;
-  onPostgres('reads no MCP server, secret or repository for a run whose project and instance have none', async () => {
-    const worker = await start('lean');
-    const project = await createProject(suite.server, suite.alice);
-    const log = logStatements(suite.server.runtime.dbHandle.pgPool!);
-    const { id } = await createWorkflow(suite.server, suite.alice, project.id, 'lean run');
-    const dispatch = await worker.dispatch(id, 'start');
-    log.stop();
-    expect(dispatch).not.toHaveProperty('mcp_servers');
-    const dispatchReads = log.statements
-      .map((s) => s.text)
-      .filter((text) => /^select (\* from "mcp_servers"|"scope", "project_id"|"l"\."repository_id")/.test(text.trim()));
-    expect(dispatchReads).toEqual([]);
-    await worker.store(id, dispatch.last_seq + 1, { kind: 'status', data: { status: 'completed' } });
-    // Once the project has a secret, the next dispatch reads and carries it.
-    const stored = await suite.server.request(`/svc/api/projects/${project.id}/secrets/LEAN_TOKEN`, {
-      method: 'PUT',
-      as: suite.alice,
-      json: { value: 'lean-value' },
-    });
-    expect(stored.status).toBe(201);
-    const next = await createWorkflow(suite.server, suite.alice, project.id, 'with a secret');
-    expect(await worker.dispatch(next.id, 'start')).toMatchObject({
-      secrets: [{ name: 'LEAN_TOKEN', value: 'lean-value' }],
-    });
-  });
+  onPostgres(
+    'reads no MCP server, secret or repository for a run whose project and instance have none, and its forge link once',
+    async () => {
+      const worker = await start('lean');
+      const project = await createProject(suite.server, suite.alice);
+      const log = logStatements(suite.server.runtime.dbHandle.pgPool!);
+      const { id } = await createWorkflow(suite.server, suite.alice, project.id, 'lean run');
+      const dispatch = await worker.dispatch(id, 'start');
+      const untilDispatch = log.statements.slice();
+      expect(dispatch).not.toHaveProperty('mcp_servers');
+      const dispatchReads = untilDispatch
+        .map((s) => s.text)
+        .filter((text) =>
+          /^select (\* from "mcp_servers"|"scope", "project_id"|"l"\."repository_id")/.test(text.trim()),
+        );
+      expect(dispatchReads).toEqual([]);
+      await worker.store(id, dispatch.last_seq + 1, { kind: 'status', data: { status: 'completed' } });
+      // Its transitions look for forge work: the run has no repository link, which is read once.
+      const { forgeSync } = suite.server.deps;
+      await forgeSync!.nudge(id);
+      await forgeSync!.nudge(id);
+      log.stop();
+      const forgeReads = log.statements.filter((s) => /"r"\."credential_kind"/.test(s.text));
+      expect(forgeReads).toHaveLength(1);
+      // Once the project has a secret, the next dispatch reads and carries it.
+      const stored = await suite.server.request(`/svc/api/projects/${project.id}/secrets/LEAN_TOKEN`, {
+        method: 'PUT',
+        as: suite.alice,
+        json: { value: 'lean-value' },
+      });
+      expect(stored.status).toBe(201);
+      const next = await createWorkflow(suite.server, suite.alice, project.id, 'with a secret');
+      expect(await worker.dispatch(next.id, 'start')).toMatchObject({
+        secrets: [{ name: 'LEAN_TOKEN', value: 'lean-value' }],
+      });
+    },
+  );
 
   it('gives the requested worker its workflow, others to the least loaded worker with room, and waits when all are full', async () => {
     const big = await start('big', 2);
