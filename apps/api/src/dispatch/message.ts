@@ -32,15 +32,17 @@ import { traceparentOf } from '@svc/observability';
 import { stepHistoryOf } from './step-history';
 
 /**
- * Whether the run's project has enabled MCP servers, the project or instance secrets, and the run a
- * repository: read with a claimed run's row (`dispatchHints`), so a dispatch skips the reads of what
- * does not exist. Absent (another read of the row): each is read. PostgreSQL answers booleans, SQLite
- * 0 or 1.
+ * Whether the run's project has enabled MCP servers, the project or instance secrets, the run a
+ * repository and a stored snapshot: read with a claimed run's row (`dispatchHints`), so a dispatch skips
+ * the reads of what does not exist. Absent (another read of the row): each is read. PostgreSQL answers
+ * booleans, SQLite 0 or 1.
  */
 export interface DispatchHints {
   has_mcp_servers?: boolean | number;
   has_secrets?: boolean | number;
   has_repository?: boolean | number;
+  /** a run whose only stored updates are its title job's has none: it starts afresh */
+  has_snapshot?: boolean | number;
 }
 
 const knownAbsent = (hint: boolean | number | undefined) => hint === false || hint === 0;
@@ -73,6 +75,14 @@ export function dispatchHints(eb: ExpressionBuilder<Tables, 'workflows'>) {
           .whereRef('l.workflow_id', '=', 'workflows.id'),
       )
       .as('has_repository'),
+    eb
+      .exists(
+        eb
+          .selectFrom('agent_state_snapshots as s')
+          .select(sql.lit(1).as('one'))
+          .whereRef('s.workflow_id', '=', 'workflows.id'),
+      )
+      .as('has_snapshot'),
   ];
 }
 
@@ -150,7 +160,7 @@ export async function buildDispatch(
   // A pause goes to the run the worker holds: its `message` says whether to interrupt the running command.
   if (action === 'pause') return { ...base, action, ...messageOf(options.message || undefined) };
   // A snapshot comes with a worker's update: a run none has stored any for has none (its first dispatch).
-  if (workflow.last_update_seq === 0) return { ...base, action: 'start' };
+  if (workflow.last_update_seq === 0 || knownAbsent(workflow.has_snapshot)) return { ...base, action: 'start' };
   const latest = await db.agentStateSnapshot.findFirst({
     where: { workflow_id: workflow.id },
     orderBy: { seq: 'desc' },

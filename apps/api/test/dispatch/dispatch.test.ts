@@ -171,7 +171,14 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     });
     // The worker that later runs it continues after the title's seq.
     const runner = await start('runner');
+    const log = provider === 'postgresql' ? logStatements(suite.server.runtime.dbHandle.pgPool!) : null;
     expect(await runner.dispatch(id, 'start')).toMatchObject({ last_seq: 1 });
+    log?.stop();
+    // Only the title job stored updates: the claimed row says there is no snapshot, and none is read.
+    const snapshotReads = (log?.statements ?? []).filter((s) =>
+      /^SELECT .* FROM "public"\."agent_state_snapshots"/.test(s.text),
+    );
+    expect(snapshotReads).toEqual([]);
   });
 
   it("stores a title job's LLM call and title, and a runner dispatched meanwhile numbers after them", async () => {
