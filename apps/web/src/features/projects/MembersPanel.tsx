@@ -130,18 +130,19 @@ function MemberRow({
 function AddMemberForm({ projectId }: { projectId: string }) {
   const [login, setLogin] = useState('');
   const [role, setRole] = useState<Role>('member');
-  const [outcome, setOutcome] = useState<string | null>(null);
+  // The login last invited: its message is worded at render, once the sign-in provider is known.
+  const [invited, setInvited] = useState<string | null>(null);
   const provider = useAuthProvider().data?.provider;
   const add = useMemberMutation(projectId, (body: { login: string; role: Role }) => inviteMember(projectId, body));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!login.trim()) return;
-    setOutcome(null);
+    setInvited(null);
     add.mutate(
       { login: login.trim(), role },
       {
         onSuccess: (answer) => {
-          setOutcome(invitedMessage(answer.login, provider));
+          setInvited(answer.login);
           setLogin('');
         },
       },
@@ -174,7 +175,7 @@ function AddMemberForm({ projectId }: { projectId: string }) {
         {provider && unusedLoginNote(provider)}
       </p>
       <p className="muted invite-outcome" role="status">
-        {outcome}
+        {invited !== null && invitedMessage(invited, provider)}
       </p>
       <ErrorNote error={add.error} />
     </form>
