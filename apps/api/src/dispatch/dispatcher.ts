@@ -10,7 +10,16 @@ import { isUnfinished, unfinishedWhere, type Steering } from '../workflows';
 import { CoalescedRuns } from '../lib/coalesced-runs';
 import { buildDispatch, DISPATCH_SELECT, dispatchHints, pickWorker, type DispatchHints } from './message';
 import { dispatchWait } from '../metrics/registry';
-import { queuedPage, QUEUE_PAGE, takeBack, unclaim, workerRoom, type QueueDeps, type QueuedRow } from './queue';
+import {
+  assignedRuns,
+  queuedPage,
+  QUEUE_PAGE,
+  takeBack,
+  unclaim,
+  workerRoom,
+  type QueueDeps,
+  type QueuedRow,
+} from './queue';
 import type { WorkerRegistry } from './registry';
 import { intentOf, STEERING_SELECT, type Intent } from '../engine/intents';
 import type { WorkerSession } from './worker-session';
@@ -185,15 +194,11 @@ export class LiveDispatcher implements Steering {
    * that was cancelled is cancelled again (a cancel is never missed, whichever replica recorded it).
    */
   async heartbeat(session: WorkerSession, active: readonly string[] | undefined): Promise<void> {
-    const { registry, db } = this.deps;
+    const { registry } = this.deps;
     const first = registry.reconcile(session);
     // A later heartbeat only acts on the workflows it names: an idle worker's costs no read.
     if (!first && (active === undefined || active.length === 0)) return;
-    const assigned = await db.workflow.findMany({
-      where: { assigned_worker_id: session.workerId, ...unfinishedWhere },
-      select: { id: true },
-    });
-    const assignedIds = assigned.map((w) => w.id);
+    const assignedIds = await assignedRuns(this.deps.reader, this.deps.provider, session.workerId);
     const lost = await this.settle(session, assignedIds, new Set(active ?? assignedIds), first);
     if (lost.length > 0) await this.takeBack(session.workerId, lost);
     if (first && active) {

@@ -79,6 +79,19 @@ export async function workerRoom(db: Db, provider: DbProvider, workerIds: readon
   return new Map(rows.map((row) => [row.id, Number(row.active)]));
 }
 
+/** The unfinished runs a worker holds by the database: its first heartbeat settles them (one statement, on the driver). */
+export async function assignedRuns(reader: SqlReader, provider: DbProvider, workerId: string): Promise<string[]> {
+  const rows = (await reader.rows(
+    queryBuilder(provider)
+      .selectFrom('workflows')
+      .select('id')
+      .where('assigned_worker_id', '=', workerId)
+      .where('deleted_at', 'is', null)
+      .where('status', 'not in', [...TERMINAL_WORKFLOW_STATUSES]),
+  )) as { id: string }[];
+  return rows.map((row) => row.id);
+}
+
 /** Takes a claim back (the dispatch could not be sent). Under the ingest lock, like every hand-back. */
 export async function unclaim(deps: QueueDeps, workflowId: string, workerId: string): Promise<void> {
   await deps.lock.exclusive(() => deps.engine.unclaim(workflowId, workerId));

@@ -22,6 +22,7 @@ import { envelopeBytes } from '../events/envelope';
 import { authenticateBrowserUpgrade, principalFromToken, refuseUpgrade, shuttingDown } from './upgrade-auth';
 import { MessageBucket } from './rate-limit';
 import { SharedChecks } from './shared-checks';
+import { StaggeredSweep } from './staggered-sweep';
 import { streamOwner } from '../http/stream-slots';
 
 export interface BrowserHubOptions {
@@ -56,7 +57,7 @@ export class BrowserHub {
   private readonly unsubscribe: () => void;
   private readonly stopOutput: () => void;
   private readonly stopRevocations: () => void;
-  private readonly pinger: NodeJS.Timeout;
+  private readonly pings: StaggeredSweep<BrowserClient>;
   private readonly revalidator: NodeJS.Timeout;
   private readonly options: BrowserHubOptions;
   /** by token id: why the credential stopped being valid, or null */
@@ -83,8 +84,7 @@ export class BrowserHub {
         sub.client.sendText((text ??= JSON.stringify(message))),
       );
     });
-    this.pinger = setInterval(() => this.ping(), this.options.pingIntervalMs);
-    this.pinger.unref();
+    this.pings = new StaggeredSweep(this.options.pingIntervalMs, (client) => this.ping(client));
     // A revoked session (logout, token revocation) closes its sockets at once on this replica.
     this.stopRevocations = deps.tokens.onRevoked((jti) => {
       this.forgetAnswers();
@@ -108,7 +108,21 @@ export class BrowserHub {
     if (this.clients.size === 0) return;
     await this.deps.tokens.refreshRevocations();
     this.forgetAnswers();
-    await Promise.all([...this.clients].map((client) => this.stillValid(client)));
+    // One check a credential, not a socket: ten thousand tabs of one session are one question.
+    const byCredential = new Map<string, BrowserClient[]>();
+    for (const client of this.clients) {
+      if (!client.open) continue;
+      const { jti } = client.principal.claims;
+      const group = byCredential.get(jti);
+      if (group) group.push(client);
+      else byCredential.set(jti, [client]);
+    }
+    await Promise.all(
+      [...byCredential.values()].map(async (clients) => {
+        const reason = await this.credentialProblem(clients[0]!.principal);
+        if (reason) for (const client of clients) this.revoked(client, reason);
+      }),
+    );
   }
 
   /** The next upgrade, message and subscribe of every credential asks the database again. */
@@ -120,18 +134,20 @@ export class BrowserHub {
 
   private async stillValid(client: BrowserClient): Promise<boolean> {
     if (!client.open) return false;
-    let reason: string | null = null;
-    try {
-      const { principal } = client;
-      reason = await this.credentialProblems.get(principal.claims.jti, () => credentialProblem(principal, this.deps));
-    } catch (err) {
-      // A database hiccup is not a revocation: the next check decides.
-      this.deps.logger.warn({ err }, 'browser socket re-validation failed');
-      return true;
-    }
-    if (reason === null) return true;
+    const reason = await this.credentialProblem(client.principal);
+    if (!reason) return true;
     this.revoked(client, reason);
     return false;
+  }
+
+  /** Why the credential no longer holds, or null; a database hiccup is not a revocation (the next check decides). */
+  private async credentialProblem(principal: Principal): Promise<string | null> {
+    try {
+      return await this.credentialProblems.get(principal.claims.jti, () => credentialProblem(principal, this.deps));
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'browser socket re-validation failed');
+      return null;
+    }
   }
 
   private revoked(client: BrowserClient, reason: string): void {
@@ -179,7 +195,7 @@ export class BrowserHub {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.pinger);
+    this.pings.stop();
     clearInterval(this.revalidator);
     this.stopRevocations();
     this.unsubscribe();
@@ -194,6 +210,7 @@ export class BrowserHub {
   private connected(ws: WebSocket, socket: Duplex, principal: Principal): void {
     const client = new BrowserClient(ws, socket, principal, { maxBufferedBytes: this.options.maxBufferedBytes });
     this.clients.add(client);
+    this.pings.add(client);
     ws.on('pong', () => (client.isAlive = true));
     const bucket = new MessageBucket(this.deps.config.sockets.browser);
     ws.on('message', (data, isBinary) => {
@@ -205,6 +222,7 @@ export class BrowserHub {
     ws.on('error', (err) => this.deps.logger.debug({ err }, 'browser socket error'));
     ws.on('close', () => {
       this.clients.delete(client);
+      this.pings.delete(client);
       this.subscriptions.removeClient(client);
     });
   }
@@ -262,17 +280,15 @@ export class BrowserHub {
       this.subscriptions.recheckProject(event.project_id);
   }
 
-  /** Ping/pong liveness: a client that did not answer the last ping is cut. */
-  private ping(): void {
-    for (const client of this.clients) {
-      // a closing socket is ended by its close handshake or the drop watchdog, not by a missed pong
-      if (client.socket.readyState !== client.socket.OPEN) continue;
-      if (!client.isAlive) {
-        client.socket.terminate();
-        continue;
-      }
-      client.isAlive = false;
-      client.socket.ping();
+  /** Ping/pong liveness: a client that did not answer its last ping, a period ago, is cut. */
+  private ping(client: BrowserClient): void {
+    // a closing socket is ended by its close handshake or the drop watchdog, not by a missed pong
+    if (client.socket.readyState !== client.socket.OPEN) return;
+    if (!client.isAlive) {
+      client.socket.terminate();
+      return;
     }
+    client.isAlive = false;
+    client.socket.ping();
   }
 }
