@@ -351,7 +351,7 @@ export class LiveDispatcher implements Steering {
         if (stale.has(candidate.project_id)) continue;
         const target = pickWorker(sessions, load, candidate.requested_worker_id, candidate.requires);
         if (!target) continue;
-        if (!(await this.claim(candidate.id, target))) {
+        if (!(await this.claim(candidate.id, target, candidate.contended))) {
           stale.add(candidate.project_id);
           continue;
         }
@@ -429,11 +429,11 @@ export class LiveDispatcher implements Steering {
   }
 
   /** Claims the run for the worker; a claim made stays `beginClaim`ed until the round hands it out. */
-  private async claim(workflowId: string, target: WorkerSession): Promise<boolean> {
+  private async claim(workflowId: string, target: WorkerSession, contended = true): Promise<boolean> {
     const { registry } = this.deps;
     registry.beginClaim(target.workerId, workflowId);
     try {
-      if (!(await this.deps.engine.claim(workflowId, target.workerId))) {
+      if (!(await this.deps.engine.claim(workflowId, target.workerId, contended))) {
         registry.endClaim(target.workerId, workflowId);
         return false;
       }

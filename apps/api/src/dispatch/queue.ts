@@ -38,9 +38,15 @@ export interface QueueDeps {
 
 const QUEUED_SELECT = { ...DISPATCH_SELECT, requested_worker_id: true, created_at: true, started_at: true } as const;
 /** A queued run as the dispatcher's round reads it. */
-export type QueuedRow = { [K in keyof typeof QUEUED_SELECT]: Workflow[K] };
+export type QueuedRow = { [K in keyof typeof QUEUED_SELECT]: Workflow[K] } & {
+  /** its claims count against others' (a project limit or a concurrency key): claimed under the lock */
+  contended: boolean;
+};
 const QUEUED_COLUMNS = Object.keys(QUEUED_SELECT);
-const queuedRow = { postgresql: rowDecoder('postgresql', 'workflows'), sqlite: rowDecoder('sqlite', 'workflows') };
+const queuedRow = {
+  postgresql: rowDecoder('postgresql', 'workflows'),
+  sqlite: rowDecoder('sqlite', 'workflows', { contended: 'boolean' }),
+};
 
 /**
  * The first queued workflows in dispatch order (priority, then oldest first) that their project's

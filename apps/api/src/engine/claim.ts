@@ -1,4 +1,5 @@
 import {
+  autocommitClient,
   executeQuery,
   queryBuilder,
   rawTransaction,
@@ -23,7 +24,8 @@ import { NO_LABELS } from '../domain/routing';
  * SQLite runs one write statement at a time, so the counts in the statement hold when it writes. On
  * PostgreSQL (READ COMMITTED, any number of replicas) the claims of one project are serialized by a
  * transaction-scoped advisory lock taken first: the UPDATE's snapshot is taken after the lock, so it sees
- * every claim committed before it.
+ * every claim committed before it. A run without a key in a project without a limit has no count to
+ * protect: it is claimed in one statement without the lock (decision 0092).
  */
 
 /** The advisory lock namespace of claims (the first key of pg_advisory_xact_lock(int, int)). */
@@ -61,6 +63,16 @@ function compiled(provider: DbProvider, statement: ReturnType<typeof sql>): Stat
   return { sql: text, values: [...parameters] };
 }
 
+/** Whether claims of the run are counted against others: its project has a limit or it has a key. */
+const contended = sql`(live.max_running IS NOT NULL OR workflows.concurrency_key IS NOT NULL)`;
+
+/** The claim of a run that counts against nothing, in its own snapshot: still so, and still queued. */
+const uncontendedClaimStatement = (provider: DbProvider, workflowId: string, workerId: string) =>
+  compiled(
+    provider,
+    sql`UPDATE workflows SET assigned_worker_id = ${workerId}, last_worker_id = ${workerId} WHERE id = ${workflowId} AND ${queued} AND workflows.concurrency_key IS NULL AND ${projectLimit} IS NULL`,
+  );
+
 const claimStatement = (provider: DbProvider, workflowId: string, workerId: string) =>
   compiled(
     provider,
@@ -70,8 +82,8 @@ const claimStatement = (provider: DbProvider, workflowId: string, workerId: stri
 
 /**
  * The runs a claim would take now, in dispatch order: priority (higher first), then oldest first; the
- * `columns` of each, as the driver returns them. Runs of deleted projects are left out (as the queue
- * leaves them out).
+ * `columns` of each, as the driver returns them, and `contended` (its claims count against others').
+ * Runs of deleted projects are left out (as the queue leaves them out).
  */
 export function dispatchableRows(
   reader: SqlReader,
@@ -83,7 +95,7 @@ export function dispatchableRows(
   return reader.rows(
     compiled(
       provider,
-      sql`SELECT ${selected} FROM ${inLiveProjects} WHERE ${dispatchable} ORDER BY workflows.priority DESC, workflows.created_at, workflows.id LIMIT ${limit}`,
+      sql`SELECT ${selected}, ${contended} AS contended FROM ${inLiveProjects} WHERE ${dispatchable} ORDER BY workflows.priority DESC, workflows.created_at, workflows.id LIMIT ${limit}`,
     ),
   );
 }
@@ -102,15 +114,28 @@ export async function queuedLabelSets(reader: SqlReader, provider: DbProvider): 
   return rows.map((row) => row.requires);
 }
 
-/** Claims the run for the worker; false when it is not queued or its project or key has no room. */
+/**
+ * Claims the run for the worker; false when it is not queued or its project or key has no room.
+ * `contended: false` (the queue's word, read a moment ago) tries the claim without the lock first; a
+ * limit or key set since, or a lost race, falls back to the locked claim.
+ */
 export async function claimQueued(
   handle: { db: Db; pgPool: pg.Pool | null },
   provider: DbProvider,
   workflowId: string,
   workerId: string,
+  contended = true,
 ): Promise<boolean> {
   const statement = claimStatement(provider, workflowId, workerId);
   if (provider === 'sqlite') return (await executeQuery(handle.db, provider, statement)) === 1;
+  if (!contended) {
+    const claimed = await executeQuery(
+      autocommitClient(handle),
+      provider,
+      uncontendedClaimStatement(provider, workflowId, workerId),
+    );
+    if (claimed === 1) return true;
+  }
   return rawTransaction(handle, async (tx) => {
     // executeRaw: the lock function returns `void`, nothing to read.
     await tx.$executeRawUnsafe(

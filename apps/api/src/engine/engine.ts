@@ -119,11 +119,17 @@ export class WorkflowEngine {
     return { workflow: workflow!, stored };
   }
 
+  /** The database for raw statements: the PostgreSQL pool itself when there is one (decision 0085). */
+  private rawHandle() {
+    return { db: this.deps.db, pgPool: this.deps.pgPool ?? null };
+  }
+
+  private autocommit() {
+    return autocommitClient(this.rawHandle());
+  }
+
   private async numberAhead(projectId: string): Promise<number> {
-    const number = await takeRunNumberAhead(
-      autocommitClient({ db: this.deps.db, pgPool: this.deps.pgPool ?? null }),
-      projectId,
-    );
+    const number = await takeRunNumberAhead(this.autocommit(), projectId);
     if (number === null) throw notFound('project not found');
     return number;
   }
@@ -225,13 +231,8 @@ export class WorkflowEngine {
    * Gives a queued run to a worker; false when someone else got it first, it left the queue, or its
    * project's limit or its concurrency key has no room for it now (claim.ts).
    */
-  claim(workflowId: string, workerId: string): Promise<boolean> {
-    return claimQueued(
-      { db: this.deps.db, pgPool: this.deps.pgPool ?? null },
-      this.deps.provider,
-      workflowId,
-      workerId,
-    );
+  claim(workflowId: string, workerId: string, contended = true): Promise<boolean> {
+    return claimQueued(this.rawHandle(), this.deps.provider, workflowId, workerId, contended);
   }
 
   /** Takes a claim back (the dispatch could not be sent). The caller holds the ingest lock. */
@@ -263,7 +264,7 @@ export class WorkflowEngine {
     seen: { id: string; last_update_seq: number; title_last_seq: number | null },
     workerId: string,
   ): Promise<{ first: number; last: number } | null> {
-    return grantTitle(this.deps.db, seen, workerId);
+    return grantTitle(this.autocommit(), this.deps.provider, seen, workerId);
   }
 
   /**

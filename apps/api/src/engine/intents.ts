@@ -1,4 +1,4 @@
-import type { Db } from '@svc/db';
+import { executeQuery, queryBuilder, type Db, type DbProvider, type RawClient } from '@svc/db';
 import type { UpdateMessage } from '@svc/protocol';
 import { UNFINISHED } from './state-machine';
 
@@ -73,23 +73,22 @@ export async function clearSteering(db: Db, workflowId: string): Promise<void> {
  * itself. Returns the block, or null when another replica or a claim came first.
  */
 export async function grantTitle(
-  db: Db,
+  client: RawClient,
+  provider: DbProvider,
   seen: { id: string; last_update_seq: number; title_last_seq: number | null },
   workerId: string,
 ): Promise<{ first: number; last: number } | null> {
   const first = Math.max(seen.last_update_seq, seen.title_last_seq ?? 0) + 1;
   const last = first + TITLE_SEQ_BLOCK - 1;
-  const { count } = await db.workflow.updateMany({
-    where: {
-      id: seen.id,
-      assigned_worker_id: null,
-      title_generated: false,
-      last_update_seq: seen.last_update_seq,
-      title_last_seq: seen.title_last_seq,
-    },
-    data: { title_worker_id: workerId, title_first_seq: first, title_last_seq: last },
-  });
-  return count === 1 ? { first, last } : null;
+  const granted = queryBuilder(provider)
+    .updateTable('workflows')
+    .set({ title_worker_id: workerId, title_first_seq: first, title_last_seq: last, updated_at: new Date() })
+    .where('id', '=', seen.id)
+    .where('assigned_worker_id', 'is', null)
+    .where('title_generated', '=', false)
+    .where('last_update_seq', '=', seen.last_update_seq)
+    .where('title_last_seq', seen.title_last_seq === null ? 'is' : '=', seen.title_last_seq);
+  return (await executeQuery(client, provider, granted)) === 1 ? { first, last } : null;
 }
 
 /** The title-grant columns of the ingest's cached row. */

@@ -147,10 +147,38 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     expect(await suite.server.deps.db.workerUpdate.count({ where: { workflow_id: id, seq: 3 } })).toBe(1);
   });
 
+  onPostgres(
+    "claims a run that counts against nothing without the lock, and a limited project's under it",
+    async () => {
+      const worker = await start('claims');
+      const project = await createProject(suite.server, suite.alice);
+      const claimsOf = async (requirement: string) => {
+        const log = logStatements(suite.server.runtime.dbHandle.pgPool!);
+        const { id } = await createWorkflow(suite.server, suite.alice, project.id, requirement);
+        const dispatch = await worker.dispatch(id, 'start');
+        log.stop();
+        await worker.store(id, dispatch.last_seq + 1, { kind: 'status', data: { status: 'completed' } });
+        return log.statements
+          .map((s) => s.text)
+          .filter((text) => /pg_advisory_xact_lock|^UPDATE workflows SET assigned_worker_id/.test(text))
+          .map((text) => (text.includes('pg_advisory_xact_lock') ? 'lock' : 'claim'));
+      };
+      expect(await claimsOf('free run')).toEqual(['claim']);
+      const limited = await suite.server.request(`/svc/api/projects/${project.id}`, {
+        method: 'PATCH',
+        as: suite.alice,
+        json: { max_running: 2 },
+      });
+      expect(limited.status).toBe(200);
+      expect(await claimsOf('limited run')).toEqual(['lock', 'claim']);
+    },
+  );
+
   it('sends title generation to an online worker without waiting, and accepts that title from it', async () => {
     const busy = await start('busy', 1);
     const first = (await createWorkflow(suite.server, suite.alice, suite.projectId, 'keeps busy busy')).id;
     await busy.dispatch(first, 'start');
+    const grants = provider === 'postgresql' ? logStatements(suite.server.runtime.dbHandle.pgPool!) : null;
     const res = await suite.server.request(`/svc/api/projects/${suite.projectId}/workflows`, {
       method: 'POST',
       as: suite.alice,
@@ -159,7 +187,13 @@ describe.each(TEST_PROVIDERS)('dispatch on %s', (provider) => {
     expect(res.status).toBe(201);
     const id = (await body(res)).id;
     const titleJob = await busy.dispatch(id, 'generate_title');
+    grants?.stop();
     expect(titleJob).toMatchObject({ requirement: 'name me', last_seq: 0 });
+    // The grant is one statement on the driver, not Prisma's transaction around an updateMany.
+    if (grants)
+      expect(grants.statements.filter((s) => /^update "workflows" set "title_worker_id"/.test(s.text))).toEqual([
+        expect.objectContaining({ failed: false }),
+      ]);
     expect(await busy.store(id, 1, { kind: 'title', data: { title: 'Naming things' } })).toMatchObject({
       type: 'ack',
       seq: 1,
