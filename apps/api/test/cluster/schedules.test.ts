@@ -91,7 +91,11 @@ describe('schedules on two replicas behind haproxy', () => {
       // The clock passes at least two more ticks of each schedule while no replica runs.
       await eventually(() => Date.now() > newest + 4_500, { what: 'two ticks to pass', intervalMs: 100 });
       const restartedAt = Date.now();
-      for (const replica of replicas) await replica.restart();
+      let firstBackAt = 0;
+      for (const replica of replicas) {
+        await replica.restart();
+        firstBackAt ||= Date.now();
+      }
 
       // Each schedule runs on time again after the restart (so each replica's first look is done).
       for (const { id } of schedules)
@@ -110,9 +114,16 @@ describe('schedules on two replicas behind haproxy', () => {
         t.tick_at.getTime() > lastBefore.get(id)! && t.tick_at.getTime() < restartedAt;
       // The window's ticks ran only as that one catch-up (it may be a tick during the restart itself).
       expect((await ticksOf(latest.id)).filter(missedWindow(latest.id)).filter((t) => !t.caught_up)).toEqual([]);
+      // Each runner catches up at most the latest tick before its own start (ticks.ts). The first one
+      // back catches up the window; the second, restarted while the first runs, may name a tick of its
+      // own restart as caught up when it looks before the first has claimed that tick on time.
       const caughtUp = (await ticksOf(latest.id)).filter((t) => t.caught_up);
-      expect(caughtUp).toEqual([expect.objectContaining({ outcome: 'created' })]);
-      expect(caughtUp[0]!.tick_at.getTime()).toBeGreaterThan(lastBefore.get(latest.id)!);
+      expect(caughtUp.length).toBeGreaterThanOrEqual(1);
+      expect(caughtUp.length).toBeLessThanOrEqual(replicas.length);
+      expect(caughtUp.every((t) => t.outcome === 'created')).toBe(true);
+      const windowCatchUp = caughtUp[0]!;
+      expect(windowCatchUp.tick_at.getTime()).toBeGreaterThan(lastBefore.get(latest.id)!);
+      expect(windowCatchUp.tick_at.getTime()).toBeLessThan(firstBackAt);
       // catch_up none: no tick of the window ran.
       expect((await ticksOf(none.id)).filter(missedWindow(none.id))).toEqual([]);
       expect((await ticksOf(none.id)).filter((t) => t.caught_up)).toEqual([]);
