@@ -3,6 +3,10 @@ import { body, createProject, createWorkflow } from '../../support/fixtures';
 import { seedWorkflows, type SeedWords } from '../../support/seed-workflows';
 
 // Issue 28: the workflow list and its search stay indexed and answer 200 however many rows match.
+
+// A guard against a hang, not a bound: seeding 12,000 runs and walking every page of several searches
+// took 30 s and more on a busy 2-core machine, past the preset's 30 s.
+jest.setTimeout(300_000);
 describe.each(TEST_PROVIDERS)('workflow list search at scale on %s', (provider) => {
   let server: TestServer;
   let ann: string;
