@@ -66,18 +66,15 @@ function compiled(provider: DbProvider, statement: ReturnType<typeof sql>): Stat
 /** Whether claims of the run are counted against others: its project has a limit or it has a key. */
 const contended = sql`(live.max_running IS NOT NULL OR workflows.concurrency_key IS NOT NULL)`;
 
-/** The claim of a run that counts against nothing, in its own snapshot: still so, and still queued. */
-const uncontendedClaimStatement = (provider: DbProvider, workflowId: string, workerId: string) =>
-  compiled(
-    provider,
-    sql`UPDATE workflows SET assigned_worker_id = ${workerId}, last_worker_id = ${workerId} WHERE id = ${workflowId} AND ${queued} AND workflows.concurrency_key IS NULL AND ${projectLimit} IS NULL`,
-  );
+/** A run that counts against nothing: no key, and its project has no limit (decision 0092). */
+const uncontended = sql`workflows.concurrency_key IS NULL AND ${projectLimit} IS NULL`;
 
-const claimStatement = (provider: DbProvider, workflowId: string, workerId: string) =>
+/** The claim of the run for the worker, if `condition` holds for it in the statement's snapshot. */
+const claimWhere = (provider: DbProvider, workflowId: string, workerId: string, condition: ReturnType<typeof sql>) =>
   compiled(
     provider,
     // last_worker_id stays when the run is released: a worker's runs list finds it (decision 0078).
-    sql`UPDATE workflows SET assigned_worker_id = ${workerId}, last_worker_id = ${workerId} WHERE id = ${workflowId} AND ${dispatchable}`,
+    sql`UPDATE workflows SET assigned_worker_id = ${workerId}, last_worker_id = ${workerId} WHERE id = ${workflowId} AND ${condition}`,
   );
 
 /**
@@ -126,14 +123,10 @@ export async function claimQueued(
   workerId: string,
   contended = true,
 ): Promise<boolean> {
-  const statement = claimStatement(provider, workflowId, workerId);
-  if (provider === 'sqlite') return (await executeQuery(handle.db, provider, statement)) === 1;
+  const claim = (condition: ReturnType<typeof sql>) => claimWhere(provider, workflowId, workerId, condition);
+  if (provider === 'sqlite') return (await executeQuery(handle.db, provider, claim(dispatchable))) === 1;
   if (!contended) {
-    const claimed = await executeQuery(
-      autocommitClient(handle),
-      provider,
-      uncontendedClaimStatement(provider, workflowId, workerId),
-    );
+    const claimed = await executeQuery(autocommitClient(handle), provider, claim(sql`${queued} AND ${uncontended}`));
     if (claimed === 1) return true;
   }
   return rawTransaction(handle, async (tx) => {
@@ -143,6 +136,6 @@ export async function claimQueued(
       CLAIM_LOCK_SPACE,
       workflowId,
     );
-    return (await executeQuery(tx, provider, statement)) === 1;
+    return (await executeQuery(tx, provider, claim(dispatchable))) === 1;
   });
 }
